@@ -1,0 +1,62 @@
+import mongoose from 'mongoose';
+import { logger } from '../logger';
+
+export interface DatabaseHandle {
+  uri: string;
+  /** 'external' = MONGODB_URI was given; 'embedded' = the in-process engine was started. */
+  kind: 'external' | 'embedded';
+  close(): Promise<void>;
+}
+
+/**
+ * Connects mongoose to MONGODB_URI when given, otherwise starts the embedded engine in this process
+ * (memory only, or journaled into `dataDir`). Logs which one so nobody mistakes a sandbox store for
+ * production.
+ */
+export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: string }): Promise<DatabaseHandle> {
+  let uri: string;
+  let stopEngine: (() => Promise<void>) | undefined;
+  let kind: DatabaseHandle['kind'] = 'external';
+  if (!opts.mongodbUri) {
+    // Loaded lazily: production never needs the engine's code.
+    const { startEmbeddedMongo } = await import('./embedded/index');
+    const engine = await startEmbeddedMongo({ port: 0, dataDir: opts.dataDir });
+    uri = engine.uri;
+    stopEngine = () => engine.close();
+    kind = 'embedded';
+    logger.info({ dataDir: opts.dataDir ?? null }, opts.dataDir
+      ? 'MONGODB_URI not set: started the embedded MongoDB-compatible engine (journaled to disk; development only)'
+      : 'MONGODB_URI not set: started the embedded MongoDB-compatible engine in memory (development and tests only)');
+  } else {
+    uri = opts.mongodbUri;
+    logger.info({ uri: redactUri(uri) }, 'Using MongoDB from MONGODB_URI');
+  }
+  mongoose.set('strictQuery', true);
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
+  // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
+  // before the first request is served rather than lazily in the background.
+  await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
+  return {
+    uri,
+    kind,
+    async close() {
+      await mongoose.disconnect();
+      if (stopEngine) await stopEngine();
+    },
+  };
+}
+
+export async function databaseReady(): Promise<boolean> {
+  try {
+    const db = mongoose.connection.db;
+    if (!db || mongoose.connection.readyState !== 1) return false;
+    await db.admin().ping();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function redactUri(uri: string): string {
+  return uri.replace(/\/\/([^@/]+)@/, '//[credentials]@');
+}

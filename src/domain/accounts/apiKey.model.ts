@@ -1,0 +1,33 @@
+import mongoose, { Schema } from 'mongoose';
+
+export type ApiKeyType = 'secret' | 'publishable' | 'restricted';
+
+/** An API key. Only the SHA-256 of the secret is stored; `last4` lets a person recognise it. */
+export interface ApiKeyRecord {
+  _id: string;
+  account_id: string;
+  type: ApiKeyType;
+  name: string | null;
+  permissions: string[];
+  key_hash: string;
+  last4: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const apiKeySchema = new Schema<ApiKeyRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true, index: true },
+    type: { type: String, required: true, enum: ['secret', 'publishable', 'restricted'] },
+    name: { type: String, default: null },
+    permissions: { type: [String], default: [] },
+    key_hash: { type: String, required: true, unique: true },
+    last4: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    revoked_at: { type: Date, default: null },
+  },
+  { versionKey: false, collection: 'api_keys' },
+);
+
+export const ApiKeyModel = mongoose.model<ApiKeyRecord>('ApiKey', apiKeySchema);

@@ -1,0 +1,83 @@
+import { ApiError } from '../../errors';
+import { AccountModel, type AccountRecord } from './account.model';
+import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
+import { keyRecord } from './account.service';
+import { digestsEqual, hashSecret, newKeySecret } from './secrets';
+
+export interface ApiKeyResource {
+  object: 'api_key';
+  id: string;
+  type: ApiKeyRecord['type'];
+  name: string | null;
+  permissions: string[];
+  last4: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface Authenticated {
+  account: AccountRecord;
+  key: ApiKeyRecord;
+}
+
+const KEY_SHAPE = /^(sk|pk)_test_[0-9A-Za-z]{32}$/;
+
+/**
+ * Resolves a bearer secret to its key and account. Any failure, whatever its cause (malformed,
+ * unknown, revoked, live key), is the same 401 so the answer reveals nothing about which keys exist.
+ */
+export async function authenticate(secret: string | undefined): Promise<Authenticated> {
+  const fail = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');
+  if (!secret || !KEY_SHAPE.test(secret)) throw fail();
+  const hash = hashSecret(secret);
+  const key = await ApiKeyModel.findOne({ key_hash: hash }).lean<ApiKeyRecord>();
+  if (!key || !digestsEqual(key.key_hash, hash) || key.revoked_at) throw fail();
+  const account = await AccountModel.findById(key.account_id).lean<AccountRecord>();
+  if (!account) throw fail();
+  return { account, key };
+}
+
+export async function createRestrictedKey(
+  accountId: string,
+  input: { name: string; permissions: string[] },
+): Promise<ApiKeyResource & { secret: string }> {
+  const secret = newKeySecret('sk_test_');
+  const permissions = [...new Set(input.permissions)].sort();
+  const record = keyRecord(accountId, 'restricted', input.name, permissions, secret, new Date());
+  await ApiKeyModel.create(record);
+  return { ...toApiKeyResource(record), secret };
+}
+
+export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+  return ApiKeyModel.find({ account_id: accountId }).sort({ created_at: -1, _id: 1 }).lean<ApiKeyRecord[]>();
+}
+
+/** Revoking is permanent; revoking twice returns the key as it is. */
+export async function revokeApiKey(accountId: string, keyId: string): Promise<ApiKeyRecord> {
+  const target = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }, { type: 1 }).lean<ApiKeyRecord>();
+  if (!target) throw ApiError.notFound('api_key', keyId);
+  // The full secret key is the only key that manages keys: revoking it would lock the account out.
+  if (target.type === 'secret') throw ApiError.invalid("The account's full secret key cannot be revoked");
+  const updated = await ApiKeyModel.findOneAndUpdate(
+    { _id: keyId, account_id: accountId, revoked_at: null },
+    { $set: { revoked_at: new Date() } },
+    { new: true },
+  ).lean<ApiKeyRecord>();
+  if (updated) return updated;
+  const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
+  if (!existing) throw ApiError.notFound('api_key', keyId);
+  return existing;
+}
+
+export function toApiKeyResource(key: ApiKeyRecord): ApiKeyResource {
+  return {
+    object: 'api_key',
+    id: key._id,
+    type: key.type,
+    name: key.name,
+    permissions: key.permissions,
+    last4: key.last4,
+    created_at: key.created_at.toISOString(),
+    revoked_at: key.revoked_at ? key.revoked_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,32 @@
+import mongoose, { Schema } from 'mongoose';
+
+/** One API request made with an account's key (GET /logs). Never holds headers or bodies. */
+export interface RequestLogRecord {
+  _id: string;
+  account_id: string;
+  api_key_id: string | null;
+  method: string;
+  path: string;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  created_at: Date;
+}
+
+const requestLogSchema = new Schema<RequestLogRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    api_key_id: { type: String, default: null },
+    method: { type: String, required: true },
+    path: { type: String, required: true },
+    status: { type: Number, required: true },
+    error_code: { type: String, default: null },
+    latency_ms: { type: Number, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'request_logs' },
+);
+requestLogSchema.index({ account_id: 1, created_at: -1 });
+
+export const RequestLogModel = mongoose.model<RequestLogRecord>('RequestLog', requestLogSchema);

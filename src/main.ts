@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from './config';
+import { logger } from './logger';
+import { startGateway } from './server';
+
+/** Process entry: `npm start`. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  // `npm start` keeps the embedded engine's data in ./data unless DATA_DIR says otherwise
+  // (DATA_DIR= with an empty value means memory only).
+  if (process.env.DATA_DIR === undefined && !config.mongodbUri) config.dataDir = './data';
+
+  const gateway = await startGateway(config);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down gracefully');
+    gateway.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  logger.fatal({ err }, 'gateway failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ApiError, isApiError } from '../errors';
+import { logger } from '../logger';
+
+export interface ErrorEnvelope {
+  error: { code: string; message: string; request_id: string };
+}
+
+export function errorEnvelope(err: ApiError, requestId: string): ErrorEnvelope {
+  return { error: { code: err.code, message: err.message, request_id: requestId } };
+}
+
+/**
+ * The one place REST turns errors into responses. ApiErrors carry their own code and status; body
+ * parser failures from Express are translated; anything else is an internal error whose details go
+ * to the log, never to the client.
+ */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const requestId = String(res.locals.requestId ?? '');
+  let apiError: ApiError;
+  if (isApiError(err)) {
+    apiError = err;
+  } else if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.too.large') {
+    apiError = new ApiError('payload_too_large', 'Request body is too large');
+  } else if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.parse.failed') {
+    apiError = new ApiError('invalid_json', 'Request body is not valid JSON');
+  } else {
+    logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+    apiError = new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');
+  }
+  res.locals.errorCode = apiError.code;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+  res.status(apiError.status).json(errorEnvelope(apiError, requestId));
+};
+
+/** Unknown routes, and known paths with a method they do not have, are 404 resource_not_found. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('resource_not_found', `Unrecognized request URL (${req.method} ${req.path})`));
+};

@@ -1,0 +1,57 @@
+/**
+ * The one doorway to what codegen.ts generated from openapi.yaml: operation descriptions and the AJV
+ * standalone validators. Everything else imports from here, so a change in generated/ shapes touches
+ * one file.
+ */
+import { operations } from '../../generated/operations';
+import * as paramValidators from '../../generated/validators/params.js';
+import * as requestValidators from '../../generated/validators/requests.js';
+import * as responseValidators from '../../generated/validators/responses.js';
+
+export type OperationId = keyof typeof operations;
+export type Operation = (typeof operations)[OperationId];
+
+export interface ValidatorFn {
+  (data: unknown): boolean;
+  errors?: Array<{ instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }> | null;
+}
+
+const modules = {
+  requests: requestValidators as unknown as Record<string, ValidatorFn>,
+  params: paramValidators as unknown as Record<string, ValidatorFn>,
+  responses: responseValidators as unknown as Record<string, ValidatorFn>,
+};
+
+export function getOperation(id: OperationId): Operation {
+  const op = operations[id];
+  if (!op) throw new Error(`unknown operation ${String(id)}`);
+  return op;
+}
+
+export function getValidator(kind: keyof typeof modules, name: string): ValidatorFn {
+  const fn = modules[kind][name];
+  if (typeof fn !== 'function') throw new Error(`generated validator ${kind}/${name} is missing: run npm run codegen`);
+  return fn;
+}
+
+interface Matcher {
+  method: string;
+  regex: RegExp;
+  literalChars: number;
+  op: Operation;
+}
+
+const matchers: Matcher[] = Object.values(operations).map((op) => ({
+  method: op.method.toUpperCase(),
+  regex: new RegExp('^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
+  literalChars: op.path.replace(/\{[^}]+\}/g, '').length,
+  op,
+}));
+// Literal paths win over templated ones (e.g. /sandbox/clock over /sandbox/{x} if both existed).
+matchers.sort((a, b) => b.literalChars - a.literalChars);
+
+/** The operation serving `METHOD path` (path relative to /v1), if any. */
+export function findOperation(method: string, path: string): Operation | undefined {
+  const m = method.toUpperCase();
+  return matchers.find((x) => x.method === m && x.regex.test(path))?.op;
+}

@@ -1,0 +1,122 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Config } from '../config';
+import { ApiError } from '../errors';
+import { authenticate } from '../domain/accounts/apiKey.service';
+import { keyAllows } from '../domain/accounts/permissions';
+import { runIdempotent } from '../domain/idempotency/idempotency.service';
+import { readJsonBody } from './body';
+import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
+import { getOperation } from './generatedContract';
+import { enforceRateLimit, ipBucket, keyBucket } from './rateLimit';
+import { validateRequestPart } from './validation';
+
+/**
+ * Turns a route definition into an Express handler. Every REST operation goes through the same steps,
+ * in this order: authenticate (or identify the client IP on public routes), count the rate limit,
+ * check the key's permission, read and validate the request with the generated validators, run the
+ * handler (inside the idempotency service when the operation takes an Idempotency-Key), send.
+ */
+export function toExpressHandler(def: RouteDefinition, config: Config): RequestHandler {
+  const op = getOperation(def.operationId);
+  return async (req, res, next) => {
+    try {
+      const requestId = res.locals.requestId as string;
+      const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      let ctx: Record<string, unknown>;
+      if ('public' in def.options) {
+        const bucket = def.options.ipBucket ?? 'public';
+        const limit = bucket === 'account_creation' ? config.accountCreationPerMinute : config.publicRateLimitPerMinute;
+        await enforceRateLimit(res, ipBucket(bucket, ip), limit);
+        ctx = { requestId, ip, req, res };
+      } else {
+        const auth = await authenticate(bearerToken(req));
+        res.locals.auth = auth;
+        await enforceRateLimit(res, keyBucket(auth.key._id), config.rateLimitPerMinute);
+        if (!keyAllows(auth.key, def.options.permission)) {
+          throw new ApiError('permission_denied', `This API key is not allowed to call ${op.method.toUpperCase()} ${op.path}`);
+        }
+        ctx = {
+          requestId,
+          ip,
+          req,
+          res,
+          actor: { accountId: auth.account._id, apiKeyId: auth.key._id },
+          account: auth.account,
+          key: auth.key,
+        };
+      }
+
+      const params = validateRequestPart(def.operationId, 'params', { ...req.params });
+      const query = validateRequestPart(def.operationId, 'query', { ...(req.query as object) });
+      const headers = validateRequestPart<Record<string, string | undefined>>(def.operationId, 'headers', { ...req.headers });
+      const rawBody = await readBodyFor(req, op, config.maxBodyBytes);
+
+      const run = async (): Promise<RouteResult | void> => {
+        const body = validateRequestPart(def.operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
+        const input: RouteInput = { body, query, params, headers };
+        return (def.handler as (c: unknown, i: RouteInput) => Promise<RouteResult | void>)(ctx, input);
+      };
+
+      if (!('public' in def.options) && def.options.idempotent) {
+        const actor = ctx.actor as { accountId: string };
+        const out = await runIdempotent(
+          {
+            accountId: actor.accountId,
+            method: op.method.toUpperCase(),
+            path: op.path,
+            key: String(headers['idempotency-key']),
+            body: rawBody ?? null,
+            requestId,
+          },
+          async () => {
+            const result = await run();
+            if (!result) throw new Error('idempotent handlers must return a result');
+            return { status: result.status, body: result.body };
+          },
+        );
+        if (out.replayed) res.setHeader('Idempotency-Replayed', 'true');
+        if (out.status >= 400) {
+          const code = (out.body as { error?: { code?: string } })?.error?.code;
+          if (code) res.locals.errorCode = code;
+        }
+        res.status(out.status).json(out.body);
+        return;
+      }
+
+      const result = await run();
+      if (result) send(res, result);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+function send(res: Response, result: RouteResult): void {
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+  res.status(result.status);
+  if (result.contentType) {
+    res.type(result.contentType).send(result.body);
+  } else if (result.body === undefined) {
+    res.end();
+  } else {
+    res.json(result.body);
+  }
+}
+
+async function readBodyFor(req: Request, op: { hasBody: boolean }, maxBytes: number): Promise<unknown> {
+  if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return undefined;
+  const body = await readJsonBody(req, maxBytes);
+  // Some HTTP clients send `{}` on every POST; only a body with content is refused.
+  const empty = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+  if (body !== undefined && !op.hasBody && !empty) {
+    throw ApiError.invalid('This operation takes no request body');
+  }
+  return body;
+}
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}

@@ -1,0 +1,37 @@
+import type { RequestHandler } from 'express';
+import { newId } from '../ids';
+import { logger } from '../logger';
+import type { Authenticated } from '../domain/accounts/apiKey.service';
+import { recordRequest } from '../domain/logs/requestLog.service';
+
+/**
+ * Gives every request an id (the `Request-Id` header and `request_id` in error bodies), logs it as a
+ * structured line, and records requests made with an account's key for GET /logs. Only method, path,
+ * status and ids are recorded: never headers, query strings or bodies, which may hold secrets.
+ */
+export const requestContext: RequestHandler = (req, res, next) => {
+  const requestId = newId('req');
+  const started = process.hrtime.bigint();
+  res.locals.requestId = requestId;
+  res.setHeader('Request-Id', requestId);
+  res.on('finish', () => {
+    const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const auth = res.locals.auth as Authenticated | undefined;
+    const errorCode = (res.locals.errorCode as string | undefined) ?? null;
+    logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.account._id }, 'request');
+    if (auth) {
+      recordRequest({
+        _id: requestId,
+        account_id: auth.account._id,
+        api_key_id: auth.key._id,
+        method: req.method,
+        path: req.originalUrl.split('?')[0] ?? req.path,
+        status: res.statusCode,
+        error_code: errorCode,
+        latency_ms: latencyMs,
+        created_at: new Date(),
+      }).catch((err: unknown) => logger.warn({ err, requestId }, 'could not record request log'));
+    }
+  });
+  next();
+};

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config';
+import { connectDatabase, type DatabaseHandle } from './db/connection';
+import { logger } from './logger';
+import { createApp } from './rest/app';
+
+export interface Gateway {
+  /** e.g. http://127.0.0.1:53121 */
+  url: string;
+  port: number;
+  httpServer: http.Server;
+  db: DatabaseHandle;
+  /** Graceful: stop accepting, finish in-flight requests, stop background work, close the database. */
+  close(): Promise<void>;
+}
+
+/** Something started with the gateway and stopped before the database closes. */
+export interface BackgroundService {
+  name: string;
+  start(ctx: { config: Config; httpServer: http.Server }): Promise<void> | void;
+  /** Called before HTTP connections are closed, e.g. to end long-lived streams. */
+  beforeClose?(): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
+
+/**
+ * Background services in start order (stopped in reverse). Later features add theirs here: the
+ * durable timers, the event dispatcher, webhook delivery, the event bus, GraphQL subscriptions.
+ */
+async function backgroundServices(): Promise<BackgroundService[]> {
+  return [];
+}
+
+export async function startGateway(config: Config): Promise<Gateway> {
+  const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
+  const services = await backgroundServices();
+  const app = createApp(config);
+  const httpServer = http.createServer(app);
+  httpServer.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  for (const service of services) await service.start({ config, httpServer });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      for (const service of [...services].reverse()) await service.beforeClose?.();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          httpServer.closeAllConnections();
+        }, config.shutdownGraceMs);
+        httpServer.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        httpServer.closeIdleConnections();
+      });
+      for (const service of [...services].reverse()) await service.stop();
+      await db.close();
+    })();
+    return closing;
+  };
+
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  logger.info({ port, database: db.kind }, `gateway listening on http://${host}:${port}`);
+  return { url: `http://${host}:${port}`, port, httpServer, db, close };
+}

@@ -1,0 +1,93 @@
+import { findOperation, getValidator } from '../../src/rest/generatedContract';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is (for broken JSON and odd content types). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+  /** Override the client's key; null sends no Authorization header. */
+  key?: string | null;
+}
+
+/**
+ * A small HTTP client for tests. Every JSON response it receives is checked against the validator
+ * generated from openapi.yaml for that operation and status: a response the contract does not
+ * describe fails the test, so behaviour and contract cannot part.
+ */
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string | null = null,
+  ) {}
+
+  withKey(key: string | null): ApiClient {
+    return new ApiClient(this.baseUrl, key);
+  }
+
+  get<T = any>(path: string, opts: RequestOptions = {}) {
+    return this.request<T>('GET', path, opts);
+  }
+  post<T = any>(path: string, body?: unknown, opts: RequestOptions = {}) {
+    return this.request<T>('POST', path, { ...opts, body });
+  }
+  delete<T = any>(path: string, opts: RequestOptions = {}) {
+    return this.request<T>('DELETE', path, opts);
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const key = opts.key === undefined ? this.key : opts.key;
+    if (key) headers.authorization = `Bearer ${key}`;
+    if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
+    let body: string | undefined;
+    if (opts.rawBody !== undefined) {
+      body = opts.rawBody;
+    } else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const url = this.baseUrl + (path.startsWith('/v1') || !path.startsWith('/') ? path : `/v1${path}`);
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    const contentType = res.headers.get('content-type') ?? '';
+    const parsed = contentType.includes('application/json') && text ? JSON.parse(text) : text;
+    assertMatchesContract(method, new URL(url).pathname, res.status, contentType, parsed);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+}
+
+export function assertMatchesContract(method: string, pathname: string, status: number, contentType: string, body: unknown): void {
+  if (!pathname.startsWith('/v1/')) return;
+  const found = findOperation(method, pathname.slice(3));
+  if (!found) {
+    // Unknown routes must still answer with the error envelope.
+    if (status !== 404 || !isErrorEnvelope(body)) {
+      throw new Error(`${method} ${pathname}: no such operation in openapi.yaml, and the answer is not a 404 error envelope (${status})`);
+    }
+    return;
+  }
+  const name = found.validators.responses[String(status) as keyof typeof found.validators.responses] as string | undefined;
+  if (!name) {
+    throw new Error(`${method} ${pathname} (${found.operationId}) answered ${status}, which openapi.yaml does not declare`);
+  }
+  if (!contentType.includes('application/json')) return;
+  const validate = getValidator('responses', name);
+  if (!validate(body)) {
+    throw new Error(
+      `${method} ${pathname} (${found.operationId}) ${status} does not match openapi.yaml: ${JSON.stringify(validate.errors)}\nbody: ${JSON.stringify(body).slice(0, 2000)}`,
+    );
+  }
+}
+
+function isErrorEnvelope(body: unknown): boolean {
+  const err = (body as { error?: { code?: unknown; message?: unknown; request_id?: unknown } })?.error;
+  return typeof err?.code === 'string' && typeof err.message === 'string' && typeof err.request_id === 'string';
+}

@@ -1,0 +1,28 @@
+import { loadConfig } from '../../src/config';
+import { startGateway, type Gateway } from '../../src/server';
+
+export interface TestServer {
+  baseUrl: string;
+  gateway: Gateway;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real gateway on an ephemeral port over the in-process embedded engine (memory only), or
+ * over MONGODB_URI when set. Account creation and public routes are not rate limited here (tests make a
+ * fresh account each); tests of those limits pass their own env.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ACCOUNT_CREATION_PER_MINUTE: '1000000',
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    SHUTDOWN_GRACE_MS: '2000',
+    MONGODB_URI: process.env.MONGODB_URI ?? '',
+    ...env,
+  });
+  const gateway = await startGateway(config);
+  return { baseUrl: gateway.url, gateway, stop: () => gateway.close() };
+}
