@@ -1,0 +1,108 @@
+import { logger } from '../../logger';
+import { EventModel, type EventRecord } from './event.model';
+
+/**
+ * `onEventStored` hooks: how other modules (webhook deliveries, SSE / GraphQL fan-out, checkout
+ * completion) react to events. A hook is called at least once after the event is durably stored:
+ * the event keeps `hooks_done: false` until every hook has succeeded, and the sweeper retries events
+ * whose hooks failed or whose process died. Hooks must therefore be idempotent (key on `event.id`).
+ *
+ * Within one process, hooks run one event at a time per account, in the order events were stored, so
+ * a subscriber sees `payment.succeeded` before `payment.reconciled`. Hooks should be quick (enqueue a
+ * delivery, publish to a bus); they must not wait on remote systems. When a hook schedules a follow-up
+ * timer it should take `event.createdAt` as "now", so that sandbox clock advances line up.
+ */
+export interface StoredEvent {
+  id: string;
+  accountId: string;
+  type: string;
+  /** The object as it was when the event happened: PaymentIntent, Refund, CheckoutSession or {message}. */
+  data: Record<string, unknown>;
+  createdAt: Date;
+  /** Global, stable order of events. */
+  seq: number;
+  /** Payment intent the event is about (also for refund.succeeded); null for account events. */
+  paymentId: string | null;
+  livemode: boolean;
+}
+
+export type EventHook = (event: StoredEvent) => void | Promise<void>;
+
+interface HookEntry {
+  name: string;
+  fn: EventHook;
+}
+
+const hooks: HookEntry[] = [];
+const HOOK_LEASE_MS = 30_000;
+const HOOK_RETRY_MS = 5_000;
+
+/** Registers a hook; returns a function that removes it (tests). */
+export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {
+  const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };
+  hooks.push(entry);
+  return () => {
+    const i = hooks.indexOf(entry);
+    if (i >= 0) hooks.splice(i, 1);
+  };
+}
+
+export function toStoredEvent(e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean }): StoredEvent {
+  return {
+    id: e._id,
+    accountId: e.account_id,
+    type: e.type,
+    data: e.data,
+    createdAt: new Date(e.created_at),
+    seq: e.seq,
+    paymentId: e.payment_id ?? null,
+    livemode: e.livemode ?? false,
+  };
+}
+
+/** Per-account promise chains: hooks of one account run in storage order within this process. */
+const queues = new Map<string, Promise<void>>();
+
+export function enqueueHooks(event: StoredEvent): Promise<void> {
+  const prev = queues.get(event.accountId) ?? Promise.resolve();
+  const next = prev.then(() => runHooks(event)).catch((err) => {
+    logger.error({ err, eventId: event.id }, 'event hooks failed');
+  });
+  queues.set(event.accountId, next);
+  void next.then(() => {
+    if (queues.get(event.accountId) === next) queues.delete(event.accountId);
+  });
+  return next;
+}
+
+/** Resolves when every hook queued so far for the account (or for all accounts) has run. */
+export async function hooksIdle(accountId?: string): Promise<void> {
+  if (accountId) {
+    // A hook may store further events of the same account; wait until the chain stops growing.
+    for (let p = queues.get(accountId); p; p = queues.get(accountId)) {
+      await p;
+      if (queues.get(accountId) === p) return;
+    }
+    return;
+  }
+  while (queues.size > 0) await Promise.all([...queues.values()]);
+}
+
+/** Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. */
+async function runHooks(event: StoredEvent): Promise<void> {
+  const now = Date.now();
+  const claimed = await EventModel.findOneAndUpdate(
+    { _id: event.id, hooks_done: false, hooks_lease_until: { $lte: now } },
+    { $set: { hooks_lease_until: now + HOOK_LEASE_MS } },
+    { projection: { _id: 1 }, lean: true },
+  );
+  if (!claimed) return;
+  try {
+    for (const hook of hooks) await hook.fn(event);
+  } catch (err) {
+    logger.warn({ err, eventId: event.id, type: event.type }, 'event hook threw; it will be retried');
+    await EventModel.updateOne({ _id: event.id }, { $set: { hooks_lease_until: Date.now() + HOOK_RETRY_MS } });
+    return;
+  }
+  await EventModel.updateOne({ _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } });
+}

@@ -1,0 +1,65 @@
+import mongoose, { Schema } from 'mongoose';
+
+/**
+ * Stored events. `_id` is the public `evt_` id, so re-inserting an event after a crash is a harmless
+ * duplicate-key error. `seq` comes from a global counter allocated when the event is built (before the
+ * atomic write that makes it real), which gives a total, stable order: newest first = `seq` descending.
+ * `hooks_done` stays false until every `onEventStored` hook has succeeded; the sweeper retries it.
+ */
+export interface PendingEvent {
+  _id: string;
+  account_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+  seq: number;
+  payment_id: string | null;
+  /** Real time (ms) the event entered an outbox; the sweeper only picks up outboxes older than a moment. */
+  queued_at: number;
+}
+
+export interface EventRecord extends Omit<PendingEvent, 'queued_at'> {
+  livemode: boolean;
+  hooks_done: boolean;
+  /** Real-time ms until which one process owns running the hooks; 0 = free. */
+  hooks_lease_until: number;
+  /** Real time (ms) of storage, so the sweeper leaves fresh events to the fast path. */
+  stored_at: number;
+}
+
+const eventSchema = new Schema<EventRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    type: { type: String, required: true },
+    data: { type: Schema.Types.Mixed, required: true },
+    created_at: { type: Date, required: true },
+    seq: { type: Number, required: true },
+    payment_id: { type: String, default: null },
+    livemode: { type: Boolean, required: true, default: false },
+    hooks_done: { type: Boolean, required: true, default: false },
+    hooks_lease_until: { type: Number, required: true, default: 0 },
+    stored_at: { type: Number, required: true },
+  },
+  { versionKey: false, minimize: false, collection: 'events' },
+);
+
+eventSchema.index({ account_id: 1, seq: -1 });
+eventSchema.index({ account_id: 1, type: 1, seq: -1 });
+eventSchema.index({ payment_id: 1, seq: 1 });
+eventSchema.index({ hooks_done: 1, stored_at: 1 });
+
+export const EventModel = mongoose.model<EventRecord>('Event', eventSchema);
+
+/** Named monotonic counters (event order, payment order). */
+interface SequenceRecord {
+  _id: string;
+  value: number;
+}
+
+const sequenceSchema = new Schema<SequenceRecord>(
+  { _id: { type: String, required: true }, value: { type: Number, required: true } },
+  { versionKey: false, collection: 'sequences' },
+);
+
+export const SequenceModel = mongoose.model<SequenceRecord>('Sequence', sequenceSchema);

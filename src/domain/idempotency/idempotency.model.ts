@@ -1,0 +1,45 @@
+import mongoose, { Schema } from 'mongoose';
+
+/**
+ * One Idempotency-Key use. `_id` is a hash of the scope (account + method + path + key), so "one record
+ * per key" rests on the primary key. A record is `in_progress` while its first request runs — owned by
+ * `owner` until `lease_until` (renewed while running; a crashed owner's lease expires and another
+ * request with the same body takes over) — then `completed` with the response, kept for ever.
+ */
+export interface IdempotencyRecord {
+  _id: string;
+  account_id: string;
+  method: string;
+  path: string;
+  key: string;
+  body_hash: string;
+  state: 'in_progress' | 'completed';
+  owner: string;
+  lease_until: number;
+  status: number | null;
+  /** The response body as JSON text: stored opaque, replayed byte for byte. */
+  response_json: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+const idempotencySchema = new Schema<IdempotencyRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    method: { type: String, required: true },
+    path: { type: String, required: true },
+    key: { type: String, required: true },
+    body_hash: { type: String, required: true },
+    state: { type: String, required: true },
+    owner: { type: String, required: true },
+    lease_until: { type: Number, required: true },
+    status: { type: Number, default: null },
+    response_json: { type: String, default: null },
+    created_at: { type: Date, required: true },
+    completed_at: { type: Date, default: null },
+  },
+  { versionKey: false, collection: 'idempotency_keys' },
+);
+
+export const IdempotencyModel = mongoose.model<IdempotencyRecord>('IdempotencyKey', idempotencySchema);

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError, isApiError } from '../../errors';
+import { logger } from '../../logger';
+import { isDuplicateKey } from '../events/sequence';
+import { bodyFingerprint, sha256Hex } from './canonicalJson';
+import { IdempotencyModel } from './idempotency.model';
+
+/**
+ * Idempotency for POST /payment_intents and POST /refunds (spec + contract decisions):
+ * - scope = account + method + path + key, kept for ever;
+ * - same body (deep-equal, key order ignored) → the stored status and body, `replayed: true`;
+ * - different body → 409 idempotency_conflict;
+ * - concurrent requests with the same key and body: one runs, the others wait (up to 10 s) for its
+ *   result and replay it;
+ * - 5xx results are not stored (the key is released so the client can retry); 4xx are stored.
+ */
+export interface IdempotentRequest {
+  accountId: string;
+  method: string;
+  path: string;
+  key: string;
+  body: unknown;
+  /** Goes into the stored error body when `fn` throws a 4xx ApiError. */
+  requestId: string;
+}
+
+export interface IdempotentResult {
+  status: number;
+  body: unknown;
+  replayed: boolean;
+}
+
+export const IDEMPOTENCY_WAIT_MS = 10_000;
+const LEASE_MS = 30_000;
+const RENEW_EVERY_MS = 10_000;
+const POLL_MS = 20;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function idempotencyScopeId(r: Pick<IdempotentRequest, 'accountId' | 'method' | 'path' | 'key'>): string {
+  return sha256Hex([r.accountId, r.method.toUpperCase(), r.path, r.key].join('\u0000'));
+}
+
+export async function runIdempotent(
+  req: IdempotentRequest,
+  fn: () => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  const id = idempotencyScopeId(req);
+  const bodyHash = bodyFingerprint(req.body);
+  const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
+
+  for (;;) {
+    const owner = randomUUID();
+    if (await claimNew(id, req, bodyHash, owner)) return execute(id, owner, req.requestId, fn);
+
+    const rec = await IdempotencyModel.findById(id).lean();
+    if (!rec) continue; // released by a 5xx in the meantime: claim it again
+    if (rec.body_hash !== bodyHash) {
+      throw new ApiError(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
+      );
+    }
+    if (rec.state === 'completed') {
+      return { status: rec.status ?? 200, body: JSON.parse(rec.response_json ?? 'null'), replayed: true };
+    }
+    if (rec.lease_until <= Date.now()) {
+      // The first request's process died: take the key over.
+      const taken = await IdempotencyModel.findOneAndUpdate(
+        { _id: id, state: 'in_progress', owner: rec.owner, lease_until: rec.lease_until },
+        { $set: { owner, lease_until: Date.now() + LEASE_MS } },
+        { projection: { _id: 1 }, lean: true },
+      );
+      if (taken) return execute(id, owner, req.requestId, fn);
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new ApiError(
+        'idempotency_conflict',
+        'A request with this Idempotency-Key is still being processed. Retry later with the same key.',
+      );
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<boolean> {
+  try {
+    await IdempotencyModel.create({
+      _id: id,
+      account_id: req.accountId,
+      method: req.method.toUpperCase(),
+      path: req.path,
+      key: req.key,
+      body_hash: bodyHash,
+      state: 'in_progress',
+      owner,
+      lease_until: Date.now() + LEASE_MS,
+      status: null,
+      response_json: null,
+      created_at: new Date(),
+      completed_at: null,
+    });
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
+
+async function execute(
+  id: string,
+  owner: string,
+  requestId: string,
+  fn: () => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  const renew = setInterval(() => {
+    IdempotencyModel.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { lease_until: Date.now() + LEASE_MS } }).catch(
+      (err: unknown) => logger.warn({ err, id }, 'could not renew idempotency lease'),
+    );
+  }, RENEW_EVERY_MS);
+  renew.unref();
+
+  let result: { status: number; body: unknown };
+  try {
+    try {
+      result = await fn();
+    } catch (err) {
+      if (!isApiError(err) || err.status >= 500) throw err;
+      result = { status: err.status, body: { error: { code: err.code, message: err.message, request_id: requestId } } };
+    }
+  } catch (err) {
+    clearInterval(renew);
+    await release(id, owner);
+    throw err;
+  }
+  clearInterval(renew);
+
+  if (result.status >= 500) {
+    await release(id, owner);
+    return { ...result, replayed: false };
+  }
+  const saved = await IdempotencyModel.updateOne(
+    { _id: id, owner, state: 'in_progress' },
+    { $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() } },
+  );
+  if (saved.matchedCount === 0) logger.warn({ id }, 'idempotency record changed owner before completion');
+  return { ...result, replayed: false };
+}
+
+async function release(id: string, owner: string): Promise<void> {
+  try {
+    await IdempotencyModel.deleteOne({ _id: id, owner, state: 'in_progress' });
+  } catch (err) {
+    logger.error({ err, id }, 'could not release idempotency key');
+  }
+}

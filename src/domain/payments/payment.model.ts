@@ -1,0 +1,126 @@
+import mongoose, { Schema } from 'mongoose';
+import type { PaymentStatus } from './payment.states';
+import type { MethodCode } from './methods';
+import type { PendingEvent } from '../events/event.model';
+
+/**
+ * A payment intent, with its refunds and its outbox.
+ *
+ * - `version` is incremented by every write; writes are conditional on the version they read
+ *   (optimistic concurrency), so a state change, the refund bookkeeping and the events it emits are
+ *   one atomic single-document update.
+ * - `refunds` are embedded: creating one reserves its amount in the same write that checks what remains
+ *   (`amount_reserved`), so concurrent refunds can never exceed the amount.
+ * - `pending_events` is the single-document outbox; the event dispatcher moves them to `events`.
+ */
+export interface RefundRecord {
+  _id: string;
+  amount: number;
+  status: 'PENDING' | 'SUCCEEDED';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PaymentRecord {
+  _id: string;
+  account_id: string;
+  /** Global creation order: newest-first lists are deterministic within one millisecond. */
+  seq: number;
+  version: number;
+  amount: number;
+  currency: 'AOA';
+  payment_method: MethodCode;
+  status: PaymentStatus;
+  failure_code: string | null;
+  customer: { mobile: string } | null;
+  merchant_reference: string | null;
+  reference: { entity: string; number: string; expires_at: Date } | null;
+  amount_refunded: number;
+  amount_reserved: number;
+  fee: number | null;
+  fee_version: number | null;
+  api_key_id: string | null;
+  metadata: Record<string, string>;
+  livemode: boolean;
+  payment_link_id: string | null;
+  checkout_session_id: string | null;
+  refunds: RefundRecord[];
+  succeeded_at: Date | null;
+  pending_events: PendingEvent[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const refundSchema = new Schema<RefundRecord>(
+  {
+    _id: { type: String, required: true },
+    amount: { type: Number, required: true },
+    status: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { _id: false, versionKey: false },
+);
+
+const paymentSchema = new Schema<PaymentRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    version: { type: Number, required: true, default: 0 },
+    amount: { type: Number, required: true },
+    currency: { type: String, required: true },
+    payment_method: { type: String, required: true },
+    status: { type: String, required: true },
+    failure_code: { type: String, default: null },
+    customer: { type: Schema.Types.Mixed, default: null },
+    merchant_reference: { type: String, default: null },
+    reference: { type: Schema.Types.Mixed, default: null },
+    amount_refunded: { type: Number, required: true, default: 0 },
+    amount_reserved: { type: Number, required: true, default: 0 },
+    fee: { type: Number, default: null },
+    fee_version: { type: Number, default: null },
+    api_key_id: { type: String, default: null },
+    metadata: { type: Schema.Types.Mixed, default: () => ({}) },
+    livemode: { type: Boolean, required: true, default: false },
+    payment_link_id: { type: String, default: null },
+    checkout_session_id: { type: String, default: null },
+    refunds: { type: [refundSchema], default: [] },
+    succeeded_at: { type: Date, default: null },
+    pending_events: { type: [Schema.Types.Mixed], default: [] },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false, collection: 'payment_intents' },
+);
+
+paymentSchema.index({ account_id: 1, seq: -1 });
+paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
+paymentSchema.index({ 'refunds._id': 1 });
+paymentSchema.index({ 'pending_events._id': 1 });
+
+export const PaymentModel = mongoose.model<PaymentRecord>('PaymentIntent', paymentSchema);
+
+/**
+ * Reference numbers: `_id` is the 9-digit number, so uniqueness rests on the primary key (no reliance on
+ * a secondary index being built yet). A number is never reused, which is stricter than "unique among
+ * unexpired references" and keeps `reference_paid` look-ups unambiguous.
+ */
+export interface ReferenceNumberRecord {
+  _id: string;
+  account_id: string;
+  payment_id: string;
+  created_at: Date;
+}
+
+const referenceNumberSchema = new Schema<ReferenceNumberRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    payment_id: { type: String, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false, collection: 'reference_numbers' },
+);
+
+export const ReferenceNumberModel = mongoose.model<ReferenceNumberRecord>('ReferenceNumber', referenceNumberSchema);

@@ -1,0 +1,87 @@
+import type { PaymentRecord } from './payment.model';
+
+/** ISO 8601 UTC with milliseconds. */
+export function iso(value: Date | string | number): string {
+  return new Date(value).toISOString();
+}
+
+export interface PaymentIntentResource {
+  id: string;
+  object: 'payment_intent';
+  amount: number;
+  currency: 'AOA';
+  payment_method: string;
+  status: string;
+  failure_code: string | null;
+  customer: { mobile: string } | null;
+  merchant_reference: string | null;
+  reference: { entity: string; number: string; expires_at: string } | null;
+  amount_refunded: number;
+  fee: number | null;
+  fee_version: number | null;
+  api_key_id: string | null;
+  metadata: Record<string, string>;
+  livemode: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+type PaymentFields = Pick<
+  PaymentRecord,
+  | '_id' | 'amount' | 'payment_method' | 'status' | 'failure_code' | 'customer' | 'merchant_reference' | 'reference'
+  | 'amount_refunded' | 'fee' | 'fee_version' | 'api_key_id' | 'metadata' | 'livemode' | 'created_at' | 'updated_at'
+>;
+
+/** Exactly the PaymentIntent fields of the specification, in its order. */
+export function toPaymentIntentResource(p: PaymentFields): PaymentIntentResource {
+  return {
+    id: p._id,
+    object: 'payment_intent',
+    amount: p.amount,
+    currency: 'AOA',
+    payment_method: p.payment_method,
+    status: p.status,
+    failure_code: p.failure_code ?? null,
+    customer: p.customer ? { mobile: p.customer.mobile } : null,
+    merchant_reference: p.merchant_reference ?? null,
+    reference: p.reference
+      ? { entity: p.reference.entity, number: p.reference.number, expires_at: iso(p.reference.expires_at) }
+      : null,
+    amount_refunded: p.amount_refunded ?? 0,
+    fee: p.fee ?? null,
+    fee_version: p.fee_version ?? null,
+    api_key_id: p.api_key_id ?? null,
+    metadata: { ...(p.metadata ?? {}) },
+    livemode: p.livemode ?? false,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+  };
+}
+
+export type PublicPaymentView = Pick<
+  PaymentIntentResource,
+  | 'id' | 'object' | 'amount' | 'currency' | 'payment_method' | 'status' | 'failure_code' | 'reference'
+  | 'amount_refunded' | 'livemode' | 'created_at' | 'updated_at'
+>;
+
+/**
+ * The public view of a payment (pages and the public stream, contract decisions): no customer,
+ * metadata, fee or key id. Accepts a record or an already serialized PaymentIntent (event data).
+ */
+export function toPublicPaymentView(p: PaymentFields | PaymentIntentResource): PublicPaymentView {
+  const r = 'object' in p ? p : toPaymentIntentResource(p);
+  return {
+    id: r.id,
+    object: 'payment_intent',
+    amount: r.amount,
+    currency: 'AOA',
+    payment_method: r.payment_method,
+    status: r.status,
+    failure_code: r.failure_code,
+    reference: r.reference,
+    amount_refunded: r.amount_refunded,
+    livemode: r.livemode,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}

@@ -1,0 +1,27 @@
+import type { RefundRecord } from '../payments/payment.model';
+import { iso } from '../payments/payment.serializer';
+
+export interface RefundResource {
+  id: string;
+  object: 'refund';
+  payment_intent: string;
+  amount: number;
+  status: 'PENDING' | 'SUCCEEDED';
+  livemode: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Exactly the Refund fields of the specification. Refunds live inside their payment intent. */
+export function toRefundResource(refund: RefundRecord, paymentId: string, livemode = false): RefundResource {
+  return {
+    id: refund._id,
+    object: 'refund',
+    payment_intent: paymentId,
+    amount: refund.amount,
+    status: refund.status,
+    livemode,
+    created_at: iso(refund.created_at),
+    updated_at: iso(refund.updated_at),
+  };
+}
