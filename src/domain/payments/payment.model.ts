@@ -87,7 +87,7 @@ const paymentSchema = new Schema<PaymentRecord>(
     checkout_session_id: { type: String, default: null },
     refunds: { type: [refundSchema], default: [] },
     succeeded_at: { type: Date, default: null },
-    pending_events: { type: [Schema.Types.Mixed], default: [] },
+    pending_events: { type: Schema.Types.Mixed, default: () => [] },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
