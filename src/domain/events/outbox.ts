@@ -19,7 +19,8 @@ import { isDuplicateKey, nextSequence } from './sequence';
  */
 export interface EventSpec {
   type: string;
-  data: Record<string, unknown>;
+  /** The object as it is at this moment (a serialized resource). */
+  data: object;
   /** The payment intent the event concerns, when there is one. */
   paymentId?: string | null;
 }
@@ -41,7 +42,7 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
     _id: newId('evt'),
     account_id: accountId,
     type: s.type,
-    data: s.data,
+    data: s.data as Record<string, unknown>,
     created_at: createdAt,
     seq: first + i,
     payment_id: s.paymentId ?? null,
@@ -89,7 +90,7 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
 export async function emitAccountEvent(
   accountId: string,
   type: string,
-  data: Record<string, unknown>,
+  data: object,
   opts: { now?: Date; paymentId?: string | null } = {},
 ): Promise<StoredEvent> {
   const createdAt = opts.now ?? (await nowForAccount(accountId));

@@ -1,0 +1,76 @@
+import { ApiError } from '../../errors';
+import { accountOffsetMs } from '../clock/clock';
+import { buildEvents, dispatchOutbox } from '../events/outbox';
+import type { StoredEvent } from '../events/event.hooks';
+import { PaymentModel, type PaymentRecord } from './payment.model';
+import { toPaymentIntentResource } from './payment.serializer';
+
+/**
+ * The one way a payment intent changes after creation. `decide` looks at the intent as read and returns
+ * the change (or null for "nothing to do", or throws an ApiError). The change is written with one
+ * updateOne conditional on the `version` read — the fields, the version bump and the events pushed into
+ * the intent's outbox together — so a concurrent change makes the write miss, and `decide` runs again on
+ * the fresh document. Then the outbox is dispatched to `events`.
+ */
+export interface PaymentChange {
+  set?: Partial<Omit<PaymentRecord, '_id' | 'account_id' | 'version' | 'pending_events' | 'updated_at' | 'created_at'>>;
+  /** Events to emit; `data` defaults to the PaymentIntent as it is after the change. */
+  events?: Array<{ type: string; data?: Record<string, unknown> }>;
+  /** Set `updated_at` (default true). False for bookkeeping invisible in the resource. */
+  touch?: boolean;
+}
+
+export type DecideChange = (payment: PaymentRecord, now: Date) => PaymentChange | null;
+
+export interface MutationResult {
+  payment: PaymentRecord;
+  changed: boolean;
+  events: StoredEvent[];
+}
+
+const MAX_ATTEMPTS = 500;
+
+export async function mutatePayment(
+  paymentId: string,
+  decide: DecideChange,
+  opts: { accountId?: string; now?: Date } = {},
+): Promise<MutationResult> {
+  let offset: number | undefined;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const filter: Record<string, unknown> = { _id: paymentId };
+    if (opts.accountId) filter.account_id = opts.accountId;
+    const current = await PaymentModel.findOne(filter).lean<PaymentRecord>();
+    if (!current) throw ApiError.notFound('payment_intent', paymentId);
+
+    offset ??= opts.now ? 0 : await accountOffsetMs(current.account_id);
+    const base = opts.now ?? new Date(Date.now() + offset);
+    // updated_at never goes backwards, whatever clock a caller passes.
+    const now = new Date(Math.max(base.getTime(), new Date(current.updated_at).getTime()));
+
+    const change = decide(current, now);
+    if (!change) return { payment: current, changed: false, events: [] };
+
+    const set: Record<string, unknown> = { ...(change.set ?? {}) };
+    if (change.touch !== false) set.updated_at = now;
+    const next: PaymentRecord = { ...current, ...(set as Partial<PaymentRecord>), version: current.version + 1 };
+    const resource = toPaymentIntentResource(next);
+    const events = await buildEvents(
+      current.account_id,
+      (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId })),
+      now,
+    );
+
+    const update: Record<string, unknown> = { $inc: { version: 1 } };
+    if (Object.keys(set).length > 0) update.$set = set;
+    if (events.length > 0) update.$push = { pending_events: { $each: events } };
+    const res = await PaymentModel.updateOne({ _id: paymentId, version: current.version }, update);
+    if (res.matchedCount === 0) {
+      // Lost a race: back off a little (more under heavy contention) and decide again.
+      if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
+      continue;
+    }
+    const stored = events.length > 0 ? await dispatchOutbox(PaymentModel, paymentId) : [];
+    return { payment: { ...next, pending_events: [] }, changed: true, events: stored };
+  }
+  throw new Error(`payment ${paymentId}: too much contention, gave up after ${MAX_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,146 @@
+import { ApiError } from '../../errors';
+import { newId } from '../../ids';
+import { cancelTimers } from '../../jobs/timers/timer.service';
+import { AccountModel } from '../accounts/account.model';
+import { accountNow } from '../clock/clock';
+import { buildEvents, dispatchOutbox } from '../events/outbox';
+import { nextSequence } from '../events/sequence';
+import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
+import type { MethodChannel } from './methods';
+import { PaymentModel, type PaymentRecord } from './payment.model';
+import { mutatePayment } from './payment.mutate';
+import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
+import { isPaymentStatus, type PaymentStatus } from './payment.states';
+import { validateCreateInput, type CreatePaymentIntentInput } from './payment.validation';
+import { scheduleRailStep, transitionChange } from './rail';
+import { allocateReferenceNumber, REFERENCE_VALIDITY_MS, scheduleReferenceExpiry } from './reference';
+
+export interface CreatePaymentOptions {
+  /** Payments made on a payment-link or checkout page (the actor's apiKeyId is then null). */
+  via?: { paymentLinkId?: string; checkoutSessionId?: string };
+}
+
+/**
+ * Creates an intent in PENDING with `payment.created` in its outbox, in one insert. Its first delayed
+ * step (rail step or reference expiry) is scheduled before the insert: a crash in between leaves a timer
+ * that finds no payment and does nothing, never a payment without its timer.
+ */
+export async function createPaymentIntent(
+  actor: Actor,
+  input: CreatePaymentIntentInput,
+  opts: CreatePaymentOptions = {},
+): Promise<PaymentIntentResource> {
+  const channel: MethodChannel = opts.via?.checkoutSessionId ? 'checkout' : opts.via?.paymentLinkId ? 'link' : 'api';
+  const valid = validateCreateInput(input, channel);
+  const metadata = { ...valid.metadata };
+  if (opts.via?.paymentLinkId) metadata.payment_link = opts.via.paymentLinkId;
+  if (opts.via?.checkoutSessionId) metadata.checkout_session = opts.via.checkoutSessionId;
+
+  const account = await AccountModel.findById(actor.accountId, { reference_entity: 1, clock_offset_ms: 1 }).lean();
+  if (!account) throw ApiError.notFound('account', actor.accountId);
+  const now = accountNow(account.clock_offset_ms ?? 0);
+  const id = newId('pay');
+
+  let reference: PaymentRecord['reference'] = null;
+  if (valid.payment_method === 'multicaixa_reference') {
+    const expiresAt = new Date(now.getTime() + REFERENCE_VALIDITY_MS);
+    const number = await allocateReferenceNumber(actor.accountId, id, now);
+    reference = { entity: account.reference_entity, number, expires_at: expiresAt };
+    await scheduleReferenceExpiry(actor.accountId, id, expiresAt);
+  }
+
+  const record: PaymentRecord = {
+    _id: id,
+    account_id: actor.accountId,
+    seq: await nextSequence('payment_intents'),
+    version: 0,
+    amount: valid.amount,
+    currency: 'AOA',
+    payment_method: valid.payment_method,
+    status: 'PENDING',
+    failure_code: null,
+    customer: valid.customer,
+    merchant_reference: valid.merchant_reference,
+    reference,
+    amount_refunded: 0,
+    amount_reserved: 0,
+    fee: null,
+    fee_version: null,
+    api_key_id: actor.apiKeyId,
+    metadata,
+    livemode: false,
+    payment_link_id: opts.via?.paymentLinkId ?? null,
+    checkout_session_id: opts.via?.checkoutSessionId ?? null,
+    refunds: [],
+    succeeded_at: null,
+    pending_events: [],
+    created_at: now,
+    updated_at: now,
+  };
+  if (valid.payment_method === 'multicaixa_express') await scheduleRailStep(record, 0);
+
+  const resource = toPaymentIntentResource(record);
+  record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now);
+  await PaymentModel.create(record);
+  await dispatchOutbox(PaymentModel, id);
+  return resource;
+}
+
+export async function getPaymentIntentForAccount(accountId: string, id: string): Promise<PaymentIntentResource> {
+  const p = await PaymentModel.findOne({ _id: id, account_id: accountId }).lean<PaymentRecord>();
+  if (!p) throw ApiError.notFound('payment_intent', id);
+  return toPaymentIntentResource(p);
+}
+
+export function getPaymentIntent(actor: ActorOrAccount, id: string): Promise<PaymentIntentResource> {
+  return getPaymentIntentForAccount(accountIdOf(actor), id);
+}
+
+/**
+ * The stored intent whatever its account, for the public pages and stream (which check
+ * `payment_link_id` / `checkout_session_id` themselves). Null when there is none.
+ */
+export async function findPaymentRecord(id: string): Promise<PaymentRecord | null> {
+  return PaymentModel.findById(id).lean<PaymentRecord>();
+}
+
+export interface ListPaymentIntentsOptions {
+  limit: number;
+  status?: string;
+  /** An intent id: list the ones created before it. */
+  startingAfter?: string;
+}
+
+/** Newest first, in the stable creation order. */
+export async function listPaymentIntents(actor: ActorOrAccount, opts: ListPaymentIntentsOptions): Promise<PaymentIntentResource[]> {
+  const accountId = accountIdOf(actor);
+  const filter: Record<string, unknown> = { account_id: accountId };
+  if (opts.status !== undefined) {
+    if (!isPaymentStatus(opts.status)) throw ApiError.invalid(`Invalid query parameter 'status': unknown status '${opts.status}'`);
+    filter.status = opts.status satisfies PaymentStatus;
+  }
+  if (opts.startingAfter !== undefined) {
+    const cursor = await PaymentModel.findOne({ _id: opts.startingAfter, account_id: accountId }, { seq: 1 }).lean();
+    if (!cursor) throw ApiError.invalid(`Invalid query parameter 'starting_after': no such payment_intent '${opts.startingAfter}'`);
+    filter.seq = { $lt: cursor.seq };
+  }
+  const docs = await PaymentModel.find(filter, { pending_events: 0 }).sort({ seq: -1 }).limit(opts.limit).lean<PaymentRecord[]>();
+  return docs.map(toPaymentIntentResource);
+}
+
+/** PENDING or PROCESSING → CANCELLED with `payment.cancelled`; any other state: 409, nothing changes. */
+export async function cancelPaymentIntent(actor: ActorOrAccount, id: string): Promise<PaymentIntentResource> {
+  const accountId = accountIdOf(actor);
+  const { payment } = await mutatePayment(
+    id,
+    (p, now) => {
+      const change = transitionChange(p, 'cancel', now);
+      if (!change) throw ApiError.alreadyProcessed(`This payment is ${p.status}; only PENDING or PROCESSING payments can be cancelled`);
+      return change;
+    },
+    { accountId },
+  );
+  // Pending rail steps or expiry would find the payment cancelled and do nothing; drop them anyway.
+  await cancelTimers({ accountId, refId: id });
+  return toPaymentIntentResource(payment);
+}

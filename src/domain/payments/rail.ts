@@ -1,0 +1,99 @@
+import { logger } from '../../logger';
+import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import { computeFee } from './fees';
+import { PaymentModel, type PaymentRecord } from './payment.model';
+import { mutatePayment, type PaymentChange } from './payment.mutate';
+import { planTransition, type PaymentStatus, type PaymentTrigger } from './payment.states';
+
+/**
+ * The sandbox express rail. The customer's mobile number picks a scenario (spec, "Sandbox scenarios");
+ * timings are those of the contract decisions, measured from the intent's creation. Each step is a
+ * durable timer; a step schedules the next one, then applies its transition. A step that finds the
+ * intent elsewhere (cancelled, say) does nothing.
+ */
+export interface RailStep {
+  /** Milliseconds after creation. */
+  at: number;
+  trigger: PaymentTrigger;
+  failureCode?: 'rejected_by_customer' | 'insufficient_funds' | 'provider_unavailable';
+}
+
+const PROCESSING_AT_2S: RailStep = { at: 2_000, trigger: 'rail_start' };
+
+export const RAIL_SCENARIOS: Readonly<Record<string, readonly RailStep[]>> = Object.freeze({
+  '923000000': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_confirm' }],
+  '923000001': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_reject', failureCode: 'rejected_by_customer' }],
+  '923000002': [PROCESSING_AT_2S, { at: 10_000, trigger: 'rail_timeout' }, { at: 30_000, trigger: 'reconcile' }],
+  '923000003': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_reject', failureCode: 'insufficient_funds' }],
+  '923000004': [{ at: 2_000, trigger: 'rail_unavailable', failureCode: 'provider_unavailable' }],
+});
+
+/** Any other valid mobile succeeds. */
+export const DEFAULT_RAIL_SCENARIO: readonly RailStep[] = [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_confirm' }];
+
+export function railScenario(mobile: string): readonly RailStep[] {
+  return RAIL_SCENARIOS[mobile] ?? DEFAULT_RAIL_SCENARIO;
+}
+
+export const RAIL_TIMER_KIND = 'payment.rail_step';
+
+/** Schedules step `index` of the payment's scenario (idempotent: a step is scheduled at most once). */
+export async function scheduleRailStep(p: Pick<PaymentRecord, '_id' | 'account_id' | 'created_at' | 'customer'>, index: number): Promise<void> {
+  const step = railScenario(p.customer?.mobile ?? '')[index];
+  if (!step) return;
+  await scheduleTimer({
+    accountId: p.account_id,
+    kind: RAIL_TIMER_KIND,
+    refId: p._id,
+    dueAt: new Date(new Date(p.created_at).getTime() + step.at),
+    payload: { step: index },
+    dedupeKey: `rail:${p._id}:${index}`,
+  });
+}
+
+/** Fields set when a payment first reaches SUCCEEDED: the fee is computed once and frozen. */
+export function succeededFields(p: PaymentRecord, now: Date): PaymentChange['set'] {
+  if (p.fee !== null && p.fee !== undefined) return {};
+  return { ...computeFee(p.payment_method, p.amount), succeeded_at: now };
+}
+
+/** The change a trigger makes to an intent, or null when the table does not allow it now. */
+export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now: Date, failureCode?: string): PaymentChange | null {
+  const plan = planTransition(trigger, { status: p.status, method: p.payment_method });
+  if (!plan.allowed) return null;
+  const set: PaymentChange['set'] = { status: plan.to };
+  if (plan.to === 'FAILED') set.failure_code = failureCode ?? null;
+  if (plan.to === 'SUCCEEDED') Object.assign(set, succeededFields(p, now));
+  return { set, events: plan.events.map((type) => ({ type })) };
+}
+
+export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
+  const index = Number(timer.payload.step ?? 0);
+  const p = await PaymentModel.findById(timer.refId).lean<PaymentRecord>();
+  if (!p) return; // the creation that scheduled this step never completed
+  const steps = railScenario(p.customer?.mobile ?? '');
+  const step = steps[index];
+  if (!step) return;
+  const plan = planTransition(step.trigger, { status: p.status, method: p.payment_method });
+  const target: PaymentStatus | null = plan.allowed ? plan.to : null;
+  if (!plan.allowed && !alreadyPast(p, step)) {
+    logger.debug({ paymentId: p._id, step: index, status: p.status }, 'rail step skipped: payment moved on');
+    return;
+  }
+  // Next step first: if we die after the transition, the retried step still finds it scheduled.
+  if (index + 1 < steps.length) await scheduleRailStep(p, index + 1);
+  if (!target) return;
+  await mutatePayment(p._id, (cur, now) => transitionChange(cur, step.trigger, now, step.failureCode), { now: ctx.now });
+}
+
+/** True when the intent is already in the state this step leads to (the step ran before a crash). */
+function alreadyPast(p: PaymentRecord, step: RailStep): boolean {
+  switch (step.trigger) {
+    case 'rail_start':
+      return p.status === 'PROCESSING' || p.status === 'UNKNOWN';
+    case 'rail_timeout':
+      return p.status === 'UNKNOWN';
+    default:
+      return false; // final steps have no successor to schedule
+  }
+}

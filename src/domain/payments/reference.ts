@@ -1,0 +1,76 @@
+import { ApiError } from '../../errors';
+import { randomDigits } from '../../ids';
+import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import { isDuplicateKey } from '../events/sequence';
+import { accountIdOf, type ActorOrAccount } from './actor';
+import { ReferenceNumberModel } from './payment.model';
+import { mutatePayment } from './payment.mutate';
+import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
+import { transitionChange } from './rail';
+
+/** Multicaixa references: 9-digit numbers valid for 72 h, paid in the sandbox through the simulate endpoint. */
+export const REFERENCE_VALIDITY_MS = 72 * 60 * 60 * 1000;
+export const REFERENCE_EXPIRY_TIMER_KIND = 'payment.reference_expiry';
+
+/**
+ * Reserves a fresh 9-digit number for a payment. The number is the `_id` of its reservation, so two
+ * payments can never hold the same one; on a collision (rare: 9·10^8 numbers) another is drawn.
+ */
+export async function allocateReferenceNumber(accountId: string, paymentId: string, now: Date): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    // No leading zero, so the number survives being typed into a numeric field.
+    const number = String(1 + (Number(randomDigits(1)) % 9)) + randomDigits(8);
+    try {
+      await ReferenceNumberModel.create({ _id: number, account_id: accountId, payment_id: paymentId, created_at: now });
+      return number;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+  throw new Error('could not allocate a reference number');
+}
+
+export async function scheduleReferenceExpiry(accountId: string, paymentId: string, expiresAt: Date): Promise<void> {
+  await scheduleTimer({
+    accountId,
+    kind: REFERENCE_EXPIRY_TIMER_KIND,
+    refId: paymentId,
+    dueAt: expiresAt,
+    dedupeKey: `expire:${paymentId}`,
+  });
+}
+
+export async function runReferenceExpiry(timer: Timer, ctx: TimerContext): Promise<void> {
+  try {
+    await mutatePayment(timer.refId, (p, now) => transitionChange(p, 'reference_expire', now), { now: ctx.now });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'resource_not_found') return;
+    throw err;
+  }
+}
+
+/**
+ * POST /sandbox/simulate/reference_paid: the customer pays the reference. PENDING → SUCCEEDED with
+ * `reference.paid` then `payment.succeeded`, in one atomic write; any other state (or an expired
+ * reference) is 409 and changes nothing. An unknown number, or another account's, is 404.
+ */
+export async function simulateReferencePaid(actor: ActorOrAccount, reference: string): Promise<PaymentIntentResource> {
+  const accountId = accountIdOf(actor);
+  const notFound = ApiError.notFound('reference', reference);
+  if (typeof reference !== 'string' || !/^\d{9}$/.test(reference)) throw notFound;
+  const reservation = await ReferenceNumberModel.findById(reference).lean();
+  if (!reservation || reservation.account_id !== accountId) throw notFound;
+  const { payment } = await mutatePayment(
+    reservation.payment_id,
+    (p, now) => {
+      if (p.reference && now.getTime() >= new Date(p.reference.expires_at).getTime()) {
+        throw ApiError.alreadyProcessed('This reference has expired');
+      }
+      const change = transitionChange(p, 'reference_paid', now);
+      if (!change) throw ApiError.alreadyProcessed(`This payment is ${p.status}; only PENDING references can be paid`);
+      return change;
+    },
+    { accountId },
+  );
+  return toPaymentIntentResource(payment);
+}

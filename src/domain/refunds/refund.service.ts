@@ -1,0 +1,122 @@
+import { ApiError } from '../../errors';
+import { newId } from '../../ids';
+import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import { nowForAccount } from '../clock/clock';
+import { accountIdOf, type ActorOrAccount } from '../payments/actor';
+import { PaymentModel, type PaymentRecord, type RefundRecord } from '../payments/payment.model';
+import { mutatePayment } from '../payments/payment.mutate';
+import { planTransition, REFUNDABLE_STATUSES } from '../payments/payment.states';
+import { toRefundResource, type RefundResource } from './refund.serializer';
+
+/**
+ * Refunds live inside their payment intent. Creating one is a single conditional write on the intent
+ * that checks what remains (amount − amount_reserved) and reserves the refund's amount, so concurrent
+ * refunds can never exceed the payment. About 3 s later a timer completes it: refund SUCCEEDED,
+ * `amount_refunded` and the intent's status updated and `refund.succeeded` emitted, again one write.
+ */
+export const REFUND_COMPLETION_MS = 3_000;
+export const REFUND_TIMER_KIND = 'refund.complete';
+
+export interface CreateRefundInput {
+  payment_intent: string;
+  /** Omitted = the whole remaining amount. */
+  amount?: number | null;
+}
+
+function refundableCheck(p: PaymentRecord, requested: number | undefined): number {
+  if (!REFUNDABLE_STATUSES.includes(p.status)) {
+    throw ApiError.alreadyProcessed(`This payment is ${p.status}; only SUCCEEDED or PARTIALLY_REFUNDED payments can be refunded`);
+  }
+  const remaining = p.amount - (p.amount_reserved ?? 0);
+  const amount = requested ?? remaining;
+  if (amount < 1 || amount > remaining) {
+    throw new ApiError(
+      'amount_out_of_range',
+      remaining > 0
+        ? `Invalid field 'amount': at most ${remaining} AOA of this payment can still be refunded`
+        : 'Nothing of this payment remains to be refunded',
+    );
+  }
+  return amount;
+}
+
+export async function createRefund(actor: ActorOrAccount, input: CreateRefundInput): Promise<RefundResource> {
+  const accountId = accountIdOf(actor);
+  const requested = input.amount ?? undefined;
+  if (requested !== undefined && (!Number.isSafeInteger(requested) || requested < 1)) {
+    throw ApiError.invalid("Invalid field 'amount': must be an integer of at least 1");
+  }
+  if (typeof input.payment_intent !== 'string') throw ApiError.invalid("Missing required field 'payment_intent'");
+  const existing = await PaymentModel.findOne({ _id: input.payment_intent, account_id: accountId }, { pending_events: 0 }).lean<PaymentRecord>();
+  if (!existing) throw ApiError.notFound('payment_intent', input.payment_intent);
+  refundableCheck(existing, requested); // early answer; checked again atomically below
+
+  const id = newId('rf');
+  const now = await nowForAccount(accountId);
+  // Completion first: a crash after it leaves a timer that finds no refund and does nothing.
+  await scheduleTimer({
+    accountId,
+    kind: REFUND_TIMER_KIND,
+    refId: id,
+    dueAt: new Date(now.getTime() + REFUND_COMPLETION_MS),
+    payload: { payment_intent: existing._id },
+    dedupeKey: `refund:${id}`,
+  });
+
+  let refund: RefundRecord | undefined;
+  await mutatePayment(
+    existing._id,
+    (p, at) => {
+      const amount = refundableCheck(p, requested);
+      refund = { _id: id, amount, status: 'PENDING', created_at: at, updated_at: at };
+      return { set: { amount_reserved: (p.amount_reserved ?? 0) + amount, refunds: [...(p.refunds ?? []), refund] }, touch: false };
+    },
+    { accountId, now },
+  );
+  return toRefundResource(refund!, existing._id);
+}
+
+export async function runRefundCompletion(timer: Timer, ctx: TimerContext): Promise<void> {
+  const paymentId = String(timer.payload.payment_intent ?? '');
+  const exists = await PaymentModel.exists({ _id: paymentId, 'refunds._id': timer.refId });
+  if (!exists) return; // the creation never reserved it
+  await mutatePayment(
+    paymentId,
+    (p, now) => {
+      const refund = p.refunds.find((r) => r._id === timer.refId);
+      if (!refund || refund.status === 'SUCCEEDED') return null;
+      const refunded = p.amount_refunded + refund.amount;
+      const plan = planTransition('refund_complete', {
+        status: p.status,
+        method: p.payment_method,
+        wholeAmountRefunded: refunded >= p.amount,
+      });
+      if (!plan.allowed) throw new Error(`refund ${refund._id} cannot complete: ${plan.reason}`);
+      const done: RefundRecord = { ...refund, status: 'SUCCEEDED', updated_at: now };
+      return {
+        set: {
+          status: plan.to,
+          amount_refunded: refunded,
+          refunds: p.refunds.map((r) => (r._id === refund._id ? done : r)),
+        },
+        events: plan.events.map((type) => ({ type, data: { ...toRefundResource(done, p._id) } })),
+      };
+    },
+    { now: ctx.now },
+  );
+}
+
+export async function getRefund(actor: ActorOrAccount, refundId: string): Promise<RefundResource> {
+  const accountId = accountIdOf(actor);
+  const p = await PaymentModel.findOne({ 'refunds._id': refundId, account_id: accountId }, { refunds: 1 }).lean<PaymentRecord>();
+  const refund = p?.refunds.find((r) => r._id === refundId);
+  if (!p || !refund) throw ApiError.notFound('refund', refundId);
+  return toRefundResource(refund, p._id);
+}
+
+/** Refunds of one intent, oldest first. */
+export async function listRefundsForPayment(actor: ActorOrAccount, paymentId: string): Promise<RefundResource[]> {
+  const p = await PaymentModel.findOne({ _id: paymentId, account_id: accountIdOf(actor) }, { refunds: 1 }).lean<PaymentRecord>();
+  if (!p) throw ApiError.notFound('payment_intent', paymentId);
+  return (p.refunds ?? []).map((r) => toRefundResource(r, p._id));
+}

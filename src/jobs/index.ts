@@ -1,0 +1,47 @@
+import type { Config } from '../config';
+import { PaymentModel } from '../domain/payments/payment.model';
+import { RAIL_TIMER_KIND, runRailStep } from '../domain/payments/rail';
+import { REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry } from '../domain/payments/reference';
+import { REFUND_TIMER_KIND, runRefundCompletion } from '../domain/refunds/refund.service';
+import { registerOutbox, startOutboxSweeper, stopOutboxSweeper } from '../domain/events/outbox';
+import { registerTimerHandler, startTimerService, stopTimerService } from './timers/timer.service';
+
+/**
+ * Background work of the payments core: the timer handlers of the rail, refunds and reference expiry,
+ * the timer poller and the outbox sweeper. `registerCoreJobs` must run in every gateway process before
+ * it serves requests (a sandbox clock advance runs handlers in the process that serves it);
+ * `startCoreJobs` also starts the poller and the sweeper. Both are idempotent.
+ */
+let registered = false;
+let started = false;
+
+export function registerCoreJobs(): void {
+  if (registered) return;
+  registered = true;
+  registerOutbox(PaymentModel);
+  registerTimerHandler(RAIL_TIMER_KIND, runRailStep);
+  registerTimerHandler(REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry);
+  registerTimerHandler(REFUND_TIMER_KIND, runRefundCompletion);
+}
+
+export function startCoreJobs(config: Pick<Config, 'timerPollMs'>): void {
+  registerCoreJobs();
+  if (started) return;
+  started = true;
+  startTimerService({ pollMs: config.timerPollMs });
+  startOutboxSweeper();
+}
+
+export async function stopCoreJobs(): Promise<void> {
+  if (!started) return;
+  started = false;
+  await stopTimerService();
+  await stopOutboxSweeper();
+}
+
+/** For src/server.ts `backgroundServices()` (BackgroundService shape). */
+export const paymentsCoreService = {
+  name: 'payments-core',
+  start: ({ config }: { config: Pick<Config, 'timerPollMs'> }) => startCoreJobs(config),
+  stop: () => stopCoreJobs(),
+};
