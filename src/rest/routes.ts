@@ -3,6 +3,9 @@ import { accountRoutes } from './routers/accounts.routes';
 import { apiKeyRoutes } from './routers/apiKeys.routes';
 import { logRoutes } from './routers/logs.routes';
 import { paymentMethodRoutes } from './routers/paymentMethods.routes';
+import { linkRoutes } from './routers/links.routes';
+import { checkoutRoutes } from './routers/checkout.routes';
+import { publicRoutes } from './routers/public.routes';
 
 /** Every REST operation the gateway serves; one array per router file. */
 export const allRoutes: RouteDefinition[] = [
@@ -10,4 +13,7 @@ export const allRoutes: RouteDefinition[] = [
   ...apiKeyRoutes,
   ...paymentMethodRoutes,
   ...logRoutes,
+  ...linkRoutes,
+  ...checkoutRoutes,
+  ...publicRoutes,
 ];

@@ -1,0 +1,36 @@
+import { onEventStored, type StoredEvent } from '../events/event.hooks';
+import { registerOutbox } from '../events/outbox';
+import { registerTimerHandler } from '../../jobs/timers/timer.service';
+import { CheckoutSessionModel } from './checkoutSession.model';
+import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';
+
+/**
+ * Wires checkout sessions to the rest of the gateway, once per process, at start:
+ * - completion: the `onEventStored` hook sees every stored `payment.succeeded`; one whose intent carries
+ *   `metadata.checkout_session` completes that session (idempotent conditional update OPEN → COMPLETED,
+ *   which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
+ *   so a crash between the payment succeeding and the session completing is repaired by the sweeper.
+ * - expiry: the durable timer scheduled at creation moves OPEN → EXPIRED (sandbox clock aware).
+ * - the session collection is an event outbox, swept like the payments one.
+ */
+let registered = false;
+
+export function registerCheckoutLifecycle(): void {
+  if (registered) return;
+  registered = true;
+  registerOutbox(CheckoutSessionModel);
+  registerTimerHandler(CHECKOUT_EXPIRY_TIMER, async (timer, { now }) => {
+    await expireCheckoutSession(timer.refId, now);
+  });
+  onEventStored(completeSessionOnPayment, { name: 'checkout.complete' });
+}
+
+export async function completeSessionOnPayment(event: StoredEvent): Promise<void> {
+  if (event.type !== 'payment.succeeded') return;
+  const metadata = event.data.metadata as Record<string, unknown> | undefined;
+  const sessionId = metadata?.checkout_session;
+  const paymentId = event.data.id;
+  if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
+  // The event's time, not the wall clock: during a sandbox clock advance they differ.
+  await completeCheckoutSession(event.accountId, sessionId, paymentId, event.createdAt);
+}

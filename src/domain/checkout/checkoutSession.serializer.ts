@@ -1,0 +1,82 @@
+import type { MethodCode } from '../payments/methods';
+import type { CheckoutSessionRecord, CheckoutSessionStatus } from './checkoutSession.model';
+
+export interface CheckoutSessionResource {
+  id: string;
+  object: 'checkout_session';
+  url: string;
+  amount: number;
+  currency: 'AOA';
+  methods: MethodCode[];
+  status: CheckoutSessionStatus;
+  payment_intent: string | null;
+  merchant_reference: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  expires_at: string;
+  livemode: boolean;
+  created_at: string;
+}
+
+/**
+ * What the hosted page may know: what to pay, how, where to go afterwards. Not the merchant's own
+ * reference, which is between the merchant and the gateway.
+ */
+export interface PublicCheckoutSession {
+  id: string;
+  object: 'checkout_session';
+  url: string;
+  amount: number;
+  currency: 'AOA';
+  methods: MethodCode[];
+  status: CheckoutSessionStatus;
+  payment_intent: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  expires_at: string;
+  livemode: boolean;
+}
+
+/** `{checkout_url}/<session id>` with `{checkout_url}` = PUBLIC_BASE_URL + "/checkout". */
+export function checkoutSessionUrl(publicBaseUrl: string, id: string): string {
+  return `${publicBaseUrl}/checkout/${id}`;
+}
+
+type SessionFields = Omit<CheckoutSessionRecord, 'pending_events' | 'account_id' | 'seq' | 'updated_at'>;
+
+/** Exactly the CheckoutSession fields of the specification, in its order. */
+export function toCheckoutSessionResource(s: SessionFields, publicBaseUrl: string): CheckoutSessionResource {
+  return {
+    id: s._id,
+    object: 'checkout_session',
+    url: checkoutSessionUrl(publicBaseUrl, s._id),
+    amount: s.amount,
+    currency: 'AOA',
+    methods: [...s.methods],
+    status: s.status,
+    payment_intent: s.payment_intent ?? null,
+    merchant_reference: s.merchant_reference ?? null,
+    success_url: s.success_url ?? null,
+    cancel_url: s.cancel_url ?? null,
+    expires_at: new Date(s.expires_at).toISOString(),
+    livemode: s.livemode ?? false,
+    created_at: new Date(s.created_at).toISOString(),
+  };
+}
+
+export function toPublicCheckoutSession(s: SessionFields, publicBaseUrl: string): PublicCheckoutSession {
+  return {
+    id: s._id,
+    object: 'checkout_session',
+    url: checkoutSessionUrl(publicBaseUrl, s._id),
+    amount: s.amount,
+    currency: 'AOA',
+    methods: [...s.methods],
+    status: s.status,
+    payment_intent: s.payment_intent ?? null,
+    success_url: s.success_url ?? null,
+    cancel_url: s.cancel_url ?? null,
+    expires_at: new Date(s.expires_at).toISOString(),
+    livemode: s.livemode ?? false,
+  };
+}

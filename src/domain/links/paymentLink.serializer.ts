@@ -1,0 +1,63 @@
+import type { MethodCode } from '../payments/methods';
+import type { PaymentLinkRecord } from './paymentLink.model';
+
+export interface PaymentLinkResource {
+  id: string;
+  object: 'payment_link';
+  code: string;
+  url: string;
+  amount: number;
+  currency: 'AOA';
+  methods: MethodCode[];
+  description: string | null;
+  active: boolean;
+  livemode: boolean;
+  created_at: string;
+}
+
+/** What the public page may know of a link: no account, no id, nothing the merchant did not publish. */
+export interface PublicPaymentLink {
+  object: 'payment_link';
+  code: string;
+  url: string;
+  amount: number;
+  currency: 'AOA';
+  methods: MethodCode[];
+  description: string | null;
+  livemode: boolean;
+}
+
+/** The public page of a link: `{pay_url}/<code>` with `{pay_url}` = PUBLIC_BASE_URL + "/pay". */
+export function paymentLinkUrl(publicBaseUrl: string, code: string): string {
+  return `${publicBaseUrl}/pay/${code}`;
+}
+
+/** Exactly the PaymentLink fields of the specification, in its order. */
+export function toPaymentLinkResource(link: PaymentLinkRecord, publicBaseUrl: string): PaymentLinkResource {
+  return {
+    id: link._id,
+    object: 'payment_link',
+    code: link.code,
+    url: paymentLinkUrl(publicBaseUrl, link.code),
+    amount: link.amount,
+    currency: 'AOA',
+    methods: [...link.methods],
+    description: link.description ?? null,
+    active: link.active,
+    livemode: link.livemode ?? false,
+    created_at: new Date(link.created_at).toISOString(),
+  };
+}
+
+export function toPublicPaymentLink(link: PaymentLinkRecord, publicBaseUrl: string): PublicPaymentLink {
+  return {
+    object: 'payment_link',
+    code: link.code,
+    url: paymentLinkUrl(publicBaseUrl, link.code),
+    amount: link.amount,
+    currency: 'AOA',
+    methods: [...link.methods],
+    description: link.description ?? null,
+    livemode: link.livemode ?? false,
+  };
+}
