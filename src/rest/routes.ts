@@ -3,6 +3,10 @@ import { accountRoutes } from './routers/accounts.routes';
 import { apiKeyRoutes } from './routers/apiKeys.routes';
 import { logRoutes } from './routers/logs.routes';
 import { paymentMethodRoutes } from './routers/paymentMethods.routes';
+import { paymentRoutes } from './routers/payments.routes';
+import { refundRoutes } from './routers/refunds.routes';
+import { eventRoutes } from './routers/events.routes';
+import { sandboxRoutes } from './routers/sandbox.routes';
 import { linkRoutes } from './routers/links.routes';
 import { checkoutRoutes } from './routers/checkout.routes';
 import { publicRoutes } from './routers/public.routes';
@@ -12,6 +16,10 @@ export const allRoutes: RouteDefinition[] = [
   ...accountRoutes,
   ...apiKeyRoutes,
   ...paymentMethodRoutes,
+  ...paymentRoutes,
+  ...refundRoutes,
+  ...eventRoutes,
+  ...sandboxRoutes,
   ...logRoutes,
   ...linkRoutes,
   ...checkoutRoutes,
