@@ -1,0 +1,203 @@
+/**
+ * Change streams: an in-memory, bounded log of committed changes (the "oplog") and cursors
+ * reading from it. Resume tokens encode this process's id plus the log sequence number, so
+ * resumeAfter / startAfter work for as long as the process lives and the event is retained.
+ */
+import { Aggregator } from 'mingo';
+import { Timestamp } from 'bson';
+import { ErrorCodes, MongoCommandError, badValue } from './errors';
+import { deepEqual, isPlainObject, type Doc } from './values';
+
+export type OperationType = 'insert' | 'update' | 'replace' | 'delete' | 'drop' | 'dropDatabase' | 'invalidate';
+
+/** A change as recorded by a write, before it is committed to the log. */
+export interface ChangeDraft {
+  op: OperationType;
+  db: string;
+  coll?: string;
+  id?: unknown;
+  before?: Doc;
+  after?: Doc;
+  lsid?: unknown;
+  txnNumber?: unknown;
+}
+
+export interface ChangeEvent extends ChangeDraft {
+  seq: number;
+  ts: Timestamp;
+  wall: Date;
+}
+
+const MAX_EVENTS = 50_000;
+const TOKEN_PREFIX = 'E1';
+
+export type DocLookup = (db: string, coll: string, id: unknown) => Doc | undefined;
+
+export class ChangeLog {
+  private events: ChangeEvent[] = [];
+  private head = 0;
+  private waiters = new Set<() => void>();
+  readonly instance = Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
+
+  constructor(private readonly nextTs: () => Timestamp) {}
+
+  get headSeq(): number {
+    return this.head;
+  }
+
+  publish(drafts: ChangeDraft[]): void {
+    if (drafts.length === 0) return;
+    const wall = new Date();
+    for (const d of drafts) {
+      this.events.push({ ...d, seq: ++this.head, ts: this.nextTs(), wall });
+    }
+    if (this.events.length > MAX_EVENTS) this.events.splice(0, this.events.length - MAX_EVENTS);
+    for (const w of [...this.waiters]) w();
+  }
+
+  token(seq: number): Doc {
+    return { _data: `${TOKEN_PREFIX}${this.instance}${seq.toString(16).padStart(16, '0')}` };
+  }
+
+  /** Sequence number encoded in a resume token; throws if it does not belong to this log. */
+  parseToken(token: unknown): number {
+    const data = isPlainObject(token) ? token._data : undefined;
+    if (typeof data !== 'string' || !data.startsWith(TOKEN_PREFIX) || data.length !== 26) {
+      throw badValue('invalid resume token');
+    }
+    const seq = Number.parseInt(data.slice(10), 16);
+    const oldest = this.events[0]?.seq ?? this.head + 1;
+    if (data.slice(2, 10) !== this.instance || seq > this.head || (seq < oldest - 1 && seq !== this.head)) {
+      throw new MongoCommandError(
+        ErrorCodes.ChangeStreamHistoryLost,
+        'Resume of change stream was not possible, as the resume point may no longer be in the oplog.',
+      );
+    }
+    return seq;
+  }
+
+  /** First sequence number whose cluster time is >= ts, minus one (a position). */
+  positionAt(ts: Timestamp): number {
+    for (const e of this.events) if (e.ts.compare(ts) >= 0) return e.seq - 1;
+    return this.head;
+  }
+
+  *after(seq: number): Generator<ChangeEvent> {
+    const first = this.events[0]?.seq ?? this.head + 1;
+    for (let i = Math.max(0, seq + 1 - first); i < this.events.length; i++) yield this.events[i]!;
+  }
+
+  /** Resolves when something is published or after `ms`. */
+  waitForEvents(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
+  }
+
+  wakeAll(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}
+
+export interface ChangeStreamOptions {
+  db: string;
+  /** undefined: whole database (or whole cluster when allChangesForCluster). */
+  coll?: string;
+  allChangesForCluster: boolean;
+  fullDocument: string;
+  fullDocumentBeforeChange: string;
+  showExpandedEvents: boolean;
+}
+
+/** One open change stream; `position` is the last log sequence number examined. */
+export class ChangeStreamCursor {
+  position: number;
+  private readonly pipeline: Aggregator | undefined;
+
+  constructor(
+    private readonly log: ChangeLog,
+    private readonly opts: ChangeStreamOptions,
+    stages: Doc[],
+    start: number,
+    private readonly lookup: DocLookup,
+  ) {
+    this.position = start;
+    this.pipeline = stages.length ? new Aggregator(stages) : undefined;
+  }
+
+  private inScope(e: ChangeEvent): boolean {
+    if (this.opts.allChangesForCluster) return true;
+    if (e.db !== this.opts.db) return false;
+    return this.opts.coll === undefined || e.coll === undefined || e.coll === this.opts.coll;
+  }
+
+  private toDoc(e: ChangeEvent): Doc {
+    const out: Doc = {
+      _id: this.log.token(e.seq),
+      operationType: e.op,
+      clusterTime: e.ts,
+      wallTime: e.wall,
+    };
+    if (e.coll !== undefined) out.ns = { db: e.db, coll: e.coll };
+    else out.ns = { db: e.db };
+    if (e.op === 'insert' || e.op === 'update' || e.op === 'replace' || e.op === 'delete') {
+      out.documentKey = { _id: e.id };
+    }
+    const fd = this.opts.fullDocument;
+    if (e.op === 'insert' || e.op === 'replace') out.fullDocument = e.after;
+    else if (e.op === 'update') {
+      if (fd === 'updateLookup') out.fullDocument = this.lookup(e.db, e.coll!, e.id) ?? null;
+      else if (fd === 'whenAvailable' || fd === 'required') out.fullDocument = e.after ?? null;
+      out.updateDescription = diff(e.before ?? {}, e.after ?? {});
+    }
+    const fdb = this.opts.fullDocumentBeforeChange;
+    if ((fdb === 'whenAvailable' || fdb === 'required') && e.op !== 'insert') {
+      out.fullDocumentBeforeChange = e.before ?? null;
+    }
+    if (e.lsid !== undefined) {
+      out.lsid = e.lsid;
+      out.txnNumber = e.txnNumber;
+    }
+    return out;
+  }
+
+  /** Next matching events after `position`, at most `max`. Advances position past examined ones. */
+  next(max: number): Doc[] {
+    const out: Doc[] = [];
+    for (const e of this.log.after(this.position)) {
+      if (out.length >= max) break;
+      this.position = e.seq;
+      if (!this.inScope(e)) continue;
+      const doc = this.toDoc(e);
+      const res = this.pipeline ? (this.pipeline.run([doc]) as Doc[]) : [doc];
+      out.push(...res);
+      // A collection stream ends with drop + invalidate, as on a real server.
+      if (this.opts.coll !== undefined && (e.op === 'drop' || e.op === 'dropDatabase')) {
+        out.push({ _id: this.log.token(e.seq), operationType: 'invalidate', clusterTime: e.ts, wallTime: e.wall });
+        this.invalidated = true;
+        break;
+      }
+    }
+    return out;
+  }
+
+  invalidated = false;
+
+  get resumeToken(): Doc {
+    return this.log.token(this.position);
+  }
+}
+
+function diff(before: Doc, after: Doc): Doc {
+  const updatedFields: Doc = {};
+  const removedFields: string[] = [];
+  for (const k of Object.keys(after)) if (!deepEqual(before[k], after[k])) updatedFields[k] = after[k];
+  for (const k of Object.keys(before)) if (!(k in after)) removedFields.push(k);
+  return { updatedFields, removedFields, truncatedArrays: [] };
+}

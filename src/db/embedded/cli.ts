@@ -1,0 +1,49 @@
+/**
+ * Standalone engine: `npm run db`.
+ *   DB_PORT   listening port (default 27017)
+ *   DB_HOST   interface to bind (default 127.0.0.1)
+ *   DATA_DIR  data directory (default ./data); empty string or --memory for memory-only
+ * Prints the connection string as MONGODB_URI=... and shuts down cleanly on SIGINT/SIGTERM.
+ */
+import { startEmbeddedMongo } from './index';
+
+function log(msg: string, extra?: object): void {
+  const line = extra && Object.keys(extra).length ? `${msg} ${JSON.stringify(extra)}` : msg;
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const memory = process.argv.includes('--memory') || process.env.DATA_DIR === '';
+  const dataDir = memory ? undefined : (process.env.DATA_DIR ?? './data');
+  const port = Number(process.env.DB_PORT ?? 27017);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid DB_PORT: ${process.env.DB_PORT}`);
+  const db = await startEmbeddedMongo({
+    port,
+    host: process.env.DB_HOST ?? '127.0.0.1',
+    dataDir,
+    advertise: process.env.DB_ADVERTISE || undefined,
+    logger: log,
+  });
+  log(`embedded db listening (${dataDir ? `dataDir=${dataDir}` : 'memory only'})`);
+  process.stdout.write(`MONGODB_URI=${db.uri}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`embedded db: ${signal} received, shutting down`);
+    db.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log('embedded db: error during shutdown', { error: String(e) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  log('embedded db: failed to start', { error: e instanceof Error ? e.message : String(e) });
+  process.exit(1);
+});

@@ -1,0 +1,142 @@
+/**
+ * A collection: documents by canonical _id key plus its indexes. Mutations here are
+ * synchronous and all-or-nothing (every unique check runs before anything changes), which is
+ * what makes each single-document write atomic. Stored documents are never mutated in place:
+ * updates install a new object, so cursors, undo logs and snapshots can keep references.
+ */
+import { Binary, UUID } from 'bson';
+import { ErrorCodes, MongoCommandError } from './errors';
+import { Index, duplicateKeyError, type IndexSpec } from './indexes';
+import { canonicalKey, compareValues, type Doc } from './values';
+
+export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
+
+export class Collection {
+  readonly docs = new Map<string, Doc>();
+  readonly indexes = new Map<string, Index>();
+  readonly uuid: Binary;
+
+  constructor(
+    readonly db: string,
+    readonly name: string,
+    readonly options: Doc = {},
+    uuid?: Binary,
+  ) {
+    this.uuid = uuid ?? new UUID();
+    this.indexes.set('_id_', new Index(ID_INDEX_SPEC));
+  }
+
+  get ns(): string {
+    return `${this.db}.${this.name}`;
+  }
+
+  get(idKey: string): Doc | undefined {
+    return this.docs.get(idKey);
+  }
+
+  private keysPerIndex(doc: Doc): unknown[][][] {
+    const out: unknown[][][] = [];
+    for (const idx of this.indexes.values()) out.push(idx.keysFor(doc));
+    return out;
+  }
+
+  /** Inserts a document that already has an _id. Throws E11000 without side effects. */
+  insert(doc: Doc): string {
+    const id = canonicalKey(doc._id);
+    const idIndex = this.indexes.get('_id_')!;
+    if (this.docs.has(id)) throw duplicateKeyError(this.ns, idIndex, [doc._id]);
+    const keys = this.keysPerIndex(doc);
+    let i = 0;
+    for (const idx of this.indexes.values()) {
+      const k = keys[i++]!;
+      if (!idx.isId) {
+        const conflict = idx.findConflict(k, id);
+        if (conflict) throw duplicateKeyError(this.ns, idx, conflict.key);
+      }
+    }
+    i = 0;
+    for (const idx of this.indexes.values()) idx.add(keys[i++]!, id);
+    this.docs.set(id, doc);
+    return id;
+  }
+
+  /** Replaces the stored version of a document (same _id). Throws E11000 without side effects. */
+  replace(id: string, oldDoc: Doc, newDoc: Doc, skipUniqueCheck = false): void {
+    const changes: Array<{ idx: Index; oldKeys: unknown[][]; newKeys: unknown[][] }> = [];
+    for (const idx of this.indexes.values()) {
+      if (idx.isId) continue;
+      const oldKeys = idx.keysFor(oldDoc);
+      const newKeys = idx.keysFor(newDoc);
+      if (sameKeys(oldKeys, newKeys)) continue;
+      if (!skipUniqueCheck) {
+        const conflict = idx.findConflict(newKeys, id);
+        if (conflict) throw duplicateKeyError(this.ns, idx, conflict.key);
+      }
+      changes.push({ idx, oldKeys, newKeys });
+    }
+    for (const c of changes) {
+      c.idx.remove(c.oldKeys, id);
+      c.idx.add(c.newKeys, id);
+    }
+    this.docs.set(id, newDoc);
+  }
+
+  delete(id: string): Doc | undefined {
+    const doc = this.docs.get(id);
+    if (!doc) return undefined;
+    for (const idx of this.indexes.values()) idx.remove(idx.keysFor(doc), id);
+    this.docs.delete(id);
+    return doc;
+  }
+
+  /** Used by recovery and transaction undo: install a version without unique checks. */
+  forcePut(doc: Doc): void {
+    const id = canonicalKey(doc._id);
+    const old = this.docs.get(id);
+    if (old) this.replace(id, old, doc, true);
+    else {
+      for (const idx of this.indexes.values()) idx.add(idx.keysFor(doc), id);
+      this.docs.set(id, doc);
+    }
+  }
+
+  /** Builds a new index over existing documents; a unique violation aborts the build. */
+  createIndex(spec: IndexSpec): Index {
+    const idx = new Index(spec);
+    for (const [id, doc] of this.docs) {
+      const keys = idx.keysFor(doc);
+      const conflict = idx.findConflict(keys, id);
+      if (conflict) throw duplicateKeyError(this.ns, idx, conflict.key);
+      idx.add(keys, id);
+    }
+    this.indexes.set(spec.name, idx);
+    return idx;
+  }
+
+  dropIndex(name: string): void {
+    if (name === '_id_') {
+      throw new MongoCommandError(ErrorCodes.InvalidOptions, 'cannot drop _id index');
+    }
+    if (!this.indexes.delete(name)) {
+      throw new MongoCommandError(ErrorCodes.IndexNotFound, `index not found with name [${name}]`);
+    }
+  }
+
+  clear(): void {
+    this.docs.clear();
+    for (const idx of this.indexes.values()) idx.clear();
+  }
+}
+
+function sameKeys(a: unknown[][], b: unknown[][]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    for (let j = 0; j < x.length; j++) {
+      // Entries compare by value (1 and 1.0 are the same key), so equal keys can stay as they are.
+      if (x[j] !== y[j] && compareValues(x[j], y[j]) !== 0) return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,63 @@
+/**
+ * Command dispatch: resolves the session/transaction, takes the transaction write lock for
+ * writes inside a transaction, runs the handler, makes its changes durable and decorates the
+ * reply with $clusterTime / operationTime. Unknown commands get CommandNotFound (59).
+ */
+import { OpContext, type Engine } from '../engine';
+import { ErrorCodes, MongoCommandError, errorReply } from '../errors';
+import type { Transaction } from '../transactions';
+import type { Doc } from '../values';
+import { adminCommands } from './admin';
+import { aggregateCommands } from './aggregate';
+import type { Handler, ServerInfo } from './context';
+import { ddlCommands } from './ddl';
+import { findAndModifyCommands } from './findAndModify';
+import { readCommands } from './read';
+import { writeCommands } from './write';
+
+const handlers = new Map<string, Handler>(
+  Object.entries({
+    ...adminCommands,
+    ...readCommands,
+    ...writeCommands,
+    ...findAndModifyCommands,
+    ...aggregateCommands,
+    ...ddlCommands,
+  }),
+);
+
+/** Commands that change documents; inside a transaction they need the transaction lock. */
+const TXN_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify']);
+
+export async function runCommand(engine: Engine, db: string, cmd: Doc, server: ServerInfo): Promise<Doc> {
+  const name = Object.keys(cmd)[0] ?? '';
+  const handler = handlers.get(name);
+  let reply: Doc;
+  if (!handler) {
+    reply = new MongoCommandError(ErrorCodes.CommandNotFound, `no such command: '${name}'`).toReply();
+  } else {
+    let txn: Transaction | undefined;
+    try {
+      txn = engine.txns.resolve(cmd, name);
+      const op = new OpContext(db, txn);
+      if (txn && TXN_WRITES.has(name)) await engine.txns.acquire(txn);
+      try {
+        reply = await handler({ engine, db, cmd, name, op, txn, server });
+      } finally {
+        await engine.finish(op);
+      }
+      // A failed write aborts the surrounding transaction, as on a real server.
+      if (txn && txn.state === 'active' && Array.isArray(reply.writeErrors) && reply.writeErrors.length) {
+        engine.abortTransaction(txn);
+      }
+    } catch (e) {
+      if (txn && txn.state === 'active' && TXN_WRITES.has(name)) engine.abortTransaction(txn);
+      if (!(e instanceof MongoCommandError)) engine.logger('embedded db: command failed', { command: name, error: String(e) });
+      reply = errorReply(e);
+    }
+  }
+  // Replica set members gossip cluster time on every reply; sessions and change streams use it.
+  reply.$clusterTime = engine.clock.clusterTime();
+  reply.operationTime = engine.clock.current();
+  return reply;
+}

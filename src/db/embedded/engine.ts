@@ -1,0 +1,308 @@
+/**
+ * The storage engine: catalog of databases/collections and the write primitives every command
+ * goes through. A write is applied to memory synchronously (atomic per document), recorded as a
+ * physical redo op (the whole new document, or a delete) and as a change event; `finish()` then
+ * makes it durable in the journal before the command is acknowledged and the event is published.
+ * Inside a transaction the op/event is kept on the transaction until commit instead.
+ */
+import { Binary } from 'bson';
+import { ChangeLog, type ChangeDraft } from './changeStreams';
+import { Clock } from './clock';
+import { Collection } from './collection';
+import { CursorRegistry } from './cursors';
+import { ErrorCodes, MongoCommandError } from './errors';
+import type { IndexSpec } from './indexes';
+import { FileJournal, MemoryJournal, type Journal, type JournalOp, type SnapshotCollection } from './journal';
+import { TransactionManager, WaitForTransaction, type Transaction } from './transactions';
+import { canonicalKey, type Doc } from './values';
+
+export type Logger = (msg: string, extra?: object) => void;
+
+export interface EngineOptions {
+  dataDir?: string;
+  logger?: Logger;
+  /** Open transactions older than this are aborted. Default 60 s. */
+  transactionLifetimeMs?: number;
+  /** Journal size that triggers a snapshot. Default 64 MB. */
+  compactBytes?: number;
+}
+
+/** Per-command record of what it changed outside any transaction. */
+export class OpContext {
+  readonly ops: JournalOp[] = [];
+  readonly events: ChangeDraft[] = [];
+  constructor(
+    readonly db: string,
+    readonly txn: Transaction | undefined,
+  ) {}
+}
+
+export class Engine {
+  readonly dbs = new Map<string, Map<string, Collection>>();
+  readonly clock = new Clock();
+  readonly changes = new ChangeLog(() => this.clock.next());
+  readonly cursors = new CursorRegistry();
+  readonly txns: TransactionManager;
+  readonly logger: Logger;
+  private journal: Journal = new MemoryJournal();
+
+  constructor(private readonly options: EngineOptions = {}) {
+    this.logger = options.logger ?? (() => {});
+    this.txns = new TransactionManager(options.transactionLifetimeMs ?? 60_000, (txn) => {
+      if (txn.state === 'active' && !txn.committing) {
+        this.logger('embedded db: aborting transaction that stayed open too long', { txnNumber: txn.txnNumber });
+        this.txns.abort(txn);
+      }
+    });
+  }
+
+  /** Loads the data directory (if any) and starts journaling. */
+  open(): void {
+    const dir = this.options.dataDir;
+    if (!dir) return;
+    const fj = new FileJournal({
+      dir,
+      compactBytes: this.options.compactBytes,
+      capture: () => this.capture(),
+      logger: this.logger,
+    });
+    const { ops } = fj.load((op) => this.applyOp(op));
+    this.journal = fj;
+    let docs = 0;
+    for (const colls of this.dbs.values()) for (const c of colls.values()) docs += c.docs.size;
+    this.logger('embedded db: data loaded', { dataDir: dir, replayedOps: ops, documents: docs });
+  }
+
+  async close(): Promise<void> {
+    this.txns.abortAll();
+    this.changes.wakeAll();
+    this.cursors.close();
+    await this.journal.close();
+  }
+
+  getCollection(db: string, name: string): Collection | undefined {
+    return this.dbs.get(db)?.get(name);
+  }
+
+  ensureCollection(op: OpContext, db: string, name: string, options: Doc = {}): Collection {
+    const existing = this.getCollection(db, name);
+    if (existing) return existing;
+    validateNamespace(db, name);
+    const coll = new Collection(db, name, options);
+    let colls = this.dbs.get(db);
+    if (!colls) this.dbs.set(db, (colls = new Map()));
+    colls.set(name, coll);
+    op.ops.push({ o: 'cc', db, c: name, opts: options, uuid: coll.uuid });
+    return coll;
+  }
+
+  createCollection(op: OpContext, db: string, name: string, options: Doc): Collection {
+    if (this.getCollection(db, name)) {
+      throw new MongoCommandError(ErrorCodes.NamespaceExists, `Collection ${db}.${name} already exists.`);
+    }
+    return this.ensureCollection(op, db, name, options);
+  }
+
+  dropCollection(op: OpContext, db: string, name: string): Collection | undefined {
+    const coll = this.getCollection(db, name);
+    if (!coll) return undefined;
+    this.dbs.get(db)!.delete(name);
+    if (this.dbs.get(db)!.size === 0) this.dbs.delete(db);
+    op.ops.push({ o: 'dc', db, c: name });
+    op.events.push({ op: 'drop', db, coll: name });
+    return coll;
+  }
+
+  dropDatabase(op: OpContext, db: string): void {
+    const colls = this.dbs.get(db);
+    if (!colls) return;
+    for (const name of colls.keys()) op.events.push({ op: 'drop', db, coll: name });
+    this.dbs.delete(db);
+    op.ops.push({ o: 'dd', db });
+    op.events.push({ op: 'dropDatabase', db });
+  }
+
+  createIndex(op: OpContext, coll: Collection, spec: IndexSpec): void {
+    coll.createIndex(spec);
+    op.ops.push({ o: 'ci', db: coll.db, c: coll.name, spec });
+  }
+
+  dropIndex(op: OpContext, coll: Collection, name: string): void {
+    coll.dropIndex(name);
+    op.ops.push({ o: 'di', db: coll.db, c: coll.name, name });
+  }
+
+  // --- document writes (synchronous; throw before changing anything) ---
+
+  insertDoc(op: OpContext, coll: Collection, doc: Doc): void {
+    const id = canonicalKey(doc._id);
+    this.txns.checkUnlocked(op.txn, coll, id);
+    coll.insert(doc);
+    this.record(op, coll, id, undefined, doc, 'insert');
+  }
+
+  replaceDoc(op: OpContext, coll: Collection, before: Doc, after: Doc, kind: 'update' | 'replace'): void {
+    const id = canonicalKey(before._id);
+    this.txns.checkUnlocked(op.txn, coll, id);
+    coll.replace(id, before, after);
+    this.record(op, coll, id, before, after, kind);
+  }
+
+  deleteDoc(op: OpContext, coll: Collection, before: Doc): void {
+    const id = canonicalKey(before._id);
+    this.txns.checkUnlocked(op.txn, coll, id);
+    coll.delete(id);
+    this.record(op, coll, id, before, undefined, 'delete');
+  }
+
+  /** Throws WaitForTransaction if any of these documents is held by another transaction. */
+  checkUnlocked(op: OpContext, coll: Collection, docs: Doc[]): void {
+    if (!this.txns.lockHolder) return;
+    for (const d of docs) this.txns.checkUnlocked(op.txn, coll, canonicalKey(d._id));
+  }
+
+  private record(
+    op: OpContext,
+    coll: Collection,
+    id: string,
+    before: Doc | undefined,
+    after: Doc | undefined,
+    kind: 'insert' | 'update' | 'replace' | 'delete',
+  ): void {
+    const draft: ChangeDraft = { op: kind, db: coll.db, coll: coll.name, id: (after ?? before)!._id, before, after };
+    if (op.txn) {
+      op.txn.recordTouch(coll, id, before);
+      draft.lsid = op.txn.lsid;
+      draft.txnNumber = op.txn.txnNumber;
+      op.txn.events.push(draft);
+      return;
+    }
+    op.ops.push(after ? { o: 'put', db: coll.db, c: coll.name, doc: after } : { o: 'del', db: coll.db, c: coll.name, id: before!._id });
+    op.events.push(draft);
+  }
+
+  /** Makes a command's non-transactional changes durable, then publishes its change events. */
+  async finish(op: OpContext): Promise<void> {
+    if (op.ops.length) {
+      const p = this.journal.append(op.ops);
+      if (p) await p;
+    }
+    if (op.events.length) this.changes.publish(op.events);
+  }
+
+  /** Runs a write step, waiting and retrying while a transaction holds one of its documents. */
+  async retryLocked<T>(fn: () => T): Promise<T> {
+    for (;;) {
+      try {
+        return fn();
+      } catch (e) {
+        if (!(e instanceof WaitForTransaction)) throw e;
+        await e.txn.done;
+      }
+    }
+  }
+
+  async commitTransaction(txn: Transaction): Promise<void> {
+    if (txn.state === 'committed') return;
+    if (txn.state === 'aborted') {
+      throw new MongoCommandError(ErrorCodes.NoSuchTransaction, `Transaction ${txn.txnNumber} has been aborted.`, {
+        errorLabels: ['TransientTransactionError'],
+      });
+    }
+    txn.committing = true;
+    const ops: JournalOp[] = [];
+    for (const t of txn.touched.values()) {
+      if (this.getCollection(t.coll.db, t.coll.name) !== t.coll) continue; // dropped meanwhile
+      const cur = t.coll.get(t.id);
+      if (cur) ops.push({ o: 'put', db: t.coll.db, c: t.coll.name, doc: cur });
+      else if (t.before) ops.push({ o: 'del', db: t.coll.db, c: t.coll.name, id: t.before._id });
+    }
+    try {
+      if (ops.length) await this.journal.append(ops);
+    } catch (e) {
+      txn.committing = false;
+      this.txns.abort(txn);
+      throw e;
+    }
+    this.changes.publish(txn.events);
+    txn.finish('committed');
+    this.txns.release(txn);
+  }
+
+  abortTransaction(txn: Transaction): void {
+    this.txns.abort(txn);
+  }
+
+  // --- recovery and snapshots ---
+
+  private applyOp(op: JournalOp): void {
+    switch (op.o) {
+      case 'put': {
+        let coll = this.getCollection(op.db, op.c);
+        if (!coll) coll = this.ensureCollection(new OpContext(op.db, undefined), op.db, op.c);
+        coll.forcePut(op.doc);
+        return;
+      }
+      case 'del':
+        this.getCollection(op.db, op.c)?.delete(canonicalKey(op.id));
+        return;
+      case 'cc':
+        if (!this.getCollection(op.db, op.c)) {
+          const coll = new Collection(op.db, op.c, op.opts ?? {}, op.uuid instanceof Binary ? op.uuid : undefined);
+          let colls = this.dbs.get(op.db);
+          if (!colls) this.dbs.set(op.db, (colls = new Map()));
+          colls.set(op.c, coll);
+        }
+        return;
+      case 'dc':
+        this.dbs.get(op.db)?.delete(op.c);
+        return;
+      case 'dd':
+        this.dbs.delete(op.db);
+        return;
+      case 'ci': {
+        const coll = this.getCollection(op.db, op.c);
+        if (coll && !coll.indexes.has(op.spec.name)) {
+          try {
+            coll.createIndex(op.spec);
+          } catch (e) {
+            this.logger('embedded db: could not rebuild index during recovery', { index: op.spec.name, error: String(e) });
+          }
+        }
+        return;
+      }
+      case 'di':
+        this.getCollection(op.db, op.c)?.indexes.delete(op.name);
+        return;
+    }
+  }
+
+  /** Consistent copy of the committed state for a snapshot (undefined while a txn has changes). */
+  private capture(): SnapshotCollection[] | undefined {
+    const holder = this.txns.lockHolder;
+    if (holder && holder.touched.size > 0) return undefined;
+    const out: SnapshotCollection[] = [];
+    for (const colls of this.dbs.values()) {
+      for (const c of colls.values()) {
+        out.push({
+          db: c.db,
+          name: c.name,
+          options: c.options,
+          uuid: c.uuid,
+          indexes: [...c.indexes.values()].filter((i) => !i.isId).map((i) => i.spec),
+          docs: [...c.docs.values()],
+        });
+      }
+    }
+    return out;
+  }
+}
+
+function validateNamespace(db: string, name: string): void {
+  if (!db || /[/\\. "$\0]/.test(db)) {
+    throw new MongoCommandError(ErrorCodes.InvalidNamespace, `Invalid database name: '${db}'`);
+  }
+  if (!name || name.includes('$') || name.includes('\0') || name.startsWith('.') || name.startsWith('system.')) {
+    throw new MongoCommandError(ErrorCodes.InvalidNamespace, `Invalid collection name: ${name}`);
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * One secondary (or _id) index: an ordered list of (key tuple, document id) entries.
+ * Equality and prefix lookups are binary searches; sort+limit walks the list in order.
+ */
+import { Query } from 'mingo';
+import { ErrorCodes, MongoCommandError } from './errors';
+import { SortedList, type Cursor } from './sortedList';
+import { canonicalKey, compareValues, getPathValues, type Doc } from './values';
+
+export interface IndexSpec {
+  v?: number;
+  key: Record<string, unknown>;
+  name: string;
+  unique?: boolean;
+  sparse?: boolean;
+  partialFilterExpression?: Doc;
+  expireAfterSeconds?: number;
+  [option: string]: unknown;
+}
+
+export interface IndexEntry {
+  k: unknown[];
+  id: string;
+}
+
+/** Cap on keys produced by one document (compound over arrays multiplies). */
+const MAX_KEYS_PER_DOC = 10_000;
+
+export class Index {
+  readonly spec: IndexSpec;
+  readonly name: string;
+  readonly fields: string[];
+  readonly dirs: number[];
+  readonly unique: boolean;
+  readonly sparse: boolean;
+  readonly partial: Query | undefined;
+  /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
+  multikey = false;
+  readonly list: SortedList<IndexEntry>;
+
+  constructor(spec: IndexSpec) {
+    this.spec = spec;
+    this.name = spec.name;
+    this.fields = Object.keys(spec.key);
+    this.dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1));
+    this.unique = spec.unique === true || this.name === '_id_';
+    this.sparse = spec.sparse === true;
+    this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression) : undefined;
+    const dirs = this.dirs;
+    const n = this.fields.length;
+    this.list = new SortedList<IndexEntry>((a, b) => {
+      for (let i = 0; i < n; i++) {
+        const c = compareValues(a.k[i], b.k[i]);
+        if (c !== 0) return c * dirs[i]!;
+      }
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    });
+  }
+
+  get isId(): boolean {
+    return this.name === '_id_';
+  }
+
+  /** Key tuples for a document, or [] when the document is not in this index (sparse/partial). */
+  keysFor(doc: Doc): unknown[][] {
+    if (this.partial && !this.partial.test(doc)) return [];
+    const perField = this.fields.map((f) => getPathValues(doc, f));
+    if (this.sparse && perField.every((vals) => vals.every((v) => v === undefined))) return [];
+    let tuples: unknown[][] = [[]];
+    for (const vals of perField) {
+      if (vals.length > 1) this.multikey = true;
+      const next: unknown[][] = [];
+      for (const t of tuples) for (const v of vals) next.push([...t, v === undefined ? null : v]);
+      tuples = next;
+      if (tuples.length > MAX_KEYS_PER_DOC) {
+        throw new MongoCommandError(ErrorCodes.BadValue, `too many index keys for index ${this.name}`);
+      }
+    }
+    if (tuples.length > 1) {
+      const seen = new Set<string>();
+      tuples = tuples.filter((t) => {
+        const c = canonicalKey(t);
+        if (seen.has(c)) return false;
+        seen.add(c);
+        return true;
+      });
+    }
+    return tuples;
+  }
+
+  private fullProbe(k: unknown[], len = this.fields.length): (e: IndexEntry) => number {
+    const dirs = this.dirs;
+    return (e) => {
+      for (let i = 0; i < len; i++) {
+        const c = compareValues(e.k[i], k[i]);
+        if (c !== 0) return c * dirs[i]!;
+      }
+      return 0;
+    };
+  }
+
+  /** Id of another document holding one of these keys, if this index is unique. */
+  findConflict(keys: unknown[][], id: string): { key: unknown[] } | undefined {
+    if (!this.unique) return undefined;
+    for (const k of keys) {
+      const probe = this.fullProbe(k);
+      const start = this.list.lowerBound(probe);
+      for (const e of this.list.from(start)) {
+        if (probe(e) !== 0) break;
+        if (e.id !== id) return { key: k };
+      }
+    }
+    return undefined;
+  }
+
+  add(keys: unknown[][], id: string): void {
+    for (const k of keys) this.list.insert({ k, id });
+  }
+
+  remove(keys: unknown[][], id: string): void {
+    for (const k of keys) this.list.remove({ k, id });
+  }
+
+  /** Ids of documents whose first `prefix.length` key components equal `prefix`. */
+  *idsWithPrefix(prefix: unknown[]): Generator<string> {
+    const probe = this.fullProbe(prefix, prefix.length);
+    for (const e of this.list.from(this.list.lowerBound(probe))) {
+      if (probe(e) !== 0) return;
+      yield e.id;
+    }
+  }
+
+  /**
+   * Entries within an equality prefix, in index order (or reversed). Used for sort+limit so
+   * the collection is never copied or sorted as a whole.
+   */
+  *scanPrefix(prefix: unknown[], reverse: boolean): Generator<IndexEntry> {
+    const probe = this.fullProbe(prefix, prefix.length);
+    if (!reverse) {
+      const start: Cursor = prefix.length ? this.list.lowerBound(probe) : { block: 0, index: 0 };
+      for (const e of this.list.from(start)) {
+        if (prefix.length && probe(e) !== 0) return;
+        yield e;
+      }
+    } else {
+      const end = prefix.length ? this.list.upperBound(probe) : this.list.endCursor();
+      for (const e of this.list.backFrom(end)) {
+        if (prefix.length && probe(e) !== 0) return;
+        yield e;
+      }
+    }
+  }
+
+  /** Entries whose first component lies within [lo, hi] bounds (each optional, inclusive or not). */
+  *scanRange(lo: Bound | undefined, hi: Bound | undefined): Generator<IndexEntry> {
+    // Bounds are expressed in value order; translate to list order for descending indexes.
+    const dir = this.dirs[0]!;
+    const [first, last] = dir === 1 ? [lo, hi] : [hi, lo];
+    const start = first
+      ? this.list.lowerBound((e) => {
+          const c = compareValues(e.k[0], first.value) * dir;
+          return c === 0 ? (first.inclusive ? 0 : -1) : c;
+        })
+      : { block: 0, index: 0 };
+    for (const e of this.list.from(start)) {
+      if (last) {
+        const c = compareValues(e.k[0], last.value) * dir;
+        if (c > 0 || (c === 0 && !last.inclusive)) return;
+      }
+      yield e;
+    }
+  }
+
+  clear(): void {
+    this.list.clear();
+    this.multikey = false;
+  }
+
+  describe(): Doc {
+    return { ...this.spec, v: this.spec.v ?? 2 };
+  }
+}
+
+export interface Bound {
+  value: unknown;
+  inclusive: boolean;
+}
+
+/** Shell-like rendering used in E11000 messages: { email: "a@b.c" }. */
+export function formatKeyValue(fields: string[], key: unknown[]): string {
+  const parts = fields.map((f, i) => `${f}: ${renderValue(key[i])}`);
+  return `{ ${parts.join(', ')} }`;
+}
+
+function renderValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof Date) return `new Date(${v.getTime()})`;
+  const t = typeof v === 'object' ? (v as { _bsontype?: string })._bsontype : undefined;
+  if (t === 'ObjectId') return `ObjectId('${String(v)}')`;
+  if (Array.isArray(v)) return `[ ${v.map(renderValue).join(', ')} ]`;
+  if (typeof v === 'object' && !t) {
+    const entries = Object.entries(v as Doc).map(([k, x]) => `${k}: ${renderValue(x)}`);
+    return `{ ${entries.join(', ')} }`;
+  }
+  return String(v);
+}
+
+export function duplicateKeyError(ns: string, index: Index, key: unknown[]): MongoCommandError {
+  const keyValue: Doc = {};
+  index.fields.forEach((f, i) => (keyValue[f] = key[i] ?? null));
+  return new MongoCommandError(
+    ErrorCodes.DuplicateKey,
+    `E11000 duplicate key error collection: ${ns} index: ${index.name} dup key: ${formatKeyValue(index.fields, key)}`,
+    { keyPattern: { ...index.spec.key }, keyValue },
+  );
+}

@@ -1,0 +1,298 @@
+/**
+ * Durability: a write-ahead journal of physical redo records plus periodic snapshots.
+ *
+ * - Every acknowledged write is appended to `journal-<gen>.log` and fdatasync'ed first. Records
+ *   arriving while a flush is in progress are batched into the next append+fsync (group commit).
+ * - Record framing: [u32 length][u32 crc32][BSON { ops: [...] }]. A torn or corrupt tail (crash
+ *   mid-append) is detected on start-up, ignored and truncated away.
+ * - When the journal grows past `compactBytes`, the next generation's journal is opened, the
+ *   in-memory state is captured (stored documents are immutable, so this is just references)
+ *   and written to `snapshot.tmp`, fsync'ed and renamed to `snapshot.bson`; older journals are
+ *   then deleted. Start-up = snapshot + journals with gen >= the snapshot's `journalGen`.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { Binary, deserialize, serialize } from 'bson';
+import type { IndexSpec } from './indexes';
+import type { Doc } from './values';
+
+export type JournalOp =
+  | { o: 'put'; db: string; c: string; doc: Doc }
+  | { o: 'del'; db: string; c: string; id: unknown }
+  | { o: 'cc'; db: string; c: string; opts: Doc; uuid?: Binary }
+  | { o: 'dc'; db: string; c: string }
+  | { o: 'ci'; db: string; c: string; spec: IndexSpec }
+  | { o: 'di'; db: string; c: string; name: string }
+  | { o: 'dd'; db: string };
+
+export interface Journal {
+  append(ops: JournalOp[]): Promise<void> | undefined;
+  close(): Promise<void>;
+}
+
+/** Memory mode: nothing to persist, writes are acknowledged at once. */
+export class MemoryJournal implements Journal {
+  append(): undefined {
+    return undefined;
+  }
+  async close(): Promise<void> {}
+}
+
+const HEADER = 8;
+const SNAPSHOT = 'snapshot.bson';
+const SNAPSHOT_TMP = 'snapshot.tmp';
+const JOURNAL_RE = /^journal-(\d+)\.log$/;
+const DESERIALIZE_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+
+const crc32: (data: Uint8Array) => number =
+  (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32 ?? crc32Fallback;
+
+let crcTable: Uint32Array | undefined;
+function crc32Fallback(data: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < data.length; i++) crc = crcTable[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function frame(payload: Doc): Buffer {
+  const body = serialize(payload);
+  const out = Buffer.allocUnsafe(HEADER + body.length);
+  out.writeUInt32LE(body.length, 0);
+  out.writeUInt32LE(crc32(body), 4);
+  out.set(body, HEADER);
+  return out;
+}
+
+/** Parses framed records; returns the payloads and the byte offset where valid data ends. */
+function readRecords(buf: Buffer): { records: Doc[]; validEnd: number } {
+  const records: Doc[] = [];
+  let off = 0;
+  while (off + HEADER <= buf.length) {
+    const len = buf.readUInt32LE(off);
+    const crc = buf.readUInt32LE(off + 4);
+    if (len < 5 || off + HEADER + len > buf.length) break;
+    const body = buf.subarray(off + HEADER, off + HEADER + len);
+    if (crc32(body) !== crc) break;
+    try {
+      records.push(deserialize(body, DESERIALIZE_OPTS));
+    } catch {
+      break;
+    }
+    off += HEADER + len;
+  }
+  return { records, validEnd: off };
+}
+
+function fsyncDir(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // Some platforms cannot fsync directories; the rename is still atomic.
+  }
+}
+
+export interface SnapshotCollection {
+  db: string;
+  name: string;
+  options: Doc;
+  uuid: Binary;
+  indexes: IndexSpec[];
+  docs: Doc[];
+}
+
+export interface FileJournalOptions {
+  dir: string;
+  compactBytes?: number;
+  /** Captures the current committed state, or undefined if it cannot be taken right now. */
+  capture: () => SnapshotCollection[] | undefined;
+  logger: (msg: string, extra?: object) => void;
+}
+
+export class FileJournal implements Journal {
+  private fd = -1;
+  private gen = 0;
+  private size = 0;
+  private pending: Buffer[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private flushing = false;
+  private compacting: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private closed = false;
+  private readonly compactBytes: number;
+
+  constructor(private readonly opts: FileJournalOptions) {
+    this.compactBytes = opts.compactBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Reads snapshot + journals, feeding every op to `apply`, then opens the journal for appends. */
+  load(apply: (op: JournalOp) => void): { ops: number } {
+    const dir = this.opts.dir;
+    fs.mkdirSync(dir, { recursive: true });
+    let count = 0;
+    let fromGen = 0;
+    const snapPath = path.join(dir, SNAPSHOT);
+    if (fs.existsSync(snapPath)) {
+      const buf = fs.readFileSync(snapPath);
+      const { records, validEnd } = readRecords(buf);
+      if (validEnd !== buf.length || !records[0]?.meta) {
+        throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
+      }
+      fromGen = Number((records[0].meta as Doc).journalGen ?? 0);
+      for (const r of records.slice(1)) for (const op of r.ops as JournalOp[]) (apply(op), count++);
+    }
+    const gens = fs
+      .readdirSync(dir)
+      .map((f) => JOURNAL_RE.exec(f))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => Number(m[1]))
+      .sort((a, b) => a - b);
+    for (const g of gens) {
+      const file = path.join(dir, `journal-${g}.log`);
+      if (g < fromGen) {
+        fs.rmSync(file, { force: true }); // already folded into the snapshot
+        continue;
+      }
+      const buf = fs.readFileSync(file);
+      const { records, validEnd } = readRecords(buf);
+      for (const r of records) for (const op of r.ops as JournalOp[]) (apply(op), count++);
+      if (validEnd !== buf.length) {
+        this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: buf.length - validEnd });
+        fs.truncateSync(file, validEnd);
+      }
+    }
+    this.gen = Math.max(fromGen, gens[gens.length - 1] ?? 0);
+    this.openGen(this.gen);
+    fs.rmSync(path.join(dir, SNAPSHOT_TMP), { force: true });
+    return { ops: count };
+  }
+
+  private openGen(gen: number): void {
+    const file = path.join(this.opts.dir, `journal-${gen}.log`);
+    this.fd = fs.openSync(file, 'a');
+    this.size = fs.fstatSync(this.fd).size;
+    fsyncDir(this.opts.dir);
+  }
+
+  append(ops: JournalOp[]): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new Error('journal closed'));
+    const buf = frame({ ops });
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push(buf);
+      this.waiters.push({ resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        // Let every write of the current tick join this batch.
+        setImmediate(() => void this.flushLoop());
+      }
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch = Buffer.concat(this.pending);
+        const waiters = this.waiters;
+        this.pending = [];
+        this.waiters = [];
+        try {
+          await writeAll(this.fd, batch);
+          await new Promise<void>((res, rej) => fs.fdatasync(this.fd, (e) => (e ? rej(e) : res())));
+          this.size += batch.length;
+          for (const w of waiters) w.resolve();
+        } catch (e) {
+          this.failed = e instanceof Error ? e : new Error(String(e));
+          this.opts.logger('embedded db: journal write failed; further writes are refused', {
+            error: this.failed.message,
+          });
+          for (const w of [...waiters, ...this.waiters]) w.reject(this.failed);
+          this.waiters = [];
+          this.pending = [];
+          return;
+        }
+        if (this.size > this.compactBytes && !this.compacting && !this.closed) this.startCompaction();
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Switches to a new journal generation and writes a snapshot of the state at that point. */
+  private startCompaction(): void {
+    const state = this.opts.capture();
+    if (!state) return; // e.g. a transaction holds uncommitted changes; try again later
+    const newGen = this.gen + 1;
+    fs.closeSync(this.fd);
+    this.gen = newGen;
+    this.openGen(newGen);
+    this.compacting = this.writeSnapshot(state, newGen)
+      .catch((e: unknown) => {
+        this.opts.logger('embedded db: snapshot failed (journal kept)', { error: String(e) });
+      })
+      .finally(() => {
+        this.compacting = undefined;
+      });
+  }
+
+  private async writeSnapshot(state: SnapshotCollection[], gen: number): Promise<void> {
+    const dir = this.opts.dir;
+    const tmp = path.join(dir, SNAPSHOT_TMP);
+    const fh = await fsp.open(tmp, 'w');
+    try {
+      await fh.write(frame({ meta: { journalGen: gen, version: 1, createdAt: new Date() } }));
+      for (const c of state) {
+        const head: JournalOp[] = [{ o: 'cc', db: c.db, c: c.name, opts: c.options, uuid: c.uuid }];
+        for (const spec of c.indexes) head.push({ o: 'ci', db: c.db, c: c.name, spec });
+        await fh.write(frame({ ops: head }));
+        for (let i = 0; i < c.docs.length; i += 1000) {
+          const ops = c.docs.slice(i, i + 1000).map((doc): JournalOp => ({ o: 'put', db: c.db, c: c.name, doc }));
+          await fh.write(frame({ ops }));
+        }
+      }
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, path.join(dir, SNAPSHOT));
+    fsyncDir(dir);
+    for (const f of await fsp.readdir(dir)) {
+      const m = JOURNAL_RE.exec(f);
+      if (m && Number(m[1]) < gen) await fsp.rm(path.join(dir, f), { force: true });
+    }
+    this.opts.logger('embedded db: snapshot written', { journalGen: gen });
+  }
+
+  async close(): Promise<void> {
+    // Drain outstanding appends so that every acknowledged write is on disk.
+    while (this.flushing || this.pending.length) await new Promise((r) => setTimeout(r, 5));
+    if (this.compacting) await this.compacting;
+    this.closed = true;
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+async function writeAll(fd: number, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) {
+    const n = await new Promise<number>((res, rej) =>
+      fs.write(fd, buf, off, buf.length - off, null, (e, written) => (e ? rej(e) : res(written))),
+    );
+    off += n;
+  }
+}

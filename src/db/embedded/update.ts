@@ -1,0 +1,349 @@
+/**
+ * Update documents: operator updates ($set, $inc, $push...), replacements and pipeline updates.
+ * Always works on a deep copy and returns a new document; the stored version is left untouched
+ * so the caller can install the result atomically (or throw it away on a unique violation).
+ */
+import { Aggregator, Query } from 'mingo';
+import { Decimal128, Long, ObjectId, Timestamp } from 'bson';
+import { ErrorCodes, MongoCommandError, badValue } from './errors';
+import { compareValues, deepClone, deepEqual, getPath, isOperatorObject, isPlainObject, toNumber, type Doc } from './values';
+
+interface Ctx {
+  filter: Doc | undefined;
+  isInsert: boolean;
+}
+
+type Container = Doc | unknown[];
+
+const PathNotViable = 28;
+
+function describe(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Walks to the parent of the last path segment, creating objects when `create` is set. */
+function parentOf(doc: Doc, path: string, create: boolean): { parent: Container; key: string } | undefined {
+  const parts = path.split('.');
+  let cur: Container = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const p = parts[i]!;
+    let next = readChild(cur, p);
+    if (next === undefined || next === null) {
+      if (!create) return undefined;
+      next = {};
+      writeChild(cur, p, next);
+    } else if (!isPlainObject(next) && !Array.isArray(next)) {
+      if (!create) return undefined;
+      throw new MongoCommandError(
+        PathNotViable,
+        `Cannot create field '${parts[i + 1]}' in element {${p}: ${describe(next)}}`,
+      );
+    }
+    cur = next as Container;
+  }
+  return { parent: cur, key: parts[parts.length - 1]! };
+}
+
+function readChild(c: Container, key: string): unknown {
+  if (Array.isArray(c)) return /^\d+$/.test(key) ? c[Number(key)] : undefined;
+  return c[key];
+}
+
+function writeChild(c: Container, key: string, value: unknown): void {
+  if (Array.isArray(c)) {
+    if (!/^\d+$/.test(key)) throw new MongoCommandError(PathNotViable, `Cannot create field '${key}' in an array`);
+    const i = Number(key);
+    while (c.length < i) c.push(null);
+    c[i] = value;
+  } else c[key] = value;
+}
+
+function setField(doc: Doc, path: string, value: unknown): void {
+  const { parent, key } = parentOf(doc, path, true)!;
+  writeChild(parent, key, value);
+}
+
+function unsetField(doc: Doc, path: string): void {
+  const loc = parentOf(doc, path, false);
+  if (!loc) return;
+  if (Array.isArray(loc.parent)) {
+    if (/^\d+$/.test(loc.key) && Number(loc.key) < loc.parent.length) loc.parent[Number(loc.key)] = null;
+  } else delete loc.parent[loc.key];
+}
+
+function isNumeric(v: unknown): boolean {
+  if (typeof v === 'number') return true;
+  const t = v && typeof v === 'object' ? (v as { _bsontype?: string })._bsontype : undefined;
+  return t === 'Long' || t === 'Decimal128' || t === 'Int32' || t === 'Double';
+}
+
+function arith(a: unknown, b: unknown, op: 'add' | 'mul'): unknown {
+  const kind = (v: unknown) => (v as { _bsontype?: string })?._bsontype;
+  if (kind(a) === 'Decimal128' || kind(b) === 'Decimal128') {
+    const r = op === 'add' ? toNumber(a) + toNumber(b) : toNumber(a) * toNumber(b);
+    return Decimal128.fromString(String(r));
+  }
+  if (kind(a) === 'Long' || kind(b) === 'Long') {
+    const x = Long.fromValue(typeof a === 'number' ? Long.fromNumber(a) : (a as Long));
+    const y = typeof b === 'number' ? Long.fromNumber(b) : (b as Long);
+    return op === 'add' ? x.add(y) : x.multiply(y);
+  }
+  return op === 'add' ? toNumber(a) + toNumber(b) : toNumber(a) * toNumber(b);
+}
+
+function requireArray(path: string, v: unknown): unknown[] {
+  if (!Array.isArray(v)) {
+    throw new MongoCommandError(
+      ErrorCodes.BadValue,
+      `The field '${path}' must be an array but is of type ${typeof v} in document`,
+    );
+  }
+  return v;
+}
+
+/** $pull condition: a query on elements, an operator expression, or a value to compare with. */
+function pullMatcher(cond: unknown): (elem: unknown) => boolean {
+  if (isOperatorObject(cond)) {
+    const q = new Query({ v: cond });
+    return (e) => q.test({ v: e });
+  }
+  if (isPlainObject(cond)) {
+    const q = new Query(cond);
+    return (e) => (isPlainObject(e) ? q.test(e) : false);
+  }
+  return (e) => compareValues(e, cond) === 0;
+}
+
+type OpFn = (doc: Doc, path: string, arg: unknown) => void;
+
+const OPS: Record<string, OpFn> = {
+  $set: (doc, path, arg) => setField(doc, path, deepClone(arg)),
+  $setOnInsert: (doc, path, arg) => setField(doc, path, deepClone(arg)),
+  $unset: (doc, path) => unsetField(doc, path),
+  $inc: (doc, path, arg) => numericOp(doc, path, arg, 'add', '$inc'),
+  $mul: (doc, path, arg) => numericOp(doc, path, arg, 'mul', '$mul'),
+  $min: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    if (cur === undefined || compareValues(arg, cur) < 0) setField(doc, path, deepClone(arg));
+  },
+  $max: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    if (cur === undefined || compareValues(arg, cur) > 0) setField(doc, path, deepClone(arg));
+  },
+  $rename: (doc, path, arg) => {
+    if (typeof arg !== 'string') throw badValue(`The 'to' field for $rename must be a string: ${path}`);
+    const cur = getPath(doc, path);
+    if (cur === undefined) return;
+    unsetField(doc, path);
+    setField(doc, arg, cur);
+  },
+  $currentDate: (doc, path, arg) => {
+    const wantsTs = isPlainObject(arg) && arg.$type === 'timestamp';
+    const now = new Date();
+    setField(doc, path, wantsTs ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 }) : now);
+  },
+  $push: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    const arr = cur === undefined ? [] : [...requireArray(path, cur)];
+    const mods = isPlainObject(arg) && '$each' in arg ? arg : undefined;
+    const items = mods ? requireArray('$each', mods.$each).map(deepClone) : [deepClone(arg)];
+    const pos = mods?.$position;
+    if (typeof pos === 'number') {
+      const at = pos < 0 ? Math.max(0, arr.length + pos) : Math.min(pos, arr.length);
+      arr.splice(at, 0, ...items);
+    } else arr.push(...items);
+    let result = arr;
+    if (mods && mods.$sort !== undefined) result = sortArray(result, mods.$sort);
+    if (mods && typeof mods.$slice === 'number') {
+      const n = mods.$slice;
+      result = n >= 0 ? result.slice(0, n) : result.slice(n);
+    }
+    setField(doc, path, result);
+  },
+  $addToSet: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    const arr = cur === undefined ? [] : [...requireArray(path, cur)];
+    const items = isPlainObject(arg) && '$each' in arg ? requireArray('$each', arg.$each) : [arg];
+    for (const it of items) if (!arr.some((e) => deepEqual(e, it))) arr.push(deepClone(it));
+    setField(doc, path, arr);
+  },
+  $pop: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    if (cur === undefined) return;
+    const arr = [...requireArray(path, cur)];
+    if (toNumber(arg) === -1) arr.shift();
+    else arr.pop();
+    setField(doc, path, arr);
+  },
+  $pull: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    if (cur === undefined) return;
+    const m = pullMatcher(arg);
+    setField(doc, path, requireArray(path, cur).filter((e) => !m(e)));
+  },
+  $pullAll: (doc, path, arg) => {
+    const cur = getPath(doc, path);
+    if (cur === undefined) return;
+    const vals = requireArray(path, arg);
+    setField(doc, path, requireArray(path, cur).filter((e) => !vals.some((v) => compareValues(e, v) === 0)));
+  },
+};
+
+function numericOp(doc: Doc, path: string, arg: unknown, op: 'add' | 'mul', name: string): void {
+  if (!isNumeric(arg)) throw new MongoCommandError(ErrorCodes.TypeMismatch, `Cannot ${name === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${describe(arg)}}`);
+  const cur = getPath(doc, path);
+  if (cur === undefined) {
+    setField(doc, path, op === 'add' ? arg : arith(0, arg, 'mul'));
+    return;
+  }
+  if (!isNumeric(cur)) {
+    throw new MongoCommandError(
+      ErrorCodes.TypeMismatch,
+      `Cannot apply ${name} to a value of non-numeric type. {_id: ${describe(doc._id)}} has the field '${path}' of non-numeric type ${cur === null ? 'null' : typeof cur}`,
+    );
+  }
+  setField(doc, path, arith(cur, arg, op));
+}
+
+function sortArray(arr: unknown[], spec: unknown): unknown[] {
+  if (typeof spec === 'number') return [...arr].sort((a, b) => compareValues(a, b) * spec);
+  if (isPlainObject(spec)) {
+    const keys = Object.entries(spec);
+    return [...arr].sort((a, b) => {
+      for (const [k, d] of keys) {
+        const c = compareValues(getPath(a, k), getPath(b, k));
+        if (c !== 0) return c * (d === -1 ? -1 : 1);
+      }
+      return 0;
+    });
+  }
+  return arr;
+}
+
+/** Expands `$` and `$[]` segments into concrete paths for this document. */
+function expandPositional(doc: Doc, path: string, ctx: Ctx): string[] {
+  if (!path.includes('$')) return [path];
+  const parts = path.split('.');
+  const i = parts.findIndex((p) => p.startsWith('$'));
+  if (i < 0) return [path];
+  const prefix = parts.slice(0, i).join('.');
+  const rest = parts.slice(i + 1).join('.');
+  const seg = parts[i]!;
+  const arr = getPath(doc, prefix);
+  const join = (idx: number) => (rest ? `${prefix}.${idx}.${rest}` : `${prefix}.${idx}`);
+  if (seg === '$[]') {
+    if (!Array.isArray(arr)) {
+      if (ctx.isInsert) return [];
+      throw badValue(`The path '${prefix}' must exist in the document in order to apply array updates.`);
+    }
+    return arr.flatMap((_, idx) => expandPositional(doc, join(idx), ctx));
+  }
+  if (seg === '$') {
+    const idx = Array.isArray(arr) ? positionalIndex(arr, prefix, ctx.filter) : -1;
+    if (idx < 0) throw badValue('The positional operator did not find the match needed from the query.');
+    return expandPositional(doc, join(idx), ctx);
+  }
+  throw badValue(`arrayFilters identifiers (${seg}) are not supported by the embedded engine`);
+}
+
+/** Index of the first array element matched by the query conditions on that array's path. */
+function positionalIndex(arr: unknown[], prefix: string, filter: Doc | undefined): number {
+  if (!filter) return -1;
+  const conds: Doc = {};
+  const gather = (f: Doc) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === '$and' && Array.isArray(v)) v.forEach((s) => isPlainObject(s) && gather(s));
+      else if (k === prefix) conds.x = v;
+      else if (k.startsWith(prefix + '.')) conds['x' + k.slice(prefix.length)] = v;
+    }
+  };
+  gather(filter);
+  if (Object.keys(conds).length === 0) return -1;
+  const q = new Query(conds);
+  return arr.findIndex((e) => q.test({ x: [e] }));
+}
+
+export function isReplacement(update: unknown): boolean {
+  if (!isPlainObject(update)) return false;
+  const keys = Object.keys(update);
+  return keys.length === 0 || !keys[0]!.startsWith('$');
+}
+
+function withIdFirst(doc: Doc, id: unknown): Doc {
+  const out: Doc = { _id: id };
+  for (const k of Object.keys(doc)) if (k !== '_id') out[k] = doc[k];
+  return out;
+}
+
+function immutableIdError(): MongoCommandError {
+  return new MongoCommandError(
+    ErrorCodes.ImmutableField,
+    "Performing an update on the path '_id' would modify the immutable field '_id'",
+  );
+}
+
+/** Returns the updated copy of `doc`. */
+export function applyUpdate(doc: Doc, update: unknown, ctx: Ctx): Doc {
+  if (Array.isArray(update)) {
+    const res = new Aggregator(update as Doc[]).run([deepClone(doc)]);
+    const out = res[0] as Doc | undefined;
+    if (!out) throw badValue('pipeline update produced no document');
+    if (!ctx.isInsert && compareValues(out._id, doc._id) !== 0) throw immutableIdError();
+    return withIdFirst(out, doc._id ?? out._id);
+  }
+  if (!isPlainObject(update)) throw badValue('update must be an object or a pipeline');
+  if (isReplacement(update)) {
+    if (update._id !== undefined && doc._id !== undefined && compareValues(update._id, doc._id) !== 0) {
+      throw immutableIdError();
+    }
+    return withIdFirst(deepClone(update), doc._id ?? update._id);
+  }
+  const out = deepClone(doc);
+  for (const [op, fields] of Object.entries(update)) {
+    const fn = OPS[op];
+    if (!fn) {
+      throw new MongoCommandError(
+        ErrorCodes.FailedToParse,
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
+    }
+    if (op === '$setOnInsert' && !ctx.isInsert) continue;
+    if (!isPlainObject(fields)) {
+      throw new MongoCommandError(
+        ErrorCodes.FailedToParse,
+        `Modifiers operate on fields but we found type ${typeof fields} instead.`,
+      );
+    }
+    for (const [path, arg] of Object.entries(fields)) {
+      for (const p of expandPositional(out, path, ctx)) fn(out, p, arg);
+    }
+  }
+  if (!ctx.isInsert && compareValues(out._id, doc._id) !== 0) throw immutableIdError();
+  return out;
+}
+
+/** The document an upsert inserts: equality fields of the filter, then the update applied. */
+export function buildUpsertDoc(filter: Doc | undefined, update: unknown): Doc {
+  const base: Doc = {};
+  const addEq = (f: Doc) => {
+    for (const [k, v] of Object.entries(f)) {
+      if (k === '$and' && Array.isArray(v)) v.forEach((s) => isPlainObject(s) && addEq(s));
+      else if (k.startsWith('$') || v instanceof RegExp) continue;
+      else if (!isOperatorObject(v)) setField(base, k, deepClone(v));
+      else if ('$eq' in v) setField(base, k, deepClone(v.$eq));
+    }
+  };
+  if (filter) addEq(filter);
+  let doc: Doc;
+  if (isReplacement(update)) {
+    doc = deepClone(update as Doc);
+    if (doc._id === undefined && base._id !== undefined) doc._id = base._id;
+  } else doc = applyUpdate(base, update, { filter, isInsert: true });
+  return withIdFirst(doc, doc._id ?? new ObjectId());
+}
+
+export { deepEqual };
