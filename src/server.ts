@@ -4,6 +4,9 @@ import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
 import { createApp } from './rest/app';
+import { createPagesRouter } from './pages/pages.router';
+import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
+import { webhookDeliveryService } from './domain/webhooks/webhook.background';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -29,13 +32,16 @@ export interface BackgroundService {
  * durable timers, the event dispatcher, webhook delivery, the event bus, GraphQL subscriptions.
  */
 async function backgroundServices(): Promise<BackgroundService[]> {
-  return [];
+  return [
+    checkoutLifecycleService,
+    webhookDeliveryService(),
+  ];
 }
 
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
   const services = await backgroundServices();
-  const app = createApp(config);
+  const app = createApp(config, { rootRouters: [createPagesRouter(config)] });
   const httpServer = http.createServer(app);
   httpServer.keepAliveTimeout = 65_000;
 

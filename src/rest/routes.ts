@@ -10,6 +10,7 @@ import { sandboxRoutes } from './routers/sandbox.routes';
 import { linkRoutes } from './routers/links.routes';
 import { checkoutRoutes } from './routers/checkout.routes';
 import { publicRoutes } from './routers/public.routes';
+import { webhookRoutes } from './routers/webhooks.routes';
 
 /** Every REST operation the gateway serves; one array per router file. */
 export const allRoutes: RouteDefinition[] = [
@@ -24,4 +25,5 @@ export const allRoutes: RouteDefinition[] = [
   ...linkRoutes,
   ...checkoutRoutes,
   ...publicRoutes,
+  ...webhookRoutes,
 ];

@@ -1,0 +1,258 @@
+import { ApiError } from '../../errors';
+import { newId } from '../../ids';
+import { logger } from '../../logger';
+import { scheduleTimer } from '../../jobs/timers/timer.service';
+import { accountOffsetMs, nowForAccount } from '../clock/clock';
+import { toEventResource, type StoredEvent } from '../events';
+import { isDuplicateKey } from '../events/sequence';
+import { DeliveryQueue } from './deliveryQueue';
+import { signatureHeader } from './signature';
+import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
+import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
+import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpoint.service';
+import { postWebhook, type AttemptOutcome } from './webhookHttp';
+import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
+import { webhookSettings } from './webhookSettings';
+
+/**
+ * The delivery engine.
+ *
+ * 1. `createDeliveriesForEvent` is an `onEventStored` hook: it writes one delivery per matching
+ *    endpoint (unique on event + endpoint, so a re-run hook is harmless), then starts the first
+ *    attempt at once in this process, without waiting for any poll.
+ * 2. A new delivery is PENDING with a short lease. If this process dies before the first attempt is
+ *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
+ * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
+ *    clock, so a sandbox clock advance fires them); after the 4th failure the delivery is DEAD_LETTER.
+ */
+export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
+export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+const PENDING_LEASE_MS = 15_000;
+const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
+
+const queue = new DeliveryQueue(64);
+
+/**
+ * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
+ * can complete without it: attempts asked for meanwhile wait in `deferred`); 'stopped' at shutdown
+ * (deliveries not yet attempted stay PENDING for another process or the next start).
+ */
+let engineState: 'idle' | 'running' | 'stopped' = 'idle';
+const deferred: Array<() => void> = [];
+
+export function startDeliveryEngine(): void {
+  engineState = 'running';
+  for (const run of deferred.splice(0)) run();
+}
+
+export function stopDeliveryEngine(): void {
+  engineState = 'stopped';
+  deferred.length = 0;
+}
+
+export function deliveryQueueIdle(): Promise<void> {
+  return queue.idle();
+}
+
+async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRecord[]> {
+  if (event.type === 'test.ping') {
+    // A test ping goes to the endpoint it was sent to, whatever that endpoint's filter.
+    const target = testPingTarget(event.data);
+    if (!target) return [];
+    const one = await WebhookEndpointModel.findOne({ _id: target, account_id: event.accountId }).lean();
+    return one ? [one] : [];
+  }
+  return WebhookEndpointModel.find({ account_id: event.accountId, events: { $in: ['*', event.type] } }).lean();
+}
+
+/** The `onEventStored` hook. Quick: two reads and one insert per endpoint; attempts run in the background. */
+export async function createDeliveriesForEvent(event: StoredEvent): Promise<void> {
+  const [endpoints, offsetMs] = await Promise.all([matchingEndpoints(event), accountOffsetMs(event.accountId)]);
+  if (endpoints.length === 0) return;
+  const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
+  const created = await Promise.all(
+    endpoints.map(async (endpoint) => {
+      const doc: WebhookDeliveryRecord = {
+        _id: newId('whd'),
+        account_id: event.accountId,
+        endpoint_id: endpoint._id,
+        event_id: event.id,
+        event_type: event.type,
+        event_seq: event.seq,
+        payment_id: event.paymentId,
+        body,
+        state: 'PENDING',
+        step: 0,
+        attempts: 0,
+        last_status: null,
+        last_ms: null,
+        last_attempt_at: null,
+        signature_header: null,
+        next_attempt_at: null,
+        lease_until: Date.now() + PENDING_LEASE_MS,
+        created_at: new Date(Date.now() + offsetMs),
+      };
+      try {
+        await WebhookDeliveryModel.create(doc);
+        return { doc, endpoint };
+      } catch (err) {
+        // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
+        if (isDuplicateKey(err)) return null;
+        throw err;
+      }
+    }),
+  );
+  for (const item of created) {
+    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs);
+  }
+}
+
+function orderingKey(d: WebhookDeliveryRecord): string {
+  return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
+}
+
+function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number): void {
+  if (engineState === 'idle') {
+    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs));
+    return;
+  }
+  if (engineState === 'stopped') return;
+  void queue
+    .run(orderingKey(delivery), async () => {
+      if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
+      if (!(await holdLease(delivery))) return;
+      await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs));
+    })
+    .catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
+}
+
+/** After a long wait in the queue the lease may be short: extend it, unless someone else took over. */
+async function holdLease(d: WebhookDeliveryRecord): Promise<boolean> {
+  if (d.lease_until - Date.now() > PENDING_LEASE_MS / 2) return true;
+  const next = Date.now() + PENDING_LEASE_MS;
+  const res = await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: next } });
+  if (res.modifiedCount !== 1) return false;
+  d.lease_until = next;
+  return true;
+}
+
+interface SentAttempt extends AttemptOutcome {
+  header: string;
+  at: Date;
+}
+
+/** Signs with the endpoint's current secrets and POSTs the stored body. `at` is the account time. */
+async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<SentAttempt> {
+  const header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000));
+  const outcome = await postWebhook(
+    endpoint.url,
+    d.body,
+    {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'Service-Signature': header,
+      'Service-Event-Id': d.event_id,
+    },
+    { allowPrivateNetworks: webhookSettings.allowPrivateNetworks },
+  );
+  if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
+  return { ...outcome, header, at };
+}
+
+function attemptFields(a: SentAttempt) {
+  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header };
+}
+
+const succeeded = (status: number) => status >= 200 && status < 300;
+
+/**
+ * Scheduled attempt number `step` (1..4). The result is recorded only if the delivery has not moved on
+ * meanwhile; the next retry is scheduled (idempotently) before the state says RETRYING, so a crash in
+ * between can only leave a timer that finds nothing to do.
+ */
+async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date): Promise<void> {
+  const a = await send(d, endpoint, at);
+  const ok = succeeded(a.status);
+  const retryDelay = RETRY_DELAYS_MS[step - 1];
+  const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
+  if (nextAt) {
+    await scheduleTimer({
+      accountId: d.account_id,
+      kind: RETRY_TIMER_KIND,
+      refId: d.endpoint_id,
+      dueAt: nextAt,
+      payload: { delivery_id: d._id, step: step + 1 },
+      dedupeKey: `${d._id}:${step + 1}`,
+    });
+  }
+  const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
+  const res = await WebhookDeliveryModel.updateOne(
+    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
+    { $set: { ...attemptFields(a), state, step, next_attempt_at: nextAt, lease_until: 0 }, $inc: { attempts: 1 } },
+  );
+  if (res.matchedCount === 0) {
+    // Delivered by a manual retry meanwhile (or deleted): the attempt still happened.
+    await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
+  }
+}
+
+/** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
+export async function runRetryTimer(payload: Record<string, unknown>, now: Date): Promise<void> {
+  const deliveryId = String(payload.delivery_id ?? '');
+  const step = Number(payload.step);
+  const d = await WebhookDeliveryModel.findById(deliveryId).lean();
+  if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
+  const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
+  if (!endpoint) return;
+  await performScheduledAttempt(d, endpoint, step, now);
+}
+
+/** Crash recovery for first attempts: PENDING deliveries whose lease lapsed. */
+export async function sweepPendingDeliveries(limit = 100): Promise<number> {
+  if (engineState !== 'running') return 0;
+  const now = Date.now();
+  const stale = await WebhookDeliveryModel.find({ state: 'PENDING', lease_until: { $lte: now } }, { _id: 1 }).limit(limit).lean();
+  let started = 0;
+  for (const { _id } of stale) {
+    const claimed = await WebhookDeliveryModel.findOneAndUpdate(
+      { _id, state: 'PENDING', lease_until: { $lte: now } },
+      { $set: { lease_until: Date.now() + PENDING_LEASE_MS } },
+      { returnDocument: 'after', lean: true },
+    );
+    if (!claimed) continue;
+    const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
+    if (!endpoint) continue;
+    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id));
+    started++;
+  }
+  return started;
+}
+
+export async function listDeliveries(accountId: string, endpointId: string): Promise<WebhookDeliveryResource[]> {
+  await getWebhookEndpointRecord(accountId, endpointId);
+  const docs = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId }).sort({ event_seq: -1, _id: -1 }).limit(50).lean();
+  return docs.map(toWebhookDeliveryResource);
+}
+
+/**
+ * POST .../deliveries/{id}/retry: one more attempt now, whatever the state. Success makes it
+ * DELIVERED (a scheduled retry then finds nothing to do). A failure of a never-attempted delivery
+ * counts as its first scheduled attempt; otherwise the state and schedule are left as they were.
+ */
+export async function retryDeliveryNow(accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResource> {
+  const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
+  const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
+  if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
+  const at = await nowForAccount(accountId);
+  if (d.state === 'PENDING') {
+    await performScheduledAttempt(d, endpoint, 1, at);
+  } else {
+    const a = await send(d, endpoint, at);
+    const set: Record<string, unknown> = attemptFields(a);
+    if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 });
+    await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: set, $inc: { attempts: 1 } });
+  }
+  const after = await WebhookDeliveryModel.findById(d._id).lean();
+  if (!after) throw ApiError.notFound('webhook delivery', deliveryId);
+  return toWebhookDeliveryResource(after);
+}

@@ -1,0 +1,60 @@
+import type { BackgroundService } from '../../server';
+import { logger } from '../../logger';
+import { registerTimerHandler } from '../../jobs/timers/timer.service';
+import { onEventStored } from '../events';
+import {
+  createDeliveriesForEvent,
+  deliveryQueueIdle,
+  runRetryTimer,
+  startDeliveryEngine,
+  stopDeliveryEngine,
+  sweepPendingDeliveries,
+} from './delivery.service';
+import { RETRY_TIMER_KIND } from './webhookEndpoint.service';
+import { closeWebhookAgents } from './webhookHttp';
+import { webhookSettings } from './webhookSettings';
+
+const SWEEP_MS = 1_000;
+const STOP_WAIT_MS = 6_000;
+
+/**
+ * Wires the delivery engine into the gateway: the event hook, the retry timers, the pending sweeper.
+ * The hook and the timer handler are registered when the service is created, before any background
+ * service starts, so that an outbox sweep or timer poll at start-up never runs without them.
+ */
+export function webhookDeliveryService(): BackgroundService {
+  let removeHook: (() => void) | null = onEventStored(createDeliveriesForEvent, { name: 'webhook-deliveries' });
+  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now));
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let sweeping: Promise<unknown> | null = null;
+  return {
+    name: 'webhook-deliveries',
+    start({ config }) {
+      webhookSettings.allowPrivateNetworks = config.webhookAllowPrivateNetworks;
+      if (config.webhookAllowPrivateNetworks) {
+        logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
+      }
+      startDeliveryEngine();
+      sweepTimer = setInterval(() => {
+        if (sweeping) return;
+        sweeping = sweepPendingDeliveries()
+          .catch((err: unknown) => logger.error({ err }, 'webhook pending sweep failed'))
+          .finally(() => {
+            sweeping = null;
+          });
+      }, SWEEP_MS);
+      sweepTimer.unref();
+    },
+    async stop() {
+      stopDeliveryEngine();
+      removeHook?.();
+      removeHook = null;
+      if (sweepTimer) clearInterval(sweepTimer);
+      sweepTimer = null;
+      if (sweeping) await sweeping;
+      // Attempts in flight finish (each is bounded by the 5 s timeout); queued ones stay PENDING.
+      await Promise.race([deliveryQueueIdle(), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+      closeWebhookAgents();
+    },
+  };
+}

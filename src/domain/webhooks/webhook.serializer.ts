@@ -1,0 +1,59 @@
+import { iso } from '../payments/payment.serializer';
+import type { WebhookDeliveryRecord } from './webhookDelivery.model';
+import type { WebhookEndpointRecord } from './webhookEndpoint.model';
+
+export interface WebhookEndpointResource {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  events: string[];
+  name: string | null;
+  description: string | null;
+  created_at: string;
+  /** Only in the creation and rotate_secret responses. */
+  secret?: string;
+}
+
+export interface WebhookDeliveryResource {
+  id: string;
+  object: 'webhook_delivery';
+  event_id: string;
+  event_type: string;
+  state: WebhookDeliveryRecord['state'];
+  attempts: number;
+  last_status: number | null;
+  last_ms: number | null;
+  last_attempt_at: string | null;
+  request_body: string | null;
+  signature_header: string | null;
+}
+
+/** Never includes a secret: callers add the new one explicitly where the contract shows it. */
+export function toWebhookEndpointResource(e: WebhookEndpointRecord): WebhookEndpointResource {
+  return {
+    id: e._id,
+    object: 'webhook_endpoint',
+    url: e.url,
+    events: [...e.events],
+    name: e.name ?? null,
+    description: e.description ?? null,
+    created_at: iso(e.created_at),
+  };
+}
+
+export function toWebhookDeliveryResource(d: WebhookDeliveryRecord): WebhookDeliveryResource {
+  return {
+    id: d._id,
+    object: 'webhook_delivery',
+    event_id: d.event_id,
+    event_type: d.event_type,
+    state: d.state,
+    attempts: d.attempts,
+    last_status: d.last_status ?? null,
+    last_ms: d.last_ms ?? null,
+    last_attempt_at: d.last_attempt_at ? iso(d.last_attempt_at) : null,
+    // The body never changes between attempts; it is shown once an attempt has sent it.
+    request_body: d.attempts > 0 ? d.body : null,
+    signature_header: d.signature_header ?? null,
+  };
+}

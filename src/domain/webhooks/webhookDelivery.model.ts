@@ -1,0 +1,68 @@
+import mongoose, { Schema } from 'mongoose';
+
+/**
+ * One event to one endpoint. Created durably by the `onEventStored` hook; the unique index on
+ * (event_id, endpoint_id) makes that hook idempotent.
+ *
+ * - `body` is the exact Event JSON, fixed at creation, so every attempt sends the same bytes.
+ * - `step` counts the scheduled attempts made (0 before the first, 4 after the last); `attempts`
+ *   also counts manual retries. A retry timer carries the step it performs and does nothing when the
+ *   delivery has moved on, so timers are idempotent.
+ * - `lease_until` (real ms) marks an attempt in flight: a PENDING delivery whose lease has lapsed was
+ *   never attempted (its process died) and the sweeper attempts it.
+ */
+export type DeliveryState = 'PENDING' | 'RETRYING' | 'DELIVERED' | 'DEAD_LETTER';
+
+export interface WebhookDeliveryRecord {
+  _id: string;
+  account_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** Order of the event (newest first = event_seq descending). */
+  event_seq: number;
+  payment_id: string | null;
+  body: string;
+  state: DeliveryState;
+  step: number;
+  attempts: number;
+  last_status: number | null;
+  last_ms: number | null;
+  /** Account time. */
+  last_attempt_at: Date | null;
+  signature_header: string | null;
+  /** Account time of the next scheduled attempt (RETRYING). */
+  next_attempt_at: Date | null;
+  lease_until: number;
+  created_at: Date;
+}
+
+const deliverySchema = new Schema<WebhookDeliveryRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    endpoint_id: { type: String, required: true },
+    event_id: { type: String, required: true },
+    event_type: { type: String, required: true },
+    event_seq: { type: Number, required: true },
+    payment_id: { type: String, default: null },
+    body: { type: String, required: true },
+    state: { type: String, required: true },
+    step: { type: Number, required: true, default: 0 },
+    attempts: { type: Number, required: true, default: 0 },
+    last_status: { type: Number, default: null },
+    last_ms: { type: Number, default: null },
+    last_attempt_at: { type: Date, default: null },
+    signature_header: { type: String, default: null },
+    next_attempt_at: { type: Date, default: null },
+    lease_until: { type: Number, required: true, default: 0 },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false, collection: 'webhook_deliveries' },
+);
+
+deliverySchema.index({ event_id: 1, endpoint_id: 1 }, { unique: true });
+deliverySchema.index({ endpoint_id: 1, event_seq: -1 });
+deliverySchema.index({ state: 1, lease_until: 1 });
+
+export const WebhookDeliveryModel = mongoose.model<WebhookDeliveryRecord>('WebhookDelivery', deliverySchema);

@@ -1,0 +1,56 @@
+import mongoose, { Schema } from 'mongoose';
+
+/**
+ * A webhook endpoint. Signing secrets must be usable for HMAC, so they are stored as given (not
+ * hashed); they never leave the service after the creation / rotation response and are never logged.
+ * `secrets` is newest first: after a rotation the previous secret stays, with `expires_at` 24 h later
+ * (account clock), and both sign until then.
+ */
+export interface EndpointSecret {
+  value: string;
+  created_at: Date;
+  /** Null for the current secret. */
+  expires_at: Date | null;
+}
+
+export interface WebhookEndpointRecord {
+  _id: string;
+  account_id: string;
+  /** As the caller gave it. */
+  url: string;
+  /** Event types, or ['*']. */
+  events: string[];
+  name: string | null;
+  description: string | null;
+  secrets: EndpointSecret[];
+  created_at: Date;
+}
+
+const secretSchema = new Schema<EndpointSecret>(
+  {
+    value: { type: String, required: true },
+    created_at: { type: Date, required: true },
+    expires_at: { type: Date, default: null },
+  },
+  { _id: false, versionKey: false },
+);
+
+const endpointSchema = new Schema<WebhookEndpointRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    url: { type: String, required: true },
+    events: { type: [String], required: true },
+    name: { type: String, default: null },
+    description: { type: String, default: null },
+    secrets: { type: [secretSchema], required: true },
+    created_at: { type: Date, required: true },
+  },
+  { versionKey: false, minimize: false, collection: 'webhook_endpoints' },
+);
+
+// Matching endpoints for an event: account + (type or '*').
+endpointSchema.index({ account_id: 1, events: 1 });
+endpointSchema.index({ account_id: 1, created_at: -1 });
+
+export const WebhookEndpointModel = mongoose.model<WebhookEndpointRecord>('WebhookEndpoint', endpointSchema);

@@ -1,0 +1,107 @@
+import { ApiError } from '../../errors';
+import { newId, randomBase62 } from '../../ids';
+import { cancelTimers } from '../../jobs/timers/timer.service';
+import { nowForAccount } from '../clock/clock';
+import { emitAccountEvent } from '../events';
+import { assertAcceptableWebhookUrl } from './targetResolver';
+import { WebhookDeliveryModel } from './webhookDelivery.model';
+import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
+import { toWebhookEndpointResource, type WebhookEndpointResource } from './webhook.serializer';
+import { webhookSettings } from './webhookSettings';
+
+export const RETRY_TIMER_KIND = 'webhook.retry';
+/** How long the previous secret keeps signing after a rotation (account clock). */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateWebhookEndpointInput {
+  url: string;
+  events?: string[];
+  name?: string;
+  description?: string;
+}
+
+function newSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput): Promise<WebhookEndpointResource> {
+  await assertAcceptableWebhookUrl(input.url, webhookSettings.allowPrivateNetworks);
+  const events = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
+  const now = await nowForAccount(accountId);
+  const secret = newSecret();
+  const doc = await WebhookEndpointModel.create({
+    _id: newId('whe'),
+    account_id: accountId,
+    url: input.url,
+    events,
+    name: input.name ?? null,
+    description: input.description ?? null,
+    secrets: [{ value: secret, created_at: now, expires_at: null }],
+    created_at: now,
+  });
+  return { ...toWebhookEndpointResource(doc.toObject()), secret };
+}
+
+export async function listWebhookEndpoints(accountId: string): Promise<WebhookEndpointResource[]> {
+  const docs = await WebhookEndpointModel.find({ account_id: accountId }).sort({ created_at: -1, _id: -1 }).lean();
+  return docs.map(toWebhookEndpointResource);
+}
+
+export async function getWebhookEndpointRecord(accountId: string, id: string): Promise<WebhookEndpointRecord> {
+  const doc = await WebhookEndpointModel.findOne({ _id: id, account_id: accountId }).lean();
+  if (!doc) throw ApiError.notFound('webhook endpoint', id);
+  return doc;
+}
+
+/** Deletes the endpoint, its deliveries, and its scheduled retries (retry timers are keyed by endpoint). */
+export async function deleteWebhookEndpoint(accountId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
+  const res = await WebhookEndpointModel.deleteOne({ _id: id, account_id: accountId });
+  if (res.deletedCount !== 1) throw ApiError.notFound('webhook endpoint', id);
+  await cancelTimers({ accountId, kind: RETRY_TIMER_KIND, refId: id });
+  await WebhookDeliveryModel.deleteMany({ endpoint_id: id, account_id: accountId });
+  return { id, object: 'webhook_endpoint', deleted: true };
+}
+
+/**
+ * New secret first; the previous current secret keeps signing for 24 h (two `v1=` values). Secrets
+ * that have already expired are dropped.
+ */
+export async function rotateWebhookSecret(accountId: string, id: string): Promise<WebhookEndpointResource> {
+  const now = await nowForAccount(accountId);
+  const current = await getWebhookEndpointRecord(accountId, id);
+  const secret = newSecret();
+  const kept = current.secrets
+    .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
+    .map((s) => ({ ...s, expires_at: s.expires_at ?? new Date(now.getTime() + ROTATION_OVERLAP_MS) }));
+  const updated = await WebhookEndpointModel.findOneAndUpdate(
+    { _id: id, account_id: accountId },
+    { $set: { secrets: [{ value: secret, created_at: now, expires_at: null }, ...kept] } },
+    { returnDocument: 'after', lean: true },
+  );
+  if (!updated) throw ApiError.notFound('webhook endpoint', id);
+  return { ...toWebhookEndpointResource(updated), secret };
+}
+
+/** Secrets that sign at account time `at`, newest first. */
+export function activeSecrets(endpoint: Pick<WebhookEndpointRecord, 'secrets'>, at: Date): string[] {
+  return endpoint.secrets.filter((s) => s.expires_at === null || new Date(s.expires_at).getTime() > at.getTime()).map((s) => s.value);
+}
+
+const TEST_MESSAGE_PREFIX = 'Test event from the payment gateway sandbox to webhook endpoint ';
+const ENDPOINT_IN_MESSAGE = /to webhook endpoint (whe_[0-9A-Za-z]{24})$/;
+
+/**
+ * Stores a `test.ping` event. Its message names the endpoint: that is how the delivery hook (which
+ * may run in another process, or after a restart) knows that this event goes to that endpoint only.
+ */
+export async function sendTestWebhook(accountId: string, id: string): Promise<{ object: 'test_event'; event_id: string; state: 'QUEUED' }> {
+  await getWebhookEndpointRecord(accountId, id);
+  const event = await emitAccountEvent(accountId, 'test.ping', { message: `${TEST_MESSAGE_PREFIX}${id}` });
+  return { object: 'test_event', event_id: event.id, state: 'QUEUED' };
+}
+
+/** The endpoint a test.ping is addressed to, from its message. */
+export function testPingTarget(data: Record<string, unknown>): string | null {
+  const message = typeof data.message === 'string' ? data.message : '';
+  return ENDPOINT_IN_MESSAGE.exec(message)?.[1] ?? null;
+}

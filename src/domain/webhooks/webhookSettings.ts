@@ -1,0 +1,8 @@
+/**
+ * Process-wide webhook settings, set from the gateway's Config when the webhook service starts
+ * (services take no Config argument). Until then the strict default applies.
+ */
+export const webhookSettings = {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: deliver to loopback/private addresses (local work only). */
+  allowPrivateNetworks: false,
+};
