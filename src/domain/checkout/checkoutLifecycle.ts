@@ -34,3 +34,10 @@ export async function completeSessionOnPayment(event: StoredEvent): Promise<void
   // The event's time, not the wall clock: during a sandbox clock advance they differ.
   await completeCheckoutSession(event.accountId, sessionId, paymentId, event.createdAt);
 }
+
+/** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */
+export const checkoutLifecycleService = {
+  name: 'checkout-lifecycle',
+  start: () => registerCheckoutLifecycle(),
+  stop: () => undefined,
+};

@@ -24,6 +24,8 @@ export const CHECKOUT_EXPIRY_TIMER = 'checkout_session.expire';
 
 export async function createCheckoutSession(accountId: string, input: CreateCheckoutSessionInput): Promise<CheckoutSessionRecord> {
   const methods = resolveMethods(input.methods, input.amount);
+  const successUrl = webUrl('success_url', input.success_url);
+  const cancelUrl = webUrl('cancel_url', input.cancel_url);
   const now = await nowForAccount(accountId);
   const record: CheckoutSessionRecord = {
     _id: newId('cs'),
@@ -35,8 +37,8 @@ export async function createCheckoutSession(accountId: string, input: CreateChec
     status: 'OPEN',
     payment_intent: null,
     merchant_reference: input.merchant_reference ?? null,
-    success_url: input.success_url ?? null,
-    cancel_url: input.cancel_url ?? null,
+    success_url: successUrl,
+    cancel_url: cancelUrl,
     expires_at: new Date(now.getTime() + CHECKOUT_SESSION_TTL_MS),
     livemode: false,
     created_at: now,
@@ -53,6 +55,24 @@ export async function createCheckoutSession(accountId: string, input: CreateChec
     dedupeKey: record._id,
   });
   return record;
+}
+
+/**
+ * The page sends the customer to these URLs, so only absolute http(s) URLs are taken: a `javascript:`
+ * or `data:` URI is a valid URI for the schema but would run script on the gateway's page.
+ */
+function webUrl(field: string, value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw ApiError.invalid(`Invalid field '${field}': must be an absolute http(s) URL`);
+  }
+  return value;
 }
 
 /** A session of the account, never another's (404 either way). */
