@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer } from './support/payments';
+import type { TestServer } from '../support/server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startPaymentsServer();
+});
+afterAll(async () => server?.stop());
+
+describe('Idempotency-Key on POST /payment_intents', () => {
+  it('replays the same body (key order ignored) with the stored status and body', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = { amount: 1500, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' }, metadata: { a: '1', b: '2' } };
+    const first = await api.post('/payment_intents', body, { idempotencyKey: key });
+    expect(first.status).toBe(201);
+    const reordered = { metadata: { b: '2', a: '1' }, customer: { mobile: '923000000' }, payment_method: 'multicaixa_express', currency: 'AOA', amount: 1500 };
+    const replay = await api.post('/payment_intents', reordered, { idempotencyKey: key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const list = await api.get('/payment_intents');
+    expect(list.body.data).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_conflict for the same key with a different body', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    expect((await api.post('/payment_intents', expressBody('923000000', 1000), { idempotencyKey: key })).status).toBe(201);
+    expectError(await api.post('/payment_intents', expressBody('923000000', 1001), { idempotencyKey: key }), 409, 'idempotency_conflict');
+    expectError(await api.post('/payment_intents', referenceBody(1000), { idempotencyKey: key }), 409, 'idempotency_conflict');
+    expect((await api.get('/payment_intents')).body.data).toHaveLength(1);
+  });
+
+  it('stores and replays 4xx answers', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const bad = { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_express' };
+    const first = await api.post('/payment_intents', bad, { idempotencyKey: key });
+    expectError(first, 400, 'invalid_phone_number');
+    const replay = await api.post('/payment_intents', bad, { idempotencyKey: key });
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    // The key is spent on that body: a corrected body needs a new key.
+    expectError(await api.post('/payment_intents', expressBody(), { idempotencyKey: key }), 409, 'idempotency_conflict');
+  });
+
+  it('scopes keys to the account and the path', async () => {
+    const a = await createAccount(server.baseUrl);
+    const b = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const ra = await a.api.post('/payment_intents', expressBody(), { idempotencyKey: key });
+    const rb = await b.api.post('/payment_intents', expressBody(), { idempotencyKey: key });
+    expect(ra.status).toBe(201);
+    expect(rb.status).toBe(201);
+    expect(rb.headers.get('idempotency-replayed')).toBeNull();
+    expect(rb.body.id).not.toBe(ra.body.id);
+    // Same key on POST /refunds is another scope: no conflict, its own answer (404 here).
+    expectError(await a.api.post('/refunds', { payment_intent: 'pay_000000000000000000000000' }, { idempotencyKey: key }), 404, 'resource_not_found');
+  });
+
+  it('50 concurrent creates with one key and body: one intent, 50 answers with its id', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = expressBody('923000000', 2500);
+    const results = await Promise.all(Array.from({ length: 50 }, () => api.post('/payment_intents', body, { idempotencyKey: key })));
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const ids = new Set(results.map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => r.headers.get('idempotency-replayed') === 'true')).toHaveLength(49);
+    const list = await api.get('/payment_intents');
+    expect(list.body.data.map((p: any) => p.id)).toEqual([...ids]);
+    const events = (await api.get('/events')).body.data;
+    expect(events.filter((e: any) => e.type === 'payment.created')).toHaveLength(1);
+  });
+});

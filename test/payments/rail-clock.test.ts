@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  advance, createAccount, createPayment, expectError, expressBody, getPayment, paymentEvents, startPaymentsServer,
+} from './support/payments';
+import type { TestServer } from '../support/server';
+
+/** Every scenario through the sandbox clock: an advance fires the due rail steps before it answers. */
+let server: TestServer;
+beforeAll(async () => {
+  server = await startPaymentsServer();
+});
+afterAll(async () => server?.stop());
+
+const at = (pi: any, ms: number) => new Date(Date.parse(pi.created_at) + ms).toISOString();
+
+describe('sandbox clock', () => {
+  it('reads and advances the account clock, never backwards, and validates seconds', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const before = await api.get('/sandbox/clock');
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({ object: 'sandbox_clock', now: expect.any(String), offset_seconds: 0 });
+    expect(Math.abs(Date.parse(before.body.now) - Date.now())).toBeLessThan(5_000);
+
+    const after = await advance(api, 3_600);
+    expect(after.offset_seconds).toBe(3_600);
+    expect(Date.parse(after.now) - Date.now()).toBeGreaterThan(3_590_000);
+    expect((await api.get('/sandbox/clock')).body.offset_seconds).toBe(3_600);
+
+    for (const seconds of [0, -5, 1.5, 31_536_001]) {
+      expectError(await api.post('/sandbox/clock/advance', { seconds }), 400, 'invalid_request');
+    }
+    expect((await api.get('/sandbox/clock')).body.offset_seconds).toBe(3_600);
+
+    // The clock of one account does not move another's.
+    const other = await createAccount(server.baseUrl);
+    expect((await other.api.get('/sandbox/clock')).body.offset_seconds).toBe(0);
+  });
+
+  it('timestamps new objects with the account clock', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    await advance(api, 86_400);
+    const pi = await createPayment(api, expressBody('923000000'));
+    expect(Date.parse(pi.created_at) - Date.now()).toBeGreaterThan(86_390_000);
+  });
+});
+
+describe('express scenarios through the sandbox clock', () => {
+  it('923000000: PROCESSING at +2 s, SUCCEEDED at +5 s, chained inside one advance', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, expressBody('923000000', 20_000));
+    await advance(api, 3);
+    const processing = await getPayment(api, pi.id);
+    expect(processing.status).toBe('PROCESSING');
+    expect(processing.updated_at).toBe(at(pi, 2_000));
+
+    const pi2 = await createPayment(api, expressBody('923000000', 20_000));
+    await advance(api, 10); // both steps of pi2 (and the rest of pi) fall inside this one span
+    const done = await getPayment(api, pi2.id);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', fee: 300, fee_version: 1, failure_code: null });
+    expect(done.updated_at).toBe(at(pi2, 5_000));
+    const events = await paymentEvents(api, pi2.id);
+    expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.succeeded']);
+    expect(events[1].created_at).toBe(at(pi2, 5_000));
+    expect(events[1].data).toEqual(done);
+    expect((await getPayment(api, pi.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('923000001 and 923000003: FAILED with their failure codes at +5 s', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const rejected = await createPayment(api, expressBody('923000001'));
+    const broke = await createPayment(api, expressBody('923000003'));
+    await advance(api, 6);
+    for (const [pi, code] of [[rejected, 'rejected_by_customer'], [broke, 'insufficient_funds']] as const) {
+      const done = await getPayment(api, pi.id);
+      expect(done).toMatchObject({ status: 'FAILED', failure_code: code, fee: null, fee_version: null });
+      expect(done.updated_at).toBe(at(pi, 5_000));
+      const events = await paymentEvents(api, pi.id);
+      expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.failed']);
+      expect(events[1].data.failure_code).toBe(code);
+    }
+  });
+
+  it('923000002: UNKNOWN at +10 s, then SUCCEEDED at +30 s with payment.succeeded then payment.reconciled', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, expressBody('923000002', 40_000));
+    await advance(api, 9);
+    expect((await getPayment(api, pi.id)).status).toBe('PROCESSING');
+    await advance(api, 2);
+    const unknown = await getPayment(api, pi.id);
+    expect(unknown.status).toBe('UNKNOWN');
+    expect(unknown.updated_at).toBe(at(pi, 10_000));
+    // Cancel is not in the table for UNKNOWN: 409, nothing changes.
+    expectError(await api.post(`/payment_intents/${pi.id}/cancel`), 409, 'payment_already_processed');
+    await advance(api, 25);
+    const done = await getPayment(api, pi.id);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', fee: 600, fee_version: 1 });
+    expect(done.updated_at).toBe(at(pi, 30_000));
+    const events = await paymentEvents(api, pi.id);
+    expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.unknown', 'payment.succeeded', 'payment.reconciled']);
+    expect(events[1].data.status).toBe('UNKNOWN');
+    expect(events[2].data).toEqual(done);
+    expect(events[3].data).toEqual(done);
+    // Newest first in GET /events: reconciled above succeeded, deterministically.
+    const listed = (await api.get('/events')).body.data.map((e: any) => e.type);
+    expect(listed.slice(0, 2)).toEqual(['payment.reconciled', 'payment.succeeded']);
+  });
+
+  it('923000004: FAILED provider_unavailable at +2 s straight from PENDING', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, expressBody('923000004'));
+    await advance(api, 1);
+    expect((await getPayment(api, pi.id)).status).toBe('PENDING');
+    await advance(api, 1);
+    const done = await getPayment(api, pi.id);
+    expect(done).toMatchObject({ status: 'FAILED', failure_code: 'provider_unavailable' });
+    expect(done.updated_at).toBe(at(pi, 2_000));
+    expect((await paymentEvents(api, pi.id)).map((e) => e.type)).toEqual(['payment.created', 'payment.failed']);
+  });
+
+  it('any other 9XXXXXXXX succeeds at +5 s; the same mobile always gives the same outcome', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const a = await createPayment(api, expressBody('912345678'));
+    const b = await createPayment(api, expressBody('912345678'));
+    const c = await createPayment(api, expressBody('999999999'));
+    await advance(api, 5);
+    for (const pi of [a, b, c]) {
+      const done = await getPayment(api, pi.id);
+      expect(done.status).toBe('SUCCEEDED');
+      expect(done.updated_at).toBe(at(pi, 5_000));
+    }
+  });
+
+  it('cancels PROCESSING; SUCCEEDED, FAILED and CANCELLED refuse to cancel with nothing changed', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const processing = await createPayment(api, expressBody('923000000'));
+    const succeeded = await createPayment(api, expressBody('923000000'));
+    const failed = await createPayment(api, expressBody('923000004'));
+    await advance(api, 3);
+    expect((await getPayment(api, processing.id)).status).toBe('PROCESSING');
+    const cancelled = await api.post(`/payment_intents/${processing.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('CANCELLED');
+    await advance(api, 5);
+    expect((await getPayment(api, processing.id)).status).toBe('CANCELLED');
+    expect((await paymentEvents(api, processing.id)).map((e) => e.type)).toEqual(['payment.created', 'payment.cancelled']);
+    for (const pi of [succeeded, failed, processing]) {
+      const before = await getPayment(api, pi.id);
+      expectError(await api.post(`/payment_intents/${pi.id}/cancel`), 409, 'payment_already_processed');
+      expect(await getPayment(api, pi.id)).toEqual(before);
+    }
+  });
+});
