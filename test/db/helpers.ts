@@ -1,0 +1,55 @@
+/**
+ * Shared set-up for the database conformance suite. Each test file starts its own in-memory
+ * engine on an ephemeral port, unless MONGODB_URI is set: then every file runs against that
+ * server instead (in its own randomly named database), so the same assertions check the
+ * embedded engine against a real MongoDB replica set.
+ */
+import mongoose from 'mongoose';
+import { startEmbeddedMongo } from '../../src/db/embedded';
+
+export interface TestDb {
+  uri: string;
+  /** True when running against MONGODB_URI instead of the embedded engine. */
+  external: boolean;
+  dbName: string;
+  conn: mongoose.Connection;
+  close(): Promise<void>;
+}
+
+export const EXTERNAL_URI = process.env.MONGODB_URI || undefined;
+
+export async function startTestDb(prefix: string): Promise<TestDb> {
+  const dbName = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
+  const engine = EXTERNAL_URI ? undefined : await startEmbeddedMongo();
+  const uri = EXTERNAL_URI ?? engine!.uri;
+  const conn = await mongoose.createConnection(uri, { dbName, autoIndex: true }).asPromise();
+  return {
+    uri,
+    external: engine === undefined,
+    dbName,
+    conn,
+    async close() {
+      if (!engine) await conn.dropDatabase().catch(() => {});
+      await conn.close();
+      await engine?.close();
+    },
+  };
+}
+
+/**
+ * For tests that only make sense against the embedded engine (raw wire abuse, kill -9 of the
+ * engine process). Returns true (and warns loudly) when they must be skipped.
+ */
+export function skipIfExternal(what: string): boolean {
+  if (!EXTERNAL_URI) return false;
+  console.warn(
+    `\n!!! SKIPPED: "${what}" is specific to the embedded engine and cannot run against MONGODB_URI=${EXTERNAL_URI}\n`,
+  );
+  return true;
+}
+
+export function errorCode(e: unknown): number | undefined {
+  return (e as { code?: number } | null)?.code;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
