@@ -1,0 +1,102 @@
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { createAccount } from '../support/accounts';
+import { ApiClient } from '../support/client';
+import { createPayment, expressBody, paymentEvents, sleep, waitFor } from './support/payments';
+import { spawnGateway, type GatewayProcess } from './support/processes';
+
+/**
+ * The gateway is killed with SIGKILL one second after an express payment is created, then started
+ * again on the same database: the durable timers carry the payment to SUCCEEDED, and the outbox makes
+ * `payment.succeeded` exist exactly once.
+ */
+let engine: EmbeddedMongo;
+const gateways: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+});
+afterAll(async () => {
+  for (const g of gateways) await g.kill().catch(() => undefined);
+  await engine?.close();
+});
+
+describe('crash recovery', () => {
+  it('a payment created just before a SIGKILL still succeeds after a restart, with one payment.succeeded', async () => {
+    const first = await spawnGateway(engine.uri);
+    gateways.push(first);
+    const { api, sk } = await createAccount(first.url);
+    const pi = await createPayment(api, expressBody('923000000', 12_000));
+    const paidRef = await createPayment(api, { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' });
+    await sleep(1_000);
+    await first.kill();
+
+    const second = await spawnGateway(engine.uri);
+    gateways.push(second);
+    const client = new ApiClient(second.url, sk);
+    const done = await waitFor(
+      async () => (await client.get(`/payment_intents/${pi.id}`)).body,
+      (p: any) => p.status === 'SUCCEEDED',
+      30_000,
+      200,
+    );
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.fee).toBe(180);
+    // Give a late duplicate (if any) the chance to show up before counting.
+    await sleep(1_500);
+    const events = await paymentEvents(client, pi.id);
+    expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.succeeded']);
+    expect(events.filter((e) => e.type === 'payment.succeeded')).toHaveLength(1);
+
+    // The reference payment is still payable on the new process.
+    const paid = await client.post('/sandbox/simulate/reference_paid', { reference: paidRef.reference.number });
+    expect(paid.status).toBe(200);
+
+    // Every rail timer of the payment ran to completion exactly once.
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    try {
+      const timers = await conn.collection('timers').find({ ref_id: pi.id }).toArray();
+      expect(timers).toHaveLength(2);
+      for (const t of timers) expect(t).toMatchObject({ state: 'done', attempts: 1 });
+    } finally {
+      await conn.close();
+    }
+    await second.stop();
+  });
+
+  it('an event left in an outbox by a crash is moved to events by the sweeper', async () => {
+    const gw = await spawnGateway(engine.uri);
+    gateways.push(gw);
+    const { api } = await createAccount(gw.url);
+    const pi = await createPayment(api, { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' });
+    // Simulate a crash between the atomic write and the dispatch: push an event into the intent's
+    // outbox directly, as the write would have, and let the periodic sweep find it.
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    try {
+      const evtId = 'evt_' + 'S'.repeat(24);
+      const doc = await conn.collection('payment_intents').findOne({ _id: pi.id as any });
+      const data = { ...pi, status: 'CANCELLED' };
+      await conn.collection('payment_intents').updateOne(
+        { _id: pi.id as any },
+        {
+          $set: { status: 'CANCELLED' },
+          $inc: { version: 1 },
+          $push: {
+            pending_events: {
+              _id: evtId, account_id: doc!.account_id, type: 'payment.cancelled', data, created_at: new Date(),
+              seq: 1e12, payment_id: pi.id, queued_at: Date.now() - 10_000,
+            },
+          } as any,
+        },
+      );
+      const events = await waitFor(() => paymentEvents(api, pi.id), (es) => es.length === 2, 15_000, 200);
+      expect(events.map((e) => e.id)).toEqual([expect.any(String), evtId]);
+      const after = await conn.collection('payment_intents').findOne({ _id: pi.id as any });
+      expect(after!.pending_events).toEqual([]);
+    } finally {
+      await conn.close();
+    }
+    await gw.stop();
+  });
+});

@@ -1,0 +1,118 @@
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { createAccount } from '../support/accounts';
+import { ApiClient } from '../support/client';
+import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
+import { spawnGateway, type GatewayProcess } from './support/processes';
+
+/** Two gateway processes on one database: every timer fires exactly once. */
+let engine: EmbeddedMongo;
+let a: GatewayProcess;
+let b: GatewayProcess;
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+  [a, b] = await Promise.all([spawnGateway(engine.uri), spawnGateway(engine.uri)]);
+});
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await engine?.close();
+});
+
+describe('two gateway processes on one database', () => {
+  it('run every timer exactly once and emit each payment event once', async () => {
+    const account = await createAccount(a.url);
+    const viaA = account.api;
+    const viaB = new ApiClient(b.url, account.sk);
+
+    const express: any[] = [];
+    for (let i = 0; i < 12; i++) express.push(await createPayment(i % 2 ? viaB : viaA, expressBody(i % 3 ? '912345678' : '923000001', 1_000 + i)));
+    const refs: any[] = [];
+    for (let i = 0; i < 4; i++) {
+      const api = i % 2 ? viaA : viaB;
+      const pi = await createPayment(api, referenceBody(2_000));
+      expect((await api.post('/sandbox/simulate/reference_paid', { reference: pi.reference.number })).status).toBe(200);
+      const rf = await (i % 2 ? viaB : viaA).post('/refunds', { payment_intent: pi.id, amount: 500 }, { idempotencyKey: idempotencyKey() });
+      expect(rf.status).toBe(201);
+      refs.push(pi);
+    }
+
+    await waitFor(
+      async () => (await viaA.get('/payment_intents?limit=100')).body.data as any[],
+      (list) => list.every((p) => ['SUCCEEDED', 'FAILED', 'PARTIALLY_REFUNDED'].includes(p.status)),
+      30_000,
+      250,
+    );
+
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    try {
+      const timers = await conn.collection('timers').find({ account_id: account.id }).toArray();
+      const fired = timers.filter((t) => t.state === 'done');
+      // 12 express payments × 2 rail steps + 4 refunds; the 72 h reference expiries are still ahead.
+      expect(fired).toHaveLength(12 * 2 + 4);
+      for (const t of fired) expect(t.attempts, `${t.kind} ${t.ref_id}`).toBe(1);
+      expect(timers.filter((t) => t.state === 'running' || t.state === 'failed')).toEqual([]);
+      expect(timers.filter((t) => t.state === 'scheduled').map((t) => t.kind)).toEqual(Array(4).fill('payment.reference_expiry'));
+      // Both processes did some of the work.
+      expect(new Set(fired.map((t) => String(t.fired_by).split(':').slice(0, 2).join(':'))).size).toBe(2);
+    } finally {
+      await conn.close();
+    }
+
+    const events = await accountEvents(viaB);
+    const byPayment = new Map<string, string[]>();
+    for (const e of events) {
+      const id = e.data.payment_intent ?? e.data.id;
+      byPayment.set(id, [...(byPayment.get(id) ?? []), e.type]);
+    }
+    for (const [i, pi] of express.entries()) {
+      expect(byPayment.get(pi.id)).toEqual(['payment.created', i % 3 ? 'payment.succeeded' : 'payment.failed']);
+    }
+    for (const pi of refs) {
+      expect(byPayment.get(pi.id)).toEqual(['payment.created', 'reference.paid', 'payment.succeeded', 'refund.succeeded']);
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
+  it('200 timers due at the same moment: each handler runs exactly once, shared by both processes', async () => {
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    try {
+      const fireAt = Date.now() + 1_500;
+      const docs = Array.from({ length: 200 }, (_, i) => ({
+        _id: `tmr_test${String(i).padStart(20, '0')}`,
+        account_id: null,
+        kind: 'test.count',
+        ref_id: `ref_${i}`,
+        payload: { sleep_ms: 20 },
+        due_at: new Date(fireAt),
+        fire_at: fireAt,
+        offset_ms: 0,
+        state: 'scheduled',
+        lease_owner: null,
+        lease_until: 0,
+        attempts: 0,
+        last_error: null,
+        fired_by: null,
+        created_at: new Date(),
+        done_at: null,
+      }));
+      await conn.collection('timers').insertMany(docs as any[]);
+      const ids = docs.map((d) => d._id);
+      await waitFor(
+        () => conn.collection('timers').countDocuments({ _id: { $in: ids as any[] }, state: 'done' }),
+        (n) => n === 200,
+        30_000,
+        200,
+      );
+      const runs = await conn.collection('timer_test_runs').find({}).toArray();
+      expect(runs).toHaveLength(200);
+      expect(new Set(runs.map((r) => r.timer_id)).size).toBe(200);
+      expect(new Set(runs.map((r) => r.pid)).size).toBe(2);
+      // None ran before it was due.
+      for (const r of runs) expect(new Date(r.at).getTime()).toBeGreaterThanOrEqual(fireAt);
+    } finally {
+      await conn.close();
+    }
+  });
+});

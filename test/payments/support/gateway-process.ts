@@ -1,0 +1,30 @@
+/**
+ * A gateway process for the multi-process tests: what src/main.ts does (config from the environment,
+ * startGateway), plus the payments core jobs in case src/server.ts does not start them yet (starting
+ * them is idempotent), and a `test.count` timer kind. Prints one JSON line `{"ready": "<url>"}` when it serves requests.
+ */
+import mongoose from 'mongoose';
+import { loadConfig } from '../../../src/config';
+import { startCoreJobs, stopCoreJobs } from '../../../src/jobs/index';
+import { registerTimerHandler } from '../../../src/jobs/timers/timer.service';
+import { startGateway } from '../../../src/server';
+
+// A timer kind for the tests only: every run leaves a row, so "fired exactly once" can be counted.
+registerTimerHandler('test.count', async (timer) => {
+  await mongoose.connection.collection('timer_test_runs').insertOne({ timer_id: timer.id, pid: process.pid, at: new Date() });
+  const ms = Number(timer.payload.sleep_ms ?? 0);
+  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+});
+
+const config = loadConfig();
+const gateway = await startGateway(config);
+startCoreJobs(config);
+process.stdout.write(JSON.stringify({ ready: gateway.url }) + '\n');
+
+const shutdown = () => {
+  void stopCoreJobs()
+    .then(() => gateway.close())
+    .finally(() => process.exit(0));
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
