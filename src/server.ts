@@ -7,6 +7,7 @@ import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
+import { realtimeService } from './realtime/realtime.background';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -35,6 +36,7 @@ async function backgroundServices(): Promise<BackgroundService[]> {
   return [
     checkoutLifecycleService,
     webhookDeliveryService(),
+    realtimeService(),
   ];
 }
 

@@ -11,6 +11,7 @@ import { linkRoutes } from './routers/links.routes';
 import { checkoutRoutes } from './routers/checkout.routes';
 import { publicRoutes } from './routers/public.routes';
 import { webhookRoutes } from './routers/webhooks.routes';
+import { streamRoutes } from './routers/streams.routes';
 
 /** Every REST operation the gateway serves; one array per router file. */
 export const allRoutes: RouteDefinition[] = [
@@ -26,4 +27,5 @@ export const allRoutes: RouteDefinition[] = [
   ...checkoutRoutes,
   ...publicRoutes,
   ...webhookRoutes,
+  ...streamRoutes,
 ];

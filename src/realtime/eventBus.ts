@@ -1,0 +1,292 @@
+import type { mongo } from 'mongoose';
+import { logger } from '../logger';
+import { EventModel, SequenceModel, type EventRecord } from '../domain/events/event.model';
+import { toStoredEvent, type StoredEvent } from '../domain/events/event.hooks';
+
+type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<T>;
+type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument<T>;
+
+/**
+ * The cross-instance event bus. Every stored event, whichever gateway process wrote it, reaches the
+ * subscribers of every process (SSE streams, GraphQL subscriptions) within a second, once each.
+ *
+ * Source, one per process (never one per subscriber):
+ * - a MongoDB change stream on `events` (inserts) where the server supports it (replica sets, the
+ *   embedded engine), resumed with its resume token after a transient error;
+ * - otherwise (a standalone mongod) polling by the events' `seq` order field.
+ *
+ * Fan-out: subscribers are indexed by payment id and by account id, so an event costs a couple of
+ * map look-ups however many thousands of streams are open. Each subscriber also remembers the ids it
+ * has received, so a replayed source (resume, fallback switch) never hands it an event twice.
+ */
+export type BusEvent = StoredEvent;
+
+export interface SubscriptionFilter {
+  accountId: string;
+  /** Only the events of this payment intent (payment.*, reference.paid, refund.succeeded). */
+  paymentId?: string;
+  /** Only these event types. */
+  types?: readonly string[];
+}
+
+export type BusListener = (event: BusEvent) => void;
+
+export type BusMode = 'change_stream' | 'poll';
+
+/** A bounded set of recently seen ids (insertion order eviction). */
+class RecentIds {
+  private readonly ids = new Set<string>();
+  constructor(private readonly capacity: number) {}
+  /** Adds the id; false when it was already there. */
+  add(id: string): boolean {
+    if (this.ids.has(id)) return false;
+    this.ids.add(id);
+    if (this.ids.size > this.capacity) {
+      const oldest = this.ids.values().next().value;
+      if (oldest !== undefined) this.ids.delete(oldest);
+    }
+    return true;
+  }
+}
+
+interface Subscriber {
+  filter: SubscriptionFilter;
+  types: Set<string> | null;
+  listener: BusListener;
+  seen: RecentIds;
+}
+
+const byPayment = new Map<string, Set<Subscriber>>();
+const byAccount = new Map<string, Set<Subscriber>>();
+let subscriberCount = 0;
+
+function addTo(index: Map<string, Set<Subscriber>>, key: string, sub: Subscriber): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(sub);
+}
+
+function removeFrom(index: Map<string, Set<Subscriber>>, key: string, sub: Subscriber): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(sub);
+  if (set.size === 0) index.delete(key);
+}
+
+/**
+ * Registers `listener` for the events matching `filter`; returns the function that unsubscribes.
+ * Listeners are called synchronously from the bus and must not throw or block (queue work instead).
+ * Only events stored after the bus started are delivered; replaying history is the caller's job
+ * (e.g. SSE reads the payment's stored events, then relies on the bus).
+ */
+export function subscribe(filter: SubscriptionFilter, listener: BusListener): () => void {
+  const sub: Subscriber = {
+    filter,
+    types: filter.types && filter.types.length > 0 ? new Set(filter.types) : null,
+    listener,
+    seen: new RecentIds(256),
+  };
+  if (filter.paymentId) addTo(byPayment, filter.paymentId, sub);
+  else addTo(byAccount, filter.accountId, sub);
+  subscriberCount++;
+  let active = true;
+  return () => {
+    if (!active) return;
+    active = false;
+    subscriberCount--;
+    if (filter.paymentId) removeFrom(byPayment, filter.paymentId, sub);
+    else removeFrom(byAccount, filter.accountId, sub);
+  };
+}
+
+export function busStats(): { mode: BusMode | null; subscribers: number; published: number } {
+  return { mode: source?.mode ?? null, subscribers: subscriberCount, published };
+}
+
+const recentlyPublished = new RecentIds(20_000);
+let published = 0;
+
+function deliver(sub: Subscriber, event: BusEvent): void {
+  if (sub.filter.accountId !== event.accountId) return;
+  if (sub.types && !sub.types.has(event.type)) return;
+  if (!sub.seen.add(event.id)) return;
+  try {
+    sub.listener(event);
+  } catch (err) {
+    logger.error({ err, eventId: event.id }, 'event bus listener threw');
+  }
+}
+
+/** Hands one stored event to its subscribers (also the entry point for tests and local fast paths). */
+export function publish(event: BusEvent): void {
+  if (!recentlyPublished.add(event.id)) return;
+  published++;
+  if (event.paymentId) {
+    const subs = byPayment.get(event.paymentId);
+    if (subs) for (const sub of [...subs]) deliver(sub, event);
+  }
+  const subs = byAccount.get(event.accountId);
+  if (subs) for (const sub of [...subs]) deliver(sub, event);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sources
+
+interface Source {
+  mode: BusMode;
+  stop(): Promise<void>;
+}
+
+let source: Source | null = null;
+
+function isChangeStreamUnsupported(err: unknown): boolean {
+  const e = err as { code?: number; codeName?: string; message?: string };
+  // 40573: "The $changeStream stage is only supported on replica sets"; 20: IllegalOperation.
+  return e?.code === 40573 || e?.code === 20 || /only supported on replica sets|changeStream/i.test(e?.message ?? '');
+}
+
+async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
+  let closed = false;
+  let lastSeq = 0;
+  let stream: ChangeStream<EventRecord> = EventModel.collection.watch<EventRecord>([{ $match: { operationType: 'insert' } }]);
+  const handle = (change: ChangeStreamDocument<EventRecord> | null) => {
+    if (!change || change.operationType !== 'insert' || !change.fullDocument) return;
+    const doc = change.fullDocument;
+    lastSeq = Math.max(lastSeq, doc.seq);
+    publish(toStoredEvent(doc));
+  };
+  // Opening the cursor now surfaces "not supported" here rather than later in the loop.
+  handle(await stream.tryNext());
+
+  const loop = (async () => {
+    while (!closed) {
+      try {
+        handle(await stream.next());
+      } catch (err) {
+        if (closed) return;
+        // The driver already resumes on resumable errors; anything else: reopen from our token.
+        const token = stream.resumeToken;
+        logger.warn({ err }, 'event bus change stream failed; reopening');
+        await stream.close().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 200));
+        if (closed) return;
+        try {
+          stream = EventModel.collection.watch<EventRecord>([{ $match: { operationType: 'insert' } }], token ? { resumeAfter: token } : {});
+          handle(await stream.tryNext());
+        } catch (reopenErr) {
+          logger.error({ err: reopenErr }, 'event bus cannot reopen its change stream; switching to polling');
+          closed = true;
+          onFatal(lastSeq);
+          return;
+        }
+      }
+    }
+  })();
+
+  return {
+    mode: 'change_stream',
+    async stop() {
+      closed = true;
+      await stream.close().catch(() => undefined);
+      await loop.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Polling by `seq`. Sequence numbers are allocated before the write that stores an event, so a
+ * lower number can become visible after a higher one. The poller keeps a frontier (every seq at or
+ * below it has been handled) and the ids seen above it; a hole in the sequence is waited for up to
+ * GAP_WAIT_MS (a number that was allocated but never stored is then skipped).
+ */
+const GAP_WAIT_MS = 5_000;
+
+async function startPolling(pollMs: number, startAfterSeq?: number): Promise<Source> {
+  // The poll's query needs an index on seq; building it is idempotent.
+  await EventModel.collection.createIndex({ seq: 1 }).catch((err: unknown) => logger.warn({ err }, 'could not create events.seq index'));
+  let frontier = startAfterSeq ?? (await SequenceModel.findById('events').lean())?.value ?? 0;
+  const seenAbove = new Set<number>();
+  const gapSince = new Map<number, number>();
+  let closed = false;
+  let running: Promise<void> | null = null;
+
+  const pollOnce = async () => {
+    const docs = await EventModel.find({ seq: { $gt: frontier } }).sort({ seq: 1 }).limit(2_000).lean();
+    for (const doc of docs) {
+      if (seenAbove.has(doc.seq)) continue;
+      seenAbove.add(doc.seq);
+      publish(toStoredEvent(doc));
+    }
+    // Advance the frontier over contiguous seen numbers, and over holes that waited long enough.
+    const now = Date.now();
+    for (;;) {
+      const next = frontier + 1;
+      if (seenAbove.delete(next)) {
+        gapSince.delete(next);
+        frontier = next;
+        continue;
+      }
+      if (seenAbove.size === 0) break;
+      const since = gapSince.get(next);
+      if (since === undefined) {
+        gapSince.set(next, now);
+        break;
+      }
+      if (now - since < GAP_WAIT_MS) break;
+      gapSince.delete(next);
+      frontier = next;
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (running || closed) return;
+    running = pollOnce()
+      .catch((err: unknown) => logger.warn({ err }, 'event bus poll failed'))
+      .finally(() => {
+        running = null;
+      });
+  }, pollMs);
+  timer.unref();
+  return {
+    mode: 'poll',
+    async stop() {
+      closed = true;
+      clearInterval(timer);
+      if (running) await running;
+    },
+  };
+}
+
+export interface EventBusOptions {
+  /** Default: change stream when supported, else polling. */
+  mode?: 'auto' | BusMode;
+  pollMs?: number;
+}
+
+export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode> {
+  if (source) return source.mode;
+  const mode = opts.mode ?? 'auto';
+  const pollMs = opts.pollMs ?? 200;
+  if (mode !== 'poll') {
+    try {
+      source = await startChangeStream((lastSeq) => {
+        void startPolling(pollMs, lastSeq).then((s) => {
+          source = s;
+        });
+      });
+      logger.info('event bus: MongoDB change stream on events');
+      return source.mode;
+    } catch (err) {
+      if (mode === 'change_stream' || !isChangeStreamUnsupported(err)) throw err;
+      logger.info('event bus: change streams not supported by this MongoDB (standalone?); polling events by seq');
+    }
+  }
+  source = await startPolling(pollMs);
+  return source.mode;
+}
+
+export async function stopEventBus(): Promise<void> {
+  const s = source;
+  source = null;
+  if (s) await s.stop();
+}

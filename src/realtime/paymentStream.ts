@@ -1,0 +1,126 @@
+import { ApiError } from '../errors';
+import { listEventsForPayment, type EventResource } from '../domain/events';
+import { findPaymentRecord } from '../domain/payments/payment.service';
+import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/payment.serializer';
+import { subscribe, type BusEvent } from './eventBus';
+import type { SseConnection } from './sse';
+
+/**
+ * The life of one payment intent as server-sent events (GET /payment_intents/{id}/events and its
+ * public twin):
+ *
+ * 1. subscribe to the bus first (buffering), then read the payment's stored events, then the intent:
+ *    nothing that happens during set-up can fall between the reads and the live feed;
+ * 2. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
+ *    that id, then the live events; every id is sent at most once;
+ * 3. close once the intent is in a state other than PENDING, PROCESSING or UNKNOWN; after a late
+ *    success of an UNKNOWN payment, only once `payment.reconciled` has been sent. Refunds never
+ *    keep a stream open.
+ */
+const OPEN_STATUSES = new Set(['PENDING', 'PROCESSING', 'UNKNOWN']);
+export const KEEP_ALIVE_MS = 15_000;
+/** Upper bound on waiting for `payment.reconciled` after the success of an UNKNOWN payment. */
+const RECONCILE_WAIT_MS = 10_000;
+
+/** Event types whose `data` is the intent, i.e. the ones a payment stream carries. */
+export function isIntentEvent(type: string): boolean {
+  return type.startsWith('payment.') || type === 'reference.paid';
+}
+
+export type IntentView = (intent: PaymentIntentResource) => unknown;
+
+export interface PaymentStreamSource {
+  accountId: string;
+  paymentId: string;
+  /** Reads the current intent (throws ApiError 404 when it is not the caller's). */
+  loadIntent(): Promise<PaymentIntentResource>;
+  /** What the stream shows of an intent (the full resource, or the public view). */
+  view: IntentView;
+}
+
+export interface OpenedPaymentStream {
+  /** Starts sending on the connection; returns at once. */
+  attach(conn: SseConnection): void;
+}
+
+/**
+ * Subscribes and reads the starting state. Throws (ApiError) before anything is written, so a 404 or
+ * a database error is still a normal JSON answer; the caller then opens the SSE connection.
+ */
+export async function preparePaymentStream(src: PaymentStreamSource, lastEventId?: string): Promise<OpenedPaymentStream> {
+  const buffered: BusEvent[] = [];
+  let onLive: ((e: BusEvent) => void) | null = null;
+  const unsubscribe = subscribe({ accountId: src.accountId, paymentId: src.paymentId }, (e) => {
+    if (!isIntentEvent(e.type)) return;
+    if (onLive) onLive(e);
+    else buffered.push(e);
+  });
+  let history: EventResource[];
+  let intent: PaymentIntentResource;
+  try {
+    history = await listEventsForPayment(src.accountId, src.paymentId);
+    intent = await src.loadIntent();
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+
+  return {
+    attach(conn) {
+      const known = new Set(history.map((e) => e.id));
+      let status = intent.status;
+      let sawUnknown = history.some((e) => e.type === 'payment.unknown') || status === 'UNKNOWN';
+      let sawReconciled = history.some((e) => e.type === 'payment.reconciled');
+      let reconcileTimer: NodeJS.Timeout | null = null;
+      const keepAlive = setInterval(() => conn.comment('keep-alive'), KEEP_ALIVE_MS);
+      conn.onClose(() => {
+        unsubscribe();
+        clearInterval(keepAlive);
+        if (reconcileTimer) clearTimeout(reconcileTimer);
+      });
+
+      const maybeClose = () => {
+        if (OPEN_STATUSES.has(status)) return;
+        if (sawUnknown && !sawReconciled) {
+          reconcileTimer ??= setTimeout(() => conn.end(), RECONCILE_WAIT_MS);
+          return;
+        }
+        conn.end();
+      };
+      const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
+        conn.send({ id: e.id, event: e.type, data: JSON.stringify(src.view(e.data as unknown as PaymentIntentResource)) });
+      };
+
+      conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(src.view(intent)) });
+      if (lastEventId) {
+        const from = history.findIndex((e) => e.id === lastEventId);
+        if (from >= 0) for (const e of history.slice(from + 1)) if (isIntentEvent(e.type)) sendEvent(e);
+      }
+
+      const live = (e: BusEvent) => {
+        if (conn.isClosed || known.has(e.id)) return;
+        known.add(e.id);
+        if (e.type === 'payment.unknown') sawUnknown = true;
+        if (e.type === 'payment.reconciled') sawReconciled = true;
+        sendEvent(e);
+        const s = (e.data as { status?: unknown }).status;
+        if (typeof s === 'string') status = s;
+        maybeClose();
+      };
+      for (const e of buffered.splice(0)) live(e);
+      onLive = live;
+      maybeClose();
+    },
+  };
+}
+
+/** Which payments the public stream shows: those made through a payment link or a checkout session. */
+export async function loadPublicStreamPayment(paymentId: string): Promise<{ accountId: string; intent: PaymentIntentResource }> {
+  const rec = await findPaymentRecord(paymentId);
+  const viaPage = rec && (rec.payment_link_id || rec.checkout_session_id || rec.metadata?.payment_link || rec.metadata?.checkout_session);
+  if (!rec || !viaPage) throw ApiError.notFound('payment', paymentId);
+  return { accountId: rec.account_id, intent: toPaymentIntentResource(rec) };
+}
+
+export const fullView: IntentView = (intent) => intent;
+export const publicView: IntentView = (intent) => toPublicPaymentView(intent);

@@ -1,0 +1,20 @@
+import type { BackgroundService } from '../server';
+import { startEventBus, stopEventBus } from './eventBus';
+import { closeAllSseConnections } from './sse';
+
+/** The event bus (one change stream or poller per process) and the SSE streams that hang off it. */
+export function realtimeService(): BackgroundService {
+  return {
+    name: 'realtime',
+    async start() {
+      await startEventBus();
+    },
+    beforeClose() {
+      // Long-lived streams would otherwise hold the HTTP server open for the whole grace period.
+      closeAllSseConnections();
+    },
+    async stop() {
+      await stopEventBus();
+    },
+  };
+}

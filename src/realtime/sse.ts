@@ -1,0 +1,89 @@
+import type { Request, Response } from 'express';
+
+/**
+ * A server-sent-events connection over an Express response, and the registry of open ones so that a
+ * gateway shutdown can end them cleanly (`closeAllSseConnections`, called from `beforeClose`).
+ */
+export interface SseMessage {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export class SseConnection {
+  private closed = false;
+  private readonly closeHandlers: Array<() => void> = [];
+
+  constructor(
+    private readonly req: Request,
+    private readonly res: Response,
+  ) {
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Connection', 'keep-alive');
+    // Tells nginx-style proxies not to buffer the stream.
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    req.socket.setTimeout(0);
+    const onGone = () => this.markClosed();
+    res.on('close', onGone);
+    req.on('close', onGone);
+    open.add(this);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  send(message: SseMessage): void {
+    if (this.closed) return;
+    let chunk = '';
+    if (message.id) chunk += `id: ${message.id}\n`;
+    if (message.event) chunk += `event: ${message.event}\n`;
+    // JSON has no raw newlines, but split anyway so any payload stays one SSE field per line.
+    for (const line of message.data.split('\n')) chunk += `data: ${line}\n`;
+    this.res.write(`${chunk}\n`);
+  }
+
+  comment(text: string): void {
+    if (!this.closed) this.res.write(`: ${text}\n\n`);
+  }
+
+  /** Runs when the stream ends, whoever ended it (client, server, shutdown). */
+  onClose(fn: () => void): void {
+    if (this.closed) fn();
+    else this.closeHandlers.push(fn);
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.res.end();
+    this.markClosed();
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    open.delete(this);
+    for (const fn of this.closeHandlers.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // A close handler must not stop the others.
+      }
+    }
+  }
+}
+
+const open = new Set<SseConnection>();
+
+export function openSseConnectionCount(): number {
+  return open.size;
+}
+
+/** Ends every open stream (gateway shutdown): clients see a clean end and may reconnect elsewhere. */
+export function closeAllSseConnections(): void {
+  for (const c of [...open]) c.end();
+}

@@ -1,0 +1,27 @@
+import { getPaymentIntentForAccount } from '../../domain/payments/payment.service';
+import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../../realtime/paymentStream';
+import { SseConnection } from '../../realtime/sse';
+import { defineRoute } from '../defineRoute';
+
+/**
+ * Server-sent-event streams of a payment. Authentication, the rate limit (one count per connection)
+ * and the 404 checks happen before the first byte; the handlers then write `ctx.res` themselves.
+ */
+export const streamRoutes = [
+  defineRoute('streamPaymentIntentEvents', { permission: 'payment_intents:read' }, async (ctx, { params, headers }) => {
+    const accountId = ctx.actor.accountId;
+    const stream = await preparePaymentStream(
+      { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
+      headers['last-event-id'],
+    );
+    stream.attach(new SseConnection(ctx.req, ctx.res));
+  }),
+  defineRoute('streamPublicPaymentEvents', { public: true }, async (ctx, { params, headers }) => {
+    const { accountId } = await loadPublicStreamPayment(params.id);
+    const stream = await preparePaymentStream(
+      { accountId, paymentId: params.id, loadIntent: async () => (await loadPublicStreamPayment(params.id)).intent, view: publicView },
+      headers['last-event-id'],
+    );
+    stream.attach(new SseConnection(ctx.req, ctx.res));
+  }),
+];
