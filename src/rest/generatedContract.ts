@@ -41,7 +41,9 @@ interface Matcher {
   op: Operation;
 }
 
-const matchers: Matcher[] = Object.values(operations).map((op) => ({
+const matchers: Matcher[] = Object.values(operations)
+  .filter((op) => op.basePath === '/v1')
+  .map((op) => ({
   method: op.method.toUpperCase(),
   regex: new RegExp('^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
   literalChars: op.path.replace(/\{[^}]+\}/g, '').length,

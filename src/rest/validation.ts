@@ -30,7 +30,7 @@ const HEADER_NAMES: Record<string, string> = {
  */
 export function validateRequestPart<T = unknown>(operationId: OperationId, part: RequestPart, data: unknown): T {
   const op = getOperation(operationId);
-  const name = op.validators[part];
+  const name = (op.validators as Partial<Record<RequestPart, string>>)[part];
   if (!name) return data as T;
   const validate: ValidatorFn = getValidator(part === 'body' ? 'requests' : 'params', name);
   if (validate(data)) return data as T;
