@@ -2,7 +2,8 @@ import express, { type Express, type Router } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { errorHandler, notFoundHandler } from './errorHandler';
-import { toExpressHandler } from './pipeline';
+import { authenticate } from '../domain/accounts/apiKey.service';
+import { bearerToken, toExpressHandler } from './pipeline';
 import { requestContext } from './requestContext';
 import { allRoutes } from './routes';
 import { getOperation } from './generatedContract';
@@ -33,6 +34,12 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete' | 'put' | 'patch';
     v1[method](op.expressPath, toExpressHandler(def, config));
   }
+  // An unknown /v1 route made with a valid key is still that account's request: identify the key so
+  // GET /logs shows it, then answer 404.
+  v1.use(async (req, res, next) => {
+    res.locals.auth = await authenticate(bearerToken(req)).catch(() => undefined);
+    next();
+  });
   app.use('/v1', v1);
 
   for (const router of ext.rootRouters ?? []) app.use(router);

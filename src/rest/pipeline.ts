@@ -114,7 +114,7 @@ async function readBodyFor(req: Request, op: { hasBody: boolean }, maxBytes: num
   return body;
 }
 
-function bearerToken(req: Request): string | undefined {
+export function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
