@@ -1,0 +1,320 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { verifyWebhookSignature, WebhookSignatureError } from '../../src/index';
+import { createAccount, type TestAccount } from '../support/accounts';
+import { startTestServer, type TestServer } from '../support/server';
+import { startReceiver, type Receiver } from './support/receiver';
+import { advance, createEndpoint, createPayment, deliveries, expressBody, referenceBody, sleep, waitFor } from './support/webhooks';
+
+let server: TestServer;
+let receiver: Receiver;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  // Idempotent: the payments core's timers and outbox sweeper, in case server.ts does not start them.
+  startCoreJobs({ timerPollMs: 100 });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await stopCoreJobs();
+  await server?.stop();
+  await receiver?.close();
+});
+beforeEach(async () => {
+  account = await createAccount(server.baseUrl);
+  receiver.reply = () => ({ status: 200 });
+});
+
+const forEvent = (id: string) => (r: { headers: Record<string, unknown> }) => r.headers['service-event-id'] === id;
+const hookUrl = (name: string) => `${receiver.url}/hooks/${name}`;
+const atPath = (name: string) => (r: { path: string }) => r.path === `/hooks/${name}`;
+
+describe('webhook endpoints', () => {
+  it('returns the whsec_ secret at creation only, lists and deletes endpoints', async () => {
+    const { api } = account;
+    const created = await createEndpoint(api, hookUrl('crud'), { events: ['payment.succeeded'], name: 'Shop', description: 'Orders' });
+    expect(created).toMatchObject({ object: 'webhook_endpoint', url: hookUrl('crud'), events: ['payment.succeeded'], name: 'Shop', description: 'Orders' });
+    expect(created.id).toMatch(/^whe_[0-9A-Za-z]{24}$/);
+    expect(created.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+
+    const all = await createEndpoint(api, hookUrl('crud-all'));
+    expect(all.events).toEqual(['*']);
+    expect(all.name).toBeNull();
+
+    const list = await api.get('/webhook_endpoints');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((e: any) => e.id).sort()).toEqual([created.id, all.id].sort());
+    expect(list.text).not.toContain('whsec_');
+    expect(list.body.data.every((e: any) => !('secret' in e))).toBe(true);
+
+    const del = await api.delete(`/webhook_endpoints/${created.id}`);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({ id: created.id, object: 'webhook_endpoint', deleted: true });
+    expect((await api.delete(`/webhook_endpoints/${created.id}`)).status).toBe(404);
+    expect((await api.get(`/webhook_endpoints/${created.id}/deliveries`)).status).toBe(404);
+    expect((await api.get('/webhook_endpoints')).body.data.map((e: any) => e.id)).toEqual([all.id]);
+
+    // Another account sees none of it.
+    const other = await createAccount(server.baseUrl);
+    expect((await other.api.get(`/webhook_endpoints/${all.id}/deliveries`)).status).toBe(404);
+    expect((await other.api.post(`/webhook_endpoints/${all.id}/test`)).status).toBe(404);
+    expect((await other.api.get('/webhook_endpoints')).body.data).toEqual([]);
+  });
+
+  it('refuses URLs that are not absolute http(s)', async () => {
+    for (const url of ['ftp://example.com/x', 'not a url', '/relative/path']) {
+      const res = await account.api.post('/webhook_endpoints', { url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+    }
+  });
+});
+
+describe('signed deliveries', () => {
+  it('POSTs the exact Event JSON, signed so that the helper and an independent HMAC both verify it', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('signed'));
+    const pi = await createPayment(api, referenceBody(30_000));
+    const [req] = await receiver.waitFor((r) => atPath('signed')(r) && JSON.parse(r.rawBody).type === 'payment.created');
+    const r = req!;
+
+    expect(r.method).toBe('POST');
+    expect(r.headers['content-type']).toBe('application/json');
+    const event = JSON.parse(r.rawBody);
+    expect(event).toMatchObject({ object: 'event', type: 'payment.created', livemode: false, data: { id: pi.id, status: 'PENDING' } });
+    expect(r.headers['service-event-id']).toBe(event.id);
+
+    // The body is exactly the Event resource as GET /events shows it.
+    const listed = (await api.get('/events?limit=100')).body.data.find((e: any) => e.id === event.id);
+    expect(event).toEqual(listed);
+
+    // Independent check of the header format and the HMAC.
+    const header = String(r.headers['service-signature']);
+    const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+    expect(m, header).not.toBeNull();
+    const t = Number(m![1]);
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(60);
+    const expected = createHmac('sha256', endpoint.secret).update(`${t}.${r.rawBody}`).digest('hex');
+    expect(m![2]).toBe(expected);
+
+    // The helper accepts it (string or Buffer) and returns the event.
+    expect(verifyWebhookSignature(r.rawBody, header, endpoint.secret).id).toBe(event.id);
+    expect(verifyWebhookSignature(Buffer.from(r.rawBody), header, [endpoint.secret]).data.id).toBe(pi.id);
+
+    const reason = (fn: () => unknown) => {
+      try {
+        fn();
+        return 'accepted';
+      } catch (err) {
+        return err instanceof WebhookSignatureError ? err.reason : String(err);
+      }
+    };
+    expect(reason(() => verifyWebhookSignature(r.rawBody.replace('"amount":30000', '"amount":1'), header, endpoint.secret))).toBe('signature_mismatch');
+    expect(reason(() => verifyWebhookSignature(r.rawBody, header, 'whsec_wrong'))).toBe('signature_mismatch');
+    expect(reason(() => verifyWebhookSignature(r.rawBody, header, endpoint.secret, 600, t + 601))).toBe('timestamp_out_of_tolerance');
+    expect(reason(() => verifyWebhookSignature(r.rawBody, header.replace('t=', 'ts='), endpoint.secret))).toBe('malformed_header');
+    expect(reason(() => verifyWebhookSignature(r.rawBody, `t=${t}`, endpoint.secret))).toBe('malformed_header');
+
+    // GET /deliveries shows the exact body and signature header of that attempt.
+    const [d] = await waitFor(
+      () => deliveries(api, endpoint.id),
+      (list) => list.some((x) => x.event_id === event.id && x.state === 'DELIVERED'),
+    ).then((list) => list.filter((x) => x.event_id === event.id));
+    expect(d).toMatchObject({ object: 'webhook_delivery', event_type: 'payment.created', state: 'DELIVERED', attempts: 1, last_status: 200 });
+    expect(d.id).toMatch(/^whd_/);
+    expect(d.request_body).toBe(r.rawBody);
+    expect(d.signature_header).toBe(header);
+    expect(d.last_ms).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(d.last_attempt_at)).not.toBeNaN();
+  });
+
+  it('sends only the subscribed types, one delivery per event and endpoint, newest first', async () => {
+    const { api } = account;
+    const onlySucceeded = await createEndpoint(api, hookUrl('filtered'), { events: ['payment.succeeded'] });
+    const everything = await createEndpoint(api, hookUrl('everything'), { events: ['*'] });
+    const pi = await createPayment(api, referenceBody(40_000));
+    const paid = await api.post('/sandbox/simulate/reference_paid', { reference: pi.reference.number });
+    expect(paid.status).toBe(200);
+
+    const all = await receiver.waitFor(atPath('everything'), 3);
+    expect(all.map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.created', 'reference.paid', 'payment.succeeded']);
+    const filtered = await receiver.waitFor(atPath('filtered'), 1);
+    await sleep(300);
+    expect(receiver.received.filter(atPath('filtered')).map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.succeeded']);
+    expect(JSON.parse(filtered[0]!.rawBody).data).toMatchObject({ id: pi.id, status: 'SUCCEEDED' });
+
+    const list = await waitFor(() => deliveries(api, everything.id), (l) => l.length === 3 && l.every((d) => d.state === 'DELIVERED'));
+    expect(list.map((d) => d.event_type)).toEqual(['payment.succeeded', 'reference.paid', 'payment.created']);
+    expect(await deliveries(api, onlySucceeded.id)).toHaveLength(1);
+  });
+
+  it('test.ping goes to that endpoint only, whatever its filter, and appears in GET /events', async () => {
+    const { api } = account;
+    const target = await createEndpoint(api, hookUrl('ping-target'), { events: ['refund.succeeded'] });
+    await createEndpoint(api, hookUrl('ping-bystander'));
+    const res = await api.post(`/webhook_endpoints/${target.id}/test`);
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ object: 'test_event', state: 'QUEUED' });
+    expect(res.body.event_id).toMatch(/^evt_/);
+
+    const [ping] = await receiver.waitFor(forEvent(res.body.event_id));
+    expect(ping!.path).toBe('/hooks/ping-target');
+    const event = JSON.parse(ping!.rawBody);
+    expect(event).toMatchObject({ id: res.body.event_id, type: 'test.ping', object: 'event' });
+    expect(typeof event.data.message).toBe('string');
+    expect(verifyWebhookSignature(ping!.rawBody, String(ping!.headers['service-signature']), target.secret).type).toBe('test.ping');
+    await sleep(300);
+    expect(receiver.received.filter(forEvent(res.body.event_id))).toHaveLength(1);
+
+    const events = (await api.get('/events')).body.data;
+    expect(events.some((e: any) => e.id === res.body.event_id && e.type === 'test.ping')).toBe(true);
+    expect((await api.post('/webhook_endpoints/whe_000000000000000000000000/test')).status).toBe(404);
+  });
+});
+
+describe('retries', () => {
+  it('a receiver answering 500 gets attempts at +10 s, +60 s and +5 min, then the delivery is DEAD_LETTER', async () => {
+    const { api } = account;
+    receiver.reply = (r) => (atPath('failing')(r) ? { status: 500 } : { status: 200 });
+    const endpoint = await createEndpoint(api, hookUrl('failing'));
+    const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+
+    const delivery = async () => (await deliveries(api, endpoint.id)).find((d) => d.event_id === ping.event_id);
+    let d = await waitFor(delivery, (x) => x?.attempts === 1);
+    expect(d).toMatchObject({ state: 'RETRYING', attempts: 1, last_status: 500 });
+    const times = [Date.parse(d.last_attempt_at)];
+
+    // Nothing happens before the retry is due.
+    await advance(api, 9);
+    await sleep(300);
+    expect((await delivery()).attempts).toBe(1);
+
+    for (const [seconds, attempts] of [[1, 2], [60, 3], [300, 4]] as const) {
+      await advance(api, seconds);
+      d = await waitFor(delivery, (x) => x?.attempts === attempts);
+      times.push(Date.parse(d.last_attempt_at));
+      expect(d.last_status).toBe(500);
+      expect(d.state).toBe(attempts < 4 ? 'RETRYING' : 'DEAD_LETTER');
+    }
+    // Gaps between attempts, in account time: 10 s, 60 s, 5 min (a little slack for the first attempt's own latency).
+    const gaps = times.slice(1).map((t, i) => (t - times[i]!) / 1000);
+    expect(gaps[0]).toBeGreaterThanOrEqual(10);
+    expect(gaps[0]).toBeLessThan(11);
+    expect(gaps[1]).toBe(60);
+    expect(gaps[2]).toBe(300);
+
+    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
+    // Every attempt signs afresh with the same body.
+    const bodies = new Set(receiver.received.filter(forEvent(ping.event_id)).map((r) => r.rawBody));
+    expect(bodies.size).toBe(1);
+
+    // No fifth automatic attempt, however far the clock moves.
+    await advance(api, 3600);
+    await sleep(300);
+    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
+    expect(await delivery()).toMatchObject({ state: 'DEAD_LETTER', attempts: 4 });
+
+    // A manual retry sends it again now, whatever the state.
+    receiver.reply = () => ({ status: 204 });
+    const retried = await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/${d.id}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ id: d.id, state: 'DELIVERED', attempts: 5, last_status: 204 });
+    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(5);
+    expect((await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/whd_000000000000000000000000/retry`)).status).toBe(404);
+  });
+
+  it('a receiver that takes 6 s gives last_status 0 (no answer within 5 s)', async () => {
+    const { api } = account;
+    receiver.reply = (r) => (atPath('slow')(r) ? { status: 200, delayMs: 6_000 } : { status: 200 });
+    const endpoint = await createEndpoint(api, hookUrl('slow'));
+    const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    const d = await waitFor(
+      async () => (await deliveries(api, endpoint.id)).find((x) => x.event_id === ping.event_id),
+      (x) => x?.attempts === 1,
+      15_000,
+    );
+    expect(d).toMatchObject({ state: 'RETRYING', last_status: 0 });
+    expect(d.last_ms).toBeGreaterThanOrEqual(4_900);
+    expect(d.last_ms).toBeLessThan(6_000);
+  });
+
+  it('redirects are not followed: a 3xx is a failed attempt', async () => {
+    const { api } = account;
+    receiver.reply = (r) => (atPath('redirect')(r) ? { status: 302, headers: { location: hookUrl('elsewhere') } } : { status: 200 });
+    const endpoint = await createEndpoint(api, hookUrl('redirect'));
+    const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    const d = await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.attempts === 1);
+    expect(d).toMatchObject({ event_id: ping.event_id, state: 'RETRYING', last_status: 302 });
+    expect(receiver.received.filter(atPath('elsewhere'))).toHaveLength(0);
+  });
+
+  it('deleting an endpoint deletes its deliveries and cancels its pending retries', async () => {
+    const { api } = account;
+    receiver.reply = (r) => (atPath('deleted')(r) ? { status: 503 } : { status: 200 });
+    const endpoint = await createEndpoint(api, hookUrl('deleted'));
+    const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.state === 'RETRYING');
+    expect((await api.delete(`/webhook_endpoints/${endpoint.id}`)).status).toBe(200);
+    await advance(api, 600);
+    await sleep(500);
+    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(1);
+  });
+
+  it('a receiver that recovers gets the retry and the delivery ends DELIVERED', async () => {
+    const { api } = account;
+    let fail = true;
+    receiver.reply = (r) => (atPath('recovers')(r) && fail ? { status: 500 } : { status: 200 });
+    const endpoint = await createEndpoint(api, hookUrl('recovers'));
+    await api.post(`/webhook_endpoints/${endpoint.id}/test`);
+    await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.state === 'RETRYING');
+    fail = false;
+    await advance(api, 10);
+    const d = await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.state === 'DELIVERED');
+    expect(d).toMatchObject({ attempts: 2, last_status: 200 });
+  });
+});
+
+describe('secret rotation', () => {
+  it('signs with the new and the old secret for 24 h (new first), then with the new one only', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('rotate'));
+    const rotated = await api.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id: endpoint.id, object: 'webhook_endpoint' });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    expect((await api.get('/webhook_endpoints')).text).not.toContain('whsec_');
+
+    const ping1 = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    const [r1] = await receiver.waitFor(forEvent(ping1.event_id));
+    const header1 = String(r1!.headers['service-signature']);
+    const [, t, v1new, v1old] = /^t=(\d+),v1=([0-9a-f]{64}),v1=([0-9a-f]{64})$/.exec(header1) ?? [];
+    expect(v1new).toBe(createHmac('sha256', rotated.body.secret).update(`${t}.${r1!.rawBody}`).digest('hex'));
+    expect(v1old).toBe(createHmac('sha256', endpoint.secret).update(`${t}.${r1!.rawBody}`).digest('hex'));
+    expect(verifyWebhookSignature(r1!.rawBody, header1, endpoint.secret).id).toBe(ping1.event_id);
+    expect(verifyWebhookSignature(r1!.rawBody, header1, rotated.body.secret).id).toBe(ping1.event_id);
+
+    await advance(api, 24 * 3600 + 1);
+    const ping2 = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    const [r2] = await receiver.waitFor(forEvent(ping2.event_id));
+    const header2 = String(r2!.headers['service-signature']);
+    expect(header2.match(/v1=/g)).toHaveLength(1);
+    expect(verifyWebhookSignature(r2!.rawBody, header2, rotated.body.secret).id).toBe(ping2.event_id);
+    expect(() => verifyWebhookSignature(r2!.rawBody, header2, endpoint.secret)).toThrow(WebhookSignatureError);
+  });
+});
+
+describe('a payment life, end to end', () => {
+  it('delivers payment.created and payment.succeeded of an express payment, in order', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('life'));
+    const pi = await createPayment(api, expressBody('923000000'));
+    await advance(api, 6);
+    const got = await receiver.waitFor(atPath('life'), 2);
+    expect(got.map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.created', 'payment.succeeded']);
+    expect(JSON.parse(got[1]!.rawBody).data).toMatchObject({ id: pi.id, status: 'SUCCEEDED' });
+    for (const r of got) expect(verifyWebhookSignature(r.rawBody, String(r.headers['service-signature']), endpoint.secret).data.id).toBe(pi.id);
+  });
+});
