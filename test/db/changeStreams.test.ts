@@ -1,0 +1,136 @@
+import mongoose from 'mongoose';
+import type { ChangeStream, ChangeStreamDocument, Document, ResumeToken } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDb, type TestDb } from './helpers';
+
+let t: TestDb;
+let Order: mongoose.Model<{ ref: string; status: string; amount: number }>;
+beforeAll(async () => {
+  t = await startTestDb('changes');
+  Order = t.conn.model('Order', new mongoose.Schema({ ref: String, status: String, amount: Number }));
+  await Order.init();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** Reads `n` events from a change stream (no wall-clock assertions; the suite timeout bounds it). */
+async function take<T extends Document>(stream: ChangeStream<T>, n: number): Promise<ChangeStreamDocument<T>[]> {
+  const out: ChangeStreamDocument<T>[] = [];
+  while (out.length < n) out.push(await stream.next());
+  return out;
+}
+
+/** Waits until the server-side cursor exists, so that writes made next are seen by the stream. */
+async function opened(stream: ChangeStream): Promise<void> {
+  await stream.tryNext();
+}
+
+describe('change streams', () => {
+  it('receives inserts and updates with the full document (updateLookup)', async () => {
+    const stream = Order.collection.watch([], { fullDocument: 'updateLookup' });
+    await opened(stream);
+    const o = await Order.create({ ref: 'A1', status: 'new', amount: 5 });
+    await Order.updateOne({ _id: o._id }, { $set: { status: 'paid' } });
+    const [ins, upd] = await take(stream, 2);
+    await stream.close();
+    expect(ins!.operationType).toBe('insert');
+    expect(ins!.operationType === 'insert' && ins!.fullDocument.ref).toBe('A1');
+    expect(upd!.operationType).toBe('update');
+    if (upd!.operationType !== 'update') throw new Error('unreachable');
+    expect(upd!.fullDocument!.status).toBe('paid');
+    expect(upd!.fullDocument!.amount).toBe(5);
+    expect(upd!.updateDescription.updatedFields).toMatchObject({ status: 'paid' });
+    expect(String(upd!.documentKey._id)).toBe(String(o._id));
+    expect(upd!.ns).toEqual({ db: t.dbName, coll: 'orders' });
+  });
+
+  it('applies a $match stage after $changeStream', async () => {
+    const stream = Order.collection.watch([{ $match: { operationType: 'insert', 'fullDocument.status': 'vip' } }]);
+    await opened(stream);
+    await Order.create({ ref: 'B1', status: 'plain', amount: 1 });
+    await Order.create({ ref: 'B2', status: 'vip', amount: 2 });
+    const [ev] = await take(stream, 1);
+    await stream.close();
+    expect(ev!.operationType === 'insert' && ev!.fullDocument.ref).toBe('B2');
+  });
+
+  it('reports deletes and replaces', async () => {
+    const stream = Order.collection.watch();
+    await opened(stream);
+    const o = await Order.create({ ref: 'C1', status: 'x', amount: 1 });
+    await Order.collection.replaceOne({ _id: o._id }, { ref: 'C1', status: 'replaced', amount: 2 });
+    await Order.deleteOne({ _id: o._id });
+    const evs = await take(stream, 3);
+    await stream.close();
+    expect(evs.map((e) => e.operationType)).toEqual(['insert', 'replace', 'delete']);
+  });
+
+  it('resumes after a token (resumeAfter) and starts after one (startAfter)', async () => {
+    const first = Order.collection.watch();
+    await opened(first);
+    await Order.create({ ref: 'D1', status: 's', amount: 1 });
+    await Order.create({ ref: 'D2', status: 's', amount: 2 });
+    await Order.create({ ref: 'D3', status: 's', amount: 3 });
+    const evs = await take(first, 3);
+    await first.close();
+    const token: ResumeToken = evs[0]!._id;
+
+    const resumed = Order.collection.watch([], { resumeAfter: token });
+    const next = await take(resumed, 2);
+    await resumed.close();
+    expect(next.map((e) => (e.operationType === 'insert' ? e.fullDocument.ref : '?'))).toEqual(['D2', 'D3']);
+
+    const started = Order.collection.watch([], { startAfter: evs[1]!._id });
+    const [third] = await take(started, 1);
+    await started.close();
+    expect(third!.operationType === 'insert' && third!.fullDocument.ref).toBe('D3');
+  });
+
+  it('only sees transaction writes once committed, and never aborted ones', async () => {
+    const stream = Order.collection.watch([{ $match: { operationType: 'insert' } }]);
+    await opened(stream);
+    const s1 = await t.conn.startSession();
+    s1.startTransaction();
+    await Order.create([{ ref: 'T-aborted', status: 'x', amount: 0 }], { session: s1 });
+    await s1.abortTransaction();
+    await s1.endSession();
+    await t.conn.transaction(async (session) => {
+      await Order.create([{ ref: 'T-committed', status: 'x', amount: 0 }], { session });
+    });
+    const [ev] = await take(stream, 1);
+    await stream.close();
+    expect(ev!.operationType === 'insert' && ev!.fullDocument.ref).toBe('T-committed');
+  });
+
+  it('a database-level stream sees several collections', async () => {
+    const stream = t.conn.db!.watch();
+    await opened(stream);
+    await t.conn.collection('dbw_a').insertOne({ a: 1 });
+    await t.conn.collection('dbw_b').insertOne({ b: 1 });
+    const evs = await take(stream, 2);
+    await stream.close();
+    expect(evs.map((e) => ('ns' in e ? (e.ns as { coll: string }).coll : ''))).toEqual(['dbw_a', 'dbw_b']);
+  });
+
+  it('mongoose Model.watch emits change events', async () => {
+    // startAtOperationTime pins the start point, whenever the driver actually opens the cursor.
+    const { operationTime } = await t.conn.db!.command({ ping: 1 });
+    const stream = Order.watch([{ $match: { 'fullDocument.ref': 'M1' } }], {
+      fullDocument: 'updateLookup',
+      startAtOperationTime: operationTime,
+    });
+    const got: Array<{ operationType: string }> = [];
+    const done = new Promise<void>((resolve) =>
+      stream.on('change', (c: { operationType: string }) => {
+        got.push(c);
+        if (got.length === 2) resolve();
+      }),
+    );
+    const o = await Order.create({ ref: 'M1', status: 'new', amount: 1 });
+    await Order.updateOne({ _id: o._id }, { $set: { amount: 2 } });
+    await done;
+    await stream.close();
+    expect(got.map((c) => c.operationType)).toEqual(['insert', 'update']);
+  });
+});
