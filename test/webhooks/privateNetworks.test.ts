@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookSettings } from '../../src/domain/webhooks/webhookSettings';
+import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { createAccount } from '../support/accounts';
+import { startTestServer, type TestServer } from '../support/server';
+import { startReceiver, type Receiver } from './support/receiver';
+import { createEndpoint, deliveries, sleep, waitFor } from './support/webhooks';
+
+/** The default policy (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset): private targets are refused. */
+let server: TestServer;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+  startCoreJobs({ timerPollMs: 100 });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await stopCoreJobs();
+  await server?.stop();
+  await receiver?.close();
+});
+
+describe('private network policy', () => {
+  it('refuses loopback, private, link-local and CGNAT targets at creation, also behind a name', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    for (const url of [
+      receiver.url,
+      `http://localhost:${receiver.port}/hook`,
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://0.0.0.0/hook',
+      'http://10.1.2.3/hook',
+      'http://172.16.0.1/hook',
+      'http://192.168.1.10/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://100.64.0.1/hook',
+      'http://[fd00::1]/hook',
+      'http://[fe80::1]/hook',
+    ]) {
+      const res = await api.post('/webhook_endpoints', { url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.message).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
+    }
+    expect((await api.get('/webhook_endpoints')).body.data).toEqual([]);
+  });
+
+  it('accepts a public address', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const created = await api.post('/webhook_endpoints', { url: 'https://203.0.114.7/hooks', events: ['payment.succeeded'] });
+    expect(created.status, created.text).toBe(201);
+  });
+
+  it('refuses again at delivery time: no request reaches a private address', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    // An endpoint that was acceptable when created (policy relaxed for the moment), and is not any more.
+    webhookSettings.allowPrivateNetworks = true;
+    let endpoint;
+    try {
+      endpoint = await createEndpoint(api, `${receiver.url}/hook`);
+    } finally {
+      webhookSettings.allowPrivateNetworks = false;
+    }
+    const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
+    const d = await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.attempts === 1);
+    expect(d).toMatchObject({ event_id: ping.event_id, state: 'RETRYING', last_status: 0 });
+    await sleep(200);
+    expect(receiver.received).toHaveLength(0);
+  });
+});
