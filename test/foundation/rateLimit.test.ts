@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';
 
