@@ -4,6 +4,7 @@ import { RAIL_TIMER_KIND, runRailStep } from '../domain/payments/rail';
 import { REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry } from '../domain/payments/reference';
 import { REFUND_TIMER_KIND, runRefundCompletion } from '../domain/refunds/refund.service';
 import { registerOutbox, startOutboxSweeper, stopOutboxSweeper } from '../domain/events/outbox';
+import { hooksIdle } from '../domain/events/event.hooks';
 import { registerTimerHandler, startTimerService, stopTimerService } from './timers/timer.service';
 
 /**
@@ -37,6 +38,8 @@ export async function stopCoreJobs(): Promise<void> {
   started = false;
   await stopTimerService();
   await stopOutboxSweeper();
+  // Hooks already queued finish before the database closes (the sweeper would redo them otherwise).
+  await hooksIdle();
 }
 
 /** For src/server.ts `backgroundServices()` (BackgroundService shape). */

@@ -84,7 +84,7 @@ describe('crash recovery', () => {
           $inc: { version: 1 },
           $push: {
             pending_events: {
-              _id: evtId, account_id: doc!.account_id, type: 'payment.cancelled', data, created_at: new Date(),
+              _id: evtId, account_id: doc!.account_id, type: 'payment.cancelled', data_json: JSON.stringify(data), created_at: new Date(),
               seq: 1e12, payment_id: pi.id, queued_at: Date.now() - 10_000,
             },
           } as any,

@@ -120,6 +120,18 @@ describe('POST /payment_intents', () => {
     expect(Object.keys(ok.metadata)).toHaveLength(50);
   });
 
+  it('keeps metadata keys with dots and dollar signs through state changes and events', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const metadata = { 'order.id': '1042', $note: 'x', plain: 'y' };
+    const pi = await createPayment(api, expressBody('923000000', 1000, { metadata }));
+    expect(pi.metadata).toEqual(metadata);
+    await api.post('/sandbox/clock/advance', { seconds: 6 });
+    const done = await api.get(`/payment_intents/${pi.id}`);
+    expect(done.body).toMatchObject({ status: 'SUCCEEDED', metadata });
+    const events = await accountEvents(api);
+    expect(events.map((e) => [e.type, e.data.metadata])).toEqual([['payment.created', metadata], ['payment.succeeded', metadata]]);
+  });
+
   it('requires an Idempotency-Key of 8 to 128 characters', async () => {
     const { api } = await createAccount(server.baseUrl);
     expectError(await api.post('/payment_intents', expressBody()), 400, 'invalid_request');

@@ -6,19 +6,28 @@ import mongoose, { Schema } from 'mongoose';
  * atomic write that makes it real), which gives a total, stable order: newest first = `seq` descending.
  * `hooks_done` stays false until every `onEventStored` hook has succeeded; the sweeper retries it.
  */
-export interface PendingEvent {
+interface EventBase {
   _id: string;
   account_id: string;
   type: string;
-  data: Record<string, unknown>;
   created_at: Date;
   seq: number;
   payment_id: string | null;
+}
+
+/**
+ * An event waiting in an outbox document. `data` travels as JSON text: it is written by update
+ * operators ($push), which real MongoDB refuses for values holding `$`-prefixed keys (metadata may
+ * have them); the dispatcher parses it and inserts the object into `events`.
+ */
+export interface PendingEvent extends EventBase {
+  data_json: string;
   /** Real time (ms) the event entered an outbox; the sweeper only picks up outboxes older than a moment. */
   queued_at: number;
 }
 
-export interface EventRecord extends Omit<PendingEvent, 'queued_at'> {
+export interface EventRecord extends EventBase {
+  data: Record<string, unknown>;
   livemode: boolean;
   hooks_done: boolean;
   /** Real-time ms until which one process owns running the hooks; 0 = free. */

@@ -1,4 +1,4 @@
-import type { PendingEvent } from './event.model';
+import type { EventRecord } from './event.model';
 import { iso } from '../payments/payment.serializer';
 
 export interface EventResource {
@@ -11,7 +11,7 @@ export interface EventResource {
 }
 
 /** Exactly the Event fields of the specification. `data` was serialized when the event was built. */
-export function toEventResource(e: Pick<PendingEvent, '_id' | 'type' | 'created_at' | 'data'> & { livemode?: boolean }): EventResource {
+export function toEventResource(e: Pick<EventRecord, '_id' | 'type' | 'created_at' | 'data'> & { livemode?: boolean }): EventResource {
   return {
     id: e._id,
     object: 'event',

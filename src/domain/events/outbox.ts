@@ -25,7 +25,6 @@ export interface EventSpec {
   paymentId?: string | null;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type OutboxModel = Model<any>;
 const outboxes = new Map<string, OutboxModel>();
 
@@ -42,7 +41,7 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
     _id: newId('evt'),
     account_id: accountId,
     type: s.type,
-    data: s.data as Record<string, unknown>,
+    data_json: JSON.stringify(s.data),
     created_at: createdAt,
     seq: first + i,
     payment_id: s.paymentId ?? null,
@@ -51,12 +50,13 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
 }
 
 async function storeEvent(e: PendingEvent): Promise<StoredEvent> {
+  const data = JSON.parse(e.data_json) as Record<string, unknown>;
   try {
     await EventModel.create({
       _id: e._id,
       account_id: e.account_id,
       type: e.type,
-      data: e.data,
+      data,
       created_at: e.created_at,
       seq: e.seq,
       payment_id: e.payment_id,
@@ -68,7 +68,7 @@ async function storeEvent(e: PendingEvent): Promise<StoredEvent> {
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
   }
-  return toStoredEvent({ ...e, livemode: false });
+  return toStoredEvent({ ...e, data, livemode: false });
 }
 
 /**
