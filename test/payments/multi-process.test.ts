@@ -47,7 +47,13 @@ describe('two gateway processes on one database', () => {
 
     const conn = await mongoose.createConnection(engine.uri).asPromise();
     try {
-      const timers = await conn.collection('timers').find({ account_id: account.id }).toArray();
+      // A handler's transition lands a moment before its timer is marked done: wait for the marks.
+      const timers = await waitFor(
+        () => conn.collection('timers').find({ account_id: account.id }).toArray(),
+        (ts) => ts.filter((t) => t.state === 'done').length >= 12 * 2 + 4,
+        15_000,
+        100,
+      );
       const fired = timers.filter((t) => t.state === 'done');
       // 12 express payments × 2 rail steps + 4 refunds; the 72 h reference expiries are still ahead.
       expect(fired).toHaveLength(12 * 2 + 4);
