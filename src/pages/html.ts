@@ -37,6 +37,7 @@ export function layout(opts: { title: string; body: string; script?: boolean }):
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${esc(opts.title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/pay-assets/pay.css">
 ${opts.script ? '<script src="/pay-assets/pay.js" defer></script>\n' : ''}</head>
 <body>

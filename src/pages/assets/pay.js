@@ -29,9 +29,9 @@
   var RETRYABLE = ['FAILED', 'CANCELLED', 'EXPIRED'];
 
   var STATUS_TEXT = {
-    PENDING_multicaixa_express: 'Payment created. Waiting for Multicaixa Express…',
+    PENDING_multicaixa_express: 'Confirm the payment in the Multicaixa Express app on your phone.',
     PENDING_multicaixa_reference: 'Waiting for the payment of the reference below.',
-    PROCESSING: 'Confirm the payment in the Multicaixa Express app on your phone.',
+    PROCESSING: 'Waiting for your confirmation in the Multicaixa Express app…',
     UNKNOWN: 'The bank has not answered yet. We are checking; please do not pay again.',
     SUCCEEDED: 'Payment confirmed. Thank you!',
     FAILED: 'The payment did not go through.',
@@ -111,6 +111,16 @@
     button.textContent = busy ? 'Paying…' : 'Pay';
   }
 
+  function formatDate(isoText) {
+    var d = new Date(isoText);
+    if (isNaN(d.getTime())) return isoText;
+    try {
+      return d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    } catch {
+      return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+    }
+  }
+
   /** "923 000 000", "+244 923000000" → "923000000"; anything else is sent as typed for the API to judge. */
   function normalizeMobile(value) {
     var digits = value.replace(/[\s().-]/g, '');
@@ -146,7 +156,7 @@
       document.getElementById('reference-entity').textContent = ref.entity;
       // Exactly the 9 digits (no spaces), so what is copied from the page is what the ATM takes.
       document.getElementById('reference-number').textContent = ref.number;
-      document.getElementById('reference-expires').textContent = new Date(ref.expires_at).toLocaleString();
+      document.getElementById('reference-expires').textContent = formatDate(ref.expires_at);
       referenceBox.hidden = false;
     } else {
       referenceBox.hidden = true;
