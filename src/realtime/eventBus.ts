@@ -148,7 +148,10 @@ function isChangeStreamUnsupported(err: unknown): boolean {
 async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
   let closed = false;
   let lastSeq = 0;
-  let stream: ChangeStream<EventRecord> = EventModel.collection.watch<EventRecord>([{ $match: { operationType: 'insert' } }]);
+  const pipeline = [{ $match: { operationType: 'insert' } }];
+  // A short server-side wait keeps start-up (the first, usually empty, getMore) quick.
+  const watchOptions = { maxAwaitTimeMS: 250 };
+  let stream: ChangeStream<EventRecord> = EventModel.collection.watch<EventRecord>(pipeline, watchOptions);
   const handle = (change: ChangeStreamDocument<EventRecord> | null) => {
     if (!change || change.operationType !== 'insert' || !change.fullDocument) return;
     const doc = change.fullDocument;
@@ -171,7 +174,7 @@ async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<So
         await new Promise((r) => setTimeout(r, 200));
         if (closed) return;
         try {
-          stream = EventModel.collection.watch<EventRecord>([{ $match: { operationType: 'insert' } }], token ? { resumeAfter: token } : {});
+          stream = EventModel.collection.watch<EventRecord>(pipeline, token ? { ...watchOptions, resumeAfter: token } : watchOptions);
           handle(await stream.tryNext());
         } catch (reopenErr) {
           logger.error({ err: reopenErr }, 'event bus cannot reopen its change stream; switching to polling');
@@ -266,7 +269,7 @@ export interface EventBusOptions {
 export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode> {
   if (source) return source.mode;
   const mode = opts.mode ?? 'auto';
-  const pollMs = opts.pollMs ?? 200;
+  const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {
     try {
       source = await startChangeStream((lastSeq) => {

@@ -13,14 +13,15 @@ import type { SseConnection } from './sse';
  *    nothing that happens during set-up can fall between the reads and the live feed;
  * 2. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
  *    that id, then the live events; every id is sent at most once;
- * 3. close once the intent is in a state other than PENDING, PROCESSING or UNKNOWN; after a late
- *    success of an UNKNOWN payment, only once `payment.reconciled` has been sent. Refunds never
- *    keep a stream open.
+ * 3. close once the intent is in a state other than PENDING, PROCESSING or UNKNOWN, and the events
+ *    that announce it have been sent: `payment.succeeded` after `reference.paid` (both carry the
+ *    SUCCEEDED intent), `payment.reconciled` after the late success of an UNKNOWN payment. Refunds
+ *    never keep a stream open.
  */
 const OPEN_STATUSES = new Set(['PENDING', 'PROCESSING', 'UNKNOWN']);
 export const KEEP_ALIVE_MS = 15_000;
-/** Upper bound on waiting for `payment.reconciled` after the success of an UNKNOWN payment. */
-const RECONCILE_WAIT_MS = 10_000;
+/** Upper bound on waiting for a follow-up event (payment.succeeded, payment.reconciled) once final. */
+const FOLLOW_UP_WAIT_MS = 10_000;
 
 /** Event types whose `data` is the intent, i.e. the ones a payment stream carries. */
 export function isIntentEvent(type: string): boolean {
@@ -69,20 +70,23 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
     attach(conn) {
       const known = new Set(history.map((e) => e.id));
       let status = intent.status;
-      let sawUnknown = history.some((e) => e.type === 'payment.unknown') || status === 'UNKNOWN';
-      let sawReconciled = history.some((e) => e.type === 'payment.reconciled');
-      let reconcileTimer: NodeJS.Timeout | null = null;
+      const seen = new Set(history.map((e) => e.type));
+      if (status === 'UNKNOWN') seen.add('payment.unknown');
+      // Events that always follow another one in the same transition.
+      const awaitingFollowUp = () =>
+        (seen.has('reference.paid') && !seen.has('payment.succeeded')) || (seen.has('payment.unknown') && !seen.has('payment.reconciled'));
+      let followUpTimer: NodeJS.Timeout | null = null;
       const keepAlive = setInterval(() => conn.comment('keep-alive'), KEEP_ALIVE_MS);
       conn.onClose(() => {
         unsubscribe();
         clearInterval(keepAlive);
-        if (reconcileTimer) clearTimeout(reconcileTimer);
+        if (followUpTimer) clearTimeout(followUpTimer);
       });
 
       const maybeClose = () => {
         if (OPEN_STATUSES.has(status)) return;
-        if (sawUnknown && !sawReconciled) {
-          reconcileTimer ??= setTimeout(() => conn.end(), RECONCILE_WAIT_MS);
+        if (awaitingFollowUp()) {
+          followUpTimer ??= setTimeout(() => conn.end(), FOLLOW_UP_WAIT_MS);
           return;
         }
         conn.end();
@@ -100,8 +104,7 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
       const live = (e: BusEvent) => {
         if (conn.isClosed || known.has(e.id)) return;
         known.add(e.id);
-        if (e.type === 'payment.unknown') sawUnknown = true;
-        if (e.type === 'payment.reconciled') sawReconciled = true;
+        seen.add(e.type);
         sendEvent(e);
         const s = (e.data as { status?: unknown }).status;
         if (typeof s === 'string') status = s;

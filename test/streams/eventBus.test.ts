@@ -1,0 +1,115 @@
+import mongoose from 'mongoose';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { emitAccountEvent } from '../../src/domain/events';
+import { EventModel } from '../../src/domain/events/event.model';
+import { nextSequence } from '../../src/domain/events/sequence';
+import { newId } from '../../src/ids';
+import { busStats, startEventBus, stopEventBus, subscribe, type BusEvent } from '../../src/realtime/eventBus';
+
+/** The bus in both of its modes, against a real (embedded) database. */
+let engine: EmbeddedMongo;
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+  await mongoose.connect(engine.uri);
+  await Promise.all(Object.values(mongoose.models).map((m) => m.init()));
+});
+afterAll(async () => {
+  await stopEventBus();
+  await mongoose.disconnect();
+  await engine?.close();
+});
+afterEach(async () => {
+  await stopEventBus();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await sleep(10);
+  }
+}
+
+/** Stores an event directly, as a process would (seq chosen by the caller). */
+async function storeRaw(accountId: string, type: string, paymentId: string | null, seq: number): Promise<string> {
+  const id = newId('evt');
+  await EventModel.create({
+    _id: id, account_id: accountId, type, data: { id: paymentId ?? 'x', status: 'PENDING' }, created_at: new Date(), seq,
+    payment_id: paymentId, livemode: false, hooks_done: true, hooks_lease_until: 0, stored_at: Date.now(),
+  });
+  return id;
+}
+
+describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
+  it('delivers each event once to the matching subscribers only', async () => {
+    expect(await startEventBus({ mode, pollMs: 50 })).toBe(mode);
+    const acct = `acct_${mode}_1`;
+    const pay = 'pay_' + newId('pay').slice(4);
+    const forPayment: BusEvent[] = [];
+    const forAccount: BusEvent[] = [];
+    const onlySucceeded: BusEvent[] = [];
+    const otherAccount: BusEvent[] = [];
+    const unsubs = [
+      subscribe({ accountId: acct, paymentId: pay }, (e) => forPayment.push(e)),
+      subscribe({ accountId: acct }, (e) => forAccount.push(e)),
+      subscribe({ accountId: acct, types: ['payment.succeeded'] }, (e) => onlySucceeded.push(e)),
+      subscribe({ accountId: 'acct_someone_else', paymentId: pay }, (e) => otherAccount.push(e)),
+    ];
+    await sleep(100);
+    const created = await emitAccountEvent(acct, 'payment.created', { id: pay }, { paymentId: pay });
+    const ping = await emitAccountEvent(acct, 'test.ping', { message: 'hi' });
+    const succeeded = await emitAccountEvent(acct, 'payment.succeeded', { id: pay }, { paymentId: pay });
+    await until(() => forAccount.length === 3 && forPayment.length === 2 && onlySucceeded.length === 1);
+    await sleep(200);
+    expect(forPayment.map((e) => e.id)).toEqual([created.id, succeeded.id]);
+    expect(forAccount.map((e) => e.id)).toEqual([created.id, ping.id, succeeded.id]);
+    expect(onlySucceeded.map((e) => e.id)).toEqual([succeeded.id]);
+    expect(otherAccount).toEqual([]);
+    expect(forPayment[1]).toMatchObject({ accountId: acct, type: 'payment.succeeded', paymentId: pay, data: { id: pay } });
+
+    unsubs[0]!();
+    await emitAccountEvent(acct, 'payment.reconciled', { id: pay }, { paymentId: pay });
+    await until(() => forAccount.length === 4);
+    await sleep(100);
+    expect(forPayment).toHaveLength(2);
+    for (const u of unsubs) u();
+    expect(busStats().subscribers).toBe(0);
+  });
+
+  it('does not lose an event whose lower seq becomes visible after a higher one', async () => {
+    await startEventBus({ mode, pollMs: 50 });
+    const acct = `acct_${mode}_2`;
+    const got: string[] = [];
+    const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
+    await sleep(100);
+    const first = await nextSequence('events', 2);
+    const later = await storeRaw(acct, 'payment.created', null, first + 1);
+    await until(() => got.length === 1);
+    const earlier = await storeRaw(acct, 'payment.created', null, first);
+    await until(() => got.length === 2);
+    expect(got).toEqual([later, earlier]);
+    unsub();
+  });
+
+  it('fans out to thousands of subscribers by payment without scanning them all', async () => {
+    await startEventBus({ mode, pollMs: 50 });
+    const acct = `acct_${mode}_3`;
+    const counts = new Map<string, number>();
+    const unsubs: Array<() => void> = [];
+    for (let i = 0; i < 4_000; i++) {
+      const pay = `pay_fanout_${mode}_${i % 2_000}`;
+      unsubs.push(subscribe({ accountId: acct, paymentId: pay }, () => counts.set(pay, (counts.get(pay) ?? 0) + 1)));
+    }
+    await sleep(100);
+    const target = `pay_fanout_${mode}_7`;
+    await emitAccountEvent(acct, 'payment.succeeded', { id: target }, { paymentId: target });
+    await until(() => counts.get(target) === 2);
+    await sleep(100);
+    expect([...counts.keys()]).toEqual([target]);
+    for (const u of unsubs) u();
+  });
+});

@@ -1,0 +1,96 @@
+import mongoose from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { verifyWebhookSignature } from '../../src/index';
+import { createAccount } from '../support/accounts';
+import { ApiClient } from '../support/client';
+import { spawnGateway, type GatewayProcess } from '../streams/support/gatewayProcess';
+import { startReceiver, type Receiver } from './support/receiver';
+import { createEndpoint, createPayment, deliveries, referenceBody, waitFor } from './support/webhooks';
+
+/**
+ * A gateway process killed with SIGKILL between an event and its delivery: after a restart (another
+ * process on the same database) the receiver gets the event.
+ */
+let engine: EmbeddedMongo;
+let receiver: Receiver;
+const gateways: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await Promise.all(gateways.map((g) => g.stop()));
+  await receiver?.close();
+  await engine?.close();
+});
+
+async function gateway(): Promise<GatewayProcess> {
+  const g = await spawnGateway(engine.uri);
+  gateways.push(g);
+  return g;
+}
+
+describe('crash between an event and its delivery', () => {
+  it('an attempt cut short by SIGKILL is made again after the restart', async () => {
+    const a = await gateway();
+    const acct = await createAccount(a.url);
+    const endpoint = await createEndpoint(acct.api, `${receiver.url}/hooks/killed`);
+    // The first request hangs: the gateway dies with the attempt in flight, before recording anything.
+    receiver.reply = () => ({ status: 200, hang: true });
+    const pi = await createPayment(acct.api, referenceBody(21_000));
+    const [first] = await receiver.waitFor((r) => r.path === '/hooks/killed');
+    const eventId = String(first!.headers['service-event-id']);
+    await a.kill();
+
+    receiver.reply = () => ({ status: 200 });
+    const b = await gateway();
+    const again = await receiver.waitFor((r) => r.headers['service-event-id'] === eventId && r.path === '/hooks/killed', 2, 60_000);
+    const event = verifyWebhookSignature(again[1]!.rawBody, String(again[1]!.headers['service-signature']), endpoint.secret);
+    expect(event).toMatchObject({ id: eventId, type: 'payment.created', data: { id: pi.id } });
+    expect(again[1]!.rawBody).toBe(first!.rawBody);
+
+    const apiB = new ApiClient(b.url, acct.sk);
+    const [d] = await waitFor(() => deliveries(apiB, endpoint.id), (l) => l[0]?.state === 'DELIVERED', 20_000);
+    expect(d).toMatchObject({ event_id: eventId, state: 'DELIVERED', last_status: 200 });
+  }, 120_000);
+
+  it('an event stored by a process that died before its hooks ran is delivered after the restart', async () => {
+    const a = await gateway();
+    const acct = await createAccount(a.url);
+    const endpoint = await createEndpoint(acct.api, `${receiver.url}/hooks/orphan`);
+    const pi = await createPayment(acct.api, referenceBody(22_000));
+    await receiver.waitFor((r) => r.path === '/hooks/orphan');
+    await a.kill();
+
+    // What a process leaves behind when it dies right after storing an event: the event, hooks not run.
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    const eventId = 'evt_CrashBeforeHooks0000000';
+    try {
+      const template = await conn.collection('events').findOne({ account_id: acct.id, type: 'payment.created' });
+      expect(template).not.toBeNull();
+      const seq = Number(template!.seq) + 1_000_000;
+      await conn.collection('events').insertOne({
+        ...template!,
+        _id: eventId as any,
+        type: 'payment.cancelled',
+        data: { ...template!.data, status: 'CANCELLED' },
+        seq,
+        hooks_done: false,
+        hooks_lease_until: 0,
+        stored_at: Date.now() - 60_000,
+      });
+    } finally {
+      await conn.close();
+    }
+
+    const b = await gateway();
+    const [got] = await receiver.waitFor((r) => r.headers['service-event-id'] === eventId, 1, 60_000);
+    const event = verifyWebhookSignature(got!.rawBody, String(got!.headers['service-signature']), endpoint.secret);
+    expect(event).toMatchObject({ id: eventId, type: 'payment.cancelled', data: { id: pi.id } });
+    const apiB = new ApiClient(b.url, acct.sk);
+    const list = await waitFor(() => deliveries(apiB, endpoint.id), (l) => l.some((d) => d.event_id === eventId && d.state === 'DELIVERED'), 20_000);
+    expect(list.filter((d) => d.event_id === eventId)).toHaveLength(1);
+  }, 120_000);
+});
