@@ -8,6 +8,7 @@ import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
 import { realtimeService } from './realtime/realtime.background';
+import { graphqlRouter, graphqlService } from './graphql/server';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -37,13 +38,14 @@ async function backgroundServices(): Promise<BackgroundService[]> {
     checkoutLifecycleService,
     webhookDeliveryService(),
     realtimeService(),
+    graphqlService(),
   ];
 }
 
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
   const services = await backgroundServices();
-  const app = createApp(config, { rootRouters: [createPagesRouter(config)] });
+  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config)] });
   const httpServer = http.createServer(app);
   httpServer.keepAliveTimeout = 65_000;
 

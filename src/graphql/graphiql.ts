@@ -1,0 +1,119 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Router, type Request } from 'express';
+
+/**
+ * GraphiQL at `GET /graphql` (browsers, `Accept: text/html`), served from the npm packages installed
+ * with the gateway: no CDN, so it works offline and nothing third-party runs next to a secret key.
+ * Queries and mutations go over HTTP with the headers typed in GraphiQL's header editor; subscriptions
+ * go over graphql-ws with the same `Authorization` value as `connectionParams.authorization`.
+ */
+const require = createRequire(import.meta.url);
+const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'react.production.min.js': { file: path.join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
+  'react-dom.production.min.js': { file: path.join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'graphiql.min.js': { file: path.join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
+  'graphiql.min.css': { file: path.join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+  'graphql-ws.js': { file: path.join(packageDir('graphql-ws'), 'umd/graphql-ws.js'), type: 'text/javascript' },
+};
+
+export const GRAPHIQL_ASSET_PATH = '/graphql/assets';
+
+const DEFAULT_QUERY = `# Put your secret key in the Headers tab below:
+#   { "Authorization": "Bearer sk_test_..." }
+query Overview {
+  account { id name }
+  paymentMethods { code status minAmount maxAmount }
+  paymentIntents(first: 5) {
+    nodes { id amount status paymentMethod createdAt }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+function page(): string {
+  const a = GRAPHIQL_ASSET_PATH;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL · Payment gateway sandbox</title>
+<link rel="stylesheet" href="${a}/graphiql.min.css">
+<style>html,body,#graphiql{height:100%;margin:0}</style>
+</head>
+<body>
+<div id="graphiql">Loading GraphiQL…</div>
+<script src="${a}/react.production.min.js"></script>
+<script src="${a}/react-dom.production.min.js"></script>
+<script src="${a}/graphql-ws.js"></script>
+<script src="${a}/graphiql.min.js"></script>
+<script>
+(function () {
+  var httpUrl = new URL('/graphql', location.href).toString();
+  var wsUrl = httpUrl.replace(/^http/, 'ws');
+  var httpFetcher = GraphiQL.createFetcher({ url: httpUrl });
+  var wsFetchers = {};
+  function authorizationOf(headers) {
+    if (!headers) return '';
+    for (var k in headers) if (k.toLowerCase() === 'authorization') return String(headers[k]);
+    return '';
+  }
+  function isSubscription(params, opts) {
+    var doc = opts && opts.documentAST;
+    if (!doc) return /^\\s*subscription\\b/.test(params.query || '');
+    return doc.definitions.some(function (d) {
+      return d.kind === 'OperationDefinition' && d.operation === 'subscription' &&
+        (!params.operationName || (d.name && d.name.value === params.operationName));
+    });
+  }
+  function fetcher(params, opts) {
+    if (!isSubscription(params, opts)) return httpFetcher(params, opts);
+    var auth = authorizationOf(opts && opts.headers);
+    if (!wsFetchers[auth]) {
+      var client = graphqlWs.createClient({ url: wsUrl, connectionParams: { authorization: auth }, lazy: true });
+      wsFetchers[auth] = GraphiQL.createFetcher({ url: httpUrl, wsClient: client });
+    }
+    return wsFetchers[auth](params, opts);
+  }
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
+      defaultHeaders: JSON.stringify({ Authorization: 'Bearer sk_test_...' }, null, 2),
+      headerEditorEnabled: true,
+      shouldPersistHeaders: false
+    })
+  );
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+/** True for a browser navigation (HTML preferred over JSON). */
+export function wantsHtml(req: Request): boolean {
+  return req.accepts(['application/json', 'text/html']) === 'text/html';
+}
+
+export function graphiqlRouter(): Router {
+  const router = Router();
+  const html = page();
+  router.get(`${GRAPHIQL_ASSET_PATH}/:file`, (req, res, next) => {
+    const asset = ASSETS[req.params.file];
+    if (!asset || !existsSync(asset.file)) return next();
+    res.setHeader('Content-Type', `${asset.type}; charset=utf-8`);
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    createReadStream(asset.file).on('error', next).pipe(res);
+  });
+  router.get('/graphql', (req, res, next) => {
+    if (!wantsHtml(req)) return next();
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(html);
+  });
+  return router;
+}

@@ -1,0 +1,67 @@
+import { HeaderMap, type ApolloServer } from '@apollo/server';
+import type { RequestHandler } from 'express';
+import type { Config } from '../config';
+import { authenticate } from '../domain/accounts/apiKey.service';
+import { ApiError, isApiError } from '../errors';
+import { logger } from '../logger';
+import { readJsonBody } from '../rest/body';
+import { enforceRateLimit, keyBucket } from '../rest/rateLimit';
+import { bearerSecret } from './auth';
+import { createContext, type GraphQLContext } from './context';
+import { errorResponseBody } from './errors';
+
+/**
+ * `POST /graphql`. Before GraphQL runs, the same steps as a REST call: authenticate the bearer key,
+ * count the request against the key's rate limit (one GraphQL request = one request, X-RateLimit-*
+ * headers set), read the JSON body with the REST body reader (size limit, invalid_json). A refusal at
+ * this stage answers with the REST status (401, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
+ * `{errors: [{message, extensions: {code, request_id}}]}`. Then Apollo executes it.
+ */
+export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
+  return async (req, res) => {
+    const requestId = String(res.locals.requestId ?? '');
+    try {
+      const auth = await authenticate(bearerSecret(req.headers.authorization));
+      res.locals.auth = auth;
+      await enforceRateLimit(res, keyBucket(auth.key._id), config.rateLimitPerMinute);
+      const body = await readJsonBody(req, config.maxBodyBytes);
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw ApiError.invalid("The request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}");
+      }
+      const server = await apollo();
+      const headers = new HeaderMap();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const context = createContext(auth, requestId, config);
+      const result = await server.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: 'POST', headers, search: '', body },
+        context: async () => context,
+      });
+      if (context.errorCodes.length > 0) res.locals.errorCode = context.errorCodes[0];
+      for (const [name, value] of result.headers) res.setHeader(name, value);
+      res.status(result.status ?? 200);
+      if (result.body.kind === 'complete') {
+        res.send(result.body.string);
+      } else {
+        for await (const chunk of result.body.asyncIterator) res.write(chunk);
+        res.end();
+      }
+    } catch (err) {
+      let apiError: ApiError;
+      if (isApiError(err)) {
+        apiError = err;
+      } else {
+        logger.error({ err, requestId }, 'graphql: unhandled error before execution');
+        apiError = new ApiError('internal_error', 'An internal error occurred.');
+      }
+      res.locals.errorCode = apiError.code;
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+      res.status(apiError.status).json(errorResponseBody(apiError, requestId));
+    }
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The parent values GraphQL resolvers receive for each object type: the resources the domain services
+ * already return (snake_case, exactly as REST serves them). codegen.ts maps the GraphQL types to these
+ * (`mappers`), so every resolver is type-checked against what the service really gives it.
+ */
+import type { AccountResource } from '../domain/accounts/account.service';
+import type { ApiKeyResource } from '../domain/accounts/apiKey.service';
+import type { CheckoutSessionResource } from '../domain/checkout/checkoutSession.serializer';
+import type { EventResource } from '../domain/events/event.serializer';
+import type { PaymentLinkResource } from '../domain/links/paymentLink.serializer';
+import type { LogEntryResource } from '../domain/logs/requestLog.service';
+import type { PaymentMethodInfo } from '../domain/payments/methods';
+import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
+import type { QrCodeResource } from '../domain/qr/qr.service';
+import type { RefundResource } from '../domain/refunds/refund.serializer';
+import type { SandboxClockResource } from '../domain/sandbox/clock.service';
+import type { WebhookDeliveryResource, WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
+
+export type AccountModel = AccountResource;
+/** A key as listed; `secret` only right after creation. */
+export type ApiKeyModel = ApiKeyResource & { secret?: string };
+export type PaymentMethodModel = PaymentMethodInfo;
+export type PaymentIntentModel = PaymentIntentResource;
+export type PaymentReferenceModel = NonNullable<PaymentIntentResource['reference']>;
+export type RefundModel = RefundResource;
+export type PaymentLinkModel = PaymentLinkResource;
+export type QrCodeModel = QrCodeResource;
+export type CheckoutSessionModel = CheckoutSessionResource;
+/** An endpoint as listed; `secret` only in the creation and rotation responses. */
+export type WebhookEndpointModel = WebhookEndpointResource;
+export type WebhookDeliveryModel = WebhookDeliveryResource;
+export interface DeletedWebhookEndpointModel {
+  id: string;
+  object: 'webhook_endpoint';
+  deleted: true;
+}
+export interface TestWebhookEventModel {
+  object: 'test_event';
+  event_id: string;
+  state: 'QUEUED';
+}
+export type EventModel = EventResource;
+export type LogEntryModel = LogEntryResource;
+export type SandboxClockModel = SandboxClockResource;
+
+/** One page of a newest-first list, cut by `first` and `after` (see pagination.ts). */
+export interface ConnectionModel<T> {
+  items: T[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  cursorOf: (item: T) => string;
+}
+export type PaymentIntentConnectionModel = ConnectionModel<PaymentIntentResource>;
+export type EventConnectionModel = ConnectionModel<EventResource>;
+export interface EdgeModel<T> {
+  cursor: string;
+  node: T;
+}
+export type PaymentIntentEdgeModel = EdgeModel<PaymentIntentResource>;
+export type EventEdgeModel = EdgeModel<EventResource>;
+
+/** One message of `paymentIntentUpdated`: the snapshot, or a change with its event (REST spellings). */
+export interface PaymentIntentUpdateModel {
+  snapshot: boolean;
+  eventType: string | null;
+  eventId: string | null;
+  paymentIntent: PaymentIntentResource;
+}

@@ -1,0 +1,12 @@
+import type { EventResolvers } from '../../../generated/graphql/resolvers-types';
+import type { CheckoutSessionModel, PaymentIntentModel, RefundModel } from '../models';
+import { eventTypeFromRest } from '../enums';
+
+/** `data` is the object as stored with the event; the typed views read it according to the type. */
+export const Event: EventResolvers = {
+  type: (e) => eventTypeFromRest(e.type),
+  createdAt: (e) => e.created_at,
+  paymentIntent: (e) => (e.data.object === 'payment_intent' ? (e.data as unknown as PaymentIntentModel) : null),
+  refund: (e) => (e.data.object === 'refund' ? (e.data as unknown as RefundModel) : null),
+  checkoutSession: (e) => (e.data.object === 'checkout_session' ? (e.data as unknown as CheckoutSessionModel) : null),
+};

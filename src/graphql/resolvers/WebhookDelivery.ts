@@ -1,0 +1,13 @@
+import type { WebhookDeliveryResolvers, WebhookDeliveryState } from '../../../generated/graphql/resolvers-types';
+import { eventTypeFromRest, toEnumName } from '../enums';
+
+export const WebhookDelivery: WebhookDeliveryResolvers = {
+  eventId: (d) => d.event_id,
+  eventType: (d) => eventTypeFromRest(d.event_type),
+  state: (d) => toEnumName<WebhookDeliveryState>(d.state),
+  lastStatus: (d) => d.last_status,
+  lastMs: (d) => d.last_ms,
+  lastAttemptAt: (d) => d.last_attempt_at,
+  requestBody: (d) => d.request_body,
+  signatureHeader: (d) => d.signature_header,
+};

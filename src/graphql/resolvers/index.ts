@@ -1,0 +1,48 @@
+import type { Resolvers } from '../../../generated/graphql/resolvers-types';
+import { DateTimeScalar, JsonScalar } from '../scalars';
+import { Account } from './Account';
+import { ApiKey } from './ApiKey';
+import { CheckoutSession } from './CheckoutSession';
+import { EventConnection, PaymentIntentConnection } from './connections';
+import { Event } from './Event';
+import { LogEntry } from './LogEntry';
+import { Mutation } from './Mutation';
+import { PaymentIntent, PaymentReference } from './PaymentIntent';
+import { PaymentIntentUpdate } from './PaymentIntentUpdate';
+import { PaymentLink } from './PaymentLink';
+import { PaymentMethod } from './PaymentMethod';
+import { Query } from './Query';
+import { QrCode } from './QrCode';
+import { Refund } from './Refund';
+import { SandboxClock } from './SandboxClock';
+import { Subscription } from './Subscription';
+import { WebhookDelivery } from './WebhookDelivery';
+import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './WebhookEndpoint';
+
+/** Fields not listed in a type's resolvers have the same name in the model (`id`, `amount`, `url` ...). */
+export const resolvers: Resolvers = {
+  DateTime: DateTimeScalar,
+  JSON: JsonScalar,
+  Query,
+  Mutation,
+  Subscription,
+  Account,
+  ApiKey,
+  PaymentMethod,
+  PaymentIntent,
+  PaymentReference,
+  PaymentIntentConnection,
+  Refund,
+  PaymentLink,
+  QrCode,
+  CheckoutSession,
+  WebhookEndpoint,
+  DeletedWebhookEndpoint,
+  TestWebhookEvent,
+  WebhookDelivery,
+  Event,
+  EventConnection,
+  LogEntry,
+  SandboxClock,
+  PaymentIntentUpdate,
+};

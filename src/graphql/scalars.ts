@@ -1,0 +1,65 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from './graphqljs';
+
+/** ISO 8601 UTC with milliseconds, like every timestamp of the REST API. */
+export const DateTimeScalar = new GraphQLScalarType<string, string>({
+  name: 'DateTime',
+  serialize(value) {
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new GraphQLError(`DateTime cannot represent '${String(value)}'`);
+    return date.toISOString();
+  },
+  parseValue(value) {
+    return parseDate(value);
+  },
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be an ISO 8601 string');
+    return parseDate(ast.value);
+  },
+});
+
+function parseDate(value: unknown): string {
+  const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError(`DateTime must be an ISO 8601 string, got '${String(value)}'`);
+  return date.toISOString();
+}
+
+/**
+ * Any JSON value, passed through untouched: `metadata` inputs go to the same validator as the REST body,
+ * which gives the REST error for a bad value, and event `data` is the REST object as stored.
+ */
+export const JsonScalar = new GraphQLScalarType<unknown, unknown>({
+  name: 'JSON',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (ast, variables) => literalToJson(ast, variables ?? undefined),
+});
+
+function literalToJson(ast: ValueNode, variables: Record<string, unknown> | undefined): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.ENUM:
+      return ast.value;
+    case Kind.LIST:
+      return ast.values.map((v) => literalToJson(v, variables));
+    case Kind.OBJECT: {
+      const out: Record<string, unknown> = {};
+      for (const field of ast.fields) {
+        // Same rule as the REST body parser: these names are never legitimate keys.
+        if (field.name.value === '__proto__' || field.name.value === 'constructor') {
+          throw new GraphQLError(`Unknown field '${field.name.value}'`);
+        }
+        out[field.name.value] = literalToJson(field.value, variables);
+      }
+      return out;
+    }
+    case Kind.VARIABLE:
+      return variables?.[ast.name.value];
+  }
+}

@@ -1,0 +1,127 @@
+import type http from 'node:http';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { Router } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { Config } from '../config';
+import { ApiError, isApiError } from '../errors';
+import type { BackgroundService } from '../server';
+import type { GraphQLContext } from './context';
+import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId } from './errors';
+import { graphiqlRouter, wantsHtml } from './graphiql';
+import { graphqlHttpHandler } from './http';
+import { checkOperationLimits } from './limits';
+import { buildExecutableSchema } from './schema';
+import { stopIntentWatcher } from './subscriptions/intentWatcher';
+import { GRAPHQL_PATH, startGraphqlWs } from './ws';
+
+/**
+ * The GraphQL endpoint of one gateway: `graphqlRouter(config)` is mounted in the Express app (root
+ * routers) and `graphqlService()` starts Apollo and graphql-ws once the HTTP server exists (the drain
+ * plugin and the WebSocket server need it). They meet through the gateway's Config object; requests
+ * that arrive before the start wait for it.
+ */
+interface Endpoint {
+  schema: GraphQLSchema;
+  apollo: Promise<ApolloServer<GraphQLContext>>;
+  resolveApollo: (server: ApolloServer<GraphQLContext>) => void;
+  rejectApollo: (err: unknown) => void;
+}
+
+const endpoints = new WeakMap<Config, Endpoint>();
+
+function endpointFor(config: Config): Endpoint {
+  let endpoint = endpoints.get(config);
+  if (!endpoint) {
+    let resolveApollo!: Endpoint['resolveApollo'];
+    let rejectApollo!: Endpoint['rejectApollo'];
+    const apollo = new Promise<ApolloServer<GraphQLContext>>((resolve, reject) => {
+      resolveApollo = resolve;
+      rejectApollo = reject;
+    });
+    apollo.catch(() => undefined);
+    endpoint = { schema: buildExecutableSchema(), apollo, resolveApollo, rejectApollo };
+    endpoints.set(config, endpoint);
+  }
+  return endpoint;
+}
+
+export function graphqlRouter(config: Config): Router {
+  const endpoint = endpointFor(config);
+  const router = Router();
+  router.use(graphiqlRouter());
+  router.post(GRAPHQL_PATH, graphqlHttpHandler(config, () => endpoint.apollo));
+  router.get(GRAPHQL_PATH, (req, _res, next) => {
+    if (wantsHtml(req)) return next();
+    next(ApiError.invalid('Send GraphQL operations with POST /graphql (or over WebSocket); GET /graphql serves GraphiQL to browsers'));
+  });
+  return router;
+}
+
+/** Per-request hooks: limits before execution, request ids on errors, internal errors logged. */
+const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ schema, document, operationName, request }) {
+        try {
+          checkOperationLimits(schema, document, operationName, request.variables);
+        } catch (err) {
+          throw isApiError(err) ? apiGraphQLError(err) : err;
+        }
+      },
+      async didEncounterErrors({ errors, contextValue }) {
+        logInternalErrors(errors, contextValue.requestId);
+      },
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+        const errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
+        response.body.singleResult.errors = errors;
+        for (const e of errors) if (typeof e.extensions?.code === 'string') contextValue.errorCodes.push(e.extensions.code);
+      },
+    };
+  },
+};
+
+export function graphqlService(): BackgroundService {
+  let apollo: ApolloServer<GraphQLContext> | null = null;
+  let ws: { dispose(): Promise<void> } | null = null;
+  return {
+    name: 'graphql',
+    async start({ config, httpServer }: { config: Config; httpServer: http.Server }) {
+      const endpoint = endpoints.get(config);
+      if (!endpoint) return; // the router is not mounted: no GraphQL in this gateway
+      try {
+        const server = new ApolloServer<GraphQLContext>({
+          schema: endpoint.schema,
+          introspection: true,
+          includeStacktraceInErrorResponses: false,
+          formatError: formatGraphQLError,
+          plugins: [
+            ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownGraceMs }),
+            ApolloServerPluginLandingPageDisabled(),
+            requestPlugin,
+            // Apollo's drain phase also ends the WebSocket subscriptions.
+            { serverWillStart: async () => ({ drainServer: async () => ws?.dispose() }) },
+          ],
+        });
+        await server.start();
+        ws = startGraphqlWs(httpServer, endpoint.schema, config);
+        apollo = server;
+        endpoint.resolveApollo(server);
+      } catch (err) {
+        endpoint.rejectApollo(err);
+        throw err;
+      }
+    },
+    // Before the HTTP server closes: open WebSockets would otherwise hold its close until the grace ends.
+    async beforeClose() {
+      await ws?.dispose();
+    },
+    async stop() {
+      await ws?.dispose();
+      await apollo?.stop();
+      await stopIntentWatcher();
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { CloseCode, type Context } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { Config } from '../config';
+import { authenticate, type Authenticated } from '../domain/accounts/apiKey.service';
+import { hitRateLimit } from '../domain/ratelimit/rateLimit.service';
+import { ApiError, isApiError } from '../errors';
+import { newId } from '../ids';
+import { logger } from '../logger';
+import { keyBucket } from '../rest/rateLimit';
+import { bearerSecret } from './auth';
+import { createContext } from './context';
+import { apiGraphQLError, formatErrors } from './errors';
+import { checkOperationLimits } from './limits';
+
+export const GRAPHQL_PATH = '/graphql';
+
+type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
+type WsContext = Context<ConnectionParams, Extra & { auth?: Authenticated; requestIds?: Map<string, string> }>;
+
+/**
+ * GraphQL over WebSocket (`graphql-transport-ws`) on the gateway's HTTP server, path /graphql.
+ * - Connection: `connectionParams.authorization` is checked like the HTTP `Authorization` header; an
+ *   invalid key closes the socket with 4401 before any operation (a valid but refused key would be 4403).
+ * - Each operation counts as one request against the key's rate limit, is parsed, validated and held to
+ *   the same depth / cost / `first` limits as over HTTP, and errors are formatted the same way, with a
+ *   request id per operation.
+ */
+export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config): { dispose(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (pathname === GRAPHQL_PATH) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    } else if (httpServer.listenerCount('upgrade') === 1) {
+      // Nobody else serves WebSockets: refuse rather than leave the socket hanging.
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    }
+  };
+  httpServer.on('upgrade', onUpgrade);
+
+  const server = useServer<ConnectionParams, { auth?: Authenticated; requestIds?: Map<string, string> }>(
+    {
+      schema,
+      isProd: true,
+      onConnect: async (ctx: WsContext) => {
+        const params = ctx.connectionParams;
+        try {
+          ctx.extra.auth = await authenticate(bearerSecret(params?.authorization ?? params?.Authorization, true));
+          ctx.extra.requestIds = new Map();
+          return true;
+        } catch (err) {
+          if (!isApiError(err)) throw err;
+          ctx.extra.socket.close(CloseCode.Unauthorized, `${err.code}: ${err.message}`.slice(0, 120));
+          return false;
+        }
+      },
+      onSubscribe: async (ctx: WsContext, id, payload) => {
+        const auth = ctx.extra.auth;
+        if (!auth) return [new GraphQLError('Unauthorized', { extensions: { code: 'authentication_failed' } })];
+        const requestId = newId('req');
+        ctx.extra.requestIds?.set(id, requestId);
+        try {
+          const decision = await hitRateLimit(keyBucket(auth.key._id), config.rateLimitPerMinute);
+          if (!decision.allowed) {
+            throw new ApiError('rate_limit_exceeded', `Too many requests: at most ${decision.limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`);
+          }
+          let document: DocumentNode;
+          try {
+            document = parse(payload.query);
+          } catch (err) {
+            return [err instanceof GraphQLError ? err : new GraphQLError('Invalid GraphQL document')];
+          }
+          const errors = validate(schema, document);
+          if (errors.length > 0) return errors;
+          checkOperationLimits(schema, document, payload.operationName, payload.variables);
+          return {
+            schema,
+            document,
+            operationName: payload.operationName,
+            variableValues: payload.variables,
+            contextValue: createContext(auth, requestId, config),
+          };
+        } catch (err) {
+          if (isApiError(err)) return [apiGraphQLError(err)];
+          throw err;
+        }
+      },
+      onNext: (ctx: WsContext, id, _payload, _args, result) => {
+        if (!result.errors?.length) return;
+        return { ...result, errors: formatErrors(result.errors, ctx.extra.requestIds?.get(id) ?? newId('req')) };
+      },
+      onError: (ctx: WsContext, id, _payload, errors) => formatErrors(errors, ctx.extra.requestIds?.get(id) ?? newId('req')),
+      onComplete: (ctx: WsContext, id) => {
+        ctx.extra.requestIds?.delete(id);
+      },
+    },
+    wss,
+  );
+
+  let disposing: Promise<void> | null = null;
+  return {
+    dispose() {
+      disposing ??= (async () => {
+        httpServer.off('upgrade', onUpgrade);
+        await Promise.resolve(server.dispose()).catch((err: unknown) => logger.warn({ err }, 'graphql-ws dispose failed'));
+      })();
+      return disposing;
+    },
+  };
+}
