@@ -3,7 +3,9 @@
  * standalone validators. Everything else imports from here, so a change in generated/ shapes touches
  * one file.
  */
-import { operations } from '../../generated/operations';
+import { errorCodeFor, operations } from '../../generated/operations';
+
+export { errorCodeFor };
 import * as paramValidators from '../../generated/validators/params.js';
 import * as requestValidators from '../../generated/validators/requests.js';
 import * as responseValidators from '../../generated/validators/responses.js';

@@ -18,6 +18,11 @@ import { validateRequestPart } from './validation';
  */
 export function toExpressHandler(def: RouteDefinition, config: Config): RequestHandler {
   const op = getOperation(def.operationId);
+  // openapi.yaml (x-permission) and the router must agree on who may call an operation.
+  const declared = 'public' in def.options ? null : def.options.permission;
+  if (declared !== op.permission) {
+    throw new Error(`${def.operationId}: router requires ${declared} but openapi.yaml x-permission says ${op.permission}`);
+  }
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;

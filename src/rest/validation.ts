@@ -1,5 +1,5 @@
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
-import { getOperation, getValidator, type OperationId, type ValidatorFn } from './generatedContract';
+import { errorCodeFor, getOperation, getValidator, type OperationId, type ValidatorFn } from './generatedContract';
 
 export type RequestPart = 'body' | 'query' | 'params' | 'headers';
 
@@ -35,10 +35,10 @@ export function validateRequestPart<T = unknown>(operationId: OperationId, part:
   const validate: ValidatorFn = getValidator(part === 'body' ? 'requests' : 'params', name);
   if (validate(data)) return data as T;
   const err = (validate.errors?.[0] ?? { instancePath: '', keyword: 'unknown', params: {} }) as AjvErrorLike;
-  throw toApiError(op.errorCodes as Record<string, string>, part, err);
+  throw toApiError(operationId, part, err);
 }
 
-function toApiError(errorCodes: Record<string, string>, part: RequestPart, err: AjvErrorLike): ApiError {
+function toApiError(operationId: OperationId, part: RequestPart, err: AjvErrorLike): ApiError {
   const segments = err.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let field = segments.join('.');
   let message: string;
@@ -60,10 +60,9 @@ function toApiError(errorCodes: Record<string, string>, part: RequestPart, err: 
     }
   }
   // openapi.yaml marks some fields with `x-error-code` (a malformed mobile is invalid_phone_number, an
-  // amount outside the limits amount_out_of_range). A wrong JSON type stays invalid_request.
-  const pointer = '/' + field.split('.').join('/');
-  const special = part === 'body' && err.keyword !== 'type' ? errorCodes[pointer] : undefined;
-  const code: ErrorCode = special && special in ERROR_STATUS ? (special as ErrorCode) : 'invalid_request';
+  // amount outside the limits amount_out_of_range); the generated errorCodeFor applies the rule.
+  const special = part === 'body' ? errorCodeFor(operationId, err) : 'invalid_request';
+  const code: ErrorCode = special in ERROR_STATUS ? (special as ErrorCode) : 'invalid_request';
   return new ApiError(code, message);
 }
 
