@@ -1,9 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Integration tests start real servers and real databases; give them room on a shared 2-core machine.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The fault suite (SIGKILLs, fuzzing) has its own command: npm run test:faults.
+    exclude: [...configDefaults.exclude, 'test/faults/**'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
