@@ -1,0 +1,148 @@
+import type { ChildProcess } from 'node:child_process';
+import { createAccount, createReferenceIntent } from '../lib/api';
+import { forkTs, rssBytes } from '../lib/processes';
+import type { Service } from '../lib/services';
+import type { BenchSettings } from '../lib/settings';
+import { percentile, pool, sleep } from '../lib/stats';
+import type { ParentMessage, TriggerResult, WorkerMessage } from './protocol';
+
+export interface LatencySummary {
+  p50: number;
+  p99: number;
+  received: number;
+  missed: number;
+}
+
+export interface FanoutResult {
+  payments: number;
+  sseOpen: number;
+  wsOpen: number;
+  connectFailures: string[];
+  sse: LatencySummary;
+  ws: LatencySummary | null;
+  all: LatencySummary;
+  trigger: { p50: number; p99: number; errors: number };
+  rss: { before: number; afterSse: number; afterWs: number | null };
+  /** Bytes of gateway RSS per 1,000 connections of each kind. */
+  perThousand: { sse: number; ws: number | null; all: number };
+  ratePerSecond: number;
+}
+
+/** Spawns one client process and gives it typed send/expect helpers. */
+function worker(): { proc: ChildProcess; send(m: ParentMessage): void; next<T extends WorkerMessage['type']>(type: T, timeoutMs: number): Promise<Extract<WorkerMessage, { type: T }>> } {
+  const proc = forkTs('bench/fanout/worker.ts');
+  const inbox: WorkerMessage[] = [];
+  const waiters: Array<(m: WorkerMessage) => boolean> = [];
+  proc.on('message', (m: WorkerMessage) => {
+    if (m.type === 'error') console.error(`fan-out worker ${proc.pid}: ${m.message}`);
+    const i = waiters.findIndex((w) => w(m));
+    if (i >= 0) waiters.splice(i, 1);
+    else inbox.push(m);
+  });
+  return {
+    proc,
+    send: (m) => proc.send(m),
+    next(type, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const queued = inbox.findIndex((m) => m.type === type);
+        if (queued >= 0) {
+          resolve(inbox.splice(queued, 1)[0] as never);
+          return;
+        }
+        const timer = setTimeout(() => reject(new Error(`fan-out worker ${proc.pid}: no '${type}' within ${timeoutMs} ms`)), timeoutMs);
+        const onExit = (code: number | null) => reject(new Error(`fan-out worker ${proc.pid} exited (${code}) while waiting for '${type}'`));
+        proc.once('exit', onExit);
+        waiters.push((m) => {
+          if (m.type !== type) return false;
+          clearTimeout(timer);
+          proc.off('exit', onExit);
+          resolve(m as never);
+          return true;
+        });
+      });
+    },
+  };
+}
+
+function summarizeLatencies(samples: number[], missed: number): LatencySummary {
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), received: samples.length, missed };
+}
+
+/** Reads RSS after the gateway has been idle for a moment (settled buffers, timers). */
+async function settledRss(pid: number): Promise<number> {
+  await sleep(2_000);
+  return rssBytes(pid);
+}
+
+/**
+ * Live fan-out on ONE gateway process: `subscribers` SSE streams and `subscribers` graphql-ws
+ * subscriptions spread over `fanoutPayments` reference payments (which stay PENDING: no rail timers),
+ * held by `fanoutWorkers` client processes. Then each payment is cancelled in turn at `fanoutRate`
+ * per second, and every subscriber's delay from the cancel request to its `payment.cancelled` is kept.
+ */
+export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean, log: (m: string) => void): Promise<FanoutResult> {
+  const account = await createAccount(gw.url, 'bench fan-out');
+  const payments = await pool(
+    Array.from({ length: s.fanoutPayments }, (_, i) => i),
+    20,
+    async () => (await createReferenceIntent(account.api)).id,
+  );
+  const perPayment = Math.max(1, Math.round(s.subscribers / payments.length));
+  const workers = Array.from({ length: Math.min(s.fanoutWorkers, payments.length) }, () => worker());
+  try {
+    workers.forEach((w, i) => w.send({ type: 'init', gatewayUrl: gw.url, sk: account.sk, payments: payments.filter((_, j) => j % workers.length === i) }));
+    await Promise.all(workers.map((w) => w.next('ready', 30_000)));
+    const parallel = Math.max(1, Math.floor(64 / workers.length));
+    const failures: string[] = [];
+    const connectAll = async (kind: 'sse' | 'ws') => {
+      const t0 = performance.now();
+      workers.forEach((w) => w.send({ type: kind === 'sse' ? 'connectSse' : 'connectWs', perPayment, parallel }));
+      const replies = await Promise.all(workers.map((w) => w.next('connected', 600_000)));
+      for (const r of replies) if (r.failed) failures.push(`${kind}: ${r.failed} failed (${r.firstError})`);
+      const open = replies.reduce((n, r) => n + r.open, 0);
+      log(`  ${open} ${kind.toUpperCase()} subscribers connected in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      return open;
+    };
+
+    const before = await settledRss(gw.child.pid);
+    const sseOpen = await connectAll('sse');
+    const afterSse = await settledRss(gw.child.pid);
+    let wsOpen = 0;
+    let afterWs: number | null = null;
+    if (graphql) {
+      wsOpen = await connectAll('ws');
+      afterWs = await settledRss(gw.child.pid);
+    }
+
+    const globalInterval = 1000 / s.fanoutRate;
+    const intervalMs = globalInterval * workers.length;
+    const timeoutMs = 30_000;
+    workers.forEach((w, i) => w.send({ type: 'trigger', offsetMs: i * globalInterval, intervalMs, timeoutMs }));
+    const results: TriggerResult[] = await Promise.all(workers.map((w) => w.next('result', payments.length * intervalMs + timeoutMs + 30_000)));
+    const sse = results.flatMap((r) => r.sse);
+    const ws = results.flatMap((r) => r.ws);
+    const trig = results.flatMap((r) => r.trigger);
+    const missedSse = results.reduce((n, r) => n + r.missedSse, 0);
+    const missedWs = results.reduce((n, r) => n + r.missedWs, 0);
+    return {
+      payments: payments.length,
+      sseOpen,
+      wsOpen,
+      connectFailures: failures,
+      sse: summarizeLatencies(sse, missedSse),
+      ws: graphql ? summarizeLatencies(ws, missedWs) : null,
+      all: summarizeLatencies([...sse, ...ws], missedSse + missedWs),
+      trigger: { p50: percentile(trig, 50), p99: percentile(trig, 99), errors: results.reduce((n, r) => n + r.triggerErrors, 0) },
+      rss: { before, afterSse, afterWs },
+      perThousand: {
+        sse: sseOpen ? ((afterSse - before) / sseOpen) * 1000 : NaN,
+        ws: afterWs !== null && wsOpen ? ((afterWs - afterSse) / wsOpen) * 1000 : null,
+        all: sseOpen + wsOpen ? (((afterWs ?? afterSse) - before) / (sseOpen + wsOpen)) * 1000 : NaN,
+      },
+      ratePerSecond: s.fanoutRate,
+    };
+  } finally {
+    for (const w of workers) w.send({ type: 'close' });
+    await Promise.all(workers.map((w) => (w.proc.exitCode === null ? new Promise((r) => w.proc.once('exit', r)) : null)));
+  }
+}

@@ -1,0 +1,65 @@
+import autocannon, { type RequestSpec, type Result } from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import type { Measure } from './stats';
+
+export interface HttpRow {
+  url: string;
+  connections: number;
+  durationS: number;
+  warmupS: number;
+  requests: RequestSpec[];
+}
+
+/**
+ * One autocannon row: an unrecorded warm-up, then the measured run. Throughput is the mean of
+ * autocannon's per-second samples; latencies are its p50/p99 (ms). Non-2xx answers count as errors:
+ * a row whose errors are not zero is flagged in the report, since its figures are not the operation's.
+ */
+export async function runHttpRow(row: HttpRow): Promise<Measure> {
+  if (row.warmupS > 0) await autocannon({ url: row.url, connections: row.connections, duration: row.warmupS, requests: row.requests });
+  const result: Result = await autocannon({ url: row.url, connections: row.connections, duration: row.durationS, requests: row.requests });
+  const codes = Object.entries(result.statusCodeStats ?? {})
+    .map(([code, s]) => `${code}×${s.count}`)
+    .join(' ');
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    count: result.requests.total,
+    errors: result.errors + result.non2xx,
+    note: codes,
+  };
+}
+
+/**
+ * A request whose `Idempotency-Key` is new every time (autocannon's setupRequest), so that every
+ * POST creates an object instead of replaying the first one.
+ */
+export function uniqueKeyRequest(spec: { method: string; path: string; headers: Record<string, string>; body: string }): RequestSpec {
+  const prefix = `bench-${randomBytes(6).toString('hex')}-`;
+  let n = 0;
+  return {
+    method: spec.method,
+    path: spec.path,
+    headers: spec.headers,
+    body: spec.body,
+    setupRequest(req) {
+      req.headers = { ...spec.headers, 'idempotency-key': `${prefix}${++n}` };
+      return req;
+    },
+  };
+}
+
+/** Requests cycling over `paths` (e.g. GET of many different ids). */
+export function rotatingPaths(paths: string[], headers: Record<string, string>): RequestSpec {
+  let i = 0;
+  return {
+    method: 'GET',
+    path: paths[0],
+    headers,
+    setupRequest(req) {
+      req.path = paths[i++ % paths.length];
+      return req;
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Child processes of the bench: the database, the gateway, the baselines. TypeScript children run as
+ * `node --import tsx <file>` rather than `npx tsx <file>`, so the pid we hold is the process doing the
+ * work (its /proc/<pid>/status is the gateway's memory, and --cpu-prof profiles it, not a launcher).
+ */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const TMP = path.join(ROOT, 'bench/.tmp');
+export const LOG_DIR = path.join(TMP, 'logs');
+export const PROFILE_DIR = path.join(TMP, 'profiles');
+
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  logFile: string;
+  /** Resolves with the first stdout/stderr line matching `re`. */
+  waitForLine(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const running = new Set<{ proc: ChildProcess }>();
+
+/** Kills whatever is still running when the bench exits (error or Ctrl-C). */
+export function killAllChildren(): void {
+  for (const c of running) {
+    try {
+      c.proc.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  running.clear();
+}
+
+/** A TypeScript child with an IPC channel (`process.send`), output shared with the bench's. */
+export function forkTs(script: string): ChildProcess {
+  const proc = fork(path.join(ROOT, script), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const entry = { proc };
+  running.add(entry);
+  proc.once('exit', () => running.delete(entry));
+  return proc;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function spawnChild(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Child {
+  fs.mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = path.join(LOG_DIR, `${name}.log`);
+  const log = fs.createWriteStream(logFile);
+  const proc = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (!proc.pid) throw new Error(`could not start ${name}`);
+  const watchers: Array<{ re: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
+  const onData = (stream: NodeJS.ReadableStream) => {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      log.write(chunk);
+      if (watchers.length === 0) return;
+      partial += chunk;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        for (const w of [...watchers]) {
+          const m = line.match(w.re);
+          if (m) {
+            watchers.splice(watchers.indexOf(w), 1);
+            w.resolve(m);
+          }
+        }
+      }
+    });
+  };
+  onData(proc.stdout!);
+  onData(proc.stderr!);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    logFile,
+    waitForLine(re, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no line matching ${re} within ${timeoutMs} ms (see ${logFile})`)), timeoutMs);
+        const w = {
+          re,
+          resolve: (m: RegExpMatchArray) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        };
+        watchers.push(w);
+        proc.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`${name} exited (code ${code}) before printing ${re} (see ${logFile})`));
+        });
+      });
+    },
+    async stop(graceMs = 15_000) {
+      running.delete(child);
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+      log.end();
+    },
+  };
+  running.add(child);
+  return child;
+}
+
+/** `node [nodeArgs] --import tsx <script>`, from the repository root. */
+export function spawnTs(name: string, script: string, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): Child {
+  return spawnChild(name, process.execPath, [...nodeArgs, '--import', 'tsx', script], env);
+}
+
+/** Node flags that make a child write a CPU profile into PROFILE_DIR when it exits. */
+export function cpuProfileArgs(name: string): string[] {
+  fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+export async function waitForHttp(url: string, timeoutMs: number, ok: (status: number) => boolean = (s) => s < 500): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (ok(res.status)) return;
+      last = `status ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms (${last})`);
+}
+
+/** Resident set size of a process in bytes (VmRSS of /proc/<pid>/status). */
+export function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) * 1024;
+}

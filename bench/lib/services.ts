@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { cpuProfileArgs, freePort, ROOT, spawnChild, spawnTs, TMP, waitForHttp, type Child } from './processes';
+
+const run = promisify(execFile);
+
+export interface Service {
+  child: Child;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given. */
+export async function startDatabase(opts: { dataDir: string; profile: boolean }): Promise<Service> {
+  const port = await freePort();
+  if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
+  const child = spawnTs(
+    'db',
+    'src/db/embedded/cli.ts',
+    { DB_PORT: String(port), DB_HOST: '127.0.0.1', DATA_DIR: opts.dataDir },
+    opts.profile ? cpuProfileArgs('db') : [],
+  );
+  const m = await child.waitForLine(/^MONGODB_URI=(\S+)/, 30_000);
+  return { child, url: m[1]!, stop: () => child.stop() };
+}
+
+/**
+ * The gateway in its own process (`npm start` with the bench's env). The rate limits are raised so that
+ * they never answer 429 during a run: the limiter itself still counts every request in the database,
+ * as it does in production. (RATE_LIMIT_PER_MINUTE is capped at 100 000 000 by src/config.ts.)
+ */
+export async function startGatewayProcess(opts: { mongodbUri: string; profile: boolean; name: string }): Promise<Service> {
+  const port = await freePort();
+  const child = spawnTs(
+    opts.name,
+    'src/main.ts',
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MONGODB_URI: opts.mongodbUri,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ACCOUNT_CREATION_PER_MINUTE: '100000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      SHUTDOWN_GRACE_MS: '3000',
+      NODE_ENV: 'production',
+    },
+    opts.profile ? cpuProfileArgs(opts.name) : [],
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/readyz`, 60_000, (s) => s === 200);
+  return { child, url, stop: () => child.stop() };
+}
+
+/** The framework ceiling: Express 5, one route answering a small JSON document. */
+export async function startExpressBaseline(): Promise<Service> {
+  const port = await freePort();
+  const child = spawnTs('express-baseline', 'bench/baselines/expressServer.ts', { PORT: String(port), NODE_ENV: 'production' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/v1/ping`, 30_000, (s) => s === 200);
+  return { child, url, stop: () => child.stop() };
+}
+
+export const PRISM_VERSION = '5.14.2';
+const PRISM_PREFIX = path.join(TMP, 'prism');
+const PRISM_BIN = path.join(PRISM_PREFIX, 'node_modules/.bin/prism');
+
+/**
+ * Stoplight Prism mocking our own openapi.yaml: what an integrator would otherwise run as a sandbox.
+ * Installed on demand into bench/.tmp/prism (gitignored), never into package.json.
+ */
+export async function ensurePrism(): Promise<string> {
+  if (fs.existsSync(PRISM_BIN)) return PRISM_BIN;
+  fs.mkdirSync(PRISM_PREFIX, { recursive: true });
+  console.log(`installing @stoplight/prism-cli@${PRISM_VERSION} into bench/.tmp/prism ...`);
+  await run('npm', ['install', '--prefix', PRISM_PREFIX, '--no-save', '--no-audit', '--no-fund', `@stoplight/prism-cli@${PRISM_VERSION}`], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (!fs.existsSync(PRISM_BIN)) throw new Error(`prism not found at ${PRISM_BIN} after npm install`);
+  return PRISM_BIN;
+}
+
+export async function startPrism(): Promise<Service> {
+  const bin = await ensurePrism();
+  const port = await freePort();
+  const child = spawnChild('prism', bin, ['mock', 'openapi.yaml', '-p', String(port), '-h', '127.0.0.1']);
+  await child.waitForLine(/Prism is listening/, 90_000);
+  return { child, url: `http://127.0.0.1:${port}`, stop: () => child.stop() };
+}

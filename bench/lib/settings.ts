@@ -1,0 +1,62 @@
+/**
+ * Bench knobs, all from the environment. BENCH_SCALE shrinks or grows every count and duration at once
+ * (0.1 for a smoke test); the specific variables override it.
+ */
+function num(name: string, def: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  return n;
+}
+
+const scale = num('BENCH_SCALE', 1);
+const scaled = (name: string, def: number, min: number) => Math.max(min, Math.round(num(name, def * scale)));
+
+export interface BenchSettings {
+  scale: number;
+  /** Seconds measured per HTTP/driver row. */
+  durationS: number;
+  /** Seconds of unrecorded load before each row (JIT, pools, caches). */
+  warmupS: number;
+  /** Concurrent connections (HTTP rows) or operations in flight (driver rows). */
+  connections: number;
+  /** Live subscribers of each kind (SSE and graphql-ws) on one gateway. */
+  subscribers: number;
+  /** Payments the subscribers watch (subscribers spread evenly over them). */
+  fanoutPayments: number;
+  /** State changes triggered per second during the fan-out measurement. */
+  fanoutRate: number;
+  /** Client processes holding the subscribers. */
+  fanoutWorkers: number;
+  /** Events delivered to the local webhook receiver. */
+  webhookEvents: number;
+  /** Rows/phases to run (comma list of keys, see run.ts); empty = all. */
+  only: Set<string>;
+  /** Write CPU profiles of the gateway and database processes into bench/.tmp/profiles. */
+  profile: boolean;
+  /** Embedded engine data directory; empty = memory only. */
+  dataDir: string;
+}
+
+export function loadSettings(): BenchSettings {
+  return {
+    scale,
+    durationS: scaled('BENCH_DURATION', 10, 2),
+    warmupS: scaled('BENCH_WARMUP', 2, 1),
+    connections: Math.max(1, Math.round(num('BENCH_CONNECTIONS', 50))),
+    subscribers: scaled('BENCH_SUBSCRIBERS', 2000, 10),
+    fanoutPayments: scaled('BENCH_FANOUT_PAYMENTS', 200, 2),
+    fanoutRate: num('BENCH_FANOUT_RATE', 20),
+    fanoutWorkers: Math.max(1, Math.round(num('BENCH_FANOUT_WORKERS', 2))),
+    webhookEvents: scaled('BENCH_WEBHOOKS', 2000, 10),
+    only: new Set(
+      (process.env.BENCH_ONLY ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+    profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
+    dataDir: process.env.BENCH_DATA_DIR ?? '',
+  };
+}

@@ -1,0 +1,47 @@
+/** A measured row: throughput and latency percentiles (ms). */
+export interface Measure {
+  /** Operations per second over the measured period. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Operations completed. */
+  count: number;
+  /** Failed operations (connection errors, timeouts, non-2xx answers). */
+  errors: number;
+  /** Free-form detail for the report (e.g. status codes seen). */
+  note?: string;
+}
+
+/** Percentile by nearest rank over unsorted samples (sorts a copy). */
+export function percentile(samples: ArrayLike<number>, p: number): number {
+  if (samples.length === 0) return NaN;
+  const sorted = Float64Array.from(samples).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function summarize(samples: number[], seconds: number, errors = 0): Measure {
+  return {
+    rps: samples.length / seconds,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    count: samples.length,
+    errors,
+  };
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
+export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

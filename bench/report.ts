@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import type { FanoutResult } from './fanout/fanout';
+import type { BenchSettings } from './lib/settings';
+import type { Measure } from './lib/stats';
+import type { WebhookResult } from './webhooks/webhooks';
+
+/** Everything one run measured, keyed by row. */
+export interface BenchResults {
+  startedAt: Date;
+  finishedAt: Date;
+  loadBefore: number[];
+  loadAfter: number[];
+  settings: BenchSettings;
+  graphqlAvailable: boolean;
+  rows: Partial<Record<RowKey, Measure>>;
+  fanout?: FanoutResult;
+  webhooks?: WebhookResult;
+  notes: string[];
+}
+
+export type RowKey = 'express' | 'get' | 'list' | 'graphql' | 'insert' | 'post' | 'prism' | 'find';
+
+interface RowSpec {
+  key: RowKey;
+  label: string;
+  baseline?: RowKey;
+}
+
+/** Table order: each gateway row next to the baseline it is compared with. */
+const ROWS: RowSpec[] = [
+  { key: 'express', label: 'Baseline: bare Express 5 route, small JSON (framework ceiling)' },
+  { key: 'get', label: '`GET /v1/payment_intents/{id}`', baseline: 'express' },
+  { key: 'list', label: '`GET /v1/payment_intents?limit=25`', baseline: 'express' },
+  { key: 'graphql', label: '`POST /graphql`: intent with its refunds and events', baseline: 'express' },
+  { key: 'insert', label: 'Baseline: driver `insertOne` (storage limit)' },
+  { key: 'post', label: '`POST /v1/payment_intents` (unique Idempotency-Key each)', baseline: 'insert' },
+  { key: 'prism', label: 'Baseline: Prism 5.14.2 mock of `POST /payment_intents`' },
+  { key: 'find', label: 'Baseline: driver `findOne` by _id (storage limit)' },
+];
+
+const BASELINE_NAME: Partial<Record<RowKey, string>> = { express: 'Express ceiling', insert: 'insertOne', find: 'findOne', prism: 'Prism' };
+
+const f0 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? 'n/a' : n.toFixed(0));
+const f1 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? 'n/a' : n.toFixed(1));
+const pct = (n: number) => (Number.isFinite(n) ? `${(n * 100).toFixed(0)} %` : 'n/a');
+const mib = (bytes: number | null | undefined) => (bytes === null || bytes === undefined || !Number.isFinite(bytes) ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+
+export interface TargetOutcome {
+  target: string;
+  measured: string;
+  pass: boolean | null;
+}
+
+export function evaluateTargets(r: BenchResults): TargetOutcome[] {
+  const { rows, fanout, webhooks, settings } = r;
+  const out: TargetOutcome[] = [];
+  const ratio = (a?: Measure, b?: Measure) => (a && b ? a.rps / b.rps : NaN);
+  const clean = (...ms: Array<Measure | undefined>) => ms.every((m) => m && m.errors === 0);
+
+  const postInsert = ratio(rows.post, rows.insert);
+  out.push({
+    target: '`POST /payment_intents` ≥ 25 % of raw `insertOne` rate',
+    measured: `${pct(postInsert)} (${f0(rows.post?.rps)} vs ${f0(rows.insert?.rps)} /s)`,
+    pass: Number.isFinite(postInsert) ? postInsert >= 0.25 && clean(rows.post, rows.insert) : null,
+  });
+  const postPrism = ratio(rows.post, rows.prism);
+  out.push({
+    target: '`POST /payment_intents` faster than Prism mocking it',
+    measured: `${Number.isFinite(postPrism) ? postPrism.toFixed(2) : 'n/a'}× (${f0(rows.post?.rps)} vs ${f0(rows.prism?.rps)} req/s)`,
+    pass: Number.isFinite(postPrism) ? postPrism > 1 && clean(rows.post, rows.prism) : null,
+  });
+  const getExpress = ratio(rows.get, rows.express);
+  out.push({
+    target: '`GET /payment_intents/{id}` ≥ 40 % of bare Express',
+    measured: `${pct(getExpress)} (${f0(rows.get?.rps)} vs ${f0(rows.express?.rps)} req/s)`,
+    pass: Number.isFinite(getExpress) ? getExpress >= 0.4 && clean(rows.get, rows.express) : null,
+  });
+  if (fanout) {
+    const live = fanout.sseOpen + fanout.wsOpen;
+    const full = live >= 4000;
+    out.push({
+      target: 'Fan-out p99 < 250 ms with 4,000 live subscribers',
+      measured: `p99 ${f0(fanout.all.p99)} ms with ${live} live${full ? '' : ` (not 4,000: scale ${settings.scale})`}, ${fanout.all.missed} missed`,
+      pass: fanout.all.p99 < 250 && fanout.all.missed === 0 && fanout.connectFailures.length === 0 && full,
+    });
+  } else {
+    out.push({ target: 'Fan-out p99 < 250 ms with 4,000 live subscribers', measured: 'not run', pass: null });
+  }
+  if (webhooks) {
+    out.push({
+      target: 'Webhook lag p99 < 500 ms',
+      measured: `p99 ${f0(webhooks.lagP99)} ms over ${webhooks.delivered}/${webhooks.events} events`,
+      pass: webhooks.lagP99 < 500 && webhooks.delivered === webhooks.events && webhooks.rejected === 0,
+    });
+  } else {
+    out.push({ target: 'Webhook lag p99 < 500 ms', measured: 'not run', pass: null });
+  }
+  return out;
+}
+
+function machine(): string[] {
+  const cpus = os.cpus();
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  return [
+    `- nproc: ${os.availableParallelism()}; CPU: ${cpus[0]?.model ?? 'unknown'}`,
+    `- RAM: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; Node ${process.version}; ${os.type()} ${os.release()}`,
+    `- commit: ${commit}`,
+  ];
+}
+
+export function renderResults(r: BenchResults): string {
+  const s = r.settings;
+  const L: string[] = [];
+  L.push('# Benchmark results', '');
+  L.push(`Written by \`npm run bench\` (see [README.md](README.md) for the method). Ratios are from this one run;`);
+  L.push('absolute figures depend on the machine and on whatever else it was running.', '');
+  L.push(`- date: ${r.startedAt.toISOString()} (run took ${((r.finishedAt.getTime() - r.startedAt.getTime()) / 1000).toFixed(0)} s)`);
+  L.push(...machine());
+  L.push(`- load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}; after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
+  L.push(
+    `- settings: BENCH_SCALE=${s.scale}, ${s.durationS} s per row after ${s.warmupS} s warm-up, ${s.connections} connections; ` +
+      `${s.subscribers} SSE + ${s.subscribers} graphql-ws subscribers over ${s.fanoutPayments} payments, ${s.fanoutRate} changes/s; ${s.webhookEvents} webhook events` +
+      `${s.profile ? '; **CPU profiling on (slower)**' : ''}`,
+    '',
+  );
+
+  L.push('## Targets', '', '| Target | Measured | Result |', '|---|---|---|');
+  for (const t of evaluateTargets(r)) L.push(`| ${t.target} | ${t.measured} | ${t.pass === null ? 'NOT RUN' : t.pass ? 'PASS' : 'FAIL'} |`);
+  L.push('');
+
+  L.push('## Request/response rows', '');
+  L.push('| Row | Throughput (/s) | p50 (ms) | p99 (ms) | Ratio to baseline | Errors |', '|---|---:|---:|---:|---|---:|');
+  for (const spec of ROWS) {
+    const m = r.rows[spec.key];
+    if (!m) continue;
+    let ratio = '—';
+    if (spec.baseline) {
+      const b = r.rows[spec.baseline];
+      ratio = b ? `${pct(m.rps / b.rps)} of ${BASELINE_NAME[spec.baseline]}` : 'n/a';
+      if (spec.key === 'post' && r.rows.prism) ratio += `; ${(m.rps / r.rows.prism.rps).toFixed(2)}× Prism`;
+      if (spec.key === 'get' && r.rows.find) ratio += `; ${pct(m.rps / r.rows.find.rps)} of findOne`;
+    }
+    L.push(`| ${spec.label} | ${f0(m.rps)} | ${f1(m.p50)} | ${f1(m.p99)} | ${ratio} | ${m.errors ? `**${m.errors}** (${m.note})` : '0'} |`);
+  }
+  if (!r.graphqlAvailable) L.push('', 'GraphQL was not served by this build (POST /graphql answered 404): its rows were skipped.');
+  L.push('');
+
+  if (r.fanout) {
+    const fo = r.fanout;
+    L.push('## Live fan-out (one gateway process)', '');
+    L.push(
+      `${fo.sseOpen} SSE streams and ${fo.wsOpen} graphql-ws subscriptions (one WebSocket each), spread over ${fo.payments} reference payments; ` +
+        `each payment cancelled in turn, ${fo.ratePerSecond} per second. Latency = from just before the cancel request is sent to the ` +
+        '`payment.cancelled` event arriving at each subscriber (nothing subtracted).',
+      '',
+    );
+    L.push('| Subscribers | Live | Received | Missed | p50 (ms) | p99 (ms) | Gateway RSS per 1,000 connections |', '|---|---:|---:|---:|---:|---:|---:|');
+    L.push(`| SSE \`GET /v1/payment_intents/{id}/events\` | ${fo.sseOpen} | ${fo.sse.received} | ${fo.sse.missed} | ${f1(fo.sse.p50)} | ${f1(fo.sse.p99)} | ${mib(fo.perThousand.sse)} |`);
+    if (fo.ws) L.push(`| graphql-ws \`paymentIntentUpdated(id)\` | ${fo.wsOpen} | ${fo.ws.received} | ${fo.ws.missed} | ${f1(fo.ws.p50)} | ${f1(fo.ws.p99)} | ${mib(fo.perThousand.ws)} |`);
+    L.push(`| all | ${fo.sseOpen + fo.wsOpen} | ${fo.all.received} | ${fo.all.missed} | ${f1(fo.all.p50)} | ${f1(fo.all.p99)} | ${mib(fo.perThousand.all)} |`);
+    L.push('');
+    L.push(
+      `The cancel request itself: p50 ${f1(fo.trigger.p50)} ms, p99 ${f1(fo.trigger.p99)} ms (${fo.trigger.errors} errors). ` +
+        `Gateway RSS: ${mib(fo.rss.before)} before, ${mib(fo.rss.afterSse)} with the SSE streams, ${mib(fo.rss.afterWs)} with the WebSockets too.`,
+    );
+    if (fo.connectFailures.length) L.push('', `Connection failures: ${fo.connectFailures.join('; ')}`);
+    L.push('');
+  }
+
+  if (r.webhooks) {
+    const w = r.webhooks;
+    L.push('## Webhooks', '');
+    L.push('| Events | Delivered | Produced (/s) | Delivered (/s) | Lag p50 (ms) | Lag p99 (ms) | Duplicates | Rejected |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
+    L.push(`| ${w.events} | ${w.delivered} | ${f0(w.producedPerSecond)} | ${f0(w.deliveredPerSecond)} | ${f1(w.lagP50)} | ${f1(w.lagP99)} | ${w.duplicates} | ${w.rejected} |`);
+    L.push('', 'Lag = receipt at the local receiver (signature verified) minus the event\'s `created_at`.');
+    if (w.firstRejection) L.push('', `First rejection: ${w.firstRejection}`);
+    L.push('');
+  }
+
+  if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');
+  return L.join('\n');
+}

@@ -1,0 +1,213 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openRawDriverBench } from './baselines/rawDriver';
+import { runFanout } from './fanout/fanout';
+import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
+import { rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
+import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
+import { startDatabase, startExpressBaseline, startGatewayProcess, startPrism, type Service } from './lib/services';
+import { loadSettings } from './lib/settings';
+import { pool, sleep } from './lib/stats';
+import { formatSummary, summarizeProfile } from './profile/summarize';
+import { renderResults, type BenchResults, type RowKey } from './report';
+import { runWebhooks } from './webhooks/webhooks';
+
+/**
+ * `npm run bench`: every figure and its baseline in one run, written to bench/RESULTS.md.
+ * Phases: the request/response rows (each next to its baseline), the live fan-out, the webhooks.
+ * The database and the gateway run in their own processes; the gateway is restarted per phase so
+ * that each phase starts from an idle process (and, with BENCH_PROFILE=1, gets its own profile).
+ */
+const settings = loadSettings();
+const started = Date.now();
+const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+const want = (key: string) => settings.only.size === 0 || settings.only.has(key);
+
+process.on('exit', killAllChildren);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+
+const GRAPHQL_QUERY = `query Intent($id: ID!) {
+  paymentIntent(id: $id) {
+    id status amount amountRefunded createdAt updatedAt
+    refunds { id amount status createdAt }
+    events { id type createdAt }
+  }
+}`;
+
+async function graphqlServed(gw: Service, sk: string): Promise<boolean> {
+  const res = await fetch(`${gw.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${sk}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
+/** A paid intent with two succeeded refunds, so the GraphQL row resolves non-empty lists. */
+async function intentWithRefunds(account: BenchAccount): Promise<string> {
+  const intent = await createReferenceIntent(account.api);
+  await account.api.must(200, 'POST', '/sandbox/simulate/reference_paid', { reference: intent.reference.number });
+  const refunds: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const rf = await account.api.must<{ id: string }>(201, 'POST', '/refunds', { payment_intent: intent.id, amount: 5_000 }, { 'idempotency-key': idempotencyKey() });
+    refunds.push(rf.id);
+  }
+  const deadline = Date.now() + 20_000;
+  for (const id of refunds) {
+    while (Date.now() < deadline) {
+      const rf = await account.api.must<{ status: string }>(200, 'GET', `/refunds/${id}`);
+      if (rf.status === 'SUCCEEDED') break;
+      await sleep(250);
+    }
+  }
+  return intent.id;
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(TMP, { recursive: true });
+  if (settings.profile) fs.rmSync(PROFILE_DIR, { recursive: true, force: true });
+  const results: BenchResults = {
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    loadBefore: os.loadavg(),
+    loadAfter: [],
+    settings,
+    graphqlAvailable: false,
+    rows: {},
+    notes: [],
+  };
+  const { durationS, warmupS, connections } = settings;
+  log(`settings: ${JSON.stringify({ ...settings, only: [...settings.only] })}`);
+
+  // Prism takes ~15 s to start: begin now, while the rest is set up (nothing is measured yet).
+  const prismStarting = want('prism') ? startPrism() : null;
+  prismStarting?.catch(() => undefined);
+
+  const db = await startDatabase({ dataDir: settings.dataDir, profile: settings.profile });
+  log(`database process ${db.child.pid} at ${db.url}`);
+
+  const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'insert', 'post', 'prism', 'find'];
+  if (restKeys.some(want)) {
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-rest' });
+    log(`gateway process ${gw.child.pid} at ${gw.url}`);
+    const account = await createAccount(gw.url, 'bench rest');
+    const auth = { authorization: `Bearer ${account.sk}` };
+    results.graphqlAvailable = await graphqlServed(gw, account.sk);
+    const seeded = await pool(Array.from({ length: 200 }, (_, i) => i), 20, async () => (await createReferenceIntent(account.api)).id);
+    const graphqlIntent = results.graphqlAvailable && want('graphql') ? await intentWithRefunds(account) : null;
+    log(`seeded ${seeded.length} intents; GraphQL ${results.graphqlAvailable ? 'served' : 'not served (rows skipped)'}`);
+
+    const row = async (key: RowKey, label: string, fn: () => Promise<BenchResults['rows'][RowKey]>) => {
+      if (!want(key)) return;
+      log(`${label} ...`);
+      const m = await fn();
+      results.rows[key] = m;
+      if (m) log(`  ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}`);
+    };
+
+    await row('express', 'baseline: bare Express 5', async () => {
+      const ex = await startExpressBaseline();
+      try {
+        return await runHttpRow({ url: ex.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/ping' }] });
+      } finally {
+        await ex.stop();
+      }
+    });
+    await row('get', 'GET /v1/payment_intents/{id}', () =>
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)] }),
+    );
+    await row('list', 'GET /v1/payment_intents?limit=25', () =>
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }] }),
+    );
+    if (graphqlIntent) {
+      const body = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
+      const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(body));
+      const refunds = (check.body as any)?.data?.paymentIntent?.refunds?.length;
+      if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
+      else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.events.length} events`);
+      await row('graphql', 'POST /graphql (intent + refunds + events)', () =>
+        runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body }] }),
+      );
+    }
+
+    const raw = restKeys.some((k) => (k === 'insert' || k === 'find') && want(k)) ? await openRawDriverBench(db.url) : null;
+    await row('insert', 'baseline: driver insertOne', () => raw!.insertOne({ concurrency: connections, durationS, warmupS }));
+    const postBody = JSON.stringify(CREATE_INTENT_BODY);
+    const postHeaders = { ...auth, 'content-type': 'application/json' };
+    await row('post', 'POST /v1/payment_intents', () =>
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })] }),
+    );
+    await row('prism', 'baseline: Prism mock of POST /payment_intents', async () => {
+      const prism = await prismStarting!;
+      try {
+        return await runHttpRow({
+          url: prism.url,
+          connections,
+          durationS,
+          warmupS,
+          requests: [uniqueKeyRequest({ method: 'POST', path: '/payment_intents', headers: postHeaders, body: postBody })],
+        });
+      } finally {
+        await prism.stop();
+      }
+    });
+    await row('find', 'baseline: driver findOne', () => raw!.findOne({ concurrency: connections, durationS, warmupS }));
+    await raw?.close();
+    await gw.stop();
+  }
+  if (prismStarting && !results.rows.prism) await (await prismStarting).stop();
+
+  if (want('fanout')) {
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-fanout' });
+    const account = await createAccount(gw.url, 'bench probe');
+    const graphql = await graphqlServed(gw, account.sk);
+    results.graphqlAvailable ||= graphql;
+    log(`fan-out: ${settings.subscribers} SSE${graphql ? ` + ${settings.subscribers} graphql-ws` : ' (GraphQL not served)'} subscribers on gateway ${gw.child.pid}`);
+    results.fanout = await runFanout(gw, settings, graphql, log);
+    const fo = results.fanout;
+    log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}; RSS/1000 conn ${(fo.perThousand.all / 2 ** 20).toFixed(1)} MiB`);
+    await gw.stop();
+  }
+
+  if (want('webhooks')) {
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-webhooks' });
+    log(`webhooks: ${settings.webhookEvents} events to a local receiver`);
+    results.webhooks = await runWebhooks(gw, settings, log);
+    const w = results.webhooks;
+    log(`  delivered ${w.delivered}/${w.events} at ${w.deliveredPerSecond.toFixed(0)}/s, lag p50 ${w.lagP50.toFixed(1)} ms p99 ${w.lagP99.toFixed(1)} ms`);
+    await gw.stop();
+  }
+
+  await db.stop();
+  results.finishedAt = new Date();
+  results.loadAfter = os.loadavg();
+  const out = process.env.BENCH_OUT ? path.resolve(process.env.BENCH_OUT) : path.join(ROOT, 'bench/RESULTS.md');
+  fs.writeFileSync(out, renderResults(results));
+  fs.writeFileSync(path.join(TMP, 'results.json'), JSON.stringify(results, null, 2));
+  log(`wrote ${path.relative(ROOT, out)}`);
+  console.log(`\n${renderResults(results).split('## Request/response rows')[0]}`);
+
+  if (settings.profile) {
+    for (const file of fs.readdirSync(PROFILE_DIR).filter((f) => f.endsWith('.cpuprofile'))) {
+      const text = formatSummary(file, summarizeProfile(path.join(PROFILE_DIR, file)), 30);
+      fs.writeFileSync(path.join(PROFILE_DIR, file.replace(/\.cpuprofile$/, '.txt')), text);
+      log(`profile summary: ${path.relative(ROOT, path.join(PROFILE_DIR, file.replace(/\.cpuprofile$/, '.txt')))}`);
+    }
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    killAllChildren();
+    process.exit(1);
+  },
+);
