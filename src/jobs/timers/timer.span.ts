@@ -1,0 +1,59 @@
+import { TimerModel } from './timer.model';
+import { pollNow } from './timer.poller';
+import { claim, runClaimed } from './timer.runner';
+
+/** Sandbox clock support: run an account's timers due in a span, and shift the rest after the offset moved. */
+/**
+ * Fires, in due order, every timer of the account due at or before `upTo` (account time), including
+ * timers that those handlers schedule inside the span. Handlers see `now` = their due time. Timers that
+ * another process is running are waited for. A handler that throws is rescheduled with backoff and
+ * not retried within this call. Returns how many timers ran.
+ */
+export async function runDueTimersForAccount(
+  accountId: string,
+  upTo: Date,
+  opts: { afterEach?: () => Promise<void>; maxWaitMs?: number } = {},
+): Promise<number> {
+  const failed: string[] = [];
+  const waitUntil = Date.now() + (opts.maxWaitMs ?? 30_000);
+  let ran = 0;
+  for (;;) {
+    const filter: Record<string, unknown> = { account_id: accountId, state: 'scheduled', due_at: { $lte: upTo } };
+    if (failed.length > 0) filter._id = { $nin: failed };
+    const rec = await claim(filter, { due_at: 1, created_at: 1 });
+    if (rec) {
+      const ok = await runClaimed(rec, true);
+      if (!ok) failed.push(rec._id);
+      else ran++;
+      if (opts.afterEach) await opts.afterEach();
+      continue;
+    }
+    const busy = await TimerModel.exists({
+      account_id: accountId,
+      state: 'running',
+      due_at: { $lte: upTo },
+      lease_until: { $gt: Date.now() },
+    });
+    if (!busy || Date.now() > waitUntil) return ran;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * After the account's offset moved to `newOffsetMs`: every scheduled timer of the account computed with
+ * an older offset gets `fire_at` moved earlier by the difference.
+ */
+export async function shiftAccountTimers(accountId: string, newOffsetMs: number): Promise<void> {
+  const stale = (await TimerModel.distinct('offset_ms', {
+    account_id: accountId,
+    state: 'scheduled',
+    offset_ms: { $ne: newOffsetMs },
+  })) as number[];
+  for (const old of stale) {
+    await TimerModel.updateMany(
+      { account_id: accountId, state: 'scheduled', offset_ms: old },
+      { $inc: { fire_at: old - newOffsetMs }, $set: { offset_ms: newOffsetMs } },
+    );
+  }
+  if (stale.length > 0) void pollNow();
+}
