@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, INTENT_FIELDS } from './support';
+import { type TestServer } from '../support/server';
+import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer } from './support';
 
 /** The GraphQL endpoint over HTTP: authentication, permissions, rate limit, errors, limits. */
 let server: TestServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startGraphqlTestServer();
   baseUrl = server.baseUrl;
 });
 afterAll(async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
-import { collect, errorCodes, gql, wsClient } from './support';
+import { type TestServer } from '../support/server';
+import { collect, errorCodes, gql, wsClient, startGraphqlTestServer } from './support';
 
 /** The key's rate limit, shared by REST, GraphQL over HTTP (one per request) and WebSocket operations. */
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '4' });
+  server = await startGraphqlTestServer({ RATE_LIMIT_PER_MINUTE: '4' });
 });
 afterAll(async () => {
   await server?.stop();

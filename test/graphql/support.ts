@@ -1,5 +1,23 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * The real gateway with the payments core's background work (rail timers, outbox sweeper) running;
+ * starting the jobs is idempotent, so this keeps working once src/server.ts starts them itself.
+ */
+export async function startGraphqlTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer(env);
+  startCoreJobs({ timerPollMs: 100 });
+  return {
+    ...server,
+    stop: async () => {
+      await stopCoreJobs();
+      await server.stop();
+    },
+  };
+}
 
 export interface GraphQLResponse<T = any> {
   status: number;

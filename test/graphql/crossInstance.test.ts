@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { createAccount, idempotencyKey } from '../support/accounts';
+import { type TestServer } from '../support/server';
+import { collect, gqlData, startGraphqlTestServer, wsClient } from './support';
+
+/**
+ * Two gateway processes over one database: this one (A) and a child process (B, `tsx src/main.ts`).
+ * A subscription on one process receives the changes of a payment created and driven by the other.
+ */
+let engine: EmbeddedMongo;
+let a: TestServer;
+let child: ChildProcess | undefined;
+let bUrl: string;
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+  a = await startGraphqlTestServer({ MONGODB_URI: engine.uri });
+  bUrl = await startChildGateway(engine.uri);
+}, 120_000);
+
+afterAll(async () => {
+  if (child?.pid && child.exitCode === null) {
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  await a?.stop();
+  await engine?.close();
+}, 60_000);
+
+/** Starts `tsx src/main.ts` on an ephemeral port and reads its address from its log line. */
+function startChildGateway(mongodbUri: string): Promise<string> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: process.cwd(),
+    env: {
+      ...process.env,
+      // The logger is silent under vitest; the child must log its address.
+      VITEST: '',
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MONGODB_URI: mongodbUri,
+      ACCOUNT_CREATION_PER_MINUTE: '1000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+      SHUTDOWN_GRACE_MS: '2000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = proc;
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child gateway did not start:\n${output.join('\n').slice(-3000)}`)), 90_000);
+    const onLine = (line: string) => {
+      output.push(line);
+      const m = /gateway listening on (http:\/\/[^\s"]+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    createInterface({ input: proc.stdout! }).on('line', onLine);
+    createInterface({ input: proc.stderr! }).on('line', onLine);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child gateway exited with ${code}:\n${output.join('\n').slice(-3000)}`));
+    });
+  });
+}
+
+const UPDATES = `subscription($id: ID!) {
+  paymentIntentUpdated(id: $id) { snapshot eventType paymentIntent { id status } }
+}`;
+const statusOf = (m: { data?: any }) => m.data?.paymentIntentUpdated.paymentIntent.status as string | undefined;
+
+it('a subscription on the second gateway receives PENDING, PROCESSING and SUCCEEDED of a payment created on the first', async () => {
+  const acct = await createAccount(a.baseUrl);
+  const created = await gqlData(
+    a.baseUrl,
+    acct.sk,
+    `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
+    { key: idempotencyKey() },
+  );
+  const client = wsClient(bUrl, acct.sk);
+  try {
+    const messages = await collect(client, UPDATES, { id: created.createPaymentIntent.id }, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'), 45_000);
+    expect(messages.map(statusOf)).toEqual(['PENDING', 'PROCESSING', 'SUCCEEDED']);
+    expect(messages.at(-1)!.data.paymentIntentUpdated.eventType).toBe('PAYMENT_SUCCEEDED');
+  } finally {
+    await client.dispose();
+  }
+});
+
+it('and the other way round: a payment created on the second gateway, watched on the first; account events too', async () => {
+  const acct = await createAccount(bUrl);
+  const client = wsClient(a.baseUrl, acct.sk);
+  try {
+    const events = collect(client, 'subscription { events(types: [PAYMENT_SUCCEEDED]) { type paymentIntent { id } } }', {}, (ms) => ms.length >= 1, 45_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const created = await gqlData(
+      bUrl,
+      acct.sk,
+      `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 2000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
+      { key: idempotencyKey() },
+    );
+    const id = created.createPaymentIntent.id as string;
+    const messages = await collect(client, UPDATES, { id }, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'), 45_000);
+    const statuses = messages.map(statusOf);
+    expect(statuses.at(-1)).toBe('SUCCEEDED');
+    expect(statuses).toEqual([...new Set(statuses)]);
+    const succeeded = (await events).map((m) => (m.data as any).events);
+    expect(succeeded).toEqual([{ type: 'PAYMENT_SUCCEEDED', paymentIntent: { id } }]);
+  } finally {
+    await client.dispose();
+  }
+});
