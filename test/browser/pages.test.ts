@@ -142,6 +142,24 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it('a reload during a payment picks the same payment up again instead of offering to pay twice', async () => {
+    const link = await createLink(merchant.api, { amount: 6000 });
+    const { page, errors } = await openLinkPage(link);
+    await page.getByRole('radio', { name: 'Multicaixa Reference' }).check();
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await waitForStatus(page, 'PENDING');
+    const number = (await page.getByTestId('reference-number').textContent())?.trim() ?? '';
+    await page.reload();
+    await waitForStatus(page, 'PENDING');
+    expect((await page.getByTestId('reference-number').textContent())?.trim()).toBe(number);
+    expect(await page.getByRole('button', { name: 'Pay' }).isVisible()).toBe(false);
+    await merchant.api.post('/sandbox/simulate/reference_paid', { reference: number });
+    await waitForStatus(page, 'SUCCEEDED');
+    const intents = (await merchant.api.get('/payment_intents?limit=20')).body.data.filter((p: any) => p.metadata.payment_link === link.id);
+    expect(intents).toHaveLength(1);
+    expect(errors).toEqual([]);
+  });
+
   it('a link that offers only one method shows only that one', async () => {
     const link = await createLink(merchant.api, { amount: 3000, methods: ['multicaixa_reference'] });
     const { page } = await openLinkPage(link);
@@ -180,6 +198,7 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
     await page.getByRole('button', { name: 'Pay' }).click();
     await waitForStatus(page, 'SUCCEEDED');
     await screenshot(page, 'checkout-page-succeeded');
+    expect(await page.getByRole('link', { name: /Cancel/ }).count()).toBe(0);
     await page.waitForURL(`${shopUrl}/paid?order=2001`, { timeout: LIVE_TIMEOUT });
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your order');
 

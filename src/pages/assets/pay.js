@@ -67,6 +67,7 @@
   var formError = document.getElementById('form-error');
   var referenceBox = document.getElementById('reference');
   var successLink = document.getElementById('success-link');
+  var cancelLink = document.getElementById('cancel-link');
 
   var current = null; // { id, payment_method, status }
   var source = null;
@@ -168,6 +169,8 @@
       stopStream();
       forget();
       setBusy(false);
+      // Once paid, cancelling no longer makes sense.
+      if (cancelLink && intent.status === 'SUCCEEDED') cancelLink.hidden = true;
       if (intent.status === 'SUCCEEDED' && kind === 'checkout' && successUrl) {
         if (successLink) successLink.hidden = false;
         detail.textContent += ' Taking you back to the shop…';
