@@ -4,10 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDb, type TestDb } from './helpers';
 
 let t: TestDb;
-let Order: mongoose.Model<{ ref: string; status: string; amount: number }>;
+interface OrderDoc {
+  ref: string;
+  status: string;
+  amount: number;
+}
+let Order: mongoose.Model<OrderDoc>;
 beforeAll(async () => {
   t = await startTestDb('changes');
-  Order = t.conn.model('Order', new mongoose.Schema({ ref: String, status: String, amount: Number }));
+  Order = t.conn.model<OrderDoc>('Order', new mongoose.Schema<OrderDoc>({ ref: String, status: String, amount: Number }));
   await Order.init();
 });
 afterAll(async () => {

@@ -3,12 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, startTestDb, type TestDb } from './helpers';
 
 let t: TestDb;
-let Wallet: mongoose.Model<{ owner: string; balance: number }>;
+interface WalletDoc {
+  owner: string;
+  balance: number;
+}
+let Wallet: mongoose.Model<WalletDoc>;
 beforeAll(async () => {
   t = await startTestDb('txn');
-  Wallet = t.conn.model(
+  Wallet = t.conn.model<WalletDoc>(
     'Wallet',
-    new mongoose.Schema({ owner: { type: String, unique: true }, balance: Number }, { optimisticConcurrency: true }),
+    new mongoose.Schema<WalletDoc>({ owner: { type: String, unique: true }, balance: Number }, { optimisticConcurrency: true }),
   );
   await Wallet.init();
 });

@@ -28,7 +28,8 @@ export interface ChangeEvent extends ChangeDraft {
   wall: Date;
 }
 
-const MAX_EVENTS = 50_000;
+/** Events kept for resuming; trimmed in chunks so publishing stays O(1) amortised. */
+const MAX_EVENTS = 10_000;
 const TOKEN_PREFIX = 'E1';
 
 export type DocLookup = (db: string, coll: string, id: unknown) => Doc | undefined;
@@ -49,10 +50,15 @@ export class ChangeLog {
     if (drafts.length === 0) return;
     const wall = new Date();
     for (const d of drafts) {
-      this.events.push({ ...d, seq: ++this.head, ts: this.nextTs(), wall });
+      // Drafts are owned by the log from here on; stamp them in place instead of copying.
+      const e = d as ChangeEvent;
+      e.seq = ++this.head;
+      e.ts = this.nextTs();
+      e.wall = wall;
+      this.events.push(e);
     }
-    if (this.events.length > MAX_EVENTS) this.events.splice(0, this.events.length - MAX_EVENTS);
-    for (const w of [...this.waiters]) w();
+    if (this.events.length > MAX_EVENTS * 1.25) this.events = this.events.slice(this.events.length - MAX_EVENTS);
+    if (this.waiters.size) for (const w of [...this.waiters]) w();
   }
 
   token(seq: number): Doc {

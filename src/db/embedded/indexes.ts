@@ -37,6 +37,11 @@ export class Index {
   /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
   multikey = false;
   readonly list: SortedList<IndexEntry>;
+  /**
+   * Hash of complete key tuples (canonical key string -> id or ids): O(1) equality lookups and
+   * unique checks. Not kept for _id, where the collection's document map plays that role.
+   */
+  private readonly eq = new Map<string, string | Set<string>>();
 
   constructor(spec: IndexSpec) {
     this.spec = spec;
@@ -99,26 +104,57 @@ export class Index {
     };
   }
 
+  private tupleKey(k: unknown[]): string {
+    return k.length === 1 ? canonicalKey(k[0]) : canonicalKey(k);
+  }
+
   /** Id of another document holding one of these keys, if this index is unique. */
   findConflict(keys: unknown[][], id: string): { key: unknown[] } | undefined {
     if (!this.unique) return undefined;
     for (const k of keys) {
-      const probe = this.fullProbe(k);
-      const start = this.list.lowerBound(probe);
-      for (const e of this.list.from(start)) {
-        if (probe(e) !== 0) break;
-        if (e.id !== id) return { key: k };
+      const holder = this.eq.get(this.tupleKey(k));
+      if (holder === undefined) continue;
+      if (typeof holder === 'string') {
+        if (holder !== id) return { key: k };
+      } else {
+        for (const other of holder) if (other !== id) return { key: k };
       }
     }
     return undefined;
   }
 
   add(keys: unknown[][], id: string): void {
-    for (const k of keys) this.list.insert({ k, id });
+    for (const k of keys) {
+      this.list.insert({ k, id });
+      if (this.isId) continue;
+      const ck = this.tupleKey(k);
+      const holder = this.eq.get(ck);
+      if (holder === undefined) this.eq.set(ck, id);
+      else if (typeof holder === 'string') {
+        if (holder !== id) this.eq.set(ck, new Set([holder, id]));
+      } else holder.add(id);
+    }
   }
 
   remove(keys: unknown[][], id: string): void {
-    for (const k of keys) this.list.remove({ k, id });
+    for (const k of keys) {
+      this.list.remove({ k, id });
+      if (this.isId) continue;
+      const ck = this.tupleKey(k);
+      const holder = this.eq.get(ck);
+      if (holder === id) this.eq.delete(ck);
+      else if (holder instanceof Set) {
+        holder.delete(id);
+        if (holder.size === 1) this.eq.set(ck, holder.values().next().value!);
+      }
+    }
+  }
+
+  /** Ids of documents whose complete key equals `key` (hash lookup). */
+  idsWithKey(key: unknown[]): Iterable<string> {
+    const holder = this.eq.get(this.tupleKey(key));
+    if (holder === undefined) return [];
+    return typeof holder === 'string' ? [holder] : holder;
   }
 
   /** Ids of documents whose first `prefix.length` key components equal `prefix`. */
@@ -173,6 +209,7 @@ export class Index {
 
   clear(): void {
     this.list.clear();
+    this.eq.clear();
     this.multikey = false;
   }
 

@@ -188,8 +188,12 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
         };
       }
     }
+    const complete = n === idx.fields.length && !idx.isId;
+    if (complete && prefixes.length === 1) {
+      return { docs: idsToDocs(coll, idx.idsWithKey(prefixes[0]!)), ordered: !sort, exact, description: `IXSCAN ${idx.name}` };
+    }
     const ids = new Set<string>();
-    for (const p of prefixes) for (const id of idx.idsWithPrefix(p)) ids.add(id);
+    for (const p of prefixes) for (const id of complete ? idx.idsWithKey(p) : idx.idsWithPrefix(p)) ids.add(id);
     return { docs: idsToDocs(coll, ids), ordered: !sort, exact, description: `IXSCAN ${idx.name}` };
   }
 

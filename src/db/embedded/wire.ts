@@ -3,7 +3,7 @@
  * OP_QUERY (only used for the initial isMaster handshake), and encodes OP_MSG / OP_REPLY
  * replies. Any structural problem throws WireError; the server then drops that connection.
  */
-import { deserialize, serialize } from 'bson';
+import { deserialize, serializeWithBufferAndIndex } from 'bson';
 import type { Doc } from './values';
 
 export const OP_REPLY = 1;
@@ -125,34 +125,38 @@ function parseOpQuery(buf: Buffer, header: Header): Message {
 
 let nextRequestId = 1;
 
+/**
+ * Replies are serialised straight after their header in one scratch buffer and copied out once
+ * (bson.serialize would serialise into its own scratch buffer, copy, and we would copy again).
+ * Sized for a maximal 16 MB document plus envelope.
+ */
+const scratch = Buffer.alloc(17 * 1024 * 1024 + 64);
+
+function encode(opCode: number, headerExtra: number, responseTo: number, doc: Doc, writeExtra: (b: Buffer) => void): Buffer {
+  const start = HEADER_BYTES + headerExtra;
+  const end = serializeWithBufferAndIndex(doc, scratch, { index: start }) + 1;
+  writeExtra(scratch);
+  scratch.writeInt32LE(end, 0);
+  scratch.writeInt32LE(nextRequestId++ & 0x7fffffff, 4);
+  scratch.writeInt32LE(responseTo, 8);
+  scratch.writeInt32LE(opCode, 12);
+  return Buffer.from(scratch.subarray(0, end));
+}
+
 export function encodeOpMsg(responseTo: number, doc: Doc, flags = 0): Buffer {
-  const body = serialize(doc);
-  const len = HEADER_BYTES + 4 + 1 + body.length;
-  const out = Buffer.allocUnsafe(len);
-  out.writeInt32LE(len, 0);
-  out.writeInt32LE(nextRequestId++ & 0x7fffffff, 4);
-  out.writeInt32LE(responseTo, 8);
-  out.writeInt32LE(OP_MSG, 12);
-  out.writeUInt32LE(flags, 16);
-  out[20] = 0;
-  out.set(body, 21);
-  return out;
+  return encode(OP_MSG, 5, responseTo, doc, (b) => {
+    b.writeUInt32LE(flags, 16);
+    b[20] = 0; // section kind 0: body
+  });
 }
 
 export function encodeOpReply(responseTo: number, doc: Doc): Buffer {
-  const body = serialize(doc);
-  const len = HEADER_BYTES + 20 + body.length;
-  const out = Buffer.allocUnsafe(len);
-  out.writeInt32LE(len, 0);
-  out.writeInt32LE(nextRequestId++ & 0x7fffffff, 4);
-  out.writeInt32LE(responseTo, 8);
-  out.writeInt32LE(OP_REPLY, 12);
-  out.writeInt32LE(0, 16); // responseFlags
-  out.writeBigInt64LE(0n, 20); // cursorID
-  out.writeInt32LE(0, 28); // startingFrom
-  out.writeInt32LE(1, 32); // numberReturned
-  out.set(body, 36);
-  return out;
+  return encode(OP_REPLY, 20, responseTo, doc, (b) => {
+    b.writeInt32LE(0, 16); // responseFlags
+    b.writeBigInt64LE(0n, 20); // cursorID
+    b.writeInt32LE(0, 28); // startingFrom
+    b.writeInt32LE(1, 32); // numberReturned
+  });
 }
 
 export { FLAG_EXHAUST_ALLOWED };
