@@ -25,6 +25,8 @@ export interface TimerRecord {
   lease_until: number;
   /** Incremented on every claim: 1 after a timer that fired once. */
   attempts: number;
+  /** Real time of the last claim, i.e. when its handler last started. */
+  claimed_at: Date | null;
   last_error: string | null;
   /** Process that completed it (diagnostics). */
   fired_by: string | null;
@@ -46,6 +48,7 @@ const timerSchema = new Schema<TimerRecord>(
     lease_owner: { type: String, default: null },
     lease_until: { type: Number, required: true, default: 0 },
     attempts: { type: Number, required: true, default: 0 },
+    claimed_at: { type: Date, default: null },
     last_error: { type: String, default: null },
     fired_by: { type: String, default: null },
     created_at: { type: Date, required: true },

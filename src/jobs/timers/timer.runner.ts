@@ -62,7 +62,7 @@ export async function claim(filter: Record<string, unknown>, sort: Record<string
   const now = Date.now();
   return TimerModel.findOneAndUpdate(
     filter,
-    { $set: { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS }, $inc: { attempts: 1 } },
+    { $set: { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) }, $inc: { attempts: 1 } },
     { sort, returnDocument: 'after', lean: true },
   );
 }

@@ -57,6 +57,7 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
       lease_owner: null,
       lease_until: 0,
       attempts: 0,
+      claimed_at: null,
       last_error: null,
       fired_by: null,
       created_at: new Date(),
