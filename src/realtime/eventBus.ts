@@ -58,6 +58,7 @@ interface Subscriber {
 
 const byPayment = new Map<string, Set<Subscriber>>();
 const byAccount = new Map<string, Set<Subscriber>>();
+const firehose = new Set<Subscriber>();
 let subscriberCount = 0;
 
 function addTo(index: Map<string, Set<Subscriber>>, key: string, sub: Subscriber): void {
@@ -99,6 +100,18 @@ export function subscribe(filter: SubscriptionFilter, listener: BusListener): ()
   };
 }
 
+/**
+ * Every event of every account (internal consumers such as the webhook fast path). Same contract as
+ * `subscribe`: synchronous, must not throw or block.
+ */
+export function subscribeAll(listener: BusListener): () => void {
+  const sub: Subscriber = { filter: { accountId: '*' }, types: null, listener, seen: new RecentIds(4_096) };
+  firehose.add(sub);
+  return () => {
+    firehose.delete(sub);
+  };
+}
+
 export function busStats(): { mode: BusMode | null; subscribers: number; published: number } {
   return { mode: source?.mode ?? null, subscribers: subscriberCount, published };
 }
@@ -107,7 +120,7 @@ const recentlyPublished = new RecentIds(20_000);
 let published = 0;
 
 function deliver(sub: Subscriber, event: BusEvent): void {
-  if (sub.filter.accountId !== event.accountId) return;
+  if (sub.filter.accountId !== event.accountId && sub.filter.accountId !== '*') return;
   if (sub.types && !sub.types.has(event.type)) return;
   if (!sub.seen.add(event.id)) return;
   try {
@@ -127,6 +140,7 @@ export function publish(event: BusEvent): void {
   }
   const subs = byAccount.get(event.accountId);
   if (subs) for (const sub of [...subs]) deliver(sub, event);
+  for (const sub of firehose) deliver(sub, event);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ describe('crash between an event and its delivery', () => {
 
     // What a process leaves behind when it dies right after storing an event: the event, hooks not run.
     const conn = await mongoose.createConnection(engine.uri).asPromise();
-    const eventId = 'evt_CrashBeforeHooks0000000';
+    const eventId = 'evt_CrashBeforeHooks00000000';
     try {
       const template = await conn.collection('events').findOne({ account_id: acct.id, type: 'payment.created' });
       expect(template).not.toBeNull();

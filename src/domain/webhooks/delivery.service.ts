@@ -17,9 +17,12 @@ import { webhookSettings } from './webhookSettings';
 /**
  * The delivery engine.
  *
- * 1. `createDeliveriesForEvent` is an `onEventStored` hook: it writes one delivery per matching
- *    endpoint (unique on event + endpoint, so a re-run hook is harmless), then starts the first
- *    attempt at once in this process, without waiting for any poll.
+ * 1. `createDeliveriesForEvent` writes one delivery per matching endpoint (unique on event +
+ *    endpoint, so running it twice is harmless), then starts the first attempt at once in this
+ *    process, without waiting for any poll. It runs twice per event: first on the fast path (the
+ *    event bus, as soon as the event is stored, in every process: the first insert wins and that
+ *    process sends), then as the durable `onEventStored` hook (at least once, after a crash too),
+ *    which finds the work done.
  * 2. A new delivery is PENDING with a short lease. If this process dies before the first attempt is
  *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
  * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
@@ -65,10 +68,43 @@ async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRec
   return WebhookEndpointModel.find({ account_id: event.accountId, events: { $in: ['*', event.type] } }).lean();
 }
 
-/** The `onEventStored` hook. Quick: two reads and one insert per endpoint; attempts run in the background. */
+// Events whose deliveries this process has already written (fast path), so the hook can skip them.
+const handled = new Set<string>();
+function markHandled(id: string): void {
+  handled.add(id);
+  if (handled.size > 20_000) handled.delete(handled.values().next().value as string);
+}
+
+const creationQueue = new DeliveryQueue(32);
+
+/**
+ * Fast path, fed by the event bus: create the deliveries right away rather than when the event's
+ * hooks get their turn (hooks run one event at a time per account). Events of one payment are
+ * handled in order. Failures are left to the durable hook.
+ */
+export function createDeliveriesSoon(event: StoredEvent): void {
+  if (engineState !== 'running') return;
+  void creationQueue
+    .run(event.paymentId ?? event.id, async () => {
+      if (handled.has(event.id)) return;
+      await createDeliveriesForEvent(event);
+    })
+    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
+}
+
+/** The durable `onEventStored` hook: does nothing when the fast path of this process got there first. */
+export async function deliveriesHook(event: StoredEvent): Promise<void> {
+  if (handled.has(event.id)) return;
+  await createDeliveriesForEvent(event);
+}
+
+/** Writes the deliveries of an event. Quick: two reads and one insert per endpoint; attempts run in the background. */
 export async function createDeliveriesForEvent(event: StoredEvent): Promise<void> {
   const [endpoints, offsetMs] = await Promise.all([matchingEndpoints(event), accountOffsetMs(event.accountId)]);
-  if (endpoints.length === 0) return;
+  if (endpoints.length === 0) {
+    markHandled(event.id);
+    return;
+  }
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {
@@ -102,6 +138,7 @@ export async function createDeliveriesForEvent(event: StoredEvent): Promise<void
       }
     }),
   );
+  markHandled(event.id);
   for (const item of created) {
     if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs);
   }

@@ -2,8 +2,10 @@ import type { BackgroundService } from '../../server';
 import { logger } from '../../logger';
 import { registerTimerHandler } from '../../jobs/timers/timer.service';
 import { onEventStored } from '../events';
+import { subscribeAll } from '../../realtime/eventBus';
 import {
-  createDeliveriesForEvent,
+  createDeliveriesSoon,
+  deliveriesHook,
   deliveryQueueIdle,
   runRetryTimer,
   startDeliveryEngine,
@@ -23,7 +25,8 @@ const STOP_WAIT_MS = 6_000;
  * service starts, so that an outbox sweep or timer poll at start-up never runs without them.
  */
 export function webhookDeliveryService(): BackgroundService {
-  let removeHook: (() => void) | null = onEventStored(createDeliveriesForEvent, { name: 'webhook-deliveries' });
+  let removeHook: (() => void) | null = onEventStored(deliveriesHook, { name: 'webhook-deliveries' });
+  let unsubscribe: (() => void) | null = null;
   registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
@@ -35,6 +38,7 @@ export function webhookDeliveryService(): BackgroundService {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine();
+      unsubscribe = subscribeAll(createDeliveriesSoon);
       sweepTimer = setInterval(() => {
         if (sweeping) return;
         sweeping = sweepPendingDeliveries()
@@ -47,6 +51,8 @@ export function webhookDeliveryService(): BackgroundService {
     },
     async stop() {
       stopDeliveryEngine();
+      unsubscribe?.();
+      unsubscribe = null;
       removeHook?.();
       removeHook = null;
       if (sweepTimer) clearInterval(sweepTimer);
