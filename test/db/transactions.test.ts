@@ -78,6 +78,28 @@ describe('transactions', () => {
     expect(await Wallet.exists({ owner: 'before-dup' })).toBeNull();
   });
 
+  it('concurrent transactions on different documents both commit', async () => {
+    const run = (owner: string) =>
+      t.conn.transaction(async (session) => {
+        await Wallet.create([{ owner, balance: 1 }], { session });
+        await Wallet.updateOne({ owner }, { $inc: { balance: 1 } }, { session });
+      });
+    await Promise.all([run('par-1'), run('par-2')]);
+    expect((await Wallet.find({ owner: /^par-/ }).sort({ owner: 1 }).lean()).map((w) => w.balance)).toEqual([2, 2]);
+  });
+
+  it('a write outside a transaction to a document it touched waits for the commit', async () => {
+    await Wallet.create({ owner: 'contended', balance: 0 });
+    const session = await t.conn.startSession();
+    session.startTransaction();
+    await Wallet.updateOne({ owner: 'contended' }, { $inc: { balance: 10 } }, { session });
+    const outside = Wallet.updateOne({ owner: 'contended' }, { $inc: { balance: 1 } }).exec();
+    await session.commitTransaction();
+    await session.endSession();
+    await outside;
+    expect((await Wallet.findOne({ owner: 'contended' }).lean())!.balance).toBe(11);
+  });
+
   it('mongoose connection.transaction() commits', async () => {
     await t.conn.transaction(async (session) => {
       await Wallet.create([{ owner: 'conn-txn', balance: 9 }], { session });

@@ -1,0 +1,117 @@
+/**
+ * Behaviour specific to the embedded engine: its CLI, its options (transaction lifetime) and
+ * the replicaSet form of its URI. Skipped (with a warning) when MONGODB_URI points elsewhere.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import mongoose from 'mongoose';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo } from '../../src/db/embedded';
+import { errorCode, skipIfExternal } from './helpers';
+
+const root = path.resolve(__dirname, '../..');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function startCli(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; uri: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts'), ...args], {
+    cwd: root,
+    env: { ...process.env, DB_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr!.resume();
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`cli exited with ${code}`)));
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^MONGODB_URI=(.+)$/.exec(line);
+      if (m) resolve({ child, uri: m[1]! });
+    });
+  });
+}
+
+function stopCli(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  child.removeAllListeners('exit');
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill(signal);
+  return exited;
+}
+
+describe('standalone CLI', () => {
+  it('prints MONGODB_URI, serves several clients, stops on SIGTERM and keeps data in DATA_DIR', async () => {
+    if (skipIfExternal('embedded CLI')) return;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-cli-'));
+    dirs.push(dataDir);
+    const first = await startCli({ DATA_DIR: dataDir });
+    expect(first.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/\?/);
+    // Two independent clients (as two gateway processes would be) share the engine.
+    const a = await mongoose.createConnection(first.uri, { dbName: 'cli' }).asPromise();
+    const b = await mongoose.createConnection(first.uri, { dbName: 'cli' }).asPromise();
+    await a.collection('x').insertOne({ from: 'a' });
+    await b.collection('x').insertOne({ from: 'b' });
+    expect(await a.collection('x').countDocuments()).toBe(2);
+    await a.close();
+    await b.close();
+    expect(await stopCli(first.child, 'SIGTERM')).toBe(0);
+
+    const second = await startCli({ DATA_DIR: dataDir });
+    const c = await mongoose.createConnection(second.uri, { dbName: 'cli' }).asPromise();
+    expect((await c.collection('x').find().sort({ from: 1 }).toArray()).map((d) => d.from)).toEqual(['a', 'b']);
+    await c.close();
+    expect(await stopCli(second.child, 'SIGINT')).toBe(0);
+  });
+
+  it('runs memory-only with --memory', async () => {
+    if (skipIfExternal('embedded CLI --memory')) return;
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-cli-mem-'));
+    dirs.push(cwd);
+    const { child, uri } = await startCli({ DATA_DIR: path.join(cwd, 'data') }, ['--memory']);
+    const c = await mongoose.createConnection(uri, { dbName: 'cli' }).asPromise();
+    await c.collection('x').insertOne({ a: 1 });
+    await c.close();
+    expect(await stopCli(child, 'SIGTERM')).toBe(0);
+    expect(fs.existsSync(path.join(cwd, 'data'))).toBe(false);
+  });
+});
+
+describe('engine options', () => {
+  it('aborts a transaction left open longer than transactionLifetimeMs, unblocking others', async () => {
+    if (skipIfExternal('transaction lifetime option')) return;
+    const db = await startEmbeddedMongo({ transactionLifetimeMs: 300 });
+    const conn = await mongoose.createConnection(db.uri, { dbName: 'ttl' }).asPromise();
+    const coll = conn.collection('t');
+    const stale = await conn.startSession();
+    stale.startTransaction();
+    await coll.insertOne({ _id: 'stale' as never }, { session: stale });
+    // A second transaction's first write queues behind the stale one until it is aborted.
+    const other = await conn.startSession();
+    await other.withTransaction(async () => {
+      await coll.insertOne({ _id: 'other' as never }, { session: other });
+    });
+    const commit = await stale.commitTransaction().catch((e: unknown) => e);
+    expect(errorCode(commit)).toBe(251);
+    await stale.endSession();
+    await other.endSession();
+    expect((await coll.find().toArray()).map((d) => d._id)).toEqual(['other']);
+    await conn.close();
+    await db.close();
+  });
+
+  it('also works with a replicaSet=rs0 connection string', async () => {
+    if (skipIfExternal('replicaSet URI of the embedded engine')) return;
+    const db = await startEmbeddedMongo();
+    const uri = db.uri.replace('directConnection=true', 'replicaSet=rs0');
+    const conn = await mongoose.createConnection(uri, { dbName: 'rs' }).asPromise();
+    await conn.transaction(async (session) => {
+      await conn.collection('x').insertOne({ a: 1 }, { session });
+    });
+    expect(await conn.collection('x').countDocuments()).toBe(1);
+    await conn.close();
+    await db.close();
+  });
+});
