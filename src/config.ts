@@ -6,6 +6,8 @@ export interface Config {
   port: number;
   host: string;
   publicBaseUrl: string;
+  /** False when PUBLIC_BASE_URL was derived from PORT (then the served port decides it). */
+  publicBaseUrlFromEnv: boolean;
   /** Real MongoDB when set; otherwise the embedded engine is started in-process. */
   mongodbUri: string | undefined;
   /** Data directory of the embedded engine; undefined = memory only. */
@@ -73,6 +75,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST?.trim() || '0.0.0.0',
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`),
+    publicBaseUrlFromEnv: Boolean(env.PUBLIC_BASE_URL?.trim()),
     mongodbUri,
     dataDir: env.DATA_DIR === undefined ? undefined : env.DATA_DIR.trim() || undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
+import { paymentsCoreService } from './jobs';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
@@ -35,6 +36,7 @@ export interface BackgroundService {
  */
 async function backgroundServices(): Promise<BackgroundService[]> {
   return [
+    paymentsCoreService,
     checkoutLifecycleService,
     webhookDeliveryService(),
     realtimeService(),
@@ -45,8 +47,7 @@ async function backgroundServices(): Promise<BackgroundService[]> {
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
   const services = await backgroundServices();
-  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config)] });
-  const httpServer = http.createServer(app);
+  const httpServer = http.createServer();
   httpServer.keepAliveTimeout = 65_000;
 
   await new Promise<void>((resolve, reject) => {
@@ -57,12 +58,19 @@ export async function startGateway(config: Config): Promise<Gateway> {
     });
   });
   const port = (httpServer.address() as AddressInfo).port;
+  // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
+  // URLs must point at the port actually served.
+  if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
+  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config)] });
+  // Background services (timer handlers above all) are running before the first request is served.
   for (const service of services) await service.start({ config, httpServer });
+  httpServer.on('request', app);
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      for (const service of [...services].reverse()) await service.beforeClose?.();
+      for (const service of [...services].reverse()) { console.log('beforeClose', service.name); await service.beforeClose?.(); }
+      console.log('http close');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           httpServer.closeAllConnections();
@@ -73,7 +81,8 @@ export async function startGateway(config: Config): Promise<Gateway> {
         });
         httpServer.closeIdleConnections();
       });
-      for (const service of [...services].reverse()) await service.stop();
+      for (const service of [...services].reverse()) { console.log('stop', service.name); await service.stop(); }
+      console.log('db close');
       await db.close();
     })();
     return closing;

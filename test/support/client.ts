@@ -74,11 +74,16 @@ export function assertMatchesContract(method: string, pathname: string, status: 
     }
     return;
   }
-  const name = found.validators.responses[String(status) as keyof typeof found.validators.responses] as string | undefined;
-  if (!name) {
+  const declaredTypes = (found.responseContentTypes as Record<string, readonly string[]>)[String(status)];
+  if (!declaredTypes) {
     throw new Error(`${method} ${pathname} (${found.operationId}) answered ${status}, which openapi.yaml does not declare`);
   }
-  if (!contentType.includes('application/json')) return;
+  const mediaType = contentType.split(';')[0]!.trim();
+  if (declaredTypes.length > 0 && !declaredTypes.includes(mediaType)) {
+    throw new Error(`${method} ${pathname} (${found.operationId}) ${status} sent ${mediaType}; openapi.yaml declares ${declaredTypes.join(', ')}`);
+  }
+  const name = (found.validators.responses as Record<string, string>)[String(status)];
+  if (!name || mediaType !== 'application/json') return;
   const validate = getValidator('responses', name);
   if (!validate(body)) {
     throw new Error(
