@@ -36,6 +36,7 @@ interface HookEntry {
 const hooks: HookEntry[] = [];
 const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
+const MAX_HOOK_ATTEMPTS = 20;
 
 /** Registers a hook; returns a function that removes it (tests). */
 export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {
@@ -88,20 +89,31 @@ export async function hooksIdle(accountId?: string): Promise<void> {
   while (queues.size > 0) await Promise.all([...queues.values()]);
 }
 
-/** Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. */
+/**
+ * Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. A
+ * failing hook is retried by the sweeper with a growing delay; after MAX_HOOK_ATTEMPTS the event is
+ * marked done with `hooks_failed` so that one poisonous event cannot be retried for ever.
+ */
 async function runHooks(event: StoredEvent): Promise<void> {
   const now = Date.now();
   const claimed = await EventModel.findOneAndUpdate(
     { _id: event.id, hooks_done: false, hooks_lease_until: { $lte: now } },
-    { $set: { hooks_lease_until: now + HOOK_LEASE_MS } },
-    { projection: { _id: 1 }, lean: true },
+    { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
+    { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
   );
   if (!claimed) return;
   try {
     for (const hook of hooks) await hook.fn(event);
   } catch (err) {
-    logger.warn({ err, eventId: event.id, type: event.type }, 'event hook threw; it will be retried');
-    await EventModel.updateOne({ _id: event.id }, { $set: { hooks_lease_until: Date.now() + HOOK_RETRY_MS } });
+    const attempts = claimed.hook_attempts ?? 1;
+    const giveUp = attempts >= MAX_HOOK_ATTEMPTS;
+    logger[giveUp ? 'error' : 'warn']({ err, eventId: event.id, type: event.type, attempts }, giveUp ? 'event hook failed for good' : 'event hook threw; it will be retried');
+    await EventModel.updateOne(
+      { _id: event.id },
+      giveUp
+        ? { $set: { hooks_done: true, hooks_failed: true, hooks_lease_until: 0 } }
+        : { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000) } },
+    );
     return;
   }
   await EventModel.updateOne({ _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } });

@@ -32,6 +32,9 @@ export interface EventRecord extends EventBase {
   hooks_done: boolean;
   /** Real-time ms until which one process owns running the hooks; 0 = free. */
   hooks_lease_until: number;
+  hook_attempts?: number;
+  /** Set when the hooks kept failing and were given up. */
+  hooks_failed?: boolean;
   /** Real time (ms) of storage, so the sweeper leaves fresh events to the fast path. */
   stored_at: number;
 }
@@ -48,6 +51,8 @@ const eventSchema = new Schema<EventRecord>(
     livemode: { type: Boolean, required: true, default: false },
     hooks_done: { type: Boolean, required: true, default: false },
     hooks_lease_until: { type: Number, required: true, default: 0 },
+    hook_attempts: { type: Number, default: 0 },
+    hooks_failed: { type: Boolean, default: false },
     stored_at: { type: Number, required: true },
   },
   { versionKey: false, minimize: false, collection: 'events' },

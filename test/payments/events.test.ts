@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emitAccountEvent, onEventStored, type StoredEvent } from '../../src/domain/events';
+import { EventModel } from '../../src/domain/events/event.model';
+import { createAccount, createPayment, expectError, referenceBody, startPaymentsServer, waitFor } from './support/payments';
+import type { TestServer } from '../support/server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startPaymentsServer();
+});
+afterAll(async () => server?.stop());
+
+describe('onEventStored hooks', () => {
+  it('see each event after it is stored, once, in order', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const seen: Array<{ type: string; storedFirst: boolean; seq: number }> = [];
+    const off = onEventStored(async (e: StoredEvent) => {
+      if (e.accountId !== accountId) return;
+      seen.push({ type: e.type, storedFirst: Boolean(await EventModel.exists({ _id: e.id })), seq: e.seq });
+    });
+    try {
+      const pi = await createPayment(api, referenceBody());
+      await api.post('/sandbox/simulate/reference_paid', { reference: pi.reference.number });
+      await waitFor(async () => seen.length, (n) => n >= 3, 10_000, 50);
+      expect(seen.map((s) => s.type)).toEqual(['payment.created', 'reference.paid', 'payment.succeeded']);
+      expect(seen.every((s) => s.storedFirst)).toBe(true);
+      expect(seen.map((s) => s.seq)).toEqual([...seen.map((s) => s.seq)].sort((a, b) => a - b));
+      await waitFor(() => EventModel.countDocuments({ account_id: accountId, hooks_done: false }), (n) => n === 0, 10_000, 50);
+      expect(seen).toHaveLength(3);
+    } finally {
+      off();
+    }
+  });
+
+  it('retry a hook that throws until it succeeds', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    let calls = 0;
+    const off = onEventStored((e) => {
+      if (e.accountId !== accountId) return;
+      calls++;
+      if (calls === 1) throw new Error('receiver down');
+    });
+    try {
+      await createPayment(api, referenceBody());
+      await waitFor(async () => calls, (n) => n >= 2, 25_000, 100);
+      const doc = await waitFor(() => EventModel.findOne({ account_id: accountId }).lean(), (d) => d?.hooks_done === true, 10_000, 100);
+      expect(doc!.hook_attempts).toBe(2);
+      expect(calls).toBe(2);
+    } finally {
+      off();
+    }
+  });
+});
+
+describe('GET /events and emitAccountEvent', () => {
+  it('lists newest first with the contract fields; account events take their place in the order', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, referenceBody());
+    const ping = await emitAccountEvent(accountId, 'test.ping', { message: 'hello' });
+    await api.post(`/payment_intents/${pi.id}/cancel`);
+    const res = await api.get('/events');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((e: any) => e.type)).toEqual(['payment.cancelled', 'test.ping', 'payment.created']);
+    const listed = res.body.data[1];
+    expect(Object.keys(listed)).toEqual(['id', 'object', 'type', 'livemode', 'created_at', 'data']);
+    expect(listed).toEqual({ id: ping.id, object: 'event', type: 'test.ping', livemode: false, created_at: ping.createdAt.toISOString(), data: { message: 'hello' } });
+
+    const limited = await api.get('/events?limit=1');
+    expect(limited.body.data.map((e: any) => e.type)).toEqual(['payment.cancelled']);
+    expectError(await api.get('/events?limit=0'), 400, 'invalid_request');
+    expectError(await api.get('/events?limit=101'), 400, 'invalid_request');
+    const other = await createAccount(server.baseUrl);
+    expect((await other.api.get('/events')).body.data).toEqual([]);
+  });
+});
