@@ -55,7 +55,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   return out;
 }
 
-/** Adds the request id (and logs internal errors with it). */
+/** Adds the request id to each error. */
 export function withRequestId(errors: readonly GraphQLFormattedError[], requestId: string): GraphQLFormattedError[] {
   return errors.map((e) => ({ ...e, extensions: { ...(e.extensions ?? {}), request_id: requestId } }));
 }
@@ -79,6 +79,11 @@ export function formatErrors(errors: readonly GraphQLError[], requestId: string)
 /** A GraphQLError carrying an ApiError, for refusals made outside resolvers (limits, rate limit). */
 export function apiGraphQLError(err: ApiError): GraphQLError {
   return new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: err.status } } });
+}
+
+/** Same answer as the REST API gives in maintenance mode. */
+export function maintenanceError(): ApiError {
+  return new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
 }
 
 /** The body of an HTTP answer refused before GraphQL runs (authentication, rate limit, body). */

@@ -8,7 +8,7 @@ import { readJsonBody } from '../rest/body';
 import { enforceRateLimit, keyBucket } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext, type GraphQLContext } from './context';
-import { errorResponseBody } from './errors';
+import { errorResponseBody, maintenanceError } from './errors';
 
 /**
  * `POST /graphql`. Before GraphQL runs, the same steps as a REST call: authenticate the bearer key,
@@ -21,6 +21,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
     try {
+      if (config.maintenanceMode) throw maintenanceError();
       const auth = await authenticate(bearerSecret(req.headers.authorization));
       res.locals.auth = auth;
       await enforceRateLimit(res, keyBucket(auth.key._id), config.rateLimitPerMinute);

@@ -83,6 +83,17 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
   },
 };
 
+/** Apollo with the gateway's error formatting and limits; stack traces never leave the server. */
+export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<GraphQLContext>[] = []): ApolloServer<GraphQLContext> {
+  return new ApolloServer<GraphQLContext>({
+    schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), requestPlugin],
+  });
+}
+
 export function graphqlService(): BackgroundService {
   let apollo: ApolloServer<GraphQLContext> | null = null;
   let ws: { dispose(): Promise<void> } | null = null;
@@ -92,19 +103,11 @@ export function graphqlService(): BackgroundService {
       const endpoint = endpoints.get(config);
       if (!endpoint) return; // the router is not mounted: no GraphQL in this gateway
       try {
-        const server = new ApolloServer<GraphQLContext>({
-          schema: endpoint.schema,
-          introspection: true,
-          includeStacktraceInErrorResponses: false,
-          formatError: formatGraphQLError,
-          plugins: [
-            ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownGraceMs }),
-            ApolloServerPluginLandingPageDisabled(),
-            requestPlugin,
-            // Apollo's drain phase also ends the WebSocket subscriptions.
-            { serverWillStart: async () => ({ drainServer: async () => ws?.dispose() }) },
-          ],
-        });
+        const server = createApollo(endpoint.schema, [
+          ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownGraceMs }),
+          // Apollo's drain phase also ends the WebSocket subscriptions.
+          { serverWillStart: async () => ({ drainServer: async () => ws?.dispose() }) },
+        ]);
         await server.start();
         ws = startGraphqlWs(httpServer, endpoint.schema, config);
         apollo = server;

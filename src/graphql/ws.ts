@@ -5,7 +5,7 @@ import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
-import { authenticate, type Authenticated } from '../domain/accounts/apiKey.service';
+import { authenticate } from '../domain/accounts/apiKey.service';
 import { hitRateLimit } from '../domain/ratelimit/rateLimit.service';
 import { ApiError, isApiError } from '../errors';
 import { newId } from '../ids';
@@ -13,18 +13,24 @@ import { logger } from '../logger';
 import { keyBucket } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext } from './context';
-import { apiGraphQLError, formatErrors } from './errors';
+import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { checkOperationLimits } from './limits';
 
 export const GRAPHQL_PATH = '/graphql';
 
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
-type WsContext = Context<ConnectionParams, Extra & { auth?: Authenticated; requestIds?: Map<string, string> }>;
+type WsState = {
+  /** The key given at connection, authenticated again for each operation (a revoked key stops working). */
+  secret?: string;
+  requestIds?: Map<string, string>;
+};
+type WsContext = Context<ConnectionParams, Extra & WsState>;
 
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`) on the gateway's HTTP server, path /graphql.
  * - Connection: `connectionParams.authorization` is checked like the HTTP `Authorization` header; an
- *   invalid key closes the socket with 4401 before any operation (a valid but refused key would be 4403).
+ *   invalid key closes the socket with 4401 before any operation. The key is checked again for each
+ *   operation, so a key revoked meanwhile gets `authentication_failed`.
  * - Each operation counts as one request against the key's rate limit, is parsed, validated and held to
  *   the same depth / cost / `first` limits as over HTTP, and errors are formatted the same way, with a
  *   request id per operation.
@@ -42,14 +48,16 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
   };
   httpServer.on('upgrade', onUpgrade);
 
-  const server = useServer<ConnectionParams, { auth?: Authenticated; requestIds?: Map<string, string> }>(
+  const server = useServer<ConnectionParams, WsState>(
     {
       schema,
       isProd: true,
       onConnect: async (ctx: WsContext) => {
         const params = ctx.connectionParams;
         try {
-          ctx.extra.auth = await authenticate(bearerSecret(params?.authorization ?? params?.Authorization, true));
+          const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
+          await authenticate(secret);
+          ctx.extra.secret = secret;
           ctx.extra.requestIds = new Map();
           return true;
         } catch (err) {
@@ -59,11 +67,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         }
       },
       onSubscribe: async (ctx: WsContext, id, payload) => {
-        const auth = ctx.extra.auth;
-        if (!auth) return [new GraphQLError('Unauthorized', { extensions: { code: 'authentication_failed' } })];
         const requestId = newId('req');
         ctx.extra.requestIds?.set(id, requestId);
         try {
+          if (config.maintenanceMode) throw maintenanceError();
+          const auth = await authenticate(ctx.extra.secret);
           const decision = await hitRateLimit(keyBucket(auth.key._id), config.rateLimitPerMinute);
           if (!decision.allowed) {
             throw new ApiError('rate_limit_exceeded', `Too many requests: at most ${decision.limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { collect, gqlData, wsClient, startGraphqlTestServer } from './support';
+import { collect, gqlData, wsClient, startGraphqlTestServer, until } from './support';
 
 /** Subscriptions over graphql-ws on one gateway (the cross-instance case is in crossInstance.test.ts). */
 let server: TestServer;
@@ -149,6 +149,26 @@ describe('connection', () => {
       } finally {
         await client.dispose();
       }
+    }
+  });
+
+  it('checks the key again for each operation: a key revoked after connecting gets authentication_failed', async () => {
+    const acct = await createAccount(baseUrl);
+    const key = await acct.api.post('/api_keys', { name: 'temp', permissions: ['events:read'] });
+    const client = wsClient(baseUrl, key.body.secret);
+    // Keeps the connection open (the client is lazy: it would reconnect, and be refused at connection).
+    const received: unknown[] = [];
+    const keepOpen = client.subscribe({ query: 'subscription { events { id } }' }, { next: (m) => received.push(m), error: () => undefined, complete: () => undefined });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      await acct.api.post('/payment_intents', { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
+      await until(async () => received.length >= 1);
+      await acct.api.delete(`/api_keys/${key.body.id}`);
+      const refused = await collect(client, 'subscription { events { id } }', {}, () => true, 10_000);
+      expect(refused[0]?.errors?.[0]?.extensions?.code).toBe('authentication_failed');
+    } finally {
+      keepOpen();
+      await client.dispose();
     }
   });
 });
