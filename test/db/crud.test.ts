@@ -191,6 +191,18 @@ describe('updates', () => {
   });
 });
 
+describe('hostile input', () => {
+  it('field names like __proto__ never reach Object.prototype', async () => {
+    const coll = t.conn.collection('proto');
+    const { insertedId } = await coll.insertOne({ a: 1 });
+    await coll.updateOne({ _id: insertedId }, { $set: { '__proto__.polluted': 'yes' } }).catch(() => undefined);
+    await coll.updateOne({ _id: insertedId }, { $set: { 'x.__proto__.polluted': 'yes' } }).catch(() => undefined);
+    await coll.updateOne({ q: 1 }, { $set: { 'constructor.prototype.polluted': 'yes' } }, { upsert: true }).catch(() => undefined);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await coll.findOne({ _id: insertedId }))!.a).toBe(1);
+  });
+});
+
 describe('delete', () => {
   it('deletes one and many', async () => {
     await seed(10);

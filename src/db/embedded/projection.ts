@@ -4,7 +4,7 @@
  * expressions ($slice, $elemMatch, aggregation expressions) is handed to mingo.
  */
 import { Query } from 'mingo';
-import { isPlainObject, type Doc } from './values';
+import { isPlainObject, setOwn, type Doc } from './values';
 
 type Tree = { [k: string]: Tree | true };
 
@@ -58,12 +58,12 @@ function includeTree(value: unknown, tree: Tree): unknown {
   if (!isPlainObject(value)) return undefined;
   const out: Doc = {};
   for (const [k, sub] of Object.entries(tree)) {
-    if (!(k in value)) continue;
+    if (!Object.hasOwn(value, k)) continue;
     const v = value[k];
-    if (sub === true) out[k] = v;
+    if (sub === true) setOwn(out, k, v);
     else {
       const r = includeTree(v, sub);
-      if (r !== undefined) out[k] = r;
+      if (r !== undefined) setOwn(out, k, r);
     }
   }
   return out;
@@ -76,7 +76,7 @@ function excludeTree(value: unknown, tree: Tree): unknown {
   for (const k of Object.keys(value)) {
     const sub = tree[k];
     if (sub === true) continue;
-    out[k] = sub ? excludeTree(value[k], sub) : value[k];
+    setOwn(out, k, sub ? excludeTree(value[k], sub) : value[k]);
   }
   return out;
 }

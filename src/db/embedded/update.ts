@@ -6,7 +6,7 @@
 import { Aggregator, Query } from 'mingo';
 import { Decimal128, Long, ObjectId, Timestamp } from 'bson';
 import { ErrorCodes, MongoCommandError, badValue } from './errors';
-import { compareValues, deepClone, deepEqual, getPath, isOperatorObject, isPlainObject, toNumber, type Doc } from './values';
+import { compareValues, deepClone, deepEqual, getPath, isOperatorObject, isPlainObject, setOwn, toNumber, type Doc } from './values';
 
 interface Ctx {
   filter: Doc | undefined;
@@ -28,6 +28,8 @@ function describe(v: unknown): string {
 /** Walks to the parent of the last path segment, creating objects when `create` is set. */
 function parentOf(doc: Doc, path: string, create: boolean): { parent: Container; key: string } | undefined {
   const parts = path.split('.');
+  // Walking into "__proto__" would reach Object.prototype and pollute every object in the process.
+  if (parts.includes('__proto__')) throw badValue(`field path '${path}' is not allowed`);
   let cur: Container = doc;
   for (let i = 0; i < parts.length - 1; i++) {
     const p = parts[i]!;
@@ -50,7 +52,7 @@ function parentOf(doc: Doc, path: string, create: boolean): { parent: Container;
 
 function readChild(c: Container, key: string): unknown {
   if (Array.isArray(c)) return /^\d+$/.test(key) ? c[Number(key)] : undefined;
-  return c[key];
+  return Object.hasOwn(c, key) ? c[key] : undefined; // never inherited members like "constructor"
 }
 
 function writeChild(c: Container, key: string, value: unknown): void {
@@ -59,7 +61,7 @@ function writeChild(c: Container, key: string, value: unknown): void {
     const i = Number(key);
     while (c.length < i) c.push(null);
     c[i] = value;
-  } else c[key] = value;
+  } else setOwn(c, key, value);
 }
 
 function setField(doc: Doc, path: string, value: unknown): void {
@@ -275,7 +277,7 @@ export function isReplacement(update: unknown): boolean {
 
 function withIdFirst(doc: Doc, id: unknown): Doc {
   const out: Doc = { _id: id };
-  for (const k of Object.keys(doc)) if (k !== '_id') out[k] = doc[k];
+  for (const k of Object.keys(doc)) if (k !== '_id') setOwn(out, k, doc[k]);
   return out;
 }
 

@@ -236,6 +236,15 @@ export function canonicalKey(v: unknown): string {
 }
 
 /**
+ * Assigns an own property, also when the key is "__proto__" (BSON allows that field name; a
+ * plain assignment would change the object's prototype instead).
+ */
+export function setOwn(obj: Doc, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/**
  * Deep copy of plain objects/arrays. BSON value objects (ObjectId, Binary, Decimal128...) are
  * immutable in practice and shared; Dates are copied because they are mutable.
  */
@@ -245,7 +254,7 @@ export function deepClone<T>(v: T): T {
   if (v instanceof Date) return new Date(v.getTime()) as T;
   if (!isPlainObject(v)) return v;
   const out: Doc = {};
-  for (const k of Object.keys(v)) out[k] = deepClone((v as Doc)[k]);
+  for (const k of Object.keys(v)) setOwn(out, k, deepClone((v as Doc)[k]));
   return out as T;
 }
 
@@ -274,13 +283,18 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** Value at a dotted path without array fan-out (numeric parts index arrays). */
 export function getPath(doc: unknown, path: string): unknown {
-  if (!path.includes('.')) return isObjectLike(doc) ? (doc as Doc)[path] : undefined;
+  if (!path.includes('.')) return isObjectLike(doc) ? own(doc as Doc, path) : undefined;
   let cur: unknown = doc;
   for (const part of path.split('.')) {
     if (!isObjectLike(cur)) return undefined;
-    cur = (cur as Doc)[part];
+    cur = own(cur as Doc, part);
   }
   return cur;
+}
+
+/** Own property only: document paths must never resolve to inherited members ("constructor"). */
+function own(obj: Doc, key: string): unknown {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
 function isObjectLike(v: unknown): boolean {
@@ -314,14 +328,14 @@ function collect(val: unknown, parts: string[], i: number, out: unknown[]): void
     let any = false;
     for (const e of val) {
       if (isPlainObject(e)) {
-        collect(e[part], parts, i + 1, out);
+        collect(own(e, part), parts, i + 1, out);
         any = true;
       }
     }
     if (!any) out.push(undefined);
     return;
   }
-  if (isPlainObject(val)) collect(val[part], parts, i + 1, out);
+  if (isPlainObject(val)) collect(own(val, part), parts, i + 1, out);
   else out.push(undefined);
 }
 
