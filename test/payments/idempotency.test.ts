@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPaymentIntent } from '../../src/domain/payments/payment.service';
+import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
+import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
 import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer } from './support/payments';
 import type { TestServer } from '../support/server';
 
@@ -74,5 +77,44 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     expect(list.body.data.map((p: any) => p.id)).toEqual([...ids]);
     const events = (await api.get('/events')).body.data;
     expect(events.filter((e: any) => e.type === 'payment.created')).toHaveLength(1);
+  });
+
+  it('a retry after a 5xx that struck once the intent was written returns that intent, not a second one', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = expressBody('923000000', 3300);
+    let written: any;
+    const failing = runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async () => {
+      written = await createPaymentIntent({ accountId, apiKeyId: null }, body);
+      throw new Error('connection reset while answering');
+    });
+    await expect(failing).rejects.toThrow('connection reset');
+    const retry = await api.post('/payment_intents', body, { idempotencyKey: key });
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(written.id);
+    expect((await api.get('/payment_intents')).body.data).toHaveLength(1);
+    const replay = await api.post('/payment_intents', body, { idempotencyKey: key });
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body.id).toBe(written.id);
+  });
+
+  it('a request whose process died mid-way is taken over when its lease expires, with the same intent', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = referenceBody(4400);
+    let written: any;
+    // The first attempt writes the intent and then never answers (its process "died").
+    void runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async () => {
+      written = await createPaymentIntent({ accountId, apiKeyId: null }, body);
+      return new Promise(() => undefined);
+    });
+    const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });
+    const inProgress = async () => (await IdempotencyModel.findById(scope).lean())?.state === 'in_progress' && written !== undefined;
+    for (let i = 0; i < 100 && !(await inProgress()); i++) await new Promise((r) => setTimeout(r, 20));
+    await IdempotencyModel.updateOne({ _id: scope }, { $set: { lease_until: Date.now() - 1 } });
+    const retry = await api.post('/payment_intents', body, { idempotencyKey: key });
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(written.id);
+    expect((await api.get('/payment_intents')).body.data).toHaveLength(1);
   });
 });

@@ -4,7 +4,12 @@ import mongoose, { Schema } from 'mongoose';
  * One Idempotency-Key use. `_id` is a hash of the scope (account + method + path + key), so "one record
  * per key" rests on the primary key. A record is `in_progress` while its first request runs — owned by
  * `owner` until `lease_until` (renewed while running; a crashed owner's lease expires and another
- * request with the same body takes over) — then `completed` with the response, kept for ever.
+ * request with the same body takes over) — then `completed` with the response, kept for ever. A 5xx
+ * answer is not stored: the record becomes `released` and the next request with the key claims it.
+ *
+ * `object_suffix` is drawn when the key is first claimed and kept across takeovers and releases (for the
+ * same body): the object the request creates takes its id from it, so a retry after a crash or a 5xx that
+ * happened after the object was written finds that object instead of creating a second one.
  */
 export interface IdempotencyRecord {
   _id: string;
@@ -13,7 +18,8 @@ export interface IdempotencyRecord {
   path: string;
   key: string;
   body_hash: string;
-  state: 'in_progress' | 'completed';
+  object_suffix: string;
+  state: 'in_progress' | 'completed' | 'released';
   owner: string;
   lease_until: number;
   status: number | null;
@@ -31,6 +37,7 @@ const idempotencySchema = new Schema<IdempotencyRecord>(
     path: { type: String, required: true },
     key: { type: String, required: true },
     body_hash: { type: String, required: true },
+    object_suffix: { type: String, required: true },
     state: { type: String, required: true },
     owner: { type: String, required: true },
     lease_until: { type: Number, required: true },

@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ApiError, isApiError } from '../../errors';
+import { randomBase62, type IdPrefix } from '../../ids';
 import { logger } from '../../logger';
 import { isDuplicateKey } from '../events/sequence';
 import { bodyFingerprint, sha256Hex } from './canonicalJson';
-import { IdempotencyModel } from './idempotency.model';
+import { IdempotencyModel, type IdempotencyRecord } from './idempotency.model';
 
 /**
  * Idempotency for POST /payment_intents and POST /refunds (spec + contract decisions):
@@ -13,6 +15,10 @@ import { IdempotencyModel } from './idempotency.model';
  * - concurrent requests with the same key and body: one runs, the others wait (up to 10 s) for its
  *   result and replay it;
  * - 5xx results are not stored (the key is released so the client can retry); 4xx are stored.
+ *
+ * Beyond that, the one object a request creates gets its id from the key's record
+ * (`idempotentObjectId`), so a retry after a crash or a 5xx that struck after the object was written
+ * returns that object instead of creating a second one.
  */
 export interface IdempotentRequest {
   accountId: string;
@@ -36,10 +42,23 @@ const RENEW_EVERY_MS = 10_000;
 const POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const context = new AsyncLocalStorage<{ objectSuffix: string }>();
+
+/**
+ * Inside a request run by runIdempotent: the id to give the object the request creates (same prefix,
+ * 24 base62 characters drawn from the CSPRNG when the key was first claimed). Undefined elsewhere.
+ */
+export function idempotentObjectId(prefix: IdPrefix): string | undefined {
+  const ctx = context.getStore();
+  return ctx ? `${prefix}_${ctx.objectSuffix}` : undefined;
+}
 
 export function idempotencyScopeId(r: Pick<IdempotentRequest, 'accountId' | 'method' | 'path' | 'key'>): string {
   return sha256Hex([r.accountId, r.method.toUpperCase(), r.path, r.key].join('\u0000'));
 }
+
+const conflict = () =>
+  new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.');
 
 export async function runIdempotent(
   req: IdempotentRequest,
@@ -51,40 +70,38 @@ export async function runIdempotent(
 
   for (;;) {
     const owner = randomUUID();
-    if (await claimNew(id, req, bodyHash, owner)) return execute(id, owner, req.requestId, fn);
+    const suffix = await claimNew(id, req, bodyHash, owner);
+    if (suffix) return execute(id, owner, suffix, req.requestId, fn);
 
-    const rec = await IdempotencyModel.findById(id).lean();
-    if (!rec) continue; // released by a 5xx in the meantime: claim it again
-    if (rec.body_hash !== bodyHash) {
-      throw new ApiError(
-        'idempotency_conflict',
-        'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
-      );
+    const rec = await IdempotencyModel.findById(id).lean<IdempotencyRecord>();
+    if (!rec) continue;
+    if (rec.state === 'released') {
+      // The last answer was a 5xx: the key is free again. Same body: keep the reserved object id.
+      const objectSuffix = rec.body_hash === bodyHash ? rec.object_suffix : randomBase62(24);
+      const taken = await takeOver(id, rec, { owner, body_hash: bodyHash, object_suffix: objectSuffix, state: 'in_progress' });
+      if (taken) return execute(id, owner, objectSuffix, req.requestId, fn);
+      continue;
     }
+    if (rec.body_hash !== bodyHash) throw conflict();
     if (rec.state === 'completed') {
       return { status: rec.status ?? 200, body: JSON.parse(rec.response_json ?? 'null'), replayed: true };
     }
     if (rec.lease_until <= Date.now()) {
-      // The first request's process died: take the key over.
-      const taken = await IdempotencyModel.findOneAndUpdate(
-        { _id: id, state: 'in_progress', owner: rec.owner, lease_until: rec.lease_until },
-        { $set: { owner, lease_until: Date.now() + LEASE_MS } },
-        { projection: { _id: 1 }, lean: true },
-      );
-      if (taken) return execute(id, owner, req.requestId, fn);
+      // The first request's process died: take the key over, with the same reserved object id.
+      const taken = await takeOver(id, rec, { owner });
+      if (taken) return execute(id, owner, rec.object_suffix, req.requestId, fn);
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new ApiError(
-        'idempotency_conflict',
-        'A request with this Idempotency-Key is still being processed. Retry later with the same key.',
-      );
+      throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed. Retry later with the same key.');
     }
     await sleep(POLL_MS);
   }
 }
 
-async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<boolean> {
+/** Inserts the record; returns the reserved object suffix when this request owns the key. */
+async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
+  const objectSuffix = randomBase62(24);
   try {
     await IdempotencyModel.create({
       _id: id,
@@ -93,6 +110,7 @@ async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, ow
       path: req.path,
       key: req.key,
       body_hash: bodyHash,
+      object_suffix: objectSuffix,
       state: 'in_progress',
       owner,
       lease_until: Date.now() + LEASE_MS,
@@ -101,22 +119,34 @@ async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, ow
       created_at: new Date(),
       completed_at: null,
     });
-    return true;
+    return objectSuffix;
   } catch (err) {
-    if (isDuplicateKey(err)) return false;
+    if (isDuplicateKey(err)) return null;
     throw err;
   }
+}
+
+/** Conditional on the record being exactly as read, so one of several contenders wins. */
+async function takeOver(id: string, rec: IdempotencyRecord, set: Partial<IdempotencyRecord> & { owner: string }): Promise<boolean> {
+  const taken = await IdempotencyModel.findOneAndUpdate(
+    { _id: id, state: rec.state, owner: rec.owner, lease_until: rec.lease_until },
+    { $set: { ...set, lease_until: Date.now() + LEASE_MS } },
+    { projection: { _id: 1 }, lean: true },
+  );
+  return taken !== null;
 }
 
 async function execute(
   id: string,
   owner: string,
+  objectSuffix: string,
   requestId: string,
   fn: () => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
+  const mine = { _id: id, owner, state: 'in_progress' as const };
   const renew = setInterval(() => {
-    IdempotencyModel.updateOne({ _id: id, owner, state: 'in_progress' }, { $set: { lease_until: Date.now() + LEASE_MS } }).catch(
-      (err: unknown) => logger.warn({ err, id }, 'could not renew idempotency lease'),
+    IdempotencyModel.updateOne(mine, { $set: { lease_until: Date.now() + LEASE_MS } }).catch((err: unknown) =>
+      logger.warn({ err, id }, 'could not renew idempotency lease'),
     );
   }, RENEW_EVERY_MS);
   renew.unref();
@@ -124,7 +154,7 @@ async function execute(
   let result: { status: number; body: unknown };
   try {
     try {
-      result = await fn();
+      result = await context.run({ objectSuffix }, fn);
     } catch (err) {
       if (!isApiError(err) || err.status >= 500) throw err;
       result = { status: err.status, body: { error: { code: err.code, message: err.message, request_id: requestId } } };
@@ -140,17 +170,17 @@ async function execute(
     await release(id, owner);
     return { ...result, replayed: false };
   }
-  const saved = await IdempotencyModel.updateOne(
-    { _id: id, owner, state: 'in_progress' },
-    { $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() } },
-  );
+  const saved = await IdempotencyModel.updateOne(mine, {
+    $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() },
+  });
   if (saved.matchedCount === 0) logger.warn({ id }, 'idempotency record changed owner before completion');
   return { ...result, replayed: false };
 }
 
+/** A 5xx: the answer is not stored and the key is free for a retry. */
 async function release(id: string, owner: string): Promise<void> {
   try {
-    await IdempotencyModel.deleteOne({ _id: id, owner, state: 'in_progress' });
+    await IdempotencyModel.updateOne({ _id: id, owner, state: 'in_progress' as const }, { $set: { state: 'released' as const, lease_until: 0 } });
   } catch (err) {
     logger.error({ err, id }, 'could not release idempotency key');
   }

@@ -4,7 +4,8 @@ import { cancelTimers } from '../../jobs/timers/timer.service';
 import { AccountModel } from '../accounts/account.model';
 import { accountNow } from '../clock/clock';
 import { buildEvents, dispatchOutbox } from '../events/outbox';
-import { nextSequence } from '../events/sequence';
+import { isDuplicateKey, nextSequence } from '../events/sequence';
+import { idempotentObjectId } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
 import type { MethodChannel } from './methods';
 import { PaymentModel, type PaymentRecord } from './payment.model';
@@ -36,10 +37,16 @@ export async function createPaymentIntent(
   if (opts.via?.paymentLinkId) metadata.payment_link = opts.via.paymentLinkId;
   if (opts.via?.checkoutSessionId) metadata.checkout_session = opts.via.checkoutSessionId;
 
+  // Under an Idempotency-Key the id is reserved by the key: a retry after a crash finds the payment.
+  const reserved = idempotentObjectId('pay');
+  if (reserved) {
+    const existing = await PaymentModel.findOne({ _id: reserved, account_id: actor.accountId }, { pending_events: 0 }).lean<PaymentRecord>();
+    if (existing) return toPaymentIntentResource(existing);
+  }
   const account = await AccountModel.findById(actor.accountId, { reference_entity: 1, clock_offset_ms: 1 }).lean();
   if (!account) throw ApiError.notFound('account', actor.accountId);
   const now = accountNow(account.clock_offset_ms ?? 0);
-  const id = newId('pay');
+  const id = reserved ?? newId('pay');
 
   let reference: PaymentRecord['reference'] = null;
   if (valid.payment_method === 'multicaixa_reference') {
@@ -81,7 +88,12 @@ export async function createPaymentIntent(
 
   const resource = toPaymentIntentResource(record);
   record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now);
-  await PaymentModel.create(record);
+  try {
+    await PaymentModel.create(record);
+  } catch (err) {
+    if (!reserved || !isDuplicateKey(err)) throw err;
+    return getPaymentIntentForAccount(actor.accountId, id);
+  }
   await dispatchOutbox(PaymentModel, id);
   return resource;
 }

@@ -2,6 +2,7 @@ import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
+import { idempotentObjectId } from '../idempotency/idempotency.service';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { PaymentModel, type PaymentRecord, type RefundRecord } from '../payments/payment.model';
 import { mutatePayment } from '../payments/payment.mutate';
@@ -49,9 +50,13 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
   if (typeof input.payment_intent !== 'string') throw ApiError.invalid("Missing required field 'payment_intent'");
   const existing = await PaymentModel.findOne({ _id: input.payment_intent, account_id: accountId }, { pending_events: 0 }).lean<PaymentRecord>();
   if (!existing) throw ApiError.notFound('payment_intent', input.payment_intent);
+  // Under an Idempotency-Key the id is reserved by the key: a retry after a crash finds the refund.
+  const reserved = idempotentObjectId('rf');
+  const already = reserved ? existing.refunds?.find((r) => r._id === reserved) : undefined;
+  if (already) return toRefundResource(already, existing._id);
   refundableCheck(existing, requested); // early answer; checked again atomically below
 
-  const id = newId('rf');
+  const id = reserved ?? newId('rf');
   const now = await nowForAccount(accountId);
   // Completion first: a crash after it leaves a timer that finds no refund and does nothing.
   await scheduleTimer({
@@ -67,6 +72,8 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
   await mutatePayment(
     existing._id,
     (p, at) => {
+      refund = p.refunds?.find((r) => r._id === id);
+      if (refund) return null; // written by an earlier attempt of this request
       const amount = refundableCheck(p, requested);
       refund = { _id: id, amount, status: 'PENDING', created_at: at, updated_at: at };
       return { set: { amount_reserved: (p.amount_reserved ?? 0) + amount, refunds: [...(p.refunds ?? []), refund] }, touch: false };
