@@ -10,6 +10,8 @@ export interface SseMessage {
   data: string;
 }
 
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
 export class SseConnection {
   private closed = false;
   private readonly closeHandlers: Array<() => void> = [];
@@ -28,9 +30,12 @@ export class SseConnection {
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
     const onGone = () => this.markClosed();
+    // The response's 'close' means the connection went away (or the response ended). The request's
+    // own 'close' is not used: it fires once its body has been read, which says nothing here.
     res.on('close', onGone);
-    req.on('close', onGone);
     open.add(this);
+    // The client may have gone while the stream was being prepared: 'close' will not fire again.
+    if (res.destroyed || req.socket.destroyed) this.markClosed();
   }
 
   get isClosed(): boolean {
@@ -45,6 +50,14 @@ export class SseConnection {
     // JSON has no raw newlines, but split anyway so any payload stays one SSE field per line.
     for (const line of message.data.split('\n')) chunk += `data: ${line}\n`;
     this.res.write(`${chunk}\n`);
+    // A client that stopped reading would make the server buffer without bound: drop it; it can
+    // reconnect with Last-Event-ID and lose nothing.
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) this.abort();
+  }
+
+  private abort(): void {
+    this.res.destroy();
+    this.markClosed();
   }
 
   comment(text: string): void {
