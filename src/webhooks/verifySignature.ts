@@ -18,7 +18,7 @@ export type WebhookSignatureFailure =
   | 'signature_mismatch'
   /** `t` differs from the current time by more than the tolerance (replay of an old delivery). */
   | 'timestamp_out_of_tolerance'
-  /** The signature matched but the body is not a JSON event. */
+  /** No raw body (string/Buffer) was given, or the signature matched but the body is not a JSON event. */
   | 'invalid_payload';
 
 export class WebhookSignatureError extends Error {
@@ -101,7 +101,8 @@ export function verifyWebhookSignature<TData = Record<string, unknown>>(
   const secrets = (typeof secret === 'string' ? [secret] : [...secret]).filter((s) => typeof s === 'string' && s !== '');
   if (secrets.length === 0) throw new TypeError('verifyWebhookSignature needs at least one non-empty secret');
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
-    throw new TypeError('verifyWebhookSignature needs the raw body as a string or Buffer (use express.raw())');
+    // Typically a body parser ran first (or none matched): the raw bytes are needed.
+    throw new WebhookSignatureError('invalid_payload', 'The raw body is needed as a string or Buffer (use express.raw({ type: "application/json" }))');
   }
 
   let matched = false;

@@ -71,8 +71,11 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature(body, `${single},v0=abc`, 'whsec_new', 600, now).id).toBe('evt_1');
   });
 
-  it('rejects a correctly signed body that is not an event', () => {
+  it('rejects a correctly signed body that is not an event, and a parsed (non-raw) body', () => {
     const notEvent = '[1,2,3]';
     expect(reason(() => verifyWebhookSignature(notEvent, signatureHeader(notEvent, [secret], now), secret, 600, now))).toBe('invalid_payload');
+    const parsed = JSON.parse(body) as unknown as string;
+    expect(reason(() => verifyWebhookSignature(parsed, signatureHeader(body, [secret], now), secret, 600, now))).toBe('invalid_payload');
+    expect(reason(() => verifyWebhookSignature(undefined as unknown as string, signatureHeader(body, [secret], now), secret, 600, now))).toBe('invalid_payload');
   });
 });
