@@ -69,8 +69,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      for (const service of [...services].reverse()) { console.log('beforeClose', service.name); await service.beforeClose?.(); }
-      console.log('http close');
+      for (const service of [...services].reverse()) await service.beforeClose?.();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           httpServer.closeAllConnections();
@@ -81,8 +80,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
         });
         httpServer.closeIdleConnections();
       });
-      for (const service of [...services].reverse()) { console.log('stop', service.name); await service.stop(); }
-      console.log('db close');
+      for (const service of [...services].reverse()) await service.stop();
       await db.close();
     })();
     return closing;
