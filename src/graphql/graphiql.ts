@@ -34,6 +34,20 @@ query Overview {
 }
 `;
 
+/** The page loads only same-origin files: no inline script, no third party (CSP below). */
+const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // GraphiQL's editors set inline style attributes.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self' ws: wss:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
 function page(): string {
   const a = GRAPHIQL_ASSET_PATH;
   return `<!doctype html>
@@ -43,7 +57,7 @@ function page(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>GraphiQL · Payment gateway sandbox</title>
 <link rel="stylesheet" href="${a}/graphiql.min.css">
-<style>html,body,#graphiql{height:100%;margin:0}</style>
+<link rel="stylesheet" href="${a}/graphiql-page.css">
 </head>
 <body>
 <div id="graphiql">Loading GraphiQL…</div>
@@ -51,8 +65,20 @@ function page(): string {
 <script src="${a}/react-dom.production.min.js"></script>
 <script src="${a}/graphql-ws.js"></script>
 <script src="${a}/graphiql.min.js"></script>
-<script>
-(function () {
+<script src="${a}/graphiql-boot.js"></script>
+</body>
+</html>
+`;
+}
+
+const PAGE_CSS = 'html,body,#graphiql{height:100%;margin:0}\n';
+
+/**
+ * Starts GraphiQL. Queries and mutations go over HTTP with the header editor's headers; subscriptions
+ * over graphql-ws, one client per Authorization value, which it sends as connectionParams.authorization.
+ */
+function bootScript(): string {
+  return `(function () {
   var httpUrl = new URL('/graphql', location.href).toString();
   var wsUrl = httpUrl.replace(/^http/, 'ws');
   var httpFetcher = GraphiQL.createFetcher({ url: httpUrl });
@@ -89,9 +115,6 @@ function page(): string {
     })
   );
 })();
-</script>
-</body>
-</html>
 `;
 }
 
@@ -103,6 +126,15 @@ export function wantsHtml(req: Request): boolean {
 export function graphiqlRouter(): Router {
   const router = Router();
   const html = page();
+  const boot = bootScript();
+  router.get(`${GRAPHIQL_ASSET_PATH}/graphiql-boot.js`, (_req, res) => {
+    res.type('text/javascript').setHeader('Cache-Control', 'no-cache');
+    res.send(boot);
+  });
+  router.get(`${GRAPHIQL_ASSET_PATH}/graphiql-page.css`, (_req, res) => {
+    res.type('text/css').setHeader('Cache-Control', 'no-cache');
+    res.send(PAGE_CSS);
+  });
   router.get(`${GRAPHIQL_ASSET_PATH}/:file`, (req, res, next) => {
     const asset = ASSETS[req.params.file];
     if (!asset || !existsSync(asset.file)) return next();
@@ -113,6 +145,7 @@ export function graphiqlRouter(): Router {
   router.get('/graphql', (req, res, next) => {
     if (!wantsHtml(req)) return next();
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.type('html').send(html);
   });
   return router;

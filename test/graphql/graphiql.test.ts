@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { createAccount, idempotencyKey } from '../support/accounts';
+import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import type { TestServer } from '../support/server';
+import { startGraphqlTestServer } from './support';
+
+/**
+ * GraphiQL at GET /graphql in a real headless Chromium: it loads only from the gateway (no CDN, under a
+ * strict CSP), runs a query with the key typed in its header editor, and follows a subscription.
+ */
+warnIfNoChromium('test/graphql/graphiql.test.ts (GraphiQL page)');
+
+describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
+  let server: TestServer;
+  let browser: PhoneBrowser;
+
+  beforeAll(async () => {
+    server = await startGraphqlTestServer();
+    browser = await launchPhoneBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Sets the text of the CodeMirror editor inside `container` (GraphiQL 3 uses CodeMirror 5). */
+  async function setEditor(page: Page, container: string, text: string): Promise<void> {
+    await page.evaluate(
+      ([selector, value]) => {
+        const el = document.querySelector(`${selector} .CodeMirror`) as (Element & { CodeMirror?: { setValue(v: string): void } }) | null;
+        if (!el?.CodeMirror) throw new Error(`no CodeMirror editor in ${selector}`);
+        el.CodeMirror.setValue(value);
+      },
+      [container, text] as const,
+    );
+    // GraphiQL derives the operation name from the edited text a moment later.
+    await page.waitForTimeout(500);
+  }
+  const QUERY_EDITOR = '.graphiql-query-editor';
+  const VISIBLE_TOOL_EDITOR = '.graphiql-editor-tool .graphiql-editor:not(.hidden)';
+
+  it('runs queries and subscriptions with the key from the header editor, loading nothing from elsewhere', async () => {
+    const acct = await createAccount(server.baseUrl);
+    const { page, errors } = await browser.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const foreign: string[] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.host !== new URL(server.baseUrl).host) foreign.push(req.url());
+    });
+
+    const res = await page.goto(`${server.baseUrl}/graphql`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.locator('.graphiql-container').waitFor({ state: 'visible', timeout: 20_000 });
+
+    // The header editor: open its tab so its CodeMirror exists, then put the key in.
+    await page.getByRole('button', { name: /headers/i }).first().click();
+    await setEditor(page, VISIBLE_TOOL_EDITOR, JSON.stringify({ Authorization: `Bearer ${acct.sk}` }));
+
+    await setEditor(page, QUERY_EDITOR, 'query Me { account { id livemode } }');
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.result-window');
+    await result.filter({ hasText: acct.id }).waitFor({ timeout: 20_000 });
+    expect(await result.textContent()).toContain('"livemode": false');
+
+    await setEditor(page, QUERY_EDITOR, 'subscription Live { events { type paymentIntent { id } } }');
+    await page.locator('.graphiql-execute-button').click();
+    await page.waitForTimeout(1_000);
+    const intent = await acct.api.post('/payment_intents', { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
+    await result.filter({ hasText: intent.body.id }).waitFor({ timeout: 20_000 });
+    expect(await result.textContent()).toContain('PAYMENT_CREATED');
+
+    expect(foreign).toEqual([]);
+    expect(errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
+    await page.close();
+  });
+});
