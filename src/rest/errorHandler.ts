@@ -24,6 +24,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     apiError = new ApiError('payload_too_large', 'Request body is too large');
   } else if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.parse.failed') {
     apiError = new ApiError('invalid_json', 'Request body is not valid JSON');
+  } else if (err instanceof URIError) {
+    // The router could not percent-decode a path parameter (e.g. /payment_intents/%zz): no object can
+    // have that id, and 404 is what every operation with a path parameter declares.
+    apiError = new ApiError('resource_not_found', `No such object: the URL path is not valid percent-encoding (${req.method} ${req.path})`);
   } else {
     logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
     apiError = new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');
