@@ -33,9 +33,25 @@ export function validateRequestPart<T = unknown>(operationId: OperationId, part:
   const name = (op.validators as Partial<Record<RequestPart, string>>)[part];
   if (!name) return data as T;
   const validate: ValidatorFn = getValidator(part === 'body' ? 'requests' : 'params', name);
-  if (validate(data)) return data as T;
+  if (validate(data)) {
+    if (part !== 'body') rejectNonFinite(part, data);
+    return data as T;
+  }
   const err = (validate.errors?.[0] ?? { instancePath: '', keyword: 'unknown', params: {} }) as AjvErrorLike;
   throw toApiError(operationId, part, err);
+}
+
+/**
+ * AJV's type coercion (params, query, headers) turns "Infinity" and "1e400" into Infinity and then
+ * skips the range checks, which only apply to finite numbers; `?limit=Infinity` would list everything.
+ */
+function rejectNonFinite(part: RequestPart, data: unknown): void {
+  if (!data || typeof data !== 'object') return;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw ApiError.invalid(`Invalid ${PART_LABEL[part]} '${label(part, key)}': must be a finite number`);
+    }
+  }
 }
 
 function toApiError(operationId: OperationId, part: RequestPart, err: AjvErrorLike): ApiError {
