@@ -59,12 +59,15 @@ export function graphqlRouter(config: Config): Router {
   return router;
 }
 
-/** Per-request hooks: limits before execution, request ids on errors, internal errors logged. */
+/** Per-request hooks (HTTP): limits before execution, request ids on errors, internal errors logged. */
 const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ schema, document, operationName, request }) {
+      async didResolveOperation({ schema, document, operation, operationName, request }) {
         try {
+          if (operation.operation === 'subscription') {
+            throw ApiError.invalid('Subscriptions are served over WebSocket at /graphql (subprotocol graphql-transport-ws), not over HTTP POST');
+          }
           checkOperationLimits(schema, document, operationName, request.variables);
         } catch (err) {
           throw isApiError(err) ? apiGraphQLError(err) : err;

@@ -1,0 +1,34 @@
+import { expect, it } from 'vitest';
+import { createAccount } from '../support/accounts';
+import { errorCodes, gql, startGraphqlTestServer, wsClient } from './support';
+
+/** Graceful shutdown: open subscriptions are ended (1001) instead of holding the server until the grace ends. */
+it('closes open WebSocket subscriptions with 1001 and stops', async () => {
+  const server = await startGraphqlTestServer({ SHUTDOWN_GRACE_MS: '60000' });
+  let closeCode = 0;
+  let client: ReturnType<typeof wsClient> | undefined;
+  try {
+    const acct = await createAccount(server.baseUrl);
+    // A subscription sent over HTTP is refused with a pointer to the WebSocket endpoint.
+    const overHttp = await gql(server.baseUrl, acct.sk, 'subscription { events { id } }');
+    expect(overHttp.status).toBe(400);
+    expect(errorCodes(overHttp)).toEqual(['invalid_request']);
+
+    client = wsClient(server.baseUrl, acct.sk, { onClose: (code) => (closeCode = code) });
+    const received: unknown[] = [];
+    const subscribed = new Promise<void>((resolve) => {
+      client!.subscribe(
+        { query: 'subscription { events { id } }' },
+        { next: (m) => received.push(m), error: () => resolve(), complete: () => resolve() },
+      );
+    });
+    // Wait until the server has the subscription (the account's first event reaches it).
+    await new Promise((r) => setTimeout(r, 500));
+    await acct.api.post('/payment_links', { amount: 1000 });
+    await server.stop();
+    await subscribed;
+    expect(closeCode).toBe(1001);
+  } finally {
+    await client?.dispose();
+  }
+});
