@@ -43,6 +43,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+// A development server should log and keep serving rather than die on a stray bug.
+process.on('unhandledRejection', (e) => log('embedded db: unhandled rejection', { error: String(e) }));
+process.on('uncaughtException', (e) => log('embedded db: uncaught exception', { error: e.stack ?? String(e) }));
+
 main().catch((e: unknown) => {
   log('embedded db: failed to start', { error: e instanceof Error ? e.message : String(e) });
   process.exit(1);

@@ -225,7 +225,14 @@ export class FileJournal implements Journal {
           this.pending = [];
           return;
         }
-        if (this.size > this.compactBytes && !this.compacting && !this.closed) this.startCompaction();
+        if (this.size > this.compactBytes && !this.compacting && !this.closed) {
+          try {
+            this.startCompaction();
+          } catch (e) {
+            // e.g. ENOSPC opening the next journal: keep appending to the current one.
+            this.opts.logger('embedded db: could not start compaction', { error: String(e) });
+          }
+        }
       }
     } finally {
       this.flushing = false;
@@ -237,9 +244,10 @@ export class FileJournal implements Journal {
     const state = this.opts.capture();
     if (!state) return; // e.g. a transaction holds uncommitted changes; try again later
     const newGen = this.gen + 1;
-    fs.closeSync(this.fd);
+    const oldFd = this.fd;
+    this.openGen(newGen); // throws before anything changed if the new journal cannot be created
+    fs.closeSync(oldFd);
     this.gen = newGen;
-    this.openGen(newGen);
     this.compacting = this.writeSnapshot(state, newGen)
       .catch((e: unknown) => {
         this.opts.logger('embedded db: snapshot failed (journal kept)', { error: String(e) });

@@ -172,7 +172,9 @@ class Connection {
       this.chunks = rest.length ? [rest] : [];
       this.buffered = rest.length;
       this.expected = -1;
-      this.queue = this.queue.then(() => this.handle(msg));
+      this.queue = this.queue
+        .then(() => this.handle(msg))
+        .catch((e: unknown) => this.fail(`internal error: ${String(e)}`)); // never an unhandled rejection
     }
   }
 
