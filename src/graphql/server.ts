@@ -65,7 +65,7 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
     return {
       async didResolveOperation({ schema, document, operation, operationName, request }) {
         try {
-          if (operation.operation === 'subscription') {
+          if (operation?.operation === 'subscription') {
             throw ApiError.invalid('Subscriptions are served over WebSocket at /graphql (subprotocol graphql-transport-ws), not over HTTP POST');
           }
           checkOperationLimits(schema, document, operationName, request.variables);
