@@ -1,0 +1,75 @@
+/**
+ * Unit tests of the embedded engine's query planner (no server involved): lookups must use
+ * the index structures, and sort+limit on an indexed field must walk the index in order.
+ */
+import { describe, expect, it } from 'vitest';
+import { Collection } from '../../src/db/embedded/collection';
+import { plan, runQuery } from '../../src/db/embedded/query';
+
+function makeCollection(n: number): Collection {
+  const c = new Collection('db', 'c');
+  c.createIndex({ key: { email: 1 }, name: 'email_1', unique: true });
+  c.createIndex({ key: { tenant: 1, createdAt: -1 }, name: 'tenant_1_createdAt_-1' });
+  c.createIndex({ key: { tags: 1 }, name: 'tags_1' });
+  c.createIndex({ key: { ref: 1 }, name: 'ref_1', unique: true, partialFilterExpression: { ref: { $exists: true } } });
+  for (let i = 0; i < n; i++) {
+    c.insert({ _id: i, email: `u${i}@x`, tenant: `t${i % 10}`, createdAt: new Date(1_700_000_000_000 + i * 1000), tags: [`g${i % 3}`, 'all'], n: i });
+  }
+  return c;
+}
+
+describe('query planner', () => {
+  const c = makeCollection(5000);
+
+  it('uses direct _id lookups', () => {
+    expect(plan(c, { _id: 42 }, undefined).description).toBe('IDHACK');
+    expect(runQuery(c, { filter: { _id: { $in: [1, 2, 99999] } } }).map((d) => d._id)).toEqual([1, 2]);
+  });
+
+  it('uses a unique index for equality and $in', () => {
+    expect(plan(c, { email: 'u7@x' }, undefined).description).toBe('IXSCAN email_1');
+    expect(plan(c, { email: { $in: ['u1@x', 'u2@x'] }, n: { $gte: 0 } }, undefined).description).toBe('IXSCAN email_1');
+    expect(runQuery(c, { filter: { email: { $in: ['u1@x', 'u2@x'] } } }).map((d) => d.n)).toEqual([1, 2]);
+  });
+
+  it('uses a compound index prefix and serves the sort from it', () => {
+    const p = plan(c, { tenant: 't3' }, [['createdAt', -1]]);
+    expect(p.description).toBe('IXSCAN tenant_1_createdAt_-1 (sorted)');
+    const top = runQuery(c, { filter: { tenant: 't3' }, sort: [['createdAt', -1]], limit: 3 });
+    expect(top.map((d) => d.n)).toEqual([4993, 4983, 4973]);
+    const asc = runQuery(c, { filter: { tenant: 't3' }, sort: [['createdAt', 1]], limit: 2 });
+    expect(asc.map((d) => d.n)).toEqual([3, 13]);
+  });
+
+  it('walks an index for sort + limit without a filter', () => {
+    expect(plan(c, {}, [['email', 1]]).description).toBe('IXSCAN email_1 (sort)');
+    expect(plan(c, undefined, [['_id', -1]]).description).toBe('IXSCAN _id_ (sort)');
+    expect(runQuery(c, { sort: [['_id', -1]], limit: 2 }).map((d) => d._id)).toEqual([4999, 4998]);
+  });
+
+  it('uses multikey indexes for equality but not for ordering', () => {
+    expect(plan(c, { tags: 'g1' }, undefined).description).toBe('IXSCAN tags_1');
+    expect(runQuery(c, { filter: { tags: 'g1' } }).length).toBe(1667);
+    expect(plan(c, {}, [['tags', 1]]).description).toBe('COLLSCAN');
+  });
+
+  it('uses a range scan on a leading indexed field', () => {
+    expect(plan(c, { email: { $gte: 'u10', $lt: 'u11' } }, undefined).description).toBe('IXSCAN email_1 (range)');
+    expect(runQuery(c, { filter: { email: { $gte: 'u10', $lt: 'u11' } } }).length).toBe(111);
+  });
+
+  it('never uses a partial index to answer an arbitrary filter, and scans only when nothing applies', () => {
+    expect(plan(c, { ref: 'x' }, undefined).description).toBe('COLLSCAN');
+    expect(plan(c, { n: 5 }, undefined).description).toBe('COLLSCAN');
+  });
+
+  it('keeps index entries in step with updates and deletes', () => {
+    const d = c.get('n5')!;
+    c.replace('n5', d, { ...d, email: 'moved@x' });
+    expect(runQuery(c, { filter: { email: 'u5@x' } })).toEqual([]);
+    expect(runQuery(c, { filter: { email: 'moved@x' } }).map((x) => x._id)).toEqual([5]);
+    c.delete('n5');
+    expect(runQuery(c, { filter: { email: 'moved@x' } })).toEqual([]);
+    expect(runQuery(c, { filter: { tenant: 't5' } }).length).toBe(499);
+  });
+});
