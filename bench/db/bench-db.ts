@@ -3,13 +3,13 @@
  *
  * Starts the engine in its own child process (the standalone CLI, memory mode and with a data
  * directory), connects mongoose from this process and measures, at concurrency 16:
- *   insertOne          building a 100k-document collection
- *   findById           random _id lookups over those documents
+ *   insertOne          Model.insertOne, building a 100k-document collection
+ *   findById           random _id lookups over those documents (hydrated, then .lean())
  *   findOneAndUpdate   $inc on a random document found by a unique key
  * Prints ops/s with p50/p99 latencies.
  *
  * Env: BENCH_DOCS (100000), BENCH_FINDS (50000), BENCH_UPDATES (50000), BENCH_CONCURRENCY (16),
- *      BENCH_MODES ("memory,disk"), BENCH_LEAN ("1": findById uses .lean()),
+ *      BENCH_MODES ("memory,disk"),
  *      BENCH_ENGINE_NODE_ARGS (extra node flags for the engine process, e.g. --cpu-prof).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,7 +26,6 @@ const FINDS = Number(process.env.BENCH_FINDS ?? 50_000);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 50_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const MODES = (process.env.BENCH_MODES ?? 'memory,disk').split(',').map((s) => s.trim());
-const LEAN = process.env.BENCH_LEAN === '1';
 
 interface Result {
   name: string;
@@ -135,16 +134,19 @@ async function benchMode(mode: string): Promise<Result[]> {
   try {
     results.push(
       await run('insertOne', DOCS, child.pid, async (i) => {
-        const doc = await Model.create({ key: `key-${i}`, n: 0, owner: `owner-${i % 1000}`, status: 'new', createdAt: new Date() });
+        const doc = await Model.insertOne({ key: `key-${i}`, n: 0, owner: `owner-${i % 1000}`, status: 'new', createdAt: new Date() });
         ids[i] = doc._id;
       }),
     );
     const rnd = (n: number) => Math.floor(Math.random() * n);
     results.push(
       await run('findById', FINDS, child.pid, async () => {
-        const q = Model.findById(ids[rnd(DOCS)]);
-        const d = LEAN ? await q.lean() : await q;
-        if (!d) throw new Error('findById missed');
+        if (!(await Model.findById(ids[rnd(DOCS)]))) throw new Error('findById missed');
+      }),
+    );
+    results.push(
+      await run('findById (lean)', FINDS, child.pid, async () => {
+        if (!(await Model.findById(ids[rnd(DOCS)]).lean())) throw new Error('findById missed');
       }),
     );
     results.push(
@@ -169,7 +171,7 @@ function fmt(r: Result): string {
 
 const cpu = /model name\s*:\s*(.+)/.exec(fs.existsSync('/proc/cpuinfo') ? fs.readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
 console.log(`machine: ${os.cpus().length} cores, ${cpu}, Node ${process.version}`);
-console.log(`docs=${DOCS} finds=${FINDS} updates=${UPDATES} concurrency=${CONCURRENCY} findById lean=${LEAN}`);
+console.log(`docs=${DOCS} finds=${FINDS} updates=${UPDATES} concurrency=${CONCURRENCY} load average at start: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 for (const mode of MODES) {
   const results = await benchMode(mode);
   console.log(`\n${mode === 'disk' ? 'with dataDir (journal + fdatasync)' : 'memory mode'}`);
@@ -177,3 +179,4 @@ for (const mode of MODES) {
   console.log('|--------------------------------|---------|---------|---------|---------|---------|');
   for (const r of results) console.log(fmt(r));
 }
+console.log(`\nload average at end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -145,8 +145,13 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
 
   const idVals = cond.eq.get('_id');
   if (idVals) {
-    const keys = [...new Set(idVals.map(canonicalKey))];
-    const docs = idsToDocs(coll, keys);
+    const keys = idVals.length === 1 ? [canonicalKey(idVals[0])] : [...new Set(idVals.map(canonicalKey))];
+    let docs: Iterable<Doc>;
+    if (keys.length === 1) {
+      // findById: the hottest path; no generator, no set.
+      const d = coll.docs.get(keys[0]!);
+      docs = d ? [d] : [];
+    } else docs = idsToDocs(coll, keys);
     const exact = filterKeys.length === 1 && filterKeys[0] === '_id' && isPureEq(filter!._id);
     return { docs, ordered: !sort || keys.length <= 1, exact, description: 'IDHACK' };
   }
