@@ -21,9 +21,11 @@ export interface GraphQLContext {
   errorCodes: string[];
 }
 
-export function createContext(auth: Authenticated, requestId: string, config: Config): GraphQLContext {
+/** `transport` 'ws': one context serves every message of a subscription, so loaders do not cache. */
+export function createContext(auth: Authenticated, requestId: string, config: Config, transport: 'http' | 'ws' = 'http'): GraphQLContext {
   const actor: Actor = { accountId: auth.account._id, apiKeyId: auth.key._id };
-  return { requestId, actor, account: auth.account, key: auth.key, config, loaders: createLoaders(actor.accountId), errorCodes: [] };
+  const loaders = createLoaders(actor.accountId, { cache: transport === 'http' });
+  return { requestId, actor, account: auth.account, key: auth.key, config, loaders, errorCodes: [] };
 }
 
 /**

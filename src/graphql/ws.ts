@@ -90,7 +90,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             document,
             operationName: payload.operationName,
             variableValues: payload.variables,
-            contextValue: createContext(auth, requestId, config),
+            contextValue: createContext(auth, requestId, config, 'ws'),
           };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];

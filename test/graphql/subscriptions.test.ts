@@ -64,7 +64,8 @@ describe('paymentIntentUpdated', () => {
       expect(last).toMatchObject({ eventType: 'PAYMENT_FAILED', paymentIntent: { status: 'FAILED', failureCode: 'REJECTED_BY_CUSTOMER' } });
 
       const ref = await acct.api.post('/payment_intents', { amount: 2000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
-      const refundFlow = collect<Update>(client, UPDATES, { id: ref.body.id }, (ms) => ms.some((m) => statusOf(m) === 'PARTIALLY_REFUNDED'));
+      const withRefunds = UPDATES.replace('updatedAt }', 'updatedAt refunds { id status } }');
+      const refundFlow = collect<Update>(client, withRefunds, { id: ref.body.id }, (ms) => ms.some((m) => statusOf(m) === 'PARTIALLY_REFUNDED'));
       await new Promise((r) => setTimeout(r, 300));
       await acct.api.post('/sandbox/simulate/reference_paid', { reference: ref.body.reference.number });
       await acct.api.post('/refunds', { payment_intent: ref.body.id, amount: 500 }, { idempotencyKey: idempotencyKey() });
@@ -73,6 +74,9 @@ describe('paymentIntentUpdated', () => {
       const types = updates.slice(1).map((u) => u.eventType);
       expect(types).toEqual(['REFERENCE_PAID', 'PAYMENT_SUCCEEDED', 'REFUND_SUCCEEDED']);
       expect(updates.at(-1)!.paymentIntent.status).toBe('PARTIALLY_REFUNDED');
+      // Nested lists are read afresh for each message (no loader cache across a subscription's life).
+      expect((updates[0]!.paymentIntent as any).refunds).toEqual([]);
+      expect((updates.at(-1)!.paymentIntent as any).refunds).toEqual([{ id: expect.stringMatching(/^rf_/), status: 'SUCCEEDED' }]);
     } finally {
       await client.dispose();
     }
