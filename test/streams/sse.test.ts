@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
@@ -10,6 +10,9 @@ import { openSse, type SseMessage } from './support/sseClient';
  * Two gateway processes (the real entry point) on one database. A payment changes on A; SSE clients
  * connected to B see every change, in order, once.
  */
+// Child processes on a shared 2-core machine: leave room.
+vi.setConfig({ testTimeout: 120_000 });
+
 let engine: EmbeddedMongo;
 let a: GatewayProcess;
 let b: GatewayProcess;
@@ -173,5 +176,5 @@ describe('stream upkeep', () => {
     expect(stream.isEnded()).toBe(true);
     expect(Date.now() - signalled).toBeLessThan(3_000);
     await b.stop();
-  }, 60_000);
+  });
 });

@@ -33,7 +33,7 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     ended: Promise.resolve(),
     isEnded: () => ended,
     close: () => abort.abort(),
-    async waitFor(match, timeoutMs = 20_000) {
+    async waitFor(match, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!match(messages)) {
         if (Date.now() > deadline) throw new Error(`SSE: condition not met within ${timeoutMs} ms; got ${JSON.stringify(messages.map((m) => m.event))}`);

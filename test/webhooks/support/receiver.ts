@@ -38,7 +38,7 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     port: 0,
     received,
     reply: () => ({ status: 200 }),
-    async waitFor(match, count = 1, timeoutMs = 20_000) {
+    async waitFor(match, count = 1, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const hits = received.filter(match);
