@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimerModel } from '../../src/jobs/timers/timer.model';
-import { createAccount, createPayment, expressBody, getPayment, paymentEvents, sleep, startPaymentsServer } from './support/payments';
+import { createAccount, createPayment, expressBody, getPayment, paymentEvents, sleep, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 
 /**
@@ -65,7 +65,13 @@ describe('express rail in real time', () => {
     }
 
     // Server side: when each rail step actually started.
-    const steps = await TimerModel.find({ ref_id: pi.id, kind: 'payment.rail_step' }).sort({ due_at: 1 }).lean();
+    // The final transition lands a moment before its timer is marked done.
+    const steps = await waitFor(
+      () => TimerModel.find({ ref_id: pi.id, kind: 'payment.rail_step' }).sort({ due_at: 1 }).lean(),
+      (ts) => ts.length === 2 && ts.every((t) => t.state === 'done'),
+      5_000,
+      50,
+    );
     expect(steps.map((t) => [t.state, t.attempts])).toEqual([['done', 1], ['done', 1]]);
     const startedAfter = steps.map((t) => new Date(t.claimed_at!).getTime() - createdAt);
     expect(startedAfter[0]).toBeGreaterThanOrEqual(2_000);

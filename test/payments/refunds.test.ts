@@ -3,6 +3,7 @@ import {
   advance, createAccount, createPayment, expectError, getPayment, idempotencyKey, paymentEvents, referenceBody,
   startPaymentsServer, waitFor,
 } from './support/payments';
+import { TimerModel } from '../../src/jobs/timers/timer.model';
 import type { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
 
@@ -102,7 +103,9 @@ describe('refunds', () => {
     for (const r of refused) expect(r.body.error.code).toBe('amount_out_of_range');
     await advance(api, 5);
     const after = await getPayment(api, pi.id);
-    expect(after).toMatchObject({ status: 'PARTIALLY_REFUNDED', amount_refunded: 9_800 });
+    const timers = await TimerModel.find({ kind: 'refund.complete', 'payload.payment_intent': pi.id }).lean();
+    const diag = JSON.stringify({ after, timers: timers.map((t) => [t.state, t.attempts, t.due_at, t.last_error?.slice(0, 300)]) });
+    expect(after, diag).toMatchObject({ status: 'PARTIALLY_REFUNDED', amount_refunded: 9_800 });
     const events = await paymentEvents(api, pi.id);
     expect(events.filter((e) => e.type === 'refund.succeeded')).toHaveLength(14);
     const last = await refund(api, { payment_intent: pi.id });
