@@ -17,15 +17,31 @@ export class Clock {
     return new Timestamp({ t: this.t, i: this.i });
   }
 
+  private cached: { t: number; i: number; ts: Timestamp; gossip: ClusterTimeDoc } | undefined;
+
   current(): Timestamp {
-    if (this.t === 0) return this.next();
-    return new Timestamp({ t: this.t, i: this.i });
+    return this.snapshot().ts;
   }
 
   /** The gossip document drivers expect on replica set replies (unsigned: no auth here). */
-  clusterTime(): { clusterTime: Timestamp; signature: { hash: Binary; keyId: Long } } {
-    return { clusterTime: this.current(), signature: { hash: ZERO_HASH, keyId: Long.ZERO } };
+  clusterTime(): ClusterTimeDoc {
+    return this.snapshot().gossip;
+  }
+
+  /** Every reply carries the cluster time; reuse the objects until the clock moves. */
+  private snapshot(): { ts: Timestamp; gossip: ClusterTimeDoc } {
+    if (this.t === 0) this.next();
+    const c = this.cached;
+    if (c && c.t === this.t && c.i === this.i) return c;
+    const ts = new Timestamp({ t: this.t, i: this.i });
+    this.cached = { t: this.t, i: this.i, ts, gossip: { clusterTime: ts, signature: { hash: ZERO_HASH, keyId: Long.ZERO } } };
+    return this.cached;
   }
 }
 
 const ZERO_HASH = new Binary(Buffer.alloc(20), 0);
+
+interface ClusterTimeDoc {
+  clusterTime: Timestamp;
+  signature: { hash: Binary; keyId: Long };
+}

@@ -118,12 +118,14 @@ class Connection {
   private expected = -1;
   private queue: Promise<void> = Promise.resolve();
   private dead = false;
+  private readonly info: ServerInfo;
 
   constructor(
     private readonly server: WireServer,
     private readonly socket: net.Socket,
     readonly id: number,
   ) {
+    this.info = server.info(id);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => this.destroy());
     socket.on('end', () => {
@@ -195,14 +197,14 @@ class Connection {
           reply = { ok: 0, errmsg: 'OP_QUERY is only supported for commands', code: 352, codeName: 'UnsupportedOpQueryCommand' };
         } else {
           const db = msg.collection.slice(0, -'.$cmd'.length);
-          reply = await runCommand(engine, db, msg.query, this.server.info(this.id));
+          reply = await runCommand(engine, db, msg.query, this.info);
         }
         this.write(encodeOpReply(msg.header.requestId, reply));
         return;
       }
       const body = msg.body;
       const db = typeof body.$db === 'string' ? body.$db : 'admin';
-      const reply = await runCommand(engine, db, body, this.server.info(this.id));
+      const reply = await runCommand(engine, db, body, this.info);
       // moreToCome from the client (w:0 writes): the client does not read a reply.
       if (msg.flags & FLAG_MORE_TO_COME) return;
       this.write(encodeOpMsg(msg.header.requestId, reply));
