@@ -50,9 +50,16 @@ export function pageSize(fieldName: string, first: number | null | undefined, fa
   return n;
 }
 
+interface Measure {
+  depth: number;
+  cost: number;
+}
+
 interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
+  /** Fragments already measured (their result does not depend on where they are spread). */
+  measured: Map<string, Measure>;
   variables: Record<string, unknown>;
 }
 
@@ -74,9 +81,10 @@ export function checkOperationLimits(
         .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
         .map((f) => [f.name.value, f]),
     ),
+    measured: new Map(),
     variables: variables ?? {},
   };
-  const { depth, cost } = measure(walk, root, operation.selectionSet, 1, new Set());
+  const { depth, cost } = measure(walk, root, operation.selectionSet, new Set());
   if (depth > MAX_DEPTH) {
     throw ApiError.invalid(`Query too deep: ${depth} levels of nested fields, at most ${MAX_DEPTH} are allowed`);
   }
@@ -87,48 +95,55 @@ export function checkOperationLimits(
   }
 }
 
-/** Depth and cost of a selection set whose fields sit at `level`. */
-function measure(
-  walk: Walk,
-  parent: GraphQLCompositeType,
-  set: SelectionSetNode,
-  level: number,
-  visiting: Set<string>,
-): { depth: number; cost: number } {
+/**
+ * Depth (levels of fields below and including this set) and cost of a selection set. A fragment's result
+ * is computed once and reused wherever it is spread, so the walk stays linear in the document's size even
+ * when fragments spread each other many times over.
+ */
+function measure(walk: Walk, parent: GraphQLCompositeType, set: SelectionSetNode, visiting: Set<string>): Measure {
   let depth = 0;
   let cost = 0;
   for (const sel of set.selections) {
     if (sel.kind === Kind.FIELD) {
       const name = sel.name.value;
       if (name.startsWith('__')) continue; // introspection: bounded by the schema itself
-      depth = Math.max(depth, level);
       cost += 1;
       const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
-      if (!field || !sel.selectionSet) continue;
-      const child = getNamedType(field.type);
-      if (!isCompositeType(child)) continue;
-      const inner = measure(walk, child, sel.selectionSet, level + 1, visiting);
-      depth = Math.max(depth, inner.depth);
+      const child = field ? getNamedType(field.type) : undefined;
+      if (!field || !sel.selectionSet || !child || !isCompositeType(child)) {
+        depth = Math.max(depth, 1);
+        continue;
+      }
+      const inner = measure(walk, child, sel.selectionSet, visiting);
+      depth = Math.max(depth, 1 + inner.depth);
       cost += inner.cost * multiplier(walk, `${parent.name}.${name}`, field, sel.arguments ?? []);
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
       const typeName = sel.typeCondition?.name.value;
       const type = typeName ? walk.schema.getType(typeName) : parent;
-      const inner = measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, level, visiting);
+      const inner = measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, visiting);
       depth = Math.max(depth, inner.depth);
       cost += inner.cost;
     } else {
-      const name = sel.name.value;
-      const fragment = walk.fragments.get(name);
-      if (!fragment || visiting.has(name)) continue; // unknown or cyclic: graphql-js validation refuses it
-      const type = walk.schema.getType(fragment.typeCondition.name.value);
-      visiting.add(name);
-      const inner = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, level, visiting);
-      visiting.delete(name);
+      const inner = measureFragment(walk, sel.name.value, parent, visiting);
       depth = Math.max(depth, inner.depth);
       cost += inner.cost;
     }
   }
   return { depth, cost };
+}
+
+function measureFragment(walk: Walk, name: string, parent: GraphQLCompositeType, visiting: Set<string>): Measure {
+  const known = walk.measured.get(name);
+  if (known) return known;
+  const fragment = walk.fragments.get(name);
+  // Unknown or cyclic: graphql-js validation refuses the document anyway.
+  if (!fragment || visiting.has(name)) return { depth: 0, cost: 0 };
+  const type = walk.schema.getType(fragment.typeCondition.name.value);
+  visiting.add(name);
+  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, visiting);
+  visiting.delete(name);
+  walk.measured.set(name, result);
+  return result;
 }
 
 function multiplier(walk: Walk, coordinate: string, field: GraphQLField<unknown, unknown>, args: readonly ArgumentNode[]): number {
