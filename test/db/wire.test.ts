@@ -23,8 +23,11 @@ interface RawResult {
   closed: boolean;
 }
 
-/** Sends bytes on a fresh socket; resolves when the server closes it or a full reply arrived. */
-function raw(bytes: Buffer, opts: { end?: boolean } = {}): Promise<RawResult> {
+/**
+ * Sends bytes on a fresh socket; resolves when a full reply arrived, or (untilClose) only when
+ * the server closes the connection.
+ */
+function raw(bytes: Buffer, opts: { end?: boolean; untilClose?: boolean } = {}): Promise<RawResult> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, host);
     let data = Buffer.alloc(0);
@@ -41,7 +44,7 @@ function raw(bytes: Buffer, opts: { end?: boolean } = {}): Promise<RawResult> {
     });
     sock.on('data', (d) => {
       data = Buffer.concat([data, d]);
-      if (data.length >= 4 && data.length >= data.readInt32LE(0)) finish(false);
+      if (!opts.untilClose && data.length >= 4 && data.length >= data.readInt32LE(0)) finish(false);
     });
     sock.on('close', () => finish(true));
     sock.on('error', (e) => (settled ? undefined : (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? finish(true) : reject(e)));
@@ -103,7 +106,7 @@ describe('wire protocol', () => {
   describe('malformed input closes only the offending connection', () => {
     it('truncated header', async () => {
       if (skipIfExternal('malformed wire: truncated header')) return;
-      const r = await raw(Buffer.from([40, 0, 0, 0, 1, 0]), { end: true });
+      const r = await raw(Buffer.from([40, 0, 0, 0, 1, 0]), { end: true, untilClose: true });
       expect(r.closed).toBe(true);
       expect(r.data.length).toBe(0);
       await stillWorks();
@@ -112,21 +115,21 @@ describe('wire protocol', () => {
     it('truncated message body', async () => {
       if (skipIfExternal('malformed wire: truncated body')) return;
       const full = opMsg({ ping: 1, $db: 'admin' });
-      const r = await raw(full.subarray(0, full.length - 5), { end: true });
+      const r = await raw(full.subarray(0, full.length - 5), { end: true, untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
     it('declared length over 48 MB', async () => {
       if (skipIfExternal('malformed wire: oversize message')) return;
-      const r = await raw(header(50 * 1024 * 1024, 2013));
+      const r = await raw(header(50 * 1024 * 1024, 2013), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
     it('declared length below the header size', async () => {
       if (skipIfExternal('malformed wire: undersize message')) return;
-      const r = await raw(header(8, 2013));
+      const r = await raw(header(8, 2013), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
@@ -135,14 +138,16 @@ describe('wire protocol', () => {
       if (skipIfExternal('malformed wire: garbage BSON')) return;
       const garbage = Buffer.from([20, 0, 0, 0, 0x02, 0x61, 0x00, 0xff, 0xff, 0xff, 0x7f, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x00]);
       const rest = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), garbage]);
-      const r = await raw(Buffer.concat([header(16 + rest.length, 2013), rest]));
+      const r = await raw(Buffer.concat([header(16 + rest.length, 2013), rest]), { untilClose: true });
       expect(r.closed).toBe(true);
+      // The client is told why before the connection goes away.
+      expect(replyBody(r)).toMatchObject({ ok: 0 });
       await stillWorks();
     });
 
     it('unknown opcode', async () => {
       if (skipIfExternal('malformed wire: unknown opcode')) return;
-      const r = await raw(Buffer.concat([header(24, 4242), Buffer.alloc(8)]));
+      const r = await raw(Buffer.concat([header(24, 4242), Buffer.alloc(8)]), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
@@ -154,7 +159,7 @@ describe('wire protocol', () => {
       const cursor = coll.find({}, { batchSize: 10 }).sort({ i: 1 });
       const firstHalf: number[] = [];
       for (let k = 0; k < 25; k++) firstHalf.push((await cursor.next())!.i as number);
-      await Promise.all([raw(header(8, 2013)), raw(Buffer.concat([header(24, 4242), Buffer.alloc(8)]))]);
+      await Promise.all([raw(header(8, 2013), { untilClose: true }), raw(Buffer.concat([header(24, 4242), Buffer.alloc(8)]), { untilClose: true })]);
       const rest = (await cursor.toArray()).map((d) => d.i as number);
       expect([...firstHalf, ...rest]).toEqual(Array.from({ length: 50 }, (_, i) => i));
     });

@@ -141,14 +141,27 @@ class Connection {
     this.socket.destroy();
   }
 
-  private fail(reason: string): void {
+  /**
+   * Logs and closes this connection. When the offending message was complete (so we know its
+   * requestID) the client first gets an error reply saying why.
+   */
+  private fail(reason: string, requestId?: number): void {
     if (this.dead) return;
     this.server.engine.logger('embedded db: closing connection after protocol error', {
       connectionId: this.id,
       remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
       reason,
     });
-    this.destroy();
+    if (requestId === undefined) {
+      this.destroy();
+      return;
+    }
+    this.dead = true;
+    this.chunks = [];
+    this.buffered = 0;
+    const reply = encodeOpMsg(requestId, { ok: 0, errmsg: `malformed message: ${reason}`, code: 22, codeName: 'InvalidBSON' });
+    this.socket.end(reply, () => this.socket.destroy());
+    setTimeout(() => this.socket.destroy(), 1000).unref(); // in case the peer never reads
   }
 
   private onData(chunk: Buffer): void {
@@ -186,7 +199,7 @@ class Connection {
     try {
       msg = parseMessage(buf);
     } catch (e) {
-      this.fail(e instanceof WireError ? e.message : `unparseable message: ${String(e)}`);
+      this.fail(e instanceof WireError ? e.message : `unparseable message: ${String(e)}`, buf.readInt32LE(4));
       return;
     }
     const engine = this.server.engine;
