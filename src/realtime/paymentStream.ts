@@ -30,6 +30,17 @@ export function isIntentEvent(type: string): boolean {
 
 export type IntentView = (intent: PaymentIntentResource) => unknown;
 
+// One bus event reaches every stream of its payment with the same `data` object: serialize it once
+// per view rather than once per connection.
+const serialized = new WeakMap<object, Map<IntentView, string>>();
+function render(view: IntentView, data: Record<string, unknown>): string {
+  let byView = serialized.get(data);
+  if (!byView) serialized.set(data, (byView = new Map()));
+  let text = byView.get(view);
+  if (text === undefined) byView.set(view, (text = JSON.stringify(view(data as unknown as PaymentIntentResource))));
+  return text;
+}
+
 export interface PaymentStreamSource {
   accountId: string;
   paymentId: string;
@@ -92,7 +103,7 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
         conn.end();
       };
       const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
-        conn.send({ id: e.id, event: e.type, data: JSON.stringify(src.view(e.data as unknown as PaymentIntentResource)) });
+        conn.send({ id: e.id, event: e.type, data: render(src.view, e.data) });
       };
 
       conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(src.view(intent)) });
