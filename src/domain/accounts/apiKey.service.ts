@@ -61,7 +61,7 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
   const updated = await ApiKeyModel.findOneAndUpdate(
     { _id: keyId, account_id: accountId, revoked_at: null },
     { $set: { revoked_at: new Date() } },
-    { new: true },
+    { returnDocument: 'after' },
   ).lean<ApiKeyRecord>();
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();

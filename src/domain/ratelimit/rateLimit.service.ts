@@ -26,14 +26,14 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
     const current = await RateLimitModel.findOneAndUpdate(
       { _id: bucket, window_end: { $gt: now } },
       { $inc: { count: 1 } },
-      { new: true },
+      { returnDocument: 'after' },
     ).lean();
     if (current) return decide(current.count, current.window_end.getTime(), limit, nowMs);
     try {
       const opened = await RateLimitModel.findOneAndUpdate(
         { _id: bucket, window_end: { $lte: now } },
         { $set: { count: 1, window_end: new Date(nowMs + WINDOW_MS) } },
-        { new: true, upsert: true },
+        { returnDocument: 'after', upsert: true },
       ).lean();
       if (opened) return decide(opened.count, opened.window_end.getTime(), limit, nowMs);
     } catch (err) {
