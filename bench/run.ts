@@ -24,13 +24,6 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 const want = (key: string) => settings.only.size === 0 || settings.only.has(key);
 
-process.on('exit', killAllChildren);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    killAllChildren();
-    process.exit(130);
-  });
-}
 
 const GRAPHQL_QUERY = `query Intent($id: ID!) {
   paymentIntent(id: $id) {

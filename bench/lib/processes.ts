@@ -39,10 +39,25 @@ export function killAllChildren(): void {
   running.clear();
 }
 
+let exitHooked = false;
+/** Children never outlive the bench, whether it ends normally, fails, or is interrupted. */
+function hookExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', killAllChildren);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      killAllChildren();
+      process.exit(130);
+    });
+  }
+}
+
 /** A TypeScript child with an IPC channel (`process.send`), output shared with the bench's. */
 export function forkTs(script: string): ChildProcess {
   const proc = fork(path.join(ROOT, script), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const entry = { proc };
+  hookExit();
   running.add(entry);
   proc.once('exit', () => running.delete(entry));
   return proc;
@@ -126,6 +141,7 @@ export function spawnChild(
       log.end();
     },
   };
+  hookExit();
   running.add(child);
   return child;
 }
@@ -146,7 +162,8 @@ export async function waitForHttp(url: string, timeoutMs: number, ok: (status: n
   let last = '';
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(url);
+      // A request accepted before the server handles requests may never be answered: time it out.
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();
       if (ok(res.status)) return;
       last = `status ${res.status}`;
