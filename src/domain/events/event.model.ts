@@ -26,6 +26,22 @@ export interface PendingEvent extends EventBase {
   queued_at: number;
 }
 
+/**
+ * A timer waiting in an outbox document: written atomically with the state change that needs it and
+ * scheduled by the dispatcher (idempotently, `_id` = the timer's dedupe id), so that no state can be
+ * reached without its follow-up timer and no timer can fire before the state it serves exists.
+ */
+export interface PendingTimer {
+  _id: string;
+  account_id: string | null;
+  kind: string;
+  ref_id: string;
+  due_at: Date;
+  payload: Record<string, unknown>;
+  dedupe_key: string;
+  queued_at: number;
+}
+
 export interface EventRecord extends EventBase {
   data: Record<string, unknown>;
   livemode: boolean;

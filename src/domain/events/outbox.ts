@@ -2,7 +2,8 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/clock';
 import { logger } from '../../logger';
-import { EventModel, type PendingEvent } from './event.model';
+import { dedupeTimerId, scheduleTimer } from '../../jobs/timers/timer.service';
+import { EventModel, type PendingEvent, type PendingTimer } from './event.model';
 import { enqueueHooks, toStoredEvent, type StoredEvent } from './event.hooks';
 import { isDuplicateKey, nextSequence } from './sequence';
 
@@ -13,9 +14,13 @@ import { isDuplicateKey, nextSequence } from './sequence';
  * pulls them from the document, and hands them to the `onEventStored` hooks. It runs right after the
  * write and on a periodic sweep, so a crash between the write and the dispatch loses nothing.
  *
+ * The same goes for timers a state change needs (the next rail step, a refund's completion): they sit in
+ * `pending_timers` and the dispatcher schedules them, so a timer never fires before its state exists and
+ * a state never lacks its timer.
+ *
  * Any collection can be an outbox (checkout sessions, say): give its documents a `pending_events`
- * array, push events built by `buildEvents` in the same update as the state change, call
- * `registerOutbox` once at start and `dispatchOutbox` after the write.
+ * (and optionally `pending_timers`) array, push what `buildEvents` / `buildTimers` return in the same
+ * update as the state change, call `registerOutbox` once at start and `dispatchOutbox` after the write.
  */
 export interface EventSpec {
   type: string;
@@ -49,6 +54,30 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
   }));
 }
 
+export interface TimerSpec {
+  accountId: string | null;
+  kind: string;
+  refId: string;
+  dueAt: Date;
+  payload?: Record<string, unknown>;
+  /** Required: it makes scheduling idempotent, which the dispatcher relies on. */
+  dedupeKey: string;
+}
+
+export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
+  const queuedAt = Date.now();
+  return specs.map((t) => ({
+    _id: dedupeTimerId(t.accountId, t.kind, t.dedupeKey),
+    account_id: t.accountId,
+    kind: t.kind,
+    ref_id: t.refId,
+    due_at: t.dueAt,
+    payload: t.payload ?? {},
+    dedupe_key: t.dedupeKey,
+    queued_at: queuedAt,
+  }));
+}
+
 async function storeEvent(e: PendingEvent): Promise<StoredEvent> {
   const data = JSON.parse(e.data_json) as Record<string, unknown>;
   try {
@@ -72,16 +101,35 @@ async function storeEvent(e: PendingEvent): Promise<StoredEvent> {
 }
 
 /**
- * Moves the pending events of one outbox document into `events`, in order, and queues their hooks.
- * Returns the events moved (empty when another dispatcher got there first).
+ * Moves the pending events of one outbox document into `events`, in order, queues their hooks, and
+ * schedules its pending timers. Returns the events moved (empty when another dispatcher got there first).
  */
 export async function dispatchOutbox(model: OutboxModel, docId: string): Promise<StoredEvent[]> {
-  const doc = (await model.findById(docId, { pending_events: 1 }).lean()) as { pending_events?: PendingEvent[] } | null;
+  // The raw collection: outbox fields need not be declared in the model's schema (strict mode would
+  // drop them from filters and updates).
+  const doc = (await model.collection.findOne({ _id: docId as never }, { projection: { pending_events: 1, pending_timers: 1 } })) as {
+    pending_events?: PendingEvent[];
+    pending_timers?: PendingTimer[];
+  } | null;
   const pending = [...(doc?.pending_events ?? [])].sort((a, b) => a.seq - b.seq);
-  if (pending.length === 0) return [];
+  const timers = doc?.pending_timers ?? [];
+  if (pending.length === 0 && timers.length === 0) return [];
+  for (const t of timers) {
+    await scheduleTimer({
+      accountId: t.account_id,
+      kind: t.kind,
+      refId: t.ref_id,
+      dueAt: new Date(t.due_at),
+      payload: t.payload,
+      dedupeKey: t.dedupe_key,
+    });
+  }
   const stored: StoredEvent[] = [];
   for (const e of pending) stored.push(await storeEvent(e));
-  await model.updateOne({ _id: docId }, { $pull: { pending_events: { _id: { $in: pending.map((e) => e._id) } } } });
+  const pull: Record<string, unknown> = {};
+  if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
+  if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
+  await model.collection.updateOne({ _id: docId as never }, { $pull: pull as never });
   for (const e of stored) void enqueueHooks(e);
   return stored;
 }
@@ -109,10 +157,12 @@ export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents:
   const now = Date.now();
   let outboxDocs = 0;
   for (const model of outboxes.values()) {
-    const docs = (await model
-      .find({ 'pending_events.queued_at': { $lte: now - SWEEP_MIN_AGE_MS } }, { _id: 1 })
-      .limit(SWEEP_BATCH)
-      .lean()) as Array<{ _id: string }>;
+    const old = { $lte: now - SWEEP_MIN_AGE_MS };
+    const find = (field: string) =>
+      model.collection.find({ [field]: old }, { projection: { _id: 1 } }).limit(SWEEP_BATCH).toArray() as unknown as Promise<Array<{ _id: string }>>;
+    const withEvents = await find('pending_events.queued_at');
+    const withTimers = await find('pending_timers.queued_at');
+    const docs = [...new Map([...withEvents, ...withTimers].map((d) => [d._id, d])).values()];
     for (const d of docs) {
       await dispatchOutbox(model, d._id);
       outboxDocs++;

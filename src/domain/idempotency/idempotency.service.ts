@@ -39,9 +39,33 @@ export interface IdempotentResult {
 export const IDEMPOTENCY_WAIT_MS = 10_000;
 const LEASE_MS = 30_000;
 const RENEW_EVERY_MS = 10_000;
-const POLL_MS = 20;
+const POLL_FIRST_MS = 25;
+const POLL_MAX_MS = 250;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Waiters in this process are woken as soon as the key's owner here finishes; waiters behind an owner
+ * in another process poll, with a growing interval so that many of them do not flood the database.
+ */
+const localWaiters = new Map<string, Set<() => void>>();
+
+function waitForChange(id: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const set = localWaiters.get(id) ?? new Set<() => void>();
+    localWaiters.set(id, set);
+    const done = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (set.size === 0 && localWaiters.get(id) === set) localWaiters.delete(id);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    set.add(done);
+  });
+}
+
+function wakeWaiters(id: string): void {
+  for (const wake of [...(localWaiters.get(id) ?? [])]) wake();
+}
 const context = new AsyncLocalStorage<{ objectSuffix: string }>();
 
 /**
@@ -67,6 +91,7 @@ export async function runIdempotent(
   const id = idempotencyScopeId(req);
   const bodyHash = bodyFingerprint(req.body);
   const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
+  let pollMs = POLL_FIRST_MS;
 
   for (;;) {
     const owner = randomUUID();
@@ -95,7 +120,8 @@ export async function runIdempotent(
     if (Date.now() >= deadline) {
       throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed. Retry later with the same key.');
     }
-    await sleep(POLL_MS);
+    await waitForChange(id, Math.min(pollMs * (0.75 + Math.random() / 2), deadline - Date.now()));
+    pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
   }
 }
 
@@ -173,6 +199,7 @@ async function execute(
   const saved = await IdempotencyModel.updateOne(mine, {
     $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() },
   });
+  wakeWaiters(id);
   if (saved.matchedCount === 0) logger.warn({ id }, 'idempotency record changed owner before completion');
   return { ...result, replayed: false };
 }
@@ -184,4 +211,5 @@ async function release(id: string, owner: string): Promise<void> {
   } catch (err) {
     logger.error({ err, id }, 'could not release idempotency key');
   }
+  wakeWaiters(id);
 }

@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
 import type { PaymentStatus } from './payment.states';
 import type { MethodCode } from './methods';
-import type { PendingEvent } from '../events/event.model';
+import type { PendingEvent, PendingTimer } from '../events/event.model';
 
 /**
  * A payment intent, with its refunds and its outbox.
@@ -11,7 +11,8 @@ import type { PendingEvent } from '../events/event.model';
  *   one atomic single-document update.
  * - `refunds` are embedded: creating one reserves its amount in the same write that checks what remains
  *   (`amount_reserved`), so concurrent refunds can never exceed the amount.
- * - `pending_events` is the single-document outbox; the event dispatcher moves them to `events`.
+ * - `pending_events` / `pending_timers` are the single-document outbox: the events and the timers a
+ *   change needs are written with it; the dispatcher moves events to `events` and schedules the timers.
  */
 export interface RefundRecord {
   _id: string;
@@ -47,6 +48,7 @@ export interface PaymentRecord {
   refunds: RefundRecord[];
   succeeded_at: Date | null;
   pending_events: PendingEvent[];
+  pending_timers: PendingTimer[];
   created_at: Date;
   updated_at: Date;
 }
@@ -88,6 +90,7 @@ const paymentSchema = new Schema<PaymentRecord>(
     refunds: { type: [refundSchema], default: [] },
     succeeded_at: { type: Date, default: null },
     pending_events: { type: Schema.Types.Mixed, default: () => [] },
+    pending_timers: { type: Schema.Types.Mixed, default: () => [] },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
@@ -97,7 +100,8 @@ const paymentSchema = new Schema<PaymentRecord>(
 paymentSchema.index({ account_id: 1, seq: -1 });
 paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
 paymentSchema.index({ 'refunds._id': 1 });
-paymentSchema.index({ 'pending_events._id': 1 });
+paymentSchema.index({ 'pending_events.queued_at': 1 });
+paymentSchema.index({ 'pending_timers.queued_at': 1 });
 
 export const PaymentModel = mongoose.model<PaymentRecord>('PaymentIntent', paymentSchema);
 

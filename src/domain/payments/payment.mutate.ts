@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { accountOffsetMs } from '../clock/clock';
-import { buildEvents, dispatchOutbox } from '../events/outbox';
+import { buildEvents, buildTimers, dispatchOutbox, type TimerSpec } from '../events/outbox';
 import type { StoredEvent } from '../events/event.hooks';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { toPaymentIntentResource } from './payment.serializer';
@@ -8,14 +8,16 @@ import { toPaymentIntentResource } from './payment.serializer';
 /**
  * The one way a payment intent changes after creation. `decide` looks at the intent as read and returns
  * the change (or null for "nothing to do", or throws an ApiError). The change is written with one
- * updateOne conditional on the `version` read — the fields, the version bump and the events pushed into
- * the intent's outbox together — so a concurrent change makes the write miss, and `decide` runs again on
- * the fresh document. Then the outbox is dispatched to `events`.
+ * updateOne conditional on the `version` read — the fields, the version bump and the events and timers
+ * pushed into the intent's outbox together — so a concurrent change makes the write miss, and `decide`
+ * runs again on the fresh document. Then the outbox is dispatched.
  */
 export interface PaymentChange {
-  set?: Partial<Omit<PaymentRecord, '_id' | 'account_id' | 'version' | 'pending_events' | 'updated_at' | 'created_at'>>;
+  set?: Partial<Omit<PaymentRecord, '_id' | 'account_id' | 'version' | 'pending_events' | 'pending_timers' | 'updated_at' | 'created_at'>>;
   /** Events to emit; `data` defaults to the PaymentIntent as it is after the change. */
   events?: Array<{ type: string; data?: Record<string, unknown> }>;
+  /** Timers the new state needs (scheduled by the dispatcher once the change is written). */
+  timers?: TimerSpec[];
   /** Set `updated_at` (default true). False for bookkeeping invisible in the resource. */
   touch?: boolean;
 }
@@ -60,17 +62,22 @@ export async function mutatePayment(
       now,
     );
 
+    const timers = buildTimers(change.timers ?? []);
+
     const update: Record<string, unknown> = { $inc: { version: 1 } };
     if (Object.keys(set).length > 0) update.$set = set;
-    if (events.length > 0) update.$push = { pending_events: { $each: events } };
+    const push: Record<string, unknown> = {};
+    if (events.length > 0) push.pending_events = { $each: events };
+    if (timers.length > 0) push.pending_timers = { $each: timers };
+    if (Object.keys(push).length > 0) update.$push = push;
     const res = await PaymentModel.updateOne({ _id: paymentId, version: current.version }, update);
     if (res.matchedCount === 0) {
       // Lost a race: back off a little (more under heavy contention) and decide again.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
       continue;
     }
-    const stored = events.length > 0 ? await dispatchOutbox(PaymentModel, paymentId) : [];
-    return { payment: { ...next, pending_events: [] }, changed: true, events: stored };
+    const stored = events.length > 0 || timers.length > 0 ? await dispatchOutbox(PaymentModel, paymentId) : [];
+    return { payment: { ...next, pending_events: [], pending_timers: [] }, changed: true, events: stored };
   }
   throw new Error(`payment ${paymentId}: too much contention, gave up after ${MAX_ATTEMPTS} attempts`);
 }

@@ -3,7 +3,7 @@ import { newId } from '../../ids';
 import { cancelTimers } from '../../jobs/timers/timer.service';
 import { AccountModel } from '../accounts/account.model';
 import { accountNow } from '../clock/clock';
-import { buildEvents, dispatchOutbox } from '../events/outbox';
+import { buildEvents, buildTimers, dispatchOutbox, type TimerSpec } from '../events/outbox';
 import { isDuplicateKey, nextSequence } from '../events/sequence';
 import { idempotentObjectId } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
@@ -13,8 +13,8 @@ import { mutatePayment } from './payment.mutate';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
 import { validateCreateInput, type CreatePaymentIntentInput } from './payment.validation';
-import { scheduleRailStep, transitionChange } from './rail';
-import { allocateReferenceNumber, REFERENCE_VALIDITY_MS, scheduleReferenceExpiry } from './reference';
+import { railStepTimer, transitionChange } from './rail';
+import { allocateReferenceNumber, REFERENCE_VALIDITY_MS, referenceExpiryTimer } from './reference';
 
 export interface CreatePaymentOptions {
   /** Payments made on a payment-link or checkout page (the actor's apiKeyId is then null). */
@@ -22,9 +22,8 @@ export interface CreatePaymentOptions {
 }
 
 /**
- * Creates an intent in PENDING with `payment.created` in its outbox, in one insert. Its first delayed
- * step (rail step or reference expiry) is scheduled before the insert: a crash in between leaves a timer
- * that finds no payment and does nothing, never a payment without its timer.
+ * Creates an intent in PENDING with `payment.created` and its first timer (rail step or reference
+ * expiry) in its outbox, in one insert: no payment without its timer, no timer before its payment.
  */
 export async function createPaymentIntent(
   actor: Actor,
@@ -49,11 +48,12 @@ export async function createPaymentIntent(
   const id = reserved ?? newId('pay');
 
   let reference: PaymentRecord['reference'] = null;
+  const timers: TimerSpec[] = [];
   if (valid.payment_method === 'multicaixa_reference') {
     const expiresAt = new Date(now.getTime() + REFERENCE_VALIDITY_MS);
     const number = await allocateReferenceNumber(actor.accountId, id, now);
     reference = { entity: account.reference_entity, number, expires_at: expiresAt };
-    await scheduleReferenceExpiry(actor.accountId, id, expiresAt);
+    timers.push(referenceExpiryTimer(actor.accountId, id, expiresAt));
   }
 
   const record: PaymentRecord = {
@@ -81,10 +81,12 @@ export async function createPaymentIntent(
     refunds: [],
     succeeded_at: null,
     pending_events: [],
+    pending_timers: [],
     created_at: now,
     updated_at: now,
   };
-  if (valid.payment_method === 'multicaixa_express') await scheduleRailStep(record, 0);
+  if (valid.payment_method === 'multicaixa_express') timers.push(railStepTimer(record, 0)!);
+  record.pending_timers = buildTimers(timers);
 
   const resource = toPaymentIntentResource(record);
   record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now);

@@ -1,15 +1,15 @@
-import { logger } from '../../logger';
-import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
+import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { mutatePayment, type PaymentChange } from './payment.mutate';
-import { planTransition, type PaymentStatus, type PaymentTrigger } from './payment.states';
+import { planTransition, type PaymentTrigger } from './payment.states';
 
 /**
  * The sandbox express rail. The customer's mobile number picks a scenario (spec, "Sandbox scenarios");
  * timings are those of the contract decisions, measured from the intent's creation. Each step is a
- * durable timer; a step schedules the next one, then applies its transition. A step that finds the
- * intent elsewhere (cancelled, say) does nothing.
+ * durable timer; the transition of a step carries the timer of the next step in the same atomic write
+ * (outbox `pending_timers`). A step that finds the intent elsewhere (cancelled, say) does nothing.
  */
 export interface RailStep {
   /** Milliseconds after creation. */
@@ -37,18 +37,18 @@ export function railScenario(mobile: string): readonly RailStep[] {
 
 export const RAIL_TIMER_KIND = 'payment.rail_step';
 
-/** Schedules step `index` of the payment's scenario (idempotent: a step is scheduled at most once). */
-export async function scheduleRailStep(p: Pick<PaymentRecord, '_id' | 'account_id' | 'created_at' | 'customer'>, index: number): Promise<void> {
+/** The timer of step `index` of the payment's scenario, or null after the last step. */
+export function railStepTimer(p: Pick<PaymentRecord, '_id' | 'account_id' | 'created_at' | 'customer'>, index: number): TimerSpec | null {
   const step = railScenario(p.customer?.mobile ?? '')[index];
-  if (!step) return;
-  await scheduleTimer({
+  if (!step) return null;
+  return {
     accountId: p.account_id,
     kind: RAIL_TIMER_KIND,
     refId: p._id,
     dueAt: new Date(new Date(p.created_at).getTime() + step.at),
     payload: { step: index },
     dedupeKey: `rail:${p._id}:${index}`,
-  });
+  };
 }
 
 /** Fields set when a payment first reaches SUCCEEDED: the fee is computed once and frozen. */
@@ -69,31 +69,18 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
 
 export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);
-  const p = await PaymentModel.findById(timer.refId).lean<PaymentRecord>();
-  if (!p) return; // the creation that scheduled this step never completed
-  const steps = railScenario(p.customer?.mobile ?? '');
-  const step = steps[index];
+  const p = await PaymentModel.findById(timer.refId, { pending_events: 0 }).lean<PaymentRecord>();
+  if (!p) return;
+  const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
-  const plan = planTransition(step.trigger, { status: p.status, method: p.payment_method });
-  const target: PaymentStatus | null = plan.allowed ? plan.to : null;
-  if (!plan.allowed && !alreadyPast(p, step)) {
-    logger.debug({ paymentId: p._id, step: index, status: p.status }, 'rail step skipped: payment moved on');
-    return;
-  }
-  // Next step first: if we die after the transition, the retried step still finds it scheduled.
-  if (index + 1 < steps.length) await scheduleRailStep(p, index + 1);
-  if (!target) return;
-  await mutatePayment(p._id, (cur, now) => transitionChange(cur, step.trigger, now, step.failureCode), { now: ctx.now });
-}
-
-/** True when the intent is already in the state this step leads to (the step ran before a crash). */
-function alreadyPast(p: PaymentRecord, step: RailStep): boolean {
-  switch (step.trigger) {
-    case 'rail_start':
-      return p.status === 'PROCESSING' || p.status === 'UNKNOWN';
-    case 'rail_timeout':
-      return p.status === 'UNKNOWN';
-    default:
-      return false; // final steps have no successor to schedule
-  }
+  await mutatePayment(
+    p._id,
+    (cur, now) => {
+      const change = transitionChange(cur, step.trigger, now, step.failureCode);
+      if (!change) return null; // moved on (cancelled), or this step already ran
+      const next = railStepTimer(cur, index + 1);
+      return next ? { ...change, timers: [next] } : change;
+    },
+    { now: ctx.now },
+  );
 }

@@ -1,6 +1,7 @@
 import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
-import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
+import type { TimerSpec } from '../events/outbox';
 import { isDuplicateKey } from '../events/sequence';
 import { accountIdOf, type ActorOrAccount } from './actor';
 import { ReferenceNumberModel } from './payment.model';
@@ -30,14 +31,8 @@ export async function allocateReferenceNumber(accountId: string, paymentId: stri
   throw new Error('could not allocate a reference number');
 }
 
-export async function scheduleReferenceExpiry(accountId: string, paymentId: string, expiresAt: Date): Promise<void> {
-  await scheduleTimer({
-    accountId,
-    kind: REFERENCE_EXPIRY_TIMER_KIND,
-    refId: paymentId,
-    dueAt: expiresAt,
-    dedupeKey: `expire:${paymentId}`,
-  });
+export function referenceExpiryTimer(accountId: string, paymentId: string, expiresAt: Date): TimerSpec {
+  return { accountId, kind: REFERENCE_EXPIRY_TIMER_KIND, refId: paymentId, dueAt: expiresAt, dedupeKey: `expire:${paymentId}` };
 }
 
 export async function runReferenceExpiry(timer: Timer, ctx: TimerContext): Promise<void> {

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
-import { scheduleTimer, type Timer, type TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
 import { idempotentObjectId } from '../idempotency/idempotency.service';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
@@ -12,7 +12,8 @@ import { toRefundResource, type RefundResource } from './refund.serializer';
 /**
  * Refunds live inside their payment intent. Creating one is a single conditional write on the intent
  * that checks what remains (amount − amount_reserved) and reserves the refund's amount, so concurrent
- * refunds can never exceed the payment. About 3 s later a timer completes it: refund SUCCEEDED,
+ * refunds can never exceed the payment; the same write carries its completion timer. About 3 s later
+ * the timer completes it: refund SUCCEEDED,
  * `amount_refunded` and the intent's status updated and `refund.succeeded` emitted, again one write.
  */
 export const REFUND_COMPLETION_MS = 3_000;
@@ -58,15 +59,6 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
 
   const id = reserved ?? newId('rf');
   const now = await nowForAccount(accountId);
-  // Completion first: a crash after it leaves a timer that finds no refund and does nothing.
-  await scheduleTimer({
-    accountId,
-    kind: REFUND_TIMER_KIND,
-    refId: id,
-    dueAt: new Date(now.getTime() + REFUND_COMPLETION_MS),
-    payload: { payment_intent: existing._id },
-    dedupeKey: `refund:${id}`,
-  });
 
   let refund: RefundRecord | undefined;
   await mutatePayment(
@@ -76,7 +68,21 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
       if (refund) return null; // written by an earlier attempt of this request
       const amount = refundableCheck(p, requested);
       refund = { _id: id, amount, status: 'PENDING', created_at: at, updated_at: at };
-      return { set: { amount_reserved: (p.amount_reserved ?? 0) + amount, refunds: [...(p.refunds ?? []), refund] }, touch: false };
+      return {
+        set: { amount_reserved: (p.amount_reserved ?? 0) + amount, refunds: [...(p.refunds ?? []), refund] },
+        touch: false,
+        // Its completion is written with the reservation: it cannot fire before the refund exists.
+        timers: [
+          {
+            accountId,
+            kind: REFUND_TIMER_KIND,
+            refId: id,
+            dueAt: new Date(at.getTime() + REFUND_COMPLETION_MS),
+            payload: { payment_intent: p._id },
+            dedupeKey: `refund:${id}`,
+          },
+        ],
+      };
     },
     { accountId, now },
   );
