@@ -135,7 +135,10 @@ export function renderResults(r: BenchResults): string {
   L.push('');
 
   L.push('## Request/response rows', '');
-  L.push('| Row | Throughput (/s) | p50 (ms) | p99 (ms) | Ratio to baseline | Errors |', '|---|---:|---:|---:|---|---:|');
+  L.push(
+    '| Row | Throughput (/s) | p50 (ms) | p99 (ms) | Ratio to baseline | CPU ms per request: server / database | Errors |',
+    '|---|---:|---:|---:|---|---|---:|',
+  );
   for (const spec of ROWS) {
     const m = r.rows[spec.key];
     if (!m) continue;
@@ -146,7 +149,10 @@ export function renderResults(r: BenchResults): string {
       if (spec.key === 'post' && r.rows.prism) ratio += `; ${(m.rps / r.rows.prism.rps).toFixed(2)}× Prism`;
       if (spec.key === 'get' && r.rows.find) ratio += `; ${pct(m.rps / r.rows.find.rps)} of findOne`;
     }
-    L.push(`| ${spec.label} | ${f0(m.rps)} | ${f1(m.p50)} | ${f1(m.p99)} | ${ratio} | ${m.errors ? `**${m.errors}** (${m.note})` : '0'} |`);
+    const c = m.cpuPerOp ?? {};
+    const server = c.gateway ?? c.server;
+    const cpu = `${server === undefined ? '—' : server.toFixed(2)} / ${c.db === undefined ? '—' : c.db.toFixed(2)}`;
+    L.push(`| ${spec.label} | ${f0(m.rps)} | ${f1(m.p50)} | ${f1(m.p99)} | ${ratio} | ${cpu} | ${m.errors ? `**${m.errors}** (${m.note})` : '0'} |`);
   }
   if (!r.graphqlAvailable) L.push('', 'GraphQL was not served by this build (POST /graphql answered 404): its rows were skipped.');
   L.push('');

@@ -92,6 +92,7 @@ async function main(): Promise<void> {
     log(`gateway process ${gw.child.pid} at ${gw.url}`);
     const account = await createAccount(gw.url, 'bench rest');
     const auth = { authorization: `Bearer ${account.sk}` };
+    const watch = { gateway: gw.child.pid, db: db.child.pid };
     results.graphqlAvailable = await graphqlServed(gw, account.sk);
     const seeded = await pool(Array.from({ length: 200 }, (_, i) => i), 20, async () => (await createReferenceIntent(account.api)).id);
     const graphqlIntent = results.graphqlAvailable && want('graphql') ? await intentWithRefunds(account) : null;
@@ -102,22 +103,23 @@ async function main(): Promise<void> {
       log(`${label} ...`);
       const m = await fn();
       results.rows[key] = m;
-      if (m) log(`  ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}`);
+      const cpu = Object.entries(m?.cpuPerOp ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+      if (m) log(`  ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}; CPU ms/op: ${cpu}`);
     };
 
     await row('express', 'baseline: bare Express 5', async () => {
       const ex = await startExpressBaseline();
       try {
-        return await runHttpRow({ url: ex.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/ping' }] });
+        return await runHttpRow({ url: ex.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/ping' }], watch: { server: ex.child.pid } });
       } finally {
         await ex.stop();
       }
     });
     await row('get', 'GET /v1/payment_intents/{id}', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)] }),
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)], watch }),
     );
     await row('list', 'GET /v1/payment_intents?limit=25', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }] }),
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }], watch }),
     );
     if (graphqlIntent) {
       const body = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
@@ -126,16 +128,16 @@ async function main(): Promise<void> {
       if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
       else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.events.length} events`);
       await row('graphql', 'POST /graphql (intent + refunds + events)', () =>
-        runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body }] }),
+        runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body }], watch }),
       );
     }
 
     const raw = restKeys.some((k) => (k === 'insert' || k === 'find') && want(k)) ? await openRawDriverBench(db.url) : null;
-    await row('insert', 'baseline: driver insertOne', () => raw!.insertOne({ concurrency: connections, durationS, warmupS }));
+    await row('insert', 'baseline: driver insertOne', () => raw!.insertOne({ concurrency: connections, durationS, warmupS, watch: { db: db.child.pid } }));
     const postBody = JSON.stringify(CREATE_INTENT_BODY);
     const postHeaders = { ...auth, 'content-type': 'application/json' };
     await row('post', 'POST /v1/payment_intents', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })] }),
+      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })], watch }),
     );
     await row('prism', 'baseline: Prism mock of POST /payment_intents', async () => {
       const prism = await prismStarting!;
@@ -146,12 +148,13 @@ async function main(): Promise<void> {
           durationS,
           warmupS,
           requests: [uniqueKeyRequest({ method: 'POST', path: '/payment_intents', headers: postHeaders, body: postBody })],
+          watch: { server: prism.child.pid },
         });
       } finally {
         await prism.stop();
       }
     });
-    await row('find', 'baseline: driver findOne', () => raw!.findOne({ concurrency: connections, durationS, warmupS }));
+    await row('find', 'baseline: driver findOne', () => raw!.findOne({ concurrency: connections, durationS, warmupS, watch: { db: db.child.pid } }));
     await raw?.close();
     await gw.stop();
   }
@@ -188,10 +191,16 @@ async function main(): Promise<void> {
   console.log(`\n${renderResults(results).split('## Request/response rows')[0]}`);
 
   if (settings.profile) {
-    for (const file of fs.readdirSync(PROFILE_DIR).filter((f) => f.endsWith('.cpuprofile'))) {
-      const text = formatSummary(file, summarizeProfile(path.join(PROFILE_DIR, file)), 30);
-      fs.writeFileSync(path.join(PROFILE_DIR, file.replace(/\.cpuprofile$/, '.txt')), text);
-      log(`profile summary: ${path.relative(ROOT, path.join(PROFILE_DIR, file.replace(/\.cpuprofile$/, '.txt')))}`);
+    // One directory per process; its busiest thread's profile is the one worth reading.
+    for (const name of fs.readdirSync(PROFILE_DIR)) {
+      const dir = path.join(PROFILE_DIR, name);
+      if (!fs.statSync(dir).isDirectory()) continue;
+      const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+      const summaries = files.map((f) => ({ f, s: summarizeProfile(path.join(dir, f)) })).sort((a, b) => b.s.totalMs - a.s.totalMs);
+      if (!summaries[0]) continue;
+      const out = path.join(PROFILE_DIR, `${name}.txt`);
+      fs.writeFileSync(out, formatSummary(`${name}/${summaries[0].f}`, summaries[0].s, 30));
+      log(`profile summary: ${path.relative(ROOT, out)}`);
     }
   }
 }

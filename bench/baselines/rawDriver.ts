@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
+import { withCpu } from '../lib/processes';
 import { summarize, type Measure } from '../lib/stats';
 
 /**
@@ -64,9 +65,22 @@ async function timedLoop(concurrency: number, seconds: number, op: () => Promise
   return summarize(samples, (performance.now() - started) / 1000, errors);
 }
 
+/** timedLoop, with the CPU per operation of the watched processes. */
+async function measured(concurrency: number, seconds: number, op: () => Promise<unknown>, watch: Record<string, number>): Promise<Measure> {
+  const { result, cpu } = await withCpu(watch, () => timedLoop(concurrency, seconds, op));
+  return { ...result, cpuPerOp: Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, ms / Math.max(1, result.count)])) };
+}
+
+interface RowOptions {
+  concurrency: number;
+  durationS: number;
+  warmupS: number;
+  watch?: Record<string, number>;
+}
+
 export interface RawDriverBench {
-  insertOne(opts: { concurrency: number; durationS: number; warmupS: number }): Promise<Measure>;
-  findOne(opts: { concurrency: number; durationS: number; warmupS: number }): Promise<Measure>;
+  insertOne(opts: RowOptions): Promise<Measure>;
+  findOne(opts: RowOptions): Promise<Measure>;
   close(): Promise<void>;
 }
 
@@ -82,11 +96,11 @@ export async function openRawDriverBench(uri: string): Promise<RawDriverBench> {
     if (ids.length < 100_000) ids.push(doc._id);
   };
   return {
-    async insertOne({ concurrency, durationS, warmupS }) {
+    async insertOne({ concurrency, durationS, warmupS, watch = {} }) {
       await timedLoop(concurrency, warmupS, insert);
-      return timedLoop(concurrency, durationS, insert);
+      return measured(concurrency, durationS, insert, watch);
     },
-    async findOne({ concurrency, durationS, warmupS }) {
+    async findOne({ concurrency, durationS, warmupS, watch = {} }) {
       if (ids.length === 0) await timedLoop(concurrency, 1, insert);
       const find = async () => {
         const id = ids[Math.floor(Math.random() * ids.length)]!;
@@ -94,7 +108,7 @@ export async function openRawDriverBench(uri: string): Promise<RawDriverBench> {
         if (!doc) throw new Error('missing');
       };
       await timedLoop(concurrency, warmupS, find);
-      return timedLoop(concurrency, durationS, find);
+      return measured(concurrency, durationS, find, watch);
     },
     async close() {
       await client.close();

@@ -1,5 +1,6 @@
 import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { withCpu } from './processes';
 import type { Measure } from './stats';
 
 export interface HttpRow {
@@ -8,6 +9,8 @@ export interface HttpRow {
   durationS: number;
   warmupS: number;
   requests: RequestSpec[];
+  /** Processes whose CPU time per request is reported (label -> pid). */
+  watch?: Record<string, number>;
 }
 
 /**
@@ -17,7 +20,9 @@ export interface HttpRow {
  */
 export async function runHttpRow(row: HttpRow): Promise<Measure> {
   if (row.warmupS > 0) await autocannon({ url: row.url, connections: row.connections, duration: row.warmupS, requests: row.requests });
-  const result: Result = await autocannon({ url: row.url, connections: row.connections, duration: row.durationS, requests: row.requests });
+  const { result, cpu } = await withCpu(row.watch ?? {}, async (): Promise<Result> =>
+    autocannon({ url: row.url, connections: row.connections, duration: row.durationS, requests: row.requests }),
+  );
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, s]) => `${code}×${s.count}`)
     .join(' ');
@@ -28,6 +33,7 @@ export async function runHttpRow(row: HttpRow): Promise<Measure> {
     count: result.requests.total,
     errors: result.errors + result.non2xx,
     note: codes,
+    cpuPerOp: Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, ms / Math.max(1, result.requests.total)])),
   };
 }
 

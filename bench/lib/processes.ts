@@ -151,10 +151,14 @@ export function spawnTs(name: string, script: string, env: Record<string, string
   return spawnChild(name, process.execPath, [...nodeArgs, '--import', 'tsx', script], env);
 }
 
-/** Node flags that make a child write a CPU profile into PROFILE_DIR when it exits. */
+/**
+ * Node flags that make a child write CPU profiles into PROFILE_DIR/<name>/ when it exits: one file per
+ * thread (tsx's module loader runs in a worker thread of its own), hence a directory, not a file name.
+ */
 export function cpuProfileArgs(name: string): string[] {
-  fs.mkdirSync(PROFILE_DIR, { recursive: true });
-  return ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`];
+  const dir = path.join(PROFILE_DIR, name);
+  fs.mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 export async function waitForHttp(url: string, timeoutMs: number, ok: (status: number) => boolean = (s) => s < 500): Promise<void> {
@@ -181,4 +185,20 @@ export function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(status);
   if (!m) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (10 ms ticks). */
+export function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces): state is field 3; utime, stime are 14, 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Runs `fn` and returns its result with the CPU ms each watched process used meanwhile. */
+export async function withCpu<T>(pids: Record<string, number>, fn: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+  const result = await fn();
+  const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid) - before[k]!]));
+  return { result, cpu };
 }

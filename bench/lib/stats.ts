@@ -10,6 +10,8 @@ export interface Measure {
   errors: number;
   /** Free-form detail for the report (e.g. status codes seen). */
   note?: string;
+  /** CPU ms per operation used by each watched process (gateway, db, baseline server). */
+  cpuPerOp?: Record<string, number>;
 }
 
 /** Percentile by nearest rank over unsorted samples (sorts a copy). */
