@@ -146,10 +146,10 @@ describe('openapi.yaml lints clean', () => {
     expect(`${stdout}\n${stderr}`).toMatch(/valid/i);
   });
 
-  it('has neither errors nor warnings under .redocly.yaml', async () => {
+  it('has neither errors nor warnings under redocly.yaml', async () => {
     const { stdout, stderr } = await run(
       'npx',
-      ['redocly', 'lint', 'openapi.yaml', '--config', '.redocly.yaml', '--format=summary'],
+      ['redocly', 'lint', 'openapi.yaml', '--config', 'redocly.yaml', '--format=summary'],
       { cwd: ROOT, env: lintEnv, timeout: 120_000 },
     );
     const out = `${stdout}\n${stderr}`;

@@ -26,27 +26,37 @@ const statusOf = (m: { data?: Update }) => m.data?.paymentIntentUpdated.paymentI
 describe('paymentIntentUpdated', () => {
   it('sends the current state, then PROCESSING and SUCCEEDED of a 923000000 payment, in order', async () => {
     const acct = await createAccount(baseUrl);
-    const created = await gqlData(
-      baseUrl,
-      acct.sk,
-      `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id status } }`,
-      { key: idempotencyKey() },
-    );
-    expect(created.createPaymentIntent.status).toBe('PENDING');
-    const client = wsClient(baseUrl, acct.sk);
-    try {
-      const messages = await collect<Update>(client, UPDATES, { id: created.createPaymentIntent.id }, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'));
-      expect(messages.every((m) => !m.errors)).toBe(true);
-      expect(messages.map(statusOf)).toEqual(['PENDING', 'PROCESSING', 'SUCCEEDED']);
-      const [snapshot, processing, succeeded] = messages.map((m) => m.data!.paymentIntentUpdated);
-      expect(snapshot).toMatchObject({ snapshot: true, eventType: null, eventId: null });
-      // PENDING -> PROCESSING emits no event (spec); it still reaches subscribers.
-      expect(processing).toMatchObject({ snapshot: false, eventType: null });
-      expect(succeeded).toMatchObject({ snapshot: false, eventType: 'PAYMENT_SUCCEEDED' });
-      expect(succeeded!.eventId).toMatch(/^evt_/);
-      expect(succeeded!.paymentIntent.fee).toBe(225);
-    } finally {
-      await client.dispose();
+    // The subscription must start inside the payment's first 2 s (before PROCESSING). On a loaded
+    // machine set-up can take longer; that is a failed precondition, not a product failure, so try
+    // again with a new payment (at most three times) rather than accept a shorter sequence.
+    for (let attempt = 1; ; attempt++) {
+      const created = await gqlData(
+        baseUrl,
+        acct.sk,
+        `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id status } }`,
+        { key: idempotencyKey() },
+      );
+      expect(created.createPaymentIntent.status).toBe('PENDING');
+      const client = wsClient(baseUrl, acct.sk);
+      try {
+        const messages = await collect<Update>(client, UPDATES, { id: created.createPaymentIntent.id }, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'));
+        expect(messages.every((m) => !m.errors)).toBe(true);
+        if (statusOf(messages[0]!) !== 'PENDING' && attempt < 3) {
+          console.warn(`[subscriptions.test] subscribed after PROCESSING (attempt ${attempt}); retrying with a new payment`);
+          continue;
+        }
+        expect(messages.map(statusOf)).toEqual(['PENDING', 'PROCESSING', 'SUCCEEDED']);
+        const [snapshot, processing, succeeded] = messages.map((m) => m.data!.paymentIntentUpdated);
+        expect(snapshot).toMatchObject({ snapshot: true, eventType: null, eventId: null });
+        // PENDING -> PROCESSING emits no event (spec); it still reaches subscribers.
+        expect(processing).toMatchObject({ snapshot: false, eventType: null });
+        expect(succeeded).toMatchObject({ snapshot: false, eventType: 'PAYMENT_SUCCEEDED' });
+        expect(succeeded!.eventId).toMatch(/^evt_/);
+        expect(succeeded!.paymentIntent.fee).toBe(225);
+        return;
+      } finally {
+        await client.dispose();
+      }
     }
   });
 
