@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
+import { requestLogService } from './domain/logs/requestLog.background';
 import { paymentsCoreService } from './jobs';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
@@ -36,6 +37,8 @@ export interface BackgroundService {
  */
 async function backgroundServices(): Promise<BackgroundService[]> {
   return [
+    // First, so it stops last: the request log entries of the final requests are written.
+    requestLogService,
     paymentsCoreService,
     checkoutLifecycleService,
     webhookDeliveryService(),

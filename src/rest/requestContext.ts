@@ -30,7 +30,7 @@ export const requestContext: RequestHandler = (req, res, next) => {
         error_code: errorCode,
         latency_ms: latencyMs,
         created_at: new Date(),
-      }).catch((err: unknown) => logger.warn({ err, requestId }, 'could not record request log'));
+      });
     }
   });
   next();

@@ -1,0 +1,11 @@
+import type { BackgroundService } from '../../server';
+import { flushRequestLogs } from './requestLog.service';
+
+/** Writes the request log entries still queued before the database closes. */
+export const requestLogService: BackgroundService = {
+  name: 'request-log',
+  start() {},
+  async stop() {
+    await flushRequestLogs();
+  },
+};
