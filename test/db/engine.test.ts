@@ -102,6 +102,31 @@ describe('engine options', () => {
     await db.close();
   });
 
+  it("aborts the transaction of a client that dies mid-transaction, so others don't wait", async () => {
+    if (skipIfExternal('orphaned transaction of a killed client')) return;
+    // A lifetime far beyond the test timeout: only the disconnect handling can free the lock.
+    const db = await startEmbeddedMongo({ transactionLifetimeMs: 10 * 60_000 });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/txnHolder.ts')], {
+      cwd: root,
+      env: { ...process.env, ENGINE_URI: db.uri },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.on('error', reject);
+      readline.createInterface({ input: child.stdout! }).on('line', (l) => l === 'IN_TXN' && resolve());
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const conn = await mongoose.createConnection(db.uri, { dbName: 'orphans' }).asPromise();
+    await conn.transaction(async (session) => {
+      await conn.collection('docs').insertOne({ _id: 'after' as never }, { session });
+    });
+    expect((await conn.collection('docs').find().toArray()).map((d) => d._id)).toEqual(['after']);
+    await conn.close();
+    await db.close();
+  });
+
   it('also works with a replicaSet=rs0 connection string', async () => {
     if (skipIfExternal('replicaSet URI of the embedded engine')) return;
     const db = await startEmbeddedMongo();

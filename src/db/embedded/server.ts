@@ -71,7 +71,10 @@ export class WireServer {
     socket.setNoDelay(true);
     const conn = new Connection(this, socket, this.nextConnectionId++);
     this.connections.add(conn);
-    socket.on('close', () => this.connections.delete(conn));
+    socket.on('close', () => {
+      this.connections.delete(conn);
+      if (!this.closing) this.engine.txns.connectionClosed(conn.id);
+    });
   }
 
   info(connectionId: number): ServerInfo {

@@ -28,6 +28,8 @@ export class Transaction {
   readonly events: ChangeDraft[] = [];
   holdsLock = false;
   committing = false;
+  /** Connection that carried the latest command of this transaction (see connectionClosed). */
+  lastConnection = -1;
   timer: NodeJS.Timeout | undefined;
   private resolveDone!: () => void;
   /** Settles when the transaction commits or aborts. */
@@ -188,6 +190,19 @@ export class TransactionManager {
     const s = this.sessions.get(key);
     if (s?.txn && s.txn.state === 'active' && !s.txn.committing) this.abort(s.txn);
     this.sessions.delete(key);
+  }
+
+  /**
+   * A client that dies in the middle of a transaction would otherwise hold the global transaction
+   * lock until the lifetime limit. When the connection that carried a transaction's latest
+   * command goes away, abort it: a live client that really continues on another pooled connection
+   * gets NoSuchTransaction (TransientTransactionError), which withTransaction() retries.
+   */
+  connectionClosed(connectionId: number): void {
+    for (const s of this.sessions.values()) {
+      const t = s.txn;
+      if (t && t.state === 'active' && !t.committing && t.lastConnection === connectionId) this.abort(t);
+    }
   }
 
   abortAll(): void {

@@ -39,6 +39,7 @@ export async function runCommand(engine: Engine, db: string, cmd: Doc, server: S
     let txn: Transaction | undefined;
     try {
       txn = engine.txns.resolve(cmd, name);
+      if (txn) txn.lastConnection = server.connectionId;
       const op = new OpContext(db, txn);
       if (txn && TXN_WRITES.has(name)) await engine.txns.acquire(txn);
       try {
