@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitAccountEvent, onEventStored, type StoredEvent } from '../../src/domain/events';
 import { EventModel } from '../../src/domain/events/event.model';
-import { createAccount, createPayment, expectError, referenceBody, startPaymentsServer, waitFor } from './support/payments';
+import { buildTimers } from '../../src/domain/events/outbox';
+import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { railStepTimer } from '../../src/domain/payments/rail';
+import { TimerModel } from '../../src/jobs/timers/timer.model';
+import { createAccount, createPayment, expectError, expressBody, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 
 let server: TestServer;
@@ -71,5 +75,24 @@ describe('GET /events and emitAccountEvent', () => {
     expectError(await api.get('/events?limit=101'), 400, 'invalid_request');
     const other = await createAccount(server.baseUrl);
     expect((await other.api.get('/events')).body.data).toEqual([]);
+  });
+});
+
+describe('outbox timers', () => {
+  it('a timer left in an intent\'s outbox by a crash is scheduled by the sweeper and fires', async () => {
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, expressBody('923000000'));
+    // As if the process died right after the insert that carried the first rail timer, before
+    // dispatching it: the timer is not scheduled, it is still in the intent's outbox.
+    const [timer] = buildTimers([railStepTimer({ _id: pi.id, account_id: accountId, created_at: new Date(pi.created_at), customer: pi.customer }, 0)!]);
+    const removed = await TimerModel.deleteOne({ _id: timer!._id, state: 'scheduled' });
+    expect(removed.deletedCount).toBe(1);
+    await PaymentModel.collection.updateOne({ _id: pi.id as never }, { $push: { pending_timers: { ...timer!, queued_at: Date.now() - 10_000 } } as never });
+    const done = await waitFor(async () => (await api.get(`/payment_intents/${pi.id}`)).body, (p: any) => p.status === 'SUCCEEDED', 20_000, 200);
+    expect(done.status).toBe('SUCCEEDED');
+    const doc = await PaymentModel.findById(pi.id).lean();
+    expect(doc!.pending_timers).toEqual([]);
+    const types = (await api.get('/events')).body.data.map((e: any) => e.type);
+    expect(types).toEqual(['payment.succeeded', 'payment.created']);
   });
 });

@@ -37,7 +37,15 @@ export function referenceExpiryTimer(accountId: string, paymentId: string, expir
 
 export async function runReferenceExpiry(timer: Timer, ctx: TimerContext): Promise<void> {
   try {
-    await mutatePayment(timer.refId, (p, now) => transitionChange(p, 'reference_expire', now), { now: ctx.now });
+    await mutatePayment(
+      timer.refId,
+      (p, now) => {
+        // Only at expiry, whatever fired the timer.
+        if (!p.reference || now.getTime() < new Date(p.reference.expires_at).getTime()) return null;
+        return transitionChange(p, 'reference_expire', now);
+      },
+      { now: ctx.now },
+    );
   } catch (err) {
     if (err instanceof ApiError && err.code === 'resource_not_found') return;
     throw err;
