@@ -1,13 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { authenticate } from '../domain/accounts/apiKey.service';
+import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { keyAllows } from '../domain/accounts/permissions';
 import { runIdempotent } from '../domain/idempotency/idempotency.service';
 import { readJsonBody } from './body';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
-import { enforceRateLimit, ipBucket, keyBucket } from './rateLimit';
+import { applyRateLimit, enforceRateLimit, ipBucket } from './rateLimit';
 import { validateRequestPart } from './validation';
 
 /**
@@ -34,9 +34,10 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
         await enforceRateLimit(res, ipBucket(bucket, ip), limit);
         ctx = { requestId, ip, req, res };
       } else {
-        const auth = await authenticate(bearerToken(req));
+        // One round trip finds the key and counts the request in its rate-limit window.
+        const auth = await authenticateAndCount(bearerToken(req), config.rateLimitPerMinute);
         res.locals.auth = auth;
-        await enforceRateLimit(res, keyBucket(auth.key._id), config.rateLimitPerMinute);
+        applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
         if (!keyAllows(auth.key, def.options.permission)) {
           throw new ApiError('permission_denied', `This API key is not allowed to call ${op.method.toUpperCase()} ${op.path}`);
         }

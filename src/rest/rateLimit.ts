@@ -7,7 +7,11 @@ import { hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLi
  * Retry-After) once the bucket is over its limit for the current window.
  */
 export async function enforceRateLimit(res: Response, bucket: string, limit: number): Promise<RateLimitDecision> {
-  const decision = await hitRateLimit(bucket, limit);
+  return applyRateLimit(res, await hitRateLimit(bucket, limit), limit);
+}
+
+/** The headers and the 429 of a decision already counted (e.g. by authenticateAndCount). */
+export function applyRateLimit(res: Response, decision: RateLimitDecision, limit: number): RateLimitDecision {
   res.setHeader('X-RateLimit-Limit', String(decision.limit));
   res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
   res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));

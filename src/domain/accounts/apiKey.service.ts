@@ -3,6 +3,7 @@ import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
+import { countKeyRequest, type RateLimitDecision } from '../ratelimit/rateLimit.service';
 
 export interface ApiKeyResource {
   object: 'api_key';
@@ -22,12 +23,14 @@ export interface Authenticated {
 
 const KEY_SHAPE = /^(sk|pk)_test_[0-9A-Za-z]{32}$/;
 
+const authenticationFailed = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');
+
 /**
  * Resolves a bearer secret to its key and account. Any failure, whatever its cause (malformed,
  * unknown, revoked, live key), is the same 401 so the answer reveals nothing about which keys exist.
  */
 export async function authenticate(secret: string | undefined): Promise<Authenticated> {
-  const fail = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');
+  const fail = authenticationFailed;
   if (!secret || !KEY_SHAPE.test(secret)) throw fail();
   const hash = hashSecret(secret);
   const key = await ApiKeyModel.findOne({ key_hash: hash }).lean<ApiKeyRecord>();
@@ -35,6 +38,20 @@ export async function authenticate(secret: string | undefined): Promise<Authenti
   const account = await AccountModel.findById(key.account_id).lean<AccountRecord>();
   if (!account) throw fail();
   return { account, key };
+}
+
+/**
+ * authenticate(), counting the request in the key's rate-limit window in the same database round trip
+ * (the REST pipeline's first step). The decision is returned, not enforced: the caller answers 429.
+ */
+export async function authenticateAndCount(secret: string | undefined, limit: number): Promise<Authenticated & { rate: RateLimitDecision }> {
+  if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
+  const hash = hashSecret(secret);
+  const counted = await countKeyRequest({ key_hash: hash }, limit);
+  if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
+  const account = await AccountModel.findById(counted.key.account_id).lean<AccountRecord>();
+  if (!account) throw authenticationFailed();
+  return { account, key: counted.key, rate: counted.decision };
 }
 
 export async function createRestrictedKey(

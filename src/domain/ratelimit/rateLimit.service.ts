@@ -1,4 +1,6 @@
-import { RateLimitModel } from './rateLimit.model';
+import type { mongo } from 'mongoose';
+import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
+import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -9,6 +11,8 @@ export interface RateLimitDecision {
 }
 
 const WINDOW_MS = 60_000;
+/** Buckets named `key:<api key id>` count in the key's own document (see countKeyRequest). */
+const KEY_BUCKET_PREFIX = 'key:';
 
 function isDuplicateKey(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
@@ -17,24 +21,33 @@ function isDuplicateKey(err: unknown): boolean {
 /**
  * Counts one request in `bucket`. The counter lives in the database so every gateway process shares
  * it. A window opens with the first request and lasts a minute; the count is one atomic $inc, and
- * opening a new window is an upsert guarded by the unique _id, so two processes can never both
- * start a fresh window.
+ * opening a new window is guarded by a condition on the old window's end, so two processes can never
+ * both start a fresh window.
+ *
+ * A key's requests count in the key's document (`rate_count`, `rate_window_end`), so that the REST
+ * pipeline can find the key and count the request in one database round trip (countKeyRequest);
+ * other buckets (client IPs) have a document of their own in `rate_limits`.
  */
 export async function hitRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): Promise<RateLimitDecision> {
+  if (bucket.startsWith(KEY_BUCKET_PREFIX)) {
+    const counted = await countKeyRequest({ _id: bucket.slice(KEY_BUCKET_PREFIX.length) }, limit, nowMs);
+    // An unknown key id: nothing to count against (callers authenticate first).
+    return counted?.decision ?? decide(1, nowMs + WINDOW_MS, limit, nowMs);
+  }
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = new Date(nowMs);
-    const current = await RateLimitModel.findOneAndUpdate(
+    const current = await bucketCollection().findOneAndUpdate(
       { _id: bucket, window_end: { $gt: now } },
       { $inc: { count: 1 } },
       { returnDocument: 'after' },
-    ).lean();
+    );
     if (current) return decide(current.count, current.window_end.getTime(), limit, nowMs);
     try {
-      const opened = await RateLimitModel.findOneAndUpdate(
+      const opened = await bucketCollection().findOneAndUpdate(
         { _id: bucket, window_end: { $lte: now } },
         { $set: { count: 1, window_end: new Date(nowMs + WINDOW_MS) } },
         { returnDocument: 'after', upsert: true },
-      ).lean();
+      );
       if (opened) return decide(opened.count, opened.window_end.getTime(), limit, nowMs);
     } catch (err) {
       // Another request opened the window first: count in it.
@@ -44,6 +57,39 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
   throw new Error(`rate limit bucket ${bucket} is contended`);
 }
 
+/**
+ * Counts one request of the (unrevoked) key matching `identity` and returns the key as it is after
+ * the count, with the decision; null when no such key exists. In the usual case (window open) this is
+ * a single findOneAndUpdate, which is also the key lookup of authentication.
+ */
+export async function countKeyRequest(
+  identity: { _id: string } | { key_hash: string },
+  limit: number,
+  nowMs: number = Date.now(),
+): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
+  const keys = keyCollection();
+  const filter = { ...identity, revoked_at: null };
+  const now = new Date(nowMs);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const counted =
+      (await keys.findOneAndUpdate({ ...filter, rate_window_end: { $gt: now } }, { $inc: { rate_count: 1 } }, { returnDocument: 'after' })) ??
+      // No open window (first request, or the last one ended): open one. `null` also matches a key
+      // that has never been counted.
+      (await keys.findOneAndUpdate(
+        { ...filter, $or: [{ rate_window_end: null }, { rate_window_end: { $lte: now } }] },
+        { $set: { rate_count: 1, rate_window_end: new Date(nowMs + WINDOW_MS) } },
+        { returnDocument: 'after' },
+      ));
+    if (counted) {
+      return { key: counted, decision: decide(counted.rate_count ?? 1, (counted.rate_window_end ?? now).getTime(), limit, nowMs) };
+    }
+    // Neither matched: the key does not exist (or is revoked), or another request opened the window
+    // between the two updates, in which case the next attempt counts in it.
+    if (!(await keys.findOne(filter, { projection: { _id: 1 } }))) return null;
+  }
+  throw new Error('rate limit of an API key is contended');
+}
+
 function decide(count: number, windowEndMs: number, limit: number, nowMs: number): RateLimitDecision {
   return {
     allowed: count <= limit,
@@ -51,4 +97,14 @@ function decide(count: number, windowEndMs: number, limit: number, nowMs: number
     remaining: Math.max(0, limit - count),
     resetSeconds: Math.max(0, Math.ceil((windowEndMs - nowMs) / 1000)),
   };
+}
+
+// The driver's collections directly: these updates run on every request, and mongoose's query
+// casting cost more CPU than the database round trip (bench/README.md).
+function bucketCollection(): mongo.Collection<RateLimitRecord> {
+  return RateLimitModel.collection as unknown as mongo.Collection<RateLimitRecord>;
+}
+
+function keyCollection(): mongo.Collection<ApiKeyRecord> {
+  return ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
 }
