@@ -42,7 +42,7 @@ export async function flushRequestLogs(): Promise<void> {
   queued = [];
   if (batch.length > 0) {
     // The entries are complete plain documents: the driver's insert skips mongoose's per-document
-    // casting and validation, which cost more CPU than the write itself.
+    // casting and validation.
     const collection = RequestLogModel.collection as unknown as mongo.Collection<RequestLogRecord>;
     const write = collection.insertMany(batch, { ordered: false }).then(
       () => undefined,

@@ -99,8 +99,8 @@ function decide(count: number, windowEndMs: number, limit: number, nowMs: number
   };
 }
 
-// The driver's collections directly: these updates run on every request, and mongoose's query
-// casting cost more CPU than the database round trip (bench/README.md).
+// The driver's collections directly: these updates run on every request, and skipping mongoose's
+// query layer saves about 15 % of the CPU of each (bench/README.md).
 function bucketCollection(): mongo.Collection<RateLimitRecord> {
   return RateLimitModel.collection as unknown as mongo.Collection<RateLimitRecord>;
 }
