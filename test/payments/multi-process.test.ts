@@ -13,7 +13,7 @@ let b: GatewayProcess;
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
-  [a, b] = await Promise.all([spawnGateway(engine.uri), spawnGateway(engine.uri)]);
+  [a, b] = await Promise.all([spawnGateway(engine.uri, { entry: 'test' }), spawnGateway(engine.uri, { entry: 'test' })]);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);

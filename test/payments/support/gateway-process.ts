@@ -1,7 +1,7 @@
 /**
  * A gateway process for the multi-process tests: what src/main.ts does (config from the environment,
- * startGateway), plus the payments core jobs in case src/server.ts does not start them yet (starting
- * them is idempotent), and a `test.count` timer kind. Prints one JSON line `{"ready": "<url>"}` when it serves requests.
+ * startGateway, which starts the payments core jobs; calling startCoreJobs again is a no-op), plus a
+ * `test.count` timer kind. Prints one JSON line `{"ready": "<url>"}` when it serves requests.
  */
 import mongoose from 'mongoose';
 import { loadConfig } from '../../../src/config';

@@ -3,7 +3,15 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');
+/**
+ * 'main': the real entry point (`tsx src/main.ts`, as `npm start`). 'test': the same gateway plus a
+ * `test.count` timer kind (support/gateway-process.ts), for counting handler runs.
+ */
+const ENTRIES = {
+  main: path.join(ROOT, 'src/main.ts'),
+  test: path.join(ROOT, 'test/payments/support/gateway-process.ts'),
+} as const;
+const READY = /\{"ready":"([^"]+)"\}|gateway listening on (http:\/\/[^"\s]+)/;
 
 export interface GatewayProcess {
   url: string;
@@ -16,21 +24,24 @@ export interface GatewayProcess {
 }
 
 /** Spawns a gateway (tsx) on an ephemeral port against `mongodbUri`; resolves once it serves. */
-export async function spawnGateway(mongodbUri: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+export async function spawnGateway(
+  mongodbUri: string,
+  opts: { entry?: keyof typeof ENTRIES; env?: Record<string, string> } = {},
+): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRIES[opts.entry ?? 'main']], {
     cwd: ROOT,
     env: {
       ...process.env,
       VITEST: '',
       NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       MONGODB_URI: mongodbUri,
       PORT: '0',
       HOST: '127.0.0.1',
       ACCOUNT_CREATION_PER_MINUTE: '100000',
       RATE_LIMIT_PER_MINUTE: '100000',
       TIMER_POLL_MS: '100',
-      ...env,
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -38,16 +49,22 @@ export async function spawnGateway(mongodbUri: string, env: Record<string, strin
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start in 60 s:\n${out}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /\{"ready":"([^"]+)"\}/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
+    let ready = false;
+    // Keep a bounded tail of the output for diagnostics (request logs keep coming).
+    const append = (c: Buffer) => {
+      out = (out + c.toString()).slice(-20_000);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      append(chunk);
+      if (ready) return;
+      const m = READY.exec(out);
+      if (m) {
+        ready = true;
+        clearTimeout(timer);
+        resolve((m[1] ?? m[2])!);
+      }
+    });
+    child.stderr!.on('data', append);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${code} before it was ready:\n${out}`));
