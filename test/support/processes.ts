@@ -1,16 +1,18 @@
 /**
  * Child processes for tests that need real process boundaries: a standalone embedded engine (the
- * database that outlives gateway crashes) and gateway processes that can be SIGKILLed.
+ * database that outlives gateway crashes) and gateway processes that can be SIGKILLed and restarted,
+ * on the same port if wanted.
  *
- * The gateway entry defaults to test/payments/support/gateway-process.ts (what src/main.ts does, plus
- * the payments core jobs and a `test.count` timer kind); it prints `{"ready":"<url>"}` once it serves.
+ * A gateway runs `src/main.ts` (what `npm start` runs) unless another entry is given; it is ready when
+ * GET /healthz answers on its port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const GATEWAY_ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');
+const GATEWAY_ENTRY = path.join(ROOT, 'src/main.ts');
 const ENGINE_CLI = path.join(ROOT, 'src/db/embedded/cli.ts');
 const START_TIMEOUT_MS = 60_000;
 
@@ -28,6 +30,7 @@ export interface ChildHandle {
 
 export interface GatewayProcess extends ChildHandle {
   url: string;
+  port: number;
 }
 
 export interface EngineProcess extends ChildHandle {
@@ -35,17 +38,33 @@ export interface EngineProcess extends ChildHandle {
 }
 
 export interface SpawnGatewayOptions {
-  /** Entry module run with tsx; default the test gateway entry described above. */
+  /** Entry module run with tsx; default src/main.ts. */
   entry?: string;
+  /** Listening port; default a free one. Pass a killed gateway's port to restart it in place. */
+  port?: number;
 }
 
-/** Spawns a gateway on an ephemeral port (unless env.PORT says otherwise) against `mongodbUri`. */
+/** A port nobody listens on right now (the kernel's pick for an ephemeral bind). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a gateway against `mongodbUri`; resolves once GET /healthz answers 200. */
 export async function spawnGateway(
   mongodbUri: string,
   env: Record<string, string> = {},
   opts: SpawnGatewayOptions = {},
 ): Promise<GatewayProcess> {
-  const { handle, value } = await spawnTsx(
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const { handle } = await spawnTsx(
     opts.entry ?? GATEWAY_ENTRY,
     [],
     {
@@ -53,19 +72,26 @@ export async function spawnGateway(
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       MONGODB_URI: mongodbUri,
-      PORT: '0',
       HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: url,
       ACCOUNT_CREATION_PER_MINUTE: '100000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '100000',
       RATE_LIMIT_PER_MINUTE: '100000',
       TIMER_POLL_MS: '100',
       SHUTDOWN_GRACE_MS: '2000',
       ...env,
+      PORT: String(port),
     },
-    /\{"ready":"([^"]+)"\}/,
+    async () => {
+      try {
+        return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200 ? url : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     'gateway',
   );
-  return { ...handle, url: value };
+  return { ...handle, url, port };
 }
 
 /**
@@ -78,17 +104,18 @@ export async function spawnEngine(env: Record<string, string> = {}): Promise<Eng
     ENGINE_CLI,
     memory ? ['--memory'] : [],
     { DB_PORT: '0', DB_HOST: '127.0.0.1', ...env },
-    /MONGODB_URI=(\S+)/,
+    async (out) => /MONGODB_URI=(\S+)/.exec(out)?.[1],
     'engine',
   );
   return { ...handle, uri: value };
 }
 
+/** Spawns `entry` with tsx; resolves once `ready(output)` gives a value (polled every 200 ms). */
 async function spawnTsx(
   entry: string,
   args: string[],
   env: Record<string, string>,
-  ready: RegExp,
+  ready: (output: string) => Promise<string | undefined>,
   what: string,
 ): Promise<{ handle: ChildHandle; value: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
@@ -102,30 +129,23 @@ async function spawnTsx(
     out += chunk.toString();
     if (out.length > 400_000) out = out.slice(0, 100_000) + '\n…\n' + out.slice(-200_000);
   };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   const exited = new Promise<void>((resolve) => {
     if (gone()) resolve();
     else child.once('exit', () => resolve());
   });
-  const value = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let value: string | undefined;
+  while (!(value = await ready(out))) {
+    if (gone()) throw new Error(`${what} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${out}`);
+    if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      reject(new Error(`${what} did not start within ${START_TIMEOUT_MS} ms:\n${out}`));
-    }, START_TIMEOUT_MS);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      append(chunk);
-      const m = ready.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.stderr!.on('data', append);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${out}`));
-    });
-  });
+      throw new Error(`${what} did not start within ${START_TIMEOUT_MS} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const handle: ChildHandle = {
     child,
     pid: child.pid!,
