@@ -2,6 +2,9 @@ import { expect } from 'vitest';
 import { startCoreJobs, stopCoreJobs } from '../../../src/jobs/index';
 import type { ApiClient, ApiResponse } from '../../support/client';
 import { startTestServer, type TestServer } from '../../support/server';
+import { sleep, waitFor } from '../../support/wait';
+
+export { sleep, waitFor };
 
 /**
  * The real gateway with the payments core's background work running (timer poller, outbox sweeper),
@@ -20,19 +23,7 @@ export async function startGatewayWithJobs(env: Record<string, string> = {}): Pr
   };
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `read` until `done` holds; throws with the last value after the (generous) deadline. */
-export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 25_000, everyMs = 150): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 1500)}`);
-    await sleep(everyMs);
-    value = await read();
-  }
-  return value;
-}
 
 export function expectError(res: ApiResponse, status: number, code: string): void {
   expect(res.status, res.text).toBe(status);

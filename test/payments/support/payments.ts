@@ -3,6 +3,9 @@ import { startCoreJobs, stopCoreJobs } from '../../../src/jobs/index';
 import { createAccount, idempotencyKey, type TestAccount } from '../../support/accounts';
 import type { ApiClient, ApiResponse } from '../../support/client';
 import { startTestServer, type TestServer } from '../../support/server';
+import { sleep, waitFor } from '../../support/wait';
+
+export { sleep, waitFor };
 
 /**
  * The real gateway over the in-memory engine, with the payments core's background work (timer poller,
@@ -23,7 +26,6 @@ export async function startPaymentsServer(): Promise<TestServer> {
 
 export { createAccount, idempotencyKey, type TestAccount };
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function expressBody(mobile = '923000000', amount = 15_000, extra: Record<string, unknown> = {}) {
   return { amount, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile }, ...extra };
@@ -63,17 +65,6 @@ export async function paymentEvents(api: ApiClient, paymentId: string): Promise<
   return (await accountEvents(api)).filter((e) => e.data.id === paymentId || e.data.payment_intent === paymentId);
 }
 
-/** Polls `read` until `done` holds or the deadline passes; returns the last value read. */
-export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 1500)}`);
-    await sleep(everyMs);
-    value = await read();
-  }
-  return value;
-}
 
 export function expectError(res: ApiResponse, status: number, code: string): void {
   expect(res.status, res.text).toBe(status);

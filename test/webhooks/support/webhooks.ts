@@ -1,7 +1,9 @@
 import { expect } from 'vitest';
 import type { ApiClient } from '../../support/client';
+import { sleep, waitFor } from '../../support/wait';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep, waitFor };
+
 
 export async function createEndpoint(api: ApiClient, url: string, extra: Record<string, unknown> = {}): Promise<any> {
   const res = await api.post('/webhook_endpoints', { url, ...extra });
@@ -15,17 +17,6 @@ export async function deliveries(api: ApiClient, endpointId: string): Promise<an
   return res.body.data;
 }
 
-/** Polls `read` until `done` holds or the deadline passes; returns the last value read. */
-export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 1500)}`);
-    await sleep(everyMs);
-    value = await read();
-  }
-  return value;
-}
 
 export async function advance(api: ApiClient, seconds: number): Promise<void> {
   const res = await api.post('/sandbox/clock/advance', { seconds });
