@@ -4,7 +4,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/in
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { createPayment, expressBody, paymentEvents, sleep, waitFor } from './support/payments';
-import { spawnGateway, type GatewayProcess } from './support/processes';
+import { spawnGateway, type GatewayProcess } from '../support/processes';
 
 /**
  * The gateway is killed with SIGKILL one second after an express payment is created, then started

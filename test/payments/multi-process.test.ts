@@ -1,10 +1,14 @@
+import path from 'node:path';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
-import { spawnGateway, type GatewayProcess } from './support/processes';
+import { ROOT, spawnGateway, type GatewayProcess } from '../support/processes';
+
+/** The real gateway plus a `test.count` timer kind, for counting handler runs. */
+const COUNTING_ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');
 
 /** Two gateway processes on one database: every timer fires exactly once. */
 let engine: EmbeddedMongo;
@@ -13,7 +17,7 @@ let b: GatewayProcess;
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
-  [a, b] = await Promise.all([spawnGateway(engine.uri, { entry: 'test' }), spawnGateway(engine.uri, { entry: 'test' })]);
+  [a, b] = await Promise.all([spawnGateway(engine.uri, {}, { entry: COUNTING_ENTRY }), spawnGateway(engine.uri, {}, { entry: COUNTING_ENTRY })]);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);

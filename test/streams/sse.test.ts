@@ -3,7 +3,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/in
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { advance, createPayment, expressBody, referenceBody, sleep } from '../webhooks/support/webhooks';
-import { spawnGateway, type GatewayProcess } from './support/gatewayProcess';
+import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { openSse, type SseMessage } from './support/sseClient';
 
 /**
@@ -19,7 +19,7 @@ let b: GatewayProcess;
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
-  [a, b] = await Promise.all([spawnGateway(engine.uri), spawnGateway(engine.uri)]);
+  [a, b] = await Promise.all([spawnGateway(engine.uri, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), spawnGateway(engine.uri, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' })]);
 }, 120_000);
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);

@@ -4,7 +4,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/in
 import { verifyWebhookSignature } from '../../src/index';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { spawnGateway, type GatewayProcess } from '../streams/support/gatewayProcess';
+import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startReceiver, type Receiver } from './support/receiver';
 import { createEndpoint, createPayment, deliveries, referenceBody, waitFor } from './support/webhooks';
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function gateway(): Promise<GatewayProcess> {
-  const g = await spawnGateway(engine.uri);
+  const g = await spawnGateway(engine.uri, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   gateways.push(g);
   return g;
 }
