@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
 import { createAccount, idempotencyKey } from '../support/accounts';
+import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { type TestServer } from '../support/server';
 import { collect, gqlData, startGraphqlTestServer, wsClient } from './support';
 
@@ -12,65 +11,21 @@ import { collect, gqlData, startGraphqlTestServer, wsClient } from './support';
  */
 let engine: EmbeddedMongo;
 let a: TestServer;
-let child: ChildProcess | undefined;
+let child: GatewayProcess | undefined;
 let bUrl: string;
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
   a = await startGraphqlTestServer({ MONGODB_URI: engine.uri });
-  bUrl = await startChildGateway(engine.uri);
+  child = await spawnGateway(engine.uri);
+  bUrl = child.url;
 }, 120_000);
 
 afterAll(async () => {
-  if (child?.pid && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await child?.stop();
   await a?.stop();
   await engine?.close();
 }, 60_000);
-
-/** Starts `tsx src/main.ts` on an ephemeral port and reads its address from its log line. */
-function startChildGateway(mongodbUri: string): Promise<string> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      // The logger is silent under vitest; the child must log its address.
-      VITEST: '',
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'info',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      MONGODB_URI: mongodbUri,
-      ACCOUNT_CREATION_PER_MINUTE: '1000000',
-      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
-      SHUTDOWN_GRACE_MS: '2000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  const output: string[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child gateway did not start:\n${output.join('\n').slice(-3000)}`)), 90_000);
-    const onLine = (line: string) => {
-      output.push(line);
-      const m = /gateway listening on (http:\/\/[^\s"]+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    };
-    createInterface({ input: proc.stdout! }).on('line', onLine);
-    createInterface({ input: proc.stderr! }).on('line', onLine);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`child gateway exited with ${code}:\n${output.join('\n').slice(-3000)}`));
-    });
-  });
-}
 
 const UPDATES = `subscription($id: ID!) {
   paymentIntentUpdated(id: $id) { snapshot eventType paymentIntent { id status } }
