@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import type { AccountRecord } from '../domain/accounts/account.model';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { Requirement } from '../domain/accounts/permissions';
 import type { OperationId } from './generatedContract';
@@ -14,7 +13,6 @@ export interface RouteContext {
   requestId: string;
   /** Present on authenticated routes. */
   actor: Actor;
-  account: AccountRecord;
   key: ApiKeyRecord;
   ip: string;
   /** Escape hatches for the few routes that stream or send non-JSON (SSE, SVG). */

@@ -41,15 +41,7 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
         if (!keyAllows(auth.key, def.options.permission)) {
           throw new ApiError('permission_denied', `This API key is not allowed to call ${op.method.toUpperCase()} ${op.path}`);
         }
-        ctx = {
-          requestId,
-          ip,
-          req,
-          res,
-          actor: { accountId: auth.account._id, apiKeyId: auth.key._id },
-          account: auth.account,
-          key: auth.key,
-        };
+        ctx = { requestId, ip, req, res, actor: { accountId: auth.key.account_id, apiKeyId: auth.key._id }, key: auth.key };
       }
 
       const params = validateRequestPart(def.operationId, 'params', { ...req.params });

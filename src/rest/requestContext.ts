@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import type { Authenticated } from '../domain/accounts/apiKey.service';
+import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import { recordRequest } from '../domain/logs/requestLog.service';
 
 /**
@@ -16,13 +16,14 @@ export const requestContext: RequestHandler = (req, res, next) => {
   res.setHeader('Request-Id', requestId);
   res.on('finish', () => {
     const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-    const auth = res.locals.auth as Authenticated | undefined;
+    // Set by the REST pipeline or GraphQL once the key is known (an AuthenticatedKey or Authenticated).
+    const auth = res.locals.auth as { key: ApiKeyRecord } | undefined;
     const errorCode = (res.locals.errorCode as string | undefined) ?? null;
-    logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.account._id }, 'request');
+    logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id }, 'request');
     if (auth) {
       recordRequest({
         _id: requestId,
-        account_id: auth.account._id,
+        account_id: auth.key.account_id,
         api_key_id: auth.key._id,
         method: req.method,
         path: req.originalUrl.split('?')[0] ?? req.path,

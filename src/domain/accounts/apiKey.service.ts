@@ -46,18 +46,25 @@ export async function authenticate(secret: string | undefined): Promise<Authenti
   return { account, key };
 }
 
+/** A key that authenticated, and the rate-limit decision of the request it made. */
+export interface AuthenticatedKey {
+  key: ApiKeyRecord;
+  rate: RateLimitDecision;
+}
+
 /**
- * authenticate(), counting the request in the key's rate-limit window in the same database round trip
- * (the REST pipeline's first step). The decision is returned, not enforced: the caller answers 429.
+ * The REST pipeline's first step: resolves the bearer secret to its key (same 401 rules as
+ * authenticate()) and counts the request in the key's rate-limit window, in ONE database round trip.
+ * The decision is returned, not enforced: the caller answers 429. The account is not read: the key
+ * names it (`account_id`), accounts are never deleted, and handlers that need account data (its
+ * sandbox clock) read it themselves, fresh.
  */
-export async function authenticateAndCount(secret: string | undefined, limit: number): Promise<Authenticated & { rate: RateLimitDecision }> {
+export async function authenticateAndCount(secret: string | undefined, limit: number): Promise<AuthenticatedKey> {
   if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
   const hash = hashSecret(secret);
   const counted = await countKeyRequest({ key_hash: hash }, limit);
   if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
-  const account = await accounts().findOne({ _id: counted.key.account_id });
-  if (!account) throw authenticationFailed();
-  return { account, key: counted.key, rate: counted.decision };
+  return { key: counted.key, rate: counted.decision };
 }
 
 export async function createRestrictedKey(
