@@ -169,6 +169,7 @@ async function main(): Promise<void> {
     results.fanout = await runFanout(gw, settings, graphql, log);
     const fo = results.fanout;
     log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}; RSS/1000 conn ${(fo.perThousand.all / 2 ** 20).toFixed(1)} MiB`);
+    log(`  cancel request p50 ${fo.trigger.p50.toFixed(1)} ms p99 ${fo.trigger.p99.toFixed(1)} ms; updated_at -> receipt p50 ${fo.sinceChange.p50.toFixed(1)} ms p99 ${fo.sinceChange.p99.toFixed(1)} ms`);
     await gw.stop();
   }
 

@@ -22,6 +22,8 @@ export interface FanoutResult {
   ws: LatencySummary | null;
   all: LatencySummary;
   trigger: { p50: number; p99: number; errors: number };
+  /** From the intent's `updated_at` (the state change) to receipt: the fan-out part of the latency. */
+  sinceChange: { p50: number; p99: number };
   rss: { before: number; afterSse: number; afterWs: number | null };
   /** Bytes of gateway RSS per 1,000 connections of each kind. */
   perThousand: { sse: number; ws: number | null; all: number };
@@ -133,6 +135,7 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
       ws: graphql ? summarizeLatencies(ws, missedWs) : null,
       all: summarizeLatencies([...sse, ...ws], missedSse + missedWs),
       trigger: { p50: percentile(trig, 50), p99: percentile(trig, 99), errors: results.reduce((n, r) => n + r.triggerErrors, 0) },
+      sinceChange: { p50: percentile(results.flatMap((r) => r.sinceChange), 50), p99: percentile(results.flatMap((r) => r.sinceChange), 99) },
       rss: { before, afterSse, afterWs },
       perThousand: {
         sse: sseOpen ? ((afterSse - before) / sseOpen) * 1000 : NaN,

@@ -25,6 +25,8 @@ export interface TriggerResult {
   /** ms from just before each cancel request was sent until each subscriber received the event. */
   sse: number[];
   ws: number[];
+  /** Wall-clock ms from each intent's `updated_at` (written with the change) to each receipt. */
+  sinceChange: number[];
   /** ms of the cancel requests themselves (request sent -> response read). */
   trigger: number[];
   missedSse: number;

@@ -17,8 +17,13 @@ const SUBSCRIPTION = `subscription Watch($id: ID!) {
 
 interface Subscriber {
   paymentId: string;
+  /** performance.now() when the payment.cancelled event arrived. */
   receivedAt: number | null;
+  /** Wall-clock ms from the intent's `updated_at` (the state change) to that arrival. */
+  sinceChange: number | null;
 }
+
+const wallNow = () => performance.timeOrigin + performance.now();
 
 let target: WorkerTarget | null = null;
 const sse: Subscriber[] = [];
@@ -33,7 +38,7 @@ function send(msg: WorkerMessage): void {
 }
 
 function openSse(t: WorkerTarget, paymentId: string): Promise<void> {
-  const sub: Subscriber = { paymentId, receivedAt: null };
+  const sub: Subscriber = { paymentId, receivedAt: null, sinceChange: null };
   return new Promise((resolve, reject) => {
     const url = `${t.gatewayUrl}/v1/payment_intents/${paymentId}/events`;
     const req = http.get(url, { agent, headers: { authorization: `Bearer ${t.sk}`, accept: 'text/event-stream' } }, (res) => {
@@ -56,6 +61,12 @@ function openSse(t: WorkerTarget, paymentId: string): Promise<void> {
             resolve();
           } else if (event === 'payment.cancelled' && sub.receivedAt === null) {
             sub.receivedAt = now;
+            const data = block
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .map((l) => l.slice(6))
+              .join('\n');
+            sub.sinceChange = wallNow() - Date.parse((JSON.parse(data) as { updated_at: string }).updated_at);
             onReceive?.();
           }
         }
@@ -68,7 +79,7 @@ function openSse(t: WorkerTarget, paymentId: string): Promise<void> {
 }
 
 function openWs(t: WorkerTarget, paymentId: string): Promise<void> {
-  const sub: Subscriber = { paymentId, receivedAt: null };
+  const sub: Subscriber = { paymentId, receivedAt: null, sinceChange: null };
   const client = createClient({
     url: `${t.gatewayUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
@@ -78,7 +89,7 @@ function openWs(t: WorkerTarget, paymentId: string): Promise<void> {
   });
   wsClients.push(client);
   return new Promise((resolve, reject) => {
-    client.subscribe<{ paymentIntentUpdated: { snapshot: boolean; eventType: string | null } }>(
+    client.subscribe<{ paymentIntentUpdated: { snapshot: boolean; eventType: string | null; paymentIntent: { updatedAt: string } } }>(
       { query: SUBSCRIPTION, variables: { id: paymentId } },
       {
         next(msg) {
@@ -94,6 +105,7 @@ function openWs(t: WorkerTarget, paymentId: string): Promise<void> {
             resolve();
           } else if (update.eventType === 'PAYMENT_CANCELLED' && sub.receivedAt === null) {
             sub.receivedAt = now;
+            sub.sinceChange = wallNow() - Date.parse(update.paymentIntent.updatedAt);
             onReceive?.();
           }
         },
@@ -165,6 +177,7 @@ async function trigger(offsetMs: number, intervalMs: number, timeoutMs: number):
     type: 'result',
     sse: sseLat,
     ws: wsLat,
+    sinceChange: [...sse, ...ws].filter((s) => s.sinceChange !== null).map((s) => s.sinceChange!),
     trigger: triggerMs,
     missedSse: sse.length - sseLat.length,
     missedWs: ws.length - wsLat.length,

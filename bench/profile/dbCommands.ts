@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import mongoose from 'mongoose';
+import { loadConfig } from '../../src/config';
+import { startGateway } from '../../src/server';
+import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey } from '../lib/api';
+import { startDatabase } from '../lib/services';
+import { sleep } from '../lib/stats';
+
+/**
+ * Counts the database commands behind each request: `npx tsx bench/profile/dbCommands.ts`.
+ * Starts the database in its own process and a gateway in this one with driver command monitoring,
+ * measures the idle background rate, then runs each operation N times one after the other and prints
+ * the commands per request (background commands seen meanwhile are subtracted pro rata).
+ */
+const N = Number(process.env.N ?? 50);
+
+const db = await startDatabase({ dataDir: '', profile: false });
+const gateway = await startGateway(
+  loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MONGODB_URI: `${db.url}${db.url.includes('?') ? '&' : '?'}monitorCommands=true`,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ACCOUNT_CREATION_PER_MINUTE: '100000',
+  }),
+);
+let counts = new Map<string, number>();
+let recording = false;
+mongoose.connection.getClient().on('commandStarted', (e) => {
+  if (!recording) return;
+  const cmd = e.command as Record<string, unknown>;
+  const target = typeof cmd[e.commandName] === 'string' ? `${e.commandName} ${cmd[e.commandName]}` : e.commandName;
+  counts.set(target, (counts.get(target) ?? 0) + 1);
+});
+
+async function record(run: () => Promise<void>): Promise<{ counts: Map<string, number>; ms: number }> {
+  counts = new Map();
+  recording = true;
+  const t0 = performance.now();
+  await run();
+  const ms = performance.now() - t0;
+  recording = false;
+  return { counts, ms };
+}
+
+const idle = await record(() => sleep(5_000));
+const idlePerMs = new Map([...idle.counts].map(([k, v]) => [k, v / idle.ms]));
+const show = (label: string, r: { counts: Map<string, number>; ms: number }, per: number) => {
+  const rows = [...r.counts]
+    .map(([k, v]) => [k, (v - (idlePerMs.get(k) ?? 0) * r.ms) / per] as const)
+    .filter(([, v]) => v > 0.05)
+    .sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((n, [, v]) => n + v, 0);
+  console.log(`\n${label}: ${total.toFixed(1)} commands per request (${(r.ms / per).toFixed(1)} ms per request, sequential)`);
+  for (const [k, v] of rows) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
+};
+console.log(`idle background: ${[...idle.counts].map(([k, v]) => `${k} ${((v / idle.ms) * 1000).toFixed(1)}/s`).join(', ') || 'none'}`);
+
+const account = await createAccount(gateway.url, 'db commands');
+const ids: string[] = [];
+for (let i = 0; i < N; i++) ids.push((await createReferenceIntent(account.api)).id);
+const gql = new Api(gateway.url, account.sk);
+
+show('POST /v1/payment_intents', await record(async () => {
+  for (let i = 0; i < N; i++) await account.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() });
+}), N);
+await sleep(1_000);
+show('GET /v1/payment_intents/{id}', await record(async () => {
+  for (const id of ids) await account.api.must(200, 'GET', `/payment_intents/${id}`);
+}), N);
+show('GET /v1/payment_intents?limit=25', await record(async () => {
+  for (let i = 0; i < N; i++) await account.api.must(200, 'GET', '/payment_intents?limit=25');
+}), N);
+show('POST /graphql paymentIntent { refunds events }', await record(async () => {
+  for (const id of ids) {
+    await gql.must(200, 'POST', '/graphql', { query: 'query($id: ID!) { paymentIntent(id: $id) { id status refunds { id } events { id type } } }', variables: { id } });
+  }
+}), N);
+show('POST /v1/payment_intents/{id}/cancel', await record(async () => {
+  for (const id of ids) await account.api.must(200, 'POST', `/payment_intents/${id}/cancel`);
+}), N);
+
+// The same creations with a webhook endpoint listening (payment.created): the difference is the
+// delivery's own database work (delivery record, attempt, outcome).
+const received = new Set<string>();
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received.add(String(req.headers['service-event-id']));
+    res.end('ok');
+  });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const hookAccount = await createAccount(gateway.url, 'db commands webhooks');
+await hookAccount.api.must(201, 'POST', '/webhook_endpoints', {
+  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+  events: ['payment.created'],
+});
+show('POST /v1/payment_intents with one webhook endpoint, until every delivery is received', await record(async () => {
+  for (let i = 0; i < N; i++) await hookAccount.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() });
+  while (received.size < N) await sleep(20);
+  await sleep(500);
+}), N);
+receiver.close();
+
+await gateway.close();
+await db.stop();
+process.exit(0);
