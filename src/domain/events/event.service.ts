@@ -31,6 +31,14 @@ export async function listEventsForPayment(accountId: string, paymentId: string)
   return docs.map(toEventResource);
 }
 
+/** Batch read (DataLoader): each payment's events, oldest first, for the account's payments among `paymentIds`. */
+export async function listEventsForPayments(accountId: string, paymentIds: readonly string[]): Promise<Map<string, EventResource[]>> {
+  const docs = await EventModel.find({ account_id: accountId, payment_id: { $in: [...paymentIds] } }).sort({ seq: 1 }).lean();
+  const byPayment = new Map<string, EventResource[]>(paymentIds.map((id) => [id, []]));
+  for (const d of docs) byPayment.get(d.payment_id ?? '')?.push(toEventResource(d));
+  return byPayment;
+}
+
 export async function getEvent(accountId: string, eventId: string): Promise<EventResource> {
   const doc = await EventModel.findOne({ _id: eventId, account_id: accountId }).lean();
   if (!doc) throw ApiError.notFound('event', eventId);

@@ -110,6 +110,12 @@ export function getPaymentIntent(actor: ActorOrAccount, id: string): Promise<Pay
   return getPaymentIntentForAccount(accountIdOf(actor), id);
 }
 
+/** Batch read (DataLoader): the account's intents among `ids`; unknown or foreign ids are absent. */
+export async function getPaymentIntentsByIds(accountId: string, ids: readonly string[]): Promise<Map<string, PaymentIntentResource>> {
+  const docs = await PaymentModel.find({ _id: { $in: [...ids] }, account_id: accountId }, { pending_events: 0 }).lean<PaymentRecord[]>();
+  return new Map(docs.map((d) => [d._id, toPaymentIntentResource(d)]));
+}
+
 /**
  * The stored intent whatever its account, for the public pages and stream (which check
  * `payment_link_id` / `checkout_session_id` themselves). Null when there is none.

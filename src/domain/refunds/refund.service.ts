@@ -133,3 +133,9 @@ export async function listRefundsForPayment(actor: ActorOrAccount, paymentId: st
   if (!p) throw ApiError.notFound('payment_intent', paymentId);
   return (p.refunds ?? []).map((r) => toRefundResource(r, p._id));
 }
+
+/** Batch read (DataLoader): the refunds of each of the account's intents among `paymentIds`. */
+export async function listRefundsForPayments(accountId: string, paymentIds: readonly string[]): Promise<Map<string, RefundResource[]>> {
+  const docs = await PaymentModel.find({ _id: { $in: [...paymentIds] }, account_id: accountId }, { refunds: 1, livemode: 1 }).lean<PaymentRecord[]>();
+  return new Map(docs.map((d) => [d._id, (d.refunds ?? []).map((r) => toRefundResource(r, d._id, d.livemode ?? false))]));
+}
