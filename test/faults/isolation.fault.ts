@@ -45,6 +45,8 @@ beforeAll(async () => {
   A.pending = await createPayment(api, { amount: 7_000, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: `${MARK}-ref` });
   A.paid = await paidReferencePayment(api, 9_000);
   A.refund = await ok(api.post('/refunds', { payment_intent: A.paid.id, amount: 1_000 }, { idempotencyKey: idempotencyKey() }), 201, 'A refund');
+  // The refund completes ~3 s later; wait, so that "unchanged" below compares with a settled state.
+  await waitFor(async () => (await api.get(`/refunds/${A.refund.id}`)).body.status, (s) => s === 'SUCCEEDED');
   A.express = await createPayment(api, { amount: 3_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000002' }, merchant_reference: `${MARK}-exp`, metadata: { note: MARK } });
   A.link = await ok(api.post('/payment_links', { amount: 4_000, description: `${MARK} link` }), 201, 'A link');
   A.session = await ok(api.post('/checkout/sessions', { amount: 4_000, merchant_reference: `${MARK}-cs` }), 201, 'A session');
