@@ -85,7 +85,9 @@ export interface RawDriverBench {
 }
 
 export async function openRawDriverBench(uri: string): Promise<RawDriverBench> {
-  const client = new mongoose.mongo.MongoClient(uri, { maxPoolSize: 100 });
+  // 'poll' as the gateway does (src/db/connection.ts): with the streaming hello, the embedded engine
+  // makes the driver clear its pool every ~11 s, which would understate this baseline.
+  const client = new mongoose.mongo.MongoClient(uri, { maxPoolSize: 100, serverMonitoringMode: 'poll' });
   await client.connect();
   const coll = client.db().collection<RawDoc>(COLLECTION);
   await coll.createIndex({ account_id: 1, created_at: -1 });

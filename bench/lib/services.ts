@@ -6,6 +6,11 @@ import { cpuProfileArgs, freePort, ROOT, spawnChild, spawnTs, TMP, waitForHttp, 
 
 const run = promisify(execFile);
 
+/** Extra node flags for a child from the environment, e.g. BENCH_GATEWAY_NODE_ARGS="--trace-gc". */
+function extraNodeArgs(name: string): string[] {
+  return (process.env[name] ?? '').split(/\s+/).filter(Boolean);
+}
+
 export interface Service {
   child: Child;
   url: string;
@@ -20,7 +25,7 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
     'db',
     'src/db/embedded/cli.ts',
     { DB_PORT: String(port), DB_HOST: '127.0.0.1', DATA_DIR: opts.dataDir },
-    opts.profile ? cpuProfileArgs('db') : [],
+    [...(opts.profile ? cpuProfileArgs('db') : []), ...extraNodeArgs('BENCH_DB_NODE_ARGS')],
   );
   const m = await child.waitForLine(/^MONGODB_URI=(\S+)/, 30_000);
   return { child, url: m[1]!, stop: () => child.stop() };
@@ -51,7 +56,7 @@ export async function startGatewayProcess(opts: { mongodbUri: string; profile: b
       // set above, so 'test' changes nothing else in the gateway.
       NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'test',
     },
-    opts.profile ? cpuProfileArgs(opts.name) : [],
+    [...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS')],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, 60_000, (s) => s === 200);

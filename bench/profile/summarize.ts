@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * Summarises a V8 CPU profile (`node --cpu-prof`): where the samples land (self time) by function and by
  * area (our files, each npm package, Node internals, GC), and the inclusive time of our own functions.
- *   npx tsx bench/profile/summarize.ts bench/.tmp/profiles/gateway-rest.cpuprofile [top]
+ *   npx tsx bench/profile/summarize.ts bench/.tmp/profiles/gateway-rest/<file>.cpuprofile [top] [--stalls=200]
  */
 interface ProfileNode {
   id: number;
@@ -91,6 +91,57 @@ export function summarizeProfile(file: string): ProfileSummary {
   return { totalMs: total / 1000, idleMs: idle / 1000, selfByFunction: ms(self), selfByArea: ms(areas), inclusiveOurs: ms(inclusive) };
 }
 
+/**
+ * Busy stretches: intervals longer than `minMs` in which the thread never went idle (the event loop was
+ * blocked or saturated), each with the functions (self time) and the deepest frames of ours (`src/`)
+ * that filled it. A request that waits behind such a stretch waits for all of it.
+ */
+export function findStalls(file: string, minMs = 200, top = 8): string {
+  const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile & { startTime: number };
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const ours = (id: number): string => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = byId.get(cur)!.callFrame;
+      if (f.url.includes('/src/') && !f.url.includes('node_modules')) return frameKey(f);
+    }
+    return '(no frame of ours)';
+  };
+  const out: string[] = [];
+  let t = 0;
+  let start = -1;
+  let startIndex = 0;
+  const flush = (end: number, endIndex: number) => {
+    if (start < 0 || (end - start) / 1000 < minMs) return;
+    const self = new Map<string, number>();
+    const mine = new Map<string, number>();
+    for (let i = startIndex; i < endIndex; i++) {
+      const us = prof.timeDeltas[i] ?? 0;
+      const node = byId.get(prof.samples[i]!)!;
+      self.set(frameKey(node.callFrame), (self.get(frameKey(node.callFrame)) ?? 0) + us);
+      const o = ours(node.id);
+      mine.set(o, (mine.get(o) ?? 0) + us);
+    }
+    const fmt = (m: Map<string, number>) =>
+      [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => `    ${(v / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+    out.push(`-- busy ${((end - start) / 1000).toFixed(0)} ms from +${(start / 1e6).toFixed(2)} s`, '  self:', ...fmt(self), '  innermost frame of ours:', ...fmt(mine));
+  };
+  prof.samples.forEach((id, i) => {
+    t += prof.timeDeltas[i] ?? 0;
+    const idle = byId.get(id)!.callFrame.functionName === '(idle)';
+    if (idle) {
+      flush(t, i);
+      start = -1;
+    } else if (start < 0) {
+      start = t;
+      startIndex = i;
+    }
+  });
+  flush(t, prof.samples.length);
+  return out.join('\n') || `no busy stretch over ${minMs} ms`;
+}
+
 export function formatSummary(name: string, s: ProfileSummary, top = 25): string {
   const pct = (v: number) => `${((100 * v) / s.totalMs).toFixed(1).padStart(5)} %`;
   const lines = [
@@ -106,10 +157,11 @@ export function formatSummary(name: string, s: ProfileSummary, top = 25): string
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  const [file, top] = process.argv.slice(2);
+  const [file, top, stalls] = process.argv.slice(2);
   if (!file) {
-    console.error('usage: tsx bench/profile/summarize.ts <file.cpuprofile> [top]');
+    console.error('usage: tsx bench/profile/summarize.ts <file.cpuprofile> [top] [--stalls=<ms>]');
     process.exit(2);
   }
   console.log(formatSummary(path.basename(file), summarizeProfile(file), Number(top ?? 25)));
+  if (stalls?.startsWith('--stalls')) console.log(findStalls(file, Number(stalls.split('=')[1] ?? 200)));
 }
