@@ -155,7 +155,12 @@ export class FileJournal implements Journal {
         throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
       }
       fromGen = Number((records[0].meta as Doc).journalGen ?? 0);
-      for (const r of records.slice(1)) for (const op of r.ops as JournalOp[]) (apply(op), count++);
+      for (const r of records.slice(1)) {
+        for (const op of r.ops as JournalOp[]) {
+          apply(op);
+          count++;
+        }
+      }
     }
     const gens = fs
       .readdirSync(dir)
@@ -171,7 +176,12 @@ export class FileJournal implements Journal {
       }
       const buf = fs.readFileSync(file);
       const { records, validEnd } = readRecords(buf);
-      for (const r of records) for (const op of r.ops as JournalOp[]) (apply(op), count++);
+      for (const r of records) {
+        for (const op of r.ops as JournalOp[]) {
+          apply(op);
+          count++;
+        }
+      }
       if (validEnd !== buf.length) {
         this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: buf.length - validEnd });
         fs.truncateSync(file, validEnd);

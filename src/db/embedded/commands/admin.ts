@@ -15,9 +15,10 @@ function helloReply(c: CommandContext, legacy: boolean): Doc {
   const ts = c.engine.clock.current();
   const now = new Date();
   const opTime = { ts, t: Long.fromNumber(1) };
-  const reply: Doc = {
-    topologyVersion: { processId: s.processId, counter: Long.ZERO },
-  };
+  // No topologyVersion: with it, drivers switch their monitor to the streaming (exhaust) protocol,
+  // which expects replies flagged moreToCome every maxAwaitTimeMS; without it they poll hello every
+  // heartbeat, which a one-member set whose topology never changes serves just as well.
+  const reply: Doc = {};
   if (legacy) reply.ismaster = true;
   else reply.isWritablePrimary = true;
   Object.assign(reply, {
