@@ -107,10 +107,12 @@ const operationData = {
       "params": "cancelPaymentIntent_params",
       "responses": {
         "200": "cancelPaymentIntent_200",
+        "400": "cancelPaymentIntent_400",
         "401": "cancelPaymentIntent_401",
         "403": "cancelPaymentIntent_403",
         "404": "cancelPaymentIntent_404",
         "409": "cancelPaymentIntent_409",
+        "413": "cancelPaymentIntent_413",
         "429": "cancelPaymentIntent_429",
         "500": "cancelPaymentIntent_500",
         "503": "cancelPaymentIntent_503"
@@ -119,6 +121,9 @@ const operationData = {
     "errorCodes": {},
     "responseContentTypes": {
       "200": [
+        "application/json"
+      ],
+      "400": [
         "application/json"
       ],
       "401": [
@@ -131,6 +136,9 @@ const operationData = {
         "application/json"
       ],
       "409": [
+        "application/json"
+      ],
+      "413": [
         "application/json"
       ],
       "429": [
@@ -1715,9 +1723,11 @@ const operationData = {
       "params": "retryWebhookDelivery_params",
       "responses": {
         "200": "retryWebhookDelivery_200",
+        "400": "retryWebhookDelivery_400",
         "401": "retryWebhookDelivery_401",
         "403": "retryWebhookDelivery_403",
         "404": "retryWebhookDelivery_404",
+        "413": "retryWebhookDelivery_413",
         "429": "retryWebhookDelivery_429",
         "500": "retryWebhookDelivery_500",
         "503": "retryWebhookDelivery_503"
@@ -1728,6 +1738,9 @@ const operationData = {
       "200": [
         "application/json"
       ],
+      "400": [
+        "application/json"
+      ],
       "401": [
         "application/json"
       ],
@@ -1735,6 +1748,9 @@ const operationData = {
         "application/json"
       ],
       "404": [
+        "application/json"
+      ],
+      "413": [
         "application/json"
       ],
       "429": [
@@ -1811,9 +1827,11 @@ const operationData = {
       "params": "rotateWebhookSecret_params",
       "responses": {
         "200": "rotateWebhookSecret_200",
+        "400": "rotateWebhookSecret_400",
         "401": "rotateWebhookSecret_401",
         "403": "rotateWebhookSecret_403",
         "404": "rotateWebhookSecret_404",
+        "413": "rotateWebhookSecret_413",
         "429": "rotateWebhookSecret_429",
         "500": "rotateWebhookSecret_500",
         "503": "rotateWebhookSecret_503"
@@ -1824,6 +1842,9 @@ const operationData = {
       "200": [
         "application/json"
       ],
+      "400": [
+        "application/json"
+      ],
       "401": [
         "application/json"
       ],
@@ -1831,6 +1852,9 @@ const operationData = {
         "application/json"
       ],
       "404": [
+        "application/json"
+      ],
+      "413": [
         "application/json"
       ],
       "429": [
@@ -1859,9 +1883,11 @@ const operationData = {
       "params": "sendTestWebhook_params",
       "responses": {
         "202": "sendTestWebhook_202",
+        "400": "sendTestWebhook_400",
         "401": "sendTestWebhook_401",
         "403": "sendTestWebhook_403",
         "404": "sendTestWebhook_404",
+        "413": "sendTestWebhook_413",
         "429": "sendTestWebhook_429",
         "500": "sendTestWebhook_500",
         "503": "sendTestWebhook_503"
@@ -1872,6 +1898,9 @@ const operationData = {
       "202": [
         "application/json"
       ],
+      "400": [
+        "application/json"
+      ],
       "401": [
         "application/json"
       ],
@@ -1879,6 +1908,9 @@ const operationData = {
         "application/json"
       ],
       "404": [
+        "application/json"
+      ],
+      "413": [
         "application/json"
       ],
       "429": [
@@ -1967,6 +1999,7 @@ const operationData = {
       "params": "streamPaymentIntentEvents_params",
       "headers": "streamPaymentIntentEvents_headers",
       "responses": {
+        "400": "streamPaymentIntentEvents_400",
         "401": "streamPaymentIntentEvents_401",
         "403": "streamPaymentIntentEvents_403",
         "404": "streamPaymentIntentEvents_404",
@@ -1979,6 +2012,9 @@ const operationData = {
     "responseContentTypes": {
       "200": [
         "text/event-stream"
+      ],
+      "400": [
+        "application/json"
       ],
       "401": [
         "application/json"
@@ -2015,6 +2051,7 @@ const operationData = {
       "params": "streamPublicPaymentEvents_params",
       "headers": "streamPublicPaymentEvents_headers",
       "responses": {
+        "400": "streamPublicPaymentEvents_400",
         "404": "streamPublicPaymentEvents_404",
         "429": "streamPublicPaymentEvents_429",
         "500": "streamPublicPaymentEvents_500",
@@ -2025,6 +2062,9 @@ const operationData = {
     "responseContentTypes": {
       "200": [
         "text/event-stream"
+      ],
+      "400": [
+        "application/json"
       ],
       "404": [
         "application/json"

@@ -18,10 +18,12 @@ export declare const advanceSandboxClock_429: Validator<components['schemas']['E
 export declare const advanceSandboxClock_500: Validator<components['schemas']['Error']>;
 export declare const advanceSandboxClock_503: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_200: Validator<components['schemas']['PaymentIntent']>;
+export declare const cancelPaymentIntent_400: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_401: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_403: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_404: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_409: Validator<components['schemas']['Error']>;
+export declare const cancelPaymentIntent_413: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_429: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_500: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_503: Validator<components['schemas']['Error']>;
@@ -234,9 +236,11 @@ export declare const listWebhookEndpoints_503: Validator<components['schemas']['
 export declare const readyz_200: Validator<components['schemas']['Health']>;
 export declare const readyz_503: Validator<components['schemas']['Health']>;
 export declare const retryWebhookDelivery_200: Validator<components['schemas']['WebhookDelivery']>;
+export declare const retryWebhookDelivery_400: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_401: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_403: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_404: Validator<components['schemas']['Error']>;
+export declare const retryWebhookDelivery_413: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_429: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_500: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_503: Validator<components['schemas']['Error']>;
@@ -248,9 +252,11 @@ export declare const revokeApiKey_429: Validator<components['schemas']['Error']>
 export declare const revokeApiKey_500: Validator<components['schemas']['Error']>;
 export declare const revokeApiKey_503: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_200: Validator<components['schemas']['WebhookEndpointWithSecret']>;
+export declare const rotateWebhookSecret_400: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_401: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_403: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_404: Validator<components['schemas']['Error']>;
+export declare const rotateWebhookSecret_413: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_429: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_500: Validator<components['schemas']['Error']>;
 export declare const rotateWebhookSecret_503: Validator<components['schemas']['Error']>;
@@ -259,9 +265,11 @@ export declare const schema_Event: Validator<components['schemas']['Event']>;
 export declare const schema_PaymentIntent: Validator<components['schemas']['PaymentIntent']>;
 export declare const schema_PublicPaymentIntent: Validator<components['schemas']['PublicPaymentIntent']>;
 export declare const sendTestWebhook_202: Validator<components['schemas']['TestEventQueued']>;
+export declare const sendTestWebhook_400: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_401: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_403: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_404: Validator<components['schemas']['Error']>;
+export declare const sendTestWebhook_413: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_429: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_500: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_503: Validator<components['schemas']['Error']>;
@@ -275,12 +283,14 @@ export declare const simulateReferencePaid_413: Validator<components['schemas'][
 export declare const simulateReferencePaid_429: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_500: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_503: Validator<components['schemas']['Error']>;
+export declare const streamPaymentIntentEvents_400: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_401: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_403: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_404: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_429: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_500: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_503: Validator<components['schemas']['Error']>;
+export declare const streamPublicPaymentEvents_400: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_404: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_429: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_500: Validator<components['schemas']['Error']>;
@@ -296,10 +306,12 @@ export type ResponseValidatorName =
   | 'advanceSandboxClock_500'
   | 'advanceSandboxClock_503'
   | 'cancelPaymentIntent_200'
+  | 'cancelPaymentIntent_400'
   | 'cancelPaymentIntent_401'
   | 'cancelPaymentIntent_403'
   | 'cancelPaymentIntent_404'
   | 'cancelPaymentIntent_409'
+  | 'cancelPaymentIntent_413'
   | 'cancelPaymentIntent_429'
   | 'cancelPaymentIntent_500'
   | 'cancelPaymentIntent_503'
@@ -512,9 +524,11 @@ export type ResponseValidatorName =
   | 'readyz_200'
   | 'readyz_503'
   | 'retryWebhookDelivery_200'
+  | 'retryWebhookDelivery_400'
   | 'retryWebhookDelivery_401'
   | 'retryWebhookDelivery_403'
   | 'retryWebhookDelivery_404'
+  | 'retryWebhookDelivery_413'
   | 'retryWebhookDelivery_429'
   | 'retryWebhookDelivery_500'
   | 'retryWebhookDelivery_503'
@@ -526,9 +540,11 @@ export type ResponseValidatorName =
   | 'revokeApiKey_500'
   | 'revokeApiKey_503'
   | 'rotateWebhookSecret_200'
+  | 'rotateWebhookSecret_400'
   | 'rotateWebhookSecret_401'
   | 'rotateWebhookSecret_403'
   | 'rotateWebhookSecret_404'
+  | 'rotateWebhookSecret_413'
   | 'rotateWebhookSecret_429'
   | 'rotateWebhookSecret_500'
   | 'rotateWebhookSecret_503'
@@ -537,9 +553,11 @@ export type ResponseValidatorName =
   | 'schema_PaymentIntent'
   | 'schema_PublicPaymentIntent'
   | 'sendTestWebhook_202'
+  | 'sendTestWebhook_400'
   | 'sendTestWebhook_401'
   | 'sendTestWebhook_403'
   | 'sendTestWebhook_404'
+  | 'sendTestWebhook_413'
   | 'sendTestWebhook_429'
   | 'sendTestWebhook_500'
   | 'sendTestWebhook_503'
@@ -553,12 +571,14 @@ export type ResponseValidatorName =
   | 'simulateReferencePaid_429'
   | 'simulateReferencePaid_500'
   | 'simulateReferencePaid_503'
+  | 'streamPaymentIntentEvents_400'
   | 'streamPaymentIntentEvents_401'
   | 'streamPaymentIntentEvents_403'
   | 'streamPaymentIntentEvents_404'
   | 'streamPaymentIntentEvents_429'
   | 'streamPaymentIntentEvents_500'
   | 'streamPaymentIntentEvents_503'
+  | 'streamPublicPaymentEvents_400'
   | 'streamPublicPaymentEvents_404'
   | 'streamPublicPaymentEvents_429'
   | 'streamPublicPaymentEvents_500'
@@ -575,10 +595,12 @@ export declare const validators: {
   readonly advanceSandboxClock_500: typeof advanceSandboxClock_500;
   readonly advanceSandboxClock_503: typeof advanceSandboxClock_503;
   readonly cancelPaymentIntent_200: typeof cancelPaymentIntent_200;
+  readonly cancelPaymentIntent_400: typeof cancelPaymentIntent_400;
   readonly cancelPaymentIntent_401: typeof cancelPaymentIntent_401;
   readonly cancelPaymentIntent_403: typeof cancelPaymentIntent_403;
   readonly cancelPaymentIntent_404: typeof cancelPaymentIntent_404;
   readonly cancelPaymentIntent_409: typeof cancelPaymentIntent_409;
+  readonly cancelPaymentIntent_413: typeof cancelPaymentIntent_413;
   readonly cancelPaymentIntent_429: typeof cancelPaymentIntent_429;
   readonly cancelPaymentIntent_500: typeof cancelPaymentIntent_500;
   readonly cancelPaymentIntent_503: typeof cancelPaymentIntent_503;
@@ -791,9 +813,11 @@ export declare const validators: {
   readonly readyz_200: typeof readyz_200;
   readonly readyz_503: typeof readyz_503;
   readonly retryWebhookDelivery_200: typeof retryWebhookDelivery_200;
+  readonly retryWebhookDelivery_400: typeof retryWebhookDelivery_400;
   readonly retryWebhookDelivery_401: typeof retryWebhookDelivery_401;
   readonly retryWebhookDelivery_403: typeof retryWebhookDelivery_403;
   readonly retryWebhookDelivery_404: typeof retryWebhookDelivery_404;
+  readonly retryWebhookDelivery_413: typeof retryWebhookDelivery_413;
   readonly retryWebhookDelivery_429: typeof retryWebhookDelivery_429;
   readonly retryWebhookDelivery_500: typeof retryWebhookDelivery_500;
   readonly retryWebhookDelivery_503: typeof retryWebhookDelivery_503;
@@ -805,9 +829,11 @@ export declare const validators: {
   readonly revokeApiKey_500: typeof revokeApiKey_500;
   readonly revokeApiKey_503: typeof revokeApiKey_503;
   readonly rotateWebhookSecret_200: typeof rotateWebhookSecret_200;
+  readonly rotateWebhookSecret_400: typeof rotateWebhookSecret_400;
   readonly rotateWebhookSecret_401: typeof rotateWebhookSecret_401;
   readonly rotateWebhookSecret_403: typeof rotateWebhookSecret_403;
   readonly rotateWebhookSecret_404: typeof rotateWebhookSecret_404;
+  readonly rotateWebhookSecret_413: typeof rotateWebhookSecret_413;
   readonly rotateWebhookSecret_429: typeof rotateWebhookSecret_429;
   readonly rotateWebhookSecret_500: typeof rotateWebhookSecret_500;
   readonly rotateWebhookSecret_503: typeof rotateWebhookSecret_503;
@@ -816,9 +842,11 @@ export declare const validators: {
   readonly schema_PaymentIntent: typeof schema_PaymentIntent;
   readonly schema_PublicPaymentIntent: typeof schema_PublicPaymentIntent;
   readonly sendTestWebhook_202: typeof sendTestWebhook_202;
+  readonly sendTestWebhook_400: typeof sendTestWebhook_400;
   readonly sendTestWebhook_401: typeof sendTestWebhook_401;
   readonly sendTestWebhook_403: typeof sendTestWebhook_403;
   readonly sendTestWebhook_404: typeof sendTestWebhook_404;
+  readonly sendTestWebhook_413: typeof sendTestWebhook_413;
   readonly sendTestWebhook_429: typeof sendTestWebhook_429;
   readonly sendTestWebhook_500: typeof sendTestWebhook_500;
   readonly sendTestWebhook_503: typeof sendTestWebhook_503;
@@ -832,12 +860,14 @@ export declare const validators: {
   readonly simulateReferencePaid_429: typeof simulateReferencePaid_429;
   readonly simulateReferencePaid_500: typeof simulateReferencePaid_500;
   readonly simulateReferencePaid_503: typeof simulateReferencePaid_503;
+  readonly streamPaymentIntentEvents_400: typeof streamPaymentIntentEvents_400;
   readonly streamPaymentIntentEvents_401: typeof streamPaymentIntentEvents_401;
   readonly streamPaymentIntentEvents_403: typeof streamPaymentIntentEvents_403;
   readonly streamPaymentIntentEvents_404: typeof streamPaymentIntentEvents_404;
   readonly streamPaymentIntentEvents_429: typeof streamPaymentIntentEvents_429;
   readonly streamPaymentIntentEvents_500: typeof streamPaymentIntentEvents_500;
   readonly streamPaymentIntentEvents_503: typeof streamPaymentIntentEvents_503;
+  readonly streamPublicPaymentEvents_400: typeof streamPublicPaymentEvents_400;
   readonly streamPublicPaymentEvents_404: typeof streamPublicPaymentEvents_404;
   readonly streamPublicPaymentEvents_429: typeof streamPublicPaymentEvents_429;
   readonly streamPublicPaymentEvents_500: typeof streamPublicPaymentEvents_500;

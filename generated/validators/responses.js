@@ -8942,10 +8942,12 @@ export const advanceSandboxClock_413 = advanceSandboxClock_400;
 export const advanceSandboxClock_429 = advanceSandboxClock_400;
 export const advanceSandboxClock_500 = advanceSandboxClock_400;
 export const advanceSandboxClock_503 = advanceSandboxClock_400;
+export const cancelPaymentIntent_400 = advanceSandboxClock_400;
 export const cancelPaymentIntent_401 = advanceSandboxClock_400;
 export const cancelPaymentIntent_403 = advanceSandboxClock_400;
 export const cancelPaymentIntent_404 = advanceSandboxClock_400;
 export const cancelPaymentIntent_409 = advanceSandboxClock_400;
+export const cancelPaymentIntent_413 = advanceSandboxClock_400;
 export const cancelPaymentIntent_429 = advanceSandboxClock_400;
 export const cancelPaymentIntent_500 = advanceSandboxClock_400;
 export const cancelPaymentIntent_503 = advanceSandboxClock_400;
@@ -9136,9 +9138,11 @@ export const listWebhookEndpoints_500 = advanceSandboxClock_400;
 export const listWebhookEndpoints_503 = advanceSandboxClock_400;
 export const readyz_200 = healthz_200;
 export const readyz_503 = healthz_200;
+export const retryWebhookDelivery_400 = advanceSandboxClock_400;
 export const retryWebhookDelivery_401 = advanceSandboxClock_400;
 export const retryWebhookDelivery_403 = advanceSandboxClock_400;
 export const retryWebhookDelivery_404 = advanceSandboxClock_400;
+export const retryWebhookDelivery_413 = advanceSandboxClock_400;
 export const retryWebhookDelivery_429 = advanceSandboxClock_400;
 export const retryWebhookDelivery_500 = advanceSandboxClock_400;
 export const retryWebhookDelivery_503 = advanceSandboxClock_400;
@@ -9149,18 +9153,22 @@ export const revokeApiKey_429 = advanceSandboxClock_400;
 export const revokeApiKey_500 = advanceSandboxClock_400;
 export const revokeApiKey_503 = advanceSandboxClock_400;
 export const rotateWebhookSecret_200 = createWebhookEndpoint_201;
+export const rotateWebhookSecret_400 = advanceSandboxClock_400;
 export const rotateWebhookSecret_401 = advanceSandboxClock_400;
 export const rotateWebhookSecret_403 = advanceSandboxClock_400;
 export const rotateWebhookSecret_404 = advanceSandboxClock_400;
+export const rotateWebhookSecret_413 = advanceSandboxClock_400;
 export const rotateWebhookSecret_429 = advanceSandboxClock_400;
 export const rotateWebhookSecret_500 = advanceSandboxClock_400;
 export const rotateWebhookSecret_503 = advanceSandboxClock_400;
 export const schema_Error = advanceSandboxClock_400;
 export const schema_PaymentIntent = cancelPaymentIntent_200;
 export const schema_PublicPaymentIntent = createPublicCheckoutSessionPayment_201;
+export const sendTestWebhook_400 = advanceSandboxClock_400;
 export const sendTestWebhook_401 = advanceSandboxClock_400;
 export const sendTestWebhook_403 = advanceSandboxClock_400;
 export const sendTestWebhook_404 = advanceSandboxClock_400;
+export const sendTestWebhook_413 = advanceSandboxClock_400;
 export const sendTestWebhook_429 = advanceSandboxClock_400;
 export const sendTestWebhook_500 = advanceSandboxClock_400;
 export const sendTestWebhook_503 = advanceSandboxClock_400;
@@ -9174,12 +9182,14 @@ export const simulateReferencePaid_413 = advanceSandboxClock_400;
 export const simulateReferencePaid_429 = advanceSandboxClock_400;
 export const simulateReferencePaid_500 = advanceSandboxClock_400;
 export const simulateReferencePaid_503 = advanceSandboxClock_400;
+export const streamPaymentIntentEvents_400 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_401 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_403 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_404 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_429 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_500 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_503 = advanceSandboxClock_400;
+export const streamPublicPaymentEvents_400 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_404 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_429 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_500 = advanceSandboxClock_400;
@@ -9195,10 +9205,12 @@ export const validators = Object.freeze({
   advanceSandboxClock_500,
   advanceSandboxClock_503,
   cancelPaymentIntent_200,
+  cancelPaymentIntent_400,
   cancelPaymentIntent_401,
   cancelPaymentIntent_403,
   cancelPaymentIntent_404,
   cancelPaymentIntent_409,
+  cancelPaymentIntent_413,
   cancelPaymentIntent_429,
   cancelPaymentIntent_500,
   cancelPaymentIntent_503,
@@ -9411,9 +9423,11 @@ export const validators = Object.freeze({
   readyz_200,
   readyz_503,
   retryWebhookDelivery_200,
+  retryWebhookDelivery_400,
   retryWebhookDelivery_401,
   retryWebhookDelivery_403,
   retryWebhookDelivery_404,
+  retryWebhookDelivery_413,
   retryWebhookDelivery_429,
   retryWebhookDelivery_500,
   retryWebhookDelivery_503,
@@ -9425,9 +9439,11 @@ export const validators = Object.freeze({
   revokeApiKey_500,
   revokeApiKey_503,
   rotateWebhookSecret_200,
+  rotateWebhookSecret_400,
   rotateWebhookSecret_401,
   rotateWebhookSecret_403,
   rotateWebhookSecret_404,
+  rotateWebhookSecret_413,
   rotateWebhookSecret_429,
   rotateWebhookSecret_500,
   rotateWebhookSecret_503,
@@ -9436,9 +9452,11 @@ export const validators = Object.freeze({
   schema_PaymentIntent,
   schema_PublicPaymentIntent,
   sendTestWebhook_202,
+  sendTestWebhook_400,
   sendTestWebhook_401,
   sendTestWebhook_403,
   sendTestWebhook_404,
+  sendTestWebhook_413,
   sendTestWebhook_429,
   sendTestWebhook_500,
   sendTestWebhook_503,
@@ -9452,12 +9470,14 @@ export const validators = Object.freeze({
   simulateReferencePaid_429,
   simulateReferencePaid_500,
   simulateReferencePaid_503,
+  streamPaymentIntentEvents_400,
   streamPaymentIntentEvents_401,
   streamPaymentIntentEvents_403,
   streamPaymentIntentEvents_404,
   streamPaymentIntentEvents_429,
   streamPaymentIntentEvents_500,
   streamPaymentIntentEvents_503,
+  streamPublicPaymentEvents_400,
   streamPublicPaymentEvents_404,
   streamPublicPaymentEvents_429,
   streamPublicPaymentEvents_500,
