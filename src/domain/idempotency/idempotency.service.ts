@@ -37,8 +37,10 @@ export interface IdempotentResult {
 }
 
 export const IDEMPOTENCY_WAIT_MS = 10_000;
-const LEASE_MS = 30_000;
-const RENEW_EVERY_MS = 10_000;
+// Short lease, renewed while the request runs: a key left behind by a crashed process is free again
+// within ~15 s instead of blocking retries for longer.
+const LEASE_MS = 15_000;
+const RENEW_EVERY_MS = 5_000;
 const POLL_FIRST_MS = 25;
 const POLL_MAX_MS = 250;
 
