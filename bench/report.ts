@@ -125,7 +125,7 @@ export function renderResults(r: BenchResults): string {
   L.push(`- load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}; after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
   L.push(
     `- settings: BENCH_SCALE=${s.scale}, ${s.durationS} s per row after ${s.warmupS} s warm-up, ${s.connections} connections; ` +
-      `${s.subscribers} SSE + ${s.subscribers} graphql-ws subscribers over ${s.fanoutPayments} payments, ${s.fanoutRate} changes/s; ${s.webhookEvents} webhook events` +
+      `${s.subscribers} SSE + ${s.subscribers} graphql-ws subscribers over ${s.fanoutPayments} payments, ${s.fanoutRate} changes/s; ${s.webhookEvents} webhook events ${s.webhookRate > 0 ? `at ${s.webhookRate}/s` : 'as fast as possible'}` +
       `${s.profile ? '; **CPU profiling on (slower)**' : ''}`,
     '',
   );
@@ -186,7 +186,13 @@ export function renderResults(r: BenchResults): string {
     L.push('## Webhooks', '');
     L.push('| Events | Delivered | Produced (/s) | Delivered (/s) | Lag p50 (ms) | Lag p99 (ms) | Duplicates | Rejected |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
     L.push(`| ${w.events} | ${w.delivered} | ${f0(w.producedPerSecond)} | ${f0(w.deliveredPerSecond)} | ${f1(w.lagP50)} | ${f1(w.lagP99)} | ${w.duplicates} | ${w.rejected} |`);
-    L.push('', 'Lag = receipt at the local receiver (signature verified) minus the event\'s `created_at`.');
+    L.push(
+      '',
+      `Events produced ${w.rate > 0 ? `at ${w.rate}/s (paced)` : `as fast as ${s.connections} concurrent creations go`}: one \`payment.created\` per ` +
+        '`POST /v1/payment_intents`. Lag = receipt at the local receiver (signature verified) minus the event\'s `created_at`. ' +
+        `The creations themselves took p50 ${f1(w.createP50)} ms, p99 ${f1(w.createP99)} ms: \`created_at\` is stamped as a creation starts, ` +
+        'so the lag includes most of the creating request.',
+    );
     if (w.firstRejection) L.push('', `First rejection: ${w.firstRejection}`);
     L.push('');
   }

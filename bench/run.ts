@@ -179,6 +179,7 @@ async function main(): Promise<void> {
     results.webhooks = await runWebhooks(gw, settings, log);
     const w = results.webhooks;
     log(`  delivered ${w.delivered}/${w.events} at ${w.deliveredPerSecond.toFixed(0)}/s, lag p50 ${w.lagP50.toFixed(1)} ms p99 ${w.lagP99.toFixed(1)} ms`);
+    log(`  the creations took p50 ${w.createP50.toFixed(1)} ms p99 ${w.createP99.toFixed(1)} ms`);
     await gw.stop();
   }
 

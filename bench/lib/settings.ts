@@ -31,6 +31,8 @@ export interface BenchSettings {
   fanoutWorkers: number;
   /** Events delivered to the local webhook receiver. */
   webhookEvents: number;
+  /** Events produced per second (payment creations); 0 = as fast as `connections` creators go. */
+  webhookRate: number;
   /** Rows/phases to run (comma list of keys, see run.ts); empty = all. */
   only: Set<string>;
   /** Write CPU profiles of the gateway and database processes into bench/.tmp/profiles. */
@@ -50,6 +52,7 @@ export function loadSettings(): BenchSettings {
     fanoutRate: num('BENCH_FANOUT_RATE', 20),
     fanoutWorkers: Math.max(1, Math.round(num('BENCH_FANOUT_WORKERS', 2))),
     webhookEvents: scaled('BENCH_WEBHOOKS', 2000, 10),
+    webhookRate: num('BENCH_WEBHOOK_RATE', 50),
     only: new Set(
       (process.env.BENCH_ONLY ?? '')
         .split(',')

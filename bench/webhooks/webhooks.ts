@@ -13,15 +13,25 @@ export interface WebhookResult {
   firstRejection?: string;
   /** Events produced per second (payment creations). */
   producedPerSecond: number;
+  /** The pace asked for (0 = as fast as possible). */
+  rate: number;
   /** Distinct events received per second, first event's created_at to last receipt. */
   deliveredPerSecond: number;
   lagP50: number;
   lagP99: number;
+  /**
+   * Latency of the creations that produced the events. An event's `created_at` is stamped when the
+   * creation starts handling, so the lag includes most of the creation request.
+   */
+  createP50: number;
+  createP99: number;
 }
 
 /**
  * Webhooks: a fresh account with one endpoint (`payment.created`) pointing at a local receiver process,
- * then `webhookEvents` payments created `connections` at a time. Lag = receipt time at the receiver
+ * then `webhookEvents` payments created at `webhookRate` per second (at most `connections` at a time;
+ * rate 0 = as fast as they go, which saturates the gateway with creations, so the lag then measures
+ * that queue as much as the delivery path). Lag = receipt time at the receiver
  * minus the event's `created_at` (both wall clock on this machine; created_at has millisecond
  * resolution).
  */
@@ -50,11 +60,17 @@ export async function runWebhooks(gw: Service, s: BenchSettings, log: (m: string
     command({ type: 'secret', secret: endpoint.secret });
 
     const t0 = performance.now();
-    await pool(
-      Array.from({ length: s.webhookEvents }, (_, i) => i),
-      s.connections,
-      () => createReferenceIntent(account.api),
-    );
+    const createMs: number[] = [];
+    await pool(Array.from({ length: s.webhookEvents }, (_, i) => i), s.connections, async (i) => {
+      // Paced: event i is produced at t0 + i / rate (unless `connections` creations are in flight).
+      if (s.webhookRate > 0) {
+        const wait = t0 + (i * 1000) / s.webhookRate - performance.now();
+        if (wait > 0) await sleep(wait);
+      }
+      const started = performance.now();
+      await createReferenceIntent(account.api);
+      createMs.push(performance.now() - started);
+    });
     const producedPerSecond = s.webhookEvents / ((performance.now() - t0) / 1000);
     log(`  ${s.webhookEvents} events produced at ${producedPerSecond.toFixed(0)}/s; waiting for deliveries`);
 
@@ -76,9 +92,12 @@ export async function runWebhooks(gw: Service, s: BenchSettings, log: (m: string
       rejected: report.rejected,
       firstRejection: report.firstRejection,
       producedPerSecond,
+      rate: s.webhookRate,
       deliveredPerSecond: report.receipts.length / ((lastReceived - firstCreated) / 1000),
       lagP50: percentile(lags, 50),
       lagP99: percentile(lags, 99),
+      createP50: percentile(createMs, 50),
+      createP99: percentile(createMs, 99),
     };
   } finally {
     if (receiver.connected) command({ type: 'close' });
