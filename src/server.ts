@@ -52,6 +52,11 @@ export async function startGateway(config: Config): Promise<Gateway> {
   const services = await backgroundServices();
   const httpServer = http.createServer();
   httpServer.keepAliveTimeout = 65_000;
+  // The port opens before the services start (their start needs the server); a request arriving
+  // meanwhile waits for the app instead of never being answered.
+  const early: Array<[http.IncomingMessage, http.ServerResponse]> = [];
+  const holdEarly = (req: http.IncomingMessage, res: http.ServerResponse) => early.push([req, res]);
+  httpServer.on('request', holdEarly);
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -67,7 +72,9 @@ export async function startGateway(config: Config): Promise<Gateway> {
   const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config)] });
   // Background services (timer handlers above all) are running before the first request is served.
   for (const service of services) await service.start({ config, httpServer });
+  httpServer.off('request', holdEarly);
   httpServer.on('request', app);
+  for (const [req, res] of early.splice(0)) app(req, res);
 
   let closing: Promise<void> | undefined;
   const close = () => {
