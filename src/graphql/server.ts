@@ -93,6 +93,9 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
     introspection: true,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
+    // The gateway owns SIGTERM/SIGINT (src/main.ts) and stops Apollo in order with everything else;
+    // Apollo's own handler raced it and left `npm start` hanging on shutdown.
+    stopOnTerminationSignals: false,
     plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), requestPlugin],
   });
 }
