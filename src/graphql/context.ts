@@ -1,7 +1,5 @@
 import type { Config } from '../config';
-import type { AccountRecord } from '../domain/accounts/account.model';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import type { Authenticated } from '../domain/accounts/apiKey.service';
 import { keyAllows, type Requirement } from '../domain/accounts/permissions';
 import type { Actor } from '../domain/payments/actor';
 import { ApiError } from '../errors';
@@ -12,7 +10,6 @@ import { createLoaders, type Loaders } from './loaders';
 export interface GraphQLContext {
   requestId: string;
   actor: Actor;
-  account: AccountRecord;
   key: ApiKeyRecord;
   config: Config;
   /** Per-request DataLoaders: a list never queries once per item. */
@@ -22,10 +19,10 @@ export interface GraphQLContext {
 }
 
 /** `transport` 'ws': one context serves every message of a subscription, so loaders do not cache. */
-export function createContext(auth: Authenticated, requestId: string, config: Config, transport: 'http' | 'ws' = 'http'): GraphQLContext {
-  const actor: Actor = { accountId: auth.account._id, apiKeyId: auth.key._id };
+export function createContext(auth: { key: ApiKeyRecord }, requestId: string, config: Config, transport: 'http' | 'ws' = 'http'): GraphQLContext {
+  const actor: Actor = { accountId: auth.key.account_id, apiKeyId: auth.key._id };
   const loaders = createLoaders(actor.accountId, { cache: transport === 'http' });
-  return { requestId, actor, account: auth.account, key: auth.key, config, loaders, errorCodes: [] };
+  return { requestId, actor, key: auth.key, config, loaders, errorCodes: [] };
 }
 
 /**

@@ -1,11 +1,11 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config';
-import { authenticate } from '../domain/accounts/apiKey.service';
+import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
-import { enforceRateLimit, keyBucket } from '../rest/rateLimit';
+import { applyRateLimit } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
@@ -22,9 +22,10 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
     const requestId = String(res.locals.requestId ?? '');
     try {
       if (config.maintenanceMode) throw maintenanceError();
-      const auth = await authenticate(bearerSecret(req.headers.authorization));
+      // One round trip, as on REST: find the key and count the request.
+      const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), config.rateLimitPerMinute);
       res.locals.auth = auth;
-      await enforceRateLimit(res, keyBucket(auth.key._id), config.rateLimitPerMinute);
+      applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
       const body = await readJsonBody(req, config.maxBodyBytes);
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw ApiError.invalid("The request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}");
