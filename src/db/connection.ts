@@ -32,13 +32,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
     logger.info({ uri: redactUri(uri) }, 'Using MongoDB from MONGODB_URI');
   }
   mongoose.set('strictQuery', true);
-  // serverMonitoringMode 'poll': the driver checks the server with a plain hello every 10 s instead of
-  // a streaming (exhaust) hello. The embedded engine ends that stream after its first awaited reply
-  // ("Server ended moreToCome unexpectedly"), on which the driver marks the server Unknown and clears
-  // the connection pool, every ~11 s: each request in flight then waited ~0.5 s for server selection
-  // and a new connection (the fan-out p99 went from ~500 ms to ~30 ms; bench/README.md). Polling works
-  // with every MongoDB; it only notices a replica-set failover at the next check or failed operation.
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true, serverMonitoringMode: 'poll' });
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
   // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
   // before the first request is served rather than lazily in the background.
   await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
