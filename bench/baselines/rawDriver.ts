@@ -85,9 +85,7 @@ export interface RawDriverBench {
 }
 
 export async function openRawDriverBench(uri: string): Promise<RawDriverBench> {
-  // 'poll' as the gateway does (src/db/connection.ts): with the streaming hello, the embedded engine
-  // makes the driver clear its pool every ~11 s, which would understate this baseline.
-  const client = new mongoose.mongo.MongoClient(uri, { maxPoolSize: 100, serverMonitoringMode: 'poll' });
+  const client = new mongoose.mongo.MongoClient(uri, { maxPoolSize: 100 });
   await client.connect();
   const coll = client.db().collection<RawDoc>(COLLECTION);
   await coll.createIndex({ account_id: 1, created_at: -1 });

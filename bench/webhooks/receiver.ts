@@ -8,7 +8,7 @@ import { verifyWebhookSignature } from '../../src/webhooks/verifySignature';
  * once, de-duplicates by Service-Event-Id, and keeps, per event, the event's `created_at` and the
  * wall-clock time (sub-millisecond) the request's body was complete.
  */
-export type ReceiverCommand = { type: 'secret'; secret: string } | { type: 'report' } | { type: 'close' };
+export type ReceiverCommand = { type: 'secret'; secret: string } | { type: 'report' } | { type: 'reset' } | { type: 'close' };
 export interface Receipt {
   createdAtMs: number;
   receivedAtMs: number;
@@ -52,6 +52,11 @@ process.on('message', (msg: ReceiverCommand) => {
   if (msg.type === 'secret') secret = msg.secret;
   else if (msg.type === 'report') {
     process.send?.({ type: 'report', receipts: [...receipts.values()], duplicates, rejected, firstRejection } satisfies ReceiverMessage);
+  } else if (msg.type === 'reset') {
+    receipts.clear();
+    duplicates = 0;
+    rejected = 0;
+    firstRejection = undefined;
   } else if (msg.type === 'close') {
     server.close();
     server.closeAllConnections();
