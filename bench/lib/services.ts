@@ -51,10 +51,7 @@ export async function startGatewayProcess(opts: { mongodbUri: string; profile: b
       LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',
-      // Work-around: outside NODE_ENV=test, Apollo installs its own SIGTERM handler, which races the
-      // gateway's shutdown and leaves the process hanging (so no CPU profile is written). LOG_LEVEL is
-      // set above, so 'test' changes nothing else in the gateway.
-      NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'test',
+      NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'production',
     },
     [...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS')],
   );
