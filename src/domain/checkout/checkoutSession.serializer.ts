@@ -64,19 +64,8 @@ export function toCheckoutSessionResource(s: SessionFields, publicBaseUrl: strin
   };
 }
 
+/** The page's view: the resource without what only the merchant needs (its reference, its creation time). */
 export function toPublicCheckoutSession(s: SessionFields, publicBaseUrl: string): PublicCheckoutSession {
-  return {
-    id: s._id,
-    object: 'checkout_session',
-    url: checkoutSessionUrl(publicBaseUrl, s._id),
-    amount: s.amount,
-    currency: 'AOA',
-    methods: [...s.methods],
-    status: s.status,
-    payment_intent: s.payment_intent ?? null,
-    success_url: s.success_url ?? null,
-    cancel_url: s.cancel_url ?? null,
-    expires_at: new Date(s.expires_at).toISOString(),
-    livemode: s.livemode ?? false,
-  };
+  const { merchant_reference: _reference, created_at: _created, ...view } = toCheckoutSessionResource(s, publicBaseUrl);
+  return view;
 }
