@@ -49,15 +49,8 @@ export function toPaymentLinkResource(link: PaymentLinkRecord, publicBaseUrl: st
   };
 }
 
+/** The public page's view: the resource without the merchant's own id and state. */
 export function toPublicPaymentLink(link: PaymentLinkRecord, publicBaseUrl: string): PublicPaymentLink {
-  return {
-    object: 'payment_link',
-    code: link.code,
-    url: paymentLinkUrl(publicBaseUrl, link.code),
-    amount: link.amount,
-    currency: 'AOA',
-    methods: [...link.methods],
-    description: link.description ?? null,
-    livemode: link.livemode ?? false,
-  };
+  const { id: _id, active: _active, created_at: _created, ...view } = toPaymentLinkResource(link, publicBaseUrl);
+  return view;
 }

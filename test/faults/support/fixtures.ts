@@ -2,19 +2,9 @@ import { createAccount, idempotencyKey, type TestAccount } from '../../support/a
 import type { ApiClient } from '../../support/client';
 import type { FuzzFixtures } from './generate';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { sleep, waitFor } from '../../support/wait';
 
-/** Polls `read` until `done` holds; throws with the last value after the deadline. */
-export async function waitFor<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 30_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value)) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value).slice(0, 1500)}`);
-    await sleep(everyMs);
-    value = await read();
-  }
-  return value;
-}
+export { sleep, waitFor };
 
 export async function ok<T = any>(p: Promise<{ status: number; body: T; text: string }>, status: number, what: string): Promise<T> {
   const res = await p;
