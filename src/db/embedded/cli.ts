@@ -3,7 +3,10 @@
  *   DB_PORT   listening port (default 27017)
  *   DB_HOST   interface to bind (default 127.0.0.1)
  *   DATA_DIR  data directory (default ./data); empty string or --memory for memory-only
- * Prints the connection string as MONGODB_URI=... and shuts down cleanly on SIGINT/SIGTERM.
+ *   DB_SOCKET also listen on this Unix socket path (must end in .sock; `auto` = a unique file in
+ *             the temp directory); TCP keeps listening
+ * Prints the connection string as MONGODB_URI=... (and MONGODB_SOCKET_URI=... with DB_SOCKET)
+ * and shuts down cleanly on SIGINT/SIGTERM.
  */
 import { startEmbeddedMongo } from './index';
 
@@ -17,15 +20,18 @@ async function main(): Promise<void> {
   const dataDir = memory ? undefined : (process.env.DATA_DIR ?? './data');
   const port = Number(process.env.DB_PORT ?? 27017);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid DB_PORT: ${process.env.DB_PORT}`);
+  const socket = process.env.DB_SOCKET || undefined;
   const db = await startEmbeddedMongo({
     port,
     host: process.env.DB_HOST ?? '127.0.0.1',
     dataDir,
     advertise: process.env.DB_ADVERTISE || undefined,
+    socketPath: socket === 'auto' ? true : socket,
     logger: log,
   });
-  log(`embedded db listening (${dataDir ? `dataDir=${dataDir}` : 'memory only'})`);
+  log(`embedded db listening (${dataDir ? `dataDir=${dataDir}` : 'memory only'})`, db.socketPath ? { socket: db.socketPath } : undefined);
   process.stdout.write(`MONGODB_URI=${db.uri}\n`);
+  if (db.socketUri) process.stdout.write(`MONGODB_SOCKET_URI=${db.socketUri}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

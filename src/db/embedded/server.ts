@@ -1,9 +1,11 @@
 /**
- * TCP server speaking the MongoDB wire protocol. Each connection frames messages itself and
+ * Server speaking the MongoDB wire protocol over TCP and, optionally, also over a Unix domain
+ * socket (like mongod's /tmp/mongodb-<port>.sock). Each connection frames messages itself and
  * handles them one at a time, in order (the driver never pipelines on a pooled connection).
  * A protocol violation (bad length, truncated or malformed message, bad BSON, unknown opcode)
  * closes only the offending connection; nothing a client sends can take the process down.
  */
+import fs from 'node:fs';
 import net from 'node:net';
 import { ObjectId } from 'bson';
 import { runCommand } from './commands';
@@ -28,10 +30,18 @@ export interface ServerOptions {
   /** host:port advertised in hello (hosts/primary/me). */
   advertise?: string;
   setName?: string;
+  /**
+   * Also listen on this Unix domain socket path (the driver recognises hosts ending in `.sock`).
+   * A stale file left by a crashed process is replaced; a path another live server listens on
+   * is an error (EADDRINUSE). The file is created owner-only (0700, as mongod does) and removed
+   * on close.
+   */
+  socketPath?: string;
 }
 
 export class WireServer {
   private server: net.Server;
+  private socketServer: net.Server | undefined;
   private connections = new Set<Connection>();
   private sleepers = new Set<() => void>();
   private nextConnectionId = 1;
@@ -44,32 +54,43 @@ export class WireServer {
     readonly engine: Engine,
     private readonly options: ServerOptions,
   ) {
-    this.server = net.createServer((socket) => this.accept(socket));
+    this.server = net.createServer((socket) => this.accept(socket, false));
     this.server.on('error', (e) => engine.logger('embedded db: server error', { error: String(e) }));
   }
 
+  /** The Unix socket path, once listening on it. */
+  get socketPath(): string | undefined {
+    return this.socketServer ? this.options.socketPath : undefined;
+  }
+
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error) => reject(e);
-      this.server.once('error', onError);
-      this.server.listen(this.options.port, this.options.host, () => {
-        this.server.off('error', onError);
-        resolve();
-      });
-    });
+    await listenOn(this.server, (s) => s.listen(this.options.port, this.options.host));
     const addr = this.server.address() as net.AddressInfo;
     this.port = addr.port;
     const host = ['0.0.0.0', '::', ''].includes(this.options.host) ? '127.0.0.1' : this.options.host;
     this.hostPort = this.options.advertise ?? `${host.includes(':') ? `[${host}]` : host}:${this.port}`;
+    const socketPath = this.options.socketPath;
+    if (socketPath === undefined) return;
+    try {
+      await removeStaleSocket(socketPath);
+      const server = net.createServer((socket) => this.accept(socket, true));
+      await listenOn(server, (s) => s.listen(socketPath));
+      server.on('error', (e) => this.engine.logger('embedded db: socket server error', { error: String(e) }));
+      this.socketServer = server;
+      fs.chmodSync(socketPath, 0o700);
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
   }
 
-  private accept(socket: net.Socket): void {
+  private accept(socket: net.Socket, viaUnixSocket: boolean): void {
     if (this.closing) {
       socket.destroy();
       return;
     }
-    socket.setNoDelay(true);
-    const conn = new Connection(this, socket, this.nextConnectionId++);
+    if (!viaUnixSocket) socket.setNoDelay(true);
+    const conn = new Connection(this, socket, this.nextConnectionId++, viaUnixSocket);
     this.connections.add(conn);
     socket.on('close', () => {
       this.connections.delete(conn);
@@ -77,9 +98,11 @@ export class WireServer {
     });
   }
 
-  info(connectionId: number): ServerInfo {
+  info(connectionId: number, viaUnixSocket: boolean): ServerInfo {
     return {
-      hostPort: this.hostPort,
+      // A client that came over the socket is told the socket path is the member's address, so
+      // a `?replicaSet=rs0` URI naming the socket finds its primary there (not over TCP).
+      hostPort: viaUnixSocket ? this.options.socketPath! : this.hostPort,
       setName: this.options.setName ?? 'rs0',
       processId: this.processId,
       connectionId,
@@ -109,10 +132,46 @@ export class WireServer {
     this.closing = true;
     for (const s of [...this.sleepers]) s();
     this.engine.changes.wakeAll();
-    const closed = new Promise<void>((r) => this.server.close(() => r()));
+    const closed = [this.server, this.socketServer].map((s) => new Promise<void>((r) => (s?.listening ? s.close(() => r()) : r())));
     for (const c of this.connections) c.destroy();
-    await closed;
+    await Promise.all(closed); // closing a listening Unix socket server unlinks its file
   }
+}
+
+function listenOn(server: net.Server, listen: (s: net.Server) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once('error', onError);
+    server.once('listening', () => {
+      server.off('error', onError);
+      resolve();
+    });
+    listen(server);
+  });
+}
+
+/**
+ * A socket file nobody listens on any more (its process crashed) would make listen() fail with
+ * EADDRINUSE: remove it, as mongod does. A live one is left alone and listen() reports the clash.
+ * Anything that is not a socket is never deleted.
+ */
+async function removeStaleSocket(socketPath: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (!stat.isSocket()) throw new Error(`${socketPath} exists and is not a socket`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code !== 'ECONNREFUSED'));
+  });
+  if (!live) fs.rmSync(socketPath, { force: true }); // otherwise listen() reports EADDRINUSE
 }
 
 class Connection {
@@ -127,8 +186,9 @@ class Connection {
     private readonly server: WireServer,
     private readonly socket: net.Socket,
     readonly id: number,
+    viaUnixSocket: boolean,
   ) {
-    this.info = server.info(id);
+    this.info = server.info(id, viaUnixSocket);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => this.destroy());
     socket.on('end', () => {
@@ -152,7 +212,7 @@ class Connection {
     if (this.dead) return;
     this.server.engine.logger('embedded db: closing connection after protocol error', {
       connectionId: this.id,
-      remote: `${this.socket.remoteAddress}:${this.socket.remotePort}`,
+      remote: this.socket.remoteAddress ? `${this.socket.remoteAddress}:${this.socket.remotePort}` : 'unix socket',
       reason,
     });
     if (requestId === undefined) {

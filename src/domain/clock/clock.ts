@@ -1,4 +1,5 @@
-import { AccountModel } from '../accounts/account.model';
+import { findByIdSoon } from '../../db/batching';
+import { AccountModel, type AccountRecord } from '../accounts/account.model';
 
 /**
  * The sandbox clock: each account sees real time shifted forward by its own offset, so integrators can
@@ -9,15 +10,22 @@ export function accountNow(offsetMs: number, realNow: number = Date.now()): Date
   return new Date(realNow + offsetMs);
 }
 
+/**
+ * The account fields read on hot paths (its clock offset, and the reference entity a new payment
+ * needs), always with this one projection so that concurrent reads share one batched query.
+ */
+export async function readAccountClock(accountId: string): Promise<Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity'> | null> {
+  return findByIdSoon(AccountModel, accountId, { clock_offset_ms: 1, reference_entity: 1 });
+}
+
 /** Reads the offset from the database, so every gateway process agrees on an account's time. */
 export async function nowForAccount(accountId: string): Promise<Date> {
-  const acct = await AccountModel.findById(accountId, { clock_offset_ms: 1 }).lean();
-  return accountNow(acct?.clock_offset_ms ?? 0);
+  return accountNow(await accountOffsetMs(accountId));
 }
 
 /** The account's clock offset in ms (0 for an unknown account). */
 export async function accountOffsetMs(accountId: string): Promise<number> {
-  const acct = await AccountModel.findById(accountId, { clock_offset_ms: 1 }).lean();
+  const acct = await readAccountClock(accountId);
   return acct?.clock_offset_ms ?? 0;
 }
 

@@ -1,4 +1,5 @@
 import { logger } from '../../logger';
+import { updateOneSoon } from '../../db/batching';
 import { EventModel, type EventRecord } from './event.model';
 
 /**
@@ -34,7 +35,7 @@ interface HookEntry {
 }
 
 const hooks: HookEntry[] = [];
-const HOOK_LEASE_MS = 30_000;
+export const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
 const MAX_HOOK_ATTEMPTS = 20;
 
@@ -64,9 +65,13 @@ export function toStoredEvent(e: Pick<EventRecord, '_id' | 'account_id' | 'type'
 /** Per-account promise chains: hooks of one account run in storage order within this process. */
 const queues = new Map<string, Promise<void>>();
 
-export function enqueueHooks(event: StoredEvent): Promise<void> {
+/**
+ * Queues the event's hooks. `claimedUntil`: the event was inserted by this process with its hook lease
+ * already taken, valid until then (see outbox.ts storeEvent).
+ */
+export function enqueueHooks(event: StoredEvent, opts: { claimedUntil?: number | null } = {}): Promise<void> {
   const prev = queues.get(event.accountId) ?? Promise.resolve();
-  const next = prev.then(() => runHooks(event)).catch((err) => {
+  const next = prev.then(() => runHooks(event, opts.claimedUntil ?? null)).catch((err) => {
     logger.error({ err, eventId: event.id }, 'event hooks failed');
   });
   queues.set(event.accountId, next);
@@ -94,13 +99,23 @@ export async function hooksIdle(accountId?: string): Promise<void> {
  * failing hook is retried by the sweeper with a growing delay; after MAX_HOOK_ATTEMPTS the event is
  * marked done with `hooks_failed` so that one poisonous event cannot be retried for ever.
  */
-async function runHooks(event: StoredEvent): Promise<void> {
+async function runHooks(event: StoredEvent, claimedUntil: number | null): Promise<void> {
   const now = Date.now();
-  const claimed = await EventModel.findOneAndUpdate(
-    { _id: event.id, hooks_done: false, hooks_lease_until: { $lte: now } },
-    { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
-    { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
-  );
+  // A lease taken at insert is used while it has a comfortable margin left (the event may have
+  // waited in its account's queue); otherwise claim it now, as for any other event.
+  const claimed =
+    claimedUntil !== null && claimedUntil - now > HOOK_LEASE_MS / 2
+      ? { hook_attempts: 1 }
+      : await EventModel.findOneAndUpdate(
+          {
+            _id: event.id,
+            hooks_done: false,
+            // Our own lease from the insert counts as free to us.
+            $or: [{ hooks_lease_until: { $lte: now } }, ...(claimedUntil !== null ? [{ hooks_lease_until: claimedUntil }] : [])],
+          },
+          { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
+          { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
+        );
   if (!claimed) return;
   try {
     for (const hook of hooks) await hook.fn(event);
@@ -116,5 +131,5 @@ async function runHooks(event: StoredEvent): Promise<void> {
     );
     return;
   }
-  await EventModel.updateOne({ _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } });
+  await updateOneSoon(EventModel, { _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } });
 }

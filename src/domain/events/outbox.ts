@@ -4,7 +4,8 @@ import { nowForAccount } from '../clock/clock';
 import { logger } from '../../logger';
 import { dedupeTimerId, scheduleTimer } from '../../jobs/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
-import { enqueueHooks, toStoredEvent, type StoredEvent } from './event.hooks';
+import { insertSoon, updateOneSoon } from '../../db/batching';
+import { enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
 import { isDuplicateKey, nextSequence } from './sequence';
 
 /**
@@ -78,26 +79,37 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
   }));
 }
 
-async function storeEvent(e: PendingEvent): Promise<StoredEvent> {
+/**
+ * Inserts the event with its hooks already claimed by this process (the lease the hook runner would
+ * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
+ * already: whoever stored it runs its hooks, or the sweeper does.
+ */
+async function storeEvent(e: PendingEvent): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const data = JSON.parse(e.data_json) as Record<string, unknown>;
+  const storedAt = Date.now();
+  const claimedUntil = storedAt + HOOK_LEASE_MS;
+  let inserted = true;
   try {
-    await EventModel.create({
+    await insertSoon(EventModel, {
       _id: e._id,
       account_id: e.account_id,
       type: e.type,
       data,
-      created_at: e.created_at,
+      created_at: new Date(e.created_at),
       seq: e.seq,
       payment_id: e.payment_id,
       livemode: false,
       hooks_done: false,
-      hooks_lease_until: 0,
-      stored_at: Date.now(),
+      hooks_lease_until: claimedUntil,
+      hook_attempts: 1,
+      hooks_failed: false,
+      stored_at: storedAt,
     });
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
+    inserted = false;
   }
-  return toStoredEvent({ ...e, data, livemode: false });
+  return { event: toStoredEvent({ ...e, data, livemode: false }), claimedUntil: inserted ? claimedUntil : null };
 }
 
 /**
@@ -111,8 +123,20 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
     pending_events?: PendingEvent[];
     pending_timers?: PendingTimer[];
   } | null;
-  const pending = [...(doc?.pending_events ?? [])].sort((a, b) => a.seq - b.seq);
-  const timers = doc?.pending_timers ?? [];
+  return moveOutbox(model, docId, doc?.pending_events ?? [], doc?.pending_timers ?? []);
+}
+
+/**
+ * dispatchOutbox for a document this process has just inserted with these pending events and timers:
+ * nothing else can be pending in it yet, so the read is skipped. (A change written meanwhile by someone
+ * else dispatches its own outbox, which includes ours; storing twice is harmless.)
+ */
+export function dispatchInserted(model: OutboxModel, docId: string, events: PendingEvent[], timers: PendingTimer[]): Promise<StoredEvent[]> {
+  return moveOutbox(model, docId, events, timers);
+}
+
+async function moveOutbox(model: OutboxModel, docId: string, pendingEvents: PendingEvent[], timers: PendingTimer[]): Promise<StoredEvent[]> {
+  const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
   for (const t of timers) {
     await scheduleTimer({
@@ -124,14 +148,14 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
       dedupeKey: t.dedupe_key,
     });
   }
-  const stored: StoredEvent[] = [];
+  const stored: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
   for (const e of pending) stored.push(await storeEvent(e));
   const pull: Record<string, unknown> = {};
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
-  await model.collection.updateOne({ _id: docId as never }, { $pull: pull as never });
-  for (const e of stored) void enqueueHooks(e);
-  return stored;
+  await updateOneSoon(model, { _id: docId }, { $pull: pull });
+  for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+  return stored.map((s) => s.event);
 }
 
 /** Stores an event that is not part of a state change (test.ping, checkout.session.completed). */
@@ -144,8 +168,8 @@ export async function emitAccountEvent(
   const createdAt = opts.now ?? (await nowForAccount(accountId));
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
   const stored = await storeEvent(built!);
-  void enqueueHooks(stored);
-  return stored;
+  void enqueueHooks(stored.event, { claimedUntil: stored.claimedUntil });
+  return stored.event;
 }
 
 /**

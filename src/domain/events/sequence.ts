@@ -1,3 +1,4 @@
+import { Batcher } from '../../db/batching';
 import { SequenceModel } from './event.model';
 
 function isDuplicateKey(err: unknown): boolean {
@@ -9,7 +10,27 @@ function isDuplicateKey(err: unknown): boolean {
  * findOneAndUpdate; the upsert of a brand-new counter can race with another process, so a duplicate-key
  * error is simply retried (the second attempt finds the document).
  */
-export async function nextSequence(name: string, count = 1): Promise<number> {
+export function nextSequence(name: string, count = 1): Promise<number> {
+  return allocations.run({ name, count });
+}
+
+/**
+ * Allocations of the same counter asked for in the same turn of the event loop are one $inc of their
+ * total (src/db/batching.ts); each gets its own consecutive range, in the order asked.
+ */
+const allocations = new Batcher<{ name: string; count: number }, number>(async (asks) => {
+  const totals = new Map<string, number>();
+  for (const a of asks) totals.set(a.name, (totals.get(a.name) ?? 0) + a.count);
+  const firsts = new Map<string, number>();
+  await Promise.all([...totals].map(async ([name, total]) => firsts.set(name, await reserve(name, total))));
+  return asks.map((a) => {
+    const first = firsts.get(a.name)!;
+    firsts.set(a.name, first + a.count);
+    return { ok: true as const, value: first };
+  });
+});
+
+async function reserve(name: string, count: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       const doc = await SequenceModel.findOneAndUpdate(

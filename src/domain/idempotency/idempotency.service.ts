@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, isApiError } from '../../errors';
 import { randomBase62, type IdPrefix } from '../../ids';
 import { logger } from '../../logger';
+import { insertSoon, updateOneSoon } from '../../db/batching';
 import { isDuplicateKey } from '../events/sequence';
 import { bodyFingerprint, sha256Hex } from './canonicalJson';
 import { IdempotencyModel, type IdempotencyRecord } from './idempotency.model';
@@ -68,7 +69,7 @@ function waitForChange(id: string, ms: number): Promise<void> {
 function wakeWaiters(id: string): void {
   for (const wake of [...(localWaiters.get(id) ?? [])]) wake();
 }
-const context = new AsyncLocalStorage<{ objectSuffix: string }>();
+const context = new AsyncLocalStorage<{ objectSuffix: string; resumed: boolean }>();
 
 /**
  * Inside a request run by runIdempotent: the id to give the object the request creates (same prefix,
@@ -77,6 +78,15 @@ const context = new AsyncLocalStorage<{ objectSuffix: string }>();
 export function idempotentObjectId(prefix: IdPrefix): string | undefined {
   const ctx = context.getStore();
   return ctx ? `${prefix}_${ctx.objectSuffix}` : undefined;
+}
+
+/**
+ * True when this request took over a key that an earlier attempt held (its process died, or it
+ * answered 5xx): the object with the reserved id may already exist and must be looked for. False for
+ * a key claimed fresh, and outside runIdempotent.
+ */
+export function idempotentAttemptResumed(): boolean {
+  return context.getStore()?.resumed ?? false;
 }
 
 export function idempotencyScopeId(r: Pick<IdempotentRequest, 'accountId' | 'method' | 'path' | 'key'>): string {
@@ -98,7 +108,7 @@ export async function runIdempotent(
   for (;;) {
     const owner = randomUUID();
     const suffix = await claimNew(id, req, bodyHash, owner);
-    if (suffix) return execute(id, owner, suffix, req.requestId, fn);
+    if (suffix) return execute(id, owner, { objectSuffix: suffix, resumed: false }, req.requestId, fn);
 
     const rec = await IdempotencyModel.findById(id).lean<IdempotencyRecord>();
     if (!rec) continue;
@@ -106,7 +116,7 @@ export async function runIdempotent(
       // The last answer was a 5xx: the key is free again. Same body: keep the reserved object id.
       const objectSuffix = rec.body_hash === bodyHash ? rec.object_suffix : randomBase62(24);
       const taken = await takeOver(id, rec, { owner, body_hash: bodyHash, object_suffix: objectSuffix, state: 'in_progress' });
-      if (taken) return execute(id, owner, objectSuffix, req.requestId, fn);
+      if (taken) return execute(id, owner, { objectSuffix, resumed: true }, req.requestId, fn);
       continue;
     }
     if (rec.body_hash !== bodyHash) throw conflict();
@@ -116,7 +126,7 @@ export async function runIdempotent(
     if (rec.lease_until <= Date.now()) {
       // The first request's process died: take the key over, with the same reserved object id.
       const taken = await takeOver(id, rec, { owner });
-      if (taken) return execute(id, owner, rec.object_suffix, req.requestId, fn);
+      if (taken) return execute(id, owner, { objectSuffix: rec.object_suffix, resumed: true }, req.requestId, fn);
       continue;
     }
     if (Date.now() >= deadline) {
@@ -131,7 +141,7 @@ export async function runIdempotent(
 async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
   const objectSuffix = randomBase62(24);
   try {
-    await IdempotencyModel.create({
+    await insertSoon(IdempotencyModel, {
       _id: id,
       account_id: req.accountId,
       method: req.method.toUpperCase(),
@@ -167,7 +177,7 @@ async function takeOver(id: string, rec: IdempotencyRecord, set: Partial<Idempot
 async function execute(
   id: string,
   owner: string,
-  objectSuffix: string,
+  attempt: { objectSuffix: string; resumed: boolean },
   requestId: string,
   fn: () => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
@@ -182,7 +192,7 @@ async function execute(
   let result: { status: number; body: unknown };
   try {
     try {
-      result = await context.run({ objectSuffix }, fn);
+      result = await context.run(attempt, fn);
     } catch (err) {
       if (!isApiError(err) || err.status >= 500) throw err;
       result = { status: err.status, body: { error: { code: err.code, message: err.message, request_id: requestId } } };
@@ -198,11 +208,11 @@ async function execute(
     await release(id, owner);
     return { ...result, replayed: false };
   }
-  const saved = await IdempotencyModel.updateOne(mine, {
+  // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
+  await updateOneSoon(IdempotencyModel, mine, {
     $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() },
   });
   wakeWaiters(id);
-  if (saved.matchedCount === 0) logger.warn({ id }, 'idempotency record changed owner before completion');
   return { ...result, replayed: false };
 }
 

@@ -1,3 +1,4 @@
+import { insertSoon } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
 import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
@@ -22,7 +23,7 @@ export async function allocateReferenceNumber(accountId: string, paymentId: stri
     // No leading zero, so the number survives being typed into a numeric field.
     const number = String(1 + (Number(randomDigits(1)) % 9)) + randomDigits(8);
     try {
-      await ReferenceNumberModel.create({ _id: number, account_id: accountId, payment_id: paymentId, created_at: now });
+      await insertSoon(ReferenceNumberModel, { _id: number, account_id: accountId, payment_id: paymentId, created_at: now });
       return number;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;

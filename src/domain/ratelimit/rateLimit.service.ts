@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose';
+import { Batcher } from '../../db/batching';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
 import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
 
@@ -61,27 +62,75 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
  * Counts one request of the (unrevoked) key matching `identity` and returns the key as it is after
  * the count, with the decision; null when no such key exists. In the usual case (window open) this is
  * a single findOneAndUpdate, which is also the key lookup of authentication.
+ *
+ * Requests of the same key that arrive in the same turn of the event loop are counted together, with
+ * one `$inc` of their number (src/db/batching.ts): each still counts, in the database, and gets its own
+ * position in the window, so the decisions are exactly those of counting them one by one.
  */
-export async function countKeyRequest(
+export function countKeyRequest(
   identity: { _id: string } | { key_hash: string },
   limit: number,
   nowMs: number = Date.now(),
 ): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
+  return keyCounts.run({ identity, limit, nowMs });
+}
+
+interface CountRequest {
+  identity: { _id: string } | { key_hash: string };
+  limit: number;
+  nowMs: number;
+}
+
+const keyCounts = new Batcher<CountRequest, { key: ApiKeyRecord; decision: RateLimitDecision } | null>(async (requests) => {
+  const groups = new Map<string, number[]>();
+  requests.forEach((r, i) => {
+    const k = JSON.stringify(r.identity);
+    groups.set(k, [...(groups.get(k) ?? []), i]);
+  });
+  const out: Array<{ ok: true; value: { key: ApiKeyRecord; decision: RateLimitDecision } | null } | { ok: false; error: unknown }> = [];
+  await Promise.all(
+    [...groups.values()].map(async (indexes) => {
+      const first = requests[indexes[0]!]!;
+      try {
+        const counted = await countKeyRequests(first.identity, indexes.length, first.nowMs);
+        indexes.forEach((requestIndex, j) => {
+          const r = requests[requestIndex]!;
+          // This request's position in the window: the ones before it in the batch counted first.
+          const position = counted ? counted.count - indexes.length + 1 + j : 0;
+          out[requestIndex] = {
+            ok: true,
+            value: counted ? { key: counted.key, decision: decide(position, counted.windowEndMs, r.limit, r.nowMs) } : null,
+          };
+        });
+      } catch (error) {
+        for (const requestIndex of indexes) out[requestIndex] = { ok: false, error };
+      }
+    }),
+  );
+  return out;
+});
+
+/** Adds `n` requests to the key's window (opening a new one when needed); the count after them. */
+async function countKeyRequests(
+  identity: { _id: string } | { key_hash: string },
+  n: number,
+  nowMs: number,
+): Promise<{ key: ApiKeyRecord; count: number; windowEndMs: number } | null> {
   const keys = keyCollection();
   const filter = { ...identity, revoked_at: null };
   const now = new Date(nowMs);
   for (let attempt = 0; attempt < 5; attempt++) {
     const counted =
-      (await keys.findOneAndUpdate({ ...filter, rate_window_end: { $gt: now } }, { $inc: { rate_count: 1 } }, { returnDocument: 'after' })) ??
+      (await keys.findOneAndUpdate({ ...filter, rate_window_end: { $gt: now } }, { $inc: { rate_count: n } }, { returnDocument: 'after' })) ??
       // No open window (first request, or the last one ended): open one. `null` also matches a key
       // that has never been counted.
       (await keys.findOneAndUpdate(
         { ...filter, $or: [{ rate_window_end: null }, { rate_window_end: { $lte: now } }] },
-        { $set: { rate_count: 1, rate_window_end: new Date(nowMs + WINDOW_MS) } },
+        { $set: { rate_count: n, rate_window_end: new Date(nowMs + WINDOW_MS) } },
         { returnDocument: 'after' },
       ));
     if (counted) {
-      return { key: counted, decision: decide(counted.rate_count ?? 1, (counted.rate_window_end ?? now).getTime(), limit, nowMs) };
+      return { key: counted, count: counted.rate_count ?? n, windowEndMs: (counted.rate_window_end ?? now).getTime() };
     }
     // Neither matched: the key does not exist (or is revoked), or another request opened the window
     // between the two updates, in which case the next attempt counts in it.

@@ -1,3 +1,4 @@
+import { findByFieldSoon } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
@@ -65,7 +66,9 @@ async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRec
     const one = await WebhookEndpointModel.findOne({ _id: target, account_id: event.accountId }).lean();
     return one ? [one] : [];
   }
-  return WebhookEndpointModel.find({ account_id: event.accountId, events: { $in: ['*', event.type] } }).lean();
+  // All of the account's endpoints, in one query batched with concurrent events; filtered here.
+  const all = await findByFieldSoon<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', event.accountId);
+  return all.filter((e) => e.events.includes('*') || e.events.includes(event.type));
 }
 
 // Events whose deliveries this process has already written (fast path), so the hook can skip them.

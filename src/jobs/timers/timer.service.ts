@@ -14,6 +14,7 @@
  * timer.span.ts (sandbox clock advances); this file schedules and cancels and is the public entry.
  */
 
+import { insertSoon } from '../../db/batching';
 import { newId } from '../../ids';
 import { accountOffsetMs } from '../../domain/clock/clock';
 import { sha256Hex } from '../../domain/idempotency/canonicalJson';
@@ -44,7 +45,7 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
   const offset = input.accountId ? await accountOffsetMs(input.accountId) : 0;
   const fireAt = input.dueAt.getTime() - offset;
   try {
-    await TimerModel.create({
+    await insertSoon(TimerModel, {
       _id: id,
       account_id: input.accountId,
       kind: input.kind,
