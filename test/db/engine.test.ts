@@ -18,7 +18,8 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function startCli(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; uri: string }> {
+/** Resolves once the URI lines are printed (MONGODB_URI, plus MONGODB_SOCKET_URI with DB_SOCKET). */
+function startCli(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; uri: string; socketUri?: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts'), ...args], {
     cwd: root,
     env: { ...process.env, DB_PORT: '0', ...env },
@@ -28,9 +29,12 @@ function startCli(env: Record<string, string>, args: string[] = []): Promise<{ c
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`cli exited with ${code}`)));
+    let uri: string | undefined;
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /^MONGODB_URI=(.+)$/.exec(line);
-      if (m) resolve({ child, uri: m[1]! });
+      const m = /^MONGODB_(SOCKET_)?URI=(.+)$/.exec(line);
+      if (!m) return;
+      if (!m[1]) uri = m[2]!;
+      if (m[1] || !env.DB_SOCKET) resolve({ child, uri: uri!, socketUri: m[1] ? m[2] : undefined });
     });
   });
 }
@@ -66,16 +70,22 @@ describe('standalone CLI', () => {
     expect(await stopCli(second.child, 'SIGINT')).toBe(0);
   });
 
-  it('runs memory-only with --memory', async () => {
+  it('runs memory-only with --memory, and also on a Unix socket with DB_SOCKET', async () => {
     if (skipIfExternal('embedded CLI --memory')) return;
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-cli-mem-'));
     dirs.push(cwd);
-    const { child, uri } = await startCli({ DATA_DIR: path.join(cwd, 'data') }, ['--memory']);
+    const socketPath = path.join(cwd, 'db.sock');
+    const { child, uri, socketUri } = await startCli({ DATA_DIR: path.join(cwd, 'data'), DB_SOCKET: socketPath }, ['--memory']);
+    expect(socketUri).toBe(`mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`);
     const c = await mongoose.createConnection(uri, { dbName: 'cli' }).asPromise();
+    const overSocket = await mongoose.createConnection(socketUri!, { dbName: 'cli' }).asPromise();
     await c.collection('x').insertOne({ a: 1 });
+    expect(await overSocket.collection('x').countDocuments()).toBe(1);
     await c.close();
+    await overSocket.close();
     expect(await stopCli(child, 'SIGTERM')).toBe(0);
     expect(fs.existsSync(path.join(cwd, 'data'))).toBe(false);
+    expect(fs.existsSync(socketPath)).toBe(false);
   });
 });
 

@@ -2,7 +2,8 @@
  * Shared set-up for the database conformance suite. Each test file starts its own in-memory
  * engine on an ephemeral port, unless MONGODB_URI is set: then every file runs against that
  * server instead (in its own randomly named database), so the same assertions check the
- * embedded engine against a real MongoDB replica set.
+ * embedded engine against a real MongoDB replica set. EMBEDDED_DB_TRANSPORT=socket runs the
+ * embedded engine's files over its Unix domain socket instead of TCP.
  */
 import mongoose from 'mongoose';
 import { startEmbeddedMongo } from '../../src/db/embedded';
@@ -17,11 +18,12 @@ export interface TestDb {
 }
 
 export const EXTERNAL_URI = process.env.MONGODB_URI || undefined;
+const OVER_SOCKET = process.env.EMBEDDED_DB_TRANSPORT === 'socket';
 
 export async function startTestDb(prefix: string): Promise<TestDb> {
   const dbName = `${prefix}_${Math.random().toString(36).slice(2, 10)}`;
-  const engine = EXTERNAL_URI ? undefined : await startEmbeddedMongo();
-  const uri = EXTERNAL_URI ?? engine!.uri;
+  const engine = EXTERNAL_URI ? undefined : await startEmbeddedMongo(OVER_SOCKET ? { socketPath: true } : {});
+  const uri = EXTERNAL_URI ?? (OVER_SOCKET ? engine!.socketUri! : engine!.uri);
   const conn = await mongoose.createConnection(uri, { dbName, autoIndex: true }).asPromise();
   return {
     uri,

@@ -4,15 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipIfExternal, startTestDb, type TestDb } from './helpers';
 
 let t: TestDb;
-let host = '127.0.0.1';
-let port = 0;
+let address: net.NetConnectOpts = { host: '127.0.0.1', port: 0 };
 beforeAll(async () => {
   t = await startTestDb('wire');
+  const sock = /^mongodb:\/\/([^/?,]+\.sock)\//.exec(t.uri); // EMBEDDED_DB_TRANSPORT=socket
   const m = /^mongodb:\/\/(?:[^@/]*@)?([^:/,]+):(\d+)/.exec(t.uri);
-  if (m) {
-    host = m[1]!;
-    port = Number(m[2]);
-  }
+  if (sock) address = { path: decodeURIComponent(sock[1]!) };
+  else if (m) address = { host: m[1]!, port: Number(m[2]) };
 });
 afterAll(async () => {
   await t.close();
@@ -29,7 +27,7 @@ interface RawResult {
  */
 function raw(bytes: Buffer, opts: { end?: boolean; untilClose?: boolean } = {}): Promise<RawResult> {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(port, host);
+    const sock = net.connect(address);
     let data = Buffer.alloc(0);
     let settled = false;
     const finish = (closed: boolean) => {
