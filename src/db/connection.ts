@@ -20,11 +20,13 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   if (!opts.mongodbUri) {
     // Loaded lazily: production never needs the engine's code.
     const { startEmbeddedMongo } = await import('./embedded/index');
-    const engine = await startEmbeddedMongo({ port: 0, dataDir: opts.dataDir });
-    uri = engine.uri;
+    const engine = await startEmbeddedWithSocket(startEmbeddedMongo, opts.dataDir);
+    // This process talks to its engine over the Unix socket (cheaper per command than loopback
+    // TCP); TCP keeps listening for anyone else (a second process, a shell).
+    uri = engine.socketUri ?? engine.uri;
     stopEngine = () => engine.close();
     kind = 'embedded';
-    logger.info({ dataDir: opts.dataDir ?? null }, opts.dataDir
+    logger.info({ dataDir: opts.dataDir ?? null, uri, tcpUri: engine.uri }, opts.dataDir
       ? 'MONGODB_URI not set: started the embedded MongoDB-compatible engine (journaled to disk; development only)'
       : 'MONGODB_URI not set: started the embedded MongoDB-compatible engine in memory (development and tests only)');
   } else {
@@ -44,6 +46,20 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
       if (stopEngine) await stopEngine();
     },
   };
+}
+
+type StartEmbedded = typeof import('./embedded/index').startEmbeddedMongo;
+
+/** The embedded engine with a Unix socket in os.tmpdir() (removed on close), or TCP only where that fails. */
+async function startEmbeddedWithSocket(start: StartEmbedded, dataDir: string | undefined) {
+  if (process.platform !== 'win32') {
+    try {
+      return await start({ port: 0, dataDir, socketPath: true });
+    } catch (err) {
+      logger.warn({ err }, 'embedded engine: no Unix socket (connecting over TCP instead)');
+    }
+  }
+  return start({ port: 0, dataDir });
 }
 
 export async function databaseReady(): Promise<boolean> {
