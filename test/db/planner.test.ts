@@ -73,3 +73,28 @@ describe('query planner', () => {
     expect(runQuery(c, { filter: { tenant: 't5' } }).length).toBe(499);
   });
 });
+
+describe('query planner: equality prefix then a range', () => {
+  // Like the timer poller's claim: most documents share the prefix, few are in the range.
+  const c = new Collection('db', 'timers');
+  c.createIndex({ key: { state: 1, fire_at: 1 }, name: 'state_1_fire_at_1' });
+  c.createIndex({ key: { tenant: 1, at: -1 }, name: 'tenant_1_at_-1' });
+  for (let i = 0; i < 3000; i++) {
+    c.insert({ _id: i, state: i % 3 === 0 ? 'done' : 'scheduled', fire_at: i, tenant: `t${i % 2}`, at: i });
+  }
+
+  it('scans only the slice of the prefix within the range, in index order', () => {
+    const filter = { state: 'scheduled', fire_at: { $lte: 10 } };
+    expect(plan(c, filter, [['fire_at', 1]]).description).toBe('IXSCAN state_1_fire_at_1 (prefix+range)');
+    expect(runQuery(c, { filter, sort: [['fire_at', 1]] }).map((d) => d._id)).toEqual([1, 2, 4, 5, 7, 8, 10]);
+    expect(runQuery(c, { filter: { state: 'scheduled', fire_at: { $gt: 2995 } }, sort: [['fire_at', -1]], limit: 2 }).map((d) => d._id)).toEqual([2999, 2998]);
+    expect(runQuery(c, { filter: { state: 'scheduled', fire_at: { $gt: 5, $lt: 8 } } }).map((d) => d._id)).toEqual([7]);
+  });
+
+  it('respects descending components and the bounds exactly', () => {
+    const filter = { tenant: 't1', at: { $gte: 11, $lt: 17 } };
+    expect(plan(c, filter, undefined).description).toBe('IXSCAN tenant_1_at_-1 (prefix+range)');
+    expect(runQuery(c, { filter, sort: [['at', -1]] }).map((d) => d._id)).toEqual([15, 13, 11]);
+    expect(runQuery(c, { filter, sort: [['at', 1]] }).map((d) => d._id)).toEqual([11, 13, 15]);
+  });
+});

@@ -187,20 +187,27 @@ export class Index {
     }
   }
 
-  /** Entries whose first component lies within [lo, hi] bounds (each optional, inclusive or not). */
-  *scanRange(lo: Bound | undefined, hi: Bound | undefined): Generator<IndexEntry> {
-    // Bounds are expressed in value order; translate to list order for descending indexes.
-    const dir = this.dirs[0]!;
+  /**
+   * Entries whose first `prefix.length` components equal `prefix` and whose next component lies
+   * within [lo, hi] (each bound optional, inclusive or not), in index order. With an empty prefix:
+   * a range on the first component.
+   */
+  *scanRange(lo: Bound | undefined, hi: Bound | undefined, prefix: unknown[] = []): Generator<IndexEntry> {
+    const p = prefix.length;
+    // Bounds are expressed in value order; translate to list order for descending components.
+    const dir = this.dirs[p]!;
     const [first, last] = dir === 1 ? [lo, hi] : [hi, lo];
-    const start = first
-      ? this.list.lowerBound((e) => {
-          const c = compareValues(e.k[0], first.value) * dir;
-          return c === 0 ? (first.inclusive ? 0 : -1) : c;
-        })
-      : { block: 0, index: 0 };
+    const inPrefix = this.fullProbe(prefix, p);
+    const start = this.list.lowerBound((e) => {
+      const c0 = inPrefix(e);
+      if (c0 !== 0 || !first) return c0;
+      const c = compareValues(e.k[p], first.value) * dir;
+      return c === 0 ? (first.inclusive ? 0 : -1) : c;
+    });
     for (const e of this.list.from(start)) {
+      if (p > 0 && inPrefix(e) !== 0) return;
       if (last) {
-        const c = compareValues(e.k[0], last.value) * dir;
+        const c = compareValues(e.k[p], last.value) * dir;
         if (c > 0 || (c === 0 && !last.inclusive)) return;
       }
       yield e;

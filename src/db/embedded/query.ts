@@ -182,6 +182,18 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
       filterKeys[0] === idx.fields[0] &&
       idx.fields.length === 1 &&
       isPureEq(filter![filterKeys[0]!]);
+    // Equality prefix then a range on the next field (`{state: 'scheduled', fire_at: {$lte: now}}`):
+    // scan just that slice, however many documents share the prefix.
+    const next = idx.fields[n];
+    const range = next !== undefined && prefixes.length === 1 ? cond.ranges.get(next) : undefined;
+    if (range) {
+      return {
+        docs: entriesToDocs(coll, idx.scanRange(range.lo, range.hi, prefixes[0]!), idx.multikey),
+        ordered: !sort || sortDirection(idx, sort, n) === 1,
+        exact: false,
+        description: `IXSCAN ${idx.name} (prefix+range)`,
+      };
+    }
     if (sort && prefixes.length === 1) {
       const dir = sortDirection(idx, sort, n);
       if (dir !== 0) {
@@ -217,7 +229,9 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
   }
 
   for (const idx of coll.indexes.values()) {
-    if (idx.partial || idx.sparse) continue;
+    // A sparse index serves ranges too: a range here has a non-null bound, which (type bracketing)
+    // never matches a missing or null field, i.e. never a document the sparse index left out.
+    if (idx.partial) continue;
     const r = cond.ranges.get(idx.fields[0]!);
     if (!r) continue;
     const ordered = !sort || sortDirection(idx, sort, 0) === 1;

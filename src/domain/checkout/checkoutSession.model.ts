@@ -52,6 +52,6 @@ const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
 );
 
 checkoutSessionSchema.index({ account_id: 1, seq: -1 });
-checkoutSessionSchema.index({ 'pending_events.queued_at': 1 });
+checkoutSessionSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true }); // see payment.model.ts
 
 export const CheckoutSessionModel = mongoose.model<CheckoutSessionRecord>('CheckoutSession', checkoutSessionSchema);

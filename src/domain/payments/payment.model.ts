@@ -99,9 +99,12 @@ const paymentSchema = new Schema<PaymentRecord>(
 
 paymentSchema.index({ account_id: 1, seq: -1 });
 paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
-paymentSchema.index({ 'refunds._id': 1 });
-paymentSchema.index({ 'pending_events.queued_at': 1 });
-paymentSchema.index({ 'pending_timers.queued_at': 1 });
+// Sparse: most intents have no refunds and an empty outbox, and would otherwise all sit under one
+// null key that every insert and outbox clean-up has to maintain. Their queries (a refund id, an age
+// range) never look for null.
+paymentSchema.index({ 'refunds._id': 1 }, { sparse: true });
+paymentSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true });
+paymentSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true });
 
 export const PaymentModel = mongoose.model<PaymentRecord>('PaymentIntent', paymentSchema);
 
