@@ -8,8 +8,9 @@ import { EventModel, type EventRecord } from './event.model';
  * the event keeps `hooks_done: false` until every hook has succeeded, and the sweeper retries events
  * whose hooks failed or whose process died. Hooks must therefore be idempotent (key on `event.id`).
  *
- * Within one process, hooks run one event at a time per account, in the order events were stored, so
- * a subscriber sees `payment.succeeded` before `payment.reconciled`. Hooks should be quick (enqueue a
+ * Within one process, hooks run one event at a time per payment (per account for events without a
+ * payment), in the order events were stored, so a subscriber sees `payment.succeeded` before
+ * `payment.reconciled`. Hooks should be quick (enqueue a
  * delivery, publish to a bus); they must not wait on remote systems. When a hook schedules a follow-up
  * timer it should take `event.createdAt` as "now", so that sandbox clock advances line up.
  */
@@ -62,36 +63,52 @@ export function toStoredEvent(e: Pick<EventRecord, '_id' | 'account_id' | 'type'
   };
 }
 
-/** Per-account promise chains: hooks of one account run in storage order within this process. */
+/**
+ * Promise chains, one per payment (events without a payment: one per account): hooks of one payment
+ * run in storage order within this process, and different payments' hooks run side by side, so that
+ * their database work shares batched commands (src/db/batching.ts).
+ */
 const queues = new Map<string, Promise<void>>();
+/** The chain keys of each account, for hooksIdle(accountId). */
+const accountChains = new Map<string, Set<string>>();
+
+function chainKey(event: StoredEvent): string {
+  return `${event.accountId}\u0000${event.paymentId ?? ''}`;
+}
 
 /**
  * Queues the event's hooks. `claimedUntil`: the event was inserted by this process with its hook lease
  * already taken, valid until then (see outbox.ts storeEvent).
  */
 export function enqueueHooks(event: StoredEvent, opts: { claimedUntil?: number | null } = {}): Promise<void> {
-  const prev = queues.get(event.accountId) ?? Promise.resolve();
+  const key = chainKey(event);
+  const prev = queues.get(key) ?? Promise.resolve();
   const next = prev.then(() => runHooks(event, opts.claimedUntil ?? null)).catch((err) => {
     logger.error({ err, eventId: event.id }, 'event hooks failed');
   });
-  queues.set(event.accountId, next);
+  queues.set(key, next);
+  const chains = accountChains.get(event.accountId) ?? new Set<string>();
+  chains.add(key);
+  accountChains.set(event.accountId, chains);
   void next.then(() => {
-    if (queues.get(event.accountId) === next) queues.delete(event.accountId);
+    if (queues.get(key) !== next) return;
+    queues.delete(key);
+    chains.delete(key);
+    if (chains.size === 0 && accountChains.get(event.accountId) === chains) accountChains.delete(event.accountId);
   });
   return next;
 }
 
 /** Resolves when every hook queued so far for the account (or for all accounts) has run. */
 export async function hooksIdle(accountId?: string): Promise<void> {
-  if (accountId) {
-    // A hook may store further events of the same account; wait until the chain stops growing.
-    for (let p = queues.get(accountId); p; p = queues.get(accountId)) {
-      await p;
-      if (queues.get(accountId) === p) return;
-    }
-    return;
+  // A hook may store further events; wait until no chain is left.
+  for (;;) {
+    const keys = accountId ? [...(accountChains.get(accountId) ?? [])] : [...queues.keys()];
+    const pending = keys.map((k) => queues.get(k)).filter((p): p is Promise<void> => p !== undefined);
+    if (pending.length === 0) break;
+    await Promise.all(pending);
   }
-  while (queues.size > 0) await Promise.all([...queues.values()]);
+  await Promise.all([...marking]);
 }
 
 /**
@@ -131,5 +148,13 @@ async function runHooks(event: StoredEvent, claimedUntil: number | null): Promis
     );
     return;
   }
-  await updateOneSoon(EventModel, { _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } });
+  // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
+  // (only the sweeper reads it), so the marks of consecutive events share one batched update.
+  const marked = updateOneSoon(EventModel, { _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } })
+    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
+    .finally(() => marking.delete(marked));
+  marking.add(marked);
 }
+
+/** hooks_done marks still being written. */
+const marking = new Set<Promise<void>>();
