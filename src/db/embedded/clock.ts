@@ -1,8 +1,8 @@
 /**
  * Logical cluster clock. Every write gets a strictly increasing Timestamp (seconds, counter);
- * it is what the server reports as operationTime / $clusterTime and stamps change events with.
+ * it is what the server reports as operationTime and stamps change events with.
  */
-import { Binary, Long, Timestamp } from 'bson';
+import { Timestamp } from 'bson';
 
 export class Clock {
   private t = 0;
@@ -17,31 +17,14 @@ export class Clock {
     return new Timestamp({ t: this.t, i: this.i });
   }
 
-  private cached: { t: number; i: number; ts: Timestamp; gossip: ClusterTimeDoc } | undefined;
+  private cached: { t: number; i: number; ts: Timestamp } | undefined;
 
+  /** The latest timestamp handed out (operationTime on every reply); reused until the clock moves. */
   current(): Timestamp {
-    return this.snapshot().ts;
-  }
-
-  /** The gossip document drivers expect on replica set replies (unsigned: no auth here). */
-  clusterTime(): ClusterTimeDoc {
-    return this.snapshot().gossip;
-  }
-
-  /** Every reply carries the cluster time; reuse the objects until the clock moves. */
-  private snapshot(): { ts: Timestamp; gossip: ClusterTimeDoc } {
     if (this.t === 0) this.next();
     const c = this.cached;
-    if (c && c.t === this.t && c.i === this.i) return c;
-    const ts = new Timestamp({ t: this.t, i: this.i });
-    this.cached = { t: this.t, i: this.i, ts, gossip: { clusterTime: ts, signature: { hash: ZERO_HASH, keyId: Long.ZERO } } };
-    return this.cached;
+    if (c && c.t === this.t && c.i === this.i) return c.ts;
+    this.cached = { t: this.t, i: this.i, ts: new Timestamp({ t: this.t, i: this.i }) };
+    return this.cached.ts;
   }
-}
-
-const ZERO_HASH = new Binary(Buffer.alloc(20), 0);
-
-interface ClusterTimeDoc {
-  clusterTime: Timestamp;
-  signature: { hash: Binary; keyId: Long };
 }

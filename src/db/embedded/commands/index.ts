@@ -1,7 +1,7 @@
 /**
  * Command dispatch: resolves the session/transaction, takes the transaction write lock for
  * writes inside a transaction, runs the handler, makes its changes durable and decorates the
- * reply with $clusterTime / operationTime. Unknown commands get CommandNotFound (59).
+ * reply with operationTime. Unknown commands get CommandNotFound (59).
  */
 import { OpContext, type Engine } from '../engine';
 import { ErrorCodes, MongoCommandError, errorReply } from '../errors';
@@ -57,8 +57,10 @@ export async function runCommand(engine: Engine, db: string, cmd: Doc, server: S
       reply = errorReply(e);
     }
   }
-  // Replica set members gossip cluster time on every reply; sessions and change streams use it.
-  reply.$clusterTime = engine.clock.clusterTime();
+  // operationTime is what sessions (causal consistency) and change streams (startAtOperationTime)
+  // use. No $clusterTime gossip: a one-member set has nobody to gossip with, and once a driver has
+  // seen a $clusterTime it decodes it from every reply and sends it back in every command (which
+  // we would decode again), a sizeable share of the per-command cost on both sides.
   reply.operationTime = engine.clock.current();
   return reply;
 }
