@@ -11,9 +11,20 @@ import { sleep } from '../lib/stats';
  * Counts the database commands behind each request: `npx tsx bench/profile/dbCommands.ts`.
  * Starts the database in its own process and a gateway in this one with driver command monitoring,
  * measures the idle background rate, then runs each operation N times one after the other and prints
- * the commands per request (background commands seen meanwhile are subtracted pro rata).
+ * the commands per request (background commands seen meanwhile are subtracted pro rata). `C=50` runs
+ * them 50 at a time instead.
  */
 const N = Number(process.env.N ?? 50);
+/** Requests in flight (C=50 shows how the batching in src/db/batching.ts shares commands). */
+const C = Math.max(1, Number(process.env.C ?? 1));
+
+/** Runs job(0..n-1), C at a time. */
+async function times(n: number, job: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(C, n) }, async () => {
+    while (next < n) await job(next++);
+  }));
+}
 
 const db = await startDatabase({ dataDir: '', profile: false });
 const gateway = await startGateway(
@@ -53,7 +64,7 @@ const show = (label: string, r: { counts: Map<string, number>; ms: number }, per
     .filter(([, v]) => v > 0.05)
     .sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((n, [, v]) => n + v, 0);
-  console.log(`\n${label}: ${total.toFixed(1)} commands per request (${(r.ms / per).toFixed(1)} ms per request, sequential)`);
+  console.log(`\n${label}: ${total.toFixed(1)} commands per request (${(r.ms / per).toFixed(2)} ms per request, ${C} in flight)`);
   for (const [k, v] of rows) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
 };
 console.log(`idle background: ${[...idle.counts].map(([k, v]) => `${k} ${((v / idle.ms) * 1000).toFixed(1)}/s`).join(', ') || 'none'}`);
@@ -64,22 +75,22 @@ for (let i = 0; i < N; i++) ids.push((await createReferenceIntent(account.api)).
 const gql = new Api(gateway.url, account.sk);
 
 show('POST /v1/payment_intents', await record(async () => {
-  for (let i = 0; i < N; i++) await account.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() });
+  await times(N, () => account.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
 }), N);
 await sleep(1_000);
 show('GET /v1/payment_intents/{id}', await record(async () => {
-  for (const id of ids) await account.api.must(200, 'GET', `/payment_intents/${id}`);
+  await times(N, (i) => account.api.must(200, 'GET', `/payment_intents/${ids[i]}`));
 }), N);
 show('GET /v1/payment_intents?limit=25', await record(async () => {
-  for (let i = 0; i < N; i++) await account.api.must(200, 'GET', '/payment_intents?limit=25');
+  await times(N, () => account.api.must(200, 'GET', '/payment_intents?limit=25'));
 }), N);
 show('POST /graphql paymentIntent { refunds events }', await record(async () => {
-  for (const id of ids) {
-    await gql.must(200, 'POST', '/graphql', { query: 'query($id: ID!) { paymentIntent(id: $id) { id status refunds { id } events { id type } } }', variables: { id } });
-  }
+  await times(N, (i) =>
+    gql.must(200, 'POST', '/graphql', { query: 'query($id: ID!) { paymentIntent(id: $id) { id status refunds { id } events { id type } } }', variables: { id: ids[i] } }),
+  );
 }), N);
 show('POST /v1/payment_intents/{id}/cancel', await record(async () => {
-  for (const id of ids) await account.api.must(200, 'POST', `/payment_intents/${id}/cancel`);
+  await times(N, (i) => account.api.must(200, 'POST', `/payment_intents/${ids[i]}/cancel`));
 }), N);
 
 // The same creations with a webhook endpoint listening (payment.created): the difference is the
@@ -99,7 +110,7 @@ await hookAccount.api.must(201, 'POST', '/webhook_endpoints', {
   events: ['payment.created'],
 });
 show('POST /v1/payment_intents with one webhook endpoint, until every delivery is received', await record(async () => {
-  for (let i = 0; i < N; i++) await hookAccount.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() });
+  await times(N, () => hookAccount.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
   while (received.size < N) await sleep(20);
   await sleep(500);
 }), N);

@@ -1,4 +1,4 @@
-import { runIdempotent } from '../domain/idempotency/idempotency.service';
+import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
 import { getOperation, type OperationId } from '../rest/generatedContract';
 import type { GraphQLContext } from './context';
@@ -15,14 +15,14 @@ export async function runIdempotentMutation<T>(
   operationId: OperationId,
   idempotencyKey: string,
   body: Record<string, unknown>,
-  run: (validBody: any) => Promise<T>,
+  run: (validBody: any, attempt: IdempotentAttempt) => Promise<T>,
 ): Promise<T> {
   const op = getOperation(operationId);
   const key = validateIdempotencyKey(operationId, idempotencyKey);
   const successStatus = Number(Object.keys(op.responseContentTypes).find((s) => s.startsWith('2')) ?? 200);
   const out = await runIdempotent(
     { accountId: ctx.actor.accountId, method: op.method.toUpperCase(), path: op.path, key, body, requestId: ctx.requestId },
-    async () => ({ status: successStatus, body: await run(validateBody(operationId, body)) }),
+    async (attempt) => ({ status: successStatus, body: await run(validateBody(operationId, body), attempt) }),
   );
   if (out.status >= 400) {
     const stored = (out.body as { error?: { code?: string; message?: string } } | null)?.error;

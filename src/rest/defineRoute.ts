@@ -1,3 +1,4 @@
+import type { IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import type { Request, Response } from 'express';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { Requirement } from '../domain/accounts/permissions';
@@ -14,6 +15,8 @@ export interface RouteContext {
   /** Present on authenticated routes. */
   actor: Actor;
   key: ApiKeyRecord;
+  /** On idempotent operations: the attempt runIdempotent runs (the id the key reserves for the object). */
+  idempotency?: IdempotentAttempt;
   ip: string;
   /** Escape hatches for the few routes that stream or send non-JSON (SSE, SVG). */
   req: Request;

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { keyAllows } from '../domain/accounts/permissions';
-import { runIdempotent } from '../domain/idempotency/idempotency.service';
+import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { readJsonBody } from './body';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
@@ -49,10 +49,10 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
       const headers = validateRequestPart<Record<string, string | undefined>>(def.operationId, 'headers', { ...req.headers });
       const rawBody = await readBodyFor(req, op, config.maxBodyBytes);
 
-      const run = async (): Promise<RouteResult | void> => {
+      const run = async (idempotency?: IdempotentAttempt): Promise<RouteResult | void> => {
         const body = validateRequestPart(def.operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
         const input: RouteInput = { body, query, params, headers };
-        return (def.handler as (c: unknown, i: RouteInput) => Promise<RouteResult | void>)(ctx, input);
+        return (def.handler as (c: unknown, i: RouteInput) => Promise<RouteResult | void>)(idempotency ? { ...ctx, idempotency } : ctx, input);
       };
 
       if (!('public' in def.options) && def.options.idempotent) {
@@ -66,8 +66,8 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
             body: rawBody ?? null,
             requestId,
           },
-          async () => {
-            const result = await run();
+          async (attempt) => {
+            const result = await run(attempt);
             if (!result) throw new Error('idempotent handlers must return a result');
             return { status: result.status, body: result.body };
           },

@@ -84,8 +84,8 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     const key = idempotencyKey();
     const body = expressBody('923000000', 3300);
     let written: any;
-    const failing = runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async () => {
-      written = await createPaymentIntent({ accountId, apiKeyId: null }, body);
+    const failing = runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async (attempt) => {
+      written = await createPaymentIntent({ accountId, apiKeyId: null }, body, { idempotency: attempt });
       throw new Error('connection reset while answering');
     });
     await expect(failing).rejects.toThrow('connection reset');
@@ -104,8 +104,8 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     const body = referenceBody(4400);
     let written: any;
     // The first attempt writes the intent and then never answers (its process "died").
-    void runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async () => {
-      written = await createPaymentIntent({ accountId, apiKeyId: null }, body);
+    void runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async (attempt) => {
+      written = await createPaymentIntent({ accountId, apiKeyId: null }, body, { idempotency: attempt });
       return new Promise(() => undefined);
     });
     const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });

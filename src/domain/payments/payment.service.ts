@@ -5,7 +5,7 @@ import { findByIdSoon, insertSoon } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/clock';
 import { buildEvents, buildTimers, dispatchInserted, type TimerSpec } from '../events/outbox';
 import { isDuplicateKey, nextSequence } from '../events/sequence';
-import { idempotentAttemptResumed, idempotentObjectId } from '../idempotency/idempotency.service';
+import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
 import type { MethodChannel } from './methods';
 import { PaymentModel, type PaymentRecord } from './payment.model';
@@ -19,6 +19,8 @@ import { allocateReferenceNumber, REFERENCE_VALIDITY_MS, referenceExpiryTimer } 
 export interface CreatePaymentOptions {
   /** Payments made on a payment-link or checkout page (the actor's apiKeyId is then null). */
   via?: { paymentLinkId?: string; checkoutSessionId?: string };
+  /** Under an Idempotency-Key (runIdempotent): the intent gets the id the key reserved. */
+  idempotency?: IdempotentAttempt;
 }
 
 /**
@@ -37,9 +39,9 @@ export async function createPaymentIntent(
   if (opts.via?.checkoutSessionId) metadata.checkout_session = opts.via.checkoutSessionId;
 
   // Under an Idempotency-Key the id is reserved by the key: a retry after a crash finds the payment.
-  const reserved = idempotentObjectId('pay');
+  const reserved = opts.idempotency?.objectId('pay');
   // Only a retry of an attempt that did not finish can find the payment already written.
-  if (reserved && idempotentAttemptResumed()) {
+  if (reserved && opts.idempotency?.resumed) {
     const existing = await PaymentModel.findOne({ _id: reserved, account_id: actor.accountId }, { pending_events: 0 }).lean<PaymentRecord>();
     if (existing) return toPaymentIntentResource(existing);
   }

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
-import { idempotentObjectId } from '../idempotency/idempotency.service';
+import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { PaymentModel, type PaymentRecord, type RefundRecord } from '../payments/payment.model';
 import { mutatePayment } from '../payments/payment.mutate';
@@ -42,7 +42,8 @@ function refundableCheck(p: PaymentRecord, requested: number | undefined): numbe
   return amount;
 }
 
-export async function createRefund(actor: ActorOrAccount, input: CreateRefundInput): Promise<RefundResource> {
+/** `idempotency`: under an Idempotency-Key (runIdempotent), the refund gets the id the key reserved. */
+export async function createRefund(actor: ActorOrAccount, input: CreateRefundInput, idempotency?: IdempotentAttempt): Promise<RefundResource> {
   const accountId = accountIdOf(actor);
   const requested = input.amount ?? undefined;
   if (requested !== undefined && (!Number.isSafeInteger(requested) || requested < 1)) {
@@ -52,7 +53,7 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
   const existing = await PaymentModel.findOne({ _id: input.payment_intent, account_id: accountId }, { pending_events: 0 }).lean<PaymentRecord>();
   if (!existing) throw ApiError.notFound('payment_intent', input.payment_intent);
   // Under an Idempotency-Key the id is reserved by the key: a retry after a crash finds the refund.
-  const reserved = idempotentObjectId('rf');
+  const reserved = idempotency?.objectId('rf');
   const already = reserved ? existing.refunds?.find((r) => r._id === reserved) : undefined;
   if (already) return toRefundResource(already, existing._id);
   refundableCheck(existing, requested); // early answer; checked again atomically below

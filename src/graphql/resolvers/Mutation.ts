@@ -37,7 +37,7 @@ export const Mutation: MutationResolvers = {
       merchant_reference: input.merchantReference,
       metadata: input.metadata,
     });
-    return runIdempotentMutation(ctx, 'createPaymentIntent', idempotencyKey, body, (valid) => createPaymentIntent(ctx.actor, valid));
+    return runIdempotentMutation(ctx, 'createPaymentIntent', idempotencyKey, body, (valid, attempt) => createPaymentIntent(ctx.actor, valid, { idempotency: attempt }));
   },
   cancelPaymentIntent: (_p, { id }, ctx) => {
     requireOperation(ctx, 'cancelPaymentIntent');
@@ -46,7 +46,7 @@ export const Mutation: MutationResolvers = {
   createRefund: (_p, { input, idempotencyKey }, ctx) => {
     requireOperation(ctx, 'createRefund');
     const body = restBody({ payment_intent: input.paymentIntent, amount: input.amount });
-    return runIdempotentMutation(ctx, 'createRefund', idempotencyKey, body, (valid) => createRefund(ctx.actor, valid));
+    return runIdempotentMutation(ctx, 'createRefund', idempotencyKey, body, (valid, attempt) => createRefund(ctx.actor, valid, attempt));
   },
   createPaymentLink: async (_p, { input }, ctx) => {
     requireOperation(ctx, 'createPaymentLink');

@@ -4,7 +4,7 @@ import { defineRoute } from '../defineRoute';
 export const paymentRoutes = [
   defineRoute('createPaymentIntent', { permission: 'payment_intents:write', idempotent: true }, async (ctx, input) => ({
     status: 201,
-    body: await createPaymentIntent(ctx.actor, input.body),
+    body: await createPaymentIntent(ctx.actor, input.body, { idempotency: ctx.idempotency }),
   })),
   defineRoute('listPaymentIntents', { permission: 'payment_intents:read' }, async (ctx, input) => ({
     status: 200,

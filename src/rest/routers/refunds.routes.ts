@@ -4,7 +4,7 @@ import { defineRoute } from '../defineRoute';
 export const refundRoutes = [
   defineRoute('createRefund', { permission: 'refunds:write', idempotent: true }, async (ctx, input) => ({
     status: 201,
-    body: await createRefund(ctx.actor, input.body),
+    body: await createRefund(ctx.actor, input.body, ctx.idempotency),
   })),
   defineRoute('getRefund', { permission: 'refunds:read' }, async (ctx, input) => ({
     status: 200,
