@@ -98,3 +98,18 @@ describe('query planner: equality prefix then a range', () => {
     expect(runQuery(c, { filter, sort: [['at', 1]] }).map((d) => d._id)).toEqual([11, 13, 15]);
   });
 });
+
+describe('filter matching without mingo for plain equality', () => {
+  it('matches primitives exactly and leaves arrays and other values to the full matcher', async () => {
+    const { compileFilter } = await import('../../src/db/embedded/query');
+    const m = compileFilter({ state: 'open', n: 3, ok: true })!;
+    expect(m({ state: 'open', n: 3, ok: true, extra: 1 })).toBe(true);
+    expect(m({ state: 'open', n: 4, ok: true })).toBe(false);
+    expect(m({ state: 'open', n: 3 })).toBe(false);
+    expect(m({ state: null, n: 3, ok: true })).toBe(false);
+    // An array matches by element, as in MongoDB.
+    expect(compileFilter({ tags: 'a' })!({ tags: ['b', 'a'] })).toBe(true);
+    expect(compileFilter({ tags: 'c' })!({ tags: ['b', 'a'] })).toBe(false);
+    expect(compileFilter({ n: 3 })!({ n: [1, 3] })).toBe(true);
+  });
+});
