@@ -136,6 +136,15 @@ describe('updates', () => {
     expect(back!.tags).toEqual(['b', 'c', 'd']);
   });
 
+  it('$pull removes array elements matching a condition on their fields', async () => {
+    const coll = Item.collection;
+    await coll.insertOne({ _id: 'pull1' as never, sku: 'pull1', box: [{ _id: 'e1', n: 1 }, { _id: 'e2', n: 2 }, { _id: 'e3', n: 3 }, { _id: ['odd'], n: 4 }, 7] });
+    await coll.updateOne({ _id: 'pull1' as never }, { $pull: { box: { _id: { $in: ['e1', 'e3', 'odd'] } } } as never });
+    expect((await coll.findOne({ _id: 'pull1' as never }))!.box).toEqual([{ _id: 'e2', n: 2 }, 7]);
+    await coll.updateOne({ _id: 'pull1' as never }, { $pull: { box: { n: 2 } } as never });
+    expect((await coll.findOne({ _id: 'pull1' as never }))!.box).toEqual([7]);
+  });
+
   it('upserts with $setOnInsert only on insert', async () => {
     const r1 = await Item.updateOne({ sku: 'up' }, { $set: { qty: 1 }, $setOnInsert: { note: 'first' } }, { upsert: true });
     expect(r1.upsertedCount).toBe(1);

@@ -114,10 +114,41 @@ function pullMatcher(cond: unknown): (elem: unknown) => boolean {
     return (e) => q.test({ v: e });
   }
   if (isPlainObject(cond)) {
-    const q = new Query(cond);
-    return (e) => (isPlainObject(e) ? q.test(e) : false);
+    const fast = pullByFieldValues(cond);
+    let q: Query | undefined;
+    return (e) => {
+      if (!isPlainObject(e)) return false;
+      const hit = fast?.(e);
+      if (hit !== undefined) return hit;
+      q ??= new Query(cond);
+      return q.test(e);
+    };
   }
   return (e) => compareValues(e, cond) === 0;
+}
+
+/**
+ * `{ field: value }` or `{ field: { $in: [values] } }` with primitive values (an outbox clean-up:
+ * `$pull: { pending_events: { _id: { $in: ids } } }`) without a mingo query per update. Undefined
+ * (ask mingo) when the element's value is not a primitive.
+ */
+function pullByFieldValues(cond: Doc): ((elem: Doc) => boolean | undefined) | undefined {
+  const keys = Object.keys(cond);
+  if (keys.length !== 1) return undefined;
+  const k = keys[0]!;
+  if (k.startsWith('$') || k.includes('.')) return undefined;
+  const isPrimitive = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && !Number.isNaN(v));
+  const c = cond[k];
+  let values: unknown[];
+  if (isPrimitive(c)) values = [c];
+  else if (isPlainObject(c) && Object.keys(c).length === 1 && Array.isArray(c.$in) && c.$in.every(isPrimitive)) values = c.$in;
+  else return undefined;
+  const set = new Set(values);
+  return (e) => {
+    const v = Object.hasOwn(e, k) ? e[k] : undefined;
+    if (v === undefined || v === null) return false;
+    return isPrimitive(v) ? set.has(v) : undefined;
+  };
 }
 
 type OpFn = (doc: Doc, path: string, arg: unknown) => void;
