@@ -63,10 +63,17 @@ export class Batcher<I, O> {
 /** A mongoose model (its driver collection is used directly, below mongoose's document layer). */
 export interface ModelLike {
   collection: { collectionName: string };
+  db: { db?: mongo.Db };
 }
 
 function driver(model: ModelLike): mongo.Collection<any> {
   return model.collection as unknown as mongo.Collection<any>;
+}
+
+function database(model: ModelLike): mongo.Db {
+  const db = model.db.db;
+  if (!db) throw new Error('database not connected');
+  return db;
 }
 
 /** One batcher per collection (and projection); the collection is looked up at flush time, so a reconnect is fine. */
@@ -86,38 +93,43 @@ interface WriteErrorLike {
   code?: number;
   errmsg?: string;
   errInfo?: unknown;
+  keyPattern?: unknown;
+  keyValue?: unknown;
 }
 
-function writeErrorsOf(err: unknown): WriteErrorLike[] | null {
-  const raw = (err as { writeErrors?: WriteErrorLike | WriteErrorLike[] } | null)?.writeErrors;
-  if (raw === undefined || raw === null) return null;
-  return Array.isArray(raw) ? raw : [raw];
+interface WriteReply {
+  ok?: number;
+  writeErrors?: WriteErrorLike[];
+  writeConcernError?: { code?: number; errmsg?: string };
 }
 
-function documentError(we: WriteErrorLike): Error {
-  return Object.assign(new Error(we.errmsg ?? 'write failed'), { code: we.code, errInfo: we.errInfo });
-}
-
-/** Runs an unordered batch write; a write error fails its own statement only, as a single write would. */
-async function perDocument(count: number, write: () => Promise<unknown>): Promise<Array<Outcome<void>>> {
-  try {
-    await write();
-    return Array.from({ length: count }, () => ({ ok: true as const, value: undefined }));
-  } catch (err) {
-    const writeErrors = writeErrorsOf(err);
-    if (!writeErrors || writeErrors.length === 0) throw err;
-    const failed = new Map(writeErrors.map((we) => [we.index, documentError(we)]));
-    return Array.from({ length: count }, (_v, i) => {
-      const e = failed.get(i);
-      return e ? { ok: false as const, error: e } : { ok: true as const, value: undefined };
-    });
+/**
+ * Runs an unordered `insert` / `update` command. The raw command rather than insertMany/bulkWrite:
+ * the driver's bulk machinery cost more than the command itself. A write error fails its own statement
+ * only (code, message, keyPattern and keyValue as a single write would report them).
+ */
+async function perStatement(model: ModelLike, command: Record<string, unknown>, count: number): Promise<Array<Outcome<void>>> {
+  const reply = (await database(model).command(command)) as WriteReply;
+  if (reply.writeConcernError) {
+    throw Object.assign(new Error(reply.writeConcernError.errmsg ?? 'write concern error'), { code: reply.writeConcernError.code });
   }
+  const failed = new Map(
+    (reply.writeErrors ?? []).map((we) => [
+      we.index,
+      Object.assign(new Error(we.errmsg ?? 'write failed'), { code: we.code, errInfo: we.errInfo, keyPattern: we.keyPattern, keyValue: we.keyValue }),
+    ]),
+  );
+  return Array.from({ length: count }, (_v, i) => {
+    const e = failed.get(i);
+    return e ? { ok: false as const, error: e } : { ok: true as const, value: undefined };
+  });
 }
 
 /** Inserts one document (which carries its own `_id`). Rejects with `code: 11000` on a duplicate key. */
 export function insertSoon<T extends { _id: unknown }>(model: ModelLike, doc: T): Promise<void> {
-  const batcher = batcherFor<T, void>(`insert:${model.collection.collectionName}`, () =>
-    new Batcher<T, void>((docs) => perDocument(docs.length, () => driver(model).insertMany(docs as never[], { ordered: false }))),
+  const name = model.collection.collectionName;
+  const batcher = batcherFor<T, void>(`insert:${name}`, () =>
+    new Batcher<T, void>((docs) => perStatement(model, { insert: name, documents: docs, ordered: false }, docs.length)),
   );
   return batcher.run(doc);
 }
@@ -161,15 +173,9 @@ export function findByFieldSoon<T>(model: ModelLike, field: string, value: strin
  * matched (bookkeeping such as clearing an outbox), never for a conditional write that decides.
  */
 export function updateOneSoon(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<void> {
-  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> }, void>(`update:${model.collection.collectionName}`, () =>
-    new Batcher((ops) =>
-      perDocument(ops.length, () =>
-        driver(model).bulkWrite(
-          ops.map((op) => ({ updateOne: { filter: op.filter as never, update: op.update as never } })),
-          { ordered: false },
-        ),
-      ),
-    ),
+  const name = model.collection.collectionName;
+  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> }, void>(`update:${name}`, () =>
+    new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length)),
   );
   return batcher.run({ filter, update });
 }

@@ -131,11 +131,23 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
  * nothing else can be pending in it yet, so the read is skipped. (A change written meanwhile by someone
  * else dispatches its own outbox, which includes ours; storing twice is harmless.)
  */
-export function dispatchInserted(model: OutboxModel, docId: string, events: PendingEvent[], timers: PendingTimer[]): Promise<StoredEvent[]> {
-  return moveOutbox(model, docId, events, timers);
+export function dispatchInserted(
+  model: OutboxModel,
+  docId: string,
+  events: PendingEvent[],
+  timers: PendingTimer[],
+  opts: { accountOffsetMs?: number } = {},
+): Promise<StoredEvent[]> {
+  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs);
 }
 
-async function moveOutbox(model: OutboxModel, docId: string, pendingEvents: PendingEvent[], timers: PendingTimer[]): Promise<StoredEvent[]> {
+async function moveOutbox(
+  model: OutboxModel,
+  docId: string,
+  pendingEvents: PendingEvent[],
+  timers: PendingTimer[],
+  accountOffsetMs?: number,
+): Promise<StoredEvent[]> {
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
   for (const t of timers) {
@@ -146,6 +158,7 @@ async function moveOutbox(model: OutboxModel, docId: string, pendingEvents: Pend
       dueAt: new Date(t.due_at),
       payload: t.payload,
       dedupeKey: t.dedupe_key,
+      offsetMs: accountOffsetMs,
     });
   }
   const stored: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];

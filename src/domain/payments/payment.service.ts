@@ -101,7 +101,7 @@ export async function createPaymentIntent(
     if (!reserved || !isDuplicateKey(err)) throw err;
     return getPaymentIntentForAccount(actor.accountId, id);
   }
-  await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers);
+  await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers, { accountOffsetMs: account.clock_offset_ms ?? 0 });
   return resource;
 }
 

@@ -34,6 +34,11 @@ export interface ScheduleTimerInput {
    * even after the first has fired or been cancelled.
    */
   dedupeKey?: string;
+  /**
+   * The account's clock offset as the caller read it moments ago (saves reading it again). The
+   * offset is checked once more after the insert either way, which corrects for an advance in between.
+   */
+  offsetMs?: number;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -42,7 +47,7 @@ export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey:
 
 export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean }> {
   const id = input.dedupeKey ? dedupeTimerId(input.accountId, input.kind, input.dedupeKey) : newId('tmr');
-  const offset = input.accountId ? await accountOffsetMs(input.accountId) : 0;
+  const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset;
   try {
     await insertSoon(TimerModel, {
