@@ -17,13 +17,22 @@ import type { mongo } from 'mongoose';
  */
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
+/** Commands in flight per batcher (per collection and kind of operation). */
+const MAX_IN_FLIGHT = 2;
+
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private scheduled = false;
+  private inFlight = 0;
 
+  /**
+   * `maxInFlight`: commands of this batcher outstanding at once. While they are, new items wait and
+   * go out together as soon as one returns (group commit): no delay when idle, bigger batches under load.
+   */
   constructor(
     private readonly flush: (items: I[]) => Promise<Array<Outcome<O>>>,
     private readonly maxBatch = 500,
+    private readonly maxInFlight = MAX_IN_FLIGHT,
   ) {}
 
   run(item: I): Promise<O> {
@@ -34,29 +43,37 @@ export class Batcher<I, O> {
       } else if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate, not nextTick: every I/O callback of this loop turn gets to add to the batch.
-        setImmediate(() => this.drain());
+        setImmediate(() => {
+          this.scheduled = false;
+          this.drain();
+        });
       }
     });
   }
 
   private drain(): void {
-    this.scheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
-    this.flush(batch.map((b) => b.item)).then(
-      (outcomes) => {
-        batch.forEach((b, i) => {
-          const o = outcomes[i];
-          if (!o) b.reject(new Error('batched operation lost its result'));
-          else if (o.ok) b.resolve(o.value);
-          else b.reject(o.error);
-        });
-      },
-      (err: unknown) => {
-        for (const b of batch) b.reject(err);
-      },
-    );
+    if (this.pending.length === 0) return;
+    if (this.inFlight >= this.maxInFlight && this.pending.length < this.maxBatch) return; // sent when one returns
+    const batch = this.pending.splice(0, this.maxBatch);
+    this.inFlight++;
+    this.flush(batch.map((b) => b.item))
+      .then(
+        (outcomes) => {
+          batch.forEach((b, i) => {
+            const o = outcomes[i];
+            if (!o) b.reject(new Error('batched operation lost its result'));
+            else if (o.ok) b.resolve(o.value);
+            else b.reject(o.error);
+          });
+        },
+        (err: unknown) => {
+          for (const b of batch) b.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.drain();
+      });
   }
 }
 

@@ -95,6 +95,12 @@ function cmpPrim<T extends string | number>(a: T, b: T): number {
 
 /** Total order over BSON values, as the server uses for sorting and index keys. */
 export function compareValues(a: unknown, b: unknown): number {
+  // Fast paths for what index keys mostly are (ids, timestamps, counters); same results as below.
+  const ta = typeof a;
+  if (ta === typeof b) {
+    if (ta === 'string') return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+    if (ta === 'number' && a === a && b === b) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  }
   const ra = typeRank(a);
   const rb = typeRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;

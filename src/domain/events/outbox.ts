@@ -38,10 +38,13 @@ export function registerOutbox(model: OutboxModel): void {
   outboxes.set(model.collection.collectionName, model);
 }
 
-/** Builds events with ids and consecutive order numbers, ready to be pushed into an outbox. */
-export async function buildEvents(accountId: string, specs: EventSpec[], createdAt: Date): Promise<PendingEvent[]> {
+/**
+ * Builds events with ids and consecutive order numbers, ready to be pushed into an outbox.
+ * `firstSeq`: `specs.length` numbers the caller already reserved with nextSequence('events', n).
+ */
+export async function buildEvents(accountId: string, specs: EventSpec[], createdAt: Date, firstSeq?: number): Promise<PendingEvent[]> {
   if (specs.length === 0) return [];
-  const first = await nextSequence('events', specs.length);
+  const first = firstSeq ?? (await nextSequence('events', specs.length));
   const queuedAt = Date.now();
   return specs.map((s, i) => ({
     _id: newId('evt'),
@@ -150,19 +153,34 @@ async function moveOutbox(
 ): Promise<StoredEvent[]> {
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
-  for (const t of timers) {
-    await scheduleTimer({
-      accountId: t.account_id,
-      kind: t.kind,
-      refId: t.ref_id,
-      dueAt: new Date(t.due_at),
-      payload: t.payload,
-      dedupeKey: t.dedupe_key,
-      offsetMs: accountOffsetMs,
-    });
+  const scheduleTimers = async () => {
+    for (const t of timers) {
+      await scheduleTimer({
+        accountId: t.account_id,
+        kind: t.kind,
+        refId: t.ref_id,
+        dueAt: new Date(t.due_at),
+        payload: t.payload,
+        dedupeKey: t.dedupe_key,
+        offsetMs: accountOffsetMs,
+      });
+    }
+  };
+  const storeEvents = async () => {
+    const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
+    for (const e of pending) out.push(await storeEvent(e));
+    return out;
+  };
+  // Timers and events are independent of each other (events stay in order among themselves); the
+  // outbox is cleared only once both are stored.
+  const [timersDone, eventsDone] = await Promise.allSettled([scheduleTimers(), storeEvents()]);
+  if (eventsDone.status === 'rejected') throw eventsDone.reason;
+  const stored = eventsDone.value;
+  if (timersDone.status === 'rejected') {
+    // The outbox stays as it is for the sweeper; the events stored meanwhile still get their hooks now.
+    for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+    throw timersDone.reason;
   }
-  const stored: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
-  for (const e of pending) stored.push(await storeEvent(e));
   const pull: Record<string, unknown> = {};
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };

@@ -45,16 +45,23 @@ export async function createPaymentIntent(
     const existing = await PaymentModel.findOne({ _id: reserved, account_id: actor.accountId }, { pending_events: 0 }).lean<PaymentRecord>();
     if (existing) return toPaymentIntentResource(existing);
   }
-  const account = await readAccountClock(actor.accountId);
+  const id = reserved ?? newId('pay');
+  const isReference = valid.payment_method === 'multicaixa_reference';
+  // Independent reads and reservations side by side: a request's latency is its number of sequential
+  // database round trips (each shared with concurrent requests, src/db/batching.ts).
+  const [account, seq, firstEventSeq, number] = await Promise.all([
+    readAccountClock(actor.accountId),
+    nextSequence('payment_intents'),
+    nextSequence('events'),
+    isReference ? allocateReferenceNumber(actor.accountId, id, new Date()) : null,
+  ]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   const now = accountNow(account.clock_offset_ms ?? 0);
-  const id = reserved ?? newId('pay');
 
   let reference: PaymentRecord['reference'] = null;
   const timers: TimerSpec[] = [];
-  if (valid.payment_method === 'multicaixa_reference') {
+  if (isReference && number) {
     const expiresAt = new Date(now.getTime() + REFERENCE_VALIDITY_MS);
-    const number = await allocateReferenceNumber(actor.accountId, id, now);
     reference = { entity: account.reference_entity, number, expires_at: expiresAt };
     timers.push(referenceExpiryTimer(actor.accountId, id, expiresAt));
   }
@@ -62,7 +69,7 @@ export async function createPaymentIntent(
   const record: PaymentRecord = {
     _id: id,
     account_id: actor.accountId,
-    seq: await nextSequence('payment_intents'),
+    seq,
     version: 0,
     amount: valid.amount,
     currency: 'AOA',
@@ -92,7 +99,7 @@ export async function createPaymentIntent(
   record.pending_timers = buildTimers(timers);
 
   const resource = toPaymentIntentResource(record);
-  record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now);
+  record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now, firstEventSeq);
   try {
     // The record is complete and typed: the driver's insert (batched with concurrent creations)
     // rather than mongoose's document layer, which was ~17 % of this request's CPU.
