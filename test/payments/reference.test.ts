@@ -90,3 +90,20 @@ describe('reference expiry', () => {
     expectError(await api.post(`/payment_intents/${pi.id}/cancel`), 409, 'payment_already_processed');
   });
 });
+
+describe('reference numbers', () => {
+  it('belong to one intent for ever: the index refuses a second holder, and the error is recognised as a number clash', async () => {
+    const { PaymentModel } = await import('../../src/domain/payments/payment.model');
+    const { isReferenceNumberConflict } = await import('../../src/domain/payments/reference');
+    const { api } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, referenceBody(3_000));
+    const stored = await PaymentModel.collection.findOne({ _id: pi.id as never });
+    const copy = { ...stored!, _id: `${pi.id}_copy` };
+    const err = await PaymentModel.collection.insertOne(copy as never).then(() => null, (e: unknown) => e);
+    expect((err as { code?: number }).code).toBe(11000);
+    expect(isReferenceNumberConflict(err)).toBe(true);
+    // An express intent has no number and never clashes.
+    const express = await createPayment(api, { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } });
+    expect(express.reference).toBeNull();
+  });
+});

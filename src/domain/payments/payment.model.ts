@@ -105,29 +105,8 @@ paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
 paymentSchema.index({ 'refunds._id': 1 }, { sparse: true });
 paymentSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true });
 paymentSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true });
+// A reference number belongs to one intent for ever (stricter than "unique among unexpired
+// references", and it keeps `reference_paid` look-ups unambiguous); express intents have none.
+paymentSchema.index({ 'reference.number': 1 }, { unique: true, sparse: true });
 
 export const PaymentModel = mongoose.model<PaymentRecord>('PaymentIntent', paymentSchema);
-
-/**
- * Reference numbers: `_id` is the 9-digit number, so uniqueness rests on the primary key (no reliance on
- * a secondary index being built yet). A number is never reused, which is stricter than "unique among
- * unexpired references" and keeps `reference_paid` look-ups unambiguous.
- */
-export interface ReferenceNumberRecord {
-  _id: string;
-  account_id: string;
-  payment_id: string;
-  created_at: Date;
-}
-
-const referenceNumberSchema = new Schema<ReferenceNumberRecord>(
-  {
-    _id: { type: String, required: true },
-    account_id: { type: String, required: true },
-    payment_id: { type: String, required: true },
-    created_at: { type: Date, required: true },
-  },
-  { versionKey: false, collection: 'reference_numbers' },
-);
-
-export const ReferenceNumberModel = mongoose.model<ReferenceNumberRecord>('ReferenceNumber', referenceNumberSchema);

@@ -14,7 +14,7 @@ import { toPaymentIntentResource, type PaymentIntentResource } from './payment.s
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
 import { validateCreateInput, type CreatePaymentIntentInput } from './payment.validation';
 import { railStepTimer, transitionChange } from './rail';
-import { allocateReferenceNumber, REFERENCE_VALIDITY_MS, referenceExpiryTimer } from './reference';
+import { drawReferenceNumber, isReferenceNumberConflict, REFERENCE_VALIDITY_MS, referenceExpiryTimer } from './reference';
 
 export interface CreatePaymentOptions {
   /** Payments made on a payment-link or checkout page (the actor's apiKeyId is then null). */
@@ -49,20 +49,19 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, seq, firstEventSeq, number] = await Promise.all([
+  const [account, seq, firstEventSeq] = await Promise.all([
     readAccountClock(actor.accountId),
     nextSequence('payment_intents'),
     nextSequence('events'),
-    isReference ? allocateReferenceNumber(actor.accountId, id, new Date()) : null,
   ]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   const now = accountNow(account.clock_offset_ms ?? 0);
 
   let reference: PaymentRecord['reference'] = null;
   const timers: TimerSpec[] = [];
-  if (isReference && number) {
+  if (isReference) {
     const expiresAt = new Date(now.getTime() + REFERENCE_VALIDITY_MS);
-    reference = { entity: account.reference_entity, number, expires_at: expiresAt };
+    reference = { entity: account.reference_entity, number: drawReferenceNumber(), expires_at: expiresAt };
     timers.push(referenceExpiryTimer(actor.accountId, id, expiresAt));
   }
 
@@ -98,15 +97,25 @@ export async function createPaymentIntent(
   if (valid.payment_method === 'multicaixa_express') timers.push(railStepTimer(record, 0)!);
   record.pending_timers = buildTimers(timers);
 
-  const resource = toPaymentIntentResource(record);
+  let resource = toPaymentIntentResource(record);
   record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now, firstEventSeq);
-  try {
-    // The record is complete and typed: the driver's insert (batched with concurrent creations)
-    // rather than mongoose's document layer, which was ~17 % of this request's CPU.
-    await insertSoon(PaymentModel, record);
-  } catch (err) {
-    if (!reserved || !isDuplicateKey(err)) throw err;
-    return getPaymentIntentForAccount(actor.accountId, id);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The record is complete and typed: the driver's insert (batched with concurrent creations)
+      // rather than mongoose's document layer, which was ~17 % of this request's CPU.
+      await insertSoon(PaymentModel, record);
+      break;
+    } catch (err) {
+      if (reference && isReferenceNumberConflict(err) && attempt < 20) {
+        // Another intent holds this number: draw again (the event carries the number too).
+        reference.number = drawReferenceNumber();
+        resource = toPaymentIntentResource(record);
+        record.pending_events[0]!.data_json = JSON.stringify(resource);
+        continue;
+      }
+      if (!reserved || !isDuplicateKey(err)) throw err;
+      return getPaymentIntentForAccount(actor.accountId, id);
+    }
   }
   await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers, { accountOffsetMs: account.clock_offset_ms ?? 0 });
   return resource;

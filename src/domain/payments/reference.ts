@@ -1,11 +1,10 @@
-import { insertSoon } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
 import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
 import type { TimerSpec } from '../events/outbox';
 import { isDuplicateKey } from '../events/sequence';
 import { accountIdOf, type ActorOrAccount } from './actor';
-import { ReferenceNumberModel } from './payment.model';
+import { PaymentModel } from './payment.model';
 import { mutatePayment } from './payment.mutate';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
 import { transitionChange } from './rail';
@@ -15,21 +14,21 @@ export const REFERENCE_VALIDITY_MS = 72 * 60 * 60 * 1000;
 export const REFERENCE_EXPIRY_TIMER_KIND = 'payment.reference_expiry';
 
 /**
- * Reserves a fresh 9-digit number for a payment. The number is the `_id` of its reservation, so two
- * payments can never hold the same one; on a collision (rare: 9·10^8 numbers) another is drawn.
+ * A 9-digit reference number, drawn at random. Uniqueness is the unique index on
+ * `payment_intents.reference.number`: the intent's insert fails on a collision (rare: 9·10^8
+ * numbers) and the creation draws again (isReferenceNumberConflict).
  */
-export async function allocateReferenceNumber(accountId: string, paymentId: string, now: Date): Promise<string> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    // No leading zero, so the number survives being typed into a numeric field.
-    const number = String(1 + (Number(randomDigits(1)) % 9)) + randomDigits(8);
-    try {
-      await insertSoon(ReferenceNumberModel, { _id: number, account_id: accountId, payment_id: paymentId, created_at: now });
-      return number;
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-  }
-  throw new Error('could not allocate a reference number');
+export function drawReferenceNumber(): string {
+  // No leading zero, so the number survives being typed into a numeric field.
+  return String(1 + (Number(randomDigits(1)) % 9)) + randomDigits(8);
+}
+
+/** A duplicate-key error raised by the reference number index (not by the intent's `_id`). */
+export function isReferenceNumberConflict(err: unknown): boolean {
+  if (!isDuplicateKey(err)) return false;
+  const e = err as { keyPattern?: Record<string, unknown>; message?: string; errmsg?: string };
+  if (e.keyPattern) return 'reference.number' in e.keyPattern;
+  return /reference\.number/.test(e.message ?? e.errmsg ?? '');
 }
 
 export function referenceExpiryTimer(accountId: string, paymentId: string, expiresAt: Date): TimerSpec {
@@ -62,10 +61,10 @@ export async function simulateReferencePaid(actor: ActorOrAccount, reference: st
   const accountId = accountIdOf(actor);
   const notFound = ApiError.notFound('reference', reference);
   if (typeof reference !== 'string' || !/^\d{9}$/.test(reference)) throw notFound;
-  const reservation = await ReferenceNumberModel.findById(reference).lean();
-  if (!reservation || reservation.account_id !== accountId) throw notFound;
+  const holder = await PaymentModel.findOne({ 'reference.number': reference }, { account_id: 1 }).lean<{ _id: string; account_id: string }>();
+  if (!holder || holder.account_id !== accountId) throw notFound;
   const { payment } = await mutatePayment(
-    reservation.payment_id,
+    holder._id,
     (p, now) => {
       if (p.reference && now.getTime() >= new Date(p.reference.expires_at).getTime()) {
         throw ApiError.alreadyProcessed('This reference has expired');
