@@ -121,17 +121,30 @@ async function run(
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const engineCpu1 = processCpuUs(enginePid);
   const client = process.cpuUsage(clientCpu0);
+  return { lat, ...summarize(name, lat, seconds, engineCpu0, engineCpu1, client.user + client.system, client.system) };
+}
+
+/** Sorts `lat` (ms per operation) in place and derives the table row. CPU figures are totals in µs. */
+function summarize(
+  name: string,
+  lat: Float64Array,
+  seconds: number,
+  engineCpu0: number | undefined,
+  engineCpu1: number | undefined,
+  clientCpuUs: number,
+  clientSysUs: number,
+): Result {
   lat.sort();
+  const n = lat.length;
   return {
-    lat,
     name,
-    ops: total,
+    ops: n,
     seconds,
-    p50: lat[Math.floor(total * 0.5)]!,
-    p99: lat[Math.floor(total * 0.99)]!,
-    engineUs: engineCpu0 !== undefined && engineCpu1 !== undefined ? (engineCpu1 - engineCpu0) / total : undefined,
-    clientUs: (client.user + client.system) / total,
-    clientSysUs: client.system / total,
+    p50: lat[Math.floor(n * 0.5)]!,
+    p99: lat[Math.floor(n * 0.99)]!,
+    engineUs: engineCpu0 !== undefined && engineCpu1 !== undefined ? (engineCpu1 - engineCpu0) / n : undefined,
+    clientUs: clientCpuUs / n,
+    clientSysUs: clientSysUs / n,
   };
 }
 
@@ -184,18 +197,8 @@ async function runInClients(name: string, total: number, enginePid: number | und
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const engineCpu1 = processCpuUs(enginePid);
   const lat = Float64Array.from(results.flatMap((r) => [...new Float64Array(new Uint8Array(Buffer.from(r.lat, 'base64')).buffer)]));
-  lat.sort();
-  const n = lat.length;
-  return {
-    name,
-    ops: n,
-    seconds,
-    p50: lat[Math.floor(n * 0.5)]!,
-    p99: lat[Math.floor(n * 0.99)]!,
-    engineUs: engineCpu0 !== undefined && engineCpu1 !== undefined ? (engineCpu1 - engineCpu0) / n : undefined,
-    clientUs: results.reduce((a, r) => a + r.cpuUs, 0) / n,
-    clientSysUs: results.reduce((a, r) => a + r.sysUs, 0) / n,
-  };
+  const sum = (f: (r: (typeof results)[number]) => number) => results.reduce((a, r) => a + f(r), 0);
+  return summarize(name, lat, seconds, engineCpu0, engineCpu1, sum((r) => r.cpuUs), sum((r) => r.sysUs));
 }
 
 /** The BENCH_ROLE=client side of runInClients. */
