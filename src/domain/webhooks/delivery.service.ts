@@ -103,11 +103,13 @@ export async function deliveriesHook(event: StoredEvent): Promise<void> {
 
 /** Writes the deliveries of an event. Quick: two reads and one insert per endpoint; attempts run in the background. */
 export async function createDeliveriesForEvent(event: StoredEvent): Promise<void> {
-  const [endpoints, offsetMs] = await Promise.all([matchingEndpoints(event), accountOffsetMs(event.accountId)]);
+  const endpoints = await matchingEndpoints(event);
   if (endpoints.length === 0) {
     markHandled(event.id);
     return;
   }
+  // Only now: most events have no endpoint to go to, and then the clock is not needed.
+  const offsetMs = await accountOffsetMs(event.accountId);
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {
