@@ -87,8 +87,8 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(e: PendingEvent): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
-  const data = JSON.parse(e.data_json) as Record<string, unknown>;
+async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+  const data = known ?? (JSON.parse(e.data_json) as Record<string, unknown>);
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
@@ -139,9 +139,9 @@ export function dispatchInserted(
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
-  opts: { accountOffsetMs?: number } = {},
+  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown>> } = {},
 ): Promise<StoredEvent[]> {
-  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs);
+  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
 }
 
 async function moveOutbox(
@@ -150,7 +150,10 @@ async function moveOutbox(
   pendingEvents: PendingEvent[],
   timers: PendingTimer[],
   accountOffsetMs?: number,
+  /** The events' data as objects, in the order of `pendingEvents` (saves parsing `data_json` back). */
+  eventData?: Array<Record<string, unknown>>,
 ): Promise<StoredEvent[]> {
+  const known = new Map(eventData ? pendingEvents.map((e, i) => [e._id, eventData[i]!]) : []);
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
   const scheduleTimers = async () => {
@@ -168,7 +171,7 @@ async function moveOutbox(
   };
   const storeEvents = async () => {
     const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
-    for (const e of pending) out.push(await storeEvent(e));
+    for (const e of pending) out.push(await storeEvent(e, known.get(e._id)));
     return out;
   };
   // Timers and events are independent of each other (events stay in order among themselves); the

@@ -117,7 +117,10 @@ export async function createPaymentIntent(
       return getPaymentIntentForAccount(actor.accountId, id);
     }
   }
-  await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers, { accountOffsetMs: account.clock_offset_ms ?? 0 });
+  await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers, {
+    accountOffsetMs: account.clock_offset_ms ?? 0,
+    eventData: [resource as unknown as Record<string, unknown>],
+  });
   return resource;
 }
 
