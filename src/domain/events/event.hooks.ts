@@ -1,6 +1,6 @@
 import { logger } from '../../logger';
 import { updateOneSoon } from '../../db/batching';
-import { EventModel, type EventRecord } from './event.model';
+import { EventModel, eventDataOf, type EventRecord } from './event.model';
 
 /**
  * `onEventStored` hooks: how other modules (webhook deliveries, SSE / GraphQL fan-out, checkout
@@ -50,12 +50,14 @@ export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () =
   };
 }
 
-export function toStoredEvent(e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean }): StoredEvent {
+export function toStoredEvent(
+  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean },
+): StoredEvent {
   return {
     id: e._id,
     accountId: e.account_id,
     type: e.type,
-    data: e.data,
+    data: eventDataOf(e),
     createdAt: new Date(e.created_at),
     seq: e.seq,
     paymentId: e.payment_id ?? null,

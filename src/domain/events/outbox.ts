@@ -88,7 +88,6 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
 async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
-  const data = known ?? (JSON.parse(e.data_json) as Record<string, unknown>);
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
@@ -97,7 +96,7 @@ async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Pro
       _id: e._id,
       account_id: e.account_id,
       type: e.type,
-      data,
+      data_json: e.data_json,
       created_at: new Date(e.created_at),
       seq: e.seq,
       payment_id: e.payment_id,
@@ -112,7 +111,8 @@ async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Pro
     if (!isDuplicateKey(err)) throw err;
     inserted = false;
   }
-  return { event: toStoredEvent({ ...e, data, livemode: false }), claimedUntil: inserted ? claimedUntil : null };
+  const event = toStoredEvent({ ...e, data: known, data_json: known ? undefined : e.data_json, livemode: false });
+  return { event, claimedUntil: inserted ? claimedUntil : null };
 }
 
 /**
@@ -239,7 +239,7 @@ export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents:
   const events = (await driverCollection(EventModel)
     .find(
       { hooks_done: false, stored_at: { $lte: now - HOOK_SWEEP_MIN_AGE_MS }, hooks_lease_until: { $lte: now } },
-      { projection: { _id: 1, account_id: 1, type: 1, data: 1, created_at: 1, seq: 1, payment_id: 1, livemode: 1 } },
+      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, payment_id: 1, livemode: 1 } },
     )
     .sort({ seq: 1 })
     .limit(SWEEP_BATCH)
