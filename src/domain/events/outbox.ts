@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/clock';
 import { logger } from '../../logger';
-import { dedupeTimerId, scheduleTimer } from '../../jobs/timers/timer.service';
+import { dedupeTimerId, insertTimer } from '../../jobs/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertSoon, updateOneSoon } from '../../db/batching';
 import { enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
@@ -156,9 +156,10 @@ async function moveOutbox(
   const known = new Map(eventData ? pendingEvents.map((e, i) => [e._id, eventData[i]!]) : []);
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
+  const settling: Array<Promise<void>> = [];
   const scheduleTimers = async () => {
     for (const t of timers) {
-      await scheduleTimer({
+      const inserted = await insertTimer({
         accountId: t.account_id,
         kind: t.kind,
         refId: t.ref_id,
@@ -167,6 +168,7 @@ async function moveOutbox(
         dedupeKey: t.dedupe_key,
         offsetMs: accountOffsetMs,
       });
+      settling.push(inserted.settled);
     }
   };
   const storeEvents = async () => {
@@ -187,8 +189,10 @@ async function moveOutbox(
   const pull: Record<string, unknown> = {};
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
-  await updateOneSoon(model, { _id: docId }, { $pull: pull });
+  // The outbox is cleared, the timers' clock check runs and the hooks start, all at once.
+  const cleared = updateOneSoon(model, { _id: docId }, { $pull: pull });
   for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+  await Promise.all([cleared, ...settling]);
   return stored.map((s) => s.event);
 }
 

@@ -46,6 +46,17 @@ export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey:
 }
 
 export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean }> {
+  const { id, created, settled } = await insertTimer(input);
+  await settled;
+  return { id, created };
+}
+
+/**
+ * scheduleTimer in two steps, for callers with other work to overlap: resolves once the timer is
+ * stored; `settled` once its fire time has been checked against a concurrent clock advance (and
+ * the local fast path armed).
+ */
+export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean; settled: Promise<void> }> {
   const id = input.dedupeKey ? dedupeTimerId(input.accountId, input.kind, input.dedupeKey) : newId('tmr');
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset;
@@ -70,24 +81,30 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
       done_at: null,
     });
   } catch (err) {
-    if (isDuplicateKey(err)) return { id, created: false };
+    if (isDuplicateKey(err)) return { id, created: false, settled: Promise.resolve() };
     throw err;
   }
-  let effectiveFireAt = fireAt;
-  if (input.accountId) {
-    // A clock advance may have moved the offset between our read and our insert, after it shifted the
-    // account's timers: fix ours (conditional on the offset we used, so it is shifted exactly once).
-    const now = await accountOffsetMs(input.accountId);
-    if (now !== offset) {
-      await TimerModel.updateOne(
-        { _id: id, state: 'scheduled', offset_ms: offset },
-        { $inc: { fire_at: offset - now }, $set: { offset_ms: now } },
-      );
-      effectiveFireAt = fireAt + offset - now;
+  const accountId = input.accountId;
+  const settle = async () => {
+    let effectiveFireAt = fireAt;
+    if (accountId) {
+      // A clock advance may have moved the offset between our read and our insert, after it shifted
+      // the account's timers: fix ours (conditional on the offset we used, so it is shifted exactly once).
+      const now = await accountOffsetMs(accountId);
+      if (now !== offset) {
+        await TimerModel.updateOne(
+          { _id: id, state: 'scheduled', offset_ms: offset },
+          { $inc: { fire_at: offset - now }, $set: { offset_ms: now } },
+        );
+        effectiveFireAt = fireAt + offset - now;
+      }
     }
-  }
-  armFastPath(effectiveFireAt);
-  return { id, created: true };
+    armFastPath(effectiveFireAt);
+  };
+  const settled = settle();
+  // Whoever awaits `settled` sees its failure; until then it must not count as unhandled.
+  settled.catch(() => undefined);
+  return { id, created: true, settled };
 }
 
 /** Cancels scheduled (not yet running) timers of a reference. Returns how many. */
