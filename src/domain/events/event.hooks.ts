@@ -53,11 +53,16 @@ export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () =
 export function toStoredEvent(
   e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean },
 ): StoredEvent {
+  let data: Record<string, unknown> | undefined = e.data_json === undefined ? (e.data ?? {}) : undefined;
   return {
     id: e._id,
     accountId: e.account_id,
     type: e.type,
-    data: eventDataOf(e),
+    // Parsed on first use: the bus hands every event to every process, and most nobody looks into.
+    get data() {
+      data ??= eventDataOf(e);
+      return data;
+    },
     createdAt: new Date(e.created_at),
     seq: e.seq,
     paymentId: e.payment_id ?? null,
