@@ -37,7 +37,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
   // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
   // before the first request is served rather than lazily in the background.
-  await Promise.all(Object.values(mongoose.models).map((model) => model.init()));
+  await Promise.all(Object.values(mongoose.models).map((model) => initModel(model)));
   return {
     uri,
     kind,
@@ -60,6 +60,23 @@ async function startEmbeddedWithSocket(start: StartEmbedded, dataDir: string | u
     }
   }
   return start({ port: 0, dataDir });
+}
+
+/**
+ * Builds a model's indexes. A database written by an older version of this code may hold an index of
+ * the same name with other options (one that has since become sparse, say): MongoDB answers
+ * IndexOptionsConflict, and the gateway would not start. Then the collection's indexes are brought to
+ * the schema's (mongoose syncIndexes: drops the ones that differ, builds the missing ones).
+ */
+async function initModel(model: mongoose.Model<any>): Promise<void> {
+  try {
+    await model.init();
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code !== 85 && code !== 86) throw err;
+    logger.warn({ collection: model.collection.collectionName }, 'index options differ from an older version: rebuilding the indexes of this collection');
+    await model.syncIndexes();
+  }
 }
 
 export async function databaseReady(): Promise<boolean> {
