@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { logger } from '../logger';
+import { isIndexConflict } from './errors';
 
 export interface DatabaseHandle {
   uri: string;
@@ -72,8 +73,7 @@ async function initModel(model: mongoose.Model<any>): Promise<void> {
   try {
     await model.init();
   } catch (err) {
-    const code = (err as { code?: number }).code;
-    if (code !== 85 && code !== 86) throw err;
+    if (!isIndexConflict(err)) throw err;
     logger.warn({ collection: model.collection.collectionName }, 'index options differ from an older version: rebuilding the indexes of this collection');
     await model.syncIndexes();
   }

@@ -6,7 +6,8 @@ import { dedupeTimerId, insertTimer } from '../../jobs/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertSoon, updateOneSoon } from '../../db/batching';
 import { enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
-import { isDuplicateKey, nextSequence } from './sequence';
+import { nextSequence } from './sequence';
+import { isDuplicateKey } from '../../db/errors';
 
 /**
  * The single-document outbox. A state change and the events it emits are one atomic update: the

@@ -1,9 +1,6 @@
 import { Batcher } from '../../db/batching';
+import { isDuplicateKey } from '../../db/errors';
 import { SequenceModel } from './event.model';
-
-function isDuplicateKey(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
-}
 
 /**
  * Reserves `count` consecutive values of the named counter and returns the first. One atomic
@@ -47,4 +44,3 @@ async function reserve(name: string, count: number): Promise<number> {
   }
 }
 
-export { isDuplicateKey };

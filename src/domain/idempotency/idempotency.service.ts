@@ -3,7 +3,7 @@ import { ApiError, isApiError } from '../../errors';
 import { randomBase62, type IdPrefix } from '../../ids';
 import { logger } from '../../logger';
 import { insertSoon, updateOneSoon } from '../../db/batching';
-import { isDuplicateKey } from '../events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { bodyFingerprint, sha256Hex } from './canonicalJson';
 import { IdempotencyModel, type IdempotencyRecord } from './idempotency.model';
 

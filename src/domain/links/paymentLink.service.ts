@@ -1,7 +1,8 @@
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { nowForAccount } from '../clock/clock';
-import { isDuplicateKey, nextSequence } from '../events/sequence';
+import { nextSequence } from '../events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { resolveMethods } from './methodSelection';
 import { PaymentLinkModel, type PaymentLinkRecord } from './paymentLink.model';
 

@@ -2,7 +2,7 @@ import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
 import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
 import type { TimerSpec } from '../events/outbox';
-import { isDuplicateKey } from '../events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { accountIdOf, type ActorOrAccount } from './actor';
 import { PaymentModel } from './payment.model';
 import { mutatePayment } from './payment.mutate';

@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import { Batcher } from '../../db/batching';
+import { isDuplicateKey } from '../../db/errors';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
 import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
 
@@ -14,10 +15,6 @@ export interface RateLimitDecision {
 const WINDOW_MS = 60_000;
 /** Buckets named `key:<api key id>` count in the key's own document (see countKeyRequest). */
 const KEY_BUCKET_PREFIX = 'key:';
-
-function isDuplicateKey(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
-}
 
 /**
  * Counts one request in `bucket`. The counter lives in the database so every gateway process shares

@@ -5,7 +5,7 @@ import { runDueTimersForAccount, shiftAccountTimers } from '../../jobs/timers/ti
 import { accountNow, accountOffsetMs, incrementAccountOffset } from '../clock/clock';
 import { hooksIdle } from '../events/event.hooks';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
-import { isDuplicateKey } from '../events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { ClockLockModel } from './clockLock.model';
 
 /**

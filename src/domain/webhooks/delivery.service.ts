@@ -5,7 +5,7 @@ import { logger } from '../../logger';
 import { scheduleTimer } from '../../jobs/timers/timer.service';
 import { accountOffsetMs, nowForAccount } from '../clock/clock';
 import { toEventResource, type StoredEvent } from '../events';
-import { isDuplicateKey } from '../events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
 import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';

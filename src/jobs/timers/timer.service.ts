@@ -18,7 +18,7 @@ import { insertSoon } from '../../db/batching';
 import { newId } from '../../ids';
 import { accountOffsetMs } from '../../domain/clock/clock';
 import { sha256Hex } from '../../domain/idempotency/canonicalJson';
-import { isDuplicateKey } from '../../domain/events/sequence';
+import { isDuplicateKey } from '../../db/errors';
 import { TimerModel } from './timer.model';
 import { armFastPath } from './timer.poller';
 
