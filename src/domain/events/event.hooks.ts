@@ -53,7 +53,7 @@ export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () =
 export function toStoredEvent(
   e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean },
 ): StoredEvent {
-  let data: Record<string, unknown> | undefined = e.data_json === undefined ? (e.data ?? {}) : undefined;
+  let data: Record<string, unknown> | undefined;
   return {
     id: e._id,
     accountId: e.account_id,
