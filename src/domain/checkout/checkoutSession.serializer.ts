@@ -22,20 +22,7 @@ export interface CheckoutSessionResource {
  * What the hosted page may know: what to pay, how, where to go afterwards. Not the merchant's own
  * reference, which is between the merchant and the gateway.
  */
-export interface PublicCheckoutSession {
-  id: string;
-  object: 'checkout_session';
-  url: string;
-  amount: number;
-  currency: 'AOA';
-  methods: MethodCode[];
-  status: CheckoutSessionStatus;
-  payment_intent: string | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  expires_at: string;
-  livemode: boolean;
-}
+export type PublicCheckoutSession = Omit<CheckoutSessionResource, 'merchant_reference' | 'created_at'>;
 
 /** `{checkout_url}/<session id>` with `{checkout_url}` = PUBLIC_BASE_URL + "/checkout". */
 export function checkoutSessionUrl(publicBaseUrl: string, id: string): string {

@@ -16,16 +16,7 @@ export interface PaymentLinkResource {
 }
 
 /** What the public page may know of a link: no account, no id, nothing the merchant did not publish. */
-export interface PublicPaymentLink {
-  object: 'payment_link';
-  code: string;
-  url: string;
-  amount: number;
-  currency: 'AOA';
-  methods: MethodCode[];
-  description: string | null;
-  livemode: boolean;
-}
+export type PublicPaymentLink = Omit<PaymentLinkResource, 'id' | 'active' | 'created_at'>;
 
 /** The public page of a link: `{pay_url}/<code>` with `{pay_url}` = PUBLIC_BASE_URL + "/pay". */
 export function paymentLinkUrl(publicBaseUrl: string, code: string): string {
