@@ -182,18 +182,15 @@ async function moveOutbox(
   const [timersDone, eventsDone] = await Promise.allSettled([scheduleTimers(), storeEvents()]);
   if (eventsDone.status === 'rejected') throw eventsDone.reason;
   const stored = eventsDone.value;
-  if (timersDone.status === 'rejected') {
-    // The outbox stays as it is for the sweeper; the events stored meanwhile still get their hooks now.
-    for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
-    throw timersDone.reason;
-  }
+  // Stored events get their hooks now, whatever happened to the timers.
+  for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+  // A timer failed: the outbox stays as it is for the sweeper.
+  if (timersDone.status === 'rejected') throw timersDone.reason;
   const pull: Record<string, unknown> = {};
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
-  // The outbox is cleared, the timers' clock check runs and the hooks start, all at once.
-  const cleared = updateOneSoon(model, { _id: docId }, { $pull: pull });
-  for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
-  await Promise.all([cleared, ...settling]);
+  // The outbox is cleared while the timers' clock check runs.
+  await Promise.all([updateOneSoon(model, { _id: docId }, { $pull: pull }), ...settling]);
   return stored.map((s) => s.event);
 }
 
