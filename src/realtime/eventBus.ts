@@ -1,7 +1,8 @@
 import type { mongo } from 'mongoose';
 import { logger } from '../logger';
 import { EventModel, SequenceModel, type EventRecord } from '../domain/events/event.model';
-import { toStoredEvent, type StoredEvent } from '../domain/events/event.hooks';
+import { onEventInsertedHere, toStoredEvent, type StoredEvent } from '../domain/events/event.hooks';
+import { PROCESS_ID } from '../processId';
 
 type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<T>;
 type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument<T>;
@@ -10,10 +11,12 @@ type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument
  * The cross-instance event bus. Every stored event, whichever gateway process wrote it, reaches the
  * subscribers of every process (SSE streams, GraphQL subscriptions) within a second, once each.
  *
- * Source, one per process (never one per subscriber):
- * - a MongoDB change stream on `events` (inserts) where the server supports it (replica sets, the
- *   embedded engine), resumed with its resume token after a transient error;
- * - otherwise (a standalone mongod) polling by the events' `seq` order field.
+ * Sources, one each per process (never one per subscriber):
+ * - the events this process stores itself, handed over by the outbox as soon as they are stored;
+ * - the other processes' events: a MongoDB change stream on `events` (inserts by another `origin`)
+ *   where the server supports it (replica sets, the embedded engine), resumed with its resume token
+ *   after a transient error; otherwise (a standalone mongod) polling by the events' `seq` order
+ *   field, which sees this process's events again (dropped as already published).
  *
  * Fan-out: subscribers are indexed by payment id and by account id, so an event costs a couple of
  * map look-ups however many thousands of streams are open. Each subscriber also remembers the ids it
@@ -162,7 +165,8 @@ function isChangeStreamUnsupported(err: unknown): boolean {
 async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
   let closed = false;
   let lastSeq = 0;
-  const pipeline = [{ $match: { operationType: 'insert' } }];
+  // This process's own events reach its subscribers straight from the outbox (startEventBus).
+  const pipeline = [{ $match: { operationType: 'insert', 'fullDocument.origin': { $ne: PROCESS_ID } } }];
   // A short server-side wait keeps start-up (the first, usually empty, getMore) quick.
   const watchOptions = { maxAwaitTimeMS: 250 };
   let stream: ChangeStream<EventRecord> = EventModel.collection.watch<EventRecord>(pipeline, watchOptions);
@@ -280,8 +284,11 @@ export interface EventBusOptions {
   pollMs?: number;
 }
 
+let stopLocal: (() => void) | null = null;
+
 export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode> {
   if (source) return source.mode;
+  stopLocal ??= onEventInsertedHere(publish);
   const mode = opts.mode ?? 'auto';
   const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {
@@ -303,6 +310,8 @@ export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode
 }
 
 export async function stopEventBus(): Promise<void> {
+  stopLocal?.();
+  stopLocal = null;
   const s = source;
   source = null;
   if (s) await s.stop();

@@ -5,6 +5,7 @@ import { emitAccountEvent } from '../../src/domain/events';
 import { EventModel } from '../../src/domain/events/event.model';
 import { nextSequence } from '../../src/domain/events/sequence';
 import { newId } from '../../src/ids';
+import { PROCESS_ID } from '../../src/processId';
 import { busStats, startEventBus, stopEventBus, subscribe, type BusEvent } from '../../src/realtime/eventBus';
 
 /** The bus in both of its modes, against a real (embedded) database. */
@@ -35,11 +36,11 @@ async function until(cond: () => boolean, ms = 5_000): Promise<void> {
 }
 
 /** Stores an event directly, as a process would (seq chosen by the caller). */
-async function storeRaw(accountId: string, type: string, paymentId: string | null, seq: number): Promise<string> {
+async function storeRaw(accountId: string, type: string, paymentId: string | null, seq: number, origin?: string): Promise<string> {
   const id = newId('evt');
   await EventModel.create({
     _id: id, account_id: accountId, type, data: { id: paymentId ?? 'x', status: 'PENDING' }, created_at: new Date(), seq,
-    payment_id: paymentId, livemode: false, hooks_done: true, hooks_lease_until: 0, stored_at: Date.now(),
+    payment_id: paymentId, livemode: false, hooks_done: true, hooks_lease_until: 0, stored_at: Date.now(), origin,
   });
   return id;
 }
@@ -78,6 +79,29 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     expect(forPayment).toHaveLength(2);
     for (const u of unsubs) u();
     expect(busStats().subscribers).toBe(0);
+  });
+
+  it("hands this process's own events over directly, and another process's through the database", async () => {
+    await startEventBus({ mode, pollMs: 50 });
+    const acct = `acct_${mode}_origin`;
+    const got: string[] = [];
+    const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
+    await sleep(100);
+    // Published at the moment it is stored, before the call returns: no database round trip.
+    const own = await emitAccountEvent(acct, 'test.ping', { message: 'mine' });
+    expect(got).toEqual([own.id]);
+    expect((await EventModel.findById(own.id).lean())?.origin).toBe(PROCESS_ID);
+    // Stored as if by another gateway process: it arrives through the change stream or the poll.
+    const foreign = await storeRaw(acct, 'test.ping', null, await nextSequence('events'), 'host:1:other');
+    await until(() => got.length === 2);
+    // An event signed with this process's id but stored behind the outbox's back is not relayed by
+    // the change stream (which leaves this process's events out); the poll sees every event.
+    const unannounced = await storeRaw(acct, 'test.ping', null, await nextSequence('events'), PROCESS_ID);
+    const third = await storeRaw(acct, 'test.ping', null, await nextSequence('events'));
+    await until(() => got.includes(third));
+    await sleep(200);
+    expect(got).toEqual(mode === 'change_stream' ? [own.id, foreign, third] : [own.id, foreign, unannounced, third]);
+    unsub();
   });
 
   it('does not lose an event whose lower seq becomes visible after a higher one', async () => {

@@ -40,6 +40,27 @@ export const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
 const MAX_HOOK_ATTEMPTS = 20;
 
+type InsertedListener = (event: StoredEvent) => void;
+const insertedListeners = new Set<InsertedListener>();
+
+/**
+ * Listens to the events this process itself has just inserted, called synchronously in storage order
+ * (before their hooks are queued). The event bus is the one listener: it hands this process's own
+ * events to its subscribers at once and leaves them out of its change stream, which then carries only
+ * other processes' events (each event crossed the database twice more before, for nobody new).
+ */
+export function onEventInsertedHere(fn: InsertedListener): () => void {
+  insertedListeners.add(fn);
+  return () => {
+    insertedListeners.delete(fn);
+  };
+}
+
+/** Called by the outbox for each event it inserted (not for one found already stored). */
+export function announceInserted(event: StoredEvent): void {
+  for (const fn of insertedListeners) fn(event);
+}
+
 /** Registers a hook; returns a function that removes it (tests). */
 export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {
   const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };

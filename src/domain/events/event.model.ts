@@ -59,6 +59,8 @@ export interface EventRecord extends EventBase {
   hooks_failed?: boolean;
   /** Real time (ms) of storage, so the sweeper leaves fresh events to the fast path. */
   stored_at: number;
+  /** The gateway process that stored it (src/processId.ts); absent on events stored before this field. */
+  origin?: string;
 }
 
 const eventSchema = new Schema<EventRecord>(
@@ -77,6 +79,7 @@ const eventSchema = new Schema<EventRecord>(
     hook_attempts: { type: Number, default: 0 },
     hooks_failed: { type: Boolean, default: false },
     stored_at: { type: Number, required: true },
+    origin: { type: String },
   },
   { versionKey: false, minimize: false, collection: 'events' },
 );

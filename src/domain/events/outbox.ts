@@ -5,7 +5,8 @@ import { logger } from '../../logger';
 import { dedupeTimerId, insertTimer } from '../../jobs/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertSoon, updateOneSoon } from '../../db/batching';
-import { enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
+import { announceInserted, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
+import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
 import { isDuplicateKey } from '../../db/errors';
 
@@ -107,6 +108,7 @@ async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Pro
       hook_attempts: 1,
       hooks_failed: false,
       stored_at: storedAt,
+      origin: PROCESS_ID,
     });
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
@@ -114,6 +116,12 @@ async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Pro
   }
   const event = toStoredEvent({ ...e, data: known, data_json: known ? undefined : e.data_json, livemode: false });
   return { event, claimedUntil: inserted ? claimedUntil : null };
+}
+
+/** An event just stored: announced in this process if this call inserted it, then its hooks queued. */
+function afterStore(s: { event: StoredEvent; claimedUntil: number | null }): void {
+  if (s.claimedUntil !== null) announceInserted(s.event);
+  void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
 }
 
 /**
@@ -183,7 +191,7 @@ async function moveOutbox(
   if (eventsDone.status === 'rejected') throw eventsDone.reason;
   const stored = eventsDone.value;
   // Stored events get their hooks now, whatever happened to the timers.
-  for (const s of stored) void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+  for (const s of stored) afterStore(s);
   // A timer failed: the outbox stays as it is for the sweeper.
   if (timersDone.status === 'rejected') throw timersDone.reason;
   const pull: Record<string, unknown> = {};
@@ -204,7 +212,7 @@ export async function emitAccountEvent(
   const createdAt = opts.now ?? (await nowForAccount(accountId));
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
   const stored = await storeEvent(built!);
-  void enqueueHooks(stored.event, { claimedUntil: stored.claimedUntil });
+  afterStore(stored);
   return stored.event;
 }
 

@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
+import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
 import { accountOffsetMs } from '../../domain/clock/clock';
 import { TimerModel, type TimerRecord } from './timer.model';
@@ -35,7 +34,6 @@ const handlers = new Map<string, TimerHandler>();
 
 const LEASE_MS = 30_000;
 const MAX_ATTEMPTS = 25;
-const PROCESS_ID = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 export function registerTimerHandler(kind: string, handler: TimerHandler): void {
   handlers.set(kind, handler);
