@@ -196,3 +196,23 @@ export function updateOneSoon(model: ModelLike, filter: Record<string, unknown>,
   );
   return batcher.run({ filter, update });
 }
+
+/**
+ * Applies the same update to the document with this `_id`: the batch is one `update` statement over
+ * `{_id: {$in: ids}}` (multi), cheaper on both sides than a statement per document. Bookkeeping only,
+ * like updateOneSoon: it does not say whether the document was there. `update` must be the same object
+ * shape for every call with the same `kind` (it names the batcher).
+ */
+export function updateByIdSoon(model: ModelLike, kind: string, id: string, update: Record<string, unknown>): Promise<void> {
+  const name = model.collection.collectionName;
+  const batcher = batcherFor<string, void>(`updateById:${name}:${kind}`, () =>
+    new Batcher<string, void>(async (ids) => {
+      const unique = [...new Set(ids)];
+      const q = unique.length === 1 ? { _id: unique[0] } : { _id: { $in: unique } };
+      const [outcome] = await perStatement(model, { update: name, updates: [{ q, u: update, multi: true }], ordered: false }, 1);
+      if (!outcome!.ok) throw outcome!.error;
+      return ids.map(() => ({ ok: true as const, value: undefined }));
+    }),
+  );
+  return batcher.run(id);
+}

@@ -1,5 +1,5 @@
 import { logger } from '../../logger';
-import { updateOneSoon } from '../../db/batching';
+import { updateByIdSoon } from '../../db/batching';
 import { EventModel, eventDataOf, type EventRecord } from './event.model';
 
 /**
@@ -178,11 +178,13 @@ async function runHooks(event: StoredEvent, claimedUntil: number | null): Promis
   }
   // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
   // (only the sweeper reads it), so the marks of consecutive events share one batched update.
-  const marked = updateOneSoon(EventModel, { _id: event.id }, { $set: { hooks_done: true, hooks_lease_until: 0 } })
+  const marked = updateByIdSoon(EventModel, 'hooks_done', event.id, HOOKS_DONE)
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
     .finally(() => marking.delete(marked));
   marking.add(marked);
 }
+
+const HOOKS_DONE = { $set: { hooks_done: true, hooks_lease_until: 0 } };
 
 /** hooks_done marks still being written. */
 const marking = new Set<Promise<void>>();

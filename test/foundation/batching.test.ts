@@ -1,0 +1,68 @@
+import mongoose, { Schema } from 'mongoose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { findByIdSoon, insertSoon, updateByIdSoon, updateOneSoon } from '../../src/db/batching';
+
+/** The batched helpers of src/db/batching.ts over the real (embedded) database, counting commands. */
+let engine: EmbeddedMongo;
+let conn: mongoose.Connection;
+const commands: string[] = [];
+
+interface Thing {
+  _id: string;
+  n: number;
+  tag?: string;
+  done?: boolean;
+}
+
+let Things: mongoose.Model<Thing>;
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo({ port: 0 });
+  conn = await mongoose.createConnection(engine.uri, { monitorCommands: true }).asPromise();
+  conn.getClient().on('commandStarted', (e) => commands.push(`${e.commandName} ${String((e.command as Record<string, unknown>)[e.commandName])}`));
+  Things = conn.model<Thing>('BatchedThing', new Schema<Thing>({ _id: String, n: Number, tag: String, done: Boolean }, { versionKey: false }));
+  await Things.init();
+  await Things.collection.createIndex({ tag: 1 }, { unique: true, sparse: true });
+});
+
+afterAll(async () => {
+  await conn?.close();
+  await engine?.close();
+});
+
+it('inserts of one turn go out as one command; a duplicate fails its own document only, with 11000', async () => {
+  commands.length = 0;
+  const results = await Promise.allSettled([
+    insertSoon(Things, { _id: 'a', n: 1, tag: 'x' }),
+    insertSoon(Things, { _id: 'b', n: 2, tag: 'x' }),
+    insertSoon(Things, { _id: 'c', n: 3 }),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 11000, keyValue: { tag: 'x' } });
+  expect(commands.filter((c) => c.startsWith('insert'))).toEqual(['insert batchedthings']);
+  expect((await Things.find().sort({ _id: 1 }).lean()).map((t) => t._id)).toEqual(['a', 'c']);
+});
+
+it('reads by id of one turn share one find, duplicates included', async () => {
+  commands.length = 0;
+  const [a, a2, missing] = await Promise.all([findByIdSoon<Thing>(Things, 'a'), findByIdSoon<Thing>(Things, 'a'), findByIdSoon<Thing>(Things, 'zz')]);
+  expect([a?.n, a2?.n, missing]).toEqual([1, 1, null]);
+  expect(commands).toEqual(['find batchedthings']);
+});
+
+it('updateOneSoon: one statement per document in one command; updateByIdSoon: one statement for all', async () => {
+  commands.length = 0;
+  await Promise.all([updateOneSoon(Things, { _id: 'a' }, { $inc: { n: 10 } }), updateOneSoon(Things, { _id: 'c' }, { $inc: { n: 20 } })]);
+  expect(commands).toEqual(['update batchedthings']);
+  commands.length = 0;
+  const statements: number[] = [];
+  conn.getClient().once('commandStarted', (e) => statements.push((e.command.updates as unknown[]).length));
+  await Promise.all(['a', 'c', 'a', 'nothere'].map((id) => updateByIdSoon(Things, 'done', id, { $set: { done: true } })));
+  expect(commands).toEqual(['update batchedthings']);
+  expect(statements).toEqual([1]);
+  expect(await Things.find().sort({ _id: 1 }).lean()).toEqual([
+    { _id: 'a', n: 11, tag: 'x', done: true },
+    { _id: 'c', n: 23, done: true },
+  ]);
+});
