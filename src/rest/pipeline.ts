@@ -77,7 +77,8 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
           const code = (out.body as { error?: { code?: string } })?.error?.code;
           if (code) res.locals.errorCode = code;
         }
-        res.status(out.status).json(out.body);
+        // The JSON text the key stored: the same bytes now and on every replay, serialized once.
+        res.status(out.status).type('application/json').send(out.json);
         return;
       }
 

@@ -33,6 +33,8 @@ export interface IdempotentRequest {
 export interface IdempotentResult {
   status: number;
   body: unknown;
+  /** `body` as the JSON text that was stored (and is replayed): what REST sends, serialized once. */
+  json: string;
   replayed: boolean;
 }
 
@@ -121,7 +123,8 @@ export async function runIdempotent(
     }
     if (rec.body_hash !== bodyHash) throw conflict();
     if (rec.state === 'completed') {
-      return { status: rec.status ?? 200, body: JSON.parse(rec.response_json ?? 'null'), replayed: true };
+      const json = rec.response_json ?? 'null';
+      return { status: rec.status ?? 200, body: JSON.parse(json), json, replayed: true };
     }
     if (rec.lease_until <= Date.now()) {
       // The first request's process died: take the key over, with the same reserved object id.
@@ -204,16 +207,17 @@ async function execute(
   }
   clearInterval(renew);
 
+  const json = JSON.stringify(result.body ?? null);
   if (result.status >= 500) {
     await release(id, owner);
-    return { ...result, replayed: false };
+    return { ...result, json, replayed: false };
   }
   // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
   await updateOneSoon(IdempotencyModel, mine, {
-    $set: { state: 'completed', status: result.status, response_json: JSON.stringify(result.body ?? null), completed_at: new Date() },
+    $set: { state: 'completed', status: result.status, response_json: json, completed_at: new Date() },
   });
   wakeWaiters(id);
-  return { ...result, replayed: false };
+  return { ...result, json, replayed: false };
 }
 
 /** A 5xx: the answer is not stored and the key is free for a retry. */
