@@ -57,8 +57,10 @@ const timerSchema = new Schema<TimerRecord>(
   { versionKey: false, minimize: false, collection: 'timers' },
 );
 
+// {state, fire_at} also serves the look-ups of running timers by lease (`state: 'running'` is a short
+// prefix: only the timers being run right now). No {state, lease_until} index: every scheduled and
+// every done timer would share one key in it, maintained on each insert and claim for nothing.
 timerSchema.index({ state: 1, fire_at: 1 });
-timerSchema.index({ state: 1, lease_until: 1 });
 timerSchema.index({ account_id: 1, state: 1, due_at: 1 });
 timerSchema.index({ ref_id: 1, state: 1 });
 
