@@ -69,10 +69,33 @@ describe('POST /sandbox/accounts', () => {
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
-  it('refuses __proto__ and constructor keys', async () => {
-    const res = await anon.request('POST', '/sandbox/accounts', { rawBody: '{"__proto__": {"admin": true}}', headers: { 'content-type': 'application/json' } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('invalid_request');
+  it('refuses __proto__ and constructor keys, also nested and spelled with \\u escapes', async () => {
+    for (const rawBody of [
+      '{"__proto__": {"admin": true}}',
+      '{"name": "x", "metadata": {"constructor": {"prototype": 1}}}',
+      '{"name": "x", "\\u005f_proto__": {"admin": true}}',
+      '{"name": "x", "\\u0063onstructor": 1}',
+    ]) {
+      const res = await anon.request('POST', '/sandbox/accounts', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(res.status, rawBody).toBe(400);
+      expect(res.body.error.code, rawBody).toBe('invalid_request');
+    }
+  });
+
+  it('accepts those words as values, and a body sent in chunks without Content-Length', async () => {
+    const named = await anon.request('POST', '/sandbox/accounts', { rawBody: '{"name": "constructor __proto__ \\u00e9"}', headers: { 'content-type': 'application/json' } });
+    expect(named.status).toBe(201);
+    expect(named.body.name).toBe('constructor __proto__ é');
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"name": "Lo'));
+        c.enqueue(new TextEncoder().encode('ja"}'));
+        c.close();
+      },
+    });
+    const chunked = await fetch(`${server.baseUrl}/v1/sandbox/accounts`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(201);
+    expect((await chunked.json()).name).toBe('Loja');
   });
 });
 
