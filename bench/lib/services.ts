@@ -36,7 +36,14 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
  * they never answer 429 during a run: the limiter itself still counts every request in the database,
  * as it does in production. (RATE_LIMIT_PER_MINUTE is capped at 100 000 000 by src/config.ts.)
  */
-export async function startGatewayProcess(opts: { mongodbUri: string; profile: boolean; name: string }): Promise<Service> {
+export async function startGatewayProcess(opts: {
+  mongodbUri: string;
+  profile: boolean;
+  name: string;
+  /** Extra environment and node flags (bench/profile/postCost.ts compares two gateways). */
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<Service> {
   const port = await freePort();
   const child = spawnTs(
     opts.name,
@@ -52,8 +59,9 @@ export async function startGatewayProcess(opts: { mongodbUri: string; profile: b
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',
       NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'production',
+      ...opts.env,
     },
-    [...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS')],
+    [...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, 60_000, (s) => s === 200);
