@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { deserialize, serialize } from 'bson';
 import type { Schema } from 'mongoose';
 import { runCommand } from '../../src/db/embedded/commands';
@@ -331,29 +332,46 @@ function roundCommands(): Array<[Kind, Buffer]> {
 
 interface Pass {
   engineNs: Map<Kind, number>;
+  /** CPU time of the process (all threads, so concurrent GC too) while the engine ran: unlike the wall
+   * time, not inflated by waiting for a core on a shared machine. */
+  engineCpuUs: Map<Kind, number>;
   decodeNs: Map<Kind, number>;
   wallMs: number;
+  /** Main-thread GC pauses during the pass (they land in whichever statement allocated last). */
+  gcMs: number;
 }
+
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
 
 async function pass(rounds: number): Promise<Pass> {
   // Built up front so that building them is not timed (nor its garbage collected mid-pass, mostly).
   const all = Array.from({ length: rounds }, roundCommands);
   const engineNs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
   const decodeNs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
+  const engineCpuUs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
   const start = performance.now();
+  const gcBefore = gcMs;
   for (const round of all) {
     for (const [kind, buf] of round) {
       const t0 = process.hrtime.bigint();
       const cmd = deserialize(buf, DECODE_OPTS);
+      const cpu = process.cpuUsage();
       const t1 = process.hrtime.bigint();
       const reply = await run(cmd);
       const t2 = process.hrtime.bigint();
+      const used = process.cpuUsage(cpu);
+      engineCpuUs.set(kind, engineCpuUs.get(kind)! + used.user + used.system);
       if (kind.startsWith('update') && reply.nModified !== BATCH) throw new Error(`${kind}: ${JSON.stringify(reply)}`);
       decodeNs.set(kind, decodeNs.get(kind)! + Number(t1 - t0));
       engineNs.set(kind, engineNs.get(kind)! + Number(t2 - t1));
     }
   }
-  return { engineNs, decodeNs, wallMs: performance.now() - start };
+  // GC entries are delivered asynchronously: let the observer catch up before reading the total.
+  await new Promise((r) => setImmediate(r));
+  return { engineNs, engineCpuUs, decodeNs, wallMs: performance.now() - start, gcMs: gcMs - gcBefore };
 }
 
 /** The timed passes only (not the set-up and pre-fill, as `node --cpu-prof` would include). */
@@ -386,17 +404,21 @@ if (profiler) console.log(`CPU profile of the timed passes: ${await profiler.sto
 
 const perStatement = (ns: number) => ns / ROUNDS / BATCH / 1000;
 console.log(`engine write path: ${PREFILL} documents pre-filled per collection, ${ROUNDS} rounds x ${BATCH} statements per command, median of ${PASSES} passes`);
-console.log(`${'statement'.padEnd(42)} ${'engine µs'.padStart(10)} ${'(min-max)'.padStart(14)} ${'decode µs'.padStart(10)}`);
+console.log(`${'statement'.padEnd(42)} ${'engine µs'.padStart(10)} ${'(min-max)'.padStart(14)} ${'cpu µs'.padStart(8)} ${'decode µs'.padStart(10)}`);
 let totalNs = 0;
+let totalCpuUs = 0;
 for (const k of KINDS) {
   const e = passes.map((p) => perStatement(p.engineNs.get(k)!));
+  const c = passes.map((p) => perStatement(p.engineCpuUs.get(k)! * 1000));
   const d = passes.map((p) => perStatement(p.decodeNs.get(k)!));
   totalNs += median(passes.map((p) => p.engineNs.get(k)!));
+  totalCpuUs += median(passes.map((p) => p.engineCpuUs.get(k)!));
   console.log(
-    `${k.padEnd(42)} ${median(e).toFixed(1).padStart(10)} ${`(${Math.min(...e).toFixed(1)}-${Math.max(...e).toFixed(1)})`.padStart(14)} ${median(d).toFixed(1).padStart(10)}`,
+    `${k.padEnd(42)} ${median(e).toFixed(1).padStart(10)} ${`(${Math.min(...e).toFixed(1)}-${Math.max(...e).toFixed(1)})`.padStart(14)} ${median(c).toFixed(1).padStart(8)} ${median(d).toFixed(1).padStart(10)}`,
   );
 }
 const statements = ROUNDS * BATCH * KINDS.length;
-console.log(`all statements: ${(totalNs / statements / 1000).toFixed(1)} µs each in the engine, ${Math.round(statements / (totalNs / 1e9))} statements/s (engine only)`);
+console.log(`all statements: ${(totalNs / statements / 1000).toFixed(1)} µs each in the engine (cpu ${(totalCpuUs / statements).toFixed(1)} µs), ${Math.round(statements / (totalNs / 1e9))} statements/s (engine only)`);
 console.log(`wall, decode included: ${Math.round(statements / (median(passes.map((p) => p.wallMs)) / 1000))} statements/s`);
+console.log(`GC pauses (decode included): ${(median(passes.map((p) => p.gcMs)) * 1000 / statements).toFixed(1)} µs per statement`);
 await engine.close();
