@@ -21,19 +21,26 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext);
-  app.use(systemRoutes());
 
-  const v1 = express.Router({ caseSensitive: true, strict: false });
+  const routerOptions = { caseSensitive: true, strict: false };
+  const v1 = express.Router(routerOptions);
   if (config.maintenanceMode) {
     v1.use(() => {
       throw new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
     });
   }
+  // One router per first path segment (payment_intents, refunds, ...): a request is matched against
+  // a dozen prefixes and then its resource's few routes, not against every route in turn.
+  const resources = new Map<string, Router>();
   for (const def of allRoutes) {
     const op = getOperation(def.operationId);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete' | 'put' | 'patch';
-    v1[method](op.expressPath, toExpressHandler(def, config));
+    const [, segment = '', ...rest] = op.expressPath.split('/');
+    let resource = resources.get(segment);
+    if (!resource) resources.set(segment, (resource = express.Router(routerOptions)));
+    resource[method](`/${rest.join('/')}`, toExpressHandler(def, config));
   }
+  for (const [segment, resource] of resources) v1.use(`/${segment}`, resource);
   // An unknown /v1 route made with a valid key is still that account's request: identify the key so
   // GET /logs shows it, then answer 404.
   v1.use(async (req, res, next) => {
@@ -41,6 +48,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
     next();
   });
   app.use('/v1', v1);
+  // After the API: its requests need not walk past the probes and docs.
+  app.use(systemRoutes());
 
   for (const router of ext.rootRouters ?? []) app.use(router);
 

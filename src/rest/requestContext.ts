@@ -19,14 +19,16 @@ export const requestContext: RequestHandler = (req, res, next) => {
     // Set by the REST pipeline or GraphQL once the key is known (an AuthenticatedKey or Authenticated).
     const auth = res.locals.auth as { key: ApiKeyRecord } | undefined;
     const errorCode = (res.locals.errorCode as string | undefined) ?? null;
-    logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id }, 'request');
+    // originalUrl: routers mounted on a prefix (/v1, then each resource) strip it from req.path.
+    const path = req.originalUrl.split('?')[0] ?? req.path;
+    logger.info({ requestId, method: req.method, path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id }, 'request');
     if (auth) {
       recordRequest({
         _id: requestId,
         account_id: auth.key.account_id,
         api_key_id: auth.key._id,
         method: req.method,
-        path: req.originalUrl.split('?')[0] ?? req.path,
+        path,
         status: res.statusCode,
         error_code: errorCode,
         latency_ms: latencyMs,
