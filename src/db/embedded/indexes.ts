@@ -5,7 +5,7 @@
 import { Query } from 'mingo';
 import { ErrorCodes, MongoCommandError } from './errors';
 import { SortedList, type Cursor } from './sortedList';
-import { canonicalKey, compareValues, getPathValues, type Doc } from './values';
+import { MEETS_ARRAY, canonicalKey, compareValues, getPathValues, singlePathValue, type Doc } from './values';
 
 export interface IndexSpec {
   v?: number;
@@ -30,6 +30,8 @@ export class Index {
   readonly spec: IndexSpec;
   readonly name: string;
   readonly fields: string[];
+  /** The fields split on dots. */
+  private readonly paths: string[][];
   readonly dirs: number[];
   readonly unique: boolean;
   readonly sparse: boolean;
@@ -52,6 +54,7 @@ export class Index {
     this.spec = spec;
     this.name = spec.name;
     this.fields = Object.keys(spec.key);
+    this.paths = this.fields.map((f) => f.split('.'));
     this.dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1));
     this.unique = spec.unique === true || this.name === '_id_';
     this.sparse = spec.sparse === true;
@@ -75,6 +78,22 @@ export class Index {
   /** Key tuples for a document, or [] when the document is not in this index (sparse/partial). */
   keysFor(doc: Doc): unknown[][] {
     if (this.partial && !this.partial.test(doc)) return [];
+    // Most documents hold no array under an indexed path: they have exactly one key tuple, built
+    // here without the per-field value arrays, the cross product and the de-duplication below.
+    const tuple: unknown[] = [];
+    let missing = 0;
+    for (const parts of this.paths) {
+      const v = singlePathValue(doc, parts);
+      if (v === MEETS_ARRAY) return this.keysFanningOut(doc);
+      if (v === undefined) missing++;
+      tuple.push(v === undefined ? null : v);
+    }
+    if (this.sparse && missing === tuple.length) return [];
+    return [tuple];
+  }
+
+  /** keysFor when an indexed path meets an array: one tuple per combination of values, distinct. */
+  private keysFanningOut(doc: Doc): unknown[][] {
     const perField = this.fields.map((f) => getPathValues(doc, f));
     if (this.sparse && perField.every((vals) => vals.every((v) => v === undefined))) return [];
     let tuples: unknown[][] = [[]];

@@ -317,6 +317,24 @@ export function getPathValues(doc: unknown, path: string): unknown[] {
   return out;
 }
 
+/** What singlePathValue returns for a path that meets an array (where getPathValues fans out). */
+export const MEETS_ARRAY: unique symbol = Symbol('meets an array');
+
+/**
+ * getPathValues for the common case of a path (already split on dots) that meets no array: its one
+ * value, undefined when missing, without the result array and the recursion. MEETS_ARRAY when an
+ * array lies on the path or at its end: then the caller needs getPathValues.
+ */
+export function singlePathValue(doc: unknown, parts: string[]): unknown {
+  let val = doc;
+  for (let i = 0; i < parts.length; i++) {
+    if (Array.isArray(val)) return MEETS_ARRAY;
+    if (!isPlainObject(val)) return undefined;
+    val = own(val, parts[i]!);
+  }
+  return Array.isArray(val) ? MEETS_ARRAY : val;
+}
+
 function collect(val: unknown, parts: string[], i: number, out: unknown[]): void {
   if (i === parts.length) {
     if (Array.isArray(val)) {
