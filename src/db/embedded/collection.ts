@@ -23,7 +23,7 @@ export class Collection {
     uuid?: Binary,
   ) {
     this.uuid = uuid ?? new UUID();
-    this.indexes.set('_id_', new Index(ID_INDEX_SPEC));
+    this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs));
   }
 
   get ns(): string {

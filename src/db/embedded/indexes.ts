@@ -38,7 +38,17 @@ export class Index {
   readonly partial: Query | undefined;
   /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
   multikey = false;
-  readonly list: SortedList<IndexEntry>;
+  /** The entries in key order; read it through `ordered` (see `deferredFrom`). */
+  private readonly list: SortedList<IndexEntry>;
+  private readonly cmp: (a: IndexEntry, b: IndexEntry) => number;
+  /**
+   * The _id index only, until a query first needs _id order (a sort or a range on _id): the
+   * collection's documents, from which `ordered` then builds the list, kept up to date from then on.
+   * Look-ups by _id go to the collection's document map, so most collections never need the order,
+   * and inserting random string ids into a large ordered list is a binary search through entries
+   * that are rarely in the CPU cache: under the gateway's load the costliest step of an insert.
+   */
+  private deferredFrom: (() => Iterable<[string, Doc]>) | undefined;
   /**
    * Unique indexes only: hash of complete key tuples (canonical key string -> id or ids) for O(1)
    * unique checks and equality lookups. Not kept for _id, where the collection's document map plays
@@ -50,7 +60,8 @@ export class Index {
   private readonly eq = new Map<string, string | Set<string>>();
   private readonly hashed: boolean;
 
-  constructor(spec: IndexSpec) {
+  /** `documents`: for the _id index, the collection's documents by id key (see `deferredFrom`). */
+  constructor(spec: IndexSpec, documents?: () => Iterable<[string, Doc]>) {
     this.spec = spec;
     this.name = spec.name;
     this.fields = Object.keys(spec.key);
@@ -62,13 +73,28 @@ export class Index {
     this.hashed = this.unique && this.name !== '_id_';
     const dirs = this.dirs;
     const n = this.fields.length;
-    this.list = new SortedList<IndexEntry>((a, b) => {
+    this.cmp = (a, b) => {
       for (let i = 0; i < n; i++) {
         const c = compareValues(a.k[i], b.k[i]);
         if (c !== 0) return c * dirs[i]!;
       }
       return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-    });
+    };
+    this.list = new SortedList<IndexEntry>(this.cmp);
+    this.deferredFrom = this.isId ? documents : undefined;
+  }
+
+  /** The ordered entries; a deferred _id index builds them now, from the collection's documents. */
+  private get ordered(): SortedList<IndexEntry> {
+    const documents = this.deferredFrom;
+    if (documents) {
+      this.deferredFrom = undefined;
+      const entries: IndexEntry[] = [];
+      for (const [id, doc] of documents()) for (const k of this.keysFor(doc)) entries.push({ k, id });
+      entries.sort(this.cmp);
+      for (const e of entries) this.list.insert(e); // in order, so each one is appended
+    }
+    return this.list;
   }
 
   get isId(): boolean {
@@ -150,7 +176,7 @@ export class Index {
 
   add(keys: unknown[][], id: string): void {
     for (const k of keys) {
-      this.list.insert({ k, id });
+      if (!this.deferredFrom) this.list.insert({ k, id });
       if (!this.hashed) continue;
       const ck = this.tupleKey(k);
       const holder = this.eq.get(ck);
@@ -163,7 +189,7 @@ export class Index {
 
   remove(keys: unknown[][], id: string): void {
     for (const k of keys) {
-      this.list.remove({ k, id });
+      if (!this.deferredFrom) this.list.remove({ k, id });
       if (!this.hashed) continue;
       const ck = this.tupleKey(k);
       const holder = this.eq.get(ck);
@@ -186,7 +212,8 @@ export class Index {
   /** Ids of documents whose first `prefix.length` key components equal `prefix`. */
   *idsWithPrefix(prefix: unknown[]): Generator<string> {
     const probe = this.fullProbe(prefix, prefix.length);
-    for (const e of this.list.from(this.list.lowerBound(probe))) {
+    const list = this.ordered;
+    for (const e of list.from(list.lowerBound(probe))) {
       if (probe(e) !== 0) return;
       yield e.id;
     }
@@ -198,15 +225,16 @@ export class Index {
    */
   *scanPrefix(prefix: unknown[], reverse: boolean): Generator<IndexEntry> {
     const probe = this.fullProbe(prefix, prefix.length);
+    const list = this.ordered;
     if (!reverse) {
-      const start: Cursor = prefix.length ? this.list.lowerBound(probe) : { block: 0, index: 0 };
-      for (const e of this.list.from(start)) {
+      const start: Cursor = prefix.length ? list.lowerBound(probe) : { block: 0, index: 0 };
+      for (const e of list.from(start)) {
         if (prefix.length && probe(e) !== 0) return;
         yield e;
       }
     } else {
-      const end = prefix.length ? this.list.upperBound(probe) : this.list.endCursor();
-      for (const e of this.list.backFrom(end)) {
+      const end = prefix.length ? list.upperBound(probe) : list.endCursor();
+      for (const e of list.backFrom(end)) {
         if (prefix.length && probe(e) !== 0) return;
         yield e;
       }
@@ -224,13 +252,14 @@ export class Index {
     const dir = this.dirs[p]!;
     const [first, last] = dir === 1 ? [lo, hi] : [hi, lo];
     const inPrefix = this.fullProbe(prefix, p);
-    const start = this.list.lowerBound((e) => {
+    const list = this.ordered;
+    const start = list.lowerBound((e) => {
       const c0 = inPrefix(e);
       if (c0 !== 0 || !first) return c0;
       const c = compareValues(e.k[p], first.value) * dir;
       return c === 0 ? (first.inclusive ? 0 : -1) : c;
     });
-    for (const e of this.list.from(start)) {
+    for (const e of list.from(start)) {
       if (p > 0 && inPrefix(e) !== 0) return;
       if (last) {
         const c = compareValues(e.k[p], last.value) * dir;
