@@ -1,7 +1,8 @@
 /**
  * Update documents: operator updates ($set, $inc, $push...), replacements and pipeline updates.
- * Always works on a deep copy and returns a new document; the stored version is left untouched
- * so the caller can install the result atomically (or throw it away on a unique violation).
+ * Always returns a new document (operator updates copy on write, see Draft); the stored version is
+ * left untouched so the caller can install the result atomically (or throw it away on a unique
+ * violation).
  */
 import { Aggregator, Query } from 'mingo';
 import { Decimal128, Long, ObjectId, Timestamp } from 'bson';
@@ -25,29 +26,65 @@ function describe(v: unknown): string {
   }
 }
 
-/** Walks to the parent of the last path segment, creating objects when `create` is set. */
-function parentOf(doc: Doc, path: string, create: boolean): { parent: Container; key: string } | undefined {
-  const parts = path.split('.');
-  // Walking into "__proto__" would reach Object.prototype and pollute every object in the process.
-  if (parts.includes('__proto__')) throw badValue(`field path '${path}' is not allowed`);
-  let cur: Container = doc;
-  for (let i = 0; i < parts.length - 1; i++) {
-    const p = parts[i]!;
-    let next = readChild(cur, p);
-    if (next === undefined || next === null) {
-      if (!create) return undefined;
-      next = {};
-      writeChild(cur, p, next);
-    } else if (!isPlainObject(next) && !Array.isArray(next)) {
-      if (!create) return undefined;
-      throw new MongoCommandError(
-        PathNotViable,
-        `Cannot create field '${parts[i + 1]}' in element {${p}: ${describe(next)}}`,
-      );
-    }
-    cur = next as Container;
+/**
+ * The document an operator update builds, copy on write: a shallow copy of the stored version whose
+ * nested objects and arrays are copied only when a write goes through them. What the update does not
+ * touch stays shared with the stored version; that is safe because stored documents are never
+ * mutated (see collection.ts), and it spares copying whole documents (with their outbox arrays) for
+ * a `$set` of two flags. It also lets Collection.replace skip the indexes on fields left untouched.
+ */
+class Draft {
+  readonly doc: Doc;
+  /** The containers this draft created or copied: the only ones it may write into. */
+  private readonly mine = new Set<object>();
+
+  constructor(base: Doc) {
+    this.doc = this.copy(base);
   }
-  return { parent: cur, key: parts[parts.length - 1]! };
+
+  private copy<C extends Container>(c: C): C {
+    let out: Container;
+    if (Array.isArray(c)) out = c.slice();
+    else {
+      out = {};
+      for (const k of Object.keys(c)) setOwn(out, k, c[k]);
+    }
+    this.mine.add(out);
+    return out as C;
+  }
+
+  /**
+   * Walks to the parent of the last path segment, creating objects when `create` is set and
+   * copying every shared container on the way, so that the caller may write into the parent.
+   */
+  parentOf(path: string, create: boolean): { parent: Container; key: string } | undefined {
+    const parts = path.split('.');
+    // Walking into "__proto__" would reach Object.prototype and pollute every object in the process.
+    if (parts.includes('__proto__')) throw badValue(`field path '${path}' is not allowed`);
+    let cur: Container = this.doc;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const p = parts[i]!;
+      let next = readChild(cur, p);
+      if (next === undefined || next === null) {
+        if (!create) return undefined;
+        const created: Doc = {};
+        this.mine.add(created);
+        writeChild(cur, p, created);
+        next = created;
+      } else if (!isPlainObject(next) && !Array.isArray(next)) {
+        if (!create) return undefined;
+        throw new MongoCommandError(
+          PathNotViable,
+          `Cannot create field '${parts[i + 1]}' in element {${p}: ${describe(next)}}`,
+        );
+      } else if (!this.mine.has(next)) {
+        next = this.copy(next as Container);
+        writeChild(cur, p, next);
+      }
+      cur = next as Container;
+    }
+    return { parent: cur, key: parts[parts.length - 1]! };
+  }
 }
 
 function readChild(c: Container, key: string): unknown {
@@ -64,13 +101,13 @@ function writeChild(c: Container, key: string, value: unknown): void {
   } else setOwn(c, key, value);
 }
 
-function setField(doc: Doc, path: string, value: unknown): void {
-  const { parent, key } = parentOf(doc, path, true)!;
+function setField(d: Draft, path: string, value: unknown): void {
+  const { parent, key } = d.parentOf(path, true)!;
   writeChild(parent, key, value);
 }
 
-function unsetField(doc: Doc, path: string): void {
-  const loc = parentOf(doc, path, false);
+function unsetField(d: Draft, path: string): void {
+  const loc = d.parentOf(path, false);
   if (!loc) return;
   if (Array.isArray(loc.parent)) {
     if (/^\d+$/.test(loc.key) && Number(loc.key) < loc.parent.length) loc.parent[Number(loc.key)] = null;
@@ -151,36 +188,36 @@ function pullByFieldValues(cond: Doc): ((elem: Doc) => boolean | undefined) | un
   };
 }
 
-type OpFn = (doc: Doc, path: string, arg: unknown) => void;
+type OpFn = (d: Draft, path: string, arg: unknown) => void;
 
 const OPS: Record<string, OpFn> = {
-  $set: (doc, path, arg) => setField(doc, path, deepClone(arg)),
-  $setOnInsert: (doc, path, arg) => setField(doc, path, deepClone(arg)),
-  $unset: (doc, path) => unsetField(doc, path),
-  $inc: (doc, path, arg) => numericOp(doc, path, arg, 'add', '$inc'),
-  $mul: (doc, path, arg) => numericOp(doc, path, arg, 'mul', '$mul'),
-  $min: (doc, path, arg) => {
-    const cur = getPath(doc, path);
-    if (cur === undefined || compareValues(arg, cur) < 0) setField(doc, path, deepClone(arg));
+  $set: (d, path, arg) => setField(d, path, deepClone(arg)),
+  $setOnInsert: (d, path, arg) => setField(d, path, deepClone(arg)),
+  $unset: (d, path) => unsetField(d, path),
+  $inc: (d, path, arg) => numericOp(d, path, arg, 'add', '$inc'),
+  $mul: (d, path, arg) => numericOp(d, path, arg, 'mul', '$mul'),
+  $min: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
+    if (cur === undefined || compareValues(arg, cur) < 0) setField(d, path, deepClone(arg));
   },
-  $max: (doc, path, arg) => {
-    const cur = getPath(doc, path);
-    if (cur === undefined || compareValues(arg, cur) > 0) setField(doc, path, deepClone(arg));
+  $max: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
+    if (cur === undefined || compareValues(arg, cur) > 0) setField(d, path, deepClone(arg));
   },
-  $rename: (doc, path, arg) => {
+  $rename: (d, path, arg) => {
     if (typeof arg !== 'string') throw badValue(`The 'to' field for $rename must be a string: ${path}`);
-    const cur = getPath(doc, path);
+    const cur = getPath(d.doc, path);
     if (cur === undefined) return;
-    unsetField(doc, path);
-    setField(doc, arg, cur);
+    unsetField(d, path);
+    setField(d, arg, cur);
   },
-  $currentDate: (doc, path, arg) => {
+  $currentDate: (d, path, arg) => {
     const wantsTs = isPlainObject(arg) && arg.$type === 'timestamp';
     const now = new Date();
-    setField(doc, path, wantsTs ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 }) : now);
+    setField(d, path, wantsTs ? new Timestamp({ t: Math.floor(now.getTime() / 1000), i: 1 }) : now);
   },
-  $push: (doc, path, arg) => {
-    const cur = getPath(doc, path);
+  $push: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
     const arr = cur === undefined ? [] : [...requireArray(path, cur)];
     const mods = isPlainObject(arg) && '$each' in arg ? arg : undefined;
     const items = mods ? requireArray('$each', mods.$each).map(deepClone) : [deepClone(arg)];
@@ -195,51 +232,51 @@ const OPS: Record<string, OpFn> = {
       const n = mods.$slice;
       result = n >= 0 ? result.slice(0, n) : result.slice(n);
     }
-    setField(doc, path, result);
+    setField(d, path, result);
   },
-  $addToSet: (doc, path, arg) => {
-    const cur = getPath(doc, path);
+  $addToSet: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
     const arr = cur === undefined ? [] : [...requireArray(path, cur)];
     const items = isPlainObject(arg) && '$each' in arg ? requireArray('$each', arg.$each) : [arg];
     for (const it of items) if (!arr.some((e) => deepEqual(e, it))) arr.push(deepClone(it));
-    setField(doc, path, arr);
+    setField(d, path, arr);
   },
-  $pop: (doc, path, arg) => {
-    const cur = getPath(doc, path);
+  $pop: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
     if (cur === undefined) return;
     const arr = [...requireArray(path, cur)];
     if (toNumber(arg) === -1) arr.shift();
     else arr.pop();
-    setField(doc, path, arr);
+    setField(d, path, arr);
   },
-  $pull: (doc, path, arg) => {
-    const cur = getPath(doc, path);
+  $pull: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
     if (cur === undefined) return;
     const m = pullMatcher(arg);
-    setField(doc, path, requireArray(path, cur).filter((e) => !m(e)));
+    setField(d, path, requireArray(path, cur).filter((e) => !m(e)));
   },
-  $pullAll: (doc, path, arg) => {
-    const cur = getPath(doc, path);
+  $pullAll: (d, path, arg) => {
+    const cur = getPath(d.doc, path);
     if (cur === undefined) return;
     const vals = requireArray(path, arg);
-    setField(doc, path, requireArray(path, cur).filter((e) => !vals.some((v) => compareValues(e, v) === 0)));
+    setField(d, path, requireArray(path, cur).filter((e) => !vals.some((v) => compareValues(e, v) === 0)));
   },
 };
 
-function numericOp(doc: Doc, path: string, arg: unknown, op: 'add' | 'mul', name: string): void {
+function numericOp(d: Draft, path: string, arg: unknown, op: 'add' | 'mul', name: string): void {
   if (!isNumeric(arg)) throw new MongoCommandError(ErrorCodes.TypeMismatch, `Cannot ${name === '$inc' ? 'increment' : 'multiply'} with non-numeric argument: {${path}: ${describe(arg)}}`);
-  const cur = getPath(doc, path);
+  const cur = getPath(d.doc, path);
   if (cur === undefined) {
-    setField(doc, path, op === 'add' ? arg : arith(0, arg, 'mul'));
+    setField(d, path, op === 'add' ? arg : arith(0, arg, 'mul'));
     return;
   }
   if (!isNumeric(cur)) {
     throw new MongoCommandError(
       ErrorCodes.TypeMismatch,
-      `Cannot apply ${name} to a value of non-numeric type. {_id: ${describe(doc._id)}} has the field '${path}' of non-numeric type ${cur === null ? 'null' : typeof cur}`,
+      `Cannot apply ${name} to a value of non-numeric type. {_id: ${describe(d.doc._id)}} has the field '${path}' of non-numeric type ${cur === null ? 'null' : typeof cur}`,
     );
   }
-  setField(doc, path, arith(cur, arg, op));
+  setField(d, path, arith(cur, arg, op));
 }
 
 function sortArray(arr: unknown[], spec: unknown): unknown[] {
@@ -335,7 +372,8 @@ export function applyUpdate(doc: Doc, update: unknown, ctx: Ctx): Doc {
     }
     return withIdFirst(deepClone(update), doc._id ?? update._id);
   }
-  const out = deepClone(doc);
+  const draft = new Draft(doc);
+  const out = draft.doc;
   for (const [op, fields] of Object.entries(update)) {
     const fn = OPS[op];
     if (!fn) {
@@ -352,7 +390,7 @@ export function applyUpdate(doc: Doc, update: unknown, ctx: Ctx): Doc {
       );
     }
     for (const [path, arg] of Object.entries(fields)) {
-      for (const p of expandPositional(out, path, ctx)) fn(out, p, arg);
+      for (const p of expandPositional(out, path, ctx)) fn(draft, p, arg);
     }
   }
   if (!ctx.isInsert && compareValues(out._id, doc._id) !== 0) throw immutableIdError();
@@ -361,13 +399,14 @@ export function applyUpdate(doc: Doc, update: unknown, ctx: Ctx): Doc {
 
 /** The document an upsert inserts: equality fields of the filter, then the update applied. */
 export function buildUpsertDoc(filter: Doc | undefined, update: unknown): Doc {
-  const base: Doc = {};
+  const draft = new Draft({});
+  const base = draft.doc;
   const addEq = (f: Doc) => {
     for (const [k, v] of Object.entries(f)) {
       if (k === '$and' && Array.isArray(v)) v.forEach((s) => isPlainObject(s) && addEq(s));
       else if (k.startsWith('$') || v instanceof RegExp) continue;
-      else if (!isOperatorObject(v)) setField(base, k, deepClone(v));
-      else if ('$eq' in v) setField(base, k, deepClone(v.$eq));
+      else if (!isOperatorObject(v)) setField(draft, k, deepClone(v));
+      else if ('$eq' in v) setField(draft, k, deepClone(v.$eq));
     }
   };
   if (filter) addEq(filter);
