@@ -8,7 +8,8 @@ import { rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
 import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
 import { startDatabase, startExpressBaseline, startGatewayProcess, startPrism, type Service } from './lib/services';
 import { loadSettings } from './lib/settings';
-import { pool, sleep } from './lib/stats';
+import { mergeSlices, pool, sleep, type Measure } from './lib/stats';
+import type { RequestSpec } from 'autocannon';
 import { formatSummary, summarizeProfile } from './profile/summarize';
 import { renderResults, type BenchResults, type RowKey } from './report';
 import { runWebhooks } from './webhooks/webhooks';
@@ -98,67 +99,74 @@ async function main(): Promise<void> {
     const graphqlIntent = results.graphqlAvailable && want('graphql') ? await intentWithRefunds(account) : null;
     log(`seeded ${seeded.length} intents; GraphQL ${results.graphqlAvailable ? 'served' : 'not served (rows skipped)'}`);
 
-    const row = async (key: RowKey, label: string, fn: () => Promise<BenchResults['rows'][RowKey]>) => {
-      if (!want(key)) return;
-      log(`${label} ...`);
-      const m = await fn();
-      results.rows[key] = m;
-      const cpu = Object.entries(m?.cpuPerOp ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-      if (m) log(`  ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}; CPU ms/op: ${cpu}`);
-    };
-
-    await row('express', 'baseline: bare Express 5', async () => {
-      const ex = await startExpressBaseline();
-      try {
-        return await runHttpRow({ url: ex.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/ping' }], watch: { server: ex.child.pid } });
-      } finally {
-        await ex.stop();
+    /**
+     * Rows that are compared with each other run in turns, `slices` slices each (order reversed every
+     * round), rather than one after the other: a change in what else the machine is doing then weighs
+     * on a row and its baseline alike, and the ratio between them holds (bench/README.md, "Method").
+     */
+    const interleaved = async (rows: Array<{ key: RowKey; label: string; run: (durationS: number, warmupS: number) => Promise<Measure> }>) => {
+      const active = rows.filter((r) => want(r.key));
+      const slices = new Map<RowKey, Measure[]>(active.map((r) => [r.key, []]));
+      const sliceS = Math.round((durationS / settings.slices) * 10) / 10;
+      log(`${active.map((r) => r.label).join(' | ')}: ${settings.slices} slices of ${sliceS} s each, in turns`);
+      for (let i = 0; i < settings.slices; i++) {
+        for (const r of i % 2 === 0 ? active : [...active].reverse()) {
+          slices.get(r.key)!.push(await r.run(sliceS, i === 0 ? warmupS : 0));
+        }
       }
-    });
-    await row('get', 'GET /v1/payment_intents/{id}', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)], watch }),
-    );
-    await row('list', 'GET /v1/payment_intents?limit=25', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }], watch }),
-    );
+      for (const r of active) {
+        const m = mergeSlices(slices.get(r.key)!);
+        results.rows[r.key] = m;
+        const cpu = Object.entries(m.cpuPerOp ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+        log(`  ${r.label}: ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}; CPU ms/op: ${cpu}`);
+      }
+    };
+    const http = (url: string, requests: RequestSpec[], watchPids: Record<string, number> = watch) => (d: number, w: number) =>
+      runHttpRow({ url, connections, durationS: d, warmupS: w, requests, watch: watchPids });
+
+    const express = want('express') ? await startExpressBaseline() : null;
+    let graphqlBody: string | null = null;
     if (graphqlIntent) {
-      const body = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
-      const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(body));
+      graphqlBody = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
+      const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(graphqlBody));
       const refunds = (check.body as any)?.data?.paymentIntent?.refunds?.length;
       if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
       else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.events.length} events`);
-      await row('graphql', 'POST /graphql (intent + refunds + events)', () =>
-        runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body }], watch }),
-      );
+    }
+    try {
+      await interleaved([
+        ...(express ? [{ key: 'express' as const, label: 'baseline: bare Express 5', run: http(express.url, [{ method: 'GET', path: '/v1/ping' }], { server: express.child.pid }) }] : []),
+        { key: 'get', label: 'GET /v1/payment_intents/{id}', run: http(gw.url, [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)]) },
+        { key: 'list', label: 'GET /v1/payment_intents?limit=25', run: http(gw.url, [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }]) },
+        ...(graphqlBody
+          ? [{ key: 'graphql' as const, label: 'POST /graphql (intent + refunds + events)', run: http(gw.url, [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body: graphqlBody }]) }]
+          : []),
+      ]);
+    } finally {
+      await express?.stop();
     }
 
     const raw = restKeys.some((k) => (k === 'insert' || k === 'find') && want(k)) ? await openRawDriverBench(db.url) : null;
-    await row('insert', 'baseline: driver insertOne', () => raw!.insertOne({ concurrency: connections, durationS, warmupS, watch: { db: db.child.pid } }));
     const postBody = JSON.stringify(CREATE_INTENT_BODY);
     const postHeaders = { ...auth, 'content-type': 'application/json' };
-    await row('post', 'POST /v1/payment_intents', () =>
-      runHttpRow({ url: gw.url, connections, durationS, warmupS, requests: [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })], watch }),
-    );
-    await row('prism', 'baseline: Prism mock of POST /payment_intents', async () => {
-      const prism = await prismStarting!;
-      try {
-        return await runHttpRow({
-          url: prism.url,
-          connections,
-          durationS,
-          warmupS,
-          requests: [uniqueKeyRequest({ method: 'POST', path: '/payment_intents', headers: postHeaders, body: postBody })],
-          watch: { server: prism.child.pid },
-        });
-      } finally {
-        await prism.stop();
-      }
-    });
-    await row('find', 'baseline: driver findOne', () => raw!.findOne({ concurrency: connections, durationS, warmupS, watch: { db: db.child.pid } }));
+    const prism = prismStarting ? await prismStarting : null;
+    try {
+      await interleaved([
+        { key: 'insert', label: 'baseline: driver insertOne', run: (d, w) => raw!.insertOne({ concurrency: connections, durationS: d, warmupS: w, watch: { db: db.child.pid } }) },
+        { key: 'post', label: 'POST /v1/payment_intents', run: http(gw.url, [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })]) },
+        ...(prism
+          ? [{ key: 'prism' as const, label: 'baseline: Prism mock of POST /payment_intents', run: http(prism.url, [uniqueKeyRequest({ method: 'POST', path: '/payment_intents', headers: postHeaders, body: postBody })], { server: prism.child.pid }) }]
+          : []),
+        { key: 'find', label: 'baseline: driver findOne', run: (d, w) => raw!.findOne({ concurrency: connections, durationS: d, warmupS: w, watch: { db: db.child.pid } }) },
+      ]);
+    } finally {
+      await prism?.stop();
+    }
     await raw?.close();
     await gw.stop();
   }
-  if (prismStarting && !results.rows.prism) await (await prismStarting).stop();
+  // Prism is stopped by the REST phase; when that phase did not run, here.
+  if (prismStarting && !restKeys.some(want)) await (await prismStarting).stop();
 
   if (want('fanout')) {
     const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-fanout' });

@@ -32,6 +32,31 @@ export function summarize(samples: number[], seconds: number, errors = 0): Measu
   };
 }
 
+/**
+ * One row measured in several slices (bench/run.ts runs compared rows in turns): throughput over the
+ * slices' total time, CPU per operation over all their operations, the median of the slices' p50
+ * and the highest of their p99 (a conservative tail: the percentile of merged samples is not known).
+ */
+export function mergeSlices(slices: Measure[]): Measure {
+  const count = slices.reduce((n, m) => n + m.count, 0);
+  const seconds = slices.reduce((t, m) => t + (m.rps > 0 ? m.count / m.rps : 0), 0);
+  const p50s = slices.map((m) => m.p50).sort((a, b) => a - b);
+  const cpuPerOp: Record<string, number> = {};
+  for (const m of slices) {
+    for (const [k, v] of Object.entries(m.cpuPerOp ?? {})) cpuPerOp[k] = (cpuPerOp[k] ?? 0) + (v * m.count) / Math.max(1, count);
+  }
+  const notes = [...new Set(slices.map((m) => m.note).filter((n): n is string => Boolean(n)))];
+  return {
+    rps: seconds > 0 ? count / seconds : 0,
+    p50: p50s[Math.floor((p50s.length - 1) / 2)] ?? NaN,
+    p99: Math.max(...slices.map((m) => m.p99)),
+    count,
+    errors: slices.reduce((n, m) => n + m.errors, 0),
+    note: notes.join('; ') || undefined,
+    cpuPerOp,
+  };
+}
+
 /** Runs `fn` over `items` with at most `limit` in flight; results in input order. */
 export async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
