@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
+import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { deserialize, serialize } from 'bson';
 import type { Schema } from 'mongoose';
@@ -13,7 +14,7 @@ import { TimerModel } from '../../src/jobs/timers/timer.model';
 
 /**
  * CPU cost of the embedded engine's write path per statement, without the network:
- * `npx tsx bench/profile/engineWrites.ts` (env: PREFILL, ROUNDS, PASSES, BATCH, CPU_PROFILE).
+ * `npx tsx bench/profile/engineWrites.ts` (env: PREFILL, ROUNDS, PASSES, BATCH, WATCHERS, COMPARE, CPU_PROFILE).
  *
  * Creates the gateway's collections with the indexes its mongoose schemas declare, pre-fills them
  * (PREFILL documents each), then runs ROUNDS rounds of what POST /payment_intents makes the engine do,
@@ -22,7 +23,14 @@ import { TimerModel } from '../../src/jobs/timers/timer.model';
  * hooks_done; complete the idempotency keys. Commands are built as the driver sends them and decoded
  * from BSON first (timed separately), so the engine gets freshly decoded documents as over the wire.
  * Everything is deterministic (seeded ids, fixed clock values); PASSES passes of ROUNDS rounds each are
- * timed and the median pass is printed.
+ * timed and the median pass is printed: wall time in the engine, process CPU time, and the wall time
+ * without the GC pauses that fell into it (one long pause makes a cheap statement kind look slow).
+ *
+ * COMPARE=<dir> (another copy of src/db/embedded, e.g. from `git archive`) runs the same commands on a
+ * second engine in the same process, command by command in alternation, and prints both: on a shared
+ * machine whose load drifts from minute to minute, that compares two versions far more fairly than
+ * separate runs do. WATCHERS (default 1) change streams per engine follow `events` the way the gateway's
+ * event bus does, so the writes also pay for waking and filtering them.
  */
 const PREFILL = Number(process.env.PREFILL ?? 100_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 400);
@@ -31,6 +39,11 @@ const BATCH = Number(process.env.BATCH ?? 10);
 const DB = 'bench';
 /** CPU_PROFILE=file.cpuprofile: also write a V8 CPU profile of the timed passes (bench/profile/summarize.ts reads it). */
 const PROFILE = process.env.CPU_PROFILE;
+const COMPARE = process.env.COMPARE;
+/** Change streams open on `events` per engine, as each gateway process's event bus keeps one (src/realtime/eventBus.ts). */
+const WATCHERS = Number(process.env.WATCHERS ?? 1);
+/** The `origin` of the stored events: the gateway process whose event bus watches (it skips its own events). */
+const GATEWAY_PROCESS = 'gateway-1';
 
 // --- deterministic data -------------------------------------------------------------------------
 
@@ -168,6 +181,7 @@ function event(intent: Intent): Record<string, unknown> {
     created_at: pe.created_at,
     seq: pe.seq,
     payment_id: pe.payment_id,
+    origin: GATEWAY_PROCESS,
     livemode: false,
     hooks_done: false,
     hooks_lease_until: clock + 30_000,
@@ -219,9 +233,8 @@ function idempotencyRecord(account: string): Record<string, unknown> {
   };
 }
 
-// --- engine ---------------------------------------------------------------------------------
+// --- engines ---------------------------------------------------------------------------------
 
-const engine = new Engine();
 const server: ServerInfo = {
   hostPort: 'bench:0',
   setName: 'rs0',
@@ -230,16 +243,36 @@ const server: ServerInfo = {
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
 };
 
+/** An engine under test and the command entry point of the same copy of the code. */
+interface Target {
+  label: string;
+  engine: Engine;
+  runCommand: typeof runCommand;
+}
+
+const targets: Target[] = [{ label: 'this tree', engine: new Engine(), runCommand }];
+if (COMPARE) {
+  const dir = path.resolve(COMPARE);
+  const other = (await import(path.join(dir, 'engine.ts'))) as { Engine: typeof Engine };
+  const commands = (await import(path.join(dir, 'commands/index.ts'))) as { runCommand: typeof runCommand };
+  targets.push({ label: 'COMPARE', engine: new other.Engine(), runCommand: commands.runCommand });
+}
+
 /** As the driver sends it: `$db` and the statements encoded into one OP_MSG body, decoded by the engine. */
 function wire(cmd: Record<string, unknown>): Buffer {
   return Buffer.from(serialize({ ...cmd, $db: DB }));
 }
 const DECODE_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 
-async function run(cmd: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const reply = await runCommand(engine, DB, cmd, server);
+async function runOn(t: Target, cmd: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const reply = await t.runCommand(t.engine, DB, cmd, server);
   if (reply.ok !== 1 || reply.writeErrors) throw new Error(`command failed: ${JSON.stringify(reply)}`);
   return reply;
+}
+
+/** Runs an encoded command on every target, each decoding its own copy (stored documents are not shared). */
+async function runAll(buf: Buffer): Promise<void> {
+  for (const t of targets) await runOn(t, deserialize(buf, DECODE_OPTS));
 }
 
 /** createIndexes specs from a mongoose schema, named as the driver names them. */
@@ -264,9 +297,9 @@ for (const [coll, schema] of [
   [COLLECTIONS.timers, TimerModel.schema],
   [COLLECTIONS.idempotency, IdempotencyModel.schema],
 ] as const) {
-  await run({ create: coll });
+  await runAll(wire({ create: coll }));
   const specs = indexSpecs(schema);
-  if (specs.length) await run({ createIndexes: coll, indexes: specs });
+  if (specs.length) await runAll(wire({ createIndexes: coll, indexes: specs }));
 }
 
 // Pre-fill: settled intents (empty outbox), their events (hooks done) and timers, completed keys.
@@ -278,10 +311,10 @@ for (let done = 0; done < PREFILL; done += 1000) {
   const keys = intents.map((it) => ({ ...idempotencyRecord(it.doc.account_id as string), state: 'completed', status: 201 }));
   for (const it of intents) it.doc.pending_events = it.doc.pending_timers = [];
   // Through BSON like everything else: stored strings are then flat, as the engine's always are.
-  await run(deserialize(wire({ insert: COLLECTIONS.intents, documents: intents.map((it) => it.doc), ordered: false }), DECODE_OPTS));
-  await run(deserialize(wire({ insert: COLLECTIONS.events, documents: events, ordered: false }), DECODE_OPTS));
-  await run(deserialize(wire({ insert: COLLECTIONS.timers, documents: timers, ordered: false }), DECODE_OPTS));
-  await run(deserialize(wire({ insert: COLLECTIONS.idempotency, documents: keys, ordered: false }), DECODE_OPTS));
+  await runAll(wire({ insert: COLLECTIONS.intents, documents: intents.map((it) => it.doc), ordered: false }));
+  await runAll(wire({ insert: COLLECTIONS.events, documents: events, ordered: false }));
+  await runAll(wire({ insert: COLLECTIONS.timers, documents: timers, ordered: false }));
+  await runAll(wire({ insert: COLLECTIONS.idempotency, documents: keys, ordered: false }));
 }
 
 // --- the timed load -------------------------------------------------------------------------
@@ -330,48 +363,80 @@ function roundCommands(): Array<[Kind, Buffer]> {
   ];
 }
 
-interface Pass {
+/** Per statement kind, summed over a pass. */
+interface Timing {
   engineNs: Map<Kind, number>;
+  /** The main-thread GC pauses that fell inside the engine's time (part of engineNs). */
+  gcNs: Map<Kind, number>;
   /** CPU time of the process (all threads, so concurrent GC too) while the engine ran: unlike the wall
    * time, not inflated by waiting for a core on a shared machine. */
   engineCpuUs: Map<Kind, number>;
   decodeNs: Map<Kind, number>;
+}
+
+interface Pass {
+  /** One per target. */
+  timings: Timing[];
   wallMs: number;
   /** Main-thread GC pauses during the pass (they land in whichever statement allocated last). */
   gcMs: number;
 }
 
 let gcMs = 0;
+/** GC pauses of the current pass: start (performance.now() time) and duration, ms. */
+let gcPauses: Array<[number, number]> = [];
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcMs += e.duration;
+  for (const e of list.getEntries()) {
+    gcMs += e.duration;
+    gcPauses.push([e.startTime, e.duration]);
+  }
 }).observe({ entryTypes: ['gc'] });
+
+const add = (m: Map<Kind, number>, k: Kind, v: number) => m.set(k, m.get(k)! + v);
 
 async function pass(rounds: number): Promise<Pass> {
   // Built up front so that building them is not timed (nor its garbage collected mid-pass, mostly).
   const all = Array.from({ length: rounds }, roundCommands);
-  const engineNs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
-  const decodeNs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
-  const engineCpuUs = new Map<Kind, number>(KINDS.map((k) => [k, 0]));
+  const zero = () => new Map<Kind, number>(KINDS.map((k) => [k, 0]));
+  const timings: Timing[] = targets.map(() => ({ engineNs: zero(), gcNs: zero(), engineCpuUs: zero(), decodeNs: zero() }));
+  /** Where each command ran (ms, performance.now()), in order, to find the GC pauses inside it. */
+  const spans: Array<{ from: number; to: number; timing: Timing; kind: Kind }> = [];
   const start = performance.now();
   const gcBefore = gcMs;
-  for (const round of all) {
-    for (const [kind, buf] of round) {
-      const t0 = process.hrtime.bigint();
-      const cmd = deserialize(buf, DECODE_OPTS);
-      const cpu = process.cpuUsage();
-      const t1 = process.hrtime.bigint();
-      const reply = await run(cmd);
-      const t2 = process.hrtime.bigint();
-      const used = process.cpuUsage(cpu);
-      engineCpuUs.set(kind, engineCpuUs.get(kind)! + used.user + used.system);
-      if (kind.startsWith('update') && reply.nModified !== BATCH) throw new Error(`${kind}: ${JSON.stringify(reply)}`);
-      decodeNs.set(kind, decodeNs.get(kind)! + Number(t1 - t0));
-      engineNs.set(kind, engineNs.get(kind)! + Number(t2 - t1));
+  gcPauses = [];
+  for (let r = 0; r < all.length; r++) {
+    for (const [kind, buf] of all[r]!) {
+      // With two targets, alternate which goes first, so neither always runs on a cache the other warmed.
+      for (let j = 0; j < targets.length; j++) {
+        const i = (j + r) % targets.length;
+        const t = timings[i]!;
+        const t0 = process.hrtime.bigint();
+        const cmd = deserialize(buf, DECODE_OPTS);
+        const cpu = process.cpuUsage();
+        const from = performance.now();
+        const t1 = process.hrtime.bigint();
+        const reply = await runOn(targets[i]!, cmd);
+        const t2 = process.hrtime.bigint();
+        spans.push({ from, to: performance.now(), timing: t, kind });
+        const used = process.cpuUsage(cpu);
+        if (kind.startsWith('update') && reply.nModified !== BATCH) throw new Error(`${kind}: ${JSON.stringify(reply)}`);
+        add(t.engineCpuUs, kind, used.user + used.system);
+        add(t.decodeNs, kind, Number(t1 - t0));
+        add(t.engineNs, kind, Number(t2 - t1));
+      }
     }
   }
-  // GC entries are delivered asynchronously: let the observer catch up before reading the total.
-  await new Promise((r) => setImmediate(r));
-  return { engineNs, engineCpuUs, decodeNs, wallMs: performance.now() - start, gcMs: gcMs - gcBefore };
+  // GC entries reach the observer later (not even by the next setImmediate): wait for them.
+  await new Promise((r) => setTimeout(r, 100));
+  // A pause lands in whichever command happened to allocate when the heap filled up: a few long
+  // ones make a cheap statement kind look slow at random, so they are also reported apart.
+  let s = 0;
+  for (const [at, ms] of gcPauses.sort((a, b) => a[0] - b[0])) {
+    while (s < spans.length && spans[s]!.to < at) s++;
+    const span = spans[s];
+    if (span && span.from <= at) add(span.timing.gcNs, span.kind, ms * 1e6);
+  }
+  return { timings, wallMs: performance.now() - start, gcMs: gcMs - gcBefore };
 }
 
 /** The timed passes only (not the set-up and pre-fill, as `node --cpu-prof` would include). */
@@ -396,6 +461,21 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+// The event bus's change stream (src/realtime/eventBus.ts): inserts into events from other processes,
+// read with the driver's getMore loop (maxAwaitTimeMS 250).
+let watching = true;
+const watchers: Array<Promise<void>> = [];
+for (const t of targets) {
+  for (let w = 0; w < WATCHERS; w++) {
+    const pipeline = [{ $changeStream: {} }, { $match: { operationType: 'insert', 'fullDocument.origin': { $ne: GATEWAY_PROCESS } } }];
+    const opened = await runOn(t, { aggregate: COLLECTIONS.events, pipeline, cursor: {} });
+    const id = (opened.cursor as { id: unknown }).id;
+    watchers.push((async () => {
+      while (watching) await runOn(t, { getMore: id, collection: COLLECTIONS.events, maxTimeMS: 250 });
+    })());
+  }
+}
+
 await pass(Math.max(1, ROUNDS >> 2)); // warm-up
 const profiler = PROFILE ? await startProfiler() : undefined;
 const passes: Pass[] = [];
@@ -403,22 +483,41 @@ for (let p = 0; p < PASSES; p++) passes.push(await pass(ROUNDS));
 if (profiler) console.log(`CPU profile of the timed passes: ${await profiler.stop(PROFILE!)}`);
 
 const perStatement = (ns: number) => ns / ROUNDS / BATCH / 1000;
-console.log(`engine write path: ${PREFILL} documents pre-filled per collection, ${ROUNDS} rounds x ${BATCH} statements per command, median of ${PASSES} passes`);
-console.log(`${'statement'.padEnd(42)} ${'engine µs'.padStart(10)} ${'(min-max)'.padStart(14)} ${'cpu µs'.padStart(8)} ${'decode µs'.padStart(10)}`);
-let totalNs = 0;
-let totalCpuUs = 0;
-for (const k of KINDS) {
-  const e = passes.map((p) => perStatement(p.engineNs.get(k)!));
-  const c = passes.map((p) => perStatement(p.engineCpuUs.get(k)! * 1000));
-  const d = passes.map((p) => perStatement(p.decodeNs.get(k)!));
-  totalNs += median(passes.map((p) => p.engineNs.get(k)!));
-  totalCpuUs += median(passes.map((p) => p.engineCpuUs.get(k)!));
-  console.log(
-    `${k.padEnd(42)} ${median(e).toFixed(1).padStart(10)} ${`(${Math.min(...e).toFixed(1)}-${Math.max(...e).toFixed(1)})`.padStart(14)} ${median(c).toFixed(1).padStart(8)} ${median(d).toFixed(1).padStart(10)}`,
-  );
-}
 const statements = ROUNDS * BATCH * KINDS.length;
-console.log(`all statements: ${(totalNs / statements / 1000).toFixed(1)} µs each in the engine (cpu ${(totalCpuUs / statements).toFixed(1)} µs), ${Math.round(statements / (totalNs / 1e9))} statements/s (engine only)`);
-console.log(`wall, decode included: ${Math.round(statements / (median(passes.map((p) => p.wallMs)) / 1000))} statements/s`);
-console.log(`GC pauses (decode included): ${(median(passes.map((p) => p.gcMs)) * 1000 / statements).toFixed(1)} µs per statement`);
-await engine.close();
+console.log(`engine write path: ${PREFILL} documents pre-filled per collection, ${ROUNDS} rounds x ${BATCH} statements per command, ${WATCHERS} change stream(s) on events, median of ${PASSES} passes`);
+/** Median µs per statement of one kind (or of all kinds) on one target. */
+const engineUs = (i: number, k?: Kind): number =>
+  k ? median(passes.map((p) => perStatement(p.timings[i]!.engineNs.get(k)!))) : KINDS.reduce((sum, x) => sum + engineUs(i, x), 0) / KINDS.length;
+const exclGcUs = (i: number, k?: Kind): number =>
+  k
+    ? median(passes.map((p) => perStatement(p.timings[i]!.engineNs.get(k)! - p.timings[i]!.gcNs.get(k)!)))
+    : KINDS.reduce((sum, x) => sum + exclGcUs(i, x), 0) / KINDS.length;
+const cpuUs = (i: number, k?: Kind): number =>
+  k ? median(passes.map((p) => perStatement(p.timings[i]!.engineCpuUs.get(k)! * 1000))) : KINDS.reduce((sum, x) => sum + cpuUs(i, x), 0) / KINDS.length;
+for (let i = 0; i < targets.length; i++) {
+  if (targets.length > 1) console.log(`\n${targets[i]!.label}${i ? ` (${COMPARE})` : ''}:`);
+  console.log(`${'statement'.padEnd(42)} ${'engine µs'.padStart(10)} ${'(min-max)'.padStart(14)} ${'cpu µs'.padStart(8)} ${'excl. GC'.padStart(9)} ${'decode µs'.padStart(10)}`);
+  for (const k of KINDS) {
+    const e = passes.map((p) => perStatement(p.timings[i]!.engineNs.get(k)!));
+    const d = passes.map((p) => perStatement(p.timings[i]!.decodeNs.get(k)!));
+    console.log(
+      `${k.padEnd(42)} ${engineUs(i, k).toFixed(1).padStart(10)} ${`(${Math.min(...e).toFixed(1)}-${Math.max(...e).toFixed(1)})`.padStart(14)} ${cpuUs(i, k).toFixed(1).padStart(8)} ${exclGcUs(i, k).toFixed(1).padStart(9)} ${median(d).toFixed(1).padStart(10)}`,
+    );
+  }
+  console.log(`all statements: ${engineUs(i).toFixed(1)} µs each in the engine (cpu ${cpuUs(i).toFixed(1)} µs, ${exclGcUs(i).toFixed(1)} µs without GC pauses), ${Math.round(1e6 / engineUs(i))} statements/s (engine only)`);
+}
+if (targets.length === 1) {
+  console.log(`wall, decode included: ${Math.round(statements / (median(passes.map((p) => p.wallMs)) / 1000))} statements/s`);
+  console.log(`GC pauses (decode included): ${((median(passes.map((p) => p.gcMs)) * 1000) / statements).toFixed(1)} µs per statement`);
+} else {
+  console.log(`\n${'µs per statement (engine; cpu; excl. GC)'.padEnd(42)} ${'COMPARE'.padStart(18)} ${'this tree'.padStart(18)} ${'change'.padStart(8)} ${'excl. GC'.padStart(9)}`);
+  for (const k of [...KINDS, undefined]) {
+    const cell = (i: number) => `${engineUs(i, k).toFixed(1)}; ${cpuUs(i, k).toFixed(1)}; ${exclGcUs(i, k).toFixed(1)}`.padStart(18);
+    const change = (f: (i: number, k?: Kind) => number) => `${(((f(0, k) - f(1, k)) / f(1, k)) * 100).toFixed(0)} %`;
+    console.log(`${(k ?? 'all statements').padEnd(42)} ${cell(1)} ${cell(0)} ${change(engineUs).padStart(8)} ${change(exclGcUs).padStart(9)}`);
+  }
+  console.log(`GC pauses, both engines together: ${((median(passes.map((p) => p.gcMs)) * 1000) / statements / 2).toFixed(1)} µs per statement each`);
+}
+watching = false;
+await Promise.all(watchers);
+for (const t of targets) await t.engine.close();
