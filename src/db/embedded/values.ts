@@ -185,59 +185,64 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
 /**
  * Canonical string for a value such that two values get the same key exactly when
  * MongoDB considers them equal (1 == 1.0 == Long(1); Dates by instant; ObjectIds by bytes).
+ *
+ * A string is its own key: string _ids are the common case, and the key is then the very string
+ * the driver sent (no concatenation per look-up, and its hash, cached on it, serves every Map).
+ * Every other key starts with "\0" and a type tag (a string that itself starts with "\0" is tagged
+ * too), so keys of different values never collide.
  */
 export function canonicalKey(v: unknown): string {
   switch (typeof v) {
     case 'string':
-      return 's' + v;
+      return v.charCodeAt(0) === 0 ? '\0s' + v : v;
     case 'number':
-      return 'n' + (v === 0 ? '0' : String(v));
+      return '\0n' + (v === 0 ? '0' : String(v));
     case 'boolean':
-      return v ? 'b1' : 'b0';
+      return v ? '\0b1' : '\0b0';
     case 'undefined':
-      return 'z';
+      return '\0z';
     case 'bigint':
-      return 'n' + v.toString();
+      return '\0n' + v.toString();
     default:
       break;
   }
-  if (v === null) return 'z';
-  if (v instanceof Date) return 'd' + v.getTime();
-  if (Array.isArray(v)) return 'a' + JSON.stringify(v.map(canonicalKey));
-  if (v instanceof RegExp) return 'r' + v.source + '/' + v.flags;
-  if (v instanceof Uint8Array) return 'x0:' + Buffer.from(v).toString('base64');
+  if (v === null) return '\0z';
+  if (v instanceof Date) return '\0d' + v.getTime();
+  if (Array.isArray(v)) return '\0a' + JSON.stringify(v.map(canonicalKey));
+  if (v instanceof RegExp) return '\0r' + v.source + '/' + v.flags;
+  if (v instanceof Uint8Array) return '\0x0:' + Buffer.from(v).toString('base64');
   const obj = v as object;
   switch (bsonType(obj)) {
     case undefined: {
       const parts: string[] = [];
       for (const k of Object.keys(obj)) parts.push(k, canonicalKey((obj as Doc)[k]));
-      return 'O' + JSON.stringify(parts);
+      return '\0O' + JSON.stringify(parts);
     }
     case 'ObjectId':
-      return 'o' + (obj as ObjectId).toHexString();
+      return '\0o' + (obj as ObjectId).toHexString();
     case 'Long': {
       const l = obj as Long;
       const n = l.toNumber();
-      return Number.isSafeInteger(n) ? 'n' + (n === 0 ? '0' : String(n)) : 'n' + l.toString();
+      return Number.isSafeInteger(n) ? '\0n' + (n === 0 ? '0' : String(n)) : '\0n' + l.toString();
     }
     case 'Int32':
     case 'Double':
     case 'Decimal128': {
       const n = toNumber(obj);
-      return Number.isFinite(n) ? 'n' + (n === 0 ? '0' : String(n)) : 'N' + String(obj);
+      return Number.isFinite(n) ? '\0n' + (n === 0 ? '0' : String(n)) : '\0N' + String(obj);
     }
     case 'Binary': {
       const b = obj as Binary;
-      return 'x' + b.sub_type + ':' + Buffer.from(b.buffer).toString('base64');
+      return '\0x' + b.sub_type + ':' + Buffer.from(b.buffer).toString('base64');
     }
     case 'Timestamp':
-      return 't' + (obj as Timestamp).toString();
+      return '\0t' + (obj as Timestamp).toString();
     case 'MinKey':
-      return '-';
+      return '\0-';
     case 'MaxKey':
-      return '+';
+      return '\0+';
     default:
-      return 'u' + JSON.stringify(obj);
+      return '\0u' + JSON.stringify(obj);
   }
 }
 
