@@ -3,7 +3,7 @@
  * reading from it. Resume tokens encode this process's id plus the log sequence number, so
  * resumeAfter / startAfter work for as long as the process lives and the event is retained.
  */
-import { Aggregator } from 'mingo';
+import { Aggregator, Query } from 'mingo';
 import { Timestamp } from 'bson';
 import { ErrorCodes, MongoCommandError, badValue } from './errors';
 import { deepEqual, isPlainObject, type Doc } from './values';
@@ -37,7 +37,8 @@ export type DocLookup = (db: string, coll: string, id: unknown) => Doc | undefin
 export class ChangeLog {
   private events: ChangeEvent[] = [];
   private head = 0;
-  private waiters = new Set<() => void>();
+  /** Blocked getMores: how to wake each, and which changes concern it (none given: all). */
+  private waiters = new Map<() => void, ((d: ChangeDraft) => boolean) | undefined>();
   readonly instance = Math.floor(Math.random() * 0xffffffff).toString(16).padStart(8, '0');
 
   constructor(private readonly nextTs: () => Timestamp) {}
@@ -58,7 +59,12 @@ export class ChangeLog {
       this.events.push(e);
     }
     if (this.events.length > MAX_EVENTS * 1.25) this.events = this.events.slice(this.events.length - MAX_EVENTS);
-    if (this.waiters.size) for (const w of [...this.waiters]) w();
+    // Only streams that can see one of these changes are woken: every write command would otherwise
+    // make each waiting stream of another namespace re-scan the log and re-arm its timer for nothing.
+    // A stream left asleep still moves past these changes on its next scan.
+    if (this.waiters.size) {
+      for (const [w, wanted] of [...this.waiters]) if (!wanted || drafts.some(wanted)) w();
+    }
   }
 
   token(seq: number): Doc {
@@ -93,8 +99,8 @@ export class ChangeLog {
     for (let i = Math.max(0, seq + 1 - first); i < this.events.length; i++) yield this.events[i]!;
   }
 
-  /** Resolves when something is published or after `ms`. */
-  waitForEvents(ms: number): Promise<void> {
+  /** Resolves when a change `wanted` accepts (any change if not given) is published, or after `ms`. */
+  waitForEvents(ms: number, wanted?: (d: ChangeDraft) => boolean): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -102,12 +108,12 @@ export class ChangeLog {
         resolve();
       };
       const timer = setTimeout(done, ms);
-      this.waiters.add(done);
+      this.waiters.set(done, wanted);
     });
   }
 
   wakeAll(): void {
-    for (const w of [...this.waiters]) w();
+    for (const w of [...this.waiters.keys()]) w();
   }
 }
 
@@ -124,7 +130,21 @@ export interface ChangeStreamOptions {
 /** One open change stream; `position` is the last log sequence number examined. */
 export class ChangeStreamCursor {
   position: number;
+  /** The stages after a leading `$match` (all of them if there is none). */
   private readonly pipeline: Aggregator | undefined;
+  /**
+   * A leading `$match`, run as one mingo Query compiled on first use: mingo's `$match` stage compiles
+   * its query again on every run, i.e. for every event (compiled lazily so that a bad expression
+   * still fails where it did, at the first event in scope).
+   */
+  private readonly leadingMatch: Doc | undefined;
+  private match: Query | undefined;
+  /**
+   * The operation type a leading `$match` starts with (`{ operationType: 'insert', ... }`): events of
+   * other types cannot match, so they are skipped before toDoc builds them (an update's diff
+   * included). Only when it is the first condition, which mingo tests first and stops at.
+   */
+  private readonly onlyOp: string | undefined;
 
   constructor(
     private readonly log: ChangeLog,
@@ -134,10 +154,19 @@ export class ChangeStreamCursor {
     private readonly lookup: DocLookup,
   ) {
     this.position = start;
+    const first = stages[0];
+    if (first && Object.keys(first).length === 1 && isPlainObject(first.$match)) {
+      this.leadingMatch = first.$match;
+      const [k] = Object.keys(first.$match);
+      const op = first.$match.operationType;
+      if (k === 'operationType' && typeof op === 'string') this.onlyOp = op;
+      stages = stages.slice(1);
+    }
     this.pipeline = stages.length ? new Aggregator(stages) : undefined;
   }
 
-  private inScope(e: ChangeEvent): boolean {
+  /** Whether a change is in this stream's namespace (the stream need not wake for others). */
+  inScope(e: ChangeDraft): boolean {
     if (this.opts.allChangesForCluster) return true;
     if (e.db !== this.opts.db) return false;
     return this.opts.coll === undefined || e.coll === undefined || e.coll === this.opts.coll;
@@ -180,9 +209,11 @@ export class ChangeStreamCursor {
       if (out.length >= max) break;
       this.position = e.seq;
       if (!this.inScope(e)) continue;
-      const doc = this.toDoc(e);
-      const res = this.pipeline ? (this.pipeline.run([doc]) as Doc[]) : [doc];
-      out.push(...res);
+      if (this.leadingMatch) this.match ??= new Query(this.leadingMatch);
+      if (this.onlyOp === undefined || e.op === this.onlyOp) {
+        const doc = this.toDoc(e);
+        if (!this.match || this.match.test(doc)) out.push(...(this.pipeline ? (this.pipeline.run([doc]) as Doc[]) : [doc]));
+      }
       // A collection stream ends with drop + invalidate, as on a real server.
       if (this.opts.coll !== undefined && (e.op === 'drop' || e.op === 'dropDatabase')) {
         out.push({ _id: this.log.token(e.seq), operationType: 'invalidate', clusterTime: e.ts, wallTime: e.wall });

@@ -46,7 +46,7 @@ async function getMore(c: CommandContext): Promise<Doc> {
   try {
     let batch = cursor.stream.next(max);
     while (batch.length === 0 && !cursor.stream.invalidated && Date.now() < deadline) {
-      await c.engine.changes.waitForEvents(deadline - Date.now());
+      await c.engine.changes.waitForEvents(deadline - Date.now(), (d) => cursor.stream.inScope(d));
       if (!c.engine.cursors.get(id)) break; // killed while waiting
       batch = cursor.stream.next(max);
     }
