@@ -31,7 +31,8 @@ function describe(v: unknown): string {
  * nested objects and arrays are copied only when a write goes through them. What the update does not
  * touch stays shared with the stored version; that is safe because stored documents are never
  * mutated (see collection.ts), and it spares copying whole documents (with their outbox arrays) for
- * a `$set` of two flags. It also lets Collection.replace skip the indexes on fields left untouched.
+ * a `$set` of two flags. (Collection.replace still computes every index's keys from both versions:
+ * skipping the indexes whose top-level fields are shared measured no gain once keysFor was cheap.)
  */
 class Draft {
   readonly doc: Doc;
