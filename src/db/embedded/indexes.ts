@@ -71,15 +71,7 @@ export class Index {
     this.sparse = spec.sparse === true;
     this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression) : undefined;
     this.hashed = this.unique && this.name !== '_id_';
-    const dirs = this.dirs;
-    const n = this.fields.length;
-    this.cmp = (a, b) => {
-      for (let i = 0; i < n; i++) {
-        const c = compareValues(a.k[i], b.k[i]);
-        if (c !== 0) return c * dirs[i]!;
-      }
-      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-    };
+    this.cmp = entryOrder(this.dirs);
     this.list = new SortedList<IndexEntry>(this.cmp);
     this.deferredFrom = this.isId ? documents : undefined;
   }
@@ -278,6 +270,47 @@ export class Index {
   describe(): Doc {
     return { ...this.spec, v: this.spec.v ?? 2 };
   }
+}
+
+/** Key components in index order: strings (ids, states) compared inline, anything else by compareValues. */
+function compareKey(x: unknown, y: unknown): number {
+  if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
+  return compareValues(x, y);
+}
+
+function compareIds(a: IndexEntry, b: IndexEntry): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * The order of an index's entries: key components (each in its direction), then the document id.
+ * Specialised for one and two components (most indexes), which every insert and remove calls some
+ * 20 times: no loop, no direction array read, the common string case without a call.
+ */
+function entryOrder(dirs: number[]): (a: IndexEntry, b: IndexEntry) => number {
+  const [d0, d1] = dirs;
+  if (dirs.length === 1) {
+    return (a, b) => {
+      const c = compareKey(a.k[0], b.k[0]);
+      return c !== 0 ? c * d0! : compareIds(a, b);
+    };
+  }
+  if (dirs.length === 2) {
+    return (a, b) => {
+      let c = compareKey(a.k[0], b.k[0]);
+      if (c !== 0) return c * d0!;
+      c = compareKey(a.k[1], b.k[1]);
+      return c !== 0 ? c * d1! : compareIds(a, b);
+    };
+  }
+  const n = dirs.length;
+  return (a, b) => {
+    for (let i = 0; i < n; i++) {
+      const c = compareKey(a.k[i], b.k[i]);
+      if (c !== 0) return c * dirs[i]!;
+    }
+    return compareIds(a, b);
+  };
 }
 
 export interface Bound {
