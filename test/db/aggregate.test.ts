@@ -96,6 +96,25 @@ describe('aggregate', () => {
     expect(await sales().countDocuments({}, { skip: 1, limit: 2 })).toBe(2);
   });
 
+  it('never changes the stored documents, whatever its stages write into their input', async () => {
+    const coll = t.conn.collection('untouched');
+    await coll.insertMany([{ _id: 'u1' as never, a: { b: 1 }, drop: 'me', n: 1 }]);
+    await t.conn.collection('untouched_side').insertOne({ _id: 'u1' as never, note: 'x', nested: { k: 1 } });
+    const out = await coll
+      .aggregate([
+        { $set: { 'a.c': 2, n: 5 } },
+        { $unset: 'drop' },
+        { $lookup: { from: 'untouched_side', localField: '_id', foreignField: '_id', as: 'side' } },
+        { $unwind: '$side' },
+        { $set: { 'side.nested.k': 9 } },
+        { $unset: 'side.note' },
+      ])
+      .toArray();
+    expect(out).toEqual([{ _id: 'u1', a: { b: 1, c: 2 }, n: 5, side: { _id: 'u1', nested: { k: 9 } } }]);
+    expect(await coll.findOne({ _id: 'u1' as never })).toEqual({ _id: 'u1', a: { b: 1 }, drop: 'me', n: 1 });
+    expect(await t.conn.collection('untouched_side').findOne({ _id: 'u1' as never })).toEqual({ _id: 'u1', note: 'x', nested: { k: 1 } });
+  });
+
   it('returns nothing for a missing collection', async () => {
     expect(await t.conn.collection('nothing_here').aggregate([{ $match: {} }]).toArray()).toEqual([]);
   });

@@ -60,6 +60,17 @@ describe('change streams', () => {
     expect(ev!.operationType === 'insert' && ev!.fullDocument.ref).toBe('B2');
   });
 
+  it('a pipeline that rewrites the change never changes the stored document', async () => {
+    const stream = Order.collection.watch([{ $match: { operationType: 'insert' } }, { $set: { 'fullDocument.status': 'rewritten' } }, { $unset: 'fullDocument.amount' }]);
+    await opened(stream);
+    const o = await Order.create({ ref: 'S1', status: 'kept', amount: 3 });
+    const [ev] = await take(stream, 1);
+    await stream.close();
+    expect(ev!.operationType === 'insert' && ev!.fullDocument).toMatchObject({ ref: 'S1', status: 'rewritten' });
+    expect(ev!.operationType === 'insert' && 'amount' in ev!.fullDocument).toBe(false);
+    expect(await Order.findById(o._id).lean()).toMatchObject({ ref: 'S1', status: 'kept', amount: 3 });
+  });
+
   it('reports deletes and replaces', async () => {
     const stream = Order.collection.watch();
     await opened(stream);

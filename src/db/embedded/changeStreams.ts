@@ -3,7 +3,7 @@
  * reading from it. Resume tokens encode this process's id plus the log sequence number, so
  * resumeAfter / startAfter work for as long as the process lives and the event is retained.
  */
-import { Aggregator, Query } from 'mingo';
+import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { Timestamp } from 'bson';
 import { ErrorCodes, MongoCommandError, badValue } from './errors';
 import { deepEqual, isPlainObject, type Doc } from './values';
@@ -162,7 +162,9 @@ export class ChangeStreamCursor {
       if (k === 'operationType' && typeof op === 'string') this.onlyOp = op;
       stages = stages.slice(1);
     }
-    this.pipeline = stages.length ? new Aggregator(stages) : undefined;
+    // Cloned input: a change's documents are the stored versions, which $set/$unset stages would
+    // otherwise write into.
+    this.pipeline = stages.length ? new Aggregator(stages, { processingMode: ProcessingMode.CLONE_INPUT }) : undefined;
   }
 
   /** Whether a change is in this stream's namespace (the stream need not wake for others). */

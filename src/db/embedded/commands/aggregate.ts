@@ -2,12 +2,12 @@
  * aggregate: a leading $match (and $sort/$skip/$limit right after it) is planned against our
  * indexes; the remaining stages run in mingo. `$changeStream` pipelines open a change stream.
  */
-import { Aggregator } from 'mingo';
+import { Aggregator, ProcessingMode } from 'mingo';
 import { Timestamp } from 'bson';
 import { ChangeStreamCursor } from '../changeStreams';
 import { badValue } from '../errors';
 import { parseSort, runQuery, type QueryOptions } from '../query';
-import { canonicalKey, isPlainObject, type Doc } from '../values';
+import { canonicalKey, deepClone, isPlainObject, type Doc } from '../values';
 import { cursorReply, optionalNumber, type CommandContext, type Handler } from './context';
 
 const UNSUPPORTED_STAGES = new Set(['$out', '$merge', '$geoNear', '$search', '$searchMeta', '$vectorSearch', '$currentOp', '$listSessions', '$collStats', '$indexStats', '$planCacheStats']);
@@ -57,8 +57,11 @@ async function aggregate(c: CommandContext): Promise<Doc> {
     results = source.length ? [{ _id: (rest[0]!.$group as Doc)._id, n: source.length }] : [];
   }
   else {
+    // mingo's $set/$addFields with a dotted path and $unset write into the documents they are given:
+    // those are the stored versions (here and through $lookup), which a read must never change.
     const agg = new Aggregator(rest, {
-      collectionResolver: (name: string) => [...(c.engine.getCollection(c.db, name)?.docs.values() ?? [])],
+      processingMode: ProcessingMode.CLONE_INPUT,
+      collectionResolver: (name: string) => [...(c.engine.getCollection(c.db, name)?.docs.values() ?? [])].map(deepClone),
     });
     results = agg.run(source) as Doc[];
   }
