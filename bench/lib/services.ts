@@ -19,6 +19,10 @@ export interface Service {
 
 /** The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given. */
 export async function startDatabase(opts: { dataDir: string; profile: boolean }): Promise<Service> {
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  if (!GATEWAY_NODE_FLAGS.every((f) => start.split(/\s+/).includes(f))) {
+    throw new Error(`bench/lib/services.ts: GATEWAY_NODE_FLAGS (${GATEWAY_NODE_FLAGS.join(' ')}) no longer match "npm start" (${start})`);
+  }
   const port = await freePort();
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
   const child = spawnTs(
@@ -30,6 +34,9 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
   const m = await child.waitForLine(/^MONGODB_URI=(\S+)/, 30_000);
   return { child, url: m[1]!, stop: () => child.stop() };
 }
+
+/** The node flags of `npm start` (package.json), checked against it by startGatewayProcess. */
+const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
 
 /**
  * The gateway in its own process (`npm start` with the bench's env). The rate limits are raised so that
@@ -61,7 +68,7 @@ export async function startGatewayProcess(opts: {
       NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'production',
       ...opts.env,
     },
-    [...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],
+    [...GATEWAY_NODE_FLAGS, ...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, 60_000, (s) => s === 200);
