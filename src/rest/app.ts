@@ -40,7 +40,11 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
     if (!resource) resources.set(segment, (resource = express.Router(routerOptions)));
     resource[method](`/${rest.join('/')}`, toExpressHandler(def, config));
   }
-  for (const [segment, resource] of resources) v1.use(`/${segment}`, resource);
+  const api = express.Router(routerOptions);
+  for (const [segment, resource] of resources) api.use(`/${segment}`, resource);
+  // A doubled slash names no operation (the contract refuses it), but a router mounted on
+  // /payment_intents would take `/payment_intents//` for its `/`: such paths go to the 404 below.
+  v1.use((req, res, next) => (req.path.includes('//') ? next() : api(req, res, next)));
   // An unknown /v1 route made with a valid key is still that account's request: identify the key so
   // GET /logs shows it, then answer 404.
   v1.use(async (req, res, next) => {

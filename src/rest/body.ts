@@ -20,6 +20,9 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
     throw ApiError.invalid("Request bodies must be sent with 'Content-Type: application/json'");
   }
   const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+  if (nestedDeeperThan(text, MAX_DEPTH)) {
+    throw ApiError.invalid(`Request body is nested deeper than ${MAX_DEPTH} levels`);
+  }
   try {
     // A reviver makes JSON.parse several times slower; it only matters when a forbidden key can be
     // in the text, spelled out or hidden behind a \u escape.
@@ -74,6 +77,28 @@ function readChunks(req: Request, maxBytes: number): Promise<{ chunks: Buffer[];
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+/** No request of the contract nests anywhere near this deep; deeper bodies would overflow recursive code. */
+const MAX_DEPTH = 64;
+
+/** Whether the JSON text opens more than `limit` arrays/objects inside one another (strings skipped). */
+function nestedDeeperThan(text: string, limit: number): boolean {
+  // Exceeding the limit takes more than 2 * limit characters: short bodies need no scan.
+  if (text.length <= 2 * limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** `__proto__` and `constructor` are never legitimate field names here; refuse them outright. */

@@ -82,6 +82,26 @@ describe('POST /sandbox/accounts', () => {
     }
   });
 
+  it('refuses a body nested deeper than 64 levels with invalid_request, however deep', async () => {
+    for (const depth of [65, 30_000]) {
+      const rawBody = `{"name": "x", "metadata": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
+      const res = await anon.request('POST', '/sandbox/accounts', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(res.status, String(depth)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+    }
+    const brackets = await anon.request('POST', '/sandbox/accounts', { rawBody: `{"name": "${'[{'.repeat(100)}"}`, headers: { 'content-type': 'application/json' } });
+    // Brackets inside a string are text, not nesting (the name is refused for its length only).
+    expect(brackets.body.error?.message ?? '').not.toContain('nested');
+  });
+
+  it('answers 404 to a path with a doubled slash, which names no operation', async () => {
+    for (const path of ['/v1/sandbox/accounts//', '/v1//sandbox/accounts', '/v1/payment_methods//']) {
+      const res = await anon.request('POST', path, { rawBody: '{"name": "x"}', headers: { 'content-type': 'application/json' } });
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code).toBe('resource_not_found');
+    }
+  });
+
   it('accepts those words as values, and a body sent in chunks without Content-Length', async () => {
     const named = await anon.request('POST', '/sandbox/accounts', { rawBody: '{"name": "constructor __proto__ \\u00e9"}', headers: { 'content-type': 'application/json' } });
     expect(named.status).toBe(201);
