@@ -116,26 +116,17 @@ export class SortedList<T> {
 
   /** First block whose last element is >= item; the caller has checked that the list's last one is. */
   private blockFor(item: T): number {
-    const fences = this.fences;
-    const cmp = this.cmp;
-    let lo = 0;
-    let hi = fences.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cmp(fences[mid]!, item) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.indexIn(this.fences, item);
   }
 
-  /** Index of the first element of blk that is >= item; blk's last element is. */
-  private indexIn(blk: T[], item: T): number {
+  /** Index of the first element of `sorted` that is >= item; its last element is. */
+  private indexIn(sorted: T[], item: T): number {
     const cmp = this.cmp;
     let lo = 0;
-    let hi = blk.length - 1;
+    let hi = sorted.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmp(blk[mid]!, item) < 0) lo = mid + 1;
+      if (cmp(sorted[mid]!, item) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
