@@ -34,6 +34,16 @@ export class Collection {
     return this.docs.get(idKey);
   }
 
+  /** Number of stored documents. Readers outside this class go through get/values/size only. */
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Every stored document, in insertion order. */
+  values(): IterableIterator<Doc> {
+    return this.docs.values();
+  }
+
   private keysPerIndex(doc: Doc): unknown[][][] {
     const out: unknown[][][] = [];
     for (const idx of this.indexes.values()) out.push(idx.keysFor(doc));

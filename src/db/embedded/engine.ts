@@ -69,7 +69,7 @@ export class Engine {
     const { ops } = fj.load((op) => this.applyOp(op));
     this.journal = fj;
     let docs = 0;
-    for (const colls of this.dbs.values()) for (const c of colls.values()) docs += c.docs.size;
+    for (const colls of this.dbs.values()) for (const c of colls.values()) docs += c.size;
     this.logger('embedded db: data loaded', { dataDir: dir, replayedOps: ops, documents: docs });
   }
 
@@ -290,7 +290,7 @@ export class Engine {
           options: c.options,
           uuid: c.uuid,
           indexes: [...c.indexes.values()].filter((i) => !i.isId).map((i) => i.spec),
-          docs: [...c.docs.values()],
+          docs: [...c.values()],
         });
       }
     }

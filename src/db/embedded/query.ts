@@ -131,7 +131,7 @@ const MAX_COMBOS = 1000;
 
 function* idsToDocs(coll: Collection, ids: Iterable<string>): Generator<Doc> {
   for (const id of ids) {
-    const d = coll.docs.get(id);
+    const d = coll.get(id);
     if (d) yield d;
   }
 }
@@ -143,7 +143,7 @@ function* entriesToDocs(coll: Collection, entries: Iterable<{ id: string }>, ded
       if (seen.has(e.id)) continue;
       seen.add(e.id);
     }
-    const d = coll.docs.get(e.id);
+    const d = coll.get(e.id);
     if (d) yield d;
   }
 }
@@ -184,7 +184,7 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
     let docs: Iterable<Doc>;
     if (keys.length === 1) {
       // findById: the hottest path; no generator, no set.
-      const d = coll.docs.get(keys[0]!);
+      const d = coll.get(keys[0]!);
       docs = d ? [d] : [];
     } else docs = idsToDocs(coll, keys);
     const exact = filterKeys.length === 1 && filterKeys[0] === '_id' && isPureEq(filter!._id);
@@ -278,7 +278,7 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
     };
   }
 
-  return { docs: coll.docs.values(), ordered: !sort, exact: false, description: 'COLLSCAN' };
+  return { docs: coll.values(), ordered: !sort, exact: false, description: 'COLLSCAN' };
 }
 
 /** Sort key for one document: arrays contribute their min (ascending) or max (descending). */

@@ -77,7 +77,7 @@ function listDatabases(c: CommandContext): Doc {
   let total = 0;
   for (const [name, colls] of c.engine.dbs) {
     let docs = 0;
-    for (const coll of colls.values()) docs += coll.docs.size;
+    for (const coll of colls.values()) docs += coll.size;
     const size = docs * 256; // rough: we do not track byte sizes
     total += size;
     databases.push(c.cmd.nameOnly ? { name } : { name, sizeOnDisk: size, empty: docs === 0 });

@@ -61,7 +61,7 @@ async function aggregate(c: CommandContext): Promise<Doc> {
     // those are the stored versions (here and through $lookup), which a read must never change.
     const agg = new Aggregator(rest, {
       processingMode: ProcessingMode.CLONE_INPUT,
-      collectionResolver: (name: string) => [...(c.engine.getCollection(c.db, name)?.docs.values() ?? [])].map(deepClone),
+      collectionResolver: (name: string) => [...(c.engine.getCollection(c.db, name)?.values() ?? [])].map(deepClone),
     });
     results = agg.run(source) as Doc[];
   }

@@ -81,7 +81,7 @@ function count(c: CommandContext): Doc {
   const skip = optionalNumber(c.cmd.skip) ?? 0;
   const limit = Math.abs(optionalNumber(c.cmd.limit) ?? 0);
   let n: number;
-  if (!filter || Object.keys(filter).length === 0) n = coll.docs.size;
+  if (!filter || Object.keys(filter).length === 0) n = coll.size;
   else n = runQuery(coll, { filter }).length;
   n = Math.max(0, n - skip);
   if (limit > 0) n = Math.min(n, limit);
