@@ -20,6 +20,8 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /** How often the durable timer service polls for due timers, in ms. */
   timerPollMs: number;
+  /** How long finished (done or cancelled) timers are kept before they are deleted, in hours. */
+  timerRetentionHours: number;
   shutdownGraceMs: number;
 }
 
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     timerPollMs: int(env, 'TIMER_POLL_MS', 100, 10, 60_000),
+    timerRetentionHours: int(env, 'TIMER_RETENTION_HOURS', 24, 1, 24 * 365),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
 }

@@ -27,6 +27,8 @@ export interface TimerRecord {
   attempts: number;
   /** Real time of the last claim, i.e. when its handler last started. */
   claimed_at: Date | null;
+  /** Random token of the batch claim that last took it (see claimBatch). */
+  claim_token?: string | null;
   last_error: string | null;
   /** Process that completed it (diagnostics). */
   fired_by: string | null;
@@ -49,6 +51,7 @@ const timerSchema = new Schema<TimerRecord>(
     lease_until: { type: Number, required: true, default: 0 },
     attempts: { type: Number, required: true, default: 0 },
     claimed_at: { type: Date, default: null },
+    claim_token: { type: String, default: null },
     last_error: { type: String, default: null },
     fired_by: { type: String, default: null },
     created_at: { type: Date, required: true },
@@ -57,11 +60,16 @@ const timerSchema = new Schema<TimerRecord>(
   { versionKey: false, minimize: false, collection: 'timers' },
 );
 
-// {state, fire_at} also serves the look-ups of running timers by lease (`state: 'running'` is a short
-// prefix: only the timers being run right now). No {state, lease_until} index: every scheduled and
-// every done timer would share one key in it, maintained on each insert and claim for nothing.
-timerSchema.index({ state: 1, fire_at: 1 });
-timerSchema.index({ account_id: 1, state: 1, due_at: 1 });
+// Each index gives its queries their order, so no claim sorts in memory (on MongoDB or the embedded
+// engine) however large the backlog:
+// - {state, fire_at, created_at}: the poller's claims (`state: scheduled, fire_at <= now`, in fire order),
+//   lease recovery (`state: running` is a short prefix: the timers being run right now), and the pruning
+//   of finished timers (`state: done, fire_at < now - retention`). No {state, lease_until} index: every
+//   scheduled and every done timer would share one key in it, maintained on each insert and claim for nothing.
+// - {account_id, state, due_at, created_at}: a sandbox clock advance fires the account's due timers in due order.
+// - {ref_id, state}: cancelling a payment's scheduled timers.
+timerSchema.index({ state: 1, fire_at: 1, created_at: 1 });
+timerSchema.index({ account_id: 1, state: 1, due_at: 1, created_at: 1 });
 timerSchema.index({ ref_id: 1, state: 1 });
 
 export const TimerModel = mongoose.model<TimerRecord>('Timer', timerSchema);

@@ -1,12 +1,23 @@
 import { logger } from '../../logger';
-import { claim, runClaimed } from './timer.runner';
+import { TimerModel } from './timer.model';
+import { claimBatch, runClaimed } from './timer.runner';
 
 /**
- * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers, one findOneAndUpdate each,
- * and runs up to `concurrency` at once. Timers scheduled in this process for the next minute also arm a
- * setTimeout that wakes the poller at their due time (the claim still decides who runs them).
+ * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers in batches (claimBatch: three
+ * commands per batch, whatever its size) and runs up to `concurrency` handlers at once; a handler that
+ * finishes frees a slot and pulls more at once. Timers scheduled in this process for the next minute also
+ * wake the poller at their due time, rounded up to a WAKE_GRAIN_MS slot so that hundreds of timers due
+ * per second share a few setTimeouts (the claim still decides who runs them).
+ * Finished timers are kept for `retentionMs` (diagnostics, "fired once" checks), then deleted in bounded
+ * batches, so the claim index carries only recent history.
  */
 const FAST_PATH_WINDOW_MS = 60_000;
+const WAKE_GRAIN_MS = 10;
+const CLAIM_ORDER = { fire_at: 1, created_at: 1 } as const;
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 1_000;
+/** At most this many finished timers deleted per pruning round; the rest wait for the next one. */
+const PRUNE_MAX_PER_ROUND = 20_000;
 
 interface ServiceState {
   pollMs: number;
@@ -16,25 +27,41 @@ interface ServiceState {
   polling: Promise<void> | null;
   again: boolean;
   stopping: boolean;
-  wakeups: Set<NodeJS.Timeout>;
+  /** Pending wake-ups by due slot (ms, a multiple of WAKE_GRAIN_MS). */
+  wakeups: Map<number, NodeJS.Timeout>;
+  retentionMs: number;
+  prune: NodeJS.Timeout;
+  pruning: Promise<void> | null;
 }
 
 let service: ServiceState | null = null;
 
-export function startTimerService(opts: { pollMs?: number; concurrency?: number } = {}): void {
+export function startTimerService(opts: { pollMs?: number; concurrency?: number; retentionMs?: number } = {}): void {
   if (service) return;
   const pollMs = opts.pollMs ?? 100;
-  service = {
+  const s: ServiceState = {
     pollMs,
-    concurrency: opts.concurrency ?? 16,
+    concurrency: opts.concurrency ?? 64,
     interval: setInterval(() => void pollNow(), pollMs),
     running: new Set(),
     polling: null,
     again: false,
     stopping: false,
-    wakeups: new Set(),
+    wakeups: new Map(),
+    retentionMs: opts.retentionMs ?? 24 * 3_600_000,
+    prune: setInterval(() => {
+      s.pruning ??= pruneFinishedTimers(Date.now() - s.retentionMs, () => s.stopping)
+        .then(
+          () => undefined,
+          (err: unknown) => logger.warn({ err }, 'could not prune finished timers'),
+        )
+        .finally(() => (s.pruning = null));
+    }, PRUNE_EVERY_MS),
+    pruning: null,
   };
-  service.interval.unref();
+  service = s;
+  s.interval.unref();
+  s.prune.unref();
   void pollNow();
 }
 
@@ -48,9 +75,11 @@ export async function stopTimerService(): Promise<void> {
   if (!s) return;
   s.stopping = true;
   clearInterval(s.interval);
-  for (const t of s.wakeups) clearTimeout(t);
+  clearInterval(s.prune);
+  for (const t of s.wakeups.values()) clearTimeout(t);
   s.wakeups.clear();
   if (s.polling) await s.polling.catch(() => undefined);
+  if (s.pruning) await s.pruning;
   await Promise.allSettled([...s.running]);
   service = null;
 }
@@ -61,12 +90,14 @@ export function armFastPath(fireAt: number): void {
   if (!s || s.stopping) return;
   const delay = fireAt - Date.now();
   if (delay > FAST_PATH_WINDOW_MS) return;
+  const slot = Math.ceil((fireAt + 1) / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
+  if (s.wakeups.has(slot)) return;
   const t = setTimeout(() => {
-    s.wakeups.delete(t);
+    s.wakeups.delete(slot);
     void pollNow();
-  }, Math.max(0, delay) + 1);
+  }, Math.max(0, slot - Date.now()));
   t.unref();
-  s.wakeups.add(t);
+  s.wakeups.set(slot, t);
 }
 
 export function pollNow(): Promise<void> {
@@ -91,18 +122,39 @@ export function pollNow(): Promise<void> {
 
 async function pollOnce(s: ServiceState): Promise<void> {
   while (!s.stopping && s.running.size < s.concurrency) {
+    const free = s.concurrency - s.running.size;
     const now = Date.now();
-    const rec =
-      (await claim({ state: 'scheduled', fire_at: { $lte: now } }, { fire_at: 1, created_at: 1 })) ??
-      // Leases of processes that died mid-handler.
-      (await claim({ state: 'running', lease_until: { $lte: now } }, { lease_until: 1 }));
-    if (!rec) return;
-    const p: Promise<unknown> = runClaimed(rec, false).finally(() => {
-      s.running.delete(p);
-      // A free slot: look for more work at once rather than at the next tick.
-      if (!s.stopping) void pollNow();
-    });
-    s.running.add(p);
+    let batch = await claimBatch({ state: 'scheduled', fire_at: { $lte: now } }, CLAIM_ORDER, free);
+    // Leases of processes that died mid-handler.
+    if (batch.length === 0) batch = await claimBatch({ state: 'running', lease_until: { $lte: now } }, CLAIM_ORDER, free);
+    if (batch.length === 0) return;
+    for (const rec of batch) {
+      const p: Promise<unknown> = runClaimed(rec, false).finally(() => {
+        s.running.delete(p);
+        // A free slot: look for more work at once rather than at the next tick.
+        if (!s.stopping) void pollNow();
+      });
+      s.running.add(p);
+    }
   }
 }
 
+/**
+ * Deletes timers finished (done or cancelled) and due before `before` (real time, ms), walking the claim
+ * index in batches. Returns how many it deleted.
+ */
+export async function pruneFinishedTimers(before: number, stop: () => boolean = () => false): Promise<number> {
+  let total = 0;
+  for (const state of ['done', 'cancelled'] as const) {
+    let deleted = 0;
+    while (deleted < PRUNE_MAX_PER_ROUND && !stop()) {
+      const old = await TimerModel.find({ state, fire_at: { $lt: before } }, { _id: 1 }).sort(CLAIM_ORDER).limit(PRUNE_BATCH).lean();
+      if (old.length === 0) break;
+      const res = await TimerModel.deleteMany({ _id: { $in: old.map((d) => d._id) }, state });
+      deleted += res.deletedCount;
+      if (old.length < PRUNE_BATCH) break;
+    }
+    total += deleted;
+  }
+  return total;
+}

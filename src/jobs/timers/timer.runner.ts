@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
+import { updateOneSoon } from '../../db/batching';
 import { accountOffsetMs } from '../../domain/clock/clock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
@@ -56,13 +58,39 @@ function toTimer(r: TimerRecord): Timer {
   };
 }
 
+function leaseSet(now: number): Record<string, unknown> {
+  return { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) };
+}
+
+/** Claims the first due timer in `sort` order (one round trip): sandbox clock advances, which run in due order. */
 export async function claim(filter: Record<string, unknown>, sort: Record<string, 1 | -1>): Promise<TimerRecord | null> {
-  const now = Date.now();
   return TimerModel.findOneAndUpdate(
     filter,
-    { $set: { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) }, $inc: { attempts: 1 } },
+    { $set: leaseSet(Date.now()), $inc: { attempts: 1 } },
     { sort, returnDocument: 'after', lean: true },
   );
+}
+
+/**
+ * Claims up to `limit` timers matching `filter`, first in `sort` order, in three commands whatever
+ * the batch size: the ids in order (an index provides the order and the limit stops the scan), one
+ * conditional `updateMany` that re-checks the whole filter (so of two processes racing for a timer
+ * exactly one claims it), and a read of the timers that carry this claim's token. Returned in `sort`
+ * order. A timer claimed by another process between the first and second step is simply not ours.
+ */
+export async function claimBatch(filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number): Promise<TimerRecord[]> {
+  const due = await TimerModel.find(filter, { _id: 1 }).sort(sort).limit(limit).lean();
+  if (due.length === 0) return [];
+  const ids = due.map((d) => d._id);
+  const token = crypto.randomBytes(9).toString('base64url');
+  const res = await TimerModel.updateMany(
+    { $and: [filter, { _id: { $in: ids } }] },
+    { $set: { ...leaseSet(Date.now()), claim_token: token }, $inc: { attempts: 1 } },
+  );
+  if (res.modifiedCount === 0) return [];
+  const claimed = await TimerModel.find({ _id: { $in: ids }, claim_token: token }).lean();
+  const rank = new Map(ids.map((id, i) => [id, i]));
+  return claimed.sort((a, b) => rank.get(a._id)! - rank.get(b._id)!);
 }
 
 /**
@@ -87,7 +115,9 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean): Promise<
       now = new Date(Math.max(due.getTime(), accountNow));
     }
     await handler(toTimer(rec), { now, advancing });
-    await TimerModel.updateOne(
+    // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
+    await updateOneSoon(
+      TimerModel,
       { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
       { $set: { state: 'done', done_at: new Date(), lease_until: 0, fired_by: PROCESS_ID } },
     );
