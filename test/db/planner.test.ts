@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Collection } from '../../src/db/embedded/collection';
-import { plan, runQuery } from '../../src/db/embedded/query';
+import { execute, plan, runQuery } from '../../src/db/embedded/query';
 import { canonicalKey } from '../../src/db/embedded/values';
 
 function makeCollection(n: number): Collection {
@@ -59,8 +59,10 @@ describe('query planner', () => {
     expect(runQuery(c, { filter: { email: { $gte: 'u10', $lt: 'u11' } } }).length).toBe(111);
   });
 
-  it('never uses a partial index to answer an arbitrary filter, and scans only when nothing applies', () => {
-    expect(plan(c, { ref: 'x' }, undefined).description).toBe('COLLSCAN');
+  it('uses a partial index only when the query implies its filter, and scans only when nothing applies', () => {
+    // {ref: 'x'} implies {ref: {$exists: true}}; {ref: null} does not (MongoDB's rule).
+    expect(plan(c, { ref: 'x' }, undefined).description).toBe('IXSCAN ref_1');
+    expect(plan(c, { ref: null }, undefined).description).toBe('COLLSCAN');
     expect(plan(c, { n: 5 }, undefined).description).toBe('COLLSCAN');
   });
 
@@ -112,5 +114,46 @@ describe('filter matching without mingo for plain equality', () => {
     expect(compileFilter({ tags: 'a' })!({ tags: ['b', 'a'] })).toBe(true);
     expect(compileFilter({ tags: 'c' })!({ tags: ['b', 'a'] })).toBe(false);
     expect(compileFilter({ n: 3 })!({ n: [1, 3] })).toBe(true);
+  });
+});
+
+describe('query planner: choosing among candidate indexes by trial', () => {
+  // Events of one account: the account prefix holds everything, each payment a handful.
+  const c = new Collection('db', 'events');
+  c.createIndex({ key: { account_id: 1, seq: -1 }, name: 'account_id_1_seq_-1' });
+  c.createIndex({ key: { payment_id: 1, seq: 1 }, name: 'payment_id_1_seq_1' });
+  c.createIndex({ key: { state: 1, fire_at: 1, created_at: 1 }, name: 'claim' });
+  c.createIndex({ key: { fire_at: 1 }, name: 'live_fire_at', partialFilterExpression: { state: 'scheduled' } });
+  for (let i = 0; i < 20_000; i++) {
+    c.insert({ _id: i, account_id: 'a1', payment_id: `p${Math.floor(i / 4)}`, seq: i, state: i < 19_990 ? 'done' : 'scheduled', fire_at: i, created_at: i });
+  }
+
+  it('{account_id, payment_id: {$in}} sorted on seq walks the payments, not the account', () => {
+    const filter = { account_id: 'a1', payment_id: { $in: ['p10', 'p4000', 'p7'] } };
+    const x = execute(c, { filter, sort: [['seq', 1]] });
+    expect(x.winner.description).toBe('IXSCAN payment_id_1_seq_1');
+    expect(x.docs.map((d) => d._id)).toEqual([28, 29, 30, 31, 40, 41, 42, 43, 16000, 16001, 16002, 16003]);
+    expect(x.stats.keys).toBe(12);
+    expect(x.stats.docs).toBe(12);
+  });
+
+  it('an account listing with a limit walks the account index in order and stops', () => {
+    const x = execute(c, { filter: { account_id: 'a1' }, sort: [['seq', -1]], limit: 25 });
+    expect(x.winner.description).toBe('IXSCAN account_id_1_seq_-1 (sorted)');
+    expect(x.docs[0]!._id).toBe(19_999);
+    expect(x.stats.docs).toBe(25);
+  });
+
+  it('equality prefix + range + sort on the rest of the index: in order, no sort, stops at the limit', () => {
+    const x = execute(c, { filter: { state: 'scheduled', fire_at: { $lte: 19_995 } }, sort: [['fire_at', 1], ['created_at', 1]], limit: 3 });
+    expect(x.winner.ordered).toBe(true);
+    expect(x.docs.map((d) => d._id)).toEqual([19_990, 19_991, 19_992]);
+    expect(x.stats.docs).toBeLessThanOrEqual(3 * 3);
+  });
+
+  it('a partial index whose filter the query implies is a candidate', () => {
+    const x = execute(c, { filter: { state: 'scheduled', fire_at: { $gte: 19_998 } } });
+    expect(x.docs.map((d) => d._id).sort()).toEqual([19_998, 19_999]);
+    expect(x.stats.docs).toBeLessThanOrEqual(2);
   });
 });

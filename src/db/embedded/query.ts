@@ -2,14 +2,15 @@
  * Query planning and execution over one collection. Lookups are planned here, against our own
  * index structures; mingo is only asked whether a candidate document matches the filter.
  *
- * Plan choice, in order: _id equality (direct map lookups), the index covering the longest
- * equality prefix (unique complete matches first), an index whose order serves the sort, a
- * range scan on an index's first field, and only then a collection scan.
+ * Plan choice: _id equality is answered by direct map lookups; otherwise every index that applies
+ * (equality prefix, `$in`, prefix + range, an order that serves the sort, a range on its first field;
+ * partial indexes when the query implies their filter) is a candidate, and a bounded trial picks the
+ * one that finishes first (see execute). A collection scan only when no index applies.
  */
 import { Query } from 'mingo';
 import type { Collection } from './collection';
 import type { Bound, Index } from './indexes';
-import { canonicalKey, compareValues, getPathValues, isOperatorObject, isPlainObject, type Doc } from './values';
+import { canonicalKey, compareValues, deepEqual, getPathValues, isOperatorObject, isPlainObject, type Doc } from './values';
 
 export type SortSpec = Array<[string, 1 | -1]>;
 
@@ -118,39 +119,66 @@ function isPureEq(v: unknown): boolean {
   return keys.length === 1 && (keys[0] === '$eq' || keys[0] === '$in');
 }
 
-interface Plan {
-  docs: Iterable<Doc>;
+/** Index keys and documents one execution looked at (explain's totalKeysExamined / totalDocsExamined). */
+export interface ExecStats {
+  keys: number;
+  docs: number;
+}
+
+/** One way to find the candidate documents of a query: what the planner chooses among. */
+export interface Candidate {
   /** Documents come out already in the requested sort order. */
   ordered: boolean;
   /** The index lookup alone decides matches; the filter need not be re-checked. */
   exact: boolean;
+  /** Short name (tests, logs): 'IDHACK', 'IXSCAN email_1 (sorted)', 'COLLSCAN'. */
   description: string;
+  /** The access stage in explain's shape (IDHACK, FETCH over IXSCAN, COLLSCAN). */
+  stage: Doc;
+  docs(stats: ExecStats): Iterable<Doc>;
 }
 
+/** Trial budget, in keys + documents examined per candidate, before the planner stops comparing. */
+const TRIAL_WORKS = 10_000;
 const MAX_COMBOS = 1000;
 
-function* idsToDocs(coll: Collection, ids: Iterable<string>): Generator<Doc> {
+function* fetchIds(coll: Collection, ids: Iterable<string>, stats: ExecStats): Generator<Doc> {
   for (const id of ids) {
+    stats.keys++;
     const d = coll.get(id);
-    if (d) yield d;
+    if (d) {
+      stats.docs++;
+      yield d;
+    }
   }
 }
 
-function* entriesToDocs(coll: Collection, entries: Iterable<{ id: string }>, dedupe: boolean): Generator<Doc> {
+function* fetchEntries(coll: Collection, entries: Iterable<{ id: string }>, dedupe: boolean, stats: ExecStats): Generator<Doc> {
   const seen = dedupe ? new Set<string>() : undefined;
   for (const e of entries) {
+    stats.keys++;
     if (seen) {
       if (seen.has(e.id)) continue;
       seen.add(e.id);
     }
     const d = coll.get(e.id);
-    if (d) yield d;
+    if (d) {
+      stats.docs++;
+      yield d;
+    }
+  }
+}
+
+function* scanAll(coll: Collection, stats: ExecStats): Generator<Doc> {
+  for (const d of coll.values()) {
+    stats.docs++;
+    yield d;
   }
 }
 
 /** Direction with which `idx` (after `skipFields` equality fields) serves `sort`, or 0. */
 function sortDirection(idx: Index, sort: SortSpec, skipFields: number): 1 | -1 | 0 {
-  if (idx.multikey || idx.sparse || idx.partial) return 0;
+  if (idx.multikey || idx.sparse) return 0;
   if (idx.fields.length - skipFields < sort.length) return 0;
   let dir: 1 | -1 | 0 = 0;
   for (let i = 0; i < sort.length; i++) {
@@ -173,7 +201,66 @@ function combos(lists: unknown[][]): unknown[][] {
   return out;
 }
 
-export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec | undefined): Plan {
+/**
+ * MongoDB's rule for partial indexes: usable only when the query implies the index's filter. Here:
+ * every condition of the expression appears in the query as the same value or operator object, or the
+ * expression asks `{$exists: true}` of a field the query sets equal to a non-null value.
+ */
+function impliesPartial(filter: Doc | undefined, expr: Doc): boolean {
+  if (!filter) return false;
+  for (const [field, want] of Object.entries(expr)) {
+    if (field.startsWith('$')) return false;
+    const have = filter[field];
+    if (have === undefined) return false;
+    if (deepEqual(have, want)) continue;
+    if (isPlainObject(want) && deepEqual(want, { $exists: true })) {
+      const eq = isOperatorObject(have) ? (have as Doc).$eq : have;
+      if (eq !== undefined && eq !== null && !isOperatorObject(eq)) continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+function ixStage(idx: Index, dir: 1 | -1, bounds: Doc): Doc {
+  return {
+    stage: 'FETCH',
+    inputStage: {
+      stage: 'IXSCAN',
+      keyPattern: { ...idx.spec.key },
+      indexName: idx.name,
+      isMultiKey: idx.multikey,
+      isUnique: idx.unique,
+      isSparse: idx.sparse,
+      isPartial: idx.partial !== undefined,
+      direction: dir === 1 ? 'forward' : 'backward',
+      indexBounds: bounds,
+    },
+  };
+}
+
+function showValue(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof Date) return `new Date(${v.getTime()})`;
+  return String(v);
+}
+
+/** indexBounds in explain's notation: `{field: ['["a", "a"]', '[MinKey, MaxKey]']}`. */
+function boundsOf(idx: Index, eq: unknown[][], range?: { lo?: Bound; hi?: Bound }): Doc {
+  const out: Doc = {};
+  idx.fields.forEach((f, i) => {
+    if (i < eq.length) out[f] = eq[i]!.map((v) => `[${showValue(v)}, ${showValue(v)}]`);
+    else if (i === eq.length && range) {
+      const lo = range.lo ? `${range.lo.inclusive ? '[' : '('}${showValue(range.lo.value)}` : '[MinKey';
+      const hi = range.hi ? `${showValue(range.hi.value)}${range.hi.inclusive ? ']' : ')'}` : 'MaxKey]';
+      out[f] = [`${lo}, ${hi}`];
+    } else out[f] = ['[MinKey, MaxKey]'];
+  });
+  return out;
+}
+
+/** Every reasonable way to answer the query; COLLSCAN only when no index applies. */
+export function candidates(coll: Collection, filter: Doc | undefined, sort: SortSpec | undefined): Candidate[] {
   const cond: Conditions = { eq: new Map(), ranges: new Map() };
   if (filter) extractConditions(filter, cond);
   const filterKeys = filter ? Object.keys(filter) : [];
@@ -181,20 +268,20 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
   const idVals = cond.eq.get('_id');
   if (idVals) {
     const keys = idVals.length === 1 ? [canonicalKey(idVals[0])] : [...new Set(idVals.map(canonicalKey))];
-    let docs: Iterable<Doc>;
-    if (keys.length === 1) {
-      // findById: the hottest path; no generator, no set.
-      const d = coll.get(keys[0]!);
-      docs = d ? [d] : [];
-    } else docs = idsToDocs(coll, keys);
     const exact = filterKeys.length === 1 && filterKeys[0] === '_id' && isPureEq(filter!._id);
-    return { docs, ordered: !sort || keys.length <= 1, exact, description: 'IDHACK' };
+    return [{
+      ordered: !sort || keys.length <= 1,
+      exact,
+      description: 'IDHACK',
+      stage: { stage: 'IDHACK' },
+      docs: (stats) => fetchIds(coll, keys, stats),
+    }];
   }
 
-  // Longest equality prefix; a complete unique match beats everything else.
-  let best: { idx: Index; n: number; score: number; count: number } | undefined;
+  const out: Candidate[] = [];
+  const usable = (idx: Index) => !idx.partial || impliesPartial(filter, idx.spec.partialFilterExpression as Doc);
   for (const idx of coll.indexes.values()) {
-    if (idx.partial) continue;
+    if (!usable(idx)) continue;
     let n = 0;
     let count = 1;
     for (const f of idx.fields) {
@@ -204,81 +291,177 @@ export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec |
       count *= vals.length;
     }
     if (n === 0 || count > MAX_COMBOS) continue;
-    const score = (idx.unique && n === idx.fields.length ? 1000 : 0) + n;
-    if (!best || score > best.score || (score === best.score && count < best.count)) {
-      best = { idx, n, score, count };
-    }
-  }
-  if (best) {
-    const { idx, n } = best;
-    const prefixes = combos(idx.fields.slice(0, n).map((f) => cond.eq.get(f)!));
+    const eqLists = idx.fields.slice(0, n).map((f) => cond.eq.get(f)!);
+    const prefixes = combos(eqLists);
     const exact =
-      filterKeys.length === 1 &&
-      filterKeys[0] === idx.fields[0] &&
-      idx.fields.length === 1 &&
-      isPureEq(filter![filterKeys[0]!]);
+      filterKeys.length === 1 && filterKeys[0] === idx.fields[0] && idx.fields.length === 1 && isPureEq(filter![filterKeys[0]!]);
     // Equality prefix then a range on the next field (`{state: 'scheduled', fire_at: {$lte: now}}`):
     // scan just that slice, however many documents share the prefix.
     const next = idx.fields[n];
     const range = next !== undefined && prefixes.length === 1 ? cond.ranges.get(next) : undefined;
     if (range) {
-      return {
-        docs: entriesToDocs(coll, idx.scanRange(range.lo, range.hi, prefixes[0]!), idx.multikey),
-        ordered: !sort || sortDirection(idx, sort, n) === 1,
+      const dir = sort ? sortDirection(idx, sort, n) : 0;
+      out.push({
+        ordered: !sort || dir === 1,
         exact: false,
         description: `IXSCAN ${idx.name} (prefix+range)`,
-      };
+        stage: ixStage(idx, 1, boundsOf(idx, eqLists, range)),
+        docs: (stats) => fetchEntries(coll, idx.scanRange(range.lo, range.hi, prefixes[0]!), idx.multikey, stats),
+      });
+      continue;
     }
-    if (sort && prefixes.length === 1) {
-      const dir = sortDirection(idx, sort, n);
-      if (dir !== 0) {
-        return {
-          docs: entriesToDocs(coll, idx.scanPrefix(prefixes[0]!, dir === -1), false),
-          ordered: true,
-          exact,
-          description: `IXSCAN ${idx.name} (sorted)`,
-        };
-      }
+    const dir = sort && prefixes.length === 1 ? sortDirection(idx, sort, n) : 0;
+    if (dir !== 0) {
+      out.push({
+        ordered: true,
+        exact,
+        description: `IXSCAN ${idx.name} (sorted)`,
+        stage: ixStage(idx, dir, boundsOf(idx, eqLists)),
+        docs: (stats) => fetchEntries(coll, idx.scanPrefix(prefixes[0]!, dir === -1), false, stats),
+      });
+      continue;
     }
     const complete = n === idx.fields.length && !idx.isId;
-    if (complete && prefixes.length === 1) {
-      return { docs: idsToDocs(coll, idx.idsWithKey(prefixes[0]!)), ordered: !sort, exact, description: `IXSCAN ${idx.name}` };
-    }
-    const ids = new Set<string>();
-    for (const p of prefixes) for (const id of complete ? idx.idsWithKey(p) : idx.idsWithPrefix(p)) ids.add(id);
-    return { docs: idsToDocs(coll, ids), ordered: !sort, exact, description: `IXSCAN ${idx.name}` };
+    out.push({
+      ordered: !sort,
+      exact,
+      description: `IXSCAN ${idx.name}`,
+      stage: ixStage(idx, 1, boundsOf(idx, eqLists)),
+      docs: (stats) => {
+        if (complete && prefixes.length === 1) return fetchIds(coll, idx.idsWithKey(prefixes[0]!), stats);
+        const ids = new Set<string>();
+        for (const p of prefixes) {
+          for (const id of complete ? idx.idsWithKey(p) : idx.idsWithPrefix(p)) {
+            stats.keys++;
+            ids.add(id);
+          }
+        }
+        stats.keys -= ids.size; // fetchIds counts each of them once more
+        return fetchIds(coll, ids, stats);
+      },
+    });
   }
 
   if (sort) {
     for (const idx of coll.indexes.values()) {
+      if (!usable(idx)) continue;
       const dir = sortDirection(idx, sort, 0);
-      if (dir !== 0) {
-        return {
-          docs: entriesToDocs(coll, idx.scanPrefix([], dir === -1), false),
-          ordered: true,
-          exact: false,
-          description: `IXSCAN ${idx.name} (sort)`,
-        };
-      }
+      if (dir === 0) continue;
+      out.push({
+        ordered: true,
+        exact: false,
+        description: `IXSCAN ${idx.name} (sort)`,
+        stage: ixStage(idx, dir, boundsOf(idx, [])),
+        docs: (stats) => fetchEntries(coll, idx.scanPrefix([], dir === -1), false, stats),
+      });
+      break;
     }
   }
 
   for (const idx of coll.indexes.values()) {
     // A sparse index serves ranges too: a range here has a non-null bound, which (type bracketing)
     // never matches a missing or null field, i.e. never a document the sparse index left out.
-    if (idx.partial) continue;
+    if (!usable(idx)) continue;
     const r = cond.ranges.get(idx.fields[0]!);
-    if (!r) continue;
-    const ordered = !sort || sortDirection(idx, sort, 0) === 1;
-    return {
-      docs: entriesToDocs(coll, idx.scanRange(r.lo, r.hi), idx.multikey),
-      ordered,
+    if (!r || cond.eq.has(idx.fields[0]!)) continue;
+    out.push({
+      ordered: !sort || sortDirection(idx, sort, 0) === 1,
       exact: false,
       description: `IXSCAN ${idx.name} (range)`,
-    };
+      stage: ixStage(idx, 1, boundsOf(idx, [], r)),
+      docs: (stats) => fetchEntries(coll, idx.scanRange(r.lo, r.hi), idx.multikey, stats),
+    });
   }
 
-  return { docs: coll.values(), ordered: !sort, exact: false, description: 'COLLSCAN' };
+  if (out.length === 0) {
+    out.push({ ordered: !sort, exact: false, description: 'COLLSCAN', stage: { stage: 'COLLSCAN', direction: 'forward' }, docs: (stats) => scanAll(coll, stats) });
+  }
+  return out;
+}
+
+/** One candidate being run: its output so far and what it examined. */
+interface Run {
+  cand: Candidate;
+  iter: Iterator<Doc>;
+  out: Doc[];
+  stats: ExecStats;
+  finished: boolean;
+}
+
+/** Advances a run by one document; true once it has all it needs (EOF, or enough in sort order). */
+function step(r: Run, match: ((d: Doc) => boolean) | undefined, need: number, sorted: boolean): boolean {
+  const next = r.iter.next();
+  if (next.done) return (r.finished = true);
+  if (match && !match(next.value)) return false;
+  r.out.push(next.value);
+  // An unordered plan must see every match before a sort can answer; an ordered one stops at `need`.
+  if ((!sorted || r.cand.ordered) && r.out.length >= need) r.finished = true;
+  return r.finished;
+}
+
+function start(cand: Candidate): Run {
+  const stats = { keys: 0, docs: 0 };
+  return { cand, iter: cand.docs(stats)[Symbol.iterator](), out: [], stats, finished: false };
+}
+
+export interface Execution {
+  docs: Doc[];
+  winner: Candidate;
+  rejected: Candidate[];
+  stats: ExecStats;
+}
+
+/**
+ * Runs a query the way MongoDB's multi-planner does: with one candidate plan, just runs it; with
+ * several, advances them in turns, one document each, and the first to finish (all its matches, or
+ * `skip + limit` of them already in sort order) wins, with its results. So the planning cost is at most
+ * the number of candidates times the winner's own work, whatever the collection holds. If none finishes
+ * within TRIAL_WORKS, the one that examined the least per result so far runs to the end.
+ */
+export function execute(coll: Collection, opts: QueryOptions): Execution {
+  const cands = candidates(coll, opts.filter, opts.sort);
+  const skip = Math.max(0, opts.skip ?? 0);
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+  const need = skip + limit;
+  const sorted = opts.sort !== undefined;
+  const matcherFor = (c: Candidate) => (c.exact ? undefined : (match ??= compileFilter(opts.filter)));
+  let match: ((d: Doc) => boolean) | undefined;
+
+  let winner: Run | undefined;
+  if (cands.length === 1) {
+    winner = start(cands[0]!);
+    const m = matcherFor(winner.cand);
+    while (!step(winner, m, need, sorted));
+  } else {
+    const runs = cands.map(start);
+    let works = 0;
+    trial: while (works < TRIAL_WORKS) {
+      for (const r of runs) {
+        if (step(r, matcherFor(r.cand), need, sorted)) {
+          winner = r;
+          break trial;
+        }
+      }
+      works++;
+    }
+    if (!winner) {
+      // Nobody finished: keep going with the most productive (results per examined), ordered first on ties.
+      const score = (r: Run) => r.out.length / Math.max(1, r.stats.keys + r.stats.docs) + (r.cand.ordered && sorted ? 1e-9 : 0);
+      winner = runs.reduce((a, b) => (score(b) > score(a) ? b : a));
+      const m = matcherFor(winner.cand);
+      while (!step(winner, m, need, sorted));
+    }
+    for (const r of runs) if (r !== winner) r.iter.return?.();
+  }
+  let docs = winner.out;
+  if (sorted && !winner.cand.ordered) docs = sortDocs(docs, opts.sort!);
+  if (skip > 0 || docs.length > limit) docs = docs.slice(skip, limit === Infinity ? undefined : skip + limit);
+  return { docs, winner: winner.cand, rejected: cands.filter((c) => c !== winner!.cand), stats: winner.stats };
+}
+
+/** The plan the planner would choose for this query (runs it: the choice is made by trial). */
+export function plan(coll: Collection, filter: Doc | undefined, sort: SortSpec | undefined, limit?: number): Candidate {
+  return execute(coll, { filter, sort, limit }).winner;
 }
 
 /** Sort key for one document: arrays contribute their min (ascending) or max (descending). */
@@ -307,30 +490,5 @@ export function sortDocs(docs: Doc[], sort: SortSpec): Doc[] {
 
 /** Runs a query and returns references to matching stored documents (never copies them). */
 export function runQuery(coll: Collection, opts: QueryOptions): Doc[] {
-  const p = plan(coll, opts.filter, opts.sort);
-  const match = p.exact ? undefined : compileFilter(opts.filter);
-  const skip = Math.max(0, opts.skip ?? 0);
-  const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-  if (opts.sort && !p.ordered) {
-    const all: Doc[] = [];
-    for (const d of p.docs) if (!match || match(d)) all.push(d);
-    const sorted = sortDocs(all, opts.sort);
-    return sorted.slice(skip, limit === Infinity ? undefined : skip + limit);
-  }
-  const out: Doc[] = [];
-  let skipped = 0;
-  for (const d of p.docs) {
-    if (match && !match(d)) continue;
-    if (skipped < skip) {
-      skipped++;
-      continue;
-    }
-    out.push(d);
-    if (out.length >= limit) break;
-  }
-  return out;
-}
-
-export function explainPlan(coll: Collection, filter: Doc | undefined, sort: SortSpec | undefined): string {
-  return plan(coll, filter, sort).description;
+  return execute(coll, opts).docs;
 }

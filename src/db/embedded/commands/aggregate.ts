@@ -33,24 +33,8 @@ async function aggregate(c: CommandContext): Promise<Doc> {
   const coll = c.engine.getCollection(c.db, target);
   if (!coll) return cursorReply(c, ns, [], batchSize);
 
-  // Push the leading $match/$sort/$skip/$limit into the planner.
-  const q: QueryOptions = {};
-  let i = 0;
-  if (stages[0]?.$match !== undefined && isPlainObject(stages[0].$match)) {
-    q.filter = stages[0].$match;
-    i = 1;
-  }
-  if (stages[i]?.$sort !== undefined) {
-    q.sort = parseSort(stages[i]!.$sort);
-    i++;
-  }
-  if (q.sort) {
-    // $sort + $skip + $limit can be answered by an ordered index scan.
-    if (typeof stages[i]?.$skip === 'number') q.skip = stages[i++]!.$skip as number;
-    if (typeof stages[i]?.$limit === 'number') q.limit = stages[i++]!.$limit as number;
-  }
+  const { q, rest } = pushdown(stages);
   const source = runQuery(coll, q);
-  const rest = stages.slice(i);
   let results: Doc[];
   if (rest.length === 0) results = source;
   else if (isCountPipeline(rest)) {
@@ -66,6 +50,26 @@ async function aggregate(c: CommandContext): Promise<Doc> {
     results = agg.run(source) as Doc[];
   }
   return cursorReply(c, ns, results, batchSize);
+}
+
+/** Splits a pipeline into what the planner answers (a leading $match, $sort, $skip, $limit) and the rest. */
+export function pushdown(stages: Doc[]): { q: QueryOptions; rest: Doc[] } {
+  const q: QueryOptions = {};
+  let i = 0;
+  if (stages[0]?.$match !== undefined && isPlainObject(stages[0].$match)) {
+    q.filter = stages[0].$match;
+    i = 1;
+  }
+  if (stages[i]?.$sort !== undefined) {
+    q.sort = parseSort(stages[i]!.$sort);
+    i++;
+  }
+  if (q.sort) {
+    // $sort + $skip + $limit can be answered by an ordered index scan.
+    if (typeof stages[i]?.$skip === 'number') q.skip = stages[i++]!.$skip as number;
+    if (typeof stages[i]?.$limit === 'number') q.limit = stages[i++]!.$limit as number;
+  }
+  return { q, rest: stages.slice(i) };
 }
 
 /** The driver's countDocuments pipeline tail: { $group: { _id: 1, n: { $sum: 1 } } }. */

@@ -11,6 +11,7 @@ import { adminCommands } from './admin';
 import { aggregateCommands } from './aggregate';
 import type { Handler, ServerInfo } from './context';
 import { ddlCommands } from './ddl';
+import { explainCommands } from './explain';
 import { findAndModifyCommands } from './findAndModify';
 import { readCommands } from './read';
 import { writeCommands } from './write';
@@ -19,6 +20,7 @@ const handlers = new Map<string, Handler>(
   Object.entries({
     ...adminCommands,
     ...readCommands,
+    ...explainCommands,
     ...writeCommands,
     ...findAndModifyCommands,
     ...aggregateCommands,

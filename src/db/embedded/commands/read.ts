@@ -2,7 +2,7 @@
 import { Long } from 'bson';
 import { ErrorCodes, MongoCommandError, badValue } from '../errors';
 import { applyProjection, compileProjection } from '../projection';
-import { explainPlan, parseSort, runQuery } from '../query';
+import { parseSort, runQuery } from '../query';
 import { canonicalKey, getPathValues, isPlainObject, type Doc } from '../values';
 import { collectionName, cursorReply, optionalNumber, takeBatch, type CommandContext, type Handler } from './context';
 
@@ -110,18 +110,4 @@ function distinct(c: CommandContext): Doc {
   return { values, ok: 1 };
 }
 
-function explain(c: CommandContext): Doc {
-  const inner = c.cmd.explain;
-  if (!isPlainObject(inner)) throw badValue('explain needs a command');
-  const name = Object.keys(inner)[0] ?? '';
-  const collName = inner[name];
-  const coll = typeof collName === 'string' ? c.engine.getCollection(c.db, collName) : undefined;
-  const filter = (inner.filter ?? inner.query ?? (inner.q as Doc | undefined)) as Doc | undefined;
-  const stage = coll ? explainPlan(coll, filter, parseSort(inner.sort)) : 'EOF';
-  return {
-    queryPlanner: { namespace: `${c.db}.${String(collName)}`, winningPlan: { stage } },
-    ok: 1,
-  };
-}
-
-export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct, explain };
+export const readCommands: Record<string, Handler> = { find, getMore, killCursors, count, distinct };
