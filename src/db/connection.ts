@@ -64,18 +64,21 @@ async function startEmbeddedWithSocket(start: StartEmbedded, dataDir: string | u
 }
 
 /**
- * Builds a model's indexes. A database written by an older version of this code may hold an index of
- * the same name with other options (one that has since become sparse, say): MongoDB answers
- * IndexOptionsConflict, and the gateway would not start. Then the collection's indexes are brought to
- * the schema's (mongoose syncIndexes: drops the ones that differ, builds the missing ones).
+ * Builds a model's indexes and retires the ones an older version of this code declared: the gateway's
+ * collections are its own, so an index the schema no longer declares (the timers' old claim index, the
+ * events' hook index before it became partial) is dropped rather than left to cost every write. An
+ * index of the same name with other options (one that has since become sparse, say) makes MongoDB
+ * answer IndexOptionsConflict at build time; syncIndexes drops and rebuilds it.
  */
 async function initModel(model: mongoose.Model<any>): Promise<void> {
   try {
     await model.init();
   } catch (err) {
     if (!isIndexConflict(err)) throw err;
-    logger.warn({ collection: model.collection.collectionName }, 'index options differ from an older version: rebuilding the indexes of this collection');
-    await model.syncIndexes();
+  }
+  const dropped = await model.syncIndexes();
+  if (dropped.length > 0) {
+    logger.warn({ collection: model.collection.collectionName, dropped }, 'dropped indexes an older version declared (migration)');
   }
 }
 

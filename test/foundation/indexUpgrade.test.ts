@@ -17,6 +17,9 @@ beforeAll(async () => {
   const old = client.db().collection('payment_intents');
   await old.insertOne({ _id: 'pay_old' as never, pending_events: [] });
   await old.createIndex({ 'pending_events.queued_at': 1 }); // not sparse, as before
+  // Indexes an older schema declared and this one no longer does.
+  await client.db().collection('timers').createIndex({ state: 1, fire_at: 1 });
+  await client.db().collection('events').createIndex({ hooks_done: 1, stored_at: 1 });
   await client.close();
 });
 afterAll(async () => {
@@ -34,4 +37,15 @@ it('starts over a database whose index options changed, and rebuilds those index
   const rebuilt = indexes.find((i) => i.name === 'pending_events.queued_at_1');
   expect(rebuilt?.sparse).toBe(true);
   expect(indexes.some((i) => i.name === 'reference.number_1' && i.unique && i.sparse)).toBe(true);
+});
+
+it('drops the indexes an older schema declared and builds the new ones', async () => {
+  const client = await MongoClient.connect(engine.uri);
+  const timers = (await client.db().collection('timers').indexes()).map((i) => i.name);
+  const events = await client.db().collection('events').indexes();
+  await client.close();
+  expect(timers).not.toContain('state_1_fire_at_1');
+  expect(timers).toContain('state_1_fire_at_1_created_at_1');
+  expect(events.map((i) => i.name)).not.toContain('hooks_done_1_stored_at_1');
+  expect(events.find((i) => i.name === 'stored_at_1')?.partialFilterExpression).toEqual({ hooks_done: false });
 });

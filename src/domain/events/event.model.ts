@@ -87,7 +87,9 @@ const eventSchema = new Schema<EventRecord>(
 eventSchema.index({ account_id: 1, seq: -1 });
 eventSchema.index({ account_id: 1, type: 1, seq: -1 });
 eventSchema.index({ payment_id: 1, seq: 1 });
-eventSchema.index({ hooks_done: 1, stored_at: 1 });
+// The sweeper's look-up of events whose hooks have not all run: partial, so the index holds only those
+// (a handful) rather than every event ever stored.
+eventSchema.index({ stored_at: 1 }, { partialFilterExpression: { hooks_done: false } });
 
 export const EventModel = mongoose.model<EventRecord>('Event', eventSchema);
 

@@ -63,6 +63,7 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
 
 deliverySchema.index({ event_id: 1, endpoint_id: 1 }, { unique: true });
 deliverySchema.index({ endpoint_id: 1, event_seq: -1 });
-deliverySchema.index({ state: 1, lease_until: 1 });
+// Recovery of deliveries whose sender died: partial, so delivered and dead-lettered ones leave it.
+deliverySchema.index({ lease_until: 1 }, { partialFilterExpression: { state: 'PENDING' } });
 
 export const WebhookDeliveryModel = mongoose.model<WebhookDeliveryRecord>('WebhookDelivery', deliverySchema);
