@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { isIndexConflict } from './errors';
+import { recordQueryShapes } from './queryShapes';
 
 export interface DatabaseHandle {
   uri: string;
@@ -35,7 +36,9 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
     logger.info({ uri: redactUri(uri) }, 'Using MongoDB from MONGODB_URI');
   }
   mongoose.set('strictQuery', true);
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true });
+  const shapesDir = process.env.PGW_QUERY_SHAPES;
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true, monitorCommands: Boolean(shapesDir) });
+  if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
   // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
   // before the first request is served rather than lazily in the background.
   await Promise.all(Object.values(mongoose.models).map((model) => initModel(model)));

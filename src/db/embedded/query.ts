@@ -204,7 +204,8 @@ function combos(lists: unknown[][]): unknown[][] {
 /**
  * MongoDB's rule for partial indexes: usable only when the query implies the index's filter. Here:
  * every condition of the expression appears in the query as the same value or operator object, or the
- * expression asks `{$exists: true}` of a field the query sets equal to a non-null value.
+ * expression asks `{$exists: true}` of a field the query sets equal to a non-null value, or
+ * `{$type: 'string'}` of one it sets equal to a string.
  */
 function impliesPartial(filter: Doc | undefined, expr: Doc): boolean {
   if (!filter) return false;
@@ -213,10 +214,11 @@ function impliesPartial(filter: Doc | undefined, expr: Doc): boolean {
     const have = filter[field];
     if (have === undefined) return false;
     if (deepEqual(have, want)) continue;
+    const eq = isOperatorObject(have) ? (have as Doc).$eq : have;
     if (isPlainObject(want) && deepEqual(want, { $exists: true })) {
-      const eq = isOperatorObject(have) ? (have as Doc).$eq : have;
       if (eq !== undefined && eq !== null && !isOperatorObject(eq)) continue;
     }
+    if (isPlainObject(want) && deepEqual(want, { $type: 'string' }) && typeof eq === 'string') continue;
     return false;
   }
   return true;

@@ -53,5 +53,6 @@ const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
 
 checkoutSessionSchema.index({ account_id: 1, seq: -1 });
 checkoutSessionSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true }); // see payment.model.ts
+checkoutSessionSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true }); // the outbox sweeper's look-up
 
 export const CheckoutSessionModel = mongoose.model<CheckoutSessionRecord>('CheckoutSession', checkoutSessionSchema);

@@ -41,19 +41,14 @@ export async function runDueTimersForAccount(
 
 /**
  * After the account's offset moved to `newOffsetMs`: every scheduled timer of the account computed with
- * an older offset gets `fire_at` moved earlier by the difference.
+ * an older offset gets `fire_at` moved earlier by the difference. One pipeline update, which reads each
+ * timer's own old offset, rather than a distinct of the old offsets and an update per offset.
  */
 export async function shiftAccountTimers(accountId: string, newOffsetMs: number): Promise<void> {
-  const stale = (await TimerModel.distinct('offset_ms', {
-    account_id: accountId,
-    state: 'scheduled',
-    offset_ms: { $ne: newOffsetMs },
-  })) as number[];
-  for (const old of stale) {
-    await TimerModel.updateMany(
-      { account_id: accountId, state: 'scheduled', offset_ms: old },
-      { $inc: { fire_at: old - newOffsetMs }, $set: { offset_ms: newOffsetMs } },
-    );
-  }
-  if (stale.length > 0) void pollNow();
+  const res = await TimerModel.updateMany(
+    { account_id: accountId, state: 'scheduled', offset_ms: { $ne: newOffsetMs } },
+    [{ $set: { fire_at: { $add: ['$fire_at', { $subtract: ['$offset_ms', newOffsetMs] }] }, offset_ms: newOffsetMs } }],
+    { updatePipeline: true },
+  );
+  if (res.modifiedCount > 0) void pollNow();
 }

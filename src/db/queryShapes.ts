@@ -1,0 +1,92 @@
+/**
+ * Query-shape recorder (diagnostics, off unless PGW_QUERY_SHAPES names a directory): every distinct
+ * shape of query the gateway sends (collection, command, filter with its values replaced by their
+ * types, sort, projection, limit) is appended once, with one concrete example, to
+ * `<dir>/shapes-<pid>.jsonl`. The plan test (`npm run test:plans`) explains each example on a seeded
+ * store and fails for any shape whose plan scans. It uses the driver's own command monitoring, so it
+ * works the same on a real MongoDB.
+ *
+ * Everything sent on the gateway's connection is recorded, including what tests running in the same
+ * process send through the gateway's models: those queries are held to the same standard.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { EJSON } from 'bson';
+import type { mongo } from 'mongoose';
+
+/** A recorded shape: `key` identifies it; `example` is a command that explain can run. */
+export interface QueryShape {
+  key: string;
+  collection: string;
+  command: string;
+  shape: unknown;
+  example: Record<string, unknown>;
+}
+
+const QUERY_COMMANDS = new Set(['find', 'aggregate', 'count', 'distinct', 'findAndModify', 'update', 'delete']);
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof Date) return 'date';
+  const bson = v && typeof v === 'object' ? (v as { _bsontype?: string })._bsontype : undefined;
+  return bson ?? typeof v;
+}
+
+/** The filter's structure: field names and operators kept, values replaced by their type. */
+export function shapeOf(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length === 0 ? [] : [...new Set(v.map((x) => JSON.stringify(shapeOf(x))))].map((s) => JSON.parse(s) as unknown);
+  if (v && typeof v === 'object' && typeOf(v) === 'object') {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, shapeOf(x)]));
+  }
+  return typeOf(v);
+}
+
+/** One (collection, statement) per query the command carries: batched updates and deletes carry several. */
+function statements(name: string, cmd: Record<string, unknown>): Array<{ example: Record<string, unknown>; shape: unknown }> {
+  const coll = cmd[name];
+  const pick = (keys: string[]) => Object.fromEntries(keys.filter((k) => cmd[k] !== undefined).map((k) => [k, cmd[k]]));
+  switch (name) {
+    case 'find':
+      return [{ example: { find: coll, ...pick(['filter', 'sort', 'projection', 'skip', 'limit', 'singleBatch']) }, shape: { filter: shapeOf(cmd.filter ?? {}), sort: cmd.sort, limit: cmd.limit !== undefined, projection: cmd.projection ? Object.keys(cmd.projection as object) : undefined } }];
+    case 'count':
+    case 'distinct':
+      return [{ example: { [name]: coll, ...pick(['query', 'key', 'skip', 'limit']) }, shape: { query: shapeOf(cmd.query ?? {}), key: cmd.key } }];
+    case 'findAndModify':
+      return [{ example: { findAndModify: coll, ...pick(['query', 'sort', 'update', 'remove', 'new', 'upsert', 'fields']) }, shape: { query: shapeOf(cmd.query ?? {}), sort: cmd.sort, remove: cmd.remove === true } }];
+    case 'aggregate': {
+      const pipeline = (cmd.pipeline as Array<Record<string, unknown>>) ?? [];
+      if (pipeline[0] && '$changeStream' in pipeline[0]) return []; // a change stream, not a query
+      return [{ example: { aggregate: coll, pipeline, cursor: {} }, shape: { pipeline: shapeOf(pipeline) } }];
+    }
+    case 'update':
+      return ((cmd.updates as Array<Record<string, unknown>>) ?? []).map((u) => ({
+        example: { update: coll, updates: [u] },
+        shape: { q: shapeOf(u.q ?? {}), u: Array.isArray(u.u) ? 'pipeline' : Object.keys((u.u as object) ?? {}), multi: u.multi === true, upsert: u.upsert === true },
+      }));
+    case 'delete':
+      return ((cmd.deletes as Array<Record<string, unknown>>) ?? []).map((d) => ({ example: { delete: coll, deletes: [d] }, shape: { q: shapeOf(d.q ?? {}), limit: d.limit } }));
+    default:
+      return [];
+  }
+}
+
+/** Starts recording the shapes `client` sends (the client must have been created with monitorCommands). */
+export function recordQueryShapes(client: mongo.MongoClient, dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `shapes-${process.pid}.jsonl`);
+  const seen = new Set<string>();
+  client.on('commandStarted', (ev) => {
+    if (!QUERY_COMMANDS.has(ev.commandName)) return;
+    const cmd = ev.command as Record<string, unknown>;
+    const collection = String(cmd[ev.commandName]);
+    for (const st of statements(ev.commandName, cmd)) {
+      const key = JSON.stringify([collection, ev.commandName, st.shape]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const rec: QueryShape = { key, collection, command: ev.commandName, shape: st.shape, example: st.example };
+      // EJSON keeps dates and other BSON values exact for the explain that re-runs the example.
+      fs.appendFileSync(file, `${EJSON.stringify(rec, { relaxed: true })}\n`);
+    }
+  });
+}
