@@ -11,7 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { EJSON } from 'bson';
+import { BSON, EJSON } from 'bson';
 import type { mongo } from 'mongoose';
 
 /** A recorded shape: `key` identifies it; `example` is a command that explain can run. */
@@ -22,6 +22,12 @@ export interface QueryShape {
   shape: unknown;
   example: Record<string, unknown>;
 }
+
+/**
+ * Examples keep their filters (explain needs them) but not what a write would set: explain never
+ * writes, and the values written (webhook secrets among them) have no business in a diagnostics file.
+ */
+const EXPLAIN_UPDATE = { $set: { _explained: true } };
 
 const QUERY_COMMANDS = new Set(['find', 'aggregate', 'count', 'distinct', 'findAndModify', 'update', 'delete']);
 
@@ -53,7 +59,7 @@ function statements(name: string, cmd: Record<string, unknown>): Array<{ example
     case 'distinct':
       return [{ example: { [name]: coll, ...pick(['query', 'key', 'skip', 'limit']) }, shape: { query: shapeOf(cmd.query ?? {}), key: cmd.key } }];
     case 'findAndModify':
-      return [{ example: { findAndModify: coll, ...pick(['query', 'sort', 'update', 'remove', 'new', 'upsert', 'fields']) }, shape: { query: shapeOf(cmd.query ?? {}), sort: cmd.sort, remove: cmd.remove === true } }];
+      return [{ example: { findAndModify: coll, ...pick(['query', 'sort', 'remove', 'new', 'upsert', 'fields']), ...(cmd.remove === true ? {} : { update: EXPLAIN_UPDATE }) }, shape: { query: shapeOf(cmd.query ?? {}), sort: cmd.sort, remove: cmd.remove === true } }];
     case 'aggregate': {
       const pipeline = (cmd.pipeline as Array<Record<string, unknown>>) ?? [];
       if (pipeline[0] && '$changeStream' in pipeline[0]) return []; // a change stream, not a query
@@ -61,7 +67,7 @@ function statements(name: string, cmd: Record<string, unknown>): Array<{ example
     }
     case 'update':
       return ((cmd.updates as Array<Record<string, unknown>>) ?? []).map((u) => ({
-        example: { update: coll, updates: [u] },
+        example: { update: coll, updates: [{ ...u, u: EXPLAIN_UPDATE }] },
         shape: { q: shapeOf(u.q ?? {}), u: Array.isArray(u.u) ? 'pipeline' : Object.keys((u.u as object) ?? {}), multi: u.multi === true, upsert: u.upsert === true },
       }));
     case 'delete':
@@ -78,15 +84,24 @@ export function recordQueryShapes(client: mongo.MongoClient, dir: string): void 
   const seen = new Set<string>();
   client.on('commandStarted', (ev) => {
     if (!QUERY_COMMANDS.has(ev.commandName)) return;
-    const cmd = ev.command as Record<string, unknown>;
-    const collection = String(cmd[ev.commandName]);
-    for (const st of statements(ev.commandName, cmd)) {
-      const key = JSON.stringify([collection, ev.commandName, st.shape]);
+    // A listener that throws would fail the command it watches: diagnostics must never do that.
+    try {
+      record(ev.commandName, ev.command as Record<string, unknown>);
+    } catch (err) {
+      process.emitWarning(`query shape not recorded: ${String(err)}`);
+    }
+  });
+  function record(commandName: string, sent: Record<string, unknown>): void {
+    // The command as the server receives it: mongoose values (arrays with parent links) become plain BSON.
+    const cmd = BSON.deserialize(BSON.serialize(sent));
+    const collection = String(cmd[commandName]);
+    for (const st of statements(commandName, cmd)) {
+      const key = JSON.stringify([collection, commandName, st.shape]);
       if (seen.has(key)) continue;
       seen.add(key);
-      const rec: QueryShape = { key, collection, command: ev.commandName, shape: st.shape, example: st.example };
+      const rec: QueryShape = { key, collection, command: commandName, shape: st.shape, example: st.example };
       // EJSON keeps dates and other BSON values exact for the explain that re-runs the example.
       fs.appendFileSync(file, `${EJSON.stringify(rec, { relaxed: true })}\n`);
     }
-  });
+  }
 }
