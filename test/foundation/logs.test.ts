@@ -1,5 +1,5 @@
 import mongoose from 'mongoose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -67,7 +67,11 @@ describe('secrets at rest', () => {
     await acct.api.get('/account');
     await acct.api.withKey(restricted.body.secret).get('/logs');
     const secrets = [acct.sk, acct.pk, restricted.body.secret];
-    const db = mongoose.connection.db!;
+    // A connection of the test's own: a whole-store dump is inspection, not a query of the gateway's
+    // (the query-shape recorder watches the gateway's connection only).
+    const conn = await mongoose.createConnection(server.gateway.db.uri).asPromise();
+    onTestFinished(() => conn.close());
+    const db = conn.db!;
     const collections = await db.listCollections().toArray();
     expect(collections.length).toBeGreaterThan(2);
     for (const { name } of collections) {

@@ -43,7 +43,7 @@ describe('batch claims', () => {
     // Inserted out of order: the claims must come back in fire_at order all the same.
     const docs = Array.from({ length: 60 }, (_, i) => timer(`tmr_${run}_${String(59 - i).padStart(2, '0')}`, base + (59 - i)));
     await TimerModel.insertMany(docs);
-    const filter = { state: 'scheduled', kind: 'test.batch', ref_id: { $regex: `^ref_tmr_${run}_` }, fire_at: { $lte: base + 1_000 } };
+    const filter = { state: 'scheduled', ref_id: { $in: docs.map((d) => d.ref_id) }, fire_at: { $lte: base + 1_000 } };
     const order = { fire_at: 1, created_at: 1 } as const;
     const claimed: TimerRecord[][] = [];
     for (let round = 0; round < 10; round++) {

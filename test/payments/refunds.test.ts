@@ -103,7 +103,7 @@ describe('refunds', () => {
     for (const r of refused) expect(r.body.error.code).toBe('amount_out_of_range');
     await advance(api, 5);
     const after = await getPayment(api, pi.id);
-    const timers = await TimerModel.find({ kind: 'refund.complete', 'payload.payment_intent': pi.id }).lean();
+    const timers = await TimerModel.find({ ref_id: { $in: created.map((r) => r.body.id) } }).lean();
     const diag = JSON.stringify({ after, timers: timers.map((t) => [t.state, t.attempts, t.due_at, t.last_error?.slice(0, 300)]) });
     expect(after, diag).toMatchObject({ status: 'PARTIALLY_REFUNDED', amount_refunded: 9_800 });
     const events = await paymentEvents(api, pi.id);
