@@ -1,0 +1,158 @@
+/**
+ * npm run bench:rail — does the express rail keep its +2 s / +5 s under sustained load? Open-loop
+ * load: express payments with 923000000 (PROCESSING at +2 s, SUCCEEDED at +5 s) sent on schedule at
+ * BENCH_RAIL_RATE per second for BENCH_RAIL_SECONDS, whatever the answers, spread over BENCH_RAIL_ACCOUNTS
+ * accounts, each with a webhook endpoint for payment.succeeded pointing at a receiver in this process.
+ * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
+ * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
+ * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
+ * SUCCEEDED payments. The gateway runs in its own process, the embedded engine inside it (memory
+ * only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Api } from '../lib/api';
+import { cpuMs, TMP } from '../lib/processes';
+import { startDatabase, startGatewayProcess } from '../lib/services';
+import { percentile, pool, sleep } from '../lib/stats';
+
+const RATE = Number(process.env.BENCH_RAIL_RATE ?? 300);
+const SECONDS = Number(process.env.BENCH_RAIL_SECONDS ?? 30);
+const ACCOUNTS = Number(process.env.BENCH_RAIL_ACCOUNTS ?? 10);
+const DRAIN_S = Number(process.env.BENCH_RAIL_DRAIN_S ?? 30);
+
+function startReceiver(arrivals: Map<string, number>): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      try {
+        const ev = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string } };
+        if (ev.type === 'payment.succeeded' && !arrivals.has(ev.data.id)) arrivals.set(ev.data.id, at);
+      } catch {
+        // not an event: ignore
+      }
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => server.close() })));
+}
+
+const fmt = (xs: number[]) => `p50 ${percentile(xs, 50).toFixed(0)}, p95 ${percentile(xs, 95).toFixed(0)}, p99 ${percentile(xs, 99).toFixed(0)}, max ${(xs.length ? Math.max(...xs) : NaN).toFixed(0)}`;
+
+async function main(): Promise<void> {
+  const dataDir = process.env.BENCH_RAIL_DATA_DIR === '1' ? fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-rail-')) : undefined;
+  // BENCH_RAIL_LAYOUT=separate: the engine in its own process (`npm run db`), the gateway over MONGODB_URI.
+  const separate = process.env.BENCH_RAIL_LAYOUT === 'separate';
+  const db = separate ? await startDatabase({ dataDir: dataDir ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1' }) : undefined;
+  const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', name: 'rail-gateway', env: dataDir && !separate ? { DATA_DIR: dataDir } : {} });
+  const arrivals = new Map<string, number>();
+  const receiver = await startReceiver(arrivals);
+  const apis: Api[] = [];
+  for (let i = 0; i < ACCOUNTS; i++) {
+    const a = await new Api(gw.url).must<{ sk: string }>(201, 'POST', '/v1/sandbox/accounts', { name: `rail ${i}` });
+    const api = new Api(gw.url, a.sk);
+    await api.must(201, 'POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['payment.succeeded'] });
+    apis.push(api);
+  }
+  const total = RATE * SECONDS;
+  const created = new Map<string, { createdAt: number; api: Api }>();
+  const postMs: number[] = [];
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const cpu0 = cpuMs(gw.child.pid);
+  const dbCpu0 = db ? cpuMs(db.child.pid) : 0;
+  const t0 = Date.now() + 200;
+  let sent = 0;
+  // Open loop: every tick sends whatever is due by now, without waiting for earlier answers.
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((Date.now() - t0) / 1000) * RATE));
+    for (; sent < due; sent++) {
+      const i = sent;
+      const api = apis[i % ACCOUNTS]!;
+      const start = Date.now();
+      const p = api
+        .request<{ id: string; created_at: string }>('POST', '/v1/payment_intents', { amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { 'idempotency-key': `rail-${t0}-${i}` })
+        .then((res) => {
+          postMs.push(Date.now() - start);
+          if (res.status !== 201) errors++;
+          else created.set(res.body.id, { createdAt: Date.parse(res.body.created_at), api });
+        })
+        .catch(() => {
+          errors++;
+        })
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    await sleep(2);
+  }
+  const sendSeconds = (Date.now() - t0) / 1000;
+  await Promise.all(inFlight);
+  const drainUntil = Date.now() + DRAIN_S * 1000;
+  while (Date.now() < drainUntil && [...created.keys()].some((id) => !arrivals.has(id))) await sleep(200);
+  const gatewayCpuS = (cpuMs(gw.child.pid) - cpu0) / 1000;
+  const dbCpuS = db ? (cpuMs(db.child.pid) - dbCpu0) / 1000 : 0;
+
+  const late: number[] = [];
+  let lost = 0;
+  for (const [id, c] of created) {
+    const at = arrivals.get(id);
+    if (at === undefined) lost++;
+    else late.push(at - (c.createdAt + 5_000));
+  }
+  // From the API: how long the rail took, for a sample of the payments.
+  const sample = [...created.entries()].filter((_, i) => i % Math.max(1, Math.floor(created.size / 500)) === 0);
+  const took: number[] = [];
+  let notFinal = 0;
+  await pool(sample, 16, async ([id, c]) => {
+    const p = await c.api.must<{ status: string; created_at: string; updated_at: string }>(200, 'GET', `/v1/payment_intents/${id}`);
+    if (p.status !== 'SUCCEEDED') notFinal++;
+    else took.push(Date.parse(p.updated_at) - Date.parse(p.created_at));
+  });
+  receiver.close();
+  await gw.stop();
+  await db?.stop();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const result = {
+    rate: RATE,
+    seconds: SECONDS,
+    accounts: ACCOUNTS,
+    journaled: dataDir !== undefined,
+    layout: separate ? 'engine in its own process' : 'engine in the gateway process',
+    achievedRate: total / sendSeconds,
+    created: created.size,
+    postErrors: errors,
+    postMs: { p50: percentile(postMs, 50), p99: percentile(postMs, 99) },
+    lateMs: { p50: percentile(late, 50), p95: percentile(late, 95), p99: percentile(late, 99), max: late.length ? Math.max(...late) : NaN },
+    moreThan5sLate: late.filter((l) => l > 5_000).length,
+    lost,
+    railMs: { p50: percentile(took, 50), p99: percentile(took, 99), sampled: sample.length, notFinal },
+    gatewayCpuS,
+    dbCpuS,
+    loadavg: os.loadavg(),
+  };
+  console.log(
+    [
+      `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
+      `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s`,
+      `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
+      `gateway CPU ${gatewayCpuS.toFixed(1)} s${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    ].join('\n'),
+  );
+  fs.mkdirSync(TMP, { recursive: true });
+  fs.writeFileSync(path.join(TMP, 'rail.json'), JSON.stringify(result, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

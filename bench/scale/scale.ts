@@ -1,0 +1,179 @@
+/**
+ * npm run bench:scale — do reads stay flat as the data grows? One account is grown to each size of
+ * BENCH_SCALE_STEPS (three in four multicaixa_reference, one in four express 923000001, failing at
+ * +5 s), beside a small account of 50 payments; at each size every read route is timed one request at
+ * a time (p50, p95) for both accounts, with the gateway's RSS; at the end the gateway is restarted on
+ * its data directory and the time until it serves a known payment is taken, and counts are compared.
+ *
+ * Layout: the gateway in its own process with DATA_DIR set and no MONGODB_URI, i.e. the embedded
+ * engine inside the gateway process, as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
+ * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Api } from '../lib/api';
+import { rssBytes, TMP } from '../lib/processes';
+import { startGatewayProcess, type Service } from '../lib/services';
+import { percentile, pool, sleep } from '../lib/stats';
+
+const STEPS = (process.env.BENCH_SCALE_STEPS ?? '1000,10000,50000').split(',').map(Number);
+const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 40);
+const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 32);
+
+interface Account {
+  name: string;
+  api: Api;
+  sk: string;
+  ids: string[];
+}
+
+const reference = (i: number) => ({ amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_reference' });
+const expressFail = (i: number) => ({ amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000001' } });
+
+async function grow(acct: Account, to: number): Promise<void> {
+  const from = acct.ids.length;
+  const items = Array.from({ length: to - from }, (_, k) => from + k);
+  await pool(items, CONCURRENCY, async (i) => {
+    const body = i % 4 === 3 ? expressFail(i) : reference(i);
+    const p = await acct.api.must<{ id: string }>(201, 'POST', '/v1/payment_intents', body, { 'idempotency-key': `scale-${acct.name}-${i}` });
+    acct.ids.push(p.id);
+  });
+}
+
+async function timeOnce(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+async function get(url: string, sk: string): Promise<void> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${sk}` } });
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status}`);
+  await res.arrayBuffer();
+}
+
+async function graphql(base: string, sk: string, query: string, variables: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${sk}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { errors?: unknown };
+  if (res.status !== 200 || body.errors) throw new Error(`GraphQL: ${res.status} ${JSON.stringify(body.errors)}`);
+}
+
+/** Time to the first event of a payment's SSE stream (its snapshot), then closed. */
+async function sseSnapshot(url: string, sk: string): Promise<void> {
+  const ctl = new AbortController();
+  const res = await fetch(url, { headers: { authorization: `Bearer ${sk}`, accept: 'text/event-stream' }, signal: ctl.signal });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('\n\n')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += new TextDecoder().decode(value);
+  }
+  ctl.abort();
+}
+
+type Route = [string, (acct: Account, base: string, i: number) => Promise<unknown>];
+const pick = (acct: Account, i: number) => acct.ids[(i * 7919) % acct.ids.length]!;
+const ROUTES: Route[] = [
+  ['GET /payment_intents/{id}', (a, b, i) => get(`${b}/v1/payment_intents/${pick(a, i)}`, a.sk)],
+  ['GET /payment_intents?limit=25', (a, b) => get(`${b}/v1/payment_intents?limit=25`, a.sk)],
+  ['GET /payment_intents?status=FAILED', (a, b) => get(`${b}/v1/payment_intents?limit=25&status=FAILED`, a.sk)],
+  ['GET /events?limit=25', (a, b) => get(`${b}/v1/events?limit=25`, a.sk)],
+  ['GET /logs?limit=25', (a, b) => get(`${b}/v1/logs?limit=25`, a.sk)],
+  ['GET /payment_links', (a, b) => get(`${b}/v1/payment_links`, a.sk)],
+  ['GET /webhook_endpoints', (a, b) => get(`${b}/v1/webhook_endpoints`, a.sk)],
+  ['GET /account', (a, b) => get(`${b}/v1/account`, a.sk)],
+  ['GraphQL paymentIntent { events }', (a, b, i) => graphql(b, a.sk, 'query($id: ID!) { paymentIntent(id: $id) { id status events { id type } } }', { id: pick(a, i) })],
+  ['GraphQL paymentIntents(first: 25) { events }', (a, b) => graphql(b, a.sk, '{ paymentIntents(first: 25) { edges { node { id status events { id type } } } } }', {})],
+  ['SSE snapshot', (a, b, i) => sseSnapshot(`${b}/v1/payment_intents/${pick(a, i)}/events`, a.sk)],
+  ['POST /payment_intents', (a, b, i) => a.api.must(201, 'POST', '/v1/payment_intents', reference(i), { 'idempotency-key': `scale-post-${a.name}-${Date.now()}-${i}` })],
+];
+
+interface Row {
+  step: number;
+  account: string;
+  route: string;
+  p50: number;
+  p95: number;
+}
+
+async function measure(step: number, accounts: Account[], base: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const [route, fn] of ROUTES) {
+    for (const a of accounts) {
+      for (let i = 0; i < 3; i++) await fn(a, base, i); // warm-up
+      const samples: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) samples.push(await timeOnce(() => fn(a, base, i + 3)));
+      rows.push({ step, account: a.name, route, p50: percentile(samples, 50), p95: percentile(samples, 95) });
+    }
+  }
+  return rows;
+}
+
+async function startGateway(dataDir: string): Promise<Service> {
+  return startGatewayProcess({ mongodbUri: '', profile: false, name: 'scale-gateway', env: { DATA_DIR: dataDir } });
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-scale-'));
+  let gw = await startGateway(dataDir);
+  const accounts: Account[] = [];
+  for (const name of ['big', 'small']) {
+    const r = await new Api(gw.url).must<{ sk: string }>(201, 'POST', '/v1/sandbox/accounts', { name });
+    accounts.push({ name, api: new Api(gw.url, r.sk), sk: r.sk, ids: [] });
+  }
+  const [big, small] = accounts as [Account, Account];
+  await new Api(gw.url, big.sk).must(201, 'POST', '/v1/payment_links', { amount: 5000 });
+  await grow(small, 50);
+  const rows: Row[] = [];
+  const rss: Array<{ step: number; rssMiB: number }> = [];
+  for (const step of STEPS) {
+    const t0 = Date.now();
+    await grow(big, step);
+    console.log(`grew to ${step} payments (${((Date.now() - t0) / 1000).toFixed(0)} s); letting the express ones settle`);
+    await sleep(6_000);
+    rows.push(...(await measure(step, [big, small], gw.url)));
+    if (global.gc) global.gc();
+    rss.push({ step, rssMiB: rssBytes(gw.child.pid) / 2 ** 20 });
+    console.log(`  RSS ${rss.at(-1)!.rssMiB.toFixed(0)} MiB`);
+  }
+  // Restart on the same data: time to a served payment, and nothing lost.
+  const before = (await big.api.must<{ data: unknown[] }>(200, 'GET', '/v1/payment_intents?limit=100')).data.length;
+  await gw.stop();
+  const t0 = Date.now();
+  gw = await startGateway(dataDir);
+  const sample = big.ids[0]!;
+  await get(`${gw.url}/v1/payment_intents/${sample}`, big.sk);
+  const restartMs = Date.now() - t0;
+  const afterApi = new Api(gw.url, big.sk);
+  let found = 0;
+  for (const id of big.ids.slice(0, 200)) if ((await afterApi.request('GET', `/v1/payment_intents/${id}`)).status === 200) found++;
+  const after = (await afterApi.must<{ data: unknown[] }>(200, 'GET', '/v1/payment_intents?limit=100')).data.length;
+  await gw.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const first = STEPS[0]!;
+  const last = STEPS.at(-1)!;
+  const lines = [`| route | account | ${STEPS.map((s) => `p50 / p95 ms at ${s}`).join(' | ')} | p50 ratio ${last}/${first} |`, `|---|---|${STEPS.map(() => '---:').join('|')}|---:|`];
+  for (const [route] of ROUTES) {
+    for (const a of ['big', 'small']) {
+      const rs = STEPS.map((s) => rows.find((r) => r.step === s && r.account === a && r.route === route)!);
+      lines.push(`| ${route} | ${a} | ${rs.map((r) => `${r.p50.toFixed(1)} / ${r.p95.toFixed(1)}`).join(' | ')} | ${(rs.at(-1)!.p50 / rs[0]!.p50).toFixed(2)}× |`);
+    }
+  }
+  const perK = rss.length > 1 ? (rss.at(-1)!.rssMiB - rss[0]!.rssMiB) / ((last - first) / 1000) : NaN;
+  lines.push('', `RSS: ${rss.map((r) => `${r.rssMiB.toFixed(0)} MiB at ${r.step}`).join(', ')}; ${perK.toFixed(1)} MiB per 1,000 payments between ${first} and ${last}.`);
+  lines.push(`Restart on ${last} payments' data: ${(restartMs / 1000).toFixed(2)} s to a served payment; ${found}/200 sampled payments found after it; newest-100 page ${before} before, ${after} after.`);
+  console.log(`\n${lines.join('\n')}`);
+  fs.mkdirSync(TMP, { recursive: true });
+  fs.writeFileSync(path.join(TMP, 'scale.json'), JSON.stringify({ steps: STEPS, samples: SAMPLES, rows, rss, restartMs, found, loadavg: os.loadavg() }, null, 2));
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
