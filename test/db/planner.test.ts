@@ -144,6 +144,17 @@ describe('query planner: choosing among candidate indexes by trial', () => {
     expect(x.stats.docs).toBe(25);
   });
 
+  it('the candidates the trial rejects stop when it does: nobody walks the whole account', () => {
+    c.createIndex({ key: { account_id: 1, state: 1, seq: -1 }, name: 'account_state_seq' });
+    const x = execute(c, { filter: { account_id: 'a1' }, sort: [['seq', -1]], limit: 25 });
+    expect(x.rejected.map((r) => r.description)).toContain('IXSCAN account_state_seq');
+    expect(x.examined).toBeLessThan(200);
+    const events = execute(c, { filter: { account_id: 'a1', payment_id: 'p7' }, sort: [['seq', 1]] });
+    expect(events.docs.map((d) => d._id)).toEqual([28, 29, 30, 31]);
+    expect(events.examined).toBeLessThan(100);
+    c.dropIndex('account_state_seq');
+  });
+
   it('equality prefix + range + sort on the rest of the index: in order, no sort, stops at the limit', () => {
     const x = execute(c, { filter: { state: 'scheduled', fire_at: { $lte: 19_995 } }, sort: [['fire_at', 1], ['created_at', 1]], limit: 3 });
     expect(x.winner.ordered).toBe(true);

@@ -169,6 +169,29 @@ function* fetchEntries(coll: Collection, entries: Iterable<{ id: string }>, dedu
   }
 }
 
+/**
+ * Documents under each equality prefix in turn, lazily: a candidate the trial abandons after a few
+ * steps must not have walked its whole prefix first. Several prefixes (`$in`) can only share a
+ * document through an array field, so ids are de-duplicated only then.
+ */
+function* fetchPrefixes(coll: Collection, idx: Index, prefixes: unknown[][], complete: boolean, stats: ExecStats): Generator<Doc> {
+  const seen = prefixes.length > 1 && idx.multikey ? new Set<string>() : undefined;
+  for (const p of prefixes) {
+    for (const id of complete ? idx.idsWithKey(p) : idx.idsWithPrefix(p)) {
+      stats.keys++;
+      if (seen) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      const d = coll.get(id);
+      if (d) {
+        stats.docs++;
+        yield d;
+      }
+    }
+  }
+}
+
 function* scanAll(coll: Collection, stats: ExecStats): Generator<Doc> {
   for (const d of coll.values()) {
     stats.docs++;
@@ -329,18 +352,10 @@ export function candidates(coll: Collection, filter: Doc | undefined, sort: Sort
       exact,
       description: `IXSCAN ${idx.name}`,
       stage: ixStage(idx, 1, boundsOf(idx, eqLists)),
-      docs: (stats) => {
-        if (complete && prefixes.length === 1) return fetchIds(coll, idx.idsWithKey(prefixes[0]!), stats);
-        const ids = new Set<string>();
-        for (const p of prefixes) {
-          for (const id of complete ? idx.idsWithKey(p) : idx.idsWithPrefix(p)) {
-            stats.keys++;
-            ids.add(id);
-          }
-        }
-        stats.keys -= ids.size; // fetchIds counts each of them once more
-        return fetchIds(coll, ids, stats);
-      },
+      docs: (stats) =>
+        complete && prefixes.length === 1
+          ? fetchIds(coll, idx.idsWithKey(prefixes[0]!), stats)
+          : fetchPrefixes(coll, idx, prefixes, complete, stats),
     });
   }
 
@@ -411,6 +426,8 @@ export interface Execution {
   winner: Candidate;
   rejected: Candidate[];
   stats: ExecStats;
+  /** Keys and documents examined by every candidate, the trial's losers included. */
+  examined: number;
 }
 
 /**
@@ -430,12 +447,13 @@ export function execute(coll: Collection, opts: QueryOptions): Execution {
   let match: ((d: Doc) => boolean) | undefined;
 
   let winner: Run | undefined;
+  let runs: Run[] = [];
   if (cands.length === 1) {
     winner = start(cands[0]!);
     const m = matcherFor(winner.cand);
     while (!step(winner, m, need, sorted));
   } else {
-    const runs = cands.map(start);
+    runs = cands.map(start);
     let works = 0;
     trial: while (works < TRIAL_WORKS) {
       for (const r of runs) {
@@ -458,7 +476,8 @@ export function execute(coll: Collection, opts: QueryOptions): Execution {
   let docs = winner.out;
   if (sorted && !winner.cand.ordered) docs = sortDocs(docs, opts.sort!);
   if (skip > 0 || docs.length > limit) docs = docs.slice(skip, limit === Infinity ? undefined : skip + limit);
-  return { docs, winner: winner.cand, rejected: cands.filter((c) => c !== winner!.cand), stats: winner.stats };
+  const examined = runs.length ? runs.reduce((n, r) => n + r.stats.keys + r.stats.docs, 0) : winner.stats.keys + winner.stats.docs;
+  return { docs, winner: winner.cand, rejected: cands.filter((c) => c !== winner!.cand), stats: winner.stats, examined };
 }
 
 /** The plan the planner would choose for this query (runs it: the choice is made by trial). */
