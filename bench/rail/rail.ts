@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   // BENCH_RAIL_LAYOUT=separate: the engine in its own process (`npm run db`), the gateway over MONGODB_URI.
   const separate = process.env.BENCH_RAIL_LAYOUT === 'separate';
   const db = separate ? await startDatabase({ dataDir: dataDir ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1' }) : undefined;
-  const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', name: 'rail-gateway', env: dataDir && !separate ? { DATA_DIR: dataDir } : {} });
+  const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', name: 'rail-gateway', env: { DATA_DIR: dataDir && !separate ? dataDir : '' } });
   const arrivals = new Map<string, number>();
   const receiver = await startReceiver(arrivals);
   const apis: Api[] = [];
