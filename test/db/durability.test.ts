@@ -93,6 +93,10 @@ describe('durability with a data directory', () => {
       expect((await items.findOne({ _id: 7 as never }))!.v).toBe(700);
       expect(await items.findOne({ _id: 8 as never })).toBeNull();
       expect((await items.indexes()).map((i) => i.name)).toContain('v_1');
+      // The index is rebuilt from the recovered documents: updates and deletes replayed after it was made count.
+      const top = await items.find({ v: { $gte: 45 } }).sort({ v: 1 }).toArray();
+      expect(top.map((d) => d.v)).toEqual([45, 46, 47, 48, 49, 700]);
+      expect(await items.findOne({ v: 8 })).toBeNull();
       await items.insertOne({ _id: 100 as never, v: 1 });
     });
     await withEngine(dataDir, async (conn) => {

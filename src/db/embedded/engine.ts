@@ -45,6 +45,8 @@ export class Engine {
   readonly txns: TransactionManager;
   readonly logger: Logger;
   private journal: Journal = new MemoryJournal();
+  /** True while open() replays the data directory: documents go in, indexes are built at the end. */
+  private loading = false;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.logger = options.logger ?? (() => {});
@@ -66,7 +68,18 @@ export class Engine {
       capture: () => this.capture(),
       logger: this.logger,
     });
-    const { ops } = fj.load((op) => this.applyOp(op));
+    this.loading = true;
+    let ops: number;
+    try {
+      ({ ops } = fj.load((op) => this.applyOp(op)));
+    } finally {
+      this.loading = false;
+    }
+    for (const colls of this.dbs.values()) {
+      for (const c of colls.values()) {
+        for (const d of c.finishLoad()) this.logger('embedded db: could not rebuild index during recovery', { collection: c.ns, ...d });
+      }
+    }
     this.journal = fj;
     let docs = 0;
     for (const colls of this.dbs.values()) for (const c of colls.values()) docs += c.size;
@@ -240,11 +253,13 @@ export class Engine {
       case 'put': {
         let coll = this.getCollection(op.db, op.c);
         if (!coll) coll = this.ensureCollection(new OpContext(op.db, undefined), op.db, op.c);
-        coll.forcePut(op.doc);
+        if (this.loading) coll.loadPut(op.doc);
+        else coll.forcePut(op.doc);
         return;
       }
       case 'del':
-        this.getCollection(op.db, op.c)?.delete(canonicalKey(op.id));
+        if (this.loading) this.getCollection(op.db, op.c)?.loadDelete(canonicalKey(op.id));
+        else this.getCollection(op.db, op.c)?.delete(canonicalKey(op.id));
         return;
       case 'cc':
         if (!this.getCollection(op.db, op.c)) {
@@ -262,7 +277,8 @@ export class Engine {
         return;
       case 'ci': {
         const coll = this.getCollection(op.db, op.c);
-        if (coll && !coll.indexes.has(op.spec.name)) {
+        if (coll && this.loading) coll.declareIndex(op.spec);
+        else if (coll && !coll.indexes.has(op.spec.name)) {
           try {
             coll.createIndex(op.spec);
           } catch (e) {

@@ -261,6 +261,25 @@ export class Index {
     }
   }
 
+  /**
+   * Fills this index from `documents` in one pass: every entry collected, sorted once, then appended
+   * (an insert in order is an append). Throws E11000 on a unique violation, leaving the index empty.
+   */
+  build(documents: Iterable<[string, Doc]>): void {
+    this.clear();
+    const entries: IndexEntry[] = [];
+    for (const [id, doc] of documents) for (const k of this.keysFor(doc)) entries.push({ k, id });
+    entries.sort(this.cmp);
+    for (const e of entries) {
+      if (this.unique && this.findConflict([e.k], e.id)) {
+        const key = e.k;
+        this.clear();
+        throw new MongoCommandError(ErrorCodes.DuplicateKey, `E11000 duplicate key error index: ${this.name} dup key: ${formatKeyValue(this.fields, key)}`);
+      }
+      this.add([e.k], e.id);
+    }
+  }
+
   clear(): void {
     this.list.clear();
     this.eq.clear();
