@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine, type Logger } from './engine';
 import { WireServer } from './server';
+import { TtlMonitor } from './ttl';
 
 export interface EmbeddedMongoOptions {
   /** TCP port; 0 (default) picks a free ephemeral port. */
@@ -27,6 +28,8 @@ export interface EmbeddedMongoOptions {
    * `true` for a unique file in os.tmpdir(). Removed on close. Not available on Windows.
    */
   socketPath?: string | true;
+  /** Time between passes of the TTL monitor (mongod's ttlMonitorSleepSecs). Default 60 000 ms. */
+  ttlMonitorIntervalMs?: number;
 }
 
 export interface EmbeddedMongo {
@@ -78,6 +81,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
   // directConnection: the driver talks to exactly this address whatever hello advertises, while
   // still seeing a replica-set primary (so sessions, transactions and change streams work).
   const uri = `mongodb://${server.hostPort}/?directConnection=true`;
+  const ttl = new TtlMonitor(engine, { intervalMs: options.ttlMonitorIntervalMs }).start();
   let closing: Promise<void> | undefined;
   const sock = server.socketPath;
   return {
@@ -86,6 +90,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     ...(sock ? { socketPath: sock, socketUri: socketUri(sock) } : {}),
     close: () =>
       (closing ??= (async () => {
+        await ttl.stop();
         await server.close();
         await engine.close();
       })()),
