@@ -25,11 +25,12 @@ export function registerCoreJobs(): void {
   registerTimerHandler(REFUND_TIMER_KIND, runRefundCompletion);
 }
 
-export function startCoreJobs(config: Pick<Config, 'timerPollMs'> & Partial<Pick<Config, 'timerRetentionHours'>>): void {
+export function startCoreJobs(config: Pick<Config, 'timerPollMs'>): void {
   registerCoreJobs();
   if (started) return;
   started = true;
-  startTimerService({ pollMs: config.timerPollMs, retentionMs: (config.timerRetentionHours ?? 24) * 3_600_000 });
+  // Finished timers are deleted by their TTL index (TIMER_RETENTION_HOURS, timer.model.ts), not here.
+  startTimerService({ pollMs: config.timerPollMs });
   startOutboxSweeper();
 }
 
@@ -45,6 +46,6 @@ export async function stopCoreJobs(): Promise<void> {
 /** For src/server.ts `backgroundServices()` (BackgroundService shape). */
 export const paymentsCoreService = {
   name: 'payments-core',
-  start: ({ config }: { config: Pick<Config, 'timerPollMs' | 'timerRetentionHours'> }) => startCoreJobs(config),
+  start: ({ config }: { config: Pick<Config, 'timerPollMs'> }) => startCoreJobs(config),
   stop: () => stopCoreJobs(),
 };

@@ -45,7 +45,7 @@ it('drops the indexes an older schema declared and builds the new ones', async (
   const events = await client.db().collection('events').indexes();
   await client.close();
   expect(timers).not.toContain('state_1_fire_at_1');
-  expect(timers).toContain('state_1_fire_at_1_created_at_1');
+  expect(timers).toContain('scheduled_by_fire_at');
   expect(events.map((i) => i.name)).not.toContain('hooks_done_1_stored_at_1');
   expect(events.find((i) => i.name === 'stored_at_1')?.partialFilterExpression).toEqual({ hooks_done: false });
 });

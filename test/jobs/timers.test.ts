@@ -1,18 +1,39 @@
+import { MongoClient, type Collection } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded';
 import { TimerModel, type TimerRecord } from '../../src/jobs/timers/timer.model';
-import { pruneFinishedTimers } from '../../src/jobs/timers/timer.poller';
-import { claimBatch } from '../../src/jobs/timers/timer.runner';
+import { claimBatch, registerTimerHandler } from '../../src/jobs/timers/timer.runner';
+import { scheduleTimer } from '../../src/jobs/timers/timer.service';
 import { startTestServer, type TestServer } from '../support/server';
 
+/**
+ * The timer service over its own engine, whose TTL monitor runs every 100 ms (on a real MongoDB,
+ * MONGODB_URI, a pass every second is asked for), so retention can be watched at work.
+ */
+const EXTERNAL_URI = process.env.MONGODB_URI || undefined;
+let engine: EmbeddedMongo | undefined;
 let server: TestServer;
+let client: MongoClient;
+let timers: Collection<TimerRecord>;
+
 beforeAll(async () => {
-  server = await startTestServer();
-});
+  engine = EXTERNAL_URI ? undefined : await startEmbeddedMongo({ ttlMonitorIntervalMs: 100 });
+  const uri = EXTERNAL_URI ?? engine!.uri;
+  server = await startTestServer({ MONGODB_URI: uri });
+  // The store is inspected on a connection of its own, not through the gateway's models.
+  client = await new MongoClient(uri).connect();
+  timers = client.db(TimerModel.db.name).collection<TimerRecord>('timers');
+  if (EXTERNAL_URI) await client.db('admin').command({ setParameter: 1, ttlMonitorSleepSecs: 1 }).catch(() => undefined);
+}, 30_000);
 afterAll(async () => {
+  await client.close();
   await server.stop();
+  await engine?.close();
 });
 
-/** Timers an hour away: the gateway's own poller never claims them during the test. */
+const HOUR = 3_600_000;
+
+/** Timers an hour away unless told otherwise: the gateway's own poller never claims them during the test. */
 function timer(id: string, fireAt: number, extra: Partial<TimerRecord> = {}): TimerRecord {
   return {
     _id: id,
@@ -36,13 +57,22 @@ function timer(id: string, fireAt: number, extra: Partial<TimerRecord> = {}): Ti
   };
 }
 
+async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('batch claims', () => {
   it('two claimers racing for 60 due timers split them: each claimed once, in fire order', async () => {
-    const base = Date.now() + 3_600_000;
+    const base = Date.now() + HOUR;
     const run = `b${Date.now()}`;
     // Inserted out of order: the claims must come back in fire_at order all the same.
     const docs = Array.from({ length: 60 }, (_, i) => timer(`tmr_${run}_${String(59 - i).padStart(2, '0')}`, base + (59 - i)));
-    await TimerModel.insertMany(docs);
+    await timers.insertMany(docs);
     const filter = { state: 'scheduled', ref_id: { $in: docs.map((d) => d.ref_id) }, fire_at: { $lte: base + 1_000 } };
     const order = { fire_at: 1, created_at: 1 } as const;
     const claimed: TimerRecord[][] = [];
@@ -58,27 +88,90 @@ describe('batch claims', () => {
       const fires = batch.map((t) => t.fire_at);
       expect(fires).toEqual([...fires].sort((x, y) => x - y));
     }
-    const stored = await TimerModel.find({ _id: { $in: docs.map((d) => d._id) } }).lean();
+    const stored = await timers.find({ _id: { $in: docs.map((d) => d._id) } }).toArray();
     for (const t of stored) expect(t).toMatchObject({ state: 'running', attempts: 1 });
+  });
+
+  it('the claim reads only due scheduled timers, in index order: finished ones are not in its index', async () => {
+    const run = `i${Date.now()}`;
+    const past = Date.now() - 60_000;
+    // Many finished timers due long ago, and a few scheduled ones due an hour from now.
+    await timers.insertMany([
+      ...Array.from({ length: 300 }, (_, i) => timer(`tmr_${run}_done_${i}`, past + i, { state: 'done', done_at: new Date() })),
+      ...Array.from({ length: 300 }, (_, i) => timer(`tmr_${run}_cancelled_${i}`, past + i, { state: 'cancelled', done_at: new Date() })),
+      ...Array.from({ length: 5 }, (_, i) => timer(`tmr_${run}_later_${i}`, Date.now() + HOUR + i)),
+    ]);
+    const x = await client
+      .db(TimerModel.db.name)
+      .command({ explain: { find: 'timers', filter: { state: 'scheduled', fire_at: { $lte: Date.now() } }, sort: { fire_at: 1, created_at: 1 }, limit: 64 }, verbosity: 'executionStats' });
+    const claimIndex = (await timers.indexes()).find((i) => i.name === 'scheduled_by_fire_at');
+    expect(claimIndex).toMatchObject({ key: { fire_at: 1, created_at: 1 }, partialFilterExpression: { state: 'scheduled' } });
+    const plan = JSON.stringify(x.queryPlanner.winningPlan);
+    expect(plan).toContain('scheduled_by_fire_at');
+    expect(plan).not.toContain('"SORT"');
+    expect(plan).not.toContain('COLLSCAN');
+    // None of the 600 finished timers is even looked at.
+    expect(x.executionStats.totalDocsExamined).toBeLessThanOrEqual(x.executionStats.nReturned + 1);
+    expect(x.executionStats.totalKeysExamined).toBeLessThanOrEqual(x.executionStats.nReturned + 1);
   });
 });
 
-describe('pruning finished timers', () => {
-  it('deletes done and cancelled timers older than the retention, and nothing else', async () => {
+describe('running due timers', () => {
+  const ran = new Map<string, number>();
+  registerTimerHandler('test.drain', async (t) => {
+    ran.set(t.id, (ran.get(t.id) ?? 0) + 1);
+  });
+
+  it('1 000 timers due within a second all fire, each once, and are marked done', async () => {
+    const run = `d${Date.now()}`;
+    const due = Date.now() + 300;
+    const ids = await Promise.all(
+      Array.from({ length: 1_000 }, async (_, i) => (await scheduleTimer({ accountId: null, kind: 'test.drain', refId: `${run}_${i}`, dueAt: new Date(due + (i % 700)) })).id),
+    );
+    const done = await waitFor(() => timers.countDocuments({ _id: { $in: ids }, state: 'done' }), (n) => n === ids.length, 20_000);
+    expect(done).toBe(ids.length);
+    for (const id of ids) expect(ran.get(id)).toBe(1);
+    const stored = await timers.find({ _id: { $in: ids } }).toArray();
+    for (const t of stored) {
+      expect(t).toMatchObject({ state: 'done', attempts: 1, lease_until: 0 });
+      expect(t.fired_by).toEqual(expect.any(String));
+      expect(t.done_at).toBeInstanceOf(Date);
+      // Never before its time.
+      expect(t.claimed_at!.getTime()).toBeGreaterThanOrEqual(t.fire_at);
+    }
+  });
+
+  it('a timer whose lease expired (its process died mid-handler) is run again by another claim', async () => {
+    const id = `tmr_lease_${Date.now()}`;
+    await timers.insertOne(
+      timer(id, Date.now() - 40_000, { kind: 'test.drain', state: 'running', attempts: 1, lease_owner: 'dead-process', lease_until: Date.now() - 1, claimed_at: new Date(Date.now() - 31_000) }),
+    );
+    const t = await waitFor(() => timers.findOne({ _id: id }), (d) => d?.state === 'done', 10_000);
+    expect(t).toMatchObject({ state: 'done', attempts: 2 });
+    expect(t!.fired_by).not.toBe('dead-process');
+    expect(ran.get(id)).toBe(1);
+  });
+});
+
+describe('retention of finished timers', () => {
+  it('done and cancelled timers past TIMER_RETENTION_HOURS are deleted by the TTL index; failed, recent and live ones stay', { timeout: 120_000 }, async () => {
     const run = `p${Date.now()}`;
-    const old = Date.now() - 48 * 3_600_000;
+    const old = Date.now() - 48 * HOUR;
     const recent = Date.now() - 60_000;
     const docs = [
       timer(`tmr_${run}_old_done`, old, { state: 'done', done_at: new Date(old) }),
       timer(`tmr_${run}_old_cancelled`, old, { state: 'cancelled', done_at: new Date(old) }),
       timer(`tmr_${run}_old_failed`, old, { state: 'failed' }),
       timer(`tmr_${run}_recent_done`, recent, { state: 'done', done_at: new Date(recent) }),
-      timer(`tmr_${run}_scheduled`, Date.now() + 3_600_000),
+      timer(`tmr_${run}_scheduled`, Date.now() + HOUR),
     ];
-    await TimerModel.insertMany(docs);
-    const deleted = await pruneFinishedTimers(Date.now() - 24 * 3_600_000);
-    expect(deleted).toBeGreaterThanOrEqual(2);
-    const left = (await TimerModel.find({ _id: { $in: docs.map((d) => d._id) } }, { _id: 1 }).lean()).map((d) => d._id).sort();
+    await timers.insertMany(docs);
+    const ids = docs.map((d) => d._id);
+    const left = await waitFor(
+      async () => (await timers.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id).sort(),
+      (l) => l.length === 3,
+      EXTERNAL_URI ? 90_000 : 10_000,
+    );
     expect(left).toEqual([`tmr_${run}_old_failed`, `tmr_${run}_recent_done`, `tmr_${run}_scheduled`].sort());
   });
 });

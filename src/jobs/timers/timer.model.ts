@@ -60,16 +60,43 @@ const timerSchema = new Schema<TimerRecord>(
   { versionKey: false, minimize: false, collection: 'timers' },
 );
 
-// Each index gives its queries their order, so no claim sorts in memory (on MongoDB or the embedded
-// engine) however large the backlog:
-// - {state, fire_at, created_at}: the poller's claims (`state: scheduled, fire_at <= now`, in fire order),
-//   lease recovery (`state: running` is a short prefix: the timers being run right now), and the pruning
-//   of finished timers (`state: done, fire_at < now - retention`). No {state, lease_until} index: every
-//   scheduled and every done timer would share one key in it, maintained on each insert and claim for nothing.
-// - {account_id, state, due_at, created_at}: a sandbox clock advance fires the account's due timers in due order.
-// - {ref_id, state}: cancelling a payment's scheduled timers.
-timerSchema.index({ state: 1, fire_at: 1, created_at: 1 });
-timerSchema.index({ account_id: 1, state: 1, due_at: 1, created_at: 1 });
-timerSchema.index({ ref_id: 1, state: 1 });
+/**
+ * How long done and cancelled timers are kept (diagnostics, "fired once" checks) before the TTL index
+ * on `done_at` deletes them. Read here because the index is declared when this module loads, before any
+ * Config object exists; `loadConfig` validates the same variable (TIMER_RETENTION_HOURS, 1 h … 1 year).
+ */
+export const TIMER_RETENTION_SECONDS = retentionHours(process.env.TIMER_RETENTION_HOURS) * 3_600;
+
+function retentionHours(raw: string | undefined): number {
+  const n = Number(raw);
+  return raw && Number.isInteger(n) && n >= 1 && n <= 24 * 365 ? n : 24;
+}
+
+// Partial indexes: each holds only the timers its queries can want, so its size follows the live work
+// (what is scheduled, what is running) and not the history. Every query of this module names the state
+// by equality (`state: 'scheduled'`), which is how MongoDB (and the embedded planner) know the partial
+// index covers it. Each gives its queries their order, so no claim sorts in memory, however large the
+// backlog:
+// - scheduled, {fire_at, created_at}: the poller's claims (`fire_at <= now`, in fire order; the limit
+//   stops the walk).
+// - running, {lease_until}: recovery of expired leases; only the timers being run right now.
+// - scheduled, {account_id, due_at, created_at}: a sandbox clock advance fires the account's due timers
+//   in due order, and shifts the others.
+// - {ref_id}, whole collection: cancelling a payment's scheduled timers, and looking up what a payment
+//   had scheduled (diagnostics, tests); a payment has a handful, so its size costs a look-up nothing.
+// - {done_at} TTL: done and cancelled timers leave after TIMER_RETENTION_SECONDS (mongod's TTL monitor,
+//   or the embedded engine's, deletes them in batches by this index). Partial on a date, so the live
+//   timers (done_at null) and the failed ones, kept for inspection, are never in it.
+timerSchema.index({ fire_at: 1, created_at: 1 }, { name: 'scheduled_by_fire_at', partialFilterExpression: { state: 'scheduled' } });
+timerSchema.index({ lease_until: 1 }, { name: 'running_by_lease_until', partialFilterExpression: { state: 'running' } });
+timerSchema.index(
+  { account_id: 1, due_at: 1, created_at: 1 },
+  { name: 'scheduled_by_account_due_at', partialFilterExpression: { state: 'scheduled' } },
+);
+timerSchema.index({ ref_id: 1 });
+timerSchema.index(
+  { done_at: 1 },
+  { name: 'finished_ttl', expireAfterSeconds: TIMER_RETENTION_SECONDS, partialFilterExpression: { done_at: { $type: 'date' } } },
+);
 
 export const TimerModel = mongoose.model<TimerRecord>('Timer', timerSchema);

@@ -1,23 +1,21 @@
 import { logger } from '../../logger';
-import { TimerModel } from './timer.model';
 import { claimBatch, runClaimed } from './timer.runner';
 
 /**
  * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers in batches (claimBatch: three
- * commands per batch, whatever its size) and runs up to `concurrency` handlers at once; a handler that
- * finishes frees a slot and pulls more at once. Timers scheduled in this process for the next minute also
+ * commands per batch, whatever its size) and runs up to `concurrency` handlers at once; while a backlog is
+ * due (the last claim filled every free slot), a handler that finishes pulls more at once. Timers scheduled in this process for the next minute also
  * wake the poller at their due time, rounded up to a WAKE_GRAIN_MS slot so that hundreds of timers due
  * per second share a few setTimeouts (the claim still decides who runs them).
- * Finished timers are kept for `retentionMs` (diagnostics, "fired once" checks), then deleted in bounded
- * batches, so the claim index carries only recent history.
+ * Finished timers leave the claim index when they finish (it is partial on `state: scheduled`); the TTL
+ * index on `done_at` deletes them later (timer.model.ts).
  */
 const FAST_PATH_WINDOW_MS = 60_000;
 const WAKE_GRAIN_MS = 10;
+/** The orders of the partial indexes `scheduled_by_fire_at` and `running_by_lease_until`. */
 const CLAIM_ORDER = { fire_at: 1, created_at: 1 } as const;
-const PRUNE_EVERY_MS = 60_000;
-const PRUNE_BATCH = 1_000;
-/** At most this many finished timers deleted per pruning round; the rest wait for the next one. */
-const PRUNE_MAX_PER_ROUND = 20_000;
+const RECOVERY_ORDER = { lease_until: 1 } as const;
+const RECOVERY_EVERY_MS = 1_000;
 
 interface ServiceState {
   pollMs: number;
@@ -29,14 +27,15 @@ interface ServiceState {
   stopping: boolean;
   /** Pending wake-ups by due slot (ms, a multiple of WAKE_GRAIN_MS). */
   wakeups: Map<number, NodeJS.Timeout>;
-  retentionMs: number;
-  prune: NodeJS.Timeout;
-  pruning: Promise<void> | null;
+  /** The last claim filled every free slot, so more timers may be due than were taken. */
+  backlog: boolean;
+  /** Real time (ms) of the next look for expired leases. */
+  recoverAt: number;
 }
 
 let service: ServiceState | null = null;
 
-export function startTimerService(opts: { pollMs?: number; concurrency?: number; retentionMs?: number } = {}): void {
+export function startTimerService(opts: { pollMs?: number; concurrency?: number } = {}): void {
   if (service) return;
   const pollMs = opts.pollMs ?? 100;
   const s: ServiceState = {
@@ -48,20 +47,11 @@ export function startTimerService(opts: { pollMs?: number; concurrency?: number;
     again: false,
     stopping: false,
     wakeups: new Map(),
-    retentionMs: opts.retentionMs ?? 24 * 3_600_000,
-    prune: setInterval(() => {
-      s.pruning ??= pruneFinishedTimers(Date.now() - s.retentionMs, () => s.stopping)
-        .then(
-          () => undefined,
-          (err: unknown) => logger.warn({ err }, 'could not prune finished timers'),
-        )
-        .finally(() => (s.pruning = null));
-    }, PRUNE_EVERY_MS),
-    pruning: null,
+    backlog: false,
+    recoverAt: 0,
   };
   service = s;
   s.interval.unref();
-  s.prune.unref();
   void pollNow();
 }
 
@@ -75,11 +65,9 @@ export async function stopTimerService(): Promise<void> {
   if (!s) return;
   s.stopping = true;
   clearInterval(s.interval);
-  clearInterval(s.prune);
   for (const t of s.wakeups.values()) clearTimeout(t);
   s.wakeups.clear();
   if (s.polling) await s.polling.catch(() => undefined);
-  if (s.pruning) await s.pruning;
   await Promise.allSettled([...s.running]);
   service = null;
 }
@@ -125,36 +113,20 @@ async function pollOnce(s: ServiceState): Promise<void> {
     const free = s.concurrency - s.running.size;
     const now = Date.now();
     let batch = await claimBatch({ state: 'scheduled', fire_at: { $lte: now } }, CLAIM_ORDER, free);
-    // Leases of processes that died mid-handler.
-    if (batch.length === 0) batch = await claimBatch({ state: 'running', lease_until: { $lte: now } }, CLAIM_ORDER, free);
-    if (batch.length === 0) return;
+    // Leases of processes that died mid-handler: they last 30 s, so a look every second is plenty.
+    if (batch.length === 0 && now >= s.recoverAt) {
+      s.recoverAt = now + RECOVERY_EVERY_MS;
+      batch = await claimBatch({ state: 'running', lease_until: { $lte: now } }, RECOVERY_ORDER, free);
+    }
+    // A full batch may have left due timers behind: the next slot to free up claims more at once.
+    s.backlog = batch.length === free;
     for (const rec of batch) {
       const p: Promise<unknown> = runClaimed(rec, false).finally(() => {
         s.running.delete(p);
-        // A free slot: look for more work at once rather than at the next tick.
-        if (!s.stopping) void pollNow();
+        if (s.backlog && !s.stopping) void pollNow();
       });
       s.running.add(p);
     }
+    if (!s.backlog) return;
   }
-}
-
-/**
- * Deletes timers finished (done or cancelled) and due before `before` (real time, ms), walking the claim
- * index in batches. Returns how many it deleted.
- */
-export async function pruneFinishedTimers(before: number, stop: () => boolean = () => false): Promise<number> {
-  let total = 0;
-  for (const state of ['done', 'cancelled'] as const) {
-    let deleted = 0;
-    while (deleted < PRUNE_MAX_PER_ROUND && !stop()) {
-      const old = await TimerModel.find({ state, fire_at: { $lt: before } }, { _id: 1 }).sort(CLAIM_ORDER).limit(PRUNE_BATCH).lean();
-      if (old.length === 0) break;
-      const res = await TimerModel.deleteMany({ _id: { $in: old.map((d) => d._id) }, state });
-      deleted += res.deletedCount;
-      if (old.length < PRUNE_BATCH) break;
-    }
-    total += deleted;
-  }
-  return total;
 }

@@ -2,8 +2,9 @@
  * Durable timers in MongoDB (see README.md in this folder for why not a library).
  *
  * - scheduleTimer() stores a timer; it survives restarts.
- * - Every gateway process polls for due timers and claims each with one findOneAndUpdate that sets a
- *   lease; only the claimant runs it, so a timer fires once however many processes share the database.
+ * - Every gateway process polls for due timers and claims them in batches with a conditional update
+ *   that sets a lease; only the claimant runs a timer, so it fires once however many processes share
+ *   the database.
  *   A process that dies mid-handler loses its lease, and another process runs the timer again.
  * - A handler that throws is retried with backoff. Handlers must therefore be idempotent; in practice
  *   they are conditional state transitions that do nothing when the state has already moved on.
