@@ -23,6 +23,7 @@ import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
 import { registerTimerHandler } from '../../src/jobs/timers/timer.service';
+import { newTimerRecord } from '../../src/jobs/timers/timer.model';
 import { Api } from '../lib/api';
 import { percentile, sleep } from '../lib/stats';
 
@@ -129,26 +130,9 @@ async function drainBacklog(n: number): Promise<void> {
   const run = Date.now().toString(36);
   for (let i = 0; i < n; i += 5_000) {
     await timers.insertMany(
-      Array.from({ length: Math.min(5_000, n - i) }, (_, j) => ({
-        _id: `tmr_bench_${run}_${i + j}` as never,
-        account_id: null,
-        kind: 'bench.noop',
-        ref_id: `ref_bench_${i + j}`,
-        payload: {},
-        due_at: new Date(later),
-        fire_at: later,
-        offset_ms: 0,
-        state: 'scheduled',
-        lease_owner: null,
-        lease_until: 0,
-        attempts: 0,
-        claimed_at: null,
-        claim_token: null,
-        last_error: null,
-        fired_by: null,
-        created_at: new Date(),
-        done_at: null,
-      })),
+      Array.from({ length: Math.min(5_000, n - i) }, (_, j) =>
+        newTimerRecord({ id: `tmr_bench_${run}_${i + j}`, accountId: null, kind: 'bench.noop', refId: `ref_bench_${i + j}`, dueAt: new Date(later), fireAt: later, offsetMs: 0 }),
+      ) as never[],
     );
   }
   const due = Date.now();

@@ -1,7 +1,7 @@
 import { MongoClient, type Collection } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded';
-import { TimerModel, type TimerRecord } from '../../src/jobs/timers/timer.model';
+import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/jobs/timers/timer.model';
 import { claimBatch, registerTimerHandler } from '../../src/jobs/timers/timer.runner';
 import { scheduleTimer } from '../../src/jobs/timers/timer.service';
 import { startTestServer, type TestServer } from '../support/server';
@@ -35,26 +35,8 @@ const HOUR = 3_600_000;
 
 /** Timers an hour away unless told otherwise: the gateway's own poller never claims them during the test. */
 function timer(id: string, fireAt: number, extra: Partial<TimerRecord> = {}): TimerRecord {
-  return {
-    _id: id,
-    account_id: null,
-    kind: 'test.batch',
-    ref_id: `ref_${id}`,
-    payload: {},
-    due_at: new Date(fireAt),
-    fire_at: fireAt,
-    offset_ms: 0,
-    state: 'scheduled',
-    lease_owner: null,
-    lease_until: 0,
-    attempts: 0,
-    claimed_at: null,
-    last_error: null,
-    fired_by: null,
-    created_at: new Date(),
-    done_at: null,
-    ...extra,
-  };
+  const base = newTimerRecord({ id, accountId: null, kind: 'test.batch', refId: `ref_${id}`, dueAt: new Date(fireAt), fireAt, offsetMs: 0 });
+  return { ...base, ...extra };
 }
 
 async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {

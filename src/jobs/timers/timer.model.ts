@@ -99,4 +99,36 @@ timerSchema.index(
   { name: 'finished_ttl', expireAfterSeconds: TIMER_RETENTION_SECONDS, partialFilterExpression: { done_at: { $type: 'date' } } },
 );
 
+/** A timer as scheduleTimer stores it: scheduled, never claimed. */
+export function newTimerRecord(t: {
+  id: string;
+  accountId: string | null;
+  kind: string;
+  refId: string;
+  payload?: Record<string, unknown>;
+  dueAt: Date;
+  fireAt: number;
+  offsetMs: number;
+}): TimerRecord {
+  return {
+    _id: t.id,
+    account_id: t.accountId,
+    kind: t.kind,
+    ref_id: t.refId,
+    payload: t.payload ?? {},
+    due_at: t.dueAt,
+    fire_at: t.fireAt,
+    offset_ms: t.offsetMs,
+    state: 'scheduled',
+    lease_owner: null,
+    lease_until: 0,
+    attempts: 0,
+    claimed_at: null,
+    last_error: null,
+    fired_by: null,
+    created_at: new Date(),
+    done_at: null,
+  };
+}
+
 export const TimerModel = mongoose.model<TimerRecord>('Timer', timerSchema);

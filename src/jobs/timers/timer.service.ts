@@ -20,7 +20,7 @@ import { newId } from '../../ids';
 import { accountOffsetMs } from '../../domain/clock/clock';
 import { sha256Hex } from '../../domain/idempotency/canonicalJson';
 import { isDuplicateKey } from '../../db/errors';
-import { TimerModel } from './timer.model';
+import { TimerModel, newTimerRecord } from './timer.model';
 import { armFastPath } from './timer.poller';
 
 export interface ScheduleTimerInput {
@@ -62,25 +62,10 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset;
   try {
-    await insertSoon(TimerModel, {
-      _id: id,
-      account_id: input.accountId,
-      kind: input.kind,
-      ref_id: input.refId,
-      payload: input.payload ?? {},
-      due_at: input.dueAt,
-      fire_at: fireAt,
-      offset_ms: offset,
-      state: 'scheduled',
-      lease_owner: null,
-      lease_until: 0,
-      attempts: 0,
-      claimed_at: null,
-      last_error: null,
-      fired_by: null,
-      created_at: new Date(),
-      done_at: null,
-    });
+    await insertSoon(
+      TimerModel,
+      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset }),
+    );
   } catch (err) {
     if (isDuplicateKey(err)) return { id, created: false, settled: Promise.resolve() };
     throw err;
