@@ -2,7 +2,7 @@ import { logger } from '../../logger';
 import { claimBatch, runClaimed } from './timer.runner';
 
 /**
- * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers in batches (claimBatch: three
+ * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers in batches (claimBatch: two
  * commands per batch, whatever its size) and runs up to `concurrency` handlers at once; while a backlog is
  * due (the last claim filled every free slot), a handler that finishes pulls more at once. Timers scheduled in this process for the next minute also
  * wake the poller at their due time, rounded up to a WAKE_GRAIN_MS slot so that hundreds of timers due

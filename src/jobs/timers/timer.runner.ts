@@ -58,7 +58,7 @@ function toTimer(r: TimerRecord): Timer {
   };
 }
 
-function leaseSet(now: number): Record<string, unknown> {
+function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lease_until' | 'claimed_at'> {
   return { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) };
 }
 
@@ -72,23 +72,24 @@ export async function claim(filter: Record<string, unknown>, sort: Record<string
 }
 
 /**
- * Claims up to `limit` timers matching `filter`, first in `sort` order, in three commands whatever
- * the batch size: the ids in order (an index provides the order and the limit stops the scan), one
+ * Claims up to `limit` timers matching `filter`, first in `sort` order, in two commands whatever the
+ * batch size: the timers in order (an index provides the order and the limit stops the scan), and one
  * conditional `updateMany` that re-checks the whole filter (so of two processes racing for a timer
- * exactly one claims it), and a read of the timers that carry this claim's token. Returned in `sort`
- * order. A timer claimed by another process between the first and second step is simply not ours.
+ * exactly one claims it) and stamps the lease with a fresh claim token. When it claimed every timer it
+ * read, those are returned as read plus what the claim set: a timer that still matched the filter can
+ * only have had `fire_at`/`offset_ms` moved meanwhile (a clock shift), which running it does not use.
+ * Otherwise another process took some: a third command reads the ones that carry this claim's token.
+ * Returned in `sort` order.
  */
 export async function claimBatch(filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number): Promise<TimerRecord[]> {
-  const due = await TimerModel.find(filter, { _id: 1 }).sort(sort).limit(limit).lean();
+  const due = await TimerModel.find(filter).sort(sort).limit(limit).lean<TimerRecord[]>();
   if (due.length === 0) return [];
   const ids = due.map((d) => d._id);
-  const token = crypto.randomBytes(9).toString('base64url');
-  const res = await TimerModel.updateMany(
-    { $and: [filter, { _id: { $in: ids } }] },
-    { $set: { ...leaseSet(Date.now()), claim_token: token }, $inc: { attempts: 1 } },
-  );
+  const claim = { ...leaseSet(Date.now()), claim_token: crypto.randomBytes(9).toString('base64url') };
+  const res = await TimerModel.updateMany({ $and: [filter, { _id: { $in: ids } }] }, { $set: claim, $inc: { attempts: 1 } });
+  if (res.modifiedCount === due.length) return due.map((d) => ({ ...d, ...claim, attempts: d.attempts + 1 }) as TimerRecord);
   if (res.modifiedCount === 0) return [];
-  const claimed = await TimerModel.find({ _id: { $in: ids }, claim_token: token }).lean();
+  const claimed = await TimerModel.find({ _id: { $in: ids }, claim_token: claim.claim_token }).lean<TimerRecord[]>();
   const rank = new Map(ids.map((id, i) => [id, i]));
   return claimed.sort((a, b) => rank.get(a._id)! - rank.get(b._id)!);
 }
