@@ -27,7 +27,7 @@ const IDS: unknown[] = [
 
 /** What the _id-ordered reads return, checked against the stored documents sorted by _id. */
 function check(c: Collection): void {
-  const docs = [...c.docs.values()];
+  const docs = [...c.values()];
   const asc = docs.map((d) => d._id).sort(compareValues);
   const desc = [...asc].reverse();
   expect(plan(c, undefined, [['_id', 1]]).description).toBe('IXSCAN _id_ (sort)');

@@ -197,7 +197,7 @@ describe('indexes after copy-on-write updates', () => {
     }
     const fresh = new Collection('db', 'fresh');
     for (const idx of c.indexes.values()) if (!idx.isId) fresh.createIndex(idx.spec);
-    for (const d of c.docs.values()) fresh.insert(d);
+    for (const d of c.values()) fresh.insert(d);
     for (const [filter, sort] of [
       [{ 'outbox.at': { $gte: 0 } }, [['_id', 1]]],
       [{ flag: true }, [['meta.at', -1]]],

@@ -2,17 +2,20 @@
  * A collection: documents by canonical _id key plus its indexes. Mutations here are
  * synchronous and all-or-nothing (every unique check runs before anything changes), which is
  * what makes each single-document write atomic. Stored documents are never mutated in place:
- * updates install a new object, so cursors, undo logs and snapshots can keep references.
+ * updates install a new version, so cursors, undo logs and snapshots can keep references to the
+ * decoded objects they were given. The documents themselves are kept as BSON bytes (docStore.ts).
  */
 import { Binary, UUID } from 'bson';
+import { DocStore, encodeDoc, type StoredRef } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
-import { Index, duplicateKeyError, type IndexSpec } from './indexes';
+import { FieldPicker } from './bsonRaw';
+import { Index, duplicateKeyError, type IndexEntry, type IndexSpec } from './indexes';
 import { canonicalKey, compareValues, type Doc } from './values';
 
 export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 
 export class Collection {
-  readonly docs = new Map<string, Doc>();
+  private readonly docs = new DocStore();
   readonly indexes = new Map<string, Index>();
   readonly uuid: Binary;
 
@@ -23,7 +26,7 @@ export class Collection {
     uuid?: Binary,
   ) {
     this.uuid = uuid ?? new UUID();
-    this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs));
+    this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs.entries()));
   }
 
   get ns(): string {
@@ -40,8 +43,22 @@ export class Collection {
   }
 
   /** Every stored document, in insertion order. */
-  values(): IterableIterator<Doc> {
+  values(): Iterable<Doc> {
     return this.docs.values();
+  }
+
+  /** Every stored document's id key, in insertion order. */
+  ids(): Iterable<string> {
+    return this.docs.keys();
+  }
+
+  /**
+   * A document's stored BSON bytes, for the journal and snapshots (written without a re-encode). A
+   * view into a slab: slabs are only appended to, so the bytes stay valid after later writes.
+   */
+  stored(idKey: string): Uint8Array | undefined {
+    const r: StoredRef | undefined = this.docs.ref(idKey);
+    return r && r.slab.subarray(r.offset, r.offset + r.length);
   }
 
   private keysPerIndex(doc: Doc): unknown[][][] {
@@ -64,14 +81,16 @@ export class Collection {
         if (conflict) throw duplicateKeyError(this.ns, idx, conflict.key);
       }
     }
+    const bytes = encodeDoc(doc);
     i = 0;
     for (const idx of this.indexes.values()) idx.add(keys[i++]!, id);
-    this.docs.set(id, doc);
+    this.docs.put(id, bytes, doc);
     return id;
   }
 
   /** Replaces the stored version of a document (same _id). Throws E11000 without side effects. */
   replace(id: string, oldDoc: Doc, newDoc: Doc, skipUniqueCheck = false): void {
+    const bytes = encodeDoc(newDoc); // before anything changes: a document BSON cannot hold throws here
     const changes: Array<{ idx: Index; oldKeys: unknown[][]; newKeys: unknown[][] }> = [];
     for (const idx of this.indexes.values()) {
       if (idx.isId) continue;
@@ -88,7 +107,7 @@ export class Collection {
       c.idx.remove(c.oldKeys, id);
       c.idx.add(c.newKeys, id);
     }
-    this.docs.set(id, newDoc);
+    this.docs.put(id, bytes, newDoc);
   }
 
   delete(id: string): Doc | undefined {
@@ -105,8 +124,9 @@ export class Collection {
     const old = this.docs.get(id);
     if (old) this.replace(id, old, doc, true);
     else {
+      const bytes = encodeDoc(doc);
       for (const idx of this.indexes.values()) idx.add(idx.keysFor(doc), id);
-      this.docs.set(id, doc);
+      this.docs.put(id, bytes, doc);
     }
   }
 
@@ -115,8 +135,8 @@ export class Collection {
    * with declareIndex), and finishLoad then builds each index once, from the final documents, sorted
    * in one pass: cheaper than keeping every index ordered through hundreds of thousands of inserts.
    */
-  loadPut(doc: Doc): void {
-    this.docs.set(canonicalKey(doc._id), doc);
+  loadPut(idKey: string, bytes: Uint8Array): void {
+    this.docs.put(idKey, bytes);
   }
 
   loadDelete(id: string): void {
@@ -127,25 +147,47 @@ export class Collection {
     if (!this.indexes.has(spec.name)) this.indexes.set(spec.name, new Index(spec));
   }
 
-  /** Builds every declared index from the loaded documents; returns the unique ones it had to drop. */
+  /**
+   * Builds every declared index from the loaded documents; returns the unique ones it had to drop.
+   * One pass over the stored bytes decodes, of each document, only the top-level fields some index
+   * reads: a start-up on a large data directory never decodes whole documents.
+   */
   finishLoad(): Array<{ index: string; error: string }> {
     const dropped: Array<{ index: string; error: string }> = [];
-    for (const idx of [...this.indexes.values()]) {
-      if (idx.isId) continue; // built from the documents on first need (see Index)
+    // The _id index is built from the documents on first need (see Index).
+    const building = [...this.indexes.values()].filter((idx) => !idx.isId);
+    if (building.length === 0) return dropped;
+    const picker = new FieldPicker(building.flatMap((idx) => idx.topLevelFields()));
+    const entries = building.map((): IndexEntry[] => []);
+    const failed = new Map<Index, unknown>();
+    for (const id of this.docs.keys()) {
+      const r = this.docs.ref(id)!;
+      const fields = picker.pick(r.slab, r.offset);
+      building.forEach((idx, i) => {
+        if (failed.has(idx)) return;
+        try {
+          for (const k of idx.keysFor(fields)) entries[i]!.push({ k, id });
+        } catch (e) {
+          failed.set(idx, e);
+        }
+      });
+    }
+    building.forEach((idx, i) => {
       try {
-        idx.build(this.docs);
+        if (failed.has(idx)) throw failed.get(idx);
+        idx.buildFrom(entries[i]!);
       } catch (e) {
         this.indexes.delete(idx.name);
         dropped.push({ index: idx.name, error: String(e) });
       }
-    }
+    });
     return dropped;
   }
 
   /** Builds a new index over existing documents; a unique violation aborts the build. */
   createIndex(spec: IndexSpec): Index {
     const idx = new Index(spec);
-    for (const [id, doc] of this.docs) {
+    for (const [id, doc] of this.docs.entries()) {
       const keys = idx.keysFor(doc);
       const conflict = idx.findConflict(keys, id);
       if (conflict) throw duplicateKeyError(this.ns, idx, conflict.key);

@@ -6,15 +6,19 @@
  * Inside a transaction the op/event is kept on the transaction until commit instead.
  */
 import { Binary } from 'bson';
+import { FieldPicker } from './bsonRaw';
 import { ChangeLog, type ChangeDraft } from './changeStreams';
 import { Clock } from './clock';
 import { Collection } from './collection';
 import { CursorRegistry } from './cursors';
+import { decodeDoc } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import type { IndexSpec } from './indexes';
 import { FileJournal, MemoryJournal, type Journal, type JournalOp, type SnapshotCollection } from './journal';
 import { TransactionManager, WaitForTransaction, type Transaction } from './transactions';
 import { canonicalKey, type Doc } from './values';
+
+const ID_FIELD = new FieldPicker(['_id']);
 
 export type Logger = (msg: string, extra?: object) => void;
 
@@ -190,7 +194,7 @@ export class Engine {
       op.txn.events.push(draft);
       return;
     }
-    op.ops.push(after ? { o: 'put', db: coll.db, c: coll.name, doc: after } : { o: 'del', db: coll.db, c: coll.name, id: before!._id });
+    op.ops.push(after ? { o: 'put', db: coll.db, c: coll.name, doc: coll.stored(id)! } : { o: 'del', db: coll.db, c: coll.name, id: before!._id });
     op.events.push(draft);
   }
 
@@ -226,7 +230,7 @@ export class Engine {
     const ops: JournalOp[] = [];
     for (const t of txn.touched.values()) {
       if (this.getCollection(t.coll.db, t.coll.name) !== t.coll) continue; // dropped meanwhile
-      const cur = t.coll.get(t.id);
+      const cur = t.coll.stored(t.id);
       if (cur) ops.push({ o: 'put', db: t.coll.db, c: t.coll.name, doc: cur });
       else if (t.before) ops.push({ o: 'del', db: t.coll.db, c: t.coll.name, id: t.before._id });
     }
@@ -253,8 +257,8 @@ export class Engine {
       case 'put': {
         let coll = this.getCollection(op.db, op.c);
         if (!coll) coll = this.ensureCollection(new OpContext(op.db, undefined), op.db, op.c);
-        if (this.loading) coll.loadPut(op.doc);
-        else coll.forcePut(op.doc);
+        if (this.loading) coll.loadPut(canonicalKey(ID_FIELD.pick(op.doc)._id), op.doc);
+        else coll.forcePut(decodeDoc(op.doc));
         return;
       }
       case 'del':
@@ -306,7 +310,7 @@ export class Engine {
           options: c.options,
           uuid: c.uuid,
           indexes: [...c.indexes.values()].filter((i) => !i.isId).map((i) => i.spec),
-          docs: [...c.values()],
+          docs: Array.from(c.ids(), (id) => c.stored(id)!),
         });
       }
     }

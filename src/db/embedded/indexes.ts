@@ -89,6 +89,22 @@ export class Index {
     return this.list;
   }
 
+  /** The top-level fields this index reads (its keys' and its partial filter's): all keysFor needs. */
+  topLevelFields(): string[] {
+    const out = this.fields.map((f) => f.split('.')[0]!);
+    const walk = (filter: unknown): void => {
+      if (Array.isArray(filter)) filter.forEach(walk);
+      else if (filter && typeof filter === 'object') {
+        for (const [k, v] of Object.entries(filter)) {
+          if (k.startsWith('$')) walk(v);
+          else out.push(k.split('.')[0]!);
+        }
+      }
+    };
+    walk(this.spec.partialFilterExpression);
+    return out;
+  }
+
   get isId(): boolean {
     return this.name === '_id_';
   }
@@ -266,9 +282,14 @@ export class Index {
    * (an insert in order is an append). Throws E11000 on a unique violation, leaving the index empty.
    */
   build(documents: Iterable<[string, Doc]>): void {
-    this.clear();
     const entries: IndexEntry[] = [];
     for (const [id, doc] of documents) for (const k of this.keysFor(doc)) entries.push({ k, id });
+    this.buildFrom(entries);
+  }
+
+  /** build() from entries already collected (start-up collects every index's in one pass). */
+  buildFrom(entries: IndexEntry[]): void {
+    this.clear();
     entries.sort(this.cmp);
     for (const e of entries) {
       if (this.unique && this.findConflict([e.k], e.id)) {

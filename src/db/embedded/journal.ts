@@ -15,11 +15,13 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
+import { FieldPicker, arrayOfRaw, embeddedDoc, serializeWithRaw } from './bsonRaw';
 import type { IndexSpec } from './indexes';
 import type { Doc } from './values';
 
 export type JournalOp =
-  | { o: 'put'; db: string; c: string; doc: Doc }
+  /** `doc`: the stored document's BSON bytes, written and read back without a decode. */
+  | { o: 'put'; db: string; c: string; doc: Uint8Array }
   | { o: 'del'; db: string; c: string; id: unknown }
   | { o: 'cc'; db: string; c: string; opts: Doc; uuid?: Binary }
   | { o: 'dc'; db: string; c: string }
@@ -44,7 +46,7 @@ const HEADER = 8;
 const SNAPSHOT = 'snapshot.bson';
 const SNAPSHOT_TMP = 'snapshot.tmp';
 const JOURNAL_RE = /^journal-(\d+)\.log$/;
-const DESERIALIZE_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+const RECORD_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, fieldsAsRaw: { ops: true } } as const;
 
 const crc32: (data: Uint8Array) => number =
   (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32 ?? crc32Fallback;
@@ -65,7 +67,33 @@ function crc32Fallback(data: Uint8Array): number {
 }
 
 function frame(payload: Doc): Buffer {
-  const body = serialize(payload);
+  return frameBody(serialize(payload));
+}
+
+/** A record `{ ops: [...] }`; put ops carry their document's stored bytes, copied in as they are. */
+function frameOps(ops: JournalOp[]): Buffer {
+  return frameBody(arrayOfRaw('ops', ops.map(encodeOp)));
+}
+
+function encodeOp(op: JournalOp): Uint8Array {
+  if (op.o !== 'put') return serialize(op);
+  return serializeWithRaw({ o: op.o, db: op.db, c: op.c }, [['doc', op.doc]]);
+}
+
+/** Every field of an op but a put's document, which stays bytes (see decodeOp). */
+const OP_FIELDS = new FieldPicker(['o', 'db', 'c', 'id', 'opts', 'uuid', 'spec', 'name']);
+
+function decodeOp(raw: Uint8Array): JournalOp {
+  const op = OP_FIELDS.pick(raw) as JournalOp;
+  if (op.o === 'put') {
+    const doc = embeddedDoc(raw, 'doc');
+    if (!doc) throw new Error('journal put without a document');
+    op.doc = doc;
+  }
+  return op;
+}
+
+function frameBody(body: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(HEADER + body.length);
   out.writeUInt32LE(body.length, 0);
   out.writeUInt32LE(crc32(body), 4);
@@ -84,7 +112,8 @@ function readRecords(buf: Buffer): { records: Doc[]; validEnd: number } {
     const body = buf.subarray(off + HEADER, off + HEADER + len);
     if (crc32(body) !== crc) break;
     try {
-      records.push(deserialize(body, DESERIALIZE_OPTS));
+      // Ops stay bytes here: a put's document is installed as stored bytes, never decoded at start-up.
+      records.push(deserialize(body, RECORD_OPTS));
     } catch {
       break;
     }
@@ -112,7 +141,8 @@ export interface SnapshotCollection {
   options: Doc;
   uuid: Binary;
   indexes: IndexSpec[];
-  docs: Doc[];
+  /** Each document's stored BSON bytes. */
+  docs: Uint8Array[];
 }
 
 export interface FileJournalOptions {
@@ -156,8 +186,8 @@ export class FileJournal implements Journal {
       }
       fromGen = Number((records[0].meta as Doc).journalGen ?? 0);
       for (const r of records.slice(1)) {
-        for (const op of r.ops as JournalOp[]) {
-          apply(op);
+        for (const raw of r.ops as Uint8Array[]) {
+          apply(decodeOp(raw));
           count++;
         }
       }
@@ -177,8 +207,8 @@ export class FileJournal implements Journal {
       const buf = fs.readFileSync(file);
       const { records, validEnd } = readRecords(buf);
       for (const r of records) {
-        for (const op of r.ops as JournalOp[]) {
-          apply(op);
+        for (const raw of r.ops as Uint8Array[]) {
+          apply(decodeOp(raw));
           count++;
         }
       }
@@ -203,7 +233,7 @@ export class FileJournal implements Journal {
   append(ops: JournalOp[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closed) return Promise.reject(new Error('journal closed'));
-    const buf = frame({ ops });
+    const buf = frameOps(ops);
     return new Promise<void>((resolve, reject) => {
       this.pending.push(buf);
       this.waiters.push({ resolve, reject });
@@ -282,10 +312,10 @@ export class FileJournal implements Journal {
       for (const c of state) {
         const head: JournalOp[] = [{ o: 'cc', db: c.db, c: c.name, opts: c.options, uuid: c.uuid }];
         for (const spec of c.indexes) head.push({ o: 'ci', db: c.db, c: c.name, spec });
-        await fh.write(frame({ ops: head }));
+        await fh.write(frameOps(head));
         for (let i = 0; i < c.docs.length; i += 1000) {
           const ops = c.docs.slice(i, i + 1000).map((doc): JournalOp => ({ o: 'put', db: c.db, c: c.name, doc }));
-          await fh.write(frame({ ops }));
+          await fh.write(frameOps(ops));
         }
       }
       await fh.sync();

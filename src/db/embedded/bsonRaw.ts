@@ -1,0 +1,192 @@
+/**
+ * Reading and writing BSON without decoding whole documents: start-up reads hundreds of thousands of
+ * stored documents and needs only their index keys, and snapshots write stored bytes as they are.
+ * Everything here follows the BSON spec (bsonspec.org): a document is int32 length, elements, 0x00;
+ * an element is a type byte, a NUL-terminated name and a value whose size the type gives.
+ */
+import { deserialize, serialize } from 'bson';
+import type { Doc } from './values';
+
+const BSON_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+
+/** Size in bytes of the value of an element of `type` starting at `at`. */
+function valueSize(buf: Uint8Array, type: number, at: number): number {
+  switch (type) {
+    case 0x01: // double
+    case 0x09: // UTC datetime
+    case 0x11: // timestamp
+    case 0x12: // int64
+      return 8;
+    case 0x02: // string
+    case 0x0d: // JavaScript code
+    case 0x0e: // symbol
+      return 4 + int32(buf, at);
+    case 0x03: // document
+    case 0x04: // array
+    case 0x0f: // code with scope
+      return int32(buf, at);
+    case 0x05: // binary
+      return 5 + int32(buf, at);
+    case 0x06: // undefined
+    case 0x0a: // null
+    case 0x7f: // max key
+    case 0xff: // min key
+      return 0;
+    case 0x07: // ObjectId
+      return 12;
+    case 0x08: // boolean
+      return 1;
+    case 0x0b: {
+      // regex: two cstrings
+      let p = at;
+      while (buf[p] !== 0) p++;
+      p++;
+      while (buf[p] !== 0) p++;
+      return p + 1 - at;
+    }
+    case 0x0c: // DBPointer
+      return 4 + int32(buf, at) + 12;
+    case 0x10: // int32
+      return 4;
+    case 0x13: // decimal128
+      return 16;
+    default:
+      throw new Error(`BSON: unknown element type 0x${type.toString(16)}`);
+  }
+}
+
+function int32(buf: Uint8Array, at: number): number {
+  return (buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> 0;
+}
+
+function writeInt32(buf: Uint8Array, at: number, v: number): void {
+  buf[at] = v & 0xff;
+  buf[at + 1] = (v >>> 8) & 0xff;
+  buf[at + 2] = (v >>> 16) & 0xff;
+  buf[at + 3] = (v >>> 24) & 0xff;
+}
+
+/** Top-level field names to pick, as bytes (compared without decoding each element's name). */
+export class FieldPicker {
+  private readonly names: Uint8Array[];
+
+  constructor(names: Iterable<string>) {
+    this.names = [...new Set(names)].map((n) => Buffer.from(n, 'utf8'));
+  }
+
+  private wanted(buf: Uint8Array, start: number, end: number): boolean {
+    const len = end - start;
+    outer: for (const n of this.names) {
+      if (n.length !== len) continue;
+      for (let i = 0; i < len; i++) if (buf[start + i] !== n[i]) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The document at `offset` of `buf` with only the picked top-level fields, decoded: their elements
+   * are copied into a small document and that is decoded, so each field reads back exactly as in a
+   * full decode.
+   */
+  pick(buf: Uint8Array, offset = 0): Doc {
+    const end = offset + int32(buf, offset) - 1;
+    const parts: Array<[number, number]> = [];
+    let total = 5;
+    let p = offset + 4;
+    while (p < end) {
+      const elemStart = p;
+      const type = buf[p++]!;
+      const nameStart = p;
+      while (buf[p] !== 0) p++;
+      const nameEnd = p++;
+      p += valueSize(buf, type, p);
+      if (this.wanted(buf, nameStart, nameEnd)) {
+        parts.push([elemStart, p]);
+        total += p - elemStart;
+      }
+    }
+    const out = new Uint8Array(total);
+    writeInt32(out, 0, total);
+    let w = 4;
+    for (const [s, e] of parts) {
+      out.set(buf.subarray(s, e), w);
+      w += e - s;
+    }
+    out[w] = 0;
+    return deserialize(out, BSON_OPTS);
+  }
+}
+
+/** The bytes of the embedded document `name` at the top level of the document at `offset`, if any. */
+export function embeddedDoc(buf: Uint8Array, name: string, offset = 0): Uint8Array | undefined {
+  const want = Buffer.from(name, 'utf8');
+  const end = offset + int32(buf, offset) - 1;
+  let p = offset + 4;
+  while (p < end) {
+    const type = buf[p++]!;
+    const nameStart = p;
+    while (buf[p] !== 0) p++;
+    const nameEnd = p++;
+    const size = valueSize(buf, type, p);
+    if (type === 0x03 && nameEnd - nameStart === want.length && want.every((b, i) => buf[nameStart + i] === b)) {
+      return buf.subarray(p, p + size);
+    }
+    p += size;
+  }
+  return undefined;
+}
+
+/**
+ * Serialises `fields` and appends embedded documents given as BSON bytes (`raw`), in that order:
+ * stored documents go into journal records and snapshots without a decode and re-encode.
+ */
+export function serializeWithRaw(fields: Doc, raw: Array<[string, Uint8Array]>): Uint8Array {
+  const head = serialize(fields);
+  let total = head.length;
+  const names = raw.map(([n]) => Buffer.from(n, 'utf8'));
+  raw.forEach(([, bytes], i) => (total += 2 + names[i]!.length + bytes.length));
+  const out = Buffer.allocUnsafe(total);
+  out.set(head.subarray(0, head.length - 1), 0);
+  let w = head.length - 1;
+  raw.forEach(([, bytes], i) => {
+    out[w++] = 0x03;
+    out.set(names[i]!, w);
+    w += names[i]!.length;
+    out[w++] = 0;
+    out.set(bytes, w);
+    w += bytes.length;
+  });
+  out[w] = 0;
+  out.writeInt32LE(total, 0);
+  return out;
+}
+
+/** `{ [name]: [docs...] }` from documents given as BSON bytes. */
+export function arrayOfRaw(name: string, docs: Uint8Array[]): Uint8Array {
+  const keyBytes = docs.map((_, i) => Buffer.from(String(i), 'latin1'));
+  let arrLen = 5;
+  docs.forEach((d, i) => (arrLen += 2 + keyBytes[i]!.length + d.length));
+  const nameBytes = Buffer.from(name, 'utf8');
+  const total = 4 + 1 + nameBytes.length + 1 + arrLen + 1;
+  const out = Buffer.allocUnsafe(total);
+  out.writeInt32LE(total, 0);
+  let w = 4;
+  out[w++] = 0x04;
+  out.set(nameBytes, w);
+  w += nameBytes.length;
+  out[w++] = 0;
+  out.writeInt32LE(arrLen, w);
+  w += 4;
+  docs.forEach((d, i) => {
+    out[w++] = 0x03;
+    out.set(keyBytes[i]!, w);
+    w += keyBytes[i]!.length;
+    out[w++] = 0;
+    out.set(d, w);
+    w += d.length;
+  });
+  out[w++] = 0;
+  out[w] = 0;
+  return out;
+}

@@ -1,0 +1,247 @@
+/**
+ * Where a collection's documents live: as BSON bytes packed into large slabs, not as JS object
+ * graphs. A stored payment as objects cost the V8 heap about 8 KiB (every string, Date and nested
+ * object its own allocation, and the garbage collector walking all of them on every full GC); as
+ * bytes it costs its BSON size plus a few words. Documents are decoded on read, and the last
+ * DECODED_CACHE decoded documents are kept, so the documents a workload is touching (a payment
+ * moving through its states) are decoded once.
+ *
+ * Layout: each document gets a slot (a small integer, the value in `slots`); the slot says which slab
+ * and at what offset its bytes start. A slab is a sequence of [slot: int32][BSON document] records,
+ * appended to. Replacing or deleting a document leaves its old record dead in its slab; when the dead
+ * bytes outweigh the live ones, the emptiest slabs are compacted: their live records (those whose
+ * slot still points at them) are copied forward and the slab is released.
+ *
+ * Stored bytes are never changed in place, and decoded documents are never handed out for writing
+ * (the engine installs a new version on every update), so the cache can share one object between
+ * readers exactly as the map of objects did before.
+ */
+import { deserialize, serialize } from 'bson';
+import type { Doc } from './values';
+
+/** Same options as the wire protocol and the journal: a stored document reads back as a client's would. */
+const BSON_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+const SLAB_BYTES = 256 * 1024;
+/** Documents larger than this get a slab of their own. */
+const LARGE_DOC = 64 * 1024;
+const DECODED_CACHE = 512;
+const NO_SLAB = -1;
+
+export function encodeDoc(doc: Doc): Uint8Array {
+  return serialize(doc);
+}
+
+/** Decodes the document at `index` of `bytes` (its first four bytes give its length). */
+export function decodeDoc(bytes: Uint8Array, index = 0): Doc {
+  if (index === 0 && bytes.length === readLength(bytes, 0)) return deserialize(bytes, BSON_OPTS);
+  return deserialize(bytes.subarray(index, index + readLength(bytes, index)), BSON_OPTS);
+}
+
+function readLength(b: Uint8Array, at: number): number {
+  return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
+}
+
+export interface StoredRef {
+  slab: Buffer;
+  /** Offset of the BSON document (after the slot prefix). */
+  offset: number;
+  length: number;
+}
+
+export class DocStore {
+  /** id key -> slot, in insertion order (collection scans iterate it). */
+  private readonly slots = new Map<string, number>();
+  private slotSlab = new Int32Array(1024);
+  private slotOff = new Int32Array(1024);
+  private freeSlots: number[] = [];
+  private nextSlot = 0;
+  private slabs: Array<Buffer | undefined> = [];
+  private slabLive: number[] = [];
+  private slabUsed: number[] = [];
+  private freeSlabs: number[] = [];
+  /** The slab being appended to, or NO_SLAB. */
+  private current = NO_SLAB;
+  private liveBytes = 0;
+  private totalBytes = 0;
+  /** Most recently read or written documents, decoded (Map order = recency). */
+  private readonly decoded = new Map<string, Doc>();
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  has(id: string): boolean {
+    return this.slots.has(id);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.slots.keys();
+  }
+
+  /** The stored bytes of a document (a view into its slab: read it before the next write). */
+  ref(id: string): StoredRef | undefined {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return undefined;
+    const slab = this.slabs[this.slotSlab[slot]!]!;
+    const offset = this.slotOff[slot]!;
+    return { slab, offset, length: slab.readInt32LE(offset) };
+  }
+
+  get(id: string): Doc | undefined {
+    const hit = this.decoded.get(id);
+    if (hit !== undefined) {
+      this.decoded.delete(id);
+      this.decoded.set(id, hit);
+      return hit;
+    }
+    const slot = this.slots.get(id);
+    if (slot === undefined) return undefined;
+    const doc = decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!);
+    this.remember(id, doc);
+    return doc;
+  }
+
+  /** Every document, decoded, in insertion order (the cache is left alone: a scan would flush it). */
+  *values(): Generator<Doc> {
+    for (const [id, slot] of this.slots) {
+      yield this.decoded.get(id) ?? decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!);
+    }
+  }
+
+  *entries(): Generator<[string, Doc]> {
+    for (const [id, slot] of this.slots) {
+      yield [id, this.decoded.get(id) ?? decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!)];
+    }
+  }
+
+  /** Stores a document's bytes under `id`; `doc` is its decoded form when the caller has it. */
+  put(id: string, bytes: Uint8Array, doc?: Doc): void {
+    let slot = this.slots.get(id);
+    if (slot !== undefined) this.release(slot);
+    else {
+      slot = this.freeSlots.pop() ?? this.newSlot();
+      this.slots.set(id, slot);
+    }
+    this.write(slot, bytes);
+    if (doc) this.remember(id, doc);
+    else this.decoded.delete(id);
+    this.maybeCompact();
+  }
+
+  delete(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined) return false;
+    this.release(slot);
+    this.slotSlab[slot] = NO_SLAB;
+    this.slots.delete(id);
+    this.freeSlots.push(slot);
+    this.decoded.delete(id);
+    this.maybeCompact();
+    return true;
+  }
+
+  clear(): void {
+    this.slots.clear();
+    this.decoded.clear();
+    this.slabs = [];
+    this.slabLive = [];
+    this.slabUsed = [];
+    this.freeSlabs = [];
+    this.freeSlots = [];
+    this.nextSlot = 0;
+    this.current = NO_SLAB;
+    this.liveBytes = this.totalBytes = 0;
+  }
+
+  private remember(id: string, doc: Doc): void {
+    this.decoded.delete(id);
+    this.decoded.set(id, doc);
+    if (this.decoded.size > DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
+  }
+
+  private newSlot(): number {
+    const slot = this.nextSlot++;
+    if (slot >= this.slotSlab.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.slotSlab = grow(this.slotSlab);
+      this.slotOff = grow(this.slotOff);
+    }
+    return slot;
+  }
+
+  /** Marks a slot's current record dead (its slab keeps the bytes until compacted or released). */
+  private release(slot: number): void {
+    const s = this.slotSlab[slot]!;
+    if (s === NO_SLAB) return;
+    const len = this.slabs[s]!.readInt32LE(this.slotOff[slot]!) + 4;
+    this.slabLive[s]! -= len;
+    this.liveBytes -= len;
+    if (this.slabLive[s] === 0 && s !== this.current) this.dropSlab(s);
+  }
+
+  private write(slot: number, bytes: Uint8Array): void {
+    const need = bytes.length + 4;
+    let s = this.current;
+    if (need > LARGE_DOC) s = this.openSlab(need);
+    else if (s === NO_SLAB || this.slabUsed[s]! + need > this.slabs[s]!.length) s = this.current = this.openSlab(SLAB_BYTES);
+    const slab = this.slabs[s]!;
+    const at = this.slabUsed[s]!;
+    slab.writeInt32LE(slot, at);
+    slab.set(bytes, at + 4);
+    this.slabUsed[s] = at + need;
+    this.slabLive[s]! += need;
+    this.liveBytes += need;
+    this.slotSlab[slot] = s;
+    this.slotOff[slot] = at + 4;
+  }
+
+  private openSlab(bytes: number): number {
+    // allocUnsafeSlow: a slab of its own, never a slice of Node's shared pool.
+    const slab = Buffer.allocUnsafeSlow(bytes);
+    const s = this.freeSlabs.pop() ?? this.slabs.length;
+    this.slabs[s] = slab;
+    this.slabLive[s] = 0;
+    this.slabUsed[s] = 0;
+    this.totalBytes += bytes;
+    return s;
+  }
+
+  private dropSlab(s: number): void {
+    this.totalBytes -= this.slabs[s]!.length;
+    this.slabs[s] = undefined;
+    this.slabLive[s] = 0;
+    this.slabUsed[s] = 0;
+    this.freeSlabs.push(s);
+    if (this.current === s) this.current = NO_SLAB;
+  }
+
+  /**
+   * When more than half of the slab bytes are dead (and there is more than a few slabs' worth),
+   * moves the live records of every slab that is less than half live into the current slab.
+   */
+  private maybeCompact(): void {
+    if (this.totalBytes < 4 * SLAB_BYTES || this.liveBytes * 2 > this.totalBytes) return;
+    for (let s = 0; s < this.slabs.length; s++) {
+      const slab = this.slabs[s];
+      if (!slab || s === this.current || this.slabLive[s]! * 2 > this.slabUsed[s]!) continue;
+      const used = this.slabUsed[s]!;
+      let at = 0;
+      while (at < used) {
+        const slot = slab.readInt32LE(at);
+        const len = slab.readInt32LE(at + 4);
+        if (this.slotSlab[slot] === s && this.slotOff[slot] === at + 4) {
+          const bytes = slab.subarray(at + 4, at + 4 + len);
+          this.slabLive[s]! -= len + 4;
+          this.liveBytes -= len + 4;
+          this.write(slot, bytes);
+        }
+        at += len + 4;
+      }
+      this.dropSlab(s);
+    }
+  }
+}
