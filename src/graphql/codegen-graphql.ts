@@ -6,13 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { codegen } from '@graphql-codegen/core';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import * as typescriptResolversPlugin from '@graphql-codegen/typescript-resolvers';
+import { ROOT } from '../paths';
 import { parse } from './graphqljs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const GRAPHQL_SCHEMA_FILE = path.join(ROOT, 'schema.graphql');
 export const RESOLVER_TYPES_FILE = 'generated/graphql/resolvers-types.ts';
 

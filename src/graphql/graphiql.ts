@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Router, type Request } from 'express';
+import { packageDir } from '../paths';
 
 /**
  * GraphiQL at `GET /graphql` (browsers, `Accept: text/html`), served from the npm packages installed
@@ -9,9 +9,6 @@ import { Router, type Request } from 'express';
  * Queries and mutations go over HTTP with the headers typed in GraphiQL's header editor; subscriptions
  * go over graphql-ws with the same `Authorization` value as `connectionParams.authorization`.
  */
-const require = createRequire(import.meta.url);
-const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
-
 const ASSETS: Record<string, { file: string; type: string }> = {
   'react.production.min.js': { file: path.join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
   'react-dom.production.min.js': { file: path.join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },

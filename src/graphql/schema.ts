@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   buildSchema,
   GraphQLScalarType,
@@ -9,9 +8,10 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from './graphqljs';
+import { ROOT } from '../paths';
 import { resolvers } from './resolvers';
 
-const SCHEMA_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schema.graphql');
+const SCHEMA_FILE = path.join(ROOT, 'schema.graphql');
 
 type FieldResolver = GraphQLFieldResolver<unknown, unknown>;
 type SubscriptionField = { subscribe: FieldResolver; resolve?: FieldResolver };

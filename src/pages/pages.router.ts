@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config';
 import { isApiError } from '../errors';
@@ -9,10 +8,11 @@ import { AccountModel } from '../domain/accounts/account.model';
 import { getPublicCheckoutSession } from '../domain/checkout/checkoutSession.service';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
 import { configurePublicBaseUrl } from '../domain/links/publicUrls';
+import { ROOT } from '../paths';
 import { enforceRateLimit, ipBucket } from '../rest/rateLimit';
 import { renderMessagePage, renderPaymentPage } from './paymentPage';
 
-const ASSETS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+const ASSETS_DIR = path.join(ROOT, 'src/pages/assets');
 
 /**
  * Pages may load and contact only their own origin: the script and stylesheet under /pay-assets, the

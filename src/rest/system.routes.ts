@@ -1,12 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
 import { parse as parseYaml } from 'yaml';
 import { databaseReady } from '../db/connection';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { packageDir, ROOT } from '../paths';
 
 /**
  * Routes outside /v1 that are neither authenticated nor rate limited: health probes, the contract
@@ -17,7 +14,7 @@ export function systemRoutes(): Router {
   const router = express.Router();
   const yamlText = readFileSync(path.join(ROOT, 'openapi.yaml'), 'utf8');
   const jsonText = JSON.stringify(parseYaml(yamlText));
-  const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const swaggerDir = packageDir('swagger-ui-dist');
 
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
