@@ -3,7 +3,8 @@
 //   npm run codegen          (tsx codegen.ts)           writes generated/**
 //   npm run codegen:check    (tsx codegen.ts --check)   regenerates in memory; exits 1 listing stale files
 //
-// Outputs (each starts with GENERATED_HEADER):
+// Outputs (each starts with GENERATED_HEADER, except the JSON, which cannot hold a comment):
+//   generated/openapi.json               openapi.yaml as JSON, served by GET /openapi.json (no YAML parse at start-up)
 //   generated/openapi.ts                 openapi-typescript types (paths, components, operations, webhooks)
 //   generated/operations.ts              plain data per operationId (method, paths, auth, validator names, x-error-code map)
 //   generated/validators/requests.js     AJV standalone validators for request bodies (no coercion)      + .d.ts
@@ -546,11 +547,14 @@ interface GeneratedFile {
 
 async function generateAll(): Promise<GeneratedFile[]> {
   const doc = parseYaml(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
+  // Before anything else reads the document, so the JSON is exactly what the YAML says.
+  const docJson = JSON.stringify(doc, null, 2);
   const ops = collectOperations(doc);
   const specs = buildValidatorSpecs(doc, ops);
 
   const ast = await openapiTS(pathToFileURL(OPENAPI_FILE), { silent: true });
   const files: GeneratedFile[] = [
+    { file: 'generated/openapi.json', content: docJson },
     { file: 'generated/openapi.ts', content: `${GENERATED_HEADER}\n/* eslint-disable */\n${astToString(ast)}` },
     { file: 'generated/operations.ts', content: operationsModule(doc, ops) },
     { file: 'generated/validators/requests.js', content: standaloneModule(doc, specs.requests, {}) },
