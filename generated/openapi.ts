@@ -835,8 +835,10 @@ export interface paths {
          * Pay a checkout session
          * @description Public (no credentials). Creates an intent for the session's amount with one of its methods. The
          *     intent gets the session's `merchant_reference` and `metadata.checkout_session` = the session id. A
-         *     session that is not `OPEN`: 409 `payment_already_processed`. Returns the public view; follow it
-         *     with `GET /public/payments/{id}/events`.
+         *     session that is not `OPEN`, or one with a payment still in flight (`PENDING`, `PROCESSING`,
+         *     `UNKNOWN`): 409 `payment_already_processed` — of concurrent attempts exactly one creates a
+         *     payment. A payment that fails, is cancelled or expires frees the session for a new attempt.
+         *     Returns the public view; follow it with `GET /public/payments/{id}/events`.
          */
         post: operations["createPublicCheckoutSessionPayment"];
         delete?: never;

@@ -2,7 +2,7 @@ import { onEventStored, type StoredEvent } from '../events/event.hooks';
 import { registerOutbox } from '../events/outbox';
 import { registerTimerHandler } from '../../jobs/timers/timer.service';
 import { CheckoutSessionModel } from './checkoutSession.model';
-import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';
+import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession, releaseCheckoutClaim } from './checkoutSession.service';
 
 /**
  * Wires checkout sessions to the rest of the gateway, once per process, at start:
@@ -10,6 +10,10 @@ import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession }
  *   `metadata.checkout_session` completes that session (idempotent conditional update OPEN → COMPLETED,
  *   which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
  *   so a crash between the payment succeeding and the session completing is repaired by the sweeper.
+ * - release: a stored `payment.failed`, `payment.cancelled` or `payment.expired` of a session's payment
+ *   gives back the session's claim (checkoutPayment.service.ts), conditional on the claim still naming
+ *   that payment, so the customer can try again. Same at-least-once hooks, so a crash between the
+ *   payment ending and the release is repaired the same way.
  * - expiry: the durable timer scheduled at creation moves OPEN → EXPIRED (sandbox clock aware).
  * - the session collection is an event outbox, swept like the payments one.
  */
@@ -23,7 +27,11 @@ export function registerCheckoutLifecycle(): void {
     await expireCheckoutSession(timer.refId, now);
   });
   onEventStored(completeSessionOnPayment, { name: 'checkout.complete' });
+  onEventStored(releaseSessionOnPaymentEnd, { name: 'checkout.release' });
 }
+
+/** Payment events after which the payment can never be paid. */
+const ENDED_UNPAID_EVENTS = new Set(['payment.failed', 'payment.cancelled', 'payment.expired']);
 
 export async function completeSessionOnPayment(event: StoredEvent): Promise<void> {
   if (event.type !== 'payment.succeeded') return;
@@ -33,6 +41,15 @@ export async function completeSessionOnPayment(event: StoredEvent): Promise<void
   if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
   // The event's time, not the wall clock: during a sandbox clock advance they differ.
   await completeCheckoutSession(event.accountId, sessionId, paymentId, event.createdAt);
+}
+
+export async function releaseSessionOnPaymentEnd(event: StoredEvent): Promise<void> {
+  if (!ENDED_UNPAID_EVENTS.has(event.type)) return;
+  const metadata = event.data.metadata as Record<string, unknown> | undefined;
+  const sessionId = metadata?.checkout_session;
+  const paymentId = event.data.id;
+  if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
+  await releaseCheckoutClaim(sessionId, paymentId);
 }
 
 /** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */

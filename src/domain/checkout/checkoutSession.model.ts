@@ -9,6 +9,12 @@ export type CheckoutSessionStatus = 'OPEN' | 'COMPLETED' | 'EXPIRED';
  * and OPEN → EXPIRED (30 minutes passed), each a conditional update on `status: OPEN`, so whichever
  * comes first wins and the other changes nothing. `pending_events` makes the document an outbox: the
  * completion and its `checkout.session.completed` event are one atomic write (see events/outbox.ts).
+ *
+ * `active_payment_id` is the claim that keeps a session to one payment in flight (one charge): a page
+ * payment names its intent here, by an update conditional on there being none, before the intent
+ * exists; the claim is given back when that payment fails, is cancelled or expires, and stays on the
+ * payment that completed the session (see checkoutPayment.service.ts). Absent on sessions created
+ * before it existed, which reads as "no claim" (a `null` filter matches a missing field).
  */
 export interface CheckoutSessionRecord {
   _id: string;
@@ -27,6 +33,12 @@ export interface CheckoutSessionRecord {
   created_at: Date;
   updated_at: Date;
   pending_events: PendingEvent[];
+  /** The page payment in flight (or the one that completed the session); null when none. */
+  active_payment_id?: string | null;
+  /** Wall-clock time of the claim (not the sandbox clock: it dates a process's work, for the stale-claim repair). */
+  active_payment_claimed_at?: Date | null;
+  /** Set by the stale-claim repair before it looks for the payment; the claimant looks for it after its insert. */
+  claim_abandoned?: boolean;
 }
 
 const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
@@ -47,6 +59,9 @@ const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     pending_events: { type: Schema.Types.Mixed, default: () => [] },
+    active_payment_id: { type: String, default: null },
+    active_payment_claimed_at: { type: Date, default: null },
+    claim_abandoned: { type: Boolean, default: false },
   },
   { versionKey: false, minimize: false, collection: 'checkout_sessions' },
 );

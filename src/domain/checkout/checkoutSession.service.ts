@@ -44,6 +44,9 @@ export async function createCheckoutSession(accountId: string, input: CreateChec
     created_at: now,
     updated_at: now,
     pending_events: [],
+    active_payment_id: null,
+    active_payment_claimed_at: null,
+    claim_abandoned: false,
   };
   await CheckoutSessionModel.create(record);
   // Due in account time, so a sandbox clock advance past 30 minutes expires the session.
@@ -137,4 +140,18 @@ export async function completeCheckoutSession(accountId: string, id: string, pay
   await dispatchOutbox(CheckoutSessionModel, id);
   await cancelTimers({ accountId, kind: CHECKOUT_EXPIRY_TIMER, refId: id });
   return true;
+}
+
+/**
+ * Gives back a session's claim held by this payment (it failed, was cancelled or expired, or was never
+ * created): conditional on the claim still naming it, so a late or repeated call (the release hook is
+ * at-least-once) never frees a claim another payment has taken since. The status is left alone: an
+ * EXPIRED or COMPLETED session stays so. True when this call released it.
+ */
+export async function releaseCheckoutClaim(id: string, paymentId: string): Promise<boolean> {
+  const res = await CheckoutSessionModel.updateOne(
+    { _id: id, active_payment_id: paymentId },
+    { $set: { active_payment_id: null, active_payment_claimed_at: null, claim_abandoned: false } },
+  );
+  return res.modifiedCount === 1;
 }

@@ -105,8 +105,6 @@ paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
 paymentSchema.index({ 'refunds._id': 1 }, { sparse: true });
 paymentSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true });
 paymentSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true });
-// "Is this checkout session already paid?": partial, so only page payments of checkout sessions are in it.
-paymentSchema.index({ checkout_session_id: 1, status: 1 }, { partialFilterExpression: { checkout_session_id: { $type: 'string' } } });
 // A reference number belongs to one intent for ever (stricter than "unique among unexpired
 // references", and it keeps `reference_paid` look-ups unambiguous); express intents have none.
 paymentSchema.index({ 'reference.number': 1 }, { unique: true, sparse: true });

@@ -22,6 +22,8 @@ export interface CreatePaymentOptions {
   via?: { paymentLinkId?: string; checkoutSessionId?: string };
   /** Under an Idempotency-Key (runIdempotent): the intent gets the id the key reserved. */
   idempotency?: IdempotentAttempt;
+  /** An id chosen beforehand: a checkout session's claim names its payment before the payment exists. */
+  paymentId?: string;
 }
 
 /**
@@ -40,7 +42,8 @@ export async function createPaymentIntent(
   if (opts.via?.checkoutSessionId) metadata.checkout_session = opts.via.checkoutSessionId;
 
   // Under an Idempotency-Key the id is reserved by the key: a retry after a crash finds the payment.
-  const reserved = opts.idempotency?.objectId('pay');
+  // A checkout claim reserves it the same way (checkoutPayment.service.ts).
+  const reserved = opts.idempotency?.objectId('pay') ?? opts.paymentId;
   // Only a retry of an attempt that did not finish can find the payment already written.
   if (reserved && opts.idempotency?.resumed) {
     const existing = await PaymentModel.findOne({ _id: reserved, account_id: actor.accountId }, { pending_events: 0 }).lean<PaymentRecord>();
