@@ -1054,7 +1054,7 @@ export interface components {
          * @enum {string}
          */
         ApiKeyPermission: "payment_intents:read" | "payment_intents:write" | "refunds:read" | "refunds:write" | "payment_links:read" | "payment_links:write" | "checkout_sessions:read" | "checkout_sessions:write" | "webhook_endpoints:read" | "webhook_endpoints:write" | "events:read" | "events:write" | "logs:read" | "logs:write" | "account:read" | "account:write" | "sandbox:read" | "sandbox:write";
-        /** @description Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. */
+        /** @description Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key. */
         Metadata: {
             [key: string]: string;
         };

@@ -99,6 +99,10 @@ describe('errors', () => {
       [{ amount: 1000, currency: 'USD', paymentMethod: 'MULTICAIXA_REFERENCE' }, 'invalid_request'],
       [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', merchantReference: 'x'.repeat(65) }, 'invalid_request'],
       [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { n: 1 } }, 'invalid_request'],
+      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } }, 'invalid_request'],
+      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { checkout_session: 'cs_x' } }, 'invalid_request'],
+      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { $where: '1' } }, 'invalid_request'],
+      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { 'a.b': '1' } }, 'invalid_request'],
     ];
     for (const [input, code] of cases) {
       const res = await gql(baseUrl, acct.sk, CREATE_INTENT, { input, key: idempotencyKey() });
@@ -107,6 +111,12 @@ describe('errors', () => {
       const rest = await acct.api.post('/payment_intents', restBodyOf(input), { idempotencyKey: idempotencyKey() });
       expect(rest.body.error.code, JSON.stringify(input)).toBe(code);
     }
+    // The message names the key, as over REST.
+    const reserved = await gql(baseUrl, acct.sk, CREATE_INTENT, {
+      input: { amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } },
+      key: idempotencyKey(),
+    });
+    expect(reserved.body.errors?.[0]?.message).toContain("key 'payment_link' is reserved");
     // GraphQL's own refusals (unknown enum value, missing argument) are invalid_request too.
     const badEnum = await gql(baseUrl, acct.sk, CREATE_INTENT, { input: { amount: 1000, paymentMethod: 'BITCOIN' }, key: idempotencyKey() });
     expect(badEnum.status).toBe(400);

@@ -81,6 +81,19 @@ export function validateCreateInput(input: CreatePaymentIntentInput, channel: Me
   };
 }
 
+/**
+ * Keys the gateway itself sets on page payments: `payment_link` (a link's page) and `checkout_session`
+ * (a checkout page). The public stream and the checkout completion trust them, so a merchant's own
+ * payment may not carry them; the pages pass them through `via`, after this validation.
+ */
+export const RESERVED_METADATA_KEYS: readonly string[] = ['payment_link', 'checkout_session'];
+
+/**
+ * `$` and `.` are operators and path separators in database field names (`metadata.$where`,
+ * `metadata.a.b`): keys that a query or an update on the stored intent could read as something else.
+ */
+const UNSAFE_KEY_CHARACTERS = /[$.]/;
+
 export function validateMetadata(metadata: unknown): Record<string, string> {
   if (metadata === undefined || metadata === null) return {};
   if (typeof metadata !== 'object' || Array.isArray(metadata)) throw ApiError.invalid("Invalid field 'metadata': must be an object");
@@ -90,6 +103,12 @@ export function validateMetadata(metadata: unknown): Record<string, string> {
   for (const [key, value] of entries) {
     if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
       throw ApiError.invalid(`Invalid field 'metadata': keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
+    }
+    if (UNSAFE_KEY_CHARACTERS.test(key)) {
+      throw ApiError.invalid(`Invalid field 'metadata': key '${key}' must not contain '$' or '.'`);
+    }
+    if (RESERVED_METADATA_KEYS.includes(key)) {
+      throw ApiError.invalid(`Invalid field 'metadata': key '${key}' is reserved (the gateway sets it on payments made on its pages)`);
     }
     if (typeof value !== 'string' || value.length > METADATA_MAX_VALUE_LENGTH) {
       throw ApiError.invalid(`Invalid field 'metadata.${key}': must be a string of at most ${METADATA_MAX_VALUE_LENGTH} characters`);
