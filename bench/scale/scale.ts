@@ -151,7 +151,9 @@ async function main(): Promise<void> {
   for (const id of big.ids.slice(0, 200)) if ((await afterApi.request('GET', `/v1/payment_intents/${id}`)).status === 200) found++;
   const after = (await afterApi.must<{ data: unknown[] }>(200, 'GET', '/v1/payment_intents?limit=100')).data.length;
   await gw.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  // BENCH_SCALE_KEEP_DATA=1 keeps the data directory, to profile a restart on it.
+  if (process.env.BENCH_SCALE_KEEP_DATA === '1') console.log(`data directory kept: ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
 
   const first = STEPS[0]!;
   const last = STEPS.at(-1)!;

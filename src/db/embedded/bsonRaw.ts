@@ -59,13 +59,6 @@ function int32(buf: Uint8Array, at: number): number {
   return (buf[at]! | (buf[at + 1]! << 8) | (buf[at + 2]! << 16) | (buf[at + 3]! << 24)) >>> 0;
 }
 
-function writeInt32(buf: Uint8Array, at: number, v: number): void {
-  buf[at] = v & 0xff;
-  buf[at + 1] = (v >>> 8) & 0xff;
-  buf[at + 2] = (v >>> 16) & 0xff;
-  buf[at + 3] = (v >>> 24) & 0xff;
-}
-
 /** Top-level field names to pick, as bytes (compared without decoding each element's name). */
 export class FieldPicker {
   private readonly names: Uint8Array[];
@@ -85,14 +78,15 @@ export class FieldPicker {
   }
 
   /**
-   * The document at `offset` of `buf` with only the picked top-level fields, decoded: their elements
-   * are copied into a small document and that is decoded, so each field reads back exactly as in a
-   * full decode.
+   * The document at `offset` of `buf` with only the picked top-level fields, decoded. Strings,
+   * numbers, dates, booleans and nulls are read in place; any other value (a subdocument, an array,
+   * an ObjectId...) goes through the BSON library, so every field reads back exactly as in a full
+   * decode.
    */
-  pick(buf: Uint8Array, offset = 0): Doc {
+  pick(bytes: Uint8Array, offset = 0): Doc {
+    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const end = offset + int32(buf, offset) - 1;
-    const parts: Array<[number, number]> = [];
-    let total = 5;
+    const out: Doc = {};
     let p = offset + 4;
     while (p < end) {
       const elemStart = p;
@@ -100,22 +94,48 @@ export class FieldPicker {
       const nameStart = p;
       while (buf[p] !== 0) p++;
       const nameEnd = p++;
-      p += valueSize(buf, type, p);
+      const size = valueSize(buf, type, p);
       if (this.wanted(buf, nameStart, nameEnd)) {
-        parts.push([elemStart, p]);
-        total += p - elemStart;
+        out[buf.toString('utf8', nameStart, nameEnd)] = readValue(buf, type, p, elemStart, p + size);
       }
+      p += size;
     }
-    const out = new Uint8Array(total);
-    writeInt32(out, 0, total);
-    let w = 4;
-    for (const [s, e] of parts) {
-      out.set(buf.subarray(s, e), w);
-      w += e - s;
-    }
-    out[w] = 0;
-    return deserialize(out, BSON_OPTS);
+    return out;
   }
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** One element's value: the common scalar types read directly, the rest by the BSON library. */
+function readValue(buf: Buffer, type: number, at: number, elemStart: number, elemEnd: number): unknown {
+  switch (type) {
+    case 0x01:
+      return buf.readDoubleLE(at);
+    case 0x02:
+      return buf.toString('utf8', at + 4, at + 4 + buf.readInt32LE(at) - 1);
+    case 0x08:
+      return buf[at] === 1;
+    case 0x09:
+      return new Date(Number(buf.readBigInt64LE(at)));
+    case 0x0a:
+      return null;
+    case 0x10:
+      return buf.readInt32LE(at);
+    case 0x12: {
+      const v = buf.readBigInt64LE(at);
+      if (v <= MAX_SAFE && v >= -MAX_SAFE) return Number(v);
+      break; // promoteLongs keeps an unsafe int64 a Long
+    }
+    default:
+      break;
+  }
+  const one = Buffer.allocUnsafe(5 + elemEnd - elemStart);
+  one.writeInt32LE(one.length, 0);
+  buf.copy(one, 4, elemStart, elemEnd);
+  one[one.length - 1] = 0;
+  const doc = deserialize(one, BSON_OPTS);
+  for (const k in doc) return doc[k];
+  return undefined;
 }
 
 /** The bytes of the embedded document `name` at the top level of the document at `offset`, if any. */

@@ -185,14 +185,18 @@ export class Index {
   add(keys: unknown[][], id: string): void {
     for (const k of keys) {
       if (!this.deferredFrom) this.list.insert({ k, id });
-      if (!this.hashed) continue;
-      const ck = this.tupleKey(k);
-      const holder = this.eq.get(ck);
-      if (holder === undefined) this.eq.set(ck, id);
-      else if (typeof holder === 'string') {
-        if (holder !== id) this.eq.set(ck, new Set([holder, id]));
-      } else holder.add(id);
+      if (this.hashed) this.addKey(k, id);
     }
+  }
+
+  /** The unique-key hash entry of one key tuple. */
+  private addKey(k: unknown[], id: string): void {
+    const ck = this.tupleKey(k);
+    const holder = this.eq.get(ck);
+    if (holder === undefined) this.eq.set(ck, id);
+    else if (typeof holder === 'string') {
+      if (holder !== id) this.eq.set(ck, new Set([holder, id]));
+    } else holder.add(id);
   }
 
   remove(keys: unknown[][], id: string): void {
@@ -291,14 +295,17 @@ export class Index {
   buildFrom(entries: IndexEntry[]): void {
     this.clear();
     entries.sort(this.cmp);
-    for (const e of entries) {
-      if (this.unique && this.findConflict([e.k], e.id)) {
-        const key = e.k;
-        this.clear();
-        throw new MongoCommandError(ErrorCodes.DuplicateKey, `E11000 duplicate key error index: ${this.name} dup key: ${formatKeyValue(this.fields, key)}`);
+    if (this.hashed) {
+      for (const e of entries) {
+        if (this.findConflict([e.k], e.id)) {
+          const key = e.k;
+          this.clear();
+          throw new MongoCommandError(ErrorCodes.DuplicateKey, `E11000 duplicate key error index: ${this.name} dup key: ${formatKeyValue(this.fields, key)}`);
+        }
+        this.addKey(e.k, e.id);
       }
-      this.add([e.k], e.id);
     }
+    if (!this.deferredFrom) this.list.fill(entries);
   }
 
   clear(): void {

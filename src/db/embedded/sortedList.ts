@@ -171,6 +171,18 @@ export class SortedList<T> {
     return { block: this.blocks.length, index: 0 };
   }
 
+  /** Replaces the contents with `sorted` (already in `cmp` order): blocks cut from it, no searches. */
+  fill(sorted: T[]): void {
+    this.clear();
+    const half = MAX_BLOCK >>> 1;
+    for (let i = 0; i < sorted.length; i += half) {
+      const blk = sorted.slice(i, i + half);
+      this.blocks.push(blk);
+      this.fences.push(blk[blk.length - 1]!);
+    }
+    this.count = sorted.length;
+  }
+
   clear(): void {
     this.blocks = [];
     this.fences = [];

@@ -1,0 +1,54 @@
+import { Binary, Decimal128, Long, ObjectId, Timestamp, deserialize, serialize } from 'bson';
+import { describe, expect, it } from 'vitest';
+import { FieldPicker, arrayOfRaw, embeddedDoc, serializeWithRaw } from '../../src/db/embedded/bsonRaw';
+
+const OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+
+describe('raw BSON helpers', () => {
+  const doc = {
+    _id: new ObjectId('65a000000000000000000001'),
+    s: 'olá — ação',
+    empty: '',
+    d: 1.5,
+    negZero: -0,
+    i: 42,
+    big: Long.fromString('9007199254740993'),
+    safeLong: Long.fromNumber(1234567890123),
+    t: true,
+    f: false,
+    n: null,
+    at: new Date(1_764_000_000_123),
+    sub: { a: 1, b: ['x', { c: 2 }] },
+    arr: [1, 'two', null],
+    bin: new Binary(Buffer.from('abc')),
+    ts: new Timestamp({ t: 1, i: 2 }),
+    dec: Decimal128.fromString('1.10'),
+    re: /ab+c/i,
+  };
+  const bytes = serialize(doc);
+  const full = deserialize(bytes, OPTS);
+
+  it('picks each top-level field exactly as a full decode reads it', () => {
+    for (const name of Object.keys(doc)) {
+      const picked = new FieldPicker([name]).pick(bytes);
+      expect(Object.keys(picked)).toEqual([name]);
+      expect(picked[name], name).toEqual(full[name]);
+    }
+    const several = new FieldPicker(['at', 'missing', 's', 'sub']).pick(bytes);
+    expect(several).toEqual({ s: full.s, at: full.at, sub: full.sub });
+  });
+
+  it('reads a document at an offset inside a larger buffer', () => {
+    const padded = Buffer.concat([Buffer.from([9, 9, 9]), Buffer.from(bytes), Buffer.from([7])]);
+    expect(new FieldPicker(['i', 'at']).pick(padded, 3)).toEqual({ i: 42, at: full.at });
+  });
+
+  it('writes stored documents into records without re-encoding, and finds them again', () => {
+    const op = serializeWithRaw({ o: 'put', db: 'x', c: 'y' }, [['doc', bytes]]);
+    expect(deserialize(op, OPTS)).toEqual({ o: 'put', db: 'x', c: 'y', doc: full });
+    expect(Buffer.from(embeddedDoc(op, 'doc')!)).toEqual(Buffer.from(bytes));
+    expect(embeddedDoc(op, 'nope')).toBeUndefined();
+    const record = arrayOfRaw('ops', [op, serialize({ o: 'del', id: 3 })]);
+    expect(deserialize(record, OPTS)).toEqual({ ops: [{ o: 'put', db: 'x', c: 'y', doc: full }, { o: 'del', id: 3 }] });
+  });
+});

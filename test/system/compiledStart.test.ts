@@ -1,0 +1,105 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createAccount, idempotencyKey } from '../support/accounts';
+import { freePort, ROOT } from '../support/processes';
+
+/**
+ * What `npm start` runs: the esbuild bundle (build.mjs → dist/main.js), started as its own process with
+ * a memory-only store. Everything that finds files at run time (the contract, the GraphQL schema, the
+ * page assets, packages served from node_modules) and the bundled npm packages (express, mongoose,
+ * Apollo, the generated validators) are exercised over real HTTP.
+ */
+describe('compiled start (npm run build, node dist/main.js)', () => {
+  let child: ChildProcess;
+  let url: string;
+  let output = '';
+
+  beforeAll(async () => {
+    await promisify(execFile)(process.execPath, ['build.mjs'], { cwd: ROOT, timeout: 120_000 });
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
+      cwd: ROOT,
+      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`dist/main.js exited (${child.exitCode}) before it was ready:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`dist/main.js not ready within 60 s:\n${output}`);
+      try {
+        if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('answers /readyz and serves the contract as YAML and JSON', async () => {
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    const yaml = parse(await (await fetch(`${url}/openapi.yaml`)).text());
+    const json = await (await fetch(`${url}/openapi.json`)).json();
+    expect(json).toEqual(yaml);
+    expect(Object.keys(json.paths)).toContain('/payment_intents');
+  });
+
+  it('serves the docs page and its swagger-ui assets from node_modules', async () => {
+    const docs = await fetch(`${url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/docs/assets/swagger-ui-bundle.js');
+    const asset = await fetch(`${url}/docs/assets/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect((await asset.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it('serves the payment pages assets from src/pages/assets', async () => {
+    for (const file of ['pay.js', 'pay.css']) {
+      const res = await fetch(`${url}/pay-assets/${file}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(readFileSync(path.join(ROOT, 'src/pages/assets', file), 'utf8'));
+    }
+  });
+
+  it('answers REST (validated against the contract) and a GraphQL query, and serves GraphiQL', async () => {
+    const account = await createAccount(url, 'compiled start');
+    const intent = await account.api.post(
+      '/payment_intents',
+      { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+      { idempotencyKey: idempotencyKey() },
+    );
+    expect(intent.status).toBe(201);
+
+    const gql = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${account.sk}` },
+      body: JSON.stringify({ query: `{ account { id } paymentIntent(id: ${JSON.stringify(intent.body.id)}) { id amount } }` }),
+    });
+    expect(gql.status).toBe(200);
+    expect(await gql.json()).toEqual({ data: { account: { id: account.id }, paymentIntent: { id: intent.body.id, amount: 5000 } } });
+
+    const page = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/graphql/assets/graphiql.min.js');
+    const graphiql = await fetch(`${url}/graphql/assets/graphiql.min.js`);
+    expect(graphiql.status).toBe(200);
+    expect((await graphiql.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).not.toMatch(/"level":(50|60)/);
+  });
+});
