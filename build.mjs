@@ -5,8 +5,9 @@
 //
 // Why a bundle: a start through tsx compiles ~400 TypeScript files, and even precompiled, Node spends most
 // of a start resolving, reading and wrapping the ~1 500 files of src/ and node_modules one by one. One file
-// holding everything starts in about half the time (README, "Scripts"). npm packages are bundled too: they
-// are most of those files, and they work bundled (test/system/compiledStart.test.ts starts the bundle and
+// holding everything reaches /readyz in well under half the time (README, "Scripts"). npm packages are
+// bundled too: they are most of those files (with them left in node_modules, a start took 1.6 s of CPU
+// instead of 1.1 s), and they work bundled (test/system/compiledStart.test.ts starts the bundle and
 // exercises REST, GraphQL, the docs and the pages).
 //
 // Plain JavaScript, so that the staleness check of every `npm start` costs a few ms, not tsx's start.
