@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -149,6 +149,23 @@ export function spawnChild(
 /** `node [nodeArgs] --import tsx <script>`, from the repository root. */
 export function spawnTs(name: string, script: string, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): Child {
   return spawnChild(name, process.execPath, [...nodeArgs, '--import', 'tsx', script], env);
+}
+
+let built = false;
+/**
+ * `npm run build` (dist/main.js, dist/db.js from src/), once per bench process: a compiled child then
+ * runs what this checkout's sources say, as `npm start` would.
+ */
+export function buildOnce(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['build.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  built = true;
+}
+
+/** `node [nodeArgs] <script>` for a compiled script under dist/ (built first, see buildOnce). */
+export function spawnCompiled(name: string, script: string, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): Child {
+  buildOnce();
+  return spawnChild(name, process.execPath, [...nodeArgs, script], env);
 }
 
 /**

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { cpuProfileArgs, freePort, ROOT, spawnChild, spawnTs, TMP, waitForHttp, type Child } from './processes';
+import { cpuProfileArgs, freePort, ROOT, spawnChild, spawnCompiled, spawnTs, TMP, waitForHttp, type Child } from './processes';
 
 const run = promisify(execFile);
 
@@ -50,11 +50,18 @@ export async function startGatewayProcess(opts: {
   /** Extra environment and node flags (bench/profile/postCost.ts compares two gateways). */
   env?: Record<string, string>;
   nodeArgs?: string[];
+  /**
+   * Run the bundle `npm start` runs (dist/main.js, built once per bench process) instead of src/main.ts
+   * through tsx: a start as long as production's (a restart measurement), no tsx loader thread in profiles.
+   * The first compiled start builds (a few seconds): to time a start, call buildOnce() (processes.ts) first.
+   */
+  compiled?: boolean;
 }): Promise<Service> {
   const port = await freePort();
-  const child = spawnTs(
+  const spawn = opts.compiled ? spawnCompiled : spawnTs;
+  const child = spawn(
     opts.name,
-    'src/main.ts',
+    opts.compiled ? 'dist/main.js' : 'src/main.ts',
     {
       PORT: String(port),
       HOST: '127.0.0.1',
