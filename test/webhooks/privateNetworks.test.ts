@@ -37,6 +37,10 @@ describe('private network policy', () => {
       'http://100.64.0.1/hook',
       'http://[fd00::1]/hook',
       'http://[fe80::1]/hook',
+      // IPv4-translated, local-use NAT64 and Teredo forms (issue 16).
+      'http://[::ffff:0:a9fe:a9fe]/latest/meta-data',
+      'http://[64:ff9b:1::a00:1]/hook',
+      'http://[2001:0:a9fe:a9fe::1]/hook',
     ]) {
       const res = await api.post('/webhook_endpoints', { url });
       expect(res.status, url).toBe(400);

@@ -10,7 +10,7 @@ export type AddressClass =
   | 'public'
   | 'unspecified' // 0.0.0.0/8, ::
   | 'loopback' // 127/8, ::1
-  | 'private' // 10/8, 172.16/12, 192.168/16
+  | 'private' // 10/8, 172.16/12, 192.168/16; ::ffff:0:0/96, 64:ff9b:1::/48, 2001::/32 (translators, tunnels)
   | 'shared' // 100.64/10 (carrier-grade NAT)
   | 'link_local' // 169.254/16, fe80::/10
   | 'unique_local' // fc00::/7
@@ -106,6 +106,15 @@ function classifyIPv6Groups(g: number[]): AddressClass {
     // ::ffff:a.b.c.d (IPv4-mapped) and the deprecated ::a.b.c.d (IPv4-compatible) reach IPv4 hosts.
     if (g5 === 0xffff || g5 === 0) return classifyIPv4Number(embedded);
   }
+  // ::ffff:0:a.b.c.d (IPv4-translated, SIIT, RFC 2765) goes through a translator of the local network,
+  // whatever IPv4 address it embeds.
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) return 'private';
+  // 64:ff9b:1::/48 (local-use NAT64, RFC 8215): the operator's own translator, and the IPv4 address can
+  // sit at any of several offsets, so the whole prefix is private.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0x0001) return 'private';
+  // 2001::/32 (Teredo): a tunnel whose server and client IPv4 addresses (the client's obfuscated) are
+  // embedded; the far end is whatever the relay decides, so never a checked public destination.
+  if (g0 === 0x2001 && g1 === 0x0000) return 'private';
   // 64:ff9b::/96 (NAT64) also embeds an IPv4 destination.
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return classifyIPv4Number(embedded);
   // 2002::/16 (6to4) embeds the IPv4 gateway in groups 1-2.

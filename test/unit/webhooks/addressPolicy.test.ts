@@ -38,6 +38,19 @@ describe('classifyAddress', () => {
     ['0:0:0:0:0:ffff:192.168.0.1', 'private'],
     ['::127.0.0.1', 'loopback'],
     ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    // IPv4-translated (::ffff:0:0/96), local-use NAT64 (64:ff9b:1::/48) and Teredo (2001::/32): private
+    // whatever they embed.
+    ['::ffff:0:127.0.0.1', 'private'],
+    ['::ffff:0:8.8.8.8', 'private'],
+    ['0:0:0:0:ffff:0:a00:1', 'private'],
+    ['64:ff9b:1::10.0.0.1', 'private'],
+    ['64:ff9b:1:ffff::1', 'private'],
+    ['64:ff9b:1::8.8.8.8', 'private'],
+    ['64:ff9b:2::1', 'public'],
+    ['2001::1', 'private'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'private'],
+    ['2001:1::1', 'public'],
     ['2002:7f00:1::', 'loopback'],
     ['fc00::1', 'unique_local'],
     ['fd12:3456:789a::1', 'unique_local'],
@@ -61,7 +74,10 @@ describe('classifyAddress', () => {
   it('forbids everything that is not a public unicast address', () => {
     expect(isForbiddenAddress('8.8.8.8')).toBe(false);
     expect(isForbiddenAddress('2001:4860:4860::8888')).toBe(false);
-    for (const a of ['127.0.0.1', '::1', '::', '0.0.0.0', '10.0.0.1', '::ffff:192.168.0.1', 'fd00::1', 'fe80::1', '100.64.1.1', 'garbage']) {
+    for (const a of [
+      '127.0.0.1', '::1', '::', '0.0.0.0', '10.0.0.1', '::ffff:192.168.0.1', 'fd00::1', 'fe80::1', '100.64.1.1', 'garbage',
+      '::ffff:0:169.254.169.254', '64:ff9b:1::a9fe:a9fe', '2001:0:a9fe:a9fe::1',
+    ]) {
       expect(isForbiddenAddress(a)).toBe(true);
     }
   });
