@@ -136,7 +136,7 @@ export class Collection {
    * in one pass: cheaper than keeping every index ordered through hundreds of thousands of inserts.
    */
   loadPut(idKey: string, bytes: Uint8Array): void {
-    this.docs.put(idKey, bytes);
+    this.docs.adopt(idKey, bytes);
   }
 
   loadDelete(id: string): void {
@@ -154,6 +154,7 @@ export class Collection {
    */
   finishLoad(): Array<{ index: string; error: string }> {
     const dropped: Array<{ index: string; error: string }> = [];
+    this.docs.endLoad();
     // The _id index is built from the documents on first need (see Index).
     const building = [...this.indexes.values()].filter((idx) => !idx.isId);
     if (building.length === 0) return dropped;

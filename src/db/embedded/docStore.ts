@@ -57,7 +57,15 @@ export class DocStore {
   private nextSlot = 0;
   private slabs: Array<Buffer | undefined> = [];
   private slabLive: number[] = [];
+  /** Bytes appended (own slabs) or adopted (external slabs). */
   private slabUsed: number[] = [];
+  /**
+   * External slabs are files read at start-up (snapshot, journals): their documents are adopted
+   * where they lie instead of being copied, and the records around them are not [slot][document].
+   */
+  private external: boolean[] = [];
+  /** While loading: the slab of each file buffer documents were adopted from. */
+  private adopted = new Map<ArrayBufferLike, number>();
   private freeSlabs: number[] = [];
   /** The slab being appended to, or NO_SLAB. */
   private current = NO_SLAB;
@@ -135,6 +143,42 @@ export class DocStore {
     this.maybeCompact();
   }
 
+  /**
+   * Start-up: stores a document whose bytes lie in a file buffer read by the journal, without a copy.
+   * The buffer stays in memory while any of its documents is current; compaction moves them out once
+   * most of them have been replaced.
+   */
+  adopt(id: string, bytes: Uint8Array): void {
+    let s = this.adopted.get(bytes.buffer);
+    if (s === undefined) {
+      s = this.freeSlabs.pop() ?? this.slabs.length;
+      this.slabs[s] = Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength);
+      this.slabLive[s] = 0;
+      this.slabUsed[s] = 0;
+      this.external[s] = true;
+      this.adopted.set(bytes.buffer, s);
+    }
+    let slot = this.slots.get(id);
+    if (slot !== undefined) this.release(slot);
+    else {
+      slot = this.freeSlots.pop() ?? this.newSlot();
+      this.slots.set(id, slot);
+    }
+    const len = bytes.length;
+    this.slabUsed[s]! += len;
+    this.slabLive[s]! += len;
+    this.liveBytes += len;
+    this.totalBytes += len;
+    this.slotSlab[slot] = s;
+    this.slotOff[slot] = bytes.byteOffset;
+    this.decoded.delete(id);
+  }
+
+  /** Start-up is over: forget which file buffers were adopted (their slabs stay). */
+  endLoad(): void {
+    this.adopted.clear();
+  }
+
   delete(id: string): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
@@ -153,6 +197,8 @@ export class DocStore {
     this.slabs = [];
     this.slabLive = [];
     this.slabUsed = [];
+    this.external = [];
+    this.adopted.clear();
     this.freeSlabs = [];
     this.freeSlots = [];
     this.nextSlot = 0;
@@ -184,10 +230,11 @@ export class DocStore {
   private release(slot: number): void {
     const s = this.slotSlab[slot]!;
     if (s === NO_SLAB) return;
-    const len = this.slabs[s]!.readInt32LE(this.slotOff[slot]!) + 4;
+    const len = this.slabs[s]!.readInt32LE(this.slotOff[slot]!) + (this.external[s] ? 0 : 4);
     this.slabLive[s]! -= len;
     this.liveBytes -= len;
-    if (this.slabLive[s] === 0 && s !== this.current) this.dropSlab(s);
+    // An adopted file buffer may still receive documents while loading.
+    if (this.slabLive[s] === 0 && s !== this.current && !(this.external[s] && this.adopted.size > 0)) this.dropSlab(s);
   }
 
   private write(slot: number, bytes: Uint8Array): void {
@@ -213,12 +260,14 @@ export class DocStore {
     this.slabs[s] = slab;
     this.slabLive[s] = 0;
     this.slabUsed[s] = 0;
+    this.external[s] = false;
     this.totalBytes += bytes;
     return s;
   }
 
   private dropSlab(s: number): void {
-    this.totalBytes -= this.slabs[s]!.length;
+    this.totalBytes -= this.external[s] ? this.slabUsed[s]! : this.slabs[s]!.length;
+    if (this.external[s]) for (const [buf, slab] of this.adopted) if (slab === s) this.adopted.delete(buf);
     this.slabs[s] = undefined;
     this.slabLive[s] = 0;
     this.slabUsed[s] = 0;
@@ -234,12 +283,17 @@ export class DocStore {
    * all dead (released without a copy) or nearly all live, so compaction copies little.
    */
   private maybeCompact(): void {
+    if (this.adopted.size > 0) return; // loading: file buffers are still being adopted
     if (this.totalBytes < 4 * SLAB_BYTES || this.liveBytes * 4 > this.totalBytes * 3) return;
     // A pass that found little to move is not repeated until another slab's worth has died.
     if (this.totalBytes - this.liveBytes < this.deadAfterPass + SLAB_BYTES) return;
     for (let s = 0; s < this.slabs.length; s++) {
       const slab = this.slabs[s];
       if (!slab || s === this.current || this.slabLive[s]! * 5 > this.slabUsed[s]! * 3) continue;
+      if (this.external[s]) {
+        this.moveAdopted(s);
+        continue;
+      }
       const used = this.slabUsed[s]!;
       let at = 0;
       while (at < used) {
@@ -256,5 +310,19 @@ export class DocStore {
       this.dropSlab(s);
     }
     this.deadAfterPass = this.totalBytes - this.liveBytes;
+  }
+
+  /** Copies the current documents of an external slab into own slabs and lets the file buffer go. */
+  private moveAdopted(s: number): void {
+    const slab = this.slabs[s]!;
+    for (let slot = 0; slot < this.nextSlot; slot++) {
+      if (this.slotSlab[slot] !== s) continue;
+      const at = this.slotOff[slot]!;
+      const len = slab.readInt32LE(at);
+      this.slabLive[s]! -= len;
+      this.liveBytes -= len;
+      this.write(slot, slab.subarray(at, at + len));
+    }
+    this.dropSlab(s);
   }
 }
