@@ -464,7 +464,7 @@ export type Query = {
   webhookEndpoints: Array<WebhookEndpoint>;
   /** Events, newest first; `first` 1 to 100. Needs `events:read`. */
   events: EventConnection;
-  /** Requests made with the account's keys, newest first; `first` 1 to 100. Needs `logs:read`. */
+  /** Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100. Needs `logs:read`. */
   logs: Array<LogEntry>;
   /** The account's API keys, without secrets. Only the full secret key. */
   apiKeys: Array<ApiKey>;

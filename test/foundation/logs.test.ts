@@ -49,6 +49,41 @@ describe('GET /logs', () => {
     expect(theirs.body.data.map((l: { request_id: string }) => l.request_id)).not.toContain(mine.headers.get('request-id'));
   });
 
+  it("lists only the calling key's requests, not the account's other keys' (REST and GraphQL)", async () => {
+    const acct = await createAccount(server.baseUrl);
+    const created = await acct.api.post('/api_keys', { name: 'reporting', permissions: ['logs:read'] });
+    expect(created.status).toBe(201);
+    const reporting = acct.api.withKey(created.body.secret);
+    // One request with the full secret key, one with the restricted key, before either lists.
+    const bySecretKey = await acct.api.get('/account');
+    const byRestricted = await reporting.get('/logs?limit=100');
+    const ids = (res: { body: { data: Array<{ request_id: string }> } }) => res.body.data.map((l) => l.request_id);
+
+    // Listing flushes this process's queued entries first, so no polling is needed here.
+    const restrictedView = await reporting.get('/logs?limit=100');
+    expect(restrictedView.status).toBe(200);
+    expect(ids(restrictedView)).toContain(byRestricted.headers.get('request-id'));
+    expect(ids(restrictedView)).not.toContain(bySecretKey.headers.get('request-id'));
+    expect(ids(restrictedView)).not.toContain(created.headers.get('request-id'));
+
+    const secretView = await acct.api.get('/logs?limit=100');
+    expect(ids(secretView)).toContain(bySecretKey.headers.get('request-id'));
+    expect(ids(secretView)).not.toContain(byRestricted.headers.get('request-id'));
+
+    // GraphQL's logs query goes through the same service.
+    const res = await fetch(`${server.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.body.secret}` },
+      body: JSON.stringify({ query: '{ logs(first: 100) { requestId } }' }),
+    });
+    const body = (await res.json()) as { data: { logs: Array<{ requestId: string }> }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    const gqlIds = body.data.logs.map((l) => l.requestId);
+    expect(gqlIds).toContain(byRestricted.headers.get('request-id'));
+    expect(gqlIds).not.toContain(bySecretKey.headers.get('request-id'));
+    expect(gqlIds).not.toContain(created.headers.get('request-id'));
+  });
+
   it('rejects limits outside 1..100 instead of clamping them', async () => {
     const acct = await createAccount(server.baseUrl);
     for (const limit of ['0', '101', 'abc']) {

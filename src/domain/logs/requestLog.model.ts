@@ -27,6 +27,7 @@ const requestLogSchema = new Schema<RequestLogRecord>(
   },
   { versionKey: false, collection: 'request_logs' },
 );
-requestLogSchema.index({ account_id: 1, created_at: -1 });
+// GET /logs lists one key's requests newest first (the account's other keys' are not the caller's).
+requestLogSchema.index({ account_id: 1, api_key_id: 1, created_at: -1 });
 
 export const RequestLogModel = mongoose.model<RequestLogRecord>('RequestLog', requestLogSchema);

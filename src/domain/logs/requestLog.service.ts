@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import { logger } from '../../logger';
+import type { ApiKeyRecord } from '../accounts/apiKey.model';
 import { RequestLogModel, type RequestLogRecord } from './requestLog.model';
 
 export interface LogEntryResource {
@@ -54,9 +55,14 @@ export async function flushRequestLogs(): Promise<void> {
   await Promise.all([...writing]);
 }
 
-export async function listRequestLogs(accountId: string, limit: number): Promise<RequestLogRecord[]> {
+/**
+ * The requests made with the caller's own key, newest first: the spec lists "log entries for requests
+ * made with the caller's key", so a restricted key never sees what the account's other keys did. The
+ * account stays in the filter as well (a key belongs to one account; this keeps the guard explicit).
+ */
+export async function listRequestLogs(callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>, limit: number): Promise<RequestLogRecord[]> {
   await flushRequestLogs();
-  return RequestLogModel.find({ account_id: accountId })
+  return RequestLogModel.find({ account_id: callerKey.account_id, api_key_id: callerKey._id })
     .sort({ created_at: -1 })
     .limit(limit)
     .lean<RequestLogRecord[]>();

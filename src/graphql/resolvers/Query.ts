@@ -71,7 +71,7 @@ export const Query: QueryResolvers = {
   },
   logs: async (_p, { first }, ctx) => {
     requireOperation(ctx, 'listLogs');
-    return (await listRequestLogs(ctx.actor.accountId, pageSize('logs', first, 20))).map(toLogEntryResource);
+    return (await listRequestLogs(ctx.key, pageSize('logs', first, 20))).map(toLogEntryResource);
   },
   apiKeys: async (_p, _a, ctx) => {
     requireOperation(ctx, 'listApiKeys');

@@ -4,6 +4,6 @@ import { defineRoute } from '../defineRoute';
 export const logRoutes = [
   defineRoute('listLogs', { permission: 'logs:read' }, async (ctx, { query }) => ({
     status: 200,
-    body: { object: 'list', data: (await listRequestLogs(ctx.actor.accountId, query.limit)).map(toLogEntryResource) },
+    body: { object: 'list', data: (await listRequestLogs(ctx.key, query.limit)).map(toLogEntryResource) },
   })),
 ];
