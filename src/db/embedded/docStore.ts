@@ -24,7 +24,8 @@ const BSON_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: fal
 const SLAB_BYTES = 256 * 1024;
 /** Documents larger than this get a slab of their own. */
 const LARGE_DOC = 64 * 1024;
-const DECODED_CACHE = 512;
+/** Enough for read-after-write of the documents a command touches; larger only churned the old generation. */
+const DECODED_CACHE = 64;
 const NO_SLAB = -1;
 
 export function encodeDoc(doc: Doc): Uint8Array {
