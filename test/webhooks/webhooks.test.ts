@@ -313,6 +313,52 @@ describe('secret rotation', () => {
     expect(verifyWebhookSignature(r2!.rawBody, header2, rotated.body.secret).id).toBe(ping2.event_id);
     expect(() => verifyWebhookSignature(r2!.rawBody, header2, endpoint.secret)).toThrow(WebhookSignatureError);
   });
+
+  /** The signature header of a fresh test.ping to the endpoint, with its body and `v1=` values. */
+  async function pingSignature(endpointId: string) {
+    const ping = (await account.api.post(`/webhook_endpoints/${endpointId}/test`)).body;
+    const [req] = await receiver.waitFor(forEvent(ping.event_id));
+    const header = String(req!.headers['service-signature']);
+    const t = /^t=(\d+)/.exec(header)?.[1];
+    const signedWith = (secret: string) => createHmac('sha256', secret).update(`${t}.${req!.rawBody}`).digest('hex');
+    return { header, body: req!.rawBody, v1: [...header.matchAll(/v1=([0-9a-f]{64})/g)].map((m) => m[1]), signedWith };
+  }
+
+  it('a second rotation within 24 h signs with the new secret and the one before it only (two v1= values)', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('rotate-twice'));
+    const first = (await api.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`)).body.secret as string;
+    await advance(api, 3600);
+    const second = (await api.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`)).body.secret as string;
+
+    const sig = await pingSignature(endpoint.id);
+    // The contract's header pattern: at most two v1= values.
+    expect(sig.header).toMatch(/^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$/);
+    expect(sig.v1).toEqual([sig.signedWith(second), sig.signedWith(first)]);
+    expect(() => verifyWebhookSignature(sig.body, sig.header, endpoint.secret)).toThrow(WebhookSignatureError);
+
+    // The previous secret signs for 24 h from the rotation that made it previous, then only the new one.
+    await advance(api, 24 * 3600 - 60);
+    expect((await pingSignature(endpoint.id)).v1).toHaveLength(2);
+    await advance(api, 61);
+    const after = await pingSignature(endpoint.id);
+    expect(after.v1).toEqual([after.signedWith(second)]);
+  });
+
+  it('two concurrent rotations both keep their secret: the later one current, the earlier one previous', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('rotate-concurrent'));
+    const [a, b] = await Promise.all([
+      api.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`),
+      api.post(`/webhook_endpoints/${endpoint.id}/rotate_secret`),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const sig = await pingSignature(endpoint.id);
+    // Whichever was applied last signs first; each caller's secret verifies, the original does not.
+    expect(sig.v1).toHaveLength(2);
+    expect(new Set(sig.v1)).toEqual(new Set([sig.signedWith(a.body.secret), sig.signedWith(b.body.secret)]));
+    expect(() => verifyWebhookSignature(sig.body, sig.header, endpoint.secret)).toThrow(WebhookSignatureError);
+  });
 });
 
 describe('a payment life, end to end', () => {

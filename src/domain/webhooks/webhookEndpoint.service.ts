@@ -63,28 +63,55 @@ export async function deleteWebhookEndpoint(accountId: string, id: string): Prom
 }
 
 /**
- * New secret first; the previous current secret keeps signing for 24 h (two `v1=` values). Secrets
- * that have already expired are dropped.
+ * New secret first; the secret that was current until now keeps signing for 24 h (account clock), so
+ * the header carries two `v1=` values: the new and the one before it, never more (the contract's
+ * header pattern allows two, and receivers following it reject a third). Older secrets are dropped,
+ * even when a second rotation comes within the 24 h.
+ *
+ * One pipeline update computes the new list from the stored one, so two concurrent rotations cannot
+ * both start from the same list and lose a secret that was already returned to a caller: the later
+ * one keeps the earlier one's secret as its previous.
  */
 export async function rotateWebhookSecret(accountId: string, id: string): Promise<WebhookEndpointResource> {
   const now = await nowForAccount(accountId);
-  const current = await getWebhookEndpointRecord(accountId, id);
   const secret = newSecret();
-  const kept = current.secrets
-    .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
-    .map((s) => ({ ...s, expires_at: s.expires_at ?? new Date(now.getTime() + ROTATION_OVERLAP_MS) }));
+  const previousUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   const updated = await WebhookEndpointModel.findOneAndUpdate(
     { _id: id, account_id: accountId },
-    { $set: { secrets: [{ value: secret, created_at: now, expires_at: null }, ...kept] } },
-    { returnDocument: 'after', lean: true },
+    [
+      {
+        $set: {
+          secrets: {
+            $concatArrays: [
+              [{ value: { $literal: secret }, created_at: { $literal: now }, expires_at: null }],
+              {
+                $map: {
+                  // The current secret (the only one without an expiry) becomes the previous one.
+                  input: { $filter: { input: '$secrets', as: 's', cond: { $eq: ['$$s.expires_at', null] } } },
+                  as: 's',
+                  in: { value: '$$s.value', created_at: '$$s.created_at', expires_at: { $literal: previousUntil } },
+                },
+              },
+            ],
+          },
+        },
+      },
+    ],
+    { returnDocument: 'after', lean: true, updatePipeline: true },
   );
   if (!updated) throw ApiError.notFound('webhook endpoint', id);
   return { ...toWebhookEndpointResource(updated), secret };
 }
 
-/** Secrets that sign at account time `at`, newest first. */
+/**
+ * Secrets that sign at account time `at`, newest first: the current one and, for 24 h after a
+ * rotation, the one before it. At most two, also for endpoints stored before rotation kept only two.
+ */
 export function activeSecrets(endpoint: Pick<WebhookEndpointRecord, 'secrets'>, at: Date): string[] {
-  return endpoint.secrets.filter((s) => s.expires_at === null || new Date(s.expires_at).getTime() > at.getTime()).map((s) => s.value);
+  return endpoint.secrets
+    .filter((s) => s.expires_at === null || new Date(s.expires_at).getTime() > at.getTime())
+    .slice(0, 2)
+    .map((s) => s.value);
 }
 
 const TEST_MESSAGE_PREFIX = 'Test event from the payment gateway sandbox to webhook endpoint ';
