@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from './errorHandler';
 import { authenticate } from '../domain/accounts/apiKey.service';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { requestContext } from './requestContext';
+import { securityHeaders } from './securityHeaders';
 import { allRoutes } from './routes';
 import { getOperation } from './generatedContract';
 import { systemRoutes } from './system.routes';
@@ -20,6 +21,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(securityHeaders);
   app.use(requestContext);
 
   const routerOptions = { caseSensitive: true, strict: false };
