@@ -185,6 +185,19 @@ describe('the claim is given back when its payment cannot succeed any more', () 
   });
 });
 
+describe('sessions stored before claims existed', () => {
+  it('have no claim fields; a missing field reads as unclaimed, and the race still has one winner', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const s = await createSession(api, { amount: 3000 });
+    await CheckoutSessionModel.collection.updateOne(
+      { _id: s.id as never },
+      { $unset: { active_payment_id: '', active_payment_claimed_at: '', claim_abandoned: '' } },
+    );
+    const winner = await race(api, s.id, { payment_method: 'multicaixa_reference' });
+    expect(await storedClaim(s.id)).toBe(winner.body.id);
+  });
+});
+
 describe('a claim left by a process that died between claiming and creating the payment', () => {
   const ghost = 'pay_000000000000000000ghost';
 
