@@ -6,14 +6,14 @@
  * its data directory and the time until it serves a known payment is taken, and counts are compared.
  *
  * Layout: the gateway in its own process with DATA_DIR set and no MONGODB_URI, i.e. the embedded
- * engine inside the gateway process, as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
+ * engine inside the gateway process, compiled (dist/main.js), as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
  * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../lib/api';
-import { rssBytes, TMP } from '../lib/processes';
+import { buildOnce, rssBytes, TMP } from '../lib/processes';
 import { startGatewayProcess, type Service } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
 
@@ -111,12 +111,14 @@ async function measure(step: number, accounts: Account[], base: string): Promise
   return rows;
 }
 
+/** The gateway as `npm start` runs it: compiled (dist/main.js, built once before the first start). */
 async function startGateway(dataDir: string): Promise<Service> {
-  return startGatewayProcess({ mongodbUri: '', profile: false, name: 'scale-gateway', env: { DATA_DIR: dataDir } });
+  return startGatewayProcess({ mongodbUri: '', profile: false, compiled: true, name: 'scale-gateway', env: { DATA_DIR: dataDir } });
 }
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-scale-'));
+  buildOnce();
   let gw = await startGateway(dataDir);
   const accounts: Account[] = [];
   for (const name of ['big', 'small']) {
