@@ -6,6 +6,7 @@ import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
 import { ROOT, spawnGateway, type GatewayProcess } from '../support/processes';
+import { newTimerRecord } from '../../src/jobs/timers/timer.model';
 
 /** The real gateway plus a `test.count` timer kind, for counting handler runs. */
 const COUNTING_ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');
@@ -121,6 +122,34 @@ describe('two gateway processes on one database', () => {
       expect(new Set(runs.map((r) => r.pid)).size).toBe(2);
       // None ran before it was due.
       for (const r of runs) expect(new Date(r.at).getTime()).toBeGreaterThanOrEqual(fireAt);
+    } finally {
+      await conn.close();
+    }
+  });
+  it('concurrent clock advances of one account on both processes run one after the other (never 429)', async () => {
+    const account = await createAccount(a.url);
+    const viaA = account.api;
+    const viaB = new ApiClient(b.url, account.sk);
+    const conn = await mongoose.createConnection(engine.uri).asPromise();
+    try {
+      // Fresh account, offset 0: account time = real time. The first timer keeps whichever advance
+      // fires it busy for a while; the second is due only inside the span of the second advance.
+      const now = Date.now();
+      const timer = (n: number, dueInMs: number, sleepMs: number) =>
+        newTimerRecord({ id: `tmr_clock${account.id.slice(5)}${n}`, accountId: account.id, kind: 'test.count', refId: `clock_${n}`, payload: { sleep_ms: sleepMs }, dueAt: new Date(now + dueInMs), fireAt: now + dueInMs, offsetMs: 0 });
+      const docs = [timer(1, 30_000, 1_500), timer(2, 90_000, 0)];
+      await conn.collection('timers').insertMany(docs as any[]);
+
+      const answers = await Promise.all([viaA.post('/sandbox/clock/advance', { seconds: 60 }), viaB.post('/sandbox/clock/advance', { seconds: 60 })]);
+      expect(answers.map((r) => r.status), answers.map((r) => r.text).join('\n')).toEqual([200, 200]);
+      expect(answers.map((r) => r.body.offset_seconds).sort((x, y) => x - y)).toEqual([60, 120]);
+      // Serialized: the second advance started from the first one's clock, so its span reached the
+      // timer due at +90 s and fired it before answering (no waiting here).
+      const fired = await conn.collection('timers').find({ _id: { $in: docs.map((d) => d._id) as any[] } }).toArray();
+      expect(fired.map((t) => [t.state, t.attempts])).toEqual([['done', 1], ['done', 1]]);
+      expect(await conn.collection('timer_test_runs').countDocuments({ timer_id: { $in: docs.map((d) => d._id) } })).toBe(2);
+      expect((await viaB.get('/sandbox/clock')).body.offset_seconds).toBe(120);
+      expect(await conn.collection('sandbox_clock_locks').findOne({ _id: account.id as any })).toBeNull();
     } finally {
       await conn.close();
     }
