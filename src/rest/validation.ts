@@ -33,8 +33,10 @@ export function validateRequestPart<T = unknown>(operationId: OperationId, part:
   const name = (op.validators as Partial<Record<RequestPart, string>>)[part];
   if (!name) return data as T;
   const validate: ValidatorFn = getValidator(part === 'body' ? 'requests' : 'params', name);
+  // The params validators coerce in place: keep what the client sent to check how numbers were spelled.
+  const sent = part !== 'body' && data && typeof data === 'object' ? { ...(data as Record<string, unknown>) } : undefined;
   if (validate(data)) {
-    if (part !== 'body') rejectNonFinite(part, data);
+    if (sent) rejectCoercedNumbers(part, sent, data as Record<string, unknown>);
     return data as T;
   }
   const err = (validate.errors?.[0] ?? { instancePath: '', keyword: 'unknown', params: {} }) as AjvErrorLike;
@@ -42,14 +44,21 @@ export function validateRequestPart<T = unknown>(operationId: OperationId, part:
 }
 
 /**
- * AJV's type coercion (params, query, headers) turns "Infinity" and "1e400" into Infinity and then
- * skips the range checks, which only apply to finite numbers; `?limit=Infinity` would list everything.
+ * AJV's type coercion (params, query, headers) goes through Number(): it accepts `1e2`, `0x10`, `+5`,
+ * `5.0`, ` 5` and `Infinity` (which then skips the range checks: `?limit=Infinity` would list
+ * everything). The contract decisions allow plain decimal digits only, never coerced: every value the
+ * validator turned into a number must have been sent as digits. Values it filled in as defaults were
+ * not sent and are not checked. (Every number the contract takes outside a body is an integer.)
  */
-function rejectNonFinite(part: RequestPart, data: unknown): void {
-  if (!data || typeof data !== 'object') return;
-  for (const [key, value] of Object.entries(data)) {
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      throw ApiError.invalid(`Invalid ${PART_LABEL[part]} '${label(part, key)}': must be a finite number`);
+const PLAIN_DIGITS = /^[0-9]+$/;
+
+function rejectCoercedNumbers(part: RequestPart, sent: Record<string, unknown>, coerced: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(coerced)) {
+    if (typeof value !== 'number' || !(key in sent)) continue;
+    const raw = sent[key];
+    const plain = typeof raw === 'string' ? PLAIN_DIGITS.test(raw) : typeof raw === 'number' && Number.isSafeInteger(raw);
+    if (!plain || !Number.isSafeInteger(value)) {
+      throw ApiError.invalid(`Invalid ${PART_LABEL[part]} '${label(part, key)}': must be an integer written in plain decimal digits`);
     }
   }
 }

@@ -160,6 +160,9 @@ function checkResponse(op: OperationSpec, req: WireRequest, res: RawResponse): F
     }
   }
   if (req.invalid && res.status >= 200 && res.status < 300) add('invalid request accepted', `answered ${res.status} to a request the contract refuses`);
+  if (req.refusal && (res.status !== req.refusal.status || !res.text.includes(`"code":"${req.refusal.code}"`))) {
+    add('wrong refusal', `expected ${req.refusal.status} ${req.refusal.code}`);
+  }
 
   const pathname = req.path.split('?')[0]!;
   if (pathname.startsWith('/v1/') && res.status < 500) {
@@ -264,6 +267,10 @@ describe(`fuzz (seed ${SEED})`, () => {
 
   it('never accepted a request the contract refuses', () => {
     expect(report(['invalid request accepted'])).toBe('');
+  });
+
+  it('refused malformed integer query parameters (1e2, 0x10, +5, 5.0, " 5"…) with 400 invalid_request', () => {
+    expect(report(['wrong refusal'])).toBe('');
   });
 
   it('answered only with statuses and bodies that openapi.yaml declares', () => {

@@ -17,6 +17,8 @@ export interface WireRequest {
   body?: Buffer;
   /** The contract refuses this request: a 2xx answer is a bug. */
   invalid: boolean;
+  /** The exact refusal the contract prescribes, when there is only one (status and error code). */
+  refusal?: { status: number; code: string };
 }
 
 type Path = Array<string | number>;
@@ -71,8 +73,8 @@ export function buildRequest(index: number, contract: Contract, op: OperationSpe
   const draft: Draft = { ...validRequest(contract, op, fx, rng), raws: new Map() };
   const applicable = MUTATIONS.filter(([, m]) => m.applies(op, draft));
   const [name, mutation] = rng.weighted(applicable.map((entry) => [entry, entry[1].weight] as const));
-  const { detail, invalid } = mutation.apply(draft, { op, contract, fx, rng });
-  return serialize(index, op, name, detail, invalid, draft);
+  const { detail, invalid, refusal } = mutation.apply(draft, { op, contract, fx, rng });
+  return { ...serialize(index, op, name, detail, invalid, draft), ...(refusal ? { refusal } : {}) };
 }
 
 interface Ctx {
@@ -84,7 +86,7 @@ interface Ctx {
 interface Mutation {
   weight: number;
   applies(op: OperationSpec, d: Draft): boolean;
-  apply(d: Draft, ctx: Ctx): { detail: string; invalid: boolean };
+  apply(d: Draft, ctx: Ctx): { detail: string; invalid: boolean; refusal?: WireRequest['refusal'] };
 }
 
 const hasBody = (op: OperationSpec) => !!op.body;
@@ -518,12 +520,16 @@ const MUTATIONS: Array<[string, Mutation]> = [
           const prm = rng.pick(declared);
           const [value, invalid] = rng.pick<[string, boolean]>(
             prm.schema.type === 'integer'
-              ? [['0', true], ['-1', true], [String((prm.schema.maximum ?? 100) + 1), true], ['abc', true], ['1.5', true], ['', true], ['1e2', false], ['0x10', false], ['Infinity', true], ['99999999999999999999', true], ['%00', true], ['1&limit=2', true], ['%20%201', false]]
+              ? [['0', true], ['-1', true], [String((prm.schema.maximum ?? 100) + 1), true], ['abc', true], ['1.5', true], ['', true], ['Infinity', true], ['99999999999999999999', true], ['%00', true], ['1&limit=2', true], ['05', false],
+                  // Spellings Number() reads but the contract refuses (plain decimal digits only): never coerced.
+                  ['1e2', true], ['1E1', true], ['0x10', true], ['0b11', true], ['0o7', true], ['%2B5', true], ['+5', true], ['5.0', true], ['%205', true], ['%20%201', true], ['5%20', true], ['%EF%BC%95', true]]
               : [['bogus', prm.name === 'status'], ['', true], ['x'.repeat(129), true], ['%00', false], [encodeURIComponent('{"$gt":""}'), prm.name === 'status'], ['succeeded', prm.name === 'status'], [`${'a'.repeat(40)}%ff`, prm.name === 'status']],
           );
           d.rawQuery = `${encodeURIComponent(prm.name)}=${value}`;
-          // `1e2` is coerced to 100 and valid for limits; "%20%201" is " 1" which the coercion accepts.
-          return { detail: `${prm.name}=${value.slice(0, 60)}`, invalid };
+          // `+5` unencoded is " 5" once decoded (a `+` in a query is a space); `05` is plain digits.
+          // A refused integer on an otherwise valid request is exactly 400 invalid_request.
+          const refusal = invalid && prm.schema.type === 'integer' ? { status: 400, code: 'invalid_request' } : undefined;
+          return { detail: `${prm.name}=${value.slice(0, 60)}`, invalid, refusal };
         }
         const raw = rng.pick(['__proto__=1', 'constructor=x', 'limit[]=1', 'limit[$gt]=1', 'a=%E0%A4%A', 'x=' + 'y'.repeat(6000), '%00=%00', '&&&', '=1', 'unknown=1']);
         d.rawQuery = raw;
