@@ -1,6 +1,6 @@
 import { Binary, Decimal128, Long, ObjectId, Timestamp, deserialize, serialize } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { FieldPicker, arrayOfRaw, embeddedDoc, serializeWithRaw } from '../../src/db/embedded/bsonRaw';
+import { FieldPicker, arrayOfRaw, readPutOp, serializeWithRaw } from '../../src/db/embedded/bsonRaw';
 
 const OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 
@@ -46,8 +46,11 @@ describe('raw BSON helpers', () => {
   it('writes stored documents into records without re-encoding, and finds them again', () => {
     const op = serializeWithRaw({ o: 'put', db: 'x', c: 'y' }, [['doc', bytes]]);
     expect(deserialize(op, OPTS)).toEqual({ o: 'put', db: 'x', c: 'y', doc: full });
-    expect(Buffer.from(embeddedDoc(op, 'doc')!)).toEqual(Buffer.from(bytes));
-    expect(embeddedDoc(op, 'nope')).toBeUndefined();
+    const put = readPutOp(op)!;
+    expect([put.db, put.c]).toEqual(['x', 'y']);
+    expect(Buffer.from(put.doc)).toEqual(Buffer.from(bytes));
+    expect(readPutOp(serialize({ o: 'del', db: 'x', c: 'y', id: 1 }))).toBeUndefined();
+    expect(readPutOp(serialize({ o: 'put', db: 'x', c: 'y' }))).toBeUndefined();
     const record = arrayOfRaw('ops', [op, serialize({ o: 'del', id: 3 })]);
     expect(deserialize(record, OPTS)).toEqual({ ops: [{ o: 'put', db: 'x', c: 'y', doc: full }, { o: 'del', id: 3 }] });
   });

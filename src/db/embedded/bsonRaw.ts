@@ -138,25 +138,6 @@ function readValue(buf: Buffer, type: number, at: number, elemStart: number, ele
   return undefined;
 }
 
-/** The bytes of the embedded document `name` at the top level of the document at `offset`, if any. */
-export function embeddedDoc(buf: Uint8Array, name: string, offset = 0): Uint8Array | undefined {
-  const want = Buffer.from(name, 'utf8');
-  const end = offset + int32(buf, offset) - 1;
-  let p = offset + 4;
-  while (p < end) {
-    const type = buf[p++]!;
-    const nameStart = p;
-    while (buf[p] !== 0) p++;
-    const nameEnd = p++;
-    const size = valueSize(buf, type, p);
-    if (type === 0x03 && nameEnd - nameStart === want.length && want.every((b, i) => buf[nameStart + i] === b)) {
-      return buf.subarray(p, p + size);
-    }
-    p += size;
-  }
-  return undefined;
-}
-
 /**
  * Serialises `fields` and appends embedded documents given as BSON bytes (`raw`), in that order:
  * stored documents go into journal records and snapshots without a decode and re-encode.
@@ -209,4 +190,38 @@ export function arrayOfRaw(name: string, docs: Uint8Array[]): Uint8Array {
   out[w++] = 0;
   out[w] = 0;
   return out;
+}
+
+/**
+ * A journal put op `{ o: 'put', db, c, doc }` read in one walk: db and c decoded, doc left as bytes.
+ * Undefined for any other op (the caller decodes those whole: they hold no documents).
+ */
+export function readPutOp(bytes: Uint8Array): { db: string; c: string; doc: Uint8Array } | undefined {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const end = int32(buf, 0) - 1;
+  let isPut = false;
+  let db: string | undefined;
+  let c: string | undefined;
+  let doc: Uint8Array | undefined;
+  let p = 4;
+  while (p < end) {
+    const type = buf[p++]!;
+    const nameStart = p;
+    while (buf[p] !== 0) p++;
+    const nameLen = p++ - nameStart;
+    const size = valueSize(buf, type, p);
+    const n0 = buf[nameStart];
+    if (type === 0x02 && nameLen === 1 && n0 === 0x6f /* o */) {
+      isPut = int32(buf, p) === 4 && buf[p + 4] === 0x70 && buf[p + 5] === 0x75 && buf[p + 6] === 0x74; // "put"
+      if (!isPut) return undefined;
+    } else if (type === 0x02 && nameLen === 2 && n0 === 0x64 && buf[nameStart + 1] === 0x62 /* db */) {
+      db = buf.toString('utf8', p + 4, p + 4 + int32(buf, p) - 1);
+    } else if (type === 0x02 && nameLen === 1 && n0 === 0x63 /* c */) {
+      c = buf.toString('utf8', p + 4, p + 4 + int32(buf, p) - 1);
+    } else if (type === 0x03 && nameLen === 3 && n0 === 0x64 && buf[nameStart + 1] === 0x6f && buf[nameStart + 2] === 0x63 /* doc */) {
+      doc = buf.subarray(p, p + size);
+    }
+    p += size;
+  }
+  return isPut && db !== undefined && c !== undefined && doc ? { db, c, doc } : undefined;
 }

@@ -15,7 +15,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
-import { FieldPicker, arrayOfRaw, embeddedDoc, serializeWithRaw } from './bsonRaw';
+import { arrayOfRaw, readPutOp, serializeWithRaw } from './bsonRaw';
 import type { IndexSpec } from './indexes';
 import type { Doc } from './values';
 
@@ -46,6 +46,7 @@ const HEADER = 8;
 const SNAPSHOT = 'snapshot.bson';
 const SNAPSHOT_TMP = 'snapshot.tmp';
 const JOURNAL_RE = /^journal-(\d+)\.log$/;
+const OP_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 const RECORD_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, fieldsAsRaw: { ops: true } } as const;
 
 const crc32: (data: Uint8Array) => number =
@@ -80,16 +81,12 @@ function encodeOp(op: JournalOp): Uint8Array {
   return serializeWithRaw({ o: op.o, db: op.db, c: op.c }, [['doc', op.doc]]);
 }
 
-/** Every field of an op but a put's document, which stays bytes (see decodeOp). */
-const OP_FIELDS = new FieldPicker(['o', 'db', 'c', 'id', 'opts', 'uuid', 'spec', 'name']);
-
+/** A journal op; a put's document stays bytes (installed as stored, never decoded at start-up). */
 function decodeOp(raw: Uint8Array): JournalOp {
-  const op = OP_FIELDS.pick(raw) as JournalOp;
-  if (op.o === 'put') {
-    const doc = embeddedDoc(raw, 'doc');
-    if (!doc) throw new Error('journal put without a document');
-    op.doc = doc;
-  }
+  const put = readPutOp(raw);
+  if (put) return { o: 'put', ...put };
+  const op = deserialize(raw, OP_OPTS) as JournalOp;
+  if (op.o === 'put') throw new Error('journal put without a document');
   return op;
 }
 
