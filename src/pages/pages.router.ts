@@ -6,6 +6,7 @@ import { isApiError } from '../errors';
 import { logger } from '../logger';
 import { AccountModel } from '../domain/accounts/account.model';
 import { getPublicCheckoutSession } from '../domain/checkout/checkoutSession.service';
+import { nowForAccount } from '../domain/clock/clock';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
 import { configurePublicBaseUrl } from '../domain/links/publicUrls';
 import { ROOT } from '../paths';
@@ -117,6 +118,18 @@ export function createPagesRouter(config: Config): Router {
           html: renderMessagePage({
             title: 'This checkout session has expired',
             message: 'Checkout sessions can be paid for 30 minutes. Return to the shop to start again.',
+            links: [{ href: s.cancel_url, text: 'Return to the shop' }],
+          }),
+        };
+      }
+      if (s.expires_at.getTime() <= (await nowForAccount(s.account_id)).getTime()) {
+        // OPEN past its 30 minutes: it follows a reference payment started here, and takes no new one.
+        return {
+          status: 200,
+          html: renderMessagePage({
+            title: 'This checkout session is waiting for its reference payment',
+            message:
+              'A Multicaixa reference was issued for this order. Pay it at an ATM or in online banking before it expires; no new payment can be started here.',
             links: [{ href: s.cancel_url, text: 'Return to the shop' }],
           }),
         };

@@ -2,7 +2,9 @@ import { onEventStored, type StoredEvent } from '../events/event.hooks';
 import { registerOutbox } from '../events/outbox';
 import { registerTimerHandler } from '../../jobs/timers/timer.service';
 import { CheckoutSessionModel } from './checkoutSession.model';
-import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession, releaseCheckoutClaim } from './checkoutSession.service';
+import { nowForAccount } from '../clock/clock';
+import { releaseCheckoutClaim } from './checkoutClaim';
+import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';
 
 /**
  * Wires checkout sessions to the rest of the gateway, once per process, at start:
@@ -11,10 +13,12 @@ import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession, 
  *   which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
  *   so a crash between the payment succeeding and the session completing is repaired by the sweeper.
  * - release: a stored `payment.failed`, `payment.cancelled` or `payment.expired` of a session's payment
- *   gives back the session's claim (checkoutPayment.service.ts), conditional on the claim still naming
- *   that payment, so the customer can try again. Same at-least-once hooks, so a crash between the
- *   payment ending and the release is repaired the same way.
- * - expiry: the durable timer scheduled at creation moves OPEN → EXPIRED (sandbox clock aware).
+ *   gives back the session's claim (checkoutClaim.ts), conditional on the claim still naming that
+ *   payment, so the customer can try again; and a session past its 30 minutes, which was following
+ *   that payment, expires then (a reference that expires at +72 h ends its session with it). Same
+ *   at-least-once hooks, so a crash between the payment ending and the release is repaired the same way.
+ * - expiry: the durable timer scheduled at creation moves OPEN → EXPIRED (sandbox clock aware), unless
+ *   the session follows a PENDING reference payment (expireCheckoutSession).
  * - the session collection is an event outbox, swept like the payments one.
  */
 let registered = false;
@@ -50,6 +54,10 @@ export async function releaseSessionOnPaymentEnd(event: StoredEvent): Promise<vo
   const paymentId = event.data.id;
   if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
   await releaseCheckoutClaim(sessionId, paymentId);
+  // The later of the event's time and the account's clock: during a clock advance the event is dated at
+  // its timer's due time, ahead of the clock; a hook that runs late is behind the clock.
+  const now = new Date(Math.max(event.createdAt.getTime(), (await nowForAccount(event.accountId)).getTime()));
+  await expireCheckoutSession(sessionId, now);
 }
 
 /** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */

@@ -2,23 +2,12 @@ import { ApiError, isApiError } from '../../errors';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/clock';
 import { checkOfferedMethod, type PublicPaymentInput } from '../links/linkPayment.service';
-import { PaymentModel, type PaymentRecord } from '../payments/payment.model';
 import { cancelPaymentIntent, createPaymentIntent } from '../payments/payment.service';
 import { toPublicPaymentView, type PublicPaymentView } from '../payments/payment.serializer';
-import { PAID_STATUSES, type PaymentStatus } from '../payments/payment.states';
 import { validateCreateInput, type CreatePaymentIntentInput } from '../payments/payment.validation';
 import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSession.model';
-import { expireCheckoutSession, getPublicCheckoutSession, releaseCheckoutClaim } from './checkoutSession.service';
-
-/**
- * A claim whose payment does not exist after this long was left by a process that died between the
- * claim and the payment's insert (a live one takes milliseconds). Wall-clock time: it measures a
- * process's work, which a sandbox clock advance does not speed up.
- */
-export const CLAIM_STALE_MS = 30_000;
-
-/** Unpaid and unable to become paid: their claim can be given back. */
-const ENDED_UNPAID: readonly PaymentStatus[] = ['FAILED', 'CANCELLED', 'EXPIRED'];
+import { inspectClaim, releaseCheckoutClaim } from './checkoutClaim';
+import { expireCheckoutSession, getPublicCheckoutSession } from './checkoutSession.service';
 
 /**
  * A payment on a checkout page: one session, at most one charge.
@@ -30,7 +19,9 @@ const ENDED_UNPAID: readonly PaymentStatus[] = ['FAILED', 'CANCELLED', 'EXPIRED'
  * is given back when its payment fails, is cancelled or expires (the `checkout.release` event hook,
  * checkoutLifecycle.ts); a payment that succeeds completes the session and keeps it. Whoever finds the
  * session claimed by a payment that has already ended gives the claim back itself, so a customer retrying
- * after a failure never waits for the hook.
+ * after a failure never waits for the hook. After its 30 minutes a session takes no new payment, also
+ * while it stays OPEN following a PENDING reference payment (contract decisions; the claim needs
+ * `expires_at` ahead).
  *
  * The intent carries the session's `merchant_reference` (so every payment.* event does) and
  * `metadata.checkout_session` = the session id (set by the payments core from `via`).
@@ -74,6 +65,12 @@ function inProgress(): ApiError {
   return ApiError.alreadyProcessed('A payment of this checkout session is already in progress; wait for its outcome');
 }
 
+function pastDeadline(): ApiError {
+  return ApiError.alreadyProcessed(
+    'This checkout session can no longer start a payment (30 minutes have passed); it waits for the outcome of its reference payment',
+  );
+}
+
 /** Takes the session for `paymentId`, or throws 409 saying why it cannot be paid now. */
 async function claimSession(session: CheckoutSessionRecord, paymentId: string): Promise<void> {
   // Each pass either claims, fails for good, or has just freed a claim that can never succeed: a
@@ -96,49 +93,17 @@ async function claimSession(session: CheckoutSessionRecord, paymentId: string): 
     if (!current) throw ApiError.notFound('checkout_session', session._id);
     if (current.status !== 'OPEN') throw notOpen(current.status);
     if (current.expires_at.getTime() <= now.getTime()) {
-      await expireCheckoutSession(session._id, now);
-      throw notOpen('EXPIRED');
+      // Past its 30 minutes: expired, or following the reference payment it holds; no new payment
+      // either way (contract decisions).
+      throw (await expireCheckoutSession(session._id, now)) ? notOpen('EXPIRED') : pastDeadline();
     }
     const holder = current.active_payment_id;
-    if (holder && !(await freeEndedClaim(current, holder))) throw inProgress();
+    if (!holder) continue;
+    const state = await inspectClaim(current, holder);
+    if (state === 'paid') throw ApiError.alreadyProcessed('This checkout session has already been paid');
+    if (state !== 'freed') throw inProgress();
   }
   throw inProgress();
-}
-
-/**
- * Gives back a claim whose payment can no longer be paid; false while it may still be (in flight,
- * paid but the session not completed yet, or not inserted yet by a live claimant).
- */
-async function freeEndedClaim(session: CheckoutSessionRecord, holder: string): Promise<boolean> {
-  const payment = await PaymentModel.findById(holder, { status: 1 }).lean<Pick<PaymentRecord, 'status'>>();
-  if (payment) {
-    if (PAID_STATUSES.includes(payment.status)) {
-      throw ApiError.alreadyProcessed('This checkout session has already been paid');
-    }
-    // FAILED, CANCELLED and EXPIRED are final, so this look is not a check-then-act race: the release
-    // hook would do the same, it just may not have run yet.
-    if (!ENDED_UNPAID.includes(payment.status)) return false;
-    await releaseCheckoutClaim(session._id, holder);
-    return true;
-  }
-  const claimedAt = session.active_payment_claimed_at ? new Date(session.active_payment_claimed_at).getTime() : 0;
-  if (Date.now() - claimedAt < CLAIM_STALE_MS) return false;
-  return repairAbandonedClaim(session._id, holder);
-}
-
-/**
- * A stale claim without a payment: its claimant most likely died before the insert, but may only have
- * stalled. Mark the claim abandoned first, then look for the payment; the claimant inserts first, then
- * looks at the mark (confirmClaim). Each pair of steps is ordered, so at least one side sees the other:
- * either this finds the payment and leaves the claim, or the claimant finds the mark (or the claim gone)
- * and cancels its own payment. Never two payments in flight, with no cross-document transaction.
- */
-async function repairAbandonedClaim(id: string, holder: string): Promise<boolean> {
-  const marked = await CheckoutSessionModel.updateOne({ _id: id, active_payment_id: holder }, { $set: { claim_abandoned: true } });
-  if (marked.matchedCount === 0) return true; // the claim changed meanwhile: try to claim again
-  if (await PaymentModel.exists({ _id: holder })) return false;
-  await releaseCheckoutClaim(id, holder);
-  return true;
 }
 
 /**
@@ -149,7 +114,14 @@ async function repairAbandonedClaim(id: string, holder: string): Promise<boolean
  */
 async function confirmClaim(session: CheckoutSessionRecord, paymentId: string): Promise<void> {
   const held = await CheckoutSessionModel.exists({ _id: session._id, active_payment_id: paymentId, claim_abandoned: { $ne: true } });
-  if (held) return;
+  if (held) {
+    // The session's expiry may have come while this payment was not inserted yet, and left the session
+    // to it (inspectClaim: `unsettled`): now that it is readable, let the expiry decide (a reference
+    // payment keeps the session; an express one does not).
+    const now = await nowForAccount(session.account_id);
+    if (session.expires_at.getTime() <= now.getTime()) await expireCheckoutSession(session._id, now);
+    return;
+  }
   try {
     await cancelPaymentIntent(session.account_id, paymentId);
   } catch (err) {

@@ -6,6 +6,7 @@ import { nextSequence } from '../events/sequence';
 import { resolveMethods } from '../links/methodSelection';
 import { publicBaseUrl } from '../links/publicUrls';
 import { cancelTimers, scheduleTimer } from '../../jobs/timers/timer.service';
+import { inspectClaim } from './checkoutClaim';
 import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSession.model';
 import { toCheckoutSessionResource } from './checkoutSession.serializer';
 
@@ -96,8 +97,8 @@ export async function getPublicCheckoutSession(id: string): Promise<CheckoutSess
 
 /**
  * An OPEN session past its expiry is EXPIRED even if its timer has not run yet (a busy or stopped timer
- * service must not let a customer pay a stale session). The write is the same conditional update the
- * timer makes, so the two agree.
+ * service must not let a customer pay a stale session), unless it follows a payment. The write is the
+ * one the timer makes (expireCheckoutSession), so the two agree.
  */
 async function settleExpiry(session: CheckoutSessionRecord): Promise<CheckoutSessionRecord> {
   if (session.status !== 'OPEN') return session;
@@ -108,13 +109,38 @@ async function settleExpiry(session: CheckoutSessionRecord): Promise<CheckoutSes
   return fresh ?? session;
 }
 
-/** OPEN → EXPIRED once due. Idempotent: does nothing when the session was completed or already expired. */
+/**
+ * OPEN → EXPIRED once due (30 min after creation, on the account's clock), except while the session
+ * follows a payment (contract decisions): a session whose reference payment is still PENDING does not
+ * expire at +30 min; it completes when that payment succeeds and expires when it ends unpaid (the
+ * `checkout.release` hook calls this again then). No new payment can be started on it meanwhile: the
+ * claim needs `expires_at` ahead (checkoutPayment.service.ts). A paid payment whose completion has not
+ * run yet holds it too: a paid session never ends EXPIRED. An express payment still in flight does not
+ * (the decisions name reference payments only): the session expires on time, as the specification's
+ * state table says.
+ *
+ * Every write is conditional on the session being OPEN and on the claim it looked at, so it never
+ * races the completion or a new claim. Idempotent. True when this call expired the session.
+ */
 export async function expireCheckoutSession(id: string, now: Date): Promise<boolean> {
-  const res = await CheckoutSessionModel.updateOne(
-    { _id: id, status: 'OPEN', expires_at: { $lte: now } },
-    { $set: { status: 'EXPIRED', updated_at: now } },
-  );
-  return res.modifiedCount === 1;
+  const due = { _id: id, status: 'OPEN' as const, expires_at: { $lte: now } };
+  const expire = { $set: { status: 'EXPIRED' as const, updated_at: now } };
+  // A pass either expires, finds a reason to leave the session, or has just given back a claim that
+  // could not be paid any more: a couple of passes suffice.
+  for (let pass = 0; pass < 3; pass++) {
+    const unclaimed = await CheckoutSessionModel.updateOne({ ...due, active_payment_id: null }, expire);
+    if (unclaimed.modifiedCount === 1) return true;
+    const current = await CheckoutSessionModel.findOne(due, { active_payment_id: 1, active_payment_claimed_at: 1 }).lean<CheckoutSessionRecord>();
+    if (!current) return false; // not OPEN any more, or not due
+    const holder = current.active_payment_id;
+    if (!holder) continue; // given back meanwhile
+    const state = await inspectClaim(current, holder);
+    if (state === 'freed') continue;
+    if (state !== 'in_flight') return false; // the session follows its payment
+    const claimed = await CheckoutSessionModel.updateOne({ ...due, active_payment_id: holder }, expire);
+    if (claimed.modifiedCount === 1) return true;
+  }
+  return false;
 }
 
 /**
@@ -140,18 +166,4 @@ export async function completeCheckoutSession(accountId: string, id: string, pay
   await dispatchOutbox(CheckoutSessionModel, id);
   await cancelTimers({ accountId, kind: CHECKOUT_EXPIRY_TIMER, refId: id });
   return true;
-}
-
-/**
- * Gives back a session's claim held by this payment (it failed, was cancelled or expired, or was never
- * created): conditional on the claim still naming it, so a late or repeated call (the release hook is
- * at-least-once) never frees a claim another payment has taken since. The status is left alone: an
- * EXPIRED or COMPLETED session stays so. True when this call released it.
- */
-export async function releaseCheckoutClaim(id: string, paymentId: string): Promise<boolean> {
-  const res = await CheckoutSessionModel.updateOne(
-    { _id: id, active_payment_id: paymentId },
-    { $set: { active_payment_id: null, active_payment_claimed_at: null, claim_abandoned: false } },
-  );
-  return res.modifiedCount === 1;
 }
