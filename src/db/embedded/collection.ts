@@ -13,6 +13,8 @@ import { Index, duplicateKeyError, type IndexEntry, type IndexSpec } from './ind
 import { canonicalKey, compareValues, type Doc } from './values';
 
 export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
+/** The _id index reads documents' _id only: built without decoding the rest. */
+const ID_FIELD = new FieldPicker(['_id']);
 
 export class Collection {
   private readonly docs = new DocStore();
@@ -26,7 +28,7 @@ export class Collection {
     uuid?: Binary,
   ) {
     this.uuid = uuid ?? new UUID();
-    this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs.entries()));
+    this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs.picked(ID_FIELD)));
   }
 
   get ns(): string {
@@ -161,9 +163,7 @@ export class Collection {
     const picker = new FieldPicker(building.flatMap((idx) => idx.topLevelFields()));
     const entries = building.map((): IndexEntry[] => []);
     const failed = new Map<Index, unknown>();
-    for (const id of this.docs.keys()) {
-      const r = this.docs.ref(id)!;
-      const fields = picker.pick(r.slab, r.offset);
+    for (const [id, fields] of this.docs.picked(picker)) {
       building.forEach((idx, i) => {
         if (failed.has(idx)) return;
         try {

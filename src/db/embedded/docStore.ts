@@ -130,6 +130,11 @@ export class DocStore {
     }
   }
 
+  /** Every document's id key with only the fields `picker` reads, decoded from the stored bytes. */
+  *picked(picker: { pick(bytes: Uint8Array, offset: number): Doc }): Generator<[string, Doc]> {
+    for (const [id, slot] of this.slots) yield [id, picker.pick(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!)];
+  }
+
   /** Stores a document's bytes under `id`; `doc` is its decoded form when the caller has it. */
   put(id: string, bytes: Uint8Array, doc?: Doc): void {
     let slot = this.slots.get(id);
