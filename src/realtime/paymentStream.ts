@@ -128,10 +128,15 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
   };
 }
 
-/** Which payments the public stream shows: those made through a payment link or a checkout session. */
+/**
+ * Which payments the public stream shows: those made through a payment link or a checkout session, as
+ * the gateway recorded when it created them (`payment_link_id` / `checkout_session_id`, set only by the
+ * pages). Never from `metadata`: API callers could store `payment_link` / `checkout_session` there
+ * before those keys were refused, and their payments stay private.
+ */
 export async function loadPublicStreamPayment(paymentId: string): Promise<{ accountId: string; intent: PaymentIntentResource }> {
   const rec = await findPaymentRecord(paymentId);
-  const viaPage = rec && (rec.payment_link_id || rec.checkout_session_id || rec.metadata?.payment_link || rec.metadata?.checkout_session);
+  const viaPage = rec && (rec.payment_link_id || rec.checkout_session_id);
   if (!rec || !viaPage) throw ApiError.notFound('payment', paymentId);
   return { accountId: rec.account_id, intent: toPaymentIntentResource(rec) };
 }

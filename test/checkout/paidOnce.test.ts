@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
+import { PaymentModel } from '../../src/domain/payments/payment.model';
 import { createAccount } from '../support/accounts';
 import type { ApiClient, ApiResponse } from '../support/client';
 import type { TestServer } from '../support/server';
-import { createSession, expectError, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { accountEvents, createSession, expectError, startGatewayWithJobs, waitFor } from '../links/support/gateway';
 
 /**
  * A checkout session is paid at most once (issue 16): one payment in flight per session, claimed by a
@@ -211,5 +212,31 @@ describe('a claim left by a process that died between claiming and creating the 
     const winner = await race(api, s.id, { payment_method: 'multicaixa_reference' });
     expect(await storedClaim(s.id)).toBe(winner.body.id);
     expect(await sessionPayments(api, s.id)).toHaveLength(1);
+  });
+});
+
+describe('payments not made on the session page', () => {
+  it('an API payment whose stored metadata names the session (written before the API refused the key) neither completes nor touches it', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const s = await createSession(api, { amount: 9000 });
+    const res = await api.post(
+      '/payment_intents',
+      { amount: 9000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+      { idempotencyKey: `api-meta-${Date.now()}` },
+    );
+    expect(res.status, res.text).toBe(201);
+    // The API refuses metadata.checkout_session now: the old document is written directly.
+    await PaymentModel.collection.updateOne({ _id: res.body.id as never }, { $set: { 'metadata.checkout_session': s.id } });
+
+    await advance(api, 5);
+    const succeeded = (await api.get(`/payment_intents/${res.body.id}`)).body;
+    expect(succeeded).toMatchObject({ status: 'SUCCEEDED', metadata: { checkout_session: s.id } });
+    expect(await getSession(api, s.id)).toMatchObject({ status: 'OPEN', payment_intent: null });
+    expect((await accountEvents(api)).some((e) => e.type === 'checkout.session.completed')).toBe(false);
+
+    // The session is still the page's to pay.
+    const page = await race(api, s.id, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } });
+    await advance(api, 5);
+    expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: page.body.id });
   });
 });

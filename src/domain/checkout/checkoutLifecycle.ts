@@ -3,14 +3,15 @@ import { registerOutbox } from '../events/outbox';
 import { registerTimerHandler } from '../../jobs/timers/timer.service';
 import { CheckoutSessionModel } from './checkoutSession.model';
 import { nowForAccount } from '../clock/clock';
+import { PaymentModel, type PaymentRecord } from '../payments/payment.model';
 import { releaseCheckoutClaim } from './checkoutClaim';
 import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';
 
 /**
  * Wires checkout sessions to the rest of the gateway, once per process, at start:
- * - completion: the `onEventStored` hook sees every stored `payment.succeeded`; one whose intent carries
- *   `metadata.checkout_session` completes that session (idempotent conditional update OPEN → COMPLETED,
- *   which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
+ * - completion: the `onEventStored` hook sees every stored `payment.succeeded`; one whose intent was
+ *   made on a checkout page (`checkout_session_id`) completes that session (idempotent conditional
+ *   update OPEN → COMPLETED, which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
  *   so a crash between the payment succeeding and the session completing is repaired by the sweeper.
  * - release: a stored `payment.failed`, `payment.cancelled` or `payment.expired` of a session's payment
  *   gives back the session's claim (checkoutClaim.ts), conditional on the claim still naming that
@@ -39,25 +40,36 @@ const ENDED_UNPAID_EVENTS = new Set(['payment.failed', 'payment.cancelled', 'pay
 
 export async function completeSessionOnPayment(event: StoredEvent): Promise<void> {
   if (event.type !== 'payment.succeeded') return;
-  const metadata = event.data.metadata as Record<string, unknown> | undefined;
-  const sessionId = metadata?.checkout_session;
-  const paymentId = event.data.id;
-  if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
+  const page = await checkoutPaymentOf(event);
+  if (!page) return;
   // The event's time, not the wall clock: during a sandbox clock advance they differ.
-  await completeCheckoutSession(event.accountId, sessionId, paymentId, event.createdAt);
+  await completeCheckoutSession(event.accountId, page.sessionId, page.paymentId, event.createdAt);
 }
 
 export async function releaseSessionOnPaymentEnd(event: StoredEvent): Promise<void> {
   if (!ENDED_UNPAID_EVENTS.has(event.type)) return;
-  const metadata = event.data.metadata as Record<string, unknown> | undefined;
-  const sessionId = metadata?.checkout_session;
-  const paymentId = event.data.id;
-  if (typeof sessionId !== 'string' || typeof paymentId !== 'string') return;
-  await releaseCheckoutClaim(sessionId, paymentId);
+  const page = await checkoutPaymentOf(event);
+  if (!page) return;
+  await releaseCheckoutClaim(page.sessionId, page.paymentId);
   // The later of the event's time and the account's clock: during a clock advance the event is dated at
   // its timer's due time, ahead of the clock; a hook that runs late is behind the clock.
   const now = new Date(Math.max(event.createdAt.getTime(), (await nowForAccount(event.accountId)).getTime()));
-  await expireCheckoutSession(sessionId, now);
+  await expireCheckoutSession(page.sessionId, now);
+}
+
+/**
+ * The checkout session a payment event's payment was made on: its `checkout_session_id`, which only the
+ * checkout page sets, never a session its metadata merely names (API callers could store
+ * `metadata.checkout_session` before that key was refused, 144008c). Page payments carry the metadata
+ * too, so it spares the read for every other payment.
+ */
+async function checkoutPaymentOf(event: StoredEvent): Promise<{ sessionId: string; paymentId: string } | null> {
+  const metadata = event.data.metadata as Record<string, unknown> | undefined;
+  const named = metadata?.checkout_session;
+  const paymentId = event.data.id;
+  if (typeof named !== 'string' || typeof paymentId !== 'string') return null;
+  const payment = await PaymentModel.findById(paymentId, { checkout_session_id: 1 }).lean<Pick<PaymentRecord, 'checkout_session_id'>>();
+  return payment?.checkout_session_id === named ? { sessionId: named, paymentId } : null;
 }
 
 /** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */
