@@ -81,7 +81,8 @@ export interface paths {
          * @description Moves the caller's account clock forward by `seconds`. Every timer of that account due in that
          *     span (rail steps, refunds, webhook retries, reference and checkout expiry) fires, in due order,
          *     before the response returns; timestamps written afterwards use the account's clock. The clock
-         *     never moves backwards.
+         *     never moves backwards. Concurrent advances of one account (from any gateway instance) run one after
+         *     the other: the second waits for the first, then advances from where it left the clock.
          */
         post: operations["advanceSandboxClock"];
         delete?: never;
@@ -686,7 +687,8 @@ export interface paths {
          * Rotate an endpoint's signing secret
          * @description No body. Beyond the specification: generates a new `whsec_` secret and returns it (once). For 24 h
          *     the `Service-Signature` header carries two `v1=` values, the new secret's first and then the old
-         *     one's; receivers that verify either accept. After 24 h only the new secret signs.
+         *     one's; receivers that verify either accept. After 24 h only the new secret signs. A second rotation
+         *     within the 24 h keeps the new secret and the one it replaces (never more than two `v1=` values).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -724,7 +726,7 @@ export interface paths {
         };
         /**
          * List request logs
-         * @description Requests made with the caller's key, newest first.
+         * @description Requests made with the caller's key (not the account's other keys), newest first.
          */
         get: operations["listLogs"];
         put?: never;
@@ -1583,7 +1585,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `authentication_failed`: key missing, invalid or revoked. */
+        /**
+         * @description `authentication_failed`: key missing, invalid or revoked. Counted per client IP (the rate-limit
+         *     headers are that IP's; 429 beyond its limit).
+         */
         Unauthorized: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1742,9 +1747,9 @@ export interface components {
         InternalError: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-IfCounted"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-IfCounted"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-IfCounted"];
                 [name: string]: unknown;
             };
             content: {
@@ -1760,7 +1765,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `maintenance`: scheduled maintenance. Retry after `Retry-After` seconds. */
+        /**
+         * @description `maintenance`: scheduled maintenance. Retry after `Retry-After` seconds. Counted per client IP (the
+         *     rate-limit headers are that IP's; 429 beyond its limit).
+         */
         Maintenance: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -1798,7 +1806,8 @@ export interface components {
          */
         LastEventId: string;
         /**
-         * @description Number of intents to return, 1 to 500 (out of range is 400, not clamped).
+         * @description Number of intents to return, 1 to 500, in plain decimal digits (out of range, or written otherwise
+         *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
          * @example 25
          */
         PaymentIntentLimit: number;
@@ -1813,7 +1822,8 @@ export interface components {
          */
         StartingAfter: string;
         /**
-         * @description Number of items to return, 1 to 100 (out of range is 400, not clamped).
+         * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+         *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
          * @example 20
          */
         PageLimit: number;
@@ -1866,7 +1876,8 @@ export interface components {
          */
         "Request-Id": string;
         /**
-         * @description Requests allowed per rolling minute for this key (120), or per IP on public routes.
+         * @description Requests allowed per rolling minute for this key (120), or per client IP on public routes and on
+         *     answers no key counts (401, maintenance, unknown routes without a valid key).
          * @example 120
          */
         "X-RateLimit-Limit": number;
@@ -1880,6 +1891,21 @@ export interface components {
          * @example 60
          */
         "X-RateLimit-Reset": number;
+        /**
+         * @description As `X-RateLimit-Limit`; on a server fault, present only when the request was counted before it.
+         * @example 120
+         */
+        "X-RateLimit-Limit-IfCounted": number;
+        /**
+         * @description As `X-RateLimit-Remaining`; on a server fault, present only when the request was counted before it.
+         * @example 119
+         */
+        "X-RateLimit-Remaining-IfCounted": number;
+        /**
+         * @description As `X-RateLimit-Reset`; on a server fault, present only when the request was counted before it.
+         * @example 60
+         */
+        "X-RateLimit-Reset-IfCounted": number;
         /**
          * @description Seconds to wait before retrying.
          * @example 30
@@ -2367,7 +2393,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Number of intents to return, 1 to 500 (out of range is 400, not clamped).
+                 * @description Number of intents to return, 1 to 500, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
                  * @example 25
                  */
                 limit?: components["parameters"]["PaymentIntentLimit"];
@@ -3514,7 +3541,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Number of items to return, 1 to 100 (out of range is 400, not clamped).
+                 * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];
@@ -3567,7 +3595,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Number of items to return, 1 to 100 (out of range is 400, not clamped).
+                 * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];

@@ -5,7 +5,7 @@ import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
-import { applyRateLimit } from '../rest/rateLimit';
+import { applyRateLimit, countUnidentified } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
@@ -52,7 +52,9 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
     } catch (err) {
       let apiError: ApiError;
       if (isApiError(err)) {
-        apiError = err;
+        // A refusal before a key counted the request (401, maintenance): counted per client IP, as on
+        // REST, so that it carries X-RateLimit-* too.
+        apiError = await countUnidentified(err, req, res, config.publicRateLimitPerMinute);
       } else {
         logger.error({ err, requestId }, 'graphql: unhandled error before execution');
         apiError = new ApiError('internal_error', 'An internal error occurred.');

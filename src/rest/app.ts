@@ -1,9 +1,10 @@
-import express, { type Express, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { errorHandler, notFoundHandler } from './errorHandler';
-import { authenticate } from '../domain/accounts/apiKey.service';
+import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
+import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { bearerToken, toExpressHandler } from './pipeline';
+import { applyRateLimit, countUnidentified } from './rateLimit';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { allRoutes } from './routes';
@@ -47,11 +48,22 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // A doubled slash names no operation (the contract refuses it), but a router mounted on
   // /payment_intents would take `/payment_intents//` for its `/`: such paths go to the 404 below.
   v1.use((req, res, next) => (req.path.includes('//') ? next() : api(req, res, next)));
-  // An unknown /v1 route made with a valid key is still that account's request: identify the key so
-  // GET /logs shows it, then answer 404.
-  v1.use(async (req, res, next) => {
-    res.locals.auth = await authenticate(bearerToken(req)).catch(() => undefined);
-    next();
+  // An unknown /v1 route made with a valid key is still that account's request: it counts in the key's
+  // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
+  // counted per client IP below. Either way the answer is 404.
+  v1.use(async (req, res) => {
+    const auth = await authenticateAndCount(bearerToken(req), config.rateLimitPerMinute).catch(() => undefined);
+    if (auth) {
+      res.locals.auth = auth;
+      applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
+    }
+    throw new ApiError('resource_not_found', `Unrecognized request URL (${req.method} ${req.baseUrl}${req.path})`);
+  });
+  // Every /v1 answer carries X-RateLimit-*: the errors raised before a key or a public route counted
+  // the request (401, maintenance, unknown routes, undecodable paths) are counted per client IP here.
+  v1.use(async (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const apiError = toApiError(err, req, String(res.locals.requestId ?? ''));
+    next(await countUnidentified(apiError, req, res, config.publicRateLimitPerMinute));
   });
   app.use('/v1', v1);
   // After the API: its requests need not walk past the probes and docs.

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 
@@ -11,27 +11,31 @@ export function errorEnvelope(err: ApiError, requestId: string): ErrorEnvelope {
 }
 
 /**
- * The one place REST turns errors into responses. ApiErrors carry their own code and status; body
- * parser failures from Express are translated; anything else is an internal error whose details go
- * to the log, never to the client.
+ * What an error thrown while serving a REST request answers: ApiErrors carry their own code and
+ * status; body parser failures from Express are translated; anything else is an internal error whose
+ * details go to the log (here, once), never to the client.
  */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const requestId = String(res.locals.requestId ?? '');
-  let apiError: ApiError;
-  if (isApiError(err)) {
-    apiError = err;
-  } else if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.too.large') {
-    apiError = new ApiError('payload_too_large', 'Request body is too large');
-  } else if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.parse.failed') {
-    apiError = new ApiError('invalid_json', 'Request body is not valid JSON');
-  } else if (err instanceof URIError) {
+export function toApiError(err: unknown, req: Request, requestId: string): ApiError {
+  if (isApiError(err)) return err;
+  if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.too.large') {
+    return new ApiError('payload_too_large', 'Request body is too large');
+  }
+  if (err && typeof err === 'object' && 'type' in err && err.type === 'entity.parse.failed') {
+    return new ApiError('invalid_json', 'Request body is not valid JSON');
+  }
+  if (err instanceof URIError) {
     // The router could not percent-decode a path parameter (e.g. /payment_intents/%zz): no object can
     // have that id, and 404 is what every operation with a path parameter declares.
-    apiError = new ApiError('resource_not_found', `No such object: the URL path is not valid percent-encoding (${req.method} ${req.path})`);
-  } else {
-    logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
-    apiError = new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');
+    return new ApiError('resource_not_found', `No such object: the URL path is not valid percent-encoding (${req.method} ${req.path})`);
   }
+  logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+  return new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');
+}
+
+/** The one place REST turns errors into responses. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const requestId = String(res.locals.requestId ?? '');
+  const apiError = toApiError(err, req, requestId);
   res.locals.errorCode = apiError.code;
   if (res.headersSent) {
     res.end();

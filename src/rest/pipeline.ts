@@ -7,7 +7,7 @@ import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/ide
 import { readJsonBody } from './body';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
-import { applyRateLimit, enforceRateLimit, ipBucket } from './rateLimit';
+import { applyRateLimit, clientIp, enforceRateLimit, ipBucket } from './rateLimit';
 import { validateRequestPart } from './validation';
 
 /**
@@ -26,7 +26,7 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
-      const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const ip = clientIp(req);
       let ctx: Record<string, unknown>;
       if ('public' in def.options) {
         const bucket = def.options.ipBucket ?? 'public';

@@ -1,6 +1,7 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from '../errors';
-import { hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
+import { logger } from '../logger';
+import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
 
 /**
  * Counts the request in its bucket, sets the X-RateLimit-* headers, and refuses with 429 (plus
@@ -25,3 +26,44 @@ export function applyRateLimit(res: Response, decision: RateLimitDecision, limit
 
 export const keyBucket = (keyId: string) => `key:${keyId}`;
 export const ipBucket = (kind: string, ip: string) => `ip:${kind}:${ip}`;
+
+/** The client address that per-IP buckets count (the socket's peer unless Express is told to trust a proxy). */
+export function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Every answer carries X-RateLimit-* (the spec), also those that no key and no public route counted:
+ * 401 (no valid key to count on), 503 maintenance (refused before authentication), unknown routes
+ * without a valid key, and paths the router cannot decode. Such answers are counted per client IP in
+ * a bucket of their own, with the public routes' per-IP limit: the headers report that bucket, and a
+ * client that keeps sending them (guessing keys, say) is refused with 429 like any other.
+ *
+ * Maintenance answers are counted in this process's memory: the database may be what is under
+ * maintenance, and a refusal must not wait on it. So are the others when the database update fails,
+ * so that the headers are there whatever happens. Server faults are not counted (the database may be
+ * what failed, and nothing else is counted for them).
+ *
+ * Returns the error to answer: `err` itself, or the 429 when the IP is over its limit.
+ */
+export async function countUnidentified(err: ApiError, req: Request, res: Response, limit: number): Promise<ApiError> {
+  if (res.headersSent || res.hasHeader('X-RateLimit-Limit') || (err.status >= 500 && err.code !== 'maintenance')) return err;
+  const bucket = ipBucket('unauthenticated', clientIp(req));
+  let decision: RateLimitDecision;
+  if (err.code === 'maintenance') {
+    decision = hitLocalRateLimit(bucket, limit);
+  } else {
+    try {
+      decision = await hitRateLimit(bucket, limit);
+    } catch (failure) {
+      logger.warn({ err: failure, requestId: res.locals.requestId }, 'could not count an unauthenticated answer in the database; counted in this process');
+      decision = hitLocalRateLimit(bucket, limit);
+    }
+  }
+  try {
+    applyRateLimit(res, decision, limit);
+    return err;
+  } catch (refusal) {
+    return refusal as ApiError;
+  }
+}

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { findOperation, getValidator } from '../../src/rest/generatedContract';
+import { ROOT } from './processes';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -59,20 +62,27 @@ export class ApiClient {
     const text = await res.text();
     const contentType = res.headers.get('content-type') ?? '';
     const parsed = contentType.includes('application/json') && text ? JSON.parse(text) : text;
-    assertMatchesContract(method, new URL(url).pathname, res.status, contentType, parsed);
+    assertMatchesContract(method, new URL(url).pathname, res.status, contentType, parsed, res.headers);
     return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 }
 
-export function assertMatchesContract(method: string, pathname: string, status: number, contentType: string, body: unknown): void {
+export function assertMatchesContract(method: string, pathname: string, status: number, contentType: string, body: unknown, headers?: Headers): void {
   if (!pathname.startsWith('/v1/')) return;
   const found = findOperation(method, pathname.slice(3));
   if (!found) {
-    // Unknown routes must still answer with the error envelope.
-    if (status !== 404 || !isErrorEnvelope(body)) {
+    // Unknown routes must still answer with the error envelope: 404, or 429 once the caller (its key,
+    // or its IP without one) is over its rate limit.
+    if ((status !== 404 && status !== 429) || !isErrorEnvelope(body)) {
       throw new Error(`${method} ${pathname}: no such operation in openapi.yaml, and the answer is not a 404 error envelope (${status})`);
     }
     return;
+  }
+  if (headers) {
+    const missing = requiredResponseHeaders(found.operationId, status).filter((name) => !headers.has(name));
+    if (missing.length > 0) {
+      throw new Error(`${method} ${pathname} (${found.operationId}) ${status} lacks ${missing.join(', ')}, which openapi.yaml declares required`);
+    }
   }
   const declaredTypes = (found.responseContentTypes as Record<string, readonly string[]>)[String(status)];
   if (!declaredTypes) {
@@ -95,4 +105,25 @@ export function assertMatchesContract(method: string, pathname: string, status: 
 function isErrorEnvelope(body: unknown): boolean {
   const err = (body as { error?: { code?: unknown; message?: unknown; request_id?: unknown } })?.error;
   return typeof err?.code === 'string' && typeof err.message === 'string' && typeof err.request_id === 'string';
+}
+
+let requiredHeaders: Map<string, string[]> | undefined;
+
+/** The headers openapi.yaml marks `required` on this operation's response with this status. */
+export function requiredResponseHeaders(operationId: string, status: number): string[] {
+  if (!requiredHeaders) {
+    const doc = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8'));
+    const deref = (o: any): any => (o && typeof o.$ref === 'string' ? deref(o.$ref.slice(2).split('/').reduce((x: any, k: string) => x?.[k], doc)) : o);
+    requiredHeaders = new Map();
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        if (!op?.operationId) continue;
+        for (const [code, response] of Object.entries<any>(op.responses ?? {})) {
+          const declared = Object.entries<any>(deref(response).headers ?? {});
+          requiredHeaders.set(`${op.operationId} ${code}`, declared.filter(([, h]) => deref(h).required === true).map(([name]) => name));
+        }
+      }
+    }
+  }
+  return requiredHeaders.get(`${operationId} ${status}`) ?? [];
 }

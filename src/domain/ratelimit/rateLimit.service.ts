@@ -136,6 +136,25 @@ async function countKeyRequests(
   throw new Error('rate limit of an API key is contended');
 }
 
+/**
+ * Counts one request in `bucket` in this process's memory only, with the same window rule. For the
+ * few answers that must not wait on the database: maintenance refusals (the database may be what is
+ * under maintenance) and per-IP counts whose database update failed. Expired windows are dropped as
+ * the map grows.
+ */
+export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): RateLimitDecision {
+  if (localWindows.size >= LOCAL_PRUNE_AT) {
+    for (const [b, w] of localWindows) if (w.windowEndMs <= nowMs) localWindows.delete(b);
+  }
+  let w = localWindows.get(bucket);
+  if (!w || w.windowEndMs <= nowMs) localWindows.set(bucket, (w = { count: 0, windowEndMs: nowMs + WINDOW_MS }));
+  w.count += 1;
+  return decide(w.count, w.windowEndMs, limit, nowMs);
+}
+
+const LOCAL_PRUNE_AT = 10_000;
+const localWindows = new Map<string, { count: number; windowEndMs: number }>();
+
 function decide(count: number, windowEndMs: number, limit: number, nowMs: number): RateLimitDecision {
   return {
     allowed: count <= limit,
