@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
 import { findOperation, getValidator } from '../../src/rest/generatedContract';
 import { spawnEngine, type EngineProcess } from '../support/processes';
+import { requiredResponseHeaders } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';
 import { startReceiver, type Receiver } from '../webhooks/support/receiver';
 import { loadContract, type OperationSpec } from './support/contract';
@@ -177,6 +178,12 @@ function checkResponse(op: OperationSpec, req: WireRequest, res: RawResponse): F
     }
     const problem = contractProblem(req.method, pathname, res.status, type, parsed);
     if (problem) add('off contract', problem.slice(0, 400));
+    // The spec: every response carries the rate-limit headers (openapi.yaml marks them required; only a
+    // 500 may lack them). Unknown routes declare nothing, but carry them too.
+    const found = findOperation(req.method, pathname.slice(3));
+    const required = found ? requiredResponseHeaders(found.operationId, res.status) : ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    const missing = required.filter((name) => res.headers[name.toLowerCase()] === undefined);
+    if (missing.length) add('required header missing', `${res.status} without ${missing.join(', ')}`);
   }
   return out;
 }
@@ -275,6 +282,10 @@ describe(`fuzz (seed ${SEED})`, () => {
 
   it('answered only with statuses and bodies that openapi.yaml declares', () => {
     expect(report(['off contract', 'bad JSON answer'])).toBe('');
+  });
+
+  it('sent the headers openapi.yaml declares required (X-RateLimit-* on every /v1 answer)', () => {
+    expect(report(['required header missing'])).toBe('');
   });
 
   it('reached the services: valid requests of the main operations succeeded', () => {
