@@ -498,8 +498,11 @@ export interface paths {
          * @description Creates a hosted checkout session (`OPEN`, `payment_intent` null, `expires_at` = creation + 30 min)
          *     with a page at `{checkout_url}/<session id>`. `methods` omitted = all active methods; every selected
          *     method must accept the amount (else 400 `amount_out_of_range`). The session becomes `COMPLETED`
-         *     when one of its payments succeeds (event `checkout.session.completed`), `EXPIRED` after 30 min.
-         *     Payments carry the session's `merchant_reference` and `metadata.checkout_session` = the session id.
+         *     when one of its payments succeeds (event `checkout.session.completed`), `EXPIRED` after 30 min,
+         *     unless a reference payment of it is still `PENDING` then: the session stays `OPEN` and follows that
+         *     payment (`COMPLETED` when it is paid, `EXPIRED` when it expires or is cancelled); no new payment can
+         *     be started on it after 30 min. Payments carry the session's `merchant_reference` and
+         *     `metadata.checkout_session` = the session id.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -839,7 +842,9 @@ export interface paths {
          *     intent gets the session's `merchant_reference` and `metadata.checkout_session` = the session id. A
          *     session that is not `OPEN`, or one with a payment still in flight (`PENDING`, `PROCESSING`,
          *     `UNKNOWN`): 409 `payment_already_processed` — of concurrent attempts exactly one creates a
-         *     payment. A payment that fails, is cancelled or expires frees the session for a new attempt.
+         *     payment. A payment that fails, is cancelled or expires frees the session for a new attempt. After
+         *     `expires_at` no new payment can be started (409 `payment_already_processed`), also on a session
+         *     still `OPEN` because it follows its `PENDING` reference payment.
          *     Returns the public view; follow it with `GET /public/payments/{id}/events`.
          */
         post: operations["createPublicCheckoutSessionPayment"];
@@ -878,7 +883,8 @@ export interface paths {
         };
         /**
          * Readiness check
-         * @description Public, not rate limited. 200 when the database is reachable, 503 otherwise.
+         * @description Public, not rate limited. 200 `{"status":"ok","database":"up"}` when the database answers a ping,
+         *     503 `{"status":"unavailable","database":"down"}` otherwise.
          */
         get: operations["readyz"];
         put?: never;
@@ -901,6 +907,26 @@ export interface paths {
          * @description Public. This document as YAML; the same document is served as JSON at `GET /openapi.json`.
          */
         get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document as JSON
+         * @description Public. This document as JSON (the docs page reads it); the same document as `GET /openapi.yaml`.
+         */
+        get: operations["getOpenApiDocumentJson"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1086,11 +1112,24 @@ export interface components {
                 request_id: string;
             };
         };
+        /** @description Liveness (`GET /healthz`); answered while the process is up. */
         Health: {
-            /** @enum {string} */
-            status: "ok" | "unavailable";
-            /** @enum {string} */
-            database?: "up" | "down";
+            /** @constant */
+            status: "ok";
+        };
+        /** @description Readiness (`GET /readyz`, 200) when the database answers. */
+        ReadinessUp: {
+            /** @constant */
+            status: "ok";
+            /** @constant */
+            database: "up";
+        };
+        /** @description Readiness (`GET /readyz`, 503) when the database does not answer. */
+        ReadinessDown: {
+            /** @constant */
+            status: "unavailable";
+            /** @constant */
+            database: "down";
         };
         SandboxAccount: {
             /** @constant */
@@ -1306,7 +1345,8 @@ export interface components {
             cancel_url: string | null;
             /**
              * Format: date-time
-             * @description Creation + 30 min.
+             * @description Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless
+             *     its reference payment is still `PENDING` (it then follows that payment).
              */
             expires_at: string;
             livemode: boolean;
@@ -1669,6 +1709,60 @@ export interface components {
                  *       "error": {
                  *         "code": "payment_already_processed",
                  *         "message": "The payment intent is SUCCEEDED and cannot be cancelled.",
+                 *         "request_id": "req_qQCSQq9SincZ0IWdGp7iOhNT"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description `resource_not_found`: no such payment intent in the account. The answer is stored under the
+         *     `Idempotency-Key`, so a retry with the same key and body replays it with `Idempotency-Replayed: true`.
+         */
+        IdempotentNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "resource_not_found",
+                 *         "message": "No such payment intent.",
+                 *         "request_id": "req_MIOqiPFqV0kQb6mgNnZcWjTa"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description `payment_already_processed` (the intent cannot be refunded in its state): stored under the
+         *     `Idempotency-Key` and replayed, with `Idempotency-Replayed: true`, to a retry with the same key and
+         *     body. `idempotency_conflict` (same key, different body, or the key's first request still running)
+         *     is never stored nor replayed.
+         */
+        IdempotentConflict: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "payment_already_processed",
+                 *         "message": "This payment is PENDING; only SUCCEEDED or PARTIALLY_REFUNDED payments can be refunded.",
                  *         "request_id": "req_qQCSQq9SincZ0IWdGp7iOhNT"
                  *       }
                  *     }
@@ -2741,8 +2835,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["IdempotentNotFound"];
+            409: components["responses"]["IdempotentConflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3910,7 +4004,7 @@ export interface operations {
                      *       "database": "up"
                      *     }
                      */
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["ReadinessUp"];
                 };
             };
             /** @description The database is not reachable. */
@@ -3926,7 +4020,7 @@ export interface operations {
                      *       "database": "down"
                      *     }
                      */
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["ReadinessDown"];
                 };
             };
         };
@@ -3954,6 +4048,41 @@ export interface operations {
                      *       version: 1.0.0
                      */
                     "application/yaml": string;
+                };
+            };
+        };
+    };
+    getOpenApiDocumentJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Payment Gateway Sandbox API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
                 };
             };
         };
@@ -4045,7 +4174,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The checkout page. */
+            /**
+             * @description The checkout page; for an `OPEN` session past `expires_at` (it follows its `PENDING` reference
+             *     payment), a page saying it is waiting for that payment, without a payment form.
+             */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4067,7 +4199,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The session has expired and can no longer be paid. */
+            /** @description The session has expired, or was paid (`COMPLETED`), and can no longer be paid. */
             410: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];

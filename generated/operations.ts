@@ -948,6 +948,29 @@ const operationData = {
       ]
     }
   },
+  "getOpenApiDocumentJson": {
+    "operationId": "getOpenApiDocumentJson",
+    "method": "GET",
+    "path": "/openapi.json",
+    "expressPath": "/openapi.json",
+    "basePath": "",
+    "public": true,
+    "permission": null,
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "responses": {
+        "200": "getOpenApiDocumentJson_200"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ]
+    }
+  },
   "getPaymentIntent": {
     "operationId": "getPaymentIntent",
     "method": "GET",

@@ -136,6 +136,7 @@ export declare const getCheckoutSession_404: Validator<components['schemas']['Er
 export declare const getCheckoutSession_429: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_500: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_503: Validator<components['schemas']['Error']>;
+export declare const getOpenApiDocumentJson_200: Validator<unknown>;
 export declare const getPaymentIntent_200: Validator<components['schemas']['PaymentIntent']>;
 export declare const getPaymentIntent_401: Validator<components['schemas']['Error']>;
 export declare const getPaymentIntent_403: Validator<components['schemas']['Error']>;
@@ -233,8 +234,8 @@ export declare const listWebhookEndpoints_403: Validator<components['schemas']['
 export declare const listWebhookEndpoints_429: Validator<components['schemas']['Error']>;
 export declare const listWebhookEndpoints_500: Validator<components['schemas']['Error']>;
 export declare const listWebhookEndpoints_503: Validator<components['schemas']['Error']>;
-export declare const readyz_200: Validator<components['schemas']['Health']>;
-export declare const readyz_503: Validator<components['schemas']['Health']>;
+export declare const readyz_200: Validator<components['schemas']['ReadinessUp']>;
+export declare const readyz_503: Validator<components['schemas']['ReadinessDown']>;
 export declare const retryWebhookDelivery_200: Validator<components['schemas']['WebhookDelivery']>;
 export declare const retryWebhookDelivery_400: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_401: Validator<components['schemas']['Error']>;
@@ -424,6 +425,7 @@ export type ResponseValidatorName =
   | 'getCheckoutSession_429'
   | 'getCheckoutSession_500'
   | 'getCheckoutSession_503'
+  | 'getOpenApiDocumentJson_200'
   | 'getPaymentIntent_200'
   | 'getPaymentIntent_401'
   | 'getPaymentIntent_403'
@@ -713,6 +715,7 @@ export declare const validators: {
   readonly getCheckoutSession_429: typeof getCheckoutSession_429;
   readonly getCheckoutSession_500: typeof getCheckoutSession_500;
   readonly getCheckoutSession_503: typeof getCheckoutSession_503;
+  readonly getOpenApiDocumentJson_200: typeof getOpenApiDocumentJson_200;
   readonly getPaymentIntent_200: typeof getPaymentIntent_200;
   readonly getPaymentIntent_401: typeof getPaymentIntent_401;
   readonly getPaymentIntent_403: typeof getPaymentIntent_403;

@@ -1868,7 +1868,7 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCheckoutSession_201 = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"`{checkout_url}/<session id>`."},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Filled when the customer pays.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"maxLength":64},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min."},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}}};
+const schema31 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"`{checkout_url}/<session id>`."},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Filled when the customer pays.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"maxLength":64},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}}};
 const pattern12 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 const formats10 = require("ajv-formats/dist/formats").fullFormats.uri;
 
@@ -5008,14 +5008,126 @@ return errors === 0;
 }
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_200 = validate91;
-const schema42 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time"},"livemode":{"type":"boolean"}}};
+export const getOpenApiDocumentJson_200 = validate91;
+const schema42 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","pattern":"^3\\.1\\."},"info":{"type":"object"},"paths":{"type":"object"}}};
+const pattern29 = new RegExp("^3\\.1\\.", "u");
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate91.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.openapi === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "openapi"},message:"must have required property '"+"openapi"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.info === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "info"},message:"must have required property '"+"info"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.paths === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "paths"},message:"must have required property '"+"paths"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.openapi !== undefined){
+let data0 = data.openapi;
+if(typeof data0 === "string"){
+if(!pattern29.test(data0)){
+const err3 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.info !== undefined){
+let data1 = data.info;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+const err5 = {instancePath:instancePath+"/info",schemaPath:"#/properties/info/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.paths !== undefined){
+let data2 = data.paths;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+const err6 = {instancePath:instancePath+"/paths",schemaPath:"#/properties/paths/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+validate91.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getPublicCheckoutSession_200 = validate92;
+const schema43 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time"},"livemode":{"type":"boolean"}}};
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5144,7 +5256,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema42.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -5321,7 +5433,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema42.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5334,7 +5446,7 @@ errors++;
 if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema42.properties.payment_intent.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema43.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5359,7 +5471,7 @@ errors++;
 if(data.success_url !== undefined){
 let data9 = data.success_url;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema42.properties.success_url.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema43.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5384,7 +5496,7 @@ errors++;
 if(data.cancel_url !== undefined){
 let data10 = data.cancel_url;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema42.properties.cancel_url.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema43.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5454,19 +5566,19 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPaymentLink_200 = validate93;
-const schema43 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","const":"payment_link"},"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"maxLength":140},"livemode":{"type":"boolean"}}};
+export const getPublicPaymentLink_200 = validate94;
+const schema44 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","const":"payment_link"},"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"maxLength":140},"livemode":{"type":"boolean"}}};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5722,7 +5834,7 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema43.properties.description.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema44.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5767,19 +5879,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const healthz_200 = validate95;
-const schema44 = {"$id":"urn:payment-gateway:schema:Health","type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","enum":["ok","unavailable"]},"database":{"type":"string","enum":["up","down"]}}};
+export const healthz_200 = validate96;
+const schema45 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","const":"ok"}}};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Health" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5798,7 +5910,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "status") || (key0 === "database"))){
+if(!(key0 === "status")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5821,8 +5933,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!((data0 === "ok") || (data0 === "unavailable"))){
-const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.status.enum},message:"must be equal to one of the allowed values"};
+if("ok" !== data0){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5832,10 +5944,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.database !== undefined){
-let data1 = data.database;
-if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5844,42 +5955,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!((data1 === "up") || (data1 === "down"))){
-const err5 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/enum",keyword:"enum",params:{allowedValues: schema44.properties.database.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-validate95.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listApiKeys_200 = validate96;
-const schema45 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema46 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","const":"api_key"},"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret` (the account key, all permissions), `publishable` (`pk_test_`), or `restricted`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"maxLength":80},"permissions":{"type":"array","description":"Empty for the publishable key (it may call `GET /payment_methods` only).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}}};
+export const listApiKeys_200 = validate97;
+const schema46 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema47 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","const":"api_key"},"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret` (the account key, all permissions), `publishable` (`pk_test_`), or `restricted`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"maxLength":80},"permissions":{"type":"array","description":"Empty for the publishable key (it may call `GET /payment_methods` only).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6040,7 +6129,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
-const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema46.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema47.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6053,7 +6142,7 @@ errors++;
 if(data.name !== undefined){
 let data3 = data.name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema46.properties.name.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema47.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6170,7 +6259,7 @@ errors++;
 if(data.revoked_at !== undefined){
 let data8 = data.revoked_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema46.properties.revoked_at.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema47.properties.revoked_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6203,17 +6292,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6281,8 +6370,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate97(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate98(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 }
@@ -6309,22 +6398,22 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_200 = validate100;
-const schema47 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
-const schema48 = {"$id":"urn:payment-gateway:schema:Event","type":"object","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"event"},"type":{"$ref":"urn:payment-gateway:schema:EventType"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"data":{"description":"`PaymentIntent` for `payment.*` and `reference.paid`; `Refund` for `refund.succeeded`;\n`CheckoutSession` (with `payment_intent`) for `checkout.session.completed`; `{message}` for `test.ping`.\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentIntent"},{"$ref":"urn:payment-gateway:schema:Refund"},{"$ref":"urn:payment-gateway:schema:CheckoutSession"},{"$ref":"urn:payment-gateway:schema:TestPingData"}]}}};
-const pattern34 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const schema49 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
+export const listEvents_200 = validate101;
+const schema48 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:Event","type":"object","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"event"},"type":{"$ref":"urn:payment-gateway:schema:EventType"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"data":{"description":"`PaymentIntent` for `payment.*` and `reference.paid`; `Refund` for `refund.succeeded`;\n`CheckoutSession` (with `payment_intent`) for `checkout.session.completed`; `{message}` for `test.ping`.\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentIntent"},{"$ref":"urn:payment-gateway:schema:Refund"},{"$ref":"urn:payment-gateway:schema:CheckoutSession"},{"$ref":"urn:payment-gateway:schema:TestPingData"}]}}};
+const pattern35 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+const schema50 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6377,17 +6466,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6470,7 +6559,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern34.test(data0)){
+if(!pattern35.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -6611,8 +6700,8 @@ props0 = true;
 }
 }
 const _errs16 = errors;
-if(!(validate106(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate107(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs16 === errors;
@@ -6664,17 +6753,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6752,8 +6841,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate101(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate102(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 }
@@ -6780,20 +6869,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_200 = validate109;
-const schema50 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema51 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string"},"path":{"type":"string"},"status":{"type":"integer","minimum":100,"maximum":599},"error_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","minimum":0},"created_at":{"type":"string","format":"date-time"}}};
+export const listLogs_200 = validate110;
+const schema51 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema52 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string"},"path":{"type":"string"},"status":{"type":"integer","minimum":100,"maximum":599},"error_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","minimum":0},"created_at":{"type":"string","format":"date-time"}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7087,17 +7176,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7175,8 +7264,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate110(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 }
@@ -7203,19 +7292,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_200 = validate113;
-const schema52 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+export const listPaymentIntents_200 = validate114;
+const schema53 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7321,19 +7410,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentLinks_200 = validate115;
-const schema53 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+export const listPaymentLinks_200 = validate116;
+const schema54 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7439,21 +7528,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentMethods_200 = validate117;
-const schema54 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema55 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"},"display_name":{"type":"string"},"status":{"type":"string","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1},"max_amount":{"type":["integer","null"],"minimum":1},"channels":{"type":"object","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean"},"checkout":{"type":"boolean"},"link":{"type":"boolean"}}}}};
-const schema56 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
+export const listPaymentMethods_200 = validate118;
+const schema55 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema56 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"},"display_name":{"type":"string"},"status":{"type":"string","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1},"max_amount":{"type":["integer","null"],"minimum":1},"channels":{"type":"object","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean"},"checkout":{"type":"boolean"},"link":{"type":"boolean"}}}}};
+const schema57 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RequestedMethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7471,7 +7560,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "multicaixa_express") || (data === "multicaixa_reference")) || (data === "card")) || (data === "unitel_money")) || (data === "afrimoney")) || (data === "paypay_africa")) || (data === "kwik"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema56.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7480,17 +7569,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethod" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7571,8 +7660,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate119(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate120(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
@@ -7601,7 +7690,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema55.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema56.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7614,7 +7703,7 @@ errors++;
 if(data.min_amount !== undefined){
 let data3 = data.min_amount;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema55.properties.min_amount.type},message:"must be integer,null"};
+const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema56.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7639,7 +7728,7 @@ errors++;
 if(data.max_amount !== undefined){
 let data4 = data.max_amount;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema55.properties.max_amount.type},message:"must be integer,null"};
+const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema56.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7765,17 +7854,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethodList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7843,8 +7932,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate118(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate119(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 }
@@ -7871,21 +7960,21 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_200 = validate122;
-const schema57 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema58 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_delivery"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType"},"state":{"type":"string","description":"`PENDING` (not yet attempted) → `DELIVERED`, or `RETRYING` → ... → `DEAD_LETTER` after the 4th attempt fails.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status returned by the receiver on the last attempt; 0 = no response.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Latency of the last attempt in ms."},"last_attempt_at":{"type":["string","null"],"format":"date-time"},"request_body":{"type":["string","null"],"description":"Exact raw body of the last attempt."},"signature_header":{"type":["string","null"],"description":"`Service-Signature` value of the last attempt."}}};
-const pattern36 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+export const listWebhookDeliveries_200 = validate123;
+const schema58 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema59 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_delivery"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType"},"state":{"type":"string","description":"`PENDING` (not yet attempted) → `DELIVERED`, or `RETRYING` → ... → `DEAD_LETTER` after the 4th attempt fails.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status returned by the receiver on the last attempt; 0 = no response.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Latency of the last attempt in ms."},"last_attempt_at":{"type":["string","null"],"format":"date-time"},"request_body":{"type":["string","null"],"description":"Exact raw body of the last attempt."},"signature_header":{"type":["string","null"],"description":"`Service-Signature` value of the last attempt."}}};
+const pattern37 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDelivery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8004,7 +8093,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema58.properties, key0))){
+if(!(func1.call(schema59.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -8018,7 +8107,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern36.test(data0)){
+if(!pattern37.test(data0)){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -8066,7 +8155,7 @@ errors++;
 if(data.event_id !== undefined){
 let data2 = data.event_id;
 if(typeof data2 === "string"){
-if(!pattern34.test(data2)){
+if(!pattern35.test(data2)){
 const err16 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -8107,7 +8196,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema58.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema59.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8145,7 +8234,7 @@ errors++;
 if(data.last_status !== undefined){
 let data6 = data.last_status;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema58.properties.last_status.type},message:"must be integer,null"};
+const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema59.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8180,7 +8269,7 @@ errors++;
 if(data.last_ms !== undefined){
 let data7 = data.last_ms;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema58.properties.last_ms.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema59.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8205,7 +8294,7 @@ errors++;
 if(data.last_attempt_at !== undefined){
 let data8 = data.last_attempt_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema58.properties.last_attempt_at.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema59.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8230,7 +8319,7 @@ errors++;
 if(data.request_body !== undefined){
 let data9 = data.request_body;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema58.properties.request_body.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema59.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8243,7 +8332,7 @@ errors++;
 if(data.signature_header !== undefined){
 let data10 = data.signature_header;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema58.properties.signature_header.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema59.properties.signature_header.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8264,17 +8353,17 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8352,8 +8441,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate123(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate124(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -8380,20 +8469,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_200 = validate126;
-const schema59 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema60 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_endpoint"},"url":{"type":"string","format":"uri"},"events":{"type":"array","description":"Event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"maxLength":80},"description":{"type":["string","null"],"maxLength":200},"created_at":{"type":"string","format":"date-time"}}};
+export const listWebhookEndpoints_200 = validate127;
+const schema60 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_endpoint"},"url":{"type":"string","format":"uri"},"events":{"type":"array","description":"Event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"maxLength":80},"description":{"type":["string","null"],"maxLength":200},"created_at":{"type":"string","format":"date-time"}}};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8591,7 +8680,7 @@ errors++;
 if(data.name !== undefined){
 let data5 = data.name;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema60.properties.name.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema61.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8616,7 +8705,7 @@ errors++;
 if(data.description !== undefined){
 let data6 = data.description;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema60.properties.description.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema61.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8674,17 +8763,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8752,8 +8841,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate127(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate128(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
 }
@@ -8780,25 +8869,243 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_200 = validate123;
+export const readyz_200 = validate131;
+const schema62 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","const":"ok"},"database":{"type":"string","const":"up"}}};
 
-export const revokeApiKey_200 = validate97;
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ReadinessUp" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate131.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.database === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "database"},message:"must have required property '"+"database"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "status") || (key0 === "database"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("ok" !== data0){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "ok"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+let data1 = data.database;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if("up" !== data1){
+const err6 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/const",keyword:"const",params:{allowedValue: "up"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate131.errors = vErrors;
+return errors === 0;
+}
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const schema_Event = validate101;
+export const readyz_503 = validate132;
+const schema63 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","const":"unavailable"},"database":{"type":"string","const":"down"}}};
 
-export const sendTestWebhook_202 = validate130;
-const schema61 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","const":"test_event"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","const":"QUEUED"}}};
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ReadinessDown" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate132.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.database === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "database"},message:"must have required property '"+"database"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "status") || (key0 === "database"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("unavailable" !== data0){
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/const",keyword:"const",params:{allowedValue: "unavailable"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.database !== undefined){
+let data1 = data.database;
+if(typeof data1 !== "string"){
+const err5 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if("down" !== data1){
+const err6 = {instancePath:instancePath+"/database",schemaPath:"#/properties/database/const",keyword:"const",params:{allowedValue: "down"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate132.errors = vErrors;
+return errors === 0;
+}
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const retryWebhookDelivery_200 = validate124;
+
+export const revokeApiKey_200 = validate98;
+
+export const schema_Event = validate102;
+
+export const sendTestWebhook_202 = validate133;
+const schema64 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","const":"test_event"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","const":"QUEUED"}}};
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8874,7 +9181,7 @@ errors++;
 if(data.event_id !== undefined){
 let data1 = data.event_id;
 if(typeof data1 === "string"){
-if(!pattern34.test(data1)){
+if(!pattern35.test(data1)){
 const err6 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -8930,10 +9237,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate130.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const advanceSandboxClock_401 = advanceSandboxClock_400;
@@ -9136,8 +9443,6 @@ export const listWebhookEndpoints_403 = advanceSandboxClock_400;
 export const listWebhookEndpoints_429 = advanceSandboxClock_400;
 export const listWebhookEndpoints_500 = advanceSandboxClock_400;
 export const listWebhookEndpoints_503 = advanceSandboxClock_400;
-export const readyz_200 = healthz_200;
-export const readyz_503 = healthz_200;
 export const retryWebhookDelivery_400 = advanceSandboxClock_400;
 export const retryWebhookDelivery_401 = advanceSandboxClock_400;
 export const retryWebhookDelivery_403 = advanceSandboxClock_400;
@@ -9323,6 +9628,7 @@ export const validators = Object.freeze({
   getCheckoutSession_429,
   getCheckoutSession_500,
   getCheckoutSession_503,
+  getOpenApiDocumentJson_200,
   getPaymentIntent_200,
   getPaymentIntent_401,
   getPaymentIntent_403,

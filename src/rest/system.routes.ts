@@ -21,9 +21,10 @@ export function systemRoutes(): Router {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Contract decisions: 200 {"status":"ok","database":"up"} or 503 {"status":"unavailable","database":"down"}.
   router.get('/readyz', async (_req, res) => {
     const ready = await databaseReady();
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'database_unreachable' });
+    res.status(ready ? 200 : 503).json(ready ? { status: 'ok', database: 'up' } : { status: 'unavailable', database: 'down' });
   });
   router.get('/openapi.yaml', (_req, res) => {
     res.type('application/yaml').send(yamlText);

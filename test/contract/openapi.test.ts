@@ -101,6 +101,7 @@ const ROOT_ENDPOINTS: [string, string, string][] = [
   ['GET', '/healthz', 'healthz'],
   ['GET', '/readyz', 'readyz'],
   ['GET', '/openapi.yaml', 'getOpenApiDocument'],
+  ['GET', '/openapi.json', 'getOpenApiDocumentJson'],
   ['GET', '/docs', 'getDocsPage'],
   ['GET', '/pay/{code}', 'getPaymentLinkPage'],
   ['GET', '/checkout/{id}', 'getCheckoutPage'],
@@ -194,7 +195,7 @@ describe('every endpoint is described', () => {
   });
 
   it('declares a 4XX response on every /v1 operation and every HTML page (operation-4xx-response is off for the root operational routes)', () => {
-    const exempt = new Set(['healthz', 'readyz', 'getOpenApiDocument', 'getDocsPage']);
+    const exempt = new Set(['healthz', 'readyz', 'getOpenApiDocument', 'getOpenApiDocumentJson', 'getDocsPage']);
     for (const { op } of allOps) {
       if (exempt.has(op.operationId as string)) continue;
       expect(Object.keys(op.responses as Obj).some((s) => s.startsWith('4')), op.operationId as string).toBe(true);

@@ -15,7 +15,7 @@ describe('system routes', () => {
     expect(health.status).toBe(200);
     const ready = await fetch(`${server.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
+    expect(await ready.json()).toEqual({ status: 'ok', database: 'up' });
     const yaml = parse(await (await fetch(`${server.baseUrl}/openapi.yaml`)).text());
     expect(yaml.openapi).toMatch(/^3\.1/);
     const json = await (await fetch(`${server.baseUrl}/openapi.json`)).json();

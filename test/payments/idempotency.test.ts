@@ -3,6 +3,7 @@ import { createPaymentIntent } from '../../src/domain/payments/payment.service';
 import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
 import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
 import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer } from './support/payments';
+import { declaredResponseHeaders } from '../support/client';
 import type { TestServer } from '../support/server';
 
 let server: TestServer;
@@ -116,5 +117,42 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     expect(retry.status).toBe(201);
     expect(retry.body.id).toBe(written.id);
     expect((await api.get('/payment_intents')).body.data).toHaveLength(1);
+  });
+});
+
+describe('replays of stored 4xx answers', () => {
+  // The test client fails any answer carrying Idempotency-Replayed where openapi.yaml does not declare it.
+  it('POST /refunds: a stored 404 and a stored 409 are replayed with Idempotency-Replayed, which the contract declares', async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const missing = { payment_intent: 'pay_000000000000000000000000', amount: 100 };
+    const key404 = idempotencyKey();
+    const first404 = await api.post('/refunds', missing, { idempotencyKey: key404 });
+    expectError(first404, 404, 'resource_not_found');
+    expect(first404.headers.get('idempotency-replayed')).toBeNull();
+    const replay404 = await api.post('/refunds', missing, { idempotencyKey: key404 });
+    expectError(replay404, 404, 'resource_not_found');
+    expect(replay404.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay404.body).toEqual(first404.body);
+
+    // A PENDING payment cannot be refunded: 409, stored under the key.
+    const pending = await api.post('/payment_intents', referenceBody(), { idempotencyKey: idempotencyKey() });
+    expect(pending.status, pending.text).toBe(201);
+    const early = { payment_intent: pending.body.id };
+    const key409 = idempotencyKey();
+    const first409 = await api.post('/refunds', early, { idempotencyKey: key409 });
+    expectError(first409, 409, 'payment_already_processed');
+    const replay409 = await api.post('/refunds', early, { idempotencyKey: key409 });
+    expectError(replay409, 409, 'payment_already_processed');
+    expect(replay409.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay409.body).toEqual(first409.body);
+  });
+
+  it('the contract declares Idempotency-Replayed on every status an idempotent route stores and replays', () => {
+    const replayable = { createPaymentIntent: [201, 400], createRefund: [201, 400, 404, 409] } as const;
+    for (const [operationId, statuses] of Object.entries(replayable)) {
+      for (const status of statuses) {
+        expect(declaredResponseHeaders(operationId, status), `${operationId} ${status}`).toContain('Idempotency-Replayed');
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findOperation, getValidator } from '../../src/rest/generatedContract';
+import { operations } from '../../generated/operations';
+import { findOperation, getValidator, type Operation } from '../../src/rest/generatedContract';
 import { ROOT } from './processes';
 
 export interface ApiResponse<T = any> {
@@ -18,6 +19,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** Override the client's key; null sends no Authorization header. */
   key?: string | null;
+  /** A root route (health, readiness, documents, pages): `path` as given, not under /v1. */
+  root?: boolean;
 }
 
 /**
@@ -57,7 +60,7 @@ export class ApiClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const url = this.baseUrl + (path.startsWith('/v1') || !path.startsWith('/') ? path : `/v1${path}`);
+    const url = this.baseUrl + (opts.root || path.startsWith('/v1') || !path.startsWith('/') ? path : `/v1${path}`);
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     const contentType = res.headers.get('content-type') ?? '';
@@ -67,8 +70,18 @@ export class ApiClient {
   }
 }
 
+/**
+ * Throws unless the answer is one openapi.yaml declares for the operation serving `METHOD pathname`:
+ * its status, content type, JSON body, the headers it marks required, and no undeclared
+ * `Idempotency-Replayed` or `Retry-After`. Root routes (health, readiness, documents, pages) are held to
+ * their operations the same way; other root paths (GraphQL, dashboard, assets) are not in the contract.
+ */
 export function assertMatchesContract(method: string, pathname: string, status: number, contentType: string, body: unknown, headers?: Headers): void {
-  if (!pathname.startsWith('/v1/')) return;
+  if (!pathname.startsWith('/v1/')) {
+    const root = findRootOperation(method, pathname);
+    if (root) assertMatchesOperation(root, method, pathname, status, contentType, body, headers);
+    return;
+  }
   const found = findOperation(method, pathname.slice(3));
   if (!found) {
     // Unknown routes must still answer with the error envelope: 404, or 429 once the caller (its key,
@@ -78,10 +91,30 @@ export function assertMatchesContract(method: string, pathname: string, status: 
     }
     return;
   }
+  assertMatchesOperation(found, method, pathname, status, contentType, body, headers);
+}
+
+/** Headers with a meaning of their own: a response may carry them only where openapi.yaml declares them. */
+const DECLARED_ONLY_HEADERS = ['Idempotency-Replayed', 'Retry-After'];
+
+function assertMatchesOperation(
+  found: Operation,
+  method: string,
+  pathname: string,
+  status: number,
+  contentType: string,
+  body: unknown,
+  headers?: Headers,
+): void {
   if (headers) {
     const missing = requiredResponseHeaders(found.operationId, status).filter((name) => !headers.has(name));
     if (missing.length > 0) {
       throw new Error(`${method} ${pathname} (${found.operationId}) ${status} lacks ${missing.join(', ')}, which openapi.yaml declares required`);
+    }
+    const declared = declaredResponseHeaders(found.operationId, status).map((name) => name.toLowerCase());
+    const undeclared = DECLARED_ONLY_HEADERS.filter((name) => headers.has(name) && !declared.includes(name.toLowerCase()));
+    if (undeclared.length > 0) {
+      throw new Error(`${method} ${pathname} (${found.operationId}) ${status} carries ${undeclared.join(', ')}, which openapi.yaml does not declare there`);
     }
   }
   const declaredTypes = (found.responseContentTypes as Record<string, readonly string[]>)[String(status)];
@@ -107,23 +140,46 @@ function isErrorEnvelope(body: unknown): boolean {
   return typeof err?.code === 'string' && typeof err.message === 'string' && typeof err.request_id === 'string';
 }
 
-let requiredHeaders: Map<string, string[]> | undefined;
+let responseHeaders: Map<string, Array<{ name: string; required: boolean }>> | undefined;
 
-/** The headers openapi.yaml marks `required` on this operation's response with this status. */
-export function requiredResponseHeaders(operationId: string, status: number): string[] {
-  if (!requiredHeaders) {
+/** The headers openapi.yaml declares on this operation's response with this status. */
+function responseHeadersOf(operationId: string, status: number): Array<{ name: string; required: boolean }> {
+  if (!responseHeaders) {
     const doc = JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8'));
     const deref = (o: any): any => (o && typeof o.$ref === 'string' ? deref(o.$ref.slice(2).split('/').reduce((x: any, k: string) => x?.[k], doc)) : o);
-    requiredHeaders = new Map();
+    responseHeaders = new Map();
     for (const item of Object.values<any>(doc.paths)) {
       for (const op of Object.values<any>(item)) {
         if (!op?.operationId) continue;
         for (const [code, response] of Object.entries<any>(op.responses ?? {})) {
           const declared = Object.entries<any>(deref(response).headers ?? {});
-          requiredHeaders.set(`${op.operationId} ${code}`, declared.filter(([, h]) => deref(h).required === true).map(([name]) => name));
+          responseHeaders.set(`${op.operationId} ${code}`, declared.map(([name, h]) => ({ name, required: deref(h).required === true })));
         }
       }
     }
   }
-  return requiredHeaders.get(`${operationId} ${status}`) ?? [];
+  return responseHeaders.get(`${operationId} ${status}`) ?? [];
+}
+
+/** The headers openapi.yaml marks `required` on this operation's response with this status. */
+export function requiredResponseHeaders(operationId: string, status: number): string[] {
+  return responseHeadersOf(operationId, status).filter((h) => h.required).map((h) => h.name);
+}
+
+/** Every header openapi.yaml declares on this operation's response with this status. */
+export function declaredResponseHeaders(operationId: string, status: number): string[] {
+  return responseHeadersOf(operationId, status).map((h) => h.name);
+}
+
+const rootMatchers = Object.values(operations)
+  .filter((op) => op.basePath === '')
+  .map((op) => ({
+    op: op as Operation,
+    regex: new RegExp('^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '/?$'),
+  }));
+
+/** The root operation (served outside /v1: health, readiness, documents, pages) serving `METHOD pathname`, if any. */
+export function findRootOperation(method: string, pathname: string): Operation | undefined {
+  const m = method.toUpperCase();
+  return rootMatchers.find((x) => x.op.method === m && x.regex.test(pathname))?.op;
 }

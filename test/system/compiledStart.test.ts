@@ -47,7 +47,7 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
   });
 
   it('answers /readyz and serves the contract as YAML and JSON', async () => {
-    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ok', database: 'up' });
     const yaml = parse(await (await fetch(`${url}/openapi.yaml`)).text());
     const json = await (await fetch(`${url}/openapi.json`)).json();
     expect(json).toEqual(yaml);
