@@ -318,7 +318,7 @@ export type CheckoutSession = {
   merchantReference?: Maybe<Scalars['String']['output']>;
   successUrl?: Maybe<Scalars['String']['output']>;
   cancelUrl?: Maybe<Scalars['String']['output']>;
-  /** Creation + 30 min. */
+  /** Creation + 30 min: no new payment after it; `EXPIRED` then, unless its reference payment is still `PENDING` (the session then follows that payment). */
   expiresAt: Scalars['DateTime']['output'];
   livemode: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
