@@ -139,7 +139,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description API key id (`key_...`).
+                 * @description API key id: `key_` followed by 24 base62 characters. An unknown id, a key of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example key_r7g0Wy21HFguqDZagEc1f3qz
                  */
                 id: components["parameters"]["ApiKeyId"];
@@ -223,7 +223,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -249,7 +249,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -276,7 +276,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -311,7 +311,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -364,7 +364,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Refund id (`rf_...`).
+                 * @description Refund id: `rf_` followed by 24 base62 characters. An unknown id, a refund of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example rf_BkwOs3SVvAfue6nzVhg4s0kU
                  */
                 id: components["parameters"]["RefundId"];
@@ -414,7 +414,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment link id (`plink_...`).
+                 * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
                  */
                 id: components["parameters"]["PaymentLinkId"];
@@ -442,7 +442,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment link id (`plink_...`).
+                 * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
                  */
                 id: components["parameters"]["PaymentLinkId"];
@@ -517,7 +517,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -566,7 +566,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -592,7 +592,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -619,7 +619,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -645,12 +645,12 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
                 /**
-                 * @description Webhook delivery id (`whd_...`).
+                 * @description Webhook delivery id: `whd_` followed by 24 base62 characters. An unknown id, a delivery of another endpoint, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whd_SkGqmwzb2xb5TYug5ipD2xmP
                  */
                 delivery_id: components["parameters"]["WebhookDeliveryId"];
@@ -677,7 +677,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -746,7 +746,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -772,7 +772,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -801,7 +801,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -827,7 +827,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -961,7 +961,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -992,7 +992,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -1050,7 +1050,48 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description Stable error codes; they never change meaning between versions.
+         * @description The stable `error.code` of every error answer; a code never changes meaning between versions (the
+         *     `message` may). Each code always comes with the same HTTP status:
+         *     - `invalid_request` (400): the body, a query parameter or a header is invalid: an unknown field,
+         *       a missing required field, a wrong type or format, a value out of range (`limit=0`), an integer
+         *       not written in plain decimal digits, a body on a JSON route without `Content-Type:
+         *       application/json`, a body on an operation that takes none, a missing or out-of-length
+         *       `Idempotency-Key`, a webhook URL on a refused address, revoking the account's full secret key,
+         *       a QR request with both or neither of `payment_link` and `amount`, or for an inactive link. The
+         *       message names the field.
+         *     - `invalid_json` (400): the request body is not valid JSON.
+         *     - `invalid_phone_number` (400): a `multicaixa_express` payment without `customer.mobile`, or with
+         *       one that is not 9 followed by 8 digits.
+         *     - `amount_out_of_range` (400): an integer amount below the method's `min_amount` or above its
+         *       `max_amount` (for links, QR codes and checkout sessions: of any selected method), or a refund
+         *       above the amount still refundable.
+         *     - `method_disabled` (400): a `coming_soon` method code (`card`, `unitel_money`, `afrimoney`,
+         *       `paypay_africa`, `kwik`) in a create request.
+         *     - `authentication_failed` (401): the `Authorization` bearer key is missing, malformed, unknown,
+         *       revoked, or a `sk_live_` key.
+         *     - `permission_denied` (403): the key may not call this operation (a restricted key without the
+         *       operation's `x-permission`, the publishable key outside `GET /payment_methods`, a key other
+         *       than the full secret key on `/api_keys`).
+         *     - `feature_disabled`, `account_suspended`, `email_not_verified` (403): declared by the
+         *       specification for 403 answers; the sandbox never returns them.
+         *     - `resource_not_found` (404): no such object in the caller's account (an unknown id, an id that
+         *       does not match its parameter's pattern, an object of another account), no such route, or a
+         *       method the path does not serve. Also a `payment_intent`, `payment_link` code or `reference` in a
+         *       body that names nothing in the account, and the public stream of a payment not made on a page.
+         *     - `idempotency_conflict` (409): the `Idempotency-Key` was used before with a different body, or
+         *       its first request is still running after 10 s.
+         *     - `payment_already_processed` (409): the operation does not fit the object's state: cancelling
+         *       an intent that is not `PENDING` or `PROCESSING`, refunding one that is not `SUCCEEDED` or
+         *       `PARTIALLY_REFUNDED`, simulating a reference that is not `PENDING`, paying a checkout session
+         *       that is not `OPEN`, already has a payment in flight, or is past `expires_at`. Nothing changes.
+         *     - `payment_link_inactive` (410): the public page or public JSON of a deactivated payment link.
+         *     - `payload_too_large` (413): the request body exceeds 64 KiB (env `MAX_BODY_BYTES`).
+         *     - `rate_limit_exceeded` (429): more requests in the rolling minute than the key's (or the client
+         *       IP's) limit; wait `Retry-After` seconds.
+         *     - `internal_error` (500): a server fault. Retry; with the same `Idempotency-Key` on idempotent
+         *       operations (5xx answers are not stored).
+         *     - `maintenance` (503): scheduled maintenance (env `MAINTENANCE_MODE`); retry after `Retry-After`
+         *       seconds.
          * @enum {string}
          */
         ErrorCode: "invalid_request" | "invalid_json" | "invalid_phone_number" | "amount_out_of_range" | "method_disabled" | "authentication_failed" | "permission_denied" | "feature_disabled" | "account_suspended" | "email_not_verified" | "resource_not_found" | "idempotency_conflict" | "payment_already_processed" | "payment_link_inactive" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "maintenance";
@@ -1922,42 +1963,42 @@ export interface components {
          */
         PageLimit: number;
         /**
-         * @description API key id (`key_...`).
+         * @description API key id: `key_` followed by 24 base62 characters. An unknown id, a key of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example key_r7g0Wy21HFguqDZagEc1f3qz
          */
         ApiKeyId: string;
         /**
-         * @description Payment intent id (`pay_...`).
+         * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example pay_eUXbUg9VYwCJewNftSknGs1p
          */
         PaymentIntentId: string;
         /**
-         * @description Refund id (`rf_...`).
+         * @description Refund id: `rf_` followed by 24 base62 characters. An unknown id, a refund of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example rf_BkwOs3SVvAfue6nzVhg4s0kU
          */
         RefundId: string;
         /**
-         * @description Payment link id (`plink_...`).
+         * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
          */
         PaymentLinkId: string;
         /**
-         * @description Payment link public code (8 base62 characters).
+         * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
          * @example fPH4SVLS
          */
         PaymentLinkCode: string;
         /**
-         * @description Checkout session id (`cs_...`).
+         * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
          * @example cs_60YBQz26cRNTf7j1ntHlOQRL
          */
         CheckoutSessionId: string;
         /**
-         * @description Webhook endpoint id (`whe_...`).
+         * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
          */
         WebhookEndpointId: string;
         /**
-         * @description Webhook delivery id (`whd_...`).
+         * @description Webhook delivery id: `whd_` followed by 24 base62 characters. An unknown id, a delivery of another endpoint, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example whd_SkGqmwzb2xb5TYug5ipD2xmP
          */
         WebhookDeliveryId: string;
@@ -2271,19 +2312,19 @@ export interface operations {
                      *           "object": "api_key",
                      *           "id": "key_Avvjfceyh8Iu9HrQnK6sKXAh",
                      *           "type": "secret",
-                     *           "name": null,
-                     *           "permissions": [
-                     *             "payment_intents:write",
-                     *             "refunds:write",
-                     *             "payment_links:write",
-                     *             "checkout_sessions:write",
-                     *             "webhook_endpoints:write",
-                     *             "events:write",
-                     *             "logs:write",
-                     *             "account:write",
-                     *             "sandbox:write"
-                     *           ],
+                     *           "name": "Secret key",
+                     *           "permissions": [],
                      *           "last4": "7MfV",
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "revoked_at": null
+                     *         },
+                     *         {
+                     *           "object": "api_key",
+                     *           "id": "key_dQ4pX0bLw2nRk7TfZs9YhE1c",
+                     *           "type": "publishable",
+                     *           "name": "Publishable key",
+                     *           "permissions": [],
+                     *           "last4": "06pg",
                      *           "created_at": "2026-11-21T10:00:00.000Z",
                      *           "revoked_at": null
                      *         }
@@ -2366,7 +2407,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description API key id (`key_...`).
+                 * @description API key id: `key_` followed by 24 base62 characters. An unknown id, a key of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example key_r7g0Wy21HFguqDZagEc1f3qz
                  */
                 id: components["parameters"]["ApiKeyId"];
@@ -2615,7 +2656,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -2651,7 +2692,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -2696,7 +2737,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -2750,7 +2791,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description Payment intent id (`pay_...`).
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example pay_eUXbUg9VYwCJewNftSknGs1p
                  */
                 id: components["parameters"]["PaymentIntentId"];
@@ -2849,7 +2890,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Refund id (`rf_...`).
+                 * @description Refund id: `rf_` followed by 24 base62 characters. An unknown id, a refund of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example rf_BkwOs3SVvAfue6nzVhg4s0kU
                  */
                 id: components["parameters"]["RefundId"];
@@ -2994,7 +3035,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link id (`plink_...`).
+                 * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
                  */
                 id: components["parameters"]["PaymentLinkId"];
@@ -3030,7 +3071,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link id (`plink_...`).
+                 * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
                  */
                 id: components["parameters"]["PaymentLinkId"];
@@ -3084,7 +3125,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link id (`plink_...`).
+                 * @description Payment link id (not its public `code`): `plink_` followed by 24 base62 characters. An unknown id, a link of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example plink_GnKCB9wEZJSgKtDkvx3WioDL
                  */
                 id: components["parameters"]["PaymentLinkId"];
@@ -3214,7 +3255,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -3381,7 +3422,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -3424,7 +3465,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -3469,7 +3510,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -3525,12 +3566,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
                 /**
-                 * @description Webhook delivery id (`whd_...`).
+                 * @description Webhook delivery id: `whd_` followed by 24 base62 characters. An unknown id, a delivery of another endpoint, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whd_SkGqmwzb2xb5TYug5ipD2xmP
                  */
                 delivery_id: components["parameters"]["WebhookDeliveryId"];
@@ -3560,8 +3601,8 @@ export interface operations {
                      *       "last_status": 200,
                      *       "last_ms": 87,
                      *       "last_attempt_at": "2026-11-21T11:00:00.000Z",
-                     *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\"}}",
-                     *       "signature_header": "t=1795258800,v1=662b994fdc85c343478b44762b034a9daaede1f22de0cb5560f2de68345eb7ca"
+                     *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
+                     *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -3583,7 +3624,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Webhook endpoint id (`whe_...`).
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
                  * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
                  */
                 id: components["parameters"]["WebhookEndpointId"];
@@ -3744,7 +3785,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -3794,7 +3835,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -3843,7 +3884,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -3896,7 +3937,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];
@@ -4115,7 +4156,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Payment link public code (8 base62 characters).
+                 * @description Public code of a payment link (its `code`, not its id): 8 base62 characters. An unknown code, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example fPH4SVLS
                  */
                 code: components["parameters"]["PaymentLinkCode"];
@@ -4165,7 +4206,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description Checkout session id (`cs_...`).
+                 * @description Checkout session id: `cs_` followed by 24 base62 characters. An unknown id, (on authenticated routes) a session of another account, or a value that does not match this pattern: 404 (`resource_not_found` on JSON routes).
                  * @example cs_60YBQz26cRNTf7j1ntHlOQRL
                  */
                 id: components["parameters"]["CheckoutSessionId"];

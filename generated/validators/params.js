@@ -3,7 +3,8 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const cancelPaymentIntent_params = validate52;
-const schema19 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema19 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern3 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -25,6 +26,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -44,6 +46,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate52.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
 }
 }
 }
@@ -135,7 +145,8 @@ return errors === 0;
 validate53.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicCheckoutSessionPayment_params = validate54;
-const schema21 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema21 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern4 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -157,6 +168,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -179,6 +191,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+validate54.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -193,7 +213,8 @@ return errors === 0;
 validate54.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicPaymentLinkPayment_params = validate55;
-const schema22 = {"type":"object","properties":{"code":{"type":"string"}},"required":["code"]};
+const schema22 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+const pattern5 = new RegExp("^[0-9A-Za-z]{8}$", "u");
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -215,6 +236,7 @@ return false;
 else {
 if(data.code !== undefined){
 let data0 = data.code;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -234,6 +256,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["code"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate55.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
 }
 }
 }
@@ -324,7 +354,8 @@ return errors === 0;
 validate56.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const deactivatePaymentLink_params = validate57;
-const schema24 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema24 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern6 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -346,6 +377,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -368,6 +400,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+validate57.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -382,7 +422,8 @@ return errors === 0;
 validate57.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const deleteWebhookEndpoint_params = validate58;
-const schema25 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema25 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern7 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -404,6 +445,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -426,6 +468,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -440,7 +490,7 @@ return errors === 0;
 validate58.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getCheckoutPage_params = validate59;
-const schema26 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema26 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -462,6 +512,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -484,6 +535,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -498,7 +557,7 @@ return errors === 0;
 validate59.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getCheckoutSession_params = validate60;
-const schema27 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema27 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -520,6 +579,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -542,6 +602,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -556,7 +624,7 @@ return errors === 0;
 validate60.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentIntent_params = validate61;
-const schema28 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema28 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -578,6 +646,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -600,6 +669,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -614,7 +691,7 @@ return errors === 0;
 validate61.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLink_params = validate62;
-const schema29 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema29 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -636,6 +713,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -658,6 +736,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -672,7 +758,7 @@ return errors === 0;
 validate62.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLinkPage_params = validate63;
-const schema30 = {"type":"object","properties":{"code":{"type":"string"}},"required":["code"]};
+const schema30 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -694,6 +780,7 @@ return false;
 else {
 if(data.code !== undefined){
 let data0 = data.code;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -716,6 +803,14 @@ data["code"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate63.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -730,7 +825,7 @@ return errors === 0;
 validate63.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLinkQr_params = validate64;
-const schema31 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema31 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -752,6 +847,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -774,6 +870,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -788,7 +892,7 @@ return errors === 0;
 validate64.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicCheckoutSession_params = validate65;
-const schema32 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema32 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -810,6 +914,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -832,6 +937,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -846,7 +959,7 @@ return errors === 0;
 validate65.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPaymentLink_params = validate66;
-const schema33 = {"type":"object","properties":{"code":{"type":"string"}},"required":["code"]};
+const schema33 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -868,6 +981,7 @@ return false;
 else {
 if(data.code !== undefined){
 let data0 = data.code;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -890,6 +1004,14 @@ data["code"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -904,7 +1026,8 @@ return errors === 0;
 validate66.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getRefund_params = validate67;
-const schema34 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema34 = {"type":"object","properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern16 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -926,6 +1049,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -945,6 +1069,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern16.test(data0)){
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+return false;
 }
 }
 }
@@ -1261,7 +1393,7 @@ return errors === 0;
 validate70.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listWebhookDeliveries_params = validate73;
-const schema39 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1283,6 +1415,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1305,6 +1438,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -1320,8 +1461,8 @@ validate73.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":
 
 export const paymentEvent_headers = validate74;
 const schema40 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
-const pattern3 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const pattern4 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
+const pattern18 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+const pattern19 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1368,7 +1509,7 @@ data["service-event-id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern18.test(data0)){
 validate74.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
@@ -1407,7 +1548,7 @@ data["service-signature"] = coerced1;
 }
 if(errors === _errs3){
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern19.test(data1)){
 validate74.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
 return false;
 }
@@ -1432,7 +1573,8 @@ return errors === 0;
 validate74.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
 
 export const retryWebhookDelivery_params = validate75;
-const schema41 = {"type":"object","properties":{"delivery_id":{"type":"string"},"id":{"type":"string"}},"required":["delivery_id","id"]};
+const schema41 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
+const pattern20 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1477,6 +1619,14 @@ data["delivery_id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern20.test(data0)){
+validate75.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 var valid0 = _errs1 === errors;
 }
 else {
@@ -1508,6 +1658,14 @@ data["id"] = coerced1;
 }
 }
 }
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!pattern7.test(data1)){
+validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 var valid0 = _errs3 === errors;
 }
 else {
@@ -1527,7 +1685,8 @@ return errors === 0;
 validate75.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const revokeApiKey_params = validate76;
-const schema42 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema42 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern22 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1549,6 +1708,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1571,6 +1731,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern22.test(data0)){
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -1585,7 +1753,7 @@ return errors === 0;
 validate76.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const rotateWebhookSecret_params = validate77;
-const schema43 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema43 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1607,6 +1775,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1629,6 +1798,14 @@ data["id"] = coerced0;
 }
 }
 }
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate77.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
 }
 }
 }
@@ -1643,7 +1820,7 @@ return errors === 0;
 validate77.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const sendTestWebhook_params = validate78;
-const schema44 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema44 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1665,6 +1842,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1684,6 +1862,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
 }
 }
 }
@@ -1761,7 +1947,7 @@ return errors === 0;
 validate79.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const streamPaymentIntentEvents_params = validate80;
-const schema46 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1783,6 +1969,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1802,6 +1989,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
 }
 }
 }
@@ -1879,7 +2074,7 @@ return errors === 0;
 validate81.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const streamPublicPaymentEvents_params = validate82;
-const schema48 = {"type":"object","properties":{"id":{"type":"string"}},"required":["id"]};
+const schema48 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1901,6 +2096,7 @@ return false;
 else {
 if(data.id !== undefined){
 let data0 = data.id;
+const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -1920,6 +2116,14 @@ if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
 data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
 }
 }
 }
