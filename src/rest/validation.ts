@@ -40,7 +40,19 @@ export function validateRequestPart<T = unknown>(operationId: OperationId, part:
     return data as T;
   }
   const err = (validate.errors?.[0] ?? { instancePath: '', keyword: 'unknown', params: {} }) as AjvErrorLike;
+  if (part === 'params') throw unknownPathId(err);
   throw toApiError(operationId, part, err);
+}
+
+/**
+ * openapi.yaml gives every path parameter the pattern of the ids (or link codes) the gateway issues. A
+ * value outside it names no object, and the specification answers an object that does not exist with
+ * 404 `resource_not_found` (not 400), so a malformed id is answered exactly like an unknown one.
+ */
+function unknownPathId(err: AjvErrorLike): ApiError {
+  const name = err.instancePath.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') || 'id';
+  const pattern = typeof err.params.pattern === 'string' ? ` (it must match ${err.params.pattern})` : '';
+  return new ApiError('resource_not_found', `No such object: path parameter '${name}' names none${pattern}`);
 }
 
 /**
