@@ -206,7 +206,11 @@ interface ValidatorSpec {
   tsType: string;
 }
 
-/** Rewrites `#/components/schemas/X` to the id under which component X is registered. */
+/**
+ * Rewrites `#/components/schemas/X` to the id under which component X is registered, and drops the
+ * `mapping` of OpenAPI discriminators: AJV (option `discriminator`) refuses it and derives the same
+ * tag -> branch table from each branch's `const` on the tag, which checkDiscriminators() proves equal.
+ */
 function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (!value || typeof value !== 'object') return value;
@@ -216,11 +220,52 @@ function rewriteRefs(value: unknown): unknown {
       const m = /^#\/components\/schemas\/(.+)$/.exec(v);
       if (!m) throw new Error(`Unsupported $ref in a schema: ${v}`);
       out[key] = `${SCHEMA_ID_PREFIX}${m[1]}`;
+    } else if (key === 'discriminator' && v && typeof v === 'object' && !Array.isArray(v)) {
+      const { mapping: _mapping, ...rest } = v as Record<string, unknown>;
+      out[key] = rest;
     } else {
       out[key] = rewriteRefs(v);
     }
   }
   return out;
+}
+
+/**
+ * Every `discriminator` of the document is one AJV can enforce and whose `mapping` says what AJV will
+ * derive: beside a `oneOf` of component `$ref`s, each branch requiring the tag property with a `const`,
+ * the mapping naming every branch once, under that branch's `const`.
+ */
+function checkDiscriminators(doc: OpenApiDocument): void {
+  const visit = (value: unknown, where: string): void => {
+    if (Array.isArray(value)) return value.forEach((v, i) => visit(v, `${where}/${i}`));
+    if (!value || typeof value !== 'object') return;
+    const s = value as Schema;
+    const disc = s.discriminator as { propertyName?: unknown; mapping?: Record<string, unknown> } | undefined;
+    if (disc) {
+      const fail = (why: string): never => {
+        throw new Error(`${where}: discriminator ${why}`);
+      };
+      const tag = disc.propertyName;
+      if (typeof tag !== 'string') fail('without a propertyName');
+      const branches = s.oneOf as Schema[] | undefined;
+      if (!Array.isArray(branches)) fail('without oneOf');
+      const seen = new Set<string>();
+      for (const branch of branches!) {
+        const ref = branch.$ref;
+        if (typeof ref !== 'string' || Object.keys(branch).length !== 1) fail('with a oneOf branch that is not a bare $ref');
+        const target = deref(doc, branch);
+        const value = (target.properties as Record<string, Schema> | undefined)?.[tag as string]?.const;
+        if (typeof value !== 'string') fail(`branch ${ref} has no string const on ${tag as string}`);
+        if (!(target.required as string[] | undefined)?.includes(tag as string)) fail(`branch ${ref} does not require ${tag as string}`);
+        if (seen.has(value as string)) fail(`value ${value as string} is used by two branches`);
+        seen.add(value as string);
+        if (disc.mapping && disc.mapping[value as string] !== ref) fail(`mapping of ${value as string} is not ${ref}`);
+      }
+      if (disc.mapping && Object.keys(disc.mapping).length !== seen.size) fail('mapping names values no branch has');
+    }
+    for (const [key, v] of Object.entries(s)) visit(v, `${where}/${key}`);
+  };
+  visit(doc, '#');
 }
 
 /** OpenAPI annotation keywords (`example`, `x-*`) used in schemas; registered so AJV strict mode accepts them. */
@@ -293,6 +338,7 @@ function standaloneModule(doc: OpenApiDocument, specs: ValidatorSpec[], options:
   const ajv = new Ajv2020({
     strict: true,
     allowUnionTypes: true, // OpenAPI 3.1 nullables: type: [string, "null"]
+    discriminator: true, // OpenAPI discriminators (Event: one schema per event type); see rewriteRefs
     allErrors: false,
     inlineRefs: false, // one function per component schema, shared by all validators of the module
     ...options,
@@ -549,6 +595,7 @@ async function generateAll(): Promise<GeneratedFile[]> {
   const doc = parseYaml(readFileSync(OPENAPI_FILE, 'utf8')) as OpenApiDocument;
   // Before anything else reads the document, so the JSON is exactly what the YAML says.
   const docJson = JSON.stringify(doc, null, 2);
+  checkDiscriminators(doc);
   const ops = collectOperations(doc);
   const specs = buildValidatorSpecs(doc, ops);
 

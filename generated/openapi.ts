@@ -12,10 +12,15 @@ export interface paths {
         put?: never;
         /**
          * Create a sandbox account
-         * @description Public (no credentials). Creates a sandbox account and returns its secret key `sk` (all
-         *     permissions) and publishable key `pk`; both are shown only here. The account has no dashboard
-         *     user: every dashboard function is available by API. Rate limited per client IP: 30 per minute
-         *     (env `ACCOUNT_CREATION_PER_MINUTE`).
+         * @description Creates a sandbox account and returns it with its secret key `sk` (every permission) and its
+         *     publishable key `pk`; both are shown only here (the gateway keeps SHA-256 hashes). The account has
+         *     no dashboard user: every dashboard function is available by API. The body is optional.
+         *
+         *     Not idempotent: each call creates another account. Errors: 400 `invalid_request` (a field too long,
+         *     a malformed email, an unknown field); 429 beyond 30 accounts per minute per client IP (env
+         *     `ACCOUNT_CREATION_PER_MINUTE`).
+         *
+         *     Public: no credentials, limited per client IP.
          */
         post: operations["createSandboxAccount"];
         delete?: never;
@@ -35,10 +40,15 @@ export interface paths {
         put?: never;
         /**
          * Simulate the payment of a reference
-         * @description Pays the `PENDING` `multicaixa_reference` intent whose `reference.number` is given. The intent
-         *     becomes `SUCCEEDED`; events `reference.paid` then `payment.succeeded` are emitted. An unknown
-         *     reference (or one of another account): 404. An intent that is not `PENDING` (paid, expired,
-         *     cancelled): 409 `payment_already_processed`.
+         * @description Sandbox only: pays the `PENDING` `multicaixa_reference` intent whose `reference.number` is given, as
+         *     a customer at an ATM would. The intent becomes `SUCCEEDED` (fee set); events `reference.paid` then
+         *     `payment.succeeded` are emitted.
+         *
+         *     Errors: 404 `resource_not_found` for a reference that no intent of the account has; 409
+         *     `payment_already_processed` for an intent that is no longer `PENDING` (paid, expired, cancelled).
+         *     A second call with the same reference is therefore 409.
+         *
+         *     Permission: `sandbox:write`.
          */
         post: operations["simulateReferencePaid"];
         delete?: never;
@@ -56,7 +66,10 @@ export interface paths {
         };
         /**
          * Read the account's sandbox clock
-         * @description The current time of the caller's account clock and its offset from real time.
+         * @description The current time of the caller's account clock and its offset from real time. Every account starts
+         *     at offset 0; only `POST /sandbox/clock/advance` changes it.
+         *
+         *     Permission: `sandbox:read`.
          */
         get: operations["getSandboxClock"];
         put?: never;
@@ -83,6 +96,12 @@ export interface paths {
          *     before the response returns; timestamps written afterwards use the account's clock. The clock
          *     never moves backwards. Concurrent advances of one account (from any gateway instance) run one after
          *     the other: the second waits for the first, then advances from where it left the clock.
+         *
+         *     Not idempotent: each call moves the clock again. Errors: 400 `invalid_request` for `seconds`
+         *     outside 1..31536000; 500 `internal_error` when another advance of the account has run for more
+         *     than 10 min.
+         *
+         *     Permission: `sandbox:write`.
          */
         post: operations["advanceSandboxClock"];
         delete?: never;
@@ -98,7 +117,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the caller's account */
+        /**
+         * Read the caller's account
+         * @description The account the calling key belongs to: its name, email and the 5-digit `reference_entity` that
+         *     every Multicaixa reference of the account carries.
+         *
+         *     Permission: `account:read`.
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -117,14 +142,23 @@ export interface paths {
         };
         /**
          * List the account's API keys
-         * @description All keys of the account (secret, publishable and restricted), without secrets, with `last4`.
+         * @description All keys of the account (secret, publishable and restricted, revoked ones included), newest first,
+         *     without secrets: `last4` identifies each.
+         *
+         *     Permission: the account's full secret key only (`secret_key`); any other key gets 403
+         *     `permission_denied`.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create a restricted API key
-         * @description Creates a restricted key (`type: restricted`) with the given permissions (`write` implies `read`).
-         *     The full `secret` is returned only in this response. Only the account's full secret key may call this.
+         * @description Creates a restricted key (`type: restricted`, `sk_test_...`) with the given permissions (`write`
+         *     implies `read`). The full `secret` is returned only in this response.
+         *
+         *     Not idempotent: each call creates another key. Errors: 400 `invalid_request` for a missing name,
+         *     an empty, duplicated or unknown permission.
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -153,6 +187,11 @@ export interface paths {
          * Revoke an API key
          * @description Revokes the key (`revoked_at` set). Requests made with it afterwards are answered 401
          *     `authentication_failed`. Revoking an already revoked key returns it unchanged.
+         *
+         *     Errors: 400 `invalid_request` for the account's full secret key, which cannot be revoked; 404
+         *     `resource_not_found` for a key that is not the account's.
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -169,8 +208,10 @@ export interface paths {
         };
         /**
          * List payment methods
-         * @description All method codes with their status and amount limits. Any valid key may call this, including the
-         *     publishable key `pk_test_`. Methods with status `coming_soon` are not accepted when creating payments.
+         * @description All method codes with their status, amount limits and channels, in a fixed order. Methods with
+         *     status `coming_soon` are not accepted when creating payments (400 `method_disabled`).
+         *
+         *     Permission: any valid key (`any_key`), the publishable key `pk_test_` included.
          */
         get: operations["listPaymentMethods"];
         put?: never;
@@ -190,8 +231,13 @@ export interface paths {
         };
         /**
          * List payment intents
-         * @description The account's intents, newest first. Page with `starting_after` = the id of the last intent of the
-         *     previous page. `limit` out of range is 400 `invalid_request`, never clamped.
+         * @description The account's intents, newest first, at most `limit` (default 25), optionally only those in
+         *     `status`. Page with `starting_after` = the id of the last intent of the previous page.
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits (never clamped), an
+         *     unknown `status`, or a `starting_after` that is no intent of the account.
+         *
+         *     Permission: `payment_intents:read`.
          */
         get: operations["listPaymentIntents"];
         put?: never;
@@ -209,6 +255,8 @@ export interface paths {
          *     Idempotent: requires `Idempotency-Key`. A replay returns the stored status and body (201 for a
          *     created intent) with `Idempotency-Replayed: true`; the same key with a different body: 409
          *     `idempotency_conflict`.
+         *
+         *     Permission: `payment_intents:write`.
          */
         post: operations["createPaymentIntent"];
         delete?: never;
@@ -232,7 +280,12 @@ export interface paths {
         };
         /**
          * Read a payment intent
-         * @description Poll at most once per 2 s per payment, with backoff; prefer the stream or webhooks.
+         * @description The intent with its current state. Poll at most once per 2 s per payment, with backoff; prefer the
+         *     stream (`GET /payment_intents/{id}/events`) or webhooks.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's intents.
+         *
+         *     Permission: `payment_intents:read`.
          */
         get: operations["getPaymentIntent"];
         put?: never;
@@ -261,7 +314,10 @@ export interface paths {
         /**
          * Cancel a payment intent
          * @description No body. Allowed only from `PENDING` or `PROCESSING`; the intent becomes `CANCELLED` (event
-         *     `payment.cancelled`). Any other state: 409 `payment_already_processed`, nothing changes.
+         *     `payment.cancelled`). Any other state: 409 `payment_already_processed`, nothing changes; so a
+         *     second cancel is 409.
+         *
+         *     Permission: `payment_intents:write`.
          */
         post: operations["cancelPaymentIntent"];
         delete?: never;
@@ -295,6 +351,11 @@ export interface paths {
          *     - The stream closes after the intent reaches a state other than `PENDING`, `PROCESSING` or
          *       `UNKNOWN` (after `payment.reconciled` when that follows). Connecting to an intent already in such
          *       a state yields the snapshot, then the stream closes.
+         *
+         *     A connection counts as one request for the rate limit. Errors (before the stream starts): 404
+         *     `resource_not_found` for an id that is not one of the account's intents.
+         *
+         *     Permission: `payment_intents:read`.
          */
         get: operations["streamPaymentIntentEvents"];
         put?: never;
@@ -320,10 +381,13 @@ export interface paths {
         };
         /**
          * Stream the changes of a page payment (public, server-sent events)
-         * @description Public (no credentials). The same stream as `GET /payment_intents/{id}/events`, for payments made
-         *     through a payment link or a checkout session, carrying the public view (`PublicPaymentIntent`: no
-         *     customer, metadata, fee or key id). Other payments: 404 `resource_not_found`. Same `id:`,
-         *     snapshot, `Last-Event-ID`, keep-alive (15 s) and closing rules.
+         * @description The same stream as `GET /payment_intents/{id}/events`, for payments made through a payment link or
+         *     a checkout session, carrying the public view (`PublicPaymentIntent`: no customer, metadata, fee or
+         *     key id). Same `id:`, snapshot, `Last-Event-ID`, keep-alive (15 s) and closing rules.
+         *
+         *     Errors: 404 `resource_not_found` for an unknown id and for payments not made on a page.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         get: operations["streamPublicPaymentEvents"];
         put?: never;
@@ -346,10 +410,19 @@ export interface paths {
         /**
          * Refund a payment intent
          * @description Refunds `amount` (omitted = the whole remaining amount) of an intent in `SUCCEEDED` or
-         *     `PARTIALLY_REFUNDED`; other states: 409 `payment_already_processed`. Above the remaining refundable
-         *     amount: 400 `amount_out_of_range`. The refund starts `PENDING` and becomes `SUCCEEDED` after ~3 s
-         *     (event `refund.succeeded`); the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`. Unknown intent:
-         *     404. Idempotent like `POST /payment_intents` (`Idempotency-Key` required).
+         *     `PARTIALLY_REFUNDED`. The refund starts `PENDING` and becomes `SUCCEEDED` after ~3 s (event
+         *     `refund.succeeded`); the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`. Concurrent refunds can
+         *     never refund more than the payment amount in total.
+         *
+         *     Errors: 400 `amount_out_of_range` above the remaining refundable amount; 404 `resource_not_found`
+         *     for an intent that is not the account's; 409 `payment_already_processed` for an intent in another
+         *     state.
+         *
+         *     Idempotent like `POST /payment_intents` (`Idempotency-Key` required): the 201 and the 400, 404 and
+         *     409 `payment_already_processed` answers to a body are stored under the key and replayed with
+         *     `Idempotency-Replayed: true`.
+         *
+         *     Permission: `refunds:write`.
          */
         post: operations["createRefund"];
         delete?: never;
@@ -371,7 +444,14 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a refund */
+        /**
+         * Read a refund
+         * @description The refund with its current status (`PENDING`, then `SUCCEEDED` ~3 s after its creation).
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's refunds.
+         *
+         *     Permission: `refunds:read`.
+         */
         get: operations["getRefund"];
         put?: never;
         post?: never;
@@ -391,6 +471,8 @@ export interface paths {
         /**
          * List payment links
          * @description The last 100 links of the account, newest first (active and inactive).
+         *
+         *     Permission: `payment_links:read`.
          */
         get: operations["listPaymentLinks"];
         put?: never;
@@ -400,6 +482,10 @@ export interface paths {
          *     `methods` omitted = all active methods. Every selected method must accept the amount, otherwise
          *     400 `amount_out_of_range`; a `coming_soon` method: 400 `method_disabled`. Payments made through the
          *     link carry `metadata.payment_link` = the link id.
+         *
+         *     Not idempotent: each call creates another link.
+         *
+         *     Permission: `payment_links:write`.
          */
         post: operations["createPaymentLink"];
         delete?: never;
@@ -421,14 +507,27 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a payment link */
+        /**
+         * Read a payment link
+         * @description The link, active or not, with its public `code` and page `url`.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's links (the public
+         *     `code` is not accepted here).
+         *
+         *     Permission: `payment_links:read`.
+         */
         get: operations["getPaymentLink"];
         put?: never;
         post?: never;
         /**
          * Deactivate a payment link (soft delete)
          * @description Sets `active` to false. The public page and public JSON then answer 410 `payment_link_inactive`;
-         *     earlier payments stay. Deactivating an inactive link returns it unchanged.
+         *     earlier payments stay. Deactivating an inactive link returns it unchanged. There is no way to
+         *     reactivate a link.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's links.
+         *
+         *     Permission: `payment_links:write`.
          */
         delete: operations["deactivatePaymentLink"];
         options?: never;
@@ -451,7 +550,12 @@ export interface paths {
         };
         /**
          * QR code of a payment link (SVG)
-         * @description A 512 × 512 px SVG image encoding the link `url`. Takes the link id (not the code).
+         * @description A 512 × 512 px SVG image encoding the link `url`, for an active or inactive link. Takes the link id
+         *     (not the code).
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's links.
+         *
+         *     Permission: `payment_links:read`.
          */
         get: operations["getPaymentLinkQr"];
         put?: never;
@@ -476,6 +580,13 @@ export interface paths {
          * @description Either `payment_link` (the code of an existing link of the account; unknown: 404) or `amount` (+
          *     optional `description`, creating a new link with all active methods), not both (400
          *     `invalid_request`). The QR code points to the link `url`; `svg` is a 512 × 512 px inline SVG.
+         *
+         *     Errors: 400 `invalid_request` for an inactive link, or `description` with `payment_link`; 400
+         *     `amount_out_of_range` for an amount an active method does not accept.
+         *
+         *     Not idempotent: with `amount`, each call creates another link. QR codes are not stored.
+         *
+         *     Permission: `payment_links:write`.
          */
         post: operations["createQrCode"];
         delete?: never;
@@ -503,6 +614,12 @@ export interface paths {
          *     payment (`COMPLETED` when it is paid, `EXPIRED` when it expires or is cancelled); no new payment can
          *     be started on it after 30 min. Payments carry the session's `merchant_reference` and
          *     `metadata.checkout_session` = the session id.
+         *
+         *     Not idempotent: each call creates another session. Errors: 400 `method_disabled` for a
+         *     `coming_soon` method; 400 `invalid_request` for a `success_url` or `cancel_url` that is not an
+         *     absolute http(s) URL.
+         *
+         *     Permission: `checkout_sessions:write`.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -524,7 +641,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Read a checkout session */
+        /**
+         * Read a checkout session
+         * @description The session with its current status; `payment_intent` is set once it is `COMPLETED`. A session past
+         *     `expires_at` reads as `EXPIRED` unless it follows its `PENDING` reference payment.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's sessions.
+         *
+         *     Permission: `checkout_sessions:read`.
+         */
         get: operations["getCheckoutSession"];
         put?: never;
         post?: never;
@@ -543,15 +668,22 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The account's endpoints, without secrets.
+         * @description All endpoints of the account, newest first, without secrets.
+         *
+         *     Permission: `webhook_endpoints:read`.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description `url` must be an absolute http(s) URL; private, loopback and link-local addresses are refused (400
-         *     `invalid_request`) unless `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. `events` omitted or `["*"]` = all
-         *     types. The signing `secret` (`whsec_...`) is returned only here (and by `rotate_secret`).
+         * @description Registers a URL the gateway POSTs events to. `url` must be an absolute http(s) URL; private,
+         *     loopback and link-local addresses are refused (400 `invalid_request`) unless
+         *     `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. `events` omitted or `["*"]` = all types. The signing
+         *     `secret` (`whsec_...`) is returned only here (and by `rotate_secret`).
+         *
+         *     Not idempotent: each call creates another endpoint, which then receives its own copy of each event.
+         *
+         *     Permission: `webhook_endpoints:write`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -579,6 +711,11 @@ export interface paths {
         /**
          * Delete a webhook endpoint
          * @description Deletes the endpoint and its deliveries, and cancels its pending retries.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints, so a second
+         *     delete is 404.
+         *
+         *     Permission: `webhook_endpoints:write`.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -604,7 +741,11 @@ export interface paths {
         /**
          * Send a test event to an endpoint
          * @description No body. Queues a `test.ping` event (`data` = `{message}`) for this endpoint only, whatever its
-         *     `events` filter; the event also appears in `GET /events`.
+         *     `events` filter; the event also appears in `GET /events`. Each call queues another event.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
          */
         post: operations["sendTestWebhook"];
         delete?: never;
@@ -629,6 +770,10 @@ export interface paths {
         /**
          * List an endpoint's deliveries
          * @description The last 50 deliveries, newest first, with the exact body and signature header of the last attempt.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:read`.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -662,7 +807,14 @@ export interface paths {
         /**
          * Send a delivery again now
          * @description No body. Beyond the specification: makes a new attempt of the delivery now, whatever its state
-         *     (including `DEAD_LETTER`), and returns the delivery after that attempt.
+         *     (including `DEAD_LETTER`), and returns the delivery after that attempt. A 2xx makes it `DELIVERED`;
+         *     a failure leaves its state and schedule as they were (a never-attempted delivery becomes
+         *     `RETRYING`). Each call makes another attempt.
+         *
+         *     Errors: 404 `resource_not_found` for an endpoint that is not the account's, or a delivery that is
+         *     not the endpoint's.
+         *
+         *     Permission: `webhook_endpoints:write`.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -692,6 +844,10 @@ export interface paths {
          *     the `Service-Signature` header carries two `v1=` values, the new secret's first and then the old
          *     one's; receivers that verify either accept. After 24 h only the new secret signs. A second rotation
          *     within the 24 h keeps the new secret and the one it replaces (never more than two `v1=` values).
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -709,7 +865,11 @@ export interface paths {
         };
         /**
          * List events
-         * @description The account's events, newest first.
+         * @description The account's events of every type, newest first, at most `limit` (default 20).
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *
+         *     Permission: `events:read`.
          */
         get: operations["listEvents"];
         put?: never;
@@ -729,7 +889,12 @@ export interface paths {
         };
         /**
          * List request logs
-         * @description Requests made with the caller's key (not the account's other keys), newest first.
+         * @description Requests made with the caller's key (not the account's other keys), newest first, at most `limit`
+         *     (default 20). Requests answered 401 (no valid key) are not recorded.
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *
+         *     Permission: `logs:read`.
          */
         get: operations["listLogs"];
         put?: never;
@@ -755,7 +920,12 @@ export interface paths {
         };
         /**
          * Public view of a payment link
-         * @description Public (no credentials). The JSON behind the page `GET /pay/{code}`. Inactive link: 410 `payment_link_inactive`.
+         * @description The JSON behind the page `GET /pay/{code}`: what the customer pays and how.
+         *
+         *     Errors: 404 `resource_not_found` for an unknown code; 410 `payment_link_inactive` for a deactivated
+         *     link.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         get: operations["getPublicPaymentLink"];
         put?: never;
@@ -783,10 +953,15 @@ export interface paths {
         put?: never;
         /**
          * Pay a payment link
-         * @description Public (no credentials). Creates an intent for the link's amount with one of the link's methods
+         * @description Creates an intent for the link's amount with one of the link's methods
          *     (another method: 400 `invalid_request`; a `coming_soon` method: 400 `method_disabled`). The intent's
          *     `metadata.payment_link` = the link id and `api_key_id` is null. Returns the public view; follow it
          *     with `GET /public/payments/{id}/events`. Inactive link: 410 `payment_link_inactive`.
+         *
+         *     Errors: 400 `invalid_phone_number` for an express payment without a valid `customer.mobile`; 404
+         *     `resource_not_found` for an unknown code. Not idempotent: each call creates another intent.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         post: operations["createPublicPaymentLinkPayment"];
         delete?: never;
@@ -810,7 +985,12 @@ export interface paths {
         };
         /**
          * Public view of a checkout session
-         * @description Public (no credentials). The JSON behind the page `GET /checkout/{id}`.
+         * @description The JSON behind the page `GET /checkout/{id}`: what the customer pays, how, and where the page
+         *     sends them afterwards; in any status.
+         *
+         *     Errors: 404 `resource_not_found` for an unknown id.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         get: operations["getPublicCheckoutSession"];
         put?: never;
@@ -838,7 +1018,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a checkout session
-         * @description Public (no credentials). Creates an intent for the session's amount with one of its methods. The
+         * @description Creates an intent for the session's amount with one of its methods. The
          *     intent gets the session's `merchant_reference` and `metadata.checkout_session` = the session id. A
          *     session that is not `OPEN`, or one with a payment still in flight (`PENDING`, `PROCESSING`,
          *     `UNKNOWN`): 409 `payment_already_processed` — of concurrent attempts exactly one creates a
@@ -846,6 +1026,12 @@ export interface paths {
          *     `expires_at` no new payment can be started (409 `payment_already_processed`), also on a session
          *     still `OPEN` because it follows its `PENDING` reference payment.
          *     Returns the public view; follow it with `GET /public/payments/{id}/events`.
+         *
+         *     Errors: 400 `invalid_request` for a method the session does not offer, `method_disabled` for a
+         *     `coming_soon` one, `invalid_phone_number` for an express payment without a valid `customer.mobile`;
+         *     404 `resource_not_found` for an unknown id.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         post: operations["createPublicCheckoutSessionPayment"];
         delete?: never;
@@ -863,7 +1049,9 @@ export interface paths {
         };
         /**
          * Liveness check
-         * @description Public, not rate limited. 200 while the process is up.
+         * @description Liveness: 200 `{"status":"ok"}` while the process is up, whatever the database's state.
+         *
+         *     Public: no credentials, not rate limited.
          */
         get: operations["healthz"];
         put?: never;
@@ -883,8 +1071,10 @@ export interface paths {
         };
         /**
          * Readiness check
-         * @description Public, not rate limited. 200 `{"status":"ok","database":"up"}` when the database answers a ping,
+         * @description Readiness: 200 `{"status":"ok","database":"up"}` when the database answers a ping,
          *     503 `{"status":"unavailable","database":"down"}` otherwise.
+         *
+         *     Public: no credentials, not rate limited.
          */
         get: operations["readyz"];
         put?: never;
@@ -904,7 +1094,10 @@ export interface paths {
         };
         /**
          * This OpenAPI document
-         * @description Public. This document as YAML; the same document is served as JSON at `GET /openapi.json`.
+         * @description This document as YAML (`application/yaml`); the same document is served as JSON at
+         *     `GET /openapi.json`.
+         *
+         *     Public: no credentials.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -924,7 +1117,9 @@ export interface paths {
         };
         /**
          * This OpenAPI document as JSON
-         * @description Public. This document as JSON (the docs page reads it); the same document as `GET /openapi.yaml`.
+         * @description This document as JSON (the docs page reads it); the same document as `GET /openapi.yaml`.
+         *
+         *     Public: no credentials.
          */
         get: operations["getOpenApiDocumentJson"];
         put?: never;
@@ -944,7 +1139,9 @@ export interface paths {
         };
         /**
          * Human-readable API documentation
-         * @description Public. An HTML page rendering this document.
+         * @description An HTML page (Swagger UI, served locally, works offline) rendering this document.
+         *
+         *     Public: no credentials.
          */
         get: operations["getDocsPage"];
         put?: never;
@@ -976,6 +1173,8 @@ export interface paths {
          *     status word (`SUCCEEDED`, `FAILED`, ...) and, for reference payments, the entity and the 9-digit
          *     number. Backed by `GET /v1/public/payment_links/{code}` and
          *     `POST /v1/public/payment_links/{code}/payments`.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         get: operations["getPaymentLinkPage"];
         put?: never;
@@ -1005,6 +1204,8 @@ export interface paths {
          *     for a checkout session. On success it offers/redirects to `success_url`; a cancel link goes to
          *     `cancel_url`. Backed by `GET /v1/public/checkout/sessions/{id}` and
          *     `POST /v1/public/checkout/sessions/{id}/payments`.
+         *
+         *     Public: no credentials, limited per client IP.
          */
         get: operations["getCheckoutPage"];
         put?: never;
@@ -1096,14 +1297,34 @@ export interface components {
          */
         ErrorCode: "invalid_request" | "invalid_json" | "invalid_phone_number" | "amount_out_of_range" | "method_disabled" | "authentication_failed" | "permission_denied" | "feature_disabled" | "account_suspended" | "email_not_verified" | "resource_not_found" | "idempotency_conflict" | "payment_already_processed" | "payment_link_inactive" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "maintenance";
         /**
-         * @description Only `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.
+         * @description State of a payment intent (transitions: see the state table above):
+         *     - `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment
+         *       until it is paid or expires (72 h).
+         *     - `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.
+         *     - `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).
+         *     - `SUCCEEDED`: paid (event `payment.succeeded`).
+         *     - `FAILED`: not paid; `failure_code` says why.
+         *     - `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.
+         *     - `EXPIRED`: a reference not paid within 72 h.
+         *     - `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.
+         *     - `REFUNDED`: paid, and the whole amount refunded.
+         *
+         *     Only `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.
          * @enum {string}
          */
         PaymentIntentStatus: "PENDING" | "PROCESSING" | "UNKNOWN" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "EXPIRED" | "PARTIALLY_REFUNDED" | "REFUNDED";
-        /** @enum {string} */
+        /**
+         * @description Why an intent is `FAILED`:
+         *     - `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).
+         *     - `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile
+         *       `923000003`).
+         *     - `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the
+         *       intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.
+         * @enum {string}
+         */
         FailureCode: "rejected_by_customer" | "insufficient_funds" | "provider_unavailable";
         /**
-         * @description Active payment methods (accepted in create requests).
+         * @description An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).
          * @enum {string}
          */
         MethodCode: "multicaixa_express" | "multicaixa_reference";
@@ -1114,12 +1335,30 @@ export interface components {
          * @enum {string}
          */
         RequestedMethodCode: "multicaixa_express" | "multicaixa_reference" | "card" | "unitel_money" | "afrimoney" | "paypay_africa" | "kwik";
-        /** @enum {string} */
+        /**
+         * @description What happened; each type says what `data` holds:
+         *     - `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.
+         *     - `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the
+         *       order. Data: the PaymentIntent.
+         *     - `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.
+         *     - `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the
+         *       PaymentIntent.
+         *     - `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.
+         *       Data: the PaymentIntent.
+         *     - `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.
+         *     - `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.
+         *     - `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.
+         *     - `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.
+         *     - `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with
+         *       `payment_intent`.
+         *     - `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.
+         * @enum {string}
+         */
         EventType: "payment.created" | "payment.succeeded" | "payment.failed" | "payment.unknown" | "payment.reconciled" | "payment.expired" | "payment.cancelled" | "reference.paid" | "refund.succeeded" | "checkout.session.completed" | "test.ping";
         /** @description An event type, or `*` for all types. */
         WebhookEventFilter: components["schemas"]["EventType"] | "*";
         /**
-         * @description `<resource>:read` or `<resource>:write`; `write` implies `read`.
+         * @description A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.
          * @enum {string}
          */
         ApiKeyPermission: "payment_intents:read" | "payment_intents:write" | "refunds:read" | "refunds:write" | "payment_links:read" | "payment_links:write" | "checkout_sessions:read" | "checkout_sessions:write" | "webhook_endpoints:read" | "webhook_endpoints:write" | "events:read" | "events:write" | "logs:read" | "logs:write" | "account:read" | "account:write" | "sandbox:read" | "sandbox:write";
@@ -1127,262 +1366,466 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
+        /** @description The customer of a `multicaixa_express` payment, identified by the mobile number their app is registered with. */
         Customer: {
             /**
-             * @description Mobile number, 9 followed by 8 digits. Invalid or missing for an express payment → `invalid_phone_number`.
+             * @description Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.
              * @example 923000000
              */
             mobile: string;
         };
+        /** @description How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`. */
         Reference: {
-            /** @description The account's 5-digit entity. */
+            /** @description The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references. */
             entity: string;
-            /** @description 9-digit reference number, unique among unexpired references. */
+            /** @description 9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`. */
             number: string;
             /**
              * Format: date-time
-             * @description Creation + 72 h.
+             * @description Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`).
              */
             expires_at: string;
         };
+        /** @description The body of every JSON error answer, whatever the status. */
         Error: {
+            /** @description The error. */
             error: {
+                /** @description Stable, machine-readable code; branch on this, never on `message`. See `ErrorCode` for each code. */
                 code: components["schemas"]["ErrorCode"];
-                /** @description Human-readable; may change. For validation errors it names the field. */
+                /** @description Human-readable explanation; may change. For validation errors it names the field, parameter or header. */
                 message: string;
+                /** @description Id of the request (`req_` + 24 base62), equal to the `Request-Id` response header. Quote it when asking for support. */
                 request_id: string;
             };
         };
         /** @description Liveness (`GET /healthz`); answered while the process is up. */
         Health: {
-            /** @constant */
+            /**
+             * @description Always `ok`.
+             * @constant
+             */
             status: "ok";
         };
         /** @description Readiness (`GET /readyz`, 200) when the database answers. */
         ReadinessUp: {
-            /** @constant */
+            /**
+             * @description `ok`: the gateway can serve requests.
+             * @constant
+             */
             status: "ok";
-            /** @constant */
+            /**
+             * @description `up`: the database answered a ping.
+             * @constant
+             */
             database: "up";
         };
         /** @description Readiness (`GET /readyz`, 503) when the database does not answer. */
         ReadinessDown: {
-            /** @constant */
+            /**
+             * @description `unavailable`: requests that need the database will fail until it is back.
+             * @constant
+             */
             status: "unavailable";
-            /** @constant */
+            /**
+             * @description `down`: the database did not answer a ping.
+             * @constant
+             */
             database: "down";
         };
+        /** @description A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes). */
         SandboxAccount: {
-            /** @constant */
+            /**
+             * @description Always `sandbox_account`.
+             * @constant
+             */
             object: "sandbox_account";
+            /** @description Account id, `acct_` followed by 24 base62 characters. */
             id: string;
+            /** @description The name given, without leading or trailing spaces; `Sandbox account` when none was given. */
             name: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The email given; null when none was given.
+             */
             email: string | null;
-            /** @description Publishable key; may call `GET /payment_methods` only. */
+            /** @description Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here. */
             pk: string;
-            /** @description Secret key with all permissions; shown only here. Keep it on servers. */
+            /** @description Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app. */
             sk: string;
-            /** @constant */
+            /**
+             * @description Always false; only the sandbox exists here.
+             * @constant
+             */
             livemode: false;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds.
+             */
             created_at: string;
         };
+        /** @description The account of the calling key (`GET /account`). */
         Account: {
-            /** @constant */
+            /**
+             * @description Always `account`.
+             * @constant
+             */
             object: "account";
+            /** @description Account id, `acct_` followed by 24 base62 characters. */
             id: string;
+            /** @description The name given at creation; `Sandbox account` when none was given. */
             name: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description The email given at creation; null when none was given.
+             */
             email: string | null;
-            /** @constant */
+            /**
+             * @description Always false; only the sandbox exists here.
+             * @constant
+             */
             livemode: false;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds.
+             */
             created_at: string;
-            /** @description 5-digit entity of the account's Multicaixa references (fixed at creation). */
+            /** @description 5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents. */
             reference_entity: string;
         };
+        /** @description An API key of the account, without its secret (lists and revocation). */
         ApiKey: {
-            /** @constant */
+            /**
+             * @description Always `api_key`.
+             * @constant
+             */
             object: "api_key";
+            /** @description Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents. */
             id: string;
             /**
-             * @description `secret` (the account key, all permissions), `publishable` (`pk_test_`), or `restricted`.
+             * @description `secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.
              * @enum {string}
              */
             type: "secret" | "publishable" | "restricted";
+            /** @description The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys. */
             name: string | null;
-            /** @description Empty for the publishable key (it may call `GET /payment_methods` only). */
+            /** @description A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key. */
             permissions: components["schemas"]["ApiKeyPermission"][];
+            /** @description The last 4 characters of the key's secret, to recognise it. */
             last4: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.
+             */
             revoked_at: string | null;
         };
         /** @description A newly created restricted key with its full secret (returned once). */
         ApiKeyWithSecret: {
-            /** @constant */
+            /**
+             * @description Always `api_key`.
+             * @constant
+             */
             object: "api_key";
+            /** @description Key id, `key_` followed by 24 base62 characters (not the secret). */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `restricted`.
+             * @constant
+             */
             type: "restricted";
+            /** @description The name given. */
             name: string;
+            /** @description The permissions given, sorted, without duplicates (`write` implies `read`). */
             permissions: components["schemas"]["ApiKeyPermission"][];
-            /** @description The full key; use it as `Authorization: Bearer <secret>`. Shown only here. */
+            /** @description The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash. */
             secret: string;
+            /** @description The last 4 characters of `secret`, as key lists show them. */
             last4?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds.
+             */
             created_at: string;
+            /** @description Always null for a new key. */
             revoked_at: null;
         };
+        /** @description A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`. */
         PaymentIntent: {
+            /** @description Intent id, `pay_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `payment_intent`.
+             * @constant
+             */
             object: "payment_intent";
-            /** @description Amount in AOA. */
+            /** @description Amount charged, in whole AOA (kwanzas, no decimals). */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description How the customer pays. */
             payment_method: components["schemas"]["MethodCode"];
+            /** @description Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling. */
             status: components["schemas"]["PaymentIntentStatus"];
+            /** @description Why the intent is `FAILED`; null in every other state. */
             failure_code: components["schemas"]["FailureCode"] | null;
+            /** @description The customer of an express payment (`{mobile}`); null for reference payments. */
             customer: components["schemas"]["Customer"] | null;
-            /** @description The caller's own id; returned in all events. */
+            /** @description The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given. */
             merchant_reference: string | null;
-            /** @description Only for `multicaixa_reference`. */
+            /** @description Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments. */
             reference: components["schemas"]["Reference"] | null;
-            /** @description AOA refunded so far. */
+            /** @description AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds). */
             amount_refunded: number;
-            /** @description Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 %, half up, at least 1); null until the payment first reaches SUCCEEDED. */
+            /** @description Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen. */
             fee: number | null;
-            /** @description Version of the commission rule applied (1); null until the payment first reaches SUCCEEDED. */
+            /** @description Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`. */
             fee_version: number | null;
-            /** @description The key that created the intent; null for page payments. */
+            /** @description Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page. */
             api_key_id: string | null;
+            /** @description The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway. */
             metadata: components["schemas"]["Metadata"];
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`.
+             */
             updated_at: string;
         };
         /** @description Public view of a payment (pages and the public stream); no customer, metadata, fee or key id. */
         PublicPaymentIntent: {
+            /** @description Intent id, `pay_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `payment_intent`.
+             * @constant
+             */
             object: "payment_intent";
+            /** @description Amount charged, in whole AOA. */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description The method the customer chose. */
             payment_method: components["schemas"]["MethodCode"];
+            /** @description Current state; see `PaymentIntentStatus`. */
             status: components["schemas"]["PaymentIntentStatus"];
+            /** @description Why the intent is `FAILED`; null in every other state. */
             failure_code: components["schemas"]["FailureCode"] | null;
+            /** @description Where to pay a `multicaixa_reference` intent; null for express payments. */
             reference: components["schemas"]["Reference"] | null;
+            /** @description AOA refunded so far. */
             amount_refunded: number;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Time of the last change, on the account's sandbox clock.
+             */
             updated_at: string;
         };
+        /** @description A full or partial refund of a paid intent. */
         Refund: {
+            /** @description Refund id, `rf_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `refund`.
+             * @constant
+             */
             object: "refund";
+            /** @description Id of the refunded intent. */
             payment_intent: string;
+            /** @description Amount refunded, in whole AOA. */
             amount: number;
-            /** @enum {string} */
+            /**
+             * @description `PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.
+             * @enum {string}
+             */
             status: "PENDING" | "SUCCEEDED";
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock.
+             */
             updated_at: string;
         };
+        /** @description A payment method with its status, amount limits and channels (`GET /payment_methods`). */
         PaymentMethod: {
+            /** @description The method code used in requests. */
             code: components["schemas"]["RequestedMethodCode"];
+            /** @description Name to show customers (e.g. `Multicaixa Express`). */
             display_name: string;
-            /** @enum {string} */
+            /**
+             * @description `active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.
+             * @enum {string}
+             */
             status: "active" | "coming_soon";
+            /** @description Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods. */
             min_amount: number | null;
+            /** @description Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods. */
             max_amount: number | null;
+            /** @description Where the method can be used; all false for `coming_soon` methods. */
             channels: {
+                /** @description In `POST /payment_intents`. */
                 api: boolean;
+                /** @description On hosted checkout pages. */
                 checkout: boolean;
+                /** @description On payment-link pages. */
                 link: boolean;
             };
         };
+        /** @description A shareable link with a short public code and a public payment page. */
         PaymentLink: {
+            /** @description Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes). */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `payment_link`.
+             * @constant
+             */
             object: "payment_link";
+            /** @description Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`). */
             code: string;
             /**
              * Format: uri
-             * @description Public page, `{pay_url}/<code>`.
+             * @description Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode.
              */
             url: string;
+            /** @description Amount each payment through the link charges, in whole AOA. */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description The methods the page offers; all active methods when none were given at creation. */
             methods: components["schemas"]["MethodCode"][];
+            /** @description Text shown on the page (at most 140 characters); null when none was given. */
             description: string | null;
+            /** @description False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`. */
             active: boolean;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
         };
         /** @description Public view of an active payment link (the JSON behind `GET /pay/{code}`). */
         PublicPaymentLink: {
-            /** @constant */
+            /**
+             * @description Always `payment_link`.
+             * @constant
+             */
             object: "payment_link";
+            /** @description The link's public code, 8 base62 characters. */
             code: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The public page, `{pay_url}/<code>`.
+             */
             url: string;
+            /** @description Amount to pay, in whole AOA. */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description The methods the customer may choose from. */
             methods: components["schemas"]["MethodCode"][];
+            /** @description The merchant's text for the page; null when none was given. */
             description: string | null;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
         };
+        /** @description A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again. */
         QrCode: {
+            /** @description Id of this QR code, `qr_` followed by 24 base62 characters (new on every request). */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `qr_code`.
+             * @constant
+             */
             object: "qr_code";
-            /** @description Code of the target link. */
+            /** @description Code of the target link (the one given, or the new link's). */
             payment_link: string;
             /**
              * Format: uri
-             * @description The link url encoded in the QR code.
+             * @description The link's `url`, which the QR code encodes.
              */
             url: string;
-            /** @description Inline SVG image, 512 × 512 px. */
+            /** @description Inline SVG document, 512 × 512 px, encoding `url`. */
             svg: string;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
         };
+        /** @description A hosted checkout page for one order, paid at most once. */
         CheckoutSession: {
+            /** @description Session id, `cs_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `checkout_session`.
+             * @constant
+             */
             object: "checkout_session";
             /**
              * Format: uri
-             * @description `{checkout_url}/<session id>`.
+             * @description The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`.
              */
             url: string;
+            /** @description Amount to pay, in whole AOA. */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description The methods the page offers; all active methods when none were given at creation. */
             methods: components["schemas"]["MethodCode"][];
-            /** @enum {string} */
+            /**
+             * @description `OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.
+             * @enum {string}
+             */
             status: "OPEN" | "COMPLETED" | "EXPIRED";
-            /** @description Filled when the customer pays. */
+            /** @description Id of the payment that completed the session; null until the session is `COMPLETED`. */
             payment_intent: string | null;
+            /** @description The caller's own id for the order, copied to the session's payments and their events; null when none was given. */
             merchant_reference: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the page sends the customer after a successful payment; null when none was given.
+             */
             success_url: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the page's cancel link goes; null when none was given.
+             */
             cancel_url: string | null;
             /**
              * Format: date-time
@@ -1390,229 +1833,651 @@ export interface components {
              *     its reference payment is still `PENDING` (it then follows that payment).
              */
             expires_at: string;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
         };
-        /** @description Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference. */
+        /** @description Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time. */
         PublicCheckoutSession: {
+            /** @description Session id, `cs_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `checkout_session`.
+             * @constant
+             */
             object: "checkout_session";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The hosted page, `{checkout_url}/<session id>`.
+             */
             url: string;
+            /** @description Amount to pay, in whole AOA. */
             amount: number;
-            /** @constant */
+            /**
+             * @description Always `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description The methods the customer may choose from. */
             methods: components["schemas"]["MethodCode"][];
-            /** @enum {string} */
+            /**
+             * @description `OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.
+             * @enum {string}
+             */
             status: "OPEN" | "COMPLETED" | "EXPIRED";
+            /** @description Id of the payment that completed the session; null until the session is `COMPLETED`. */
             payment_intent: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the page sends the customer after a successful payment; null when none was given.
+             */
             success_url: string | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Where the page's cancel link goes; null when none was given.
+             */
             cancel_url: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation + 30 min; no new payment can be started after it.
+             */
             expires_at: string;
+            /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
         };
+        /** @description A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here). */
         WebhookEndpoint: {
+            /** @description Endpoint id, `whe_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
             object: "webhook_endpoint";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The absolute http(s) URL events are POSTed to.
+             */
             url: string;
-            /** @description Event types delivered; `["*"]` = all. */
+            /** @description The event types delivered, without duplicates; `["*"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says. */
             events: components["schemas"]["WebhookEventFilter"][];
+            /** @description The name given; null when none was given. */
             name: string | null;
+            /** @description The description given; null when none was given. */
             description: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
         };
         /** @description A webhook endpoint with its signing secret (creation and `rotate_secret` responses only). */
         WebhookEndpointWithSecret: {
+            /** @description Endpoint id, `whe_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
             object: "webhook_endpoint";
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The absolute http(s) URL events are POSTed to.
+             */
             url: string;
+            /** @description The event types delivered; `["*"]` = all. */
             events: components["schemas"]["WebhookEventFilter"][];
+            /** @description The name given; null when none was given. */
             name: string | null;
+            /** @description The description given; null when none was given. */
             description: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
+             */
             created_at: string;
-            /** @description Signing secret (HMAC-SHA256 key); shown only in this response. */
+            /** @description Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver. */
             secret: string;
         };
+        /** @description The answer to `DELETE /webhook_endpoints/{id}`. */
         DeletedWebhookEndpoint: {
+            /** @description Id of the deleted endpoint. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `webhook_endpoint`.
+             * @constant
+             */
             object: "webhook_endpoint";
-            /** @constant */
+            /**
+             * @description Always true.
+             * @constant
+             */
             deleted: true;
         };
+        /** @description The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background. */
         TestEventQueued: {
-            /** @constant */
+            /**
+             * @description Always `test_event`.
+             * @constant
+             */
             object: "test_event";
+            /** @description Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries. */
             event_id: string;
-            /** @constant */
+            /**
+             * @description Always `QUEUED`.
+             * @constant
+             */
             state: "QUEUED";
         };
+        /** @description One event sent (or to be sent) to one endpoint, with the outcome of its last attempt. */
         WebhookDelivery: {
+            /** @description Delivery id, `whd_` followed by 24 base62 characters. */
             id: string;
-            /** @constant */
+            /**
+             * @description Always `webhook_delivery`.
+             * @constant
+             */
             object: "webhook_delivery";
+            /** @description Id of the event delivered; the `Service-Event-Id` header and the body's `id`. */
             event_id: string;
+            /** @description Type of the event delivered. */
             event_type: components["schemas"]["EventType"];
             /**
-             * @description `PENDING` (not yet attempted) → `DELIVERED`, or `RETRYING` → ... → `DEAD_LETTER` after the 4th attempt fails.
+             * @description `PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.
              * @enum {string}
              */
             state: "PENDING" | "RETRYING" | "DELIVERED" | "DEAD_LETTER";
+            /** @description Attempts made so far, manual retries included; 0 while `PENDING`. */
             attempts: number;
-            /** @description HTTP status returned by the receiver on the last attempt; 0 = no response. */
+            /** @description HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt. */
             last_status: number | null;
-            /** @description Latency of the last attempt in ms. */
+            /** @description Duration of the last attempt in milliseconds; null before the first attempt. */
             last_ms: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Time of the last attempt, on the account's sandbox clock; null before the first attempt.
+             */
             last_attempt_at: string | null;
-            /** @description Exact raw body of the last attempt. */
+            /** @description The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt. */
             request_body: string | null;
-            /** @description `Service-Signature` value of the last attempt. */
+            /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
             signature_header: string | null;
         };
         TestPingData: {
             message: string;
         };
-        Event: {
+        /**
+         * @description Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.
+         *     `type` tells what `data` is (a discriminated union: one schema per event type).
+         */
+        Event: components["schemas"]["PaymentCreatedEvent"] | components["schemas"]["PaymentSucceededEvent"] | components["schemas"]["PaymentFailedEvent"] | components["schemas"]["PaymentUnknownEvent"] | components["schemas"]["PaymentReconciledEvent"] | components["schemas"]["PaymentExpiredEvent"] | components["schemas"]["PaymentCancelledEvent"] | components["schemas"]["ReferencePaidEvent"] | components["schemas"]["RefundSucceededEvent"] | components["schemas"]["CheckoutSessionCompletedEvent"] | components["schemas"]["TestPingEvent"];
+        /** @description `payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent. */
+        PaymentCreatedEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
             id: string;
-            /** @constant */
-            object: "event";
-            type: components["schemas"]["EventType"];
-            livemode: boolean;
-            /** Format: date-time */
-            created_at: string;
             /**
-             * @description `PaymentIntent` for `payment.*` and `reference.paid`; `Refund` for `refund.succeeded`;
-             *     `CheckoutSession` (with `payment_intent`) for `checkout.session.completed`; `{message}` for `test.ping`.
+             * @description Always `event`.
+             * @constant
              */
-            data: components["schemas"]["PaymentIntent"] | components["schemas"]["Refund"] | components["schemas"]["CheckoutSession"] | components["schemas"]["TestPingData"];
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.created";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
         };
+        /** @description `payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent. */
+        PaymentSucceededEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.succeeded";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent. */
+        PaymentFailedEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.failed";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent. */
+        PaymentUnknownEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.unknown";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent. */
+        PaymentReconciledEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.reconciled";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent. */
+        PaymentExpiredEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.expired";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent. */
+        PaymentCancelledEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "payment.cancelled";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent. */
+        ReferencePaidEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "reference.paid";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The payment intent as it was when the event happened. */
+            data: components["schemas"]["PaymentIntent"];
+        };
+        /** @description `refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund. */
+        RefundSucceededEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "refund.succeeded";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The refund. */
+            data: components["schemas"]["Refund"];
+        };
+        /** @description `checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession. */
+        CheckoutSessionCompletedEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "checkout.session.completed";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description The checkout session, with `payment_intent` set. */
+            data: components["schemas"]["CheckoutSession"];
+        };
+        /** @description `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object. */
+        TestPingEvent: {
+            /** @description Event id; a delivery's `Service-Event-Id` header. */
+            id: string;
+            /**
+             * @description Always `event`.
+             * @constant
+             */
+            object: "event";
+            /**
+             * @description The event type (the discriminator). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "test.ping";
+            /** @description Always false in the sandbox. */
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When it happened (the account's sandbox clock).
+             */
+            created_at: string;
+            /** @description A test message. */
+            data: components["schemas"]["TestPingData"];
+        };
+        /** @description One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded. */
         LogEntry: {
+            /** @description The request's id, as its `Request-Id` header and `error.request_id` carried it. */
             request_id: string;
+            /** @description HTTP method, upper case (`GET`, `POST`, `DELETE`). */
             method: string;
+            /** @description Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string. */
             path: string;
+            /** @description HTTP status of the answer. */
             status: number;
+            /** @description The answer's `error.code` (for GraphQL, its first error's code); null when it has none. */
             error_code: components["schemas"]["ErrorCode"] | null;
+            /** @description Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection). */
             latency_ms: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock).
+             */
             created_at: string;
         };
+        /** @description The sandbox clock of the caller's account. */
         SandboxClock: {
-            /** @constant */
+            /**
+             * @description Always `sandbox_clock`.
+             * @constant
+             */
             object: "sandbox_clock";
             /**
              * Format: date-time
-             * @description The account's current time.
+             * @description The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds.
              */
             now: string;
-            /** @description How far the account clock is ahead of real time. */
+            /** @description How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first. */
             offset_seconds: number;
         };
+        /** @description All keys of the account, newest first (secret, publishable and restricted; revoked ones included). */
         ApiKeyList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The keys, without secrets. */
             data: components["schemas"]["ApiKey"][];
         };
+        /** @description Every method code, in a fixed order (the active methods first). */
         PaymentMethodList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The methods. */
             data: components["schemas"]["PaymentMethod"][];
         };
+        /** @description The account's intents, newest first, at most `limit` of them. */
         PaymentIntentList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The intents; page on with `starting_after` = the last one's id. */
             data: components["schemas"]["PaymentIntent"][];
         };
+        /** @description The account's last 100 links, newest first, active and inactive. */
         PaymentLinkList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The links. */
             data: components["schemas"]["PaymentLink"][];
         };
+        /** @description All endpoints of the account, newest first, without their secrets. */
         WebhookEndpointList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The endpoints. */
             data: components["schemas"]["WebhookEndpoint"][];
         };
+        /** @description The endpoint's last 50 deliveries, newest event first. */
         WebhookDeliveryList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The deliveries. */
             data: components["schemas"]["WebhookDelivery"][];
         };
+        /** @description The account's events, newest first, at most `limit` of them. */
         EventList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The events. */
             data: components["schemas"]["Event"][];
         };
+        /** @description Requests made with the calling key, newest first, at most `limit` of them. */
         LogEntryList: {
-            /** @constant */
+            /**
+             * @description Always `list`.
+             * @constant
+             */
             object: "list";
+            /** @description The log entries. */
             data: components["schemas"]["LogEntry"][];
         };
+        /** @description Optional body of `POST /sandbox/accounts`; every field is optional. */
         CreateSandboxAccountRequest: {
+            /** @description Account name, 1 to 80 characters (leading and trailing spaces removed); `Sandbox account` when omitted. */
             name?: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Contact email (email format, at most 254 characters); omitted = null.
+             */
             email?: string;
         };
+        /** @description Body of `POST /api_keys`. */
         CreateApiKeyRequest: {
+            /** @description A name to recognise the key by, 1 to 80 characters. */
             name: string;
+            /** @description What the key may do, at least one permission, without duplicates (`write` implies `read`). */
             permissions: components["schemas"]["ApiKeyPermission"][];
         };
+        /** @description Body of `POST /payment_intents`. */
         CreatePaymentIntentRequest: {
             /**
-             * @description AOA. At least 100 and at most the method's `max_amount` (express 5 000 000, reference
-             *     50 000 000); out of range → `amount_out_of_range`. A non-integer → `invalid_request`.
+             * @description Amount to charge in whole AOA (no decimals). At least 100 and at most the method's
+             *     `max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.
+             *     A non-integer → `invalid_request`.
              */
             amount: number;
-            /** @constant */
+            /**
+             * @description Must be `AOA`.
+             * @constant
+             */
             currency: "AOA";
+            /** @description How the customer pays; a `coming_soon` code is 400 `method_disabled`. */
             payment_method: components["schemas"]["RequestedMethodCode"];
             /** @description Required for `multicaixa_express` (missing → `invalid_phone_number`). */
             customer?: components["schemas"]["Customer"];
+            /** @description Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it. */
             merchant_reference?: string;
+            /** @description Your key/value pairs, returned on the intent and in its events (limits in `Metadata`). */
             metadata?: components["schemas"]["Metadata"];
         };
+        /** @description Body of `POST /refunds`. */
         CreateRefundRequest: {
-            /** @description Id of the intent to refund. */
+            /** @description Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`. */
             payment_intent: string;
-            /** @description AOA; omitted = the whole remaining amount. */
+            /** @description Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains. */
             amount?: number;
         };
+        /** @description Body of `POST /payment_links`. */
         CreatePaymentLinkRequest: {
-            /** @description AOA; every selected method must accept it (else `amount_out_of_range`). */
+            /** @description Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`). */
             amount: number;
+            /** @description Text shown on the payment page, at most 140 characters. */
             description?: string;
-            /** @description Omitted = all active methods. */
+            /** @description The methods the page offers, without duplicates; omitted = all active methods. */
             methods?: components["schemas"]["RequestedMethodCode"][];
         };
         /** @description Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both. */
         CreateQrCodeRequest: {
+            /** @description Amount of a new link to create (with every active method), in whole AOA. */
             amount?: number;
+            /** @description Text of the new link's page (only with `amount`), at most 140 characters. */
             description?: string;
-            /** @description Code of an existing link. */
+            /** @description Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`. */
             payment_link?: string;
         };
+        /** @description Body of `POST /checkout/sessions`. */
         CreateCheckoutSessionRequest: {
-            /** @description AOA; every selected method must accept it (else `amount_out_of_range`). */
+            /** @description Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`). */
             amount: number;
+            /** @description Your own id for the order, 1 to 64 characters; the session's payments and their events carry it. */
             merchant_reference?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL the page sends the customer to after a successful payment, at most 2048 characters.
+             */
             success_url?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Absolute http(s) URL of the page's cancel link, at most 2048 characters.
+             */
             cancel_url?: string;
-            /** @description Omitted = all active methods. */
+            /** @description The methods the page offers, without duplicates; omitted = all active methods. */
             methods?: components["schemas"]["RequestedMethodCode"][];
         };
+        /** @description Body of `POST /webhook_endpoints`. */
         CreateWebhookEndpointRequest: {
             /**
              * Format: uri
@@ -1621,20 +2486,26 @@ export interface components {
             url: string;
             /** @description Event types, or `["*"]`; omitted = all. */
             events?: components["schemas"]["WebhookEventFilter"][];
+            /** @description A name to recognise the endpoint by, 1 to 80 characters. */
             name?: string;
+            /** @description Free text, at most 200 characters. */
             description?: string;
         };
         /** @description Body of the public payment routes behind the payment-link and checkout pages. */
         CreatePublicPaymentRequest: {
+            /** @description One of the methods the link or session offers; another active method → 400 `invalid_request`, a `coming_soon` one → 400 `method_disabled`. */
             payment_method: components["schemas"]["RequestedMethodCode"];
             /** @description Required for `multicaixa_express` (missing → `invalid_phone_number`). */
             customer?: components["schemas"]["Customer"];
         };
+        /** @description Body of `POST /sandbox/simulate/reference_paid`. */
         SimulateReferencePaidRequest: {
             /** @description The 9-digit `reference.number` of a PENDING reference intent. */
             reference: string;
         };
+        /** @description Body of `POST /sandbox/clock/advance`. */
         AdvanceSandboxClockRequest: {
+            /** @description How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days). */
             seconds: number;
         };
     };
@@ -4120,8 +4991,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
+                        /** @description The OpenAPI version of the document (3.1.x). */
                         openapi: string;
+                        /** @description Title, contract version (1.0.0) and this introduction. */
                         info: Record<string, never>;
+                        /** @description Every operation of the contract. */
                         paths: Record<string, never>;
                     };
                 };
@@ -4271,6 +5145,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description The `Event`, a union discriminated by `type`: `data` is the `PaymentIntent` for `payment.*` and
+         *     `reference.paid`, the `Refund` for `refund.succeeded`, the `CheckoutSession` for
+         *     `checkout.session.completed`, and `{message}` for `test.ping`.
+         */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["Event"];

@@ -3,7 +3,7 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const advanceSandboxClock_body = validate52;
-const schema19 = {"$id":"urn:payment-gateway:schema:AdvanceSandboxClockRequest","type":"object","additionalProperties":false,"required":["seconds"],"properties":{"seconds":{"type":"integer","minimum":1,"maximum":31536000}}};
+const schema19 = {"$id":"urn:payment-gateway:schema:AdvanceSandboxClockRequest","type":"object","description":"Body of `POST /sandbox/clock/advance`.","additionalProperties":false,"required":["seconds"],"properties":{"seconds":{"type":"integer","description":"How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days).","minimum":1,"maximum":31536000}}};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:AdvanceSandboxClockRequest" */;
@@ -69,10 +69,10 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKey_body = validate53;
-const schema20 = {"$id":"urn:payment-gateway:schema:CreateApiKeyRequest","type":"object","additionalProperties":false,"required":["name","permissions"],"properties":{"name":{"type":"string","minLength":1,"maxLength":80},"permissions":{"type":"array","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}}}};
+const schema20 = {"$id":"urn:payment-gateway:schema:CreateApiKeyRequest","type":"object","description":"Body of `POST /api_keys`.","additionalProperties":false,"required":["name","permissions"],"properties":{"name":{"type":"string","description":"A name to recognise the key by, 1 to 80 characters.","minLength":1,"maxLength":80},"permissions":{"type":"array","description":"What the key may do, at least one permission, without duplicates (`write` implies `read`).","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}}}};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const func0 = require("ajv/dist/runtime/equal").default;
-const schema21 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"`<resource>:read` or `<resource>:write`; `write` implies `read`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
+const schema21 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyPermission" */;
@@ -220,7 +220,7 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCheckoutSession_body = validate56;
-const schema22 = {"$id":"urn:payment-gateway:schema:CreateCheckoutSessionRequest","type":"object","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"AOA; every selected method must accept it (else `amount_out_of_range`)."},"merchant_reference":{"type":"string","minLength":1,"maxLength":64},"success_url":{"type":"string","format":"uri","maxLength":2048},"cancel_url":{"type":"string","format":"uri","maxLength":2048},"methods":{"type":"array","description":"Omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
+const schema22 = {"$id":"urn:payment-gateway:schema:CreateCheckoutSessionRequest","type":"object","description":"Body of `POST /checkout/sessions`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; the session's payments and their events carry it.","minLength":1,"maxLength":64},"success_url":{"type":"string","description":"Absolute http(s) URL the page sends the customer to after a successful payment, at most 2048 characters.","format":"uri","maxLength":2048},"cancel_url":{"type":"string","description":"Absolute http(s) URL of the page's cancel link, at most 2048 characters.","format":"uri","maxLength":2048},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const schema23 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
@@ -452,8 +452,8 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentIntent_body = validate59;
-const schema24 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","description":"AOA. At least 100 and at most the method's `max_amount` (express 5 000 000, reference\n50 000 000); out of range → `amount_out_of_range`. A non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata"}}};
-const schema25 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Mobile number, 9 followed by 8 digits. Invalid or missing for an express payment → `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+const schema24 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","description":"Body of `POST /payment_intents`.","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","description":"Amount to charge in whole AOA (no decimals). At least 100 and at most the method's\n`max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.\nA non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","description":"Must be `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"How the customer pays; a `coming_soon` code is 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it.","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"Your key/value pairs, returned on the intent and in its events (limits in `Metadata`)."}}};
+const schema25 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"The customer of a `multicaixa_express` payment, identified by the mobile number their app is registered with.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern3 = new RegExp("^9[0-9]{8}$", "u");
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -750,7 +750,7 @@ return errors === 0;
 validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentLink_body = validate65;
-const schema27 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","maxLength":140},"methods":{"type":"array","description":"Omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
+const schema27 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","description":"Body of `POST /payment_links`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","description":"Text shown on the payment page, at most 140 characters.","maxLength":140},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePaymentLinkRequest" */;
@@ -889,7 +889,7 @@ return errors === 0;
 validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicCheckoutSessionPayment_body = validate67;
-const schema28 = {"$id":"urn:payment-gateway:schema:CreatePublicPaymentRequest","type":"object","description":"Body of the public payment routes behind the payment-link and checkout pages.","additionalProperties":false,"required":["payment_method"],"properties":{"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."}}};
+const schema28 = {"$id":"urn:payment-gateway:schema:CreatePublicPaymentRequest","type":"object","description":"Body of the public payment routes behind the payment-link and checkout pages.","additionalProperties":false,"required":["payment_method"],"properties":{"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"One of the methods the link or session offers; another active method → 400 `invalid_request`, a `coming_soon` one → 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."}}};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePublicPaymentRequest" */;
@@ -957,7 +957,7 @@ return errors === 0;
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createQrCode_body = validate70;
-const schema29 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":1},"description":{"type":"string","maxLength":140},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
+const schema29 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount of a new link to create (with every active method), in whole AOA."},"description":{"type":"string","maxLength":140,"description":"Text of the new link's page (only with `amount`), at most 140 characters."},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateQrCodeRequest" */;
@@ -1111,7 +1111,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createRefund_body = validate71;
-const schema30 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund."},"amount":{"type":"integer","minimum":1,"description":"AOA; omitted = the whole remaining amount."}}};
+const schema30 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","description":"Body of `POST /refunds`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`."},"amount":{"type":"integer","minimum":1,"description":"Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains."}}};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateRefundRequest" */;
@@ -1203,7 +1203,7 @@ return errors === 0;
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSandboxAccount_body = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CreateSandboxAccountRequest","type":"object","additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":80},"email":{"type":"string","format":"email","maxLength":254}}};
+const schema31 = {"$id":"urn:payment-gateway:schema:CreateSandboxAccountRequest","type":"object","description":"Optional body of `POST /sandbox/accounts`; every field is optional.","additionalProperties":false,"properties":{"name":{"type":"string","description":"Account name, 1 to 80 characters (leading and trailing spaces removed); `Sandbox account` when omitted.","minLength":1,"maxLength":80},"email":{"type":"string","description":"Contact email (email format, at most 254 characters); omitted = null.","format":"email","maxLength":254}}};
 const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1297,10 +1297,10 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createWebhookEndpoint_body = validate73;
-const schema32 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration."},"events":{"type":"array","description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","minLength":1,"maxLength":80},"description":{"type":"string","maxLength":200}}};
+const schema32 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","description":"Body of `POST /webhook_endpoints`.","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration."},"events":{"type":"array","description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","description":"A name to recognise the endpoint by, 1 to 80 characters.","minLength":1,"maxLength":80},"description":{"type":"string","description":"Free text, at most 200 characters.","maxLength":200}}};
 const pattern4 = new RegExp("^https?://", "u");
 const schema33 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
-const schema34 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+const schema34 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
@@ -1591,13 +1591,15 @@ return errors === 0;
 validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const paymentEvent_body = validate78;
-const schema35 = {"$id":"urn:payment-gateway:schema:Event","type":"object","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"event"},"type":{"$ref":"urn:payment-gateway:schema:EventType"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"data":{"description":"`PaymentIntent` for `payment.*` and `reference.paid`; `Refund` for `refund.succeeded`;\n`CheckoutSession` (with `payment_intent`) for `checkout.session.completed`; `{message}` for `test.ping`.\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentIntent"},{"$ref":"urn:payment-gateway:schema:Refund"},{"$ref":"urn:payment-gateway:schema:CheckoutSession"},{"$ref":"urn:payment-gateway:schema:TestPingData"}]}}};
+const schema35 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema36 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 const pattern5 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const schema36 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"payment_intent"},"amount":{"type":"integer","minimum":1,"description":"Amount in AOA."},"currency":{"type":"string","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode"},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"},"failure_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id; returned in all events."},"reference":{"description":"Only for `multicaixa_reference`.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 %, half up, at least 1); null until the payment first reaches SUCCEEDED."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches SUCCEEDED."},"api_key_id":{"type":["string","null"],"description":"The key that created the intent; null for page payments.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}};
+const formats8 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const schema37 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer of an express payment (`{mobile}`); null for reference payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
 const func28 = Object.prototype.hasOwnProperty;
 const pattern6 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern9 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-const schema37 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"Active payment methods (accepted in create requests).","enum":["multicaixa_express","multicaixa_reference"]};
+const schema38 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:MethodCode" */;
@@ -1615,7 +1617,7 @@ validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{ty
 return false;
 }
 if(!((data === "multicaixa_express") || (data === "multicaixa_reference"))){
-validate81.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"}];
+validate81.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 validate81.errors = vErrors;
@@ -1623,7 +1625,7 @@ return errors === 0;
 }
 validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema38 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"Only `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+const schema39 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
@@ -1641,7 +1643,7 @@ validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{ty
 return false;
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-validate83.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
+validate83.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 validate83.errors = vErrors;
@@ -1649,7 +1651,7 @@ return errors === 0;
 }
 validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
+const schema40 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:FailureCode" */;
@@ -1667,7 +1669,7 @@ validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{ty
 return false;
 }
 if(!(((data === "rejected_by_customer") || (data === "insufficient_funds")) || (data === "provider_unavailable"))){
-validate85.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
+validate85.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 validate85.errors = vErrors;
@@ -1675,10 +1677,9 @@ return errors === 0;
 }
 validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema40 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h."}}};
+const schema41 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern7 = new RegExp("^[0-9]{5}$", "u");
 const pattern8 = new RegExp("^[0-9]{9}$", "u");
-const formats8 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Reference" */;
@@ -1809,7 +1810,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func28.call(schema36.properties, key0))){
+if(!(func28.call(schema37.properties, key0))){
 validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2054,7 +2055,7 @@ if(data.merchant_reference !== undefined){
 let data8 = data.merchant_reference;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate80.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema36.properties.merchant_reference.type},message:"must be string,null"}];
+validate80.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema37.properties.merchant_reference.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs22){
@@ -2163,7 +2164,7 @@ if(data.fee !== undefined){
 let data11 = data.fee;
 const _errs31 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate80.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema36.properties.fee.type},message:"must be integer,null"}];
+validate80.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema37.properties.fee.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs31){
@@ -2184,7 +2185,7 @@ if(data.fee_version !== undefined){
 let data12 = data.fee_version;
 const _errs33 = errors;
 if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
-validate80.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema36.properties.fee_version.type},message:"must be integer,null"}];
+validate80.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema37.properties.fee_version.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs33){
@@ -2205,7 +2206,7 @@ if(data.api_key_id !== undefined){
 let data13 = data.api_key_id;
 const _errs35 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate80.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema36.properties.api_key_id.type},message:"must be string,null"}];
+validate80.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema37.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs35){
@@ -2321,11 +2322,158 @@ return errors === 0;
 }
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"refund"},"payment_intent":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","minimum":1},"status":{"type":"string","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}};
-const pattern10 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate79.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate79.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.created" !== data2){
+validate79.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate79.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema42 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:Refund" */;
+/*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate92.evaluated;
@@ -2338,14 +2486,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
 validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "object")) || (key0 === "payment_intent")) || (key0 === "amount")) || (key0 === "status")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "updated_at"))){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
 validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2357,8 +2505,8 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern5.test(data0)){
+validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2380,8 +2528,8 @@ if(typeof data1 !== "string"){
 validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("refund" !== data1){
-validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"}];
+if("event" !== data1){
+validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2390,20 +2538,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.payment_intent !== undefined){
-let data2 = data.payment_intent;
+if(data.type !== undefined){
+let data2 = data.type;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(!pattern6.test(data2)){
-validate92.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(typeof data2 !== "string"){
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate92.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if("payment.succeeded" !== data2){
+validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"}];
 return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -2411,20 +2555,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data3 = data.amount;
+if(data.livemode !== undefined){
 const _errs8 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate92.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.livemode !== "boolean"){
+validate92.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
-}
-if(errors === _errs8){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-validate92.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
 }
 var valid0 = _errs8 === errors;
 }
@@ -2432,42 +2567,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data4 = data.status;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
-validate92.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs12 = errors;
-if(typeof data.livemode !== "boolean"){
-validate92.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.created_at !== undefined){
-let data6 = data.created_at;
-const _errs14 = errors;
-if(errors === _errs14){
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(!(formats8.validate(data6))){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
 validate92.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
@@ -2478,35 +2584,22 @@ return false;
 }
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.updated_at !== undefined){
-let data7 = data.updated_at;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(!(formats8.validate(data7))){
-validate92.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
 }
-}
-else {
-validate92.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs16 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -2526,11 +2619,10 @@ return errors === 0;
 }
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema42 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"`{checkout_url}/<session id>`."},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Filled when the customer pays.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"maxLength":64},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}}};
-const pattern12 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
+const schema43 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:CheckoutSession" */;
+/*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate94.evaluated;
@@ -2543,14 +2635,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.url === undefined) && (missing0 = "url"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.methods === undefined) && (missing0 = "methods"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.merchant_reference === undefined) && (missing0 = "merchant_reference"))) || ((data.success_url === undefined) && (missing0 = "success_url"))) || ((data.cancel_url === undefined) && (missing0 = "cancel_url"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
 validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func28.call(schema42.properties, key0))){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
 validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2562,8 +2654,8 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern5.test(data0)){
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2585,8 +2677,1258 @@ if(typeof data1 !== "string"){
 validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
+if("event" !== data1){
+validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.failed" !== data2){
+validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate94.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate94.errors = vErrors;
+return errors === 0;
+}
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema44 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.unknown" !== data2){
+validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate96.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema45 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate98.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.reconciled" !== data2){
+validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate98.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema46 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.expired" !== data2){
+validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate100.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema47 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate102.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.cancelled" !== data2){
+validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate102.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema48 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate104.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate104.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("reference.paid" !== data2){
+validate104.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate104.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate104.errors = vErrors;
+return errors === 0;
+}
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema49 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const pattern18 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:Refund" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate107.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "id") || (key0 === "object")) || (key0 === "payment_intent")) || (key0 === "amount")) || (key0 === "status")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "updated_at"))){
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern18.test(data0)){
+validate107.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("refund" !== data1){
+validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payment_intent !== undefined){
+let data2 = data.payment_intent;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!pattern6.test(data2)){
+validate107.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data3 = data.amount;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate107.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+validate107.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data4 = data.status;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
+validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema50.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs12 = errors;
+if(typeof data.livemode !== "boolean"){
+validate107.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(!(formats8.validate(data6))){
+validate107.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updated_at !== undefined){
+let data7 = data.updated_at;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(!(formats8.validate(data7))){
+validate107.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate107.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate106.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("refund.succeeded" !== data2){
+validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate106.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate107(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema51 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema52 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const pattern21 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
+
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:CheckoutSession" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate110.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.url === undefined) && (missing0 = "url"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.methods === undefined) && (missing0 = "methods"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.merchant_reference === undefined) && (missing0 = "merchant_reference"))) || ((data.success_url === undefined) && (missing0 = "success_url"))) || ((data.cancel_url === undefined) && (missing0 = "cancel_url"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(func28.call(schema52.properties, key0))){
+validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern21.test(data0)){
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
 if("checkout_session" !== data1){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2602,12 +3944,12 @@ if(errors === _errs6){
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(!(formats0(data2))){
-validate94.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2622,13 +3964,13 @@ if(data.amount !== undefined){
 let data3 = data.amount;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate94.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate110.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
-validate94.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate110.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2643,11 +3985,11 @@ if(data.currency !== undefined){
 let data4 = data.currency;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("AOA" !== data4){
-validate94.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -2662,7 +4004,7 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(Array.isArray(data5)){
 if(data5.length < 1){
-validate94.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate110.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -2682,7 +4024,7 @@ break;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate110.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2696,11 +4038,11 @@ if(data.status !== undefined){
 let data7 = data.status;
 const _errs15 = errors;
 if(typeof data7 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-validate94.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema42.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate110.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -2713,13 +4055,13 @@ if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate94.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema42.properties.payment_intent.type},message:"must be string,null"}];
+validate110.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs17){
 if(typeof data8 === "string"){
 if(!pattern6.test(data8)){
-validate94.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2734,13 +4076,13 @@ if(data.merchant_reference !== undefined){
 let data9 = data.merchant_reference;
 const _errs19 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate94.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema42.properties.merchant_reference.type},message:"must be string,null"}];
+validate110.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema52.properties.merchant_reference.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(func1(data9) > 64){
-validate94.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate110.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
@@ -2755,14 +4097,14 @@ if(data.success_url !== undefined){
 let data10 = data.success_url;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate94.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema42.properties.success_url.type},message:"must be string,null"}];
+validate110.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats0(data10))){
-validate94.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
@@ -2778,14 +4120,14 @@ if(data.cancel_url !== undefined){
 let data11 = data.cancel_url;
 const _errs23 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate94.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema42.properties.cancel_url.type},message:"must be string,null"}];
+validate110.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats0(data11))){
-validate94.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
@@ -2804,12 +4146,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data12 === "string"){
 if(!(formats8.validate(data12))){
-validate94.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2823,7 +4165,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs27 = errors;
 if(typeof data.livemode !== "boolean"){
-validate94.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate110.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -2839,12 +4181,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data14 === "string"){
 if(!(formats8.validate(data14))){
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2871,22 +4213,171 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema43 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate109.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("checkout.session.completed" !== data2){
+validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate109.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate110(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema53 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema54 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
+
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2897,14 +4388,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.message === undefined) && (missing0 = "message")){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "message")){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2912,7 +4403,7 @@ break;
 if(_errs1 === errors){
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-validate97.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2920,14 +4411,162 @@ return false;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate113.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate113.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate113.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("test.ping" !== data2){
+validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate113.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate114(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2943,214 +4582,113 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-else {
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-let data1 = data.object;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("event" !== data1){
-validate78.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-const _errs6 = errors;
-if(!(validate75(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(tag0 === "payment.created"){
+if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs7 = errors;
-if(typeof data.livemode !== "boolean"){
-validate78.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs9 = errors;
-if(errors === _errs9){
-if(errors === _errs9){
-if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
-validate78.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate78.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-let data5 = data.data;
-const _errs11 = errors;
-const _errs12 = errors;
-let valid1 = false;
-let passing0 = null;
-const _errs13 = errors;
-if(!(validate80(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0){
-valid1 = true;
-passing0 = 0;
 var props0 = true;
 }
-const _errs14 = errors;
-if(!(validate92(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+else if(tag0 === "payment.succeeded"){
+if(!(validate92(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs14 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 1;
 if(props0 !== true){
 props0 = true;
 }
 }
-const _errs15 = errors;
-if(!(validate94(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+else if(tag0 === "payment.failed"){
+if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs15 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 2;
 if(props0 !== true){
 props0 = true;
 }
 }
-const _errs16 = errors;
-if(!(validate97(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+else if(tag0 === "payment.unknown"){
+if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs16 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 3;
 if(props0 !== true){
 props0 = true;
 }
 }
+else if(tag0 === "payment.reconciled"){
+if(!(validate98(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
 }
 }
+else if(tag0 === "payment.expired"){
+if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
 }
-if(!valid1){
-const err0 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err0];
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.cancelled"){
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "reference.paid"){
+if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "refund.succeeded"){
+if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "checkout.session.completed"){
+if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "test.ping"){
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
 }
 else {
-vErrors.push(err0);
-}
-errors++;
-validate78.errors = vErrors;
+validate78.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
 }
 else {
-vErrors = null;
-}
-}
-}
-var valid0 = _errs11 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
+validate78.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+return false;
 }
 }
 else {
@@ -3159,18 +4697,19 @@ return false;
 }
 }
 validate78.errors = vErrors;
+evaluated0.props = props0;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const simulateReferencePaid_body = validate99;
-const schema44 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
+export const simulateReferencePaid_body = validate127;
+const schema55 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SimulateReferencePaidRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3181,14 +4720,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.reference === undefined) && (missing0 = "reference")){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "reference")){
-validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3200,12 +4739,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-validate99.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
+validate127.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
 }
 }
 else {
-validate99.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3214,14 +4753,14 @@ return false;
 }
 }
 else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate99.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const createPublicPaymentLinkPayment_body = createPublicCheckoutSessionPayment_body;

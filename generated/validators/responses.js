@@ -3,7 +3,7 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const advanceSandboxClock_200 = validate52;
-const schema19 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","const":"sandbox_clock"},"now":{"type":"string","format":"date-time","description":"The account's current time."},"offset_seconds":{"type":"integer","minimum":0,"description":"How far the account clock is ahead of real time."}}};
+const schema19 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","description":"The sandbox clock of the caller's account.","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","description":"Always `sandbox_clock`.","const":"sandbox_clock"},"now":{"type":"string","format":"date-time","description":"The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds."},"offset_seconds":{"type":"integer","minimum":0,"description":"How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first."}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -150,7 +150,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const advanceSandboxClock_400 = validate53;
-const schema20 = {"$id":"urn:payment-gateway:schema:Error","type":"object","additionalProperties":false,"required":["error"],"properties":{"error":{"type":"object","additionalProperties":false,"required":["code","message","request_id"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:ErrorCode"},"message":{"type":"string","description":"Human-readable; may change. For validation errors it names the field."},"request_id":{"type":"string","pattern":"^req_[0-9A-Za-z]{24}$"}}}}};
+const schema20 = {"$id":"urn:payment-gateway:schema:Error","type":"object","description":"The body of every JSON error answer, whatever the status.","additionalProperties":false,"required":["error"],"properties":{"error":{"type":"object","description":"The error.","additionalProperties":false,"required":["code","message","request_id"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:ErrorCode","description":"Stable, machine-readable code; branch on this, never on `message`. See `ErrorCode` for each code."},"message":{"type":"string","description":"Human-readable explanation; may change. For validation errors it names the field, parameter or header."},"request_id":{"type":"string","description":"Id of the request (`req_` + 24 base62), equal to the `Request-Id` response header. Quote it when asking for support.","pattern":"^req_[0-9A-Za-z]{24}$"}}}}};
 const schema21 = {"$id":"urn:payment-gateway:schema:ErrorCode","type":"string","description":"The stable `error.code` of every error answer; a code never changes meaning between versions (the\n`message` may). Each code always comes with the same HTTP status:\n- `invalid_request` (400): the body, a query parameter or a header is invalid: an unknown field,\n  a missing required field, a wrong type or format, a value out of range (`limit=0`), an integer\n  not written in plain decimal digits, a body on a JSON route without `Content-Type:\n  application/json`, a body on an operation that takes none, a missing or out-of-length\n  `Idempotency-Key`, a webhook URL on a refused address, revoking the account's full secret key,\n  a QR request with both or neither of `payment_link` and `amount`, or for an inactive link. The\n  message names the field.\n- `invalid_json` (400): the request body is not valid JSON.\n- `invalid_phone_number` (400): a `multicaixa_express` payment without `customer.mobile`, or with\n  one that is not 9 followed by 8 digits.\n- `amount_out_of_range` (400): an integer amount below the method's `min_amount` or above its\n  `max_amount` (for links, QR codes and checkout sessions: of any selected method), or a refund\n  above the amount still refundable.\n- `method_disabled` (400): a `coming_soon` method code (`card`, `unitel_money`, `afrimoney`,\n  `paypay_africa`, `kwik`) in a create request.\n- `authentication_failed` (401): the `Authorization` bearer key is missing, malformed, unknown,\n  revoked, or a `sk_live_` key.\n- `permission_denied` (403): the key may not call this operation (a restricted key without the\n  operation's `x-permission`, the publishable key outside `GET /payment_methods`, a key other\n  than the full secret key on `/api_keys`).\n- `feature_disabled`, `account_suspended`, `email_not_verified` (403): declared by the\n  specification for 403 answers; the sandbox never returns them.\n- `resource_not_found` (404): no such object in the caller's account (an unknown id, an id that\n  does not match its parameter's pattern, an object of another account), no such route, or a\n  method the path does not serve. Also a `payment_intent`, `payment_link` code or `reference` in a\n  body that names nothing in the account, and the public stream of a payment not made on a page.\n- `idempotency_conflict` (409): the `Idempotency-Key` was used before with a different body, or\n  its first request is still running after 10 s.\n- `payment_already_processed` (409): the operation does not fit the object's state: cancelling\n  an intent that is not `PENDING` or `PROCESSING`, refunding one that is not `SUCCEEDED` or\n  `PARTIALLY_REFUNDED`, simulating a reference that is not `PENDING`, paying a checkout session\n  that is not `OPEN`, already has a payment in flight, or is past `expires_at`. Nothing changes.\n- `payment_link_inactive` (410): the public page or public JSON of a deactivated payment link.\n- `payload_too_large` (413): the request body exceeds 64 KiB (env `MAX_BODY_BYTES`).\n- `rate_limit_exceeded` (429): more requests in the rolling minute than the key's (or the client\n  IP's) limit; wait `Retry-After` seconds.\n- `internal_error` (500): a server fault. Retry; with the same `Idempotency-Key` on idempotent\n  operations (5xx answers are not stored).\n- `maintenance` (503): scheduled maintenance (env `MAINTENANCE_MODE`); retry after `Retry-After`\n  seconds.\n","enum":["invalid_request","invalid_json","invalid_phone_number","amount_out_of_range","method_disabled","authentication_failed","permission_denied","feature_disabled","account_suspended","email_not_verified","resource_not_found","idempotency_conflict","payment_already_processed","payment_link_inactive","payload_too_large","rate_limit_exceeded","internal_error","maintenance"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -342,12 +342,12 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cancelPaymentIntent_200 = validate56;
-const schema22 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"payment_intent"},"amount":{"type":"integer","minimum":1,"description":"Amount in AOA."},"currency":{"type":"string","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode"},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"},"failure_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id; returned in all events."},"reference":{"description":"Only for `multicaixa_reference`.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 %, half up, at least 1); null until the payment first reaches SUCCEEDED."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches SUCCEEDED."},"api_key_id":{"type":["string","null"],"description":"The key that created the intent; null for page payments.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}};
+const schema22 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer of an express payment (`{mobile}`); null for reference payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern8 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-const schema23 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"Active payment methods (accepted in create requests).","enum":["multicaixa_express","multicaixa_reference"]};
+const schema23 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:MethodCode" */;
@@ -385,7 +385,7 @@ return errors === 0;
 }
 validate57.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema24 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"Only `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+const schema24 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
@@ -423,7 +423,7 @@ return errors === 0;
 }
 validate59.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema25 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
+const schema25 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:FailureCode" */;
@@ -461,7 +461,7 @@ return errors === 0;
 }
 validate61.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema26 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Mobile number, 9 followed by 8 digits. Invalid or missing for an express payment → `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+const schema26 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"The customer of a `multicaixa_express` payment, identified by the mobile number their app is registered with.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern5 = new RegExp("^9[0-9]{8}$", "u");
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -539,7 +539,7 @@ return errors === 0;
 }
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema27 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h."}}};
+const schema27 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern6 = new RegExp("^[0-9]{5}$", "u");
 const pattern7 = new RegExp("^[0-9]{9}$", "u");
 
@@ -1479,11 +1479,11 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKey_201 = validate69;
-const schema29 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","const":"api_key"},"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","const":"restricted"},"name":{"type":"string","maxLength":80},"permissions":{"type":"array","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","description":"The full key; use it as `Authorization: Bearer <secret>`. Shown only here.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":"null"}}};
+const schema29 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret).","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"Always `restricted`.","const":"restricted"},"name":{"type":"string","description":"The name given.","maxLength":80},"permissions":{"type":"array","description":"The permissions given, sorted, without duplicates (`write` implies `read`).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","description":"The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","description":"The last 4 characters of `secret`, as key lists show them.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":"null","description":"Always null for a new key."}}};
 const func0 = require("ajv/dist/runtime/equal").default;
 const pattern10 = new RegExp("^sk_test_[0-9A-Za-z]{32}$", "u");
 const pattern11 = new RegExp("^[0-9A-Za-z]{4}$", "u");
-const schema30 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"`<resource>:read` or `<resource>:write`; `write` implies `read`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
+const schema30 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyPermission" */;
@@ -1868,7 +1868,7 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCheckoutSession_201 = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"`{checkout_url}/<session id>`."},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Filled when the customer pays.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"maxLength":64},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}}};
+const schema31 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern12 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 const formats10 = require("ajv-formats/dist/formats").fullFormats.uri;
 
@@ -2391,7 +2391,7 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentLink_201 = validate74;
-const schema32 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"payment_link"},"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>`."},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"maxLength":140},"active":{"type":"boolean"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"}}};
+const schema32 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern14 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
 const pattern15 = new RegExp("^[0-9A-Za-z]{8}$", "u");
 
@@ -2798,7 +2798,7 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicCheckoutSessionPayment_201 = validate76;
-const schema33 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"payment_intent"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode"},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"},"failure_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}};
+const schema33 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentIntent" */;
@@ -3274,7 +3274,7 @@ return errors === 0;
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createQrCode_201 = validate81;
-const schema34 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link."},"url":{"type":"string","format":"uri","description":"The link url encoded in the QR code."},"svg":{"type":"string","description":"Inline SVG image, 512 × 512 px."},"livemode":{"type":"boolean"}}};
+const schema34 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 const pattern17 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3500,7 +3500,7 @@ return errors === 0;
 validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createRefund_201 = validate82;
-const schema35 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"refund"},"payment_intent":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","minimum":1},"status":{"type":"string","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}};
+const schema35 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
 const pattern19 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3807,7 +3807,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSandboxAccount_201 = validate83;
-const schema36 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","const":"sandbox_account"},"id":{"type":"string","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","maxLength":80},"email":{"type":["string","null"],"format":"email"},"pk":{"type":"string","description":"Publishable key; may call `GET /payment_methods` only.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key with all permissions; shown only here. Keep it on servers.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","const":false},"created_at":{"type":"string","format":"date-time"}}};
+const schema36 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
 const pattern21 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
 const pattern22 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
 const formats34 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
@@ -4129,11 +4129,11 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createWebhookEndpoint_201 = validate84;
-const schema37 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","secret"],"properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_endpoint"},"url":{"type":"string","format":"uri"},"events":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"maxLength":80},"description":{"type":["string","null"],"maxLength":200},"created_at":{"type":"string","format":"date-time"},"secret":{"type":"string","description":"Signing secret (HMAC-SHA256 key); shown only in this response.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
+const schema37 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
 const pattern24 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
 const pattern25 = new RegExp("^whsec_[0-9A-Za-z]+$", "u");
 const schema38 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
-const schema39 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+const schema39 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
@@ -4581,7 +4581,7 @@ return errors === 0;
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const deleteWebhookEndpoint_200 = validate89;
-const schema40 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_endpoint"},"deleted":{"type":"boolean","const":true}}};
+const schema40 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
@@ -4725,7 +4725,7 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getAccount_200 = validate90;
-const schema41 = {"$id":"urn:payment-gateway:schema:Account","type":"object","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","const":"account"},"id":{"type":"string","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","maxLength":80},"email":{"type":["string","null"],"format":"email"},"livemode":{"type":"boolean","const":false},"created_at":{"type":"string","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity of the account's Multicaixa references (fixed at creation).","pattern":"^[0-9]{5}$"}}};
+const schema41 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Account" */;
@@ -5009,7 +5009,7 @@ return errors === 0;
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getOpenApiDocumentJson_200 = validate91;
-const schema42 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","pattern":"^3\\.1\\."},"info":{"type":"object"},"paths":{"type":"object"}}};
+const schema42 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.0.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
 const pattern29 = new RegExp("^3\\.1\\.", "u");
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5121,7 +5121,7 @@ return errors === 0;
 validate91.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicCheckoutSession_200 = validate92;
-const schema43 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"checkout_session"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"format":"uri"},"cancel_url":{"type":["string","null"],"format":"uri"},"expires_at":{"type":"string","format":"date-time"},"livemode":{"type":"boolean"}}};
+const schema43 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
@@ -5572,7 +5572,7 @@ return errors === 0;
 validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPaymentLink_200 = validate94;
-const schema44 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","const":"payment_link"},"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri"},"amount":{"type":"integer","minimum":1},"currency":{"type":"string","const":"AOA"},"methods":{"type":"array","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"maxLength":140},"livemode":{"type":"boolean"}}};
+const schema44 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
@@ -5885,7 +5885,7 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const healthz_200 = validate96;
-const schema45 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","const":"ok"}}};
+const schema45 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Health" */;
@@ -5961,8 +5961,8 @@ return errors === 0;
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listApiKeys_200 = validate97;
-const schema46 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema47 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","const":"api_key"},"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret` (the account key, all permissions), `publishable` (`pk_test_`), or `restricted`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"maxLength":80},"permissions":{"type":"array","description":"Empty for the publishable key (it may call `GET /payment_methods` only).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","format":"date-time"},"revoked_at":{"type":["string","null"],"format":"date-time"}}};
+const schema46 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema47 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
@@ -6404,79 +6404,16 @@ return errors === 0;
 validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listEvents_200 = validate101;
-const schema48 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
-const schema49 = {"$id":"urn:payment-gateway:schema:Event","type":"object","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"event"},"type":{"$ref":"urn:payment-gateway:schema:EventType"},"livemode":{"type":"boolean"},"created_at":{"type":"string","format":"date-time"},"data":{"description":"`PaymentIntent` for `payment.*` and `reference.paid`; `Refund` for `refund.succeeded`;\n`CheckoutSession` (with `payment_intent`) for `checkout.session.completed`; `{message}` for `test.ping`.\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentIntent"},{"$ref":"urn:payment-gateway:schema:Refund"},{"$ref":"urn:payment-gateway:schema:CheckoutSession"},{"$ref":"urn:payment-gateway:schema:TestPingData"}]}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema50 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 const pattern35 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const schema50 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.message === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "message")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-validate107.errors = vErrors;
-return errors === 0;
-}
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:Event" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6605,14 +6542,9 @@ errors++;
 }
 }
 if(data.type !== undefined){
-if(!(validate86(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
-errors = vErrors.length;
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err11 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6621,12 +6553,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-if(typeof data4 === "string"){
-if(!(formats0.validate(data4))){
-const err12 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if("payment.created" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6636,8 +6564,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6647,81 +6576,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.data !== undefined){
-let data5 = data.data;
-const _errs12 = errors;
-let valid1 = false;
-let passing0 = null;
-const _errs13 = errors;
-if(!(validate56(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs13 === errors;
-if(_valid0){
-valid1 = true;
-passing0 = 0;
-var props0 = true;
-}
-const _errs14 = errors;
-if(!(validate82(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs14 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 1;
-if(props0 !== true){
-props0 = true;
-}
-}
-const _errs15 = errors;
-if(!(validate72(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs15 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 2];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 2;
-if(props0 !== true){
-props0 = true;
-}
-}
-const _errs16 = errors;
-if(!(validate107(data5, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
-errors = vErrors.length;
-}
-var _valid0 = _errs16 === errors;
-if(_valid0 && valid1){
-valid1 = false;
-passing0 = [passing0, 3];
-}
-else {
-if(_valid0){
-valid1 = true;
-passing0 = 3;
-if(props0 !== true){
-props0 = true;
-}
-}
-}
-}
-}
-if(!valid1){
-const err14 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6730,21 +6589,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-else {
-errors = _errs12;
-if(vErrors !== null){
-if(_errs12){
-vErrors.length = _errs12;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6753,10 +6600,2402 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate102.errors = vErrors;
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema51 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.succeeded" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema52 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate107.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.failed" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema53 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate109.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.unknown" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate109.errors = vErrors;
+return errors === 0;
+}
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema54 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate111.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.reconciled" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema55 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate113.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.expired" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema56 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate115.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("payment.cancelled" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema57 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate117.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("reference.paid" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema58 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate119.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("refund.succeeded" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate82(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate119.errors = vErrors;
+return errors === 0;
+}
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema59 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate121.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("checkout.session.completed" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate72(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema60 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}}};
+
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate124.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.message === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "message")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate124.errors = vErrors;
+return errors === 0;
+}
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate123.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.livemode === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "livemode"},message:"must have required property '"+"livemode"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.data === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern35.test(data0)){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if("event" !== data1){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("test.ping" !== data2){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err13 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+if(!(validate124(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate123.errors = vErrors;
+return errors === 0;
+}
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:Event" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate102.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+const tag0 = data.type;
+if(typeof tag0 == "string"){
+if(tag0 === "payment.created"){
+if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var props0 = true;
+}
+else if(tag0 === "payment.succeeded"){
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.failed"){
+if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.unknown"){
+if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.reconciled"){
+if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.expired"){
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "payment.cancelled"){
+if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "reference.paid"){
+if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "refund.succeeded"){
+if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "checkout.session.completed"){
+if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "test.ping"){
+if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate102.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate102.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6874,15 +9113,15 @@ return errors === 0;
 }
 validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_200 = validate110;
-const schema51 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema52 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string"},"path":{"type":"string"},"status":{"type":"integer","minimum":100,"maximum":599},"error_code":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","minimum":0},"created_at":{"type":"string","format":"date-time"}}};
+export const listLogs_200 = validate138;
+const schema62 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema63 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."}}};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7176,17 +9415,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7264,8 +9503,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate111(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate139(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
 errors = vErrors.length;
 }
 }
@@ -7292,19 +9531,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_200 = validate114;
-const schema53 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+export const listPaymentIntents_200 = validate142;
+const schema64 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7410,19 +9649,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentLinks_200 = validate116;
-const schema54 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+export const listPaymentLinks_200 = validate144;
+const schema65 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7528,21 +9767,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentMethods_200 = validate118;
-const schema55 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema56 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"},"display_name":{"type":"string"},"status":{"type":"string","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1},"max_amount":{"type":["integer","null"],"minimum":1},"channels":{"type":"object","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean"},"checkout":{"type":"boolean"},"link":{"type":"boolean"}}}}};
-const schema57 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
+export const listPaymentMethods_200 = validate146;
+const schema66 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
+const schema68 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RequestedMethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7560,7 +9799,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "multicaixa_express") || (data === "multicaixa_reference")) || (data === "card")) || (data === "unitel_money")) || (data === "afrimoney")) || (data === "paypay_africa")) || (data === "kwik"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7569,17 +9808,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethod" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7660,8 +9899,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate120(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate148(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
 }
@@ -7690,7 +9929,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema56.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7703,7 +9942,7 @@ errors++;
 if(data.min_amount !== undefined){
 let data3 = data.min_amount;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema56.properties.min_amount.type},message:"must be integer,null"};
+const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema67.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7728,7 +9967,7 @@ errors++;
 if(data.max_amount !== undefined){
 let data4 = data.max_amount;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema56.properties.max_amount.type},message:"must be integer,null"};
+const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema67.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7854,17 +10093,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethodList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7932,8 +10171,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate119(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate147(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
 errors = vErrors.length;
 }
 }
@@ -7960,21 +10199,21 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_200 = validate123;
-const schema58 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema59 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_delivery"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType"},"state":{"type":"string","description":"`PENDING` (not yet attempted) → `DELIVERED`, or `RETRYING` → ... → `DEAD_LETTER` after the 4th attempt fails.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status returned by the receiver on the last attempt; 0 = no response.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Latency of the last attempt in ms."},"last_attempt_at":{"type":["string","null"],"format":"date-time"},"request_body":{"type":["string","null"],"description":"Exact raw body of the last attempt."},"signature_header":{"type":["string","null"],"description":"`Service-Signature` value of the last attempt."}}};
-const pattern37 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+export const listWebhookDeliveries_200 = validate151;
+const schema69 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema70 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
+const pattern47 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDelivery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8093,7 +10332,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema59.properties, key0))){
+if(!(func1.call(schema70.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -8107,7 +10346,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern37.test(data0)){
+if(!pattern47.test(data0)){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -8196,7 +10435,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema59.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema70.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8234,7 +10473,7 @@ errors++;
 if(data.last_status !== undefined){
 let data6 = data.last_status;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema59.properties.last_status.type},message:"must be integer,null"};
+const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema70.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8269,7 +10508,7 @@ errors++;
 if(data.last_ms !== undefined){
 let data7 = data.last_ms;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema59.properties.last_ms.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema70.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8294,7 +10533,7 @@ errors++;
 if(data.last_attempt_at !== undefined){
 let data8 = data.last_attempt_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema59.properties.last_attempt_at.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema70.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8319,7 +10558,7 @@ errors++;
 if(data.request_body !== undefined){
 let data9 = data.request_body;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema59.properties.request_body.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema70.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8332,7 +10571,7 @@ errors++;
 if(data.signature_header !== undefined){
 let data10 = data.signature_header;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema59.properties.signature_header.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema70.properties.signature_header.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8353,17 +10592,17 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8441,8 +10680,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate124(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate152(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 }
@@ -8469,20 +10708,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_200 = validate127;
-const schema60 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","const":"list"},"data":{"type":"array","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema61 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","const":"webhook_endpoint"},"url":{"type":"string","format":"uri"},"events":{"type":"array","description":"Event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"maxLength":80},"description":{"type":["string","null"],"maxLength":200},"created_at":{"type":"string","format":"date-time"}}};
+export const listWebhookEndpoints_200 = validate155;
+const schema71 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8680,7 +10919,7 @@ errors++;
 if(data.name !== undefined){
 let data5 = data.name;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema61.properties.name.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema72.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8705,7 +10944,7 @@ errors++;
 if(data.description !== undefined){
 let data6 = data.description;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema61.properties.description.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema72.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8763,17 +11002,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8841,8 +11080,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate128(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate156(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 }
@@ -8869,19 +11108,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_200 = validate131;
-const schema62 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","const":"ok"},"database":{"type":"string","const":"up"}}};
+export const readyz_200 = validate159;
+const schema73 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessUp" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8978,19 +11217,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_503 = validate132;
-const schema63 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","const":"unavailable"},"database":{"type":"string","const":"down"}}};
+export const readyz_503 = validate160;
+const schema74 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessDown" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9087,25 +11326,25 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_200 = validate124;
+export const retryWebhookDelivery_200 = validate152;
 
 export const revokeApiKey_200 = validate98;
 
 export const schema_Event = validate102;
 
-export const sendTestWebhook_202 = validate133;
-const schema64 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","const":"test_event"},"event_id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate161;
+const schema75 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9237,10 +11476,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const advanceSandboxClock_401 = advanceSandboxClock_400;
