@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -18,6 +18,11 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** Any JSON value. Used for `metadata` (string values) and for event `data` (the REST object, snake_case). */
   JSON: { input: unknown; output: unknown; }
+  /**
+   * An integer from -(2^53 - 1) to 2^53 - 1, sent as a JSON number: what REST sends for an integer with no
+   * 32-bit bound (`Int` stops at 2^31 - 1). Used for `SandboxClock.offsetSeconds`.
+   */
+  SafeInt: { input: number; output: number; }
 };
 
 /** States of a payment intent. Only `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid. */
@@ -128,6 +133,24 @@ export type ApiKeyPermission =
 
 export type TestEventState =
   | 'QUEUED';
+
+/**
+ * A new sandbox account with its two keys (REST `SandboxAccount`), returned by `createSandboxAccount` only:
+ * the keys are shown this once (the gateway keeps their hashes).
+ */
+export type SandboxAccount = {
+  __typename?: 'SandboxAccount';
+  /** `acct_...` */
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  email?: Maybe<Scalars['String']['output']>;
+  /** Publishable key `pk_test_...`: may read the payment methods only. */
+  pk: Scalars['String']['output'];
+  /** Secret key `sk_test_...` with all permissions; shown only here. Keep it on servers. */
+  sk: Scalars['String']['output'];
+  livemode: Scalars['Boolean']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
 
 /** The account of the calling key. */
 export type Account = {
@@ -284,6 +307,12 @@ export type PaymentLink = {
   active: Scalars['Boolean']['output'];
   livemode: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * The link's QR code: an SVG image, 512 × 512, encoding `url`; the body of REST
+   * `GET /payment_links/{id}/qr`, made by the same function. Needs `payment_links:read`. Rendering costs
+   * more than reading a field: see the cost limit in the README.
+   */
+  qrSvg: Scalars['String']['output'];
 };
 
 /** A QR code (SVG, 512 × 512) pointing to a payment link. */
@@ -425,8 +454,12 @@ export type SandboxClock = {
   __typename?: 'SandboxClock';
   /** The account's current time. */
   now: Scalars['DateTime']['output'];
-  /** How far the account clock is ahead of real time. */
-  offsetSeconds: Scalars['Int']['output'];
+  /**
+   * How far the account clock is ahead of real time, in seconds (REST `offset_seconds`). A `SafeInt`, not an
+   * `Int`: the offset only grows, and past 2^31 - 1 s (68 years of advances) it would not fit a 32-bit `Int`,
+   * while REST sends it as any JSON integer.
+   */
+  offsetSeconds: Scalars['SafeInt']['output'];
 };
 
 /** One message of `paymentIntentUpdated`. */
@@ -450,7 +483,10 @@ export type Query = {
   paymentMethods: Array<PaymentMethod>;
   /** One payment intent. Needs `payment_intents:read`. */
   paymentIntent?: Maybe<PaymentIntent>;
-  /** Payment intents, newest first; `first` 1 to 100. Needs `payment_intents:read`. */
+  /**
+   * Payment intents, newest first; `first` 1 to 500, default 25 (the bounds of REST `limit` on
+   * `GET /payment_intents`). Needs `payment_intents:read`.
+   */
   paymentIntents: PaymentIntentConnection;
   /** One refund. Needs `refunds:read`. */
   refund?: Maybe<Refund>;
@@ -462,9 +498,11 @@ export type Query = {
   checkoutSession?: Maybe<CheckoutSession>;
   /** Webhook endpoints. Needs `webhook_endpoints:read`. */
   webhookEndpoints: Array<WebhookEndpoint>;
-  /** Events, newest first; `first` 1 to 100. Needs `events:read`. */
+  /** One webhook endpoint, as `webhookEndpoints` lists it (no `secret`). Needs `webhook_endpoints:read`. */
+  webhookEndpoint?: Maybe<WebhookEndpoint>;
+  /** Events, newest first; `first` 1 to 100 (REST `limit` of `GET /events`). Needs `events:read`. */
   events: EventConnection;
-  /** Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100. Needs `logs:read`. */
+  /** Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST `limit` of `GET /logs`). Needs `logs:read`. */
   logs: Array<LogEntry>;
   /** The account's API keys, without secrets. Only the full secret key. */
   apiKeys: Array<ApiKey>;
@@ -500,6 +538,11 @@ export type QueryCheckoutSessionArgs = {
 };
 
 
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type QueryEventsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
@@ -511,6 +554,13 @@ export type QueryLogsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+export type CreateSandboxAccountInput = {
+  /** 1 to 80 characters; omitted = `Sandbox account`. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** An email address, at most 254 characters. */
+  email?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type CustomerInput = {
   /** 9 followed by 8 digits (malformed: `invalid_phone_number`). */
   mobile: Scalars['String']['input'];
@@ -519,8 +569,8 @@ export type CustomerInput = {
 export type CreatePaymentIntentInput = {
   /** AOA, at least 100 and at most the method's `maxAmount` (otherwise `amount_out_of_range`). */
   amount: Scalars['Int']['input'];
-  /** Only `AOA`. */
-  currency?: InputMaybe<Scalars['String']['input']>;
+  /** Required, and only `AOA` (as in `POST /payment_intents`). */
+  currency: Scalars['String']['input'];
   /** Coming-soon methods are answered `method_disabled`. */
   paymentMethod: PaymentMethodCode;
   /** Required for `MULTICAIXA_EXPRESS` (missing: `invalid_phone_number`). */
@@ -593,6 +643,15 @@ export type CreateApiKeyInput = {
 export type Mutation = {
   __typename?: 'Mutation';
   /**
+   * Creates a sandbox account with its secret key `sk` (all permissions) and publishable key `pk`, shown only
+   * in this response; the service of `POST /sandbox/accounts`. Public like it: no `Authorization` needed
+   * (an operation made only of this field runs without a key; when a key is sent it is checked as on every
+   * request). Each call counts in the client IP's account-creation limit, the bucket of
+   * `POST /sandbox/accounts` (30 per minute, env `ACCOUNT_CREATION_PER_MINUTE`); over it the request is
+   * refused before it runs: 429 `rate_limit_exceeded` with `Retry-After`.
+   */
+  createSandboxAccount: SandboxAccount;
+  /**
    * Creates a payment intent (`PENDING`). `idempotencyKey` (8 to 128 characters) works as the REST
    * `Idempotency-Key` of `POST /payment_intents`, in the same scope: the same key and input return the same
    * intent, over REST or GraphQL; a different input is `idempotency_conflict`. Needs `payment_intents:write`.
@@ -628,6 +687,11 @@ export type Mutation = {
   createApiKey: ApiKey;
   /** Revokes a restricted key for good. Only the full secret key. */
   revokeApiKey: ApiKey;
+};
+
+
+export type MutationCreateSandboxAccountArgs = {
+  input?: InputMaybe<CreateSandboxAccountInput>;
 };
 
 
@@ -810,6 +874,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 export type ResolversTypes = ResolversObject<{
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   PaymentIntentStatus: PaymentIntentStatus;
   FailureCode: FailureCode;
   PaymentMethodCode: PaymentMethodCode;
@@ -821,10 +886,11 @@ export type ResolversTypes = ResolversObject<{
   ApiKeyType: ApiKeyType;
   ApiKeyPermission: ApiKeyPermission;
   TestEventState: TestEventState;
-  Account: ResolverTypeWrapper<AccountModel>;
+  SandboxAccount: ResolverTypeWrapper<SandboxAccountModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Account: ResolverTypeWrapper<AccountModel>;
   ApiKey: ResolverTypeWrapper<ApiKeyModel>;
   PaymentMethodChannels: ResolverTypeWrapper<PaymentMethodChannels>;
   PaymentMethod: ResolverTypeWrapper<PaymentMethodModel>;
@@ -850,6 +916,7 @@ export type ResolversTypes = ResolversObject<{
   SandboxClock: ResolverTypeWrapper<SandboxClockModel>;
   PaymentIntentUpdate: ResolverTypeWrapper<PaymentIntentUpdateModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  CreateSandboxAccountInput: CreateSandboxAccountInput;
   CustomerInput: CustomerInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
@@ -868,10 +935,12 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   JSON: Scalars['JSON']['output'];
-  Account: AccountModel;
+  SafeInt: Scalars['SafeInt']['output'];
+  SandboxAccount: SandboxAccountModel;
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
   Boolean: Scalars['Boolean']['output'];
+  Account: AccountModel;
   ApiKey: ApiKeyModel;
   PaymentMethodChannels: PaymentMethodChannels;
   PaymentMethod: PaymentMethodModel;
@@ -897,6 +966,7 @@ export type ResolversParentTypes = ResolversObject<{
   SandboxClock: SandboxClockModel;
   PaymentIntentUpdate: PaymentIntentUpdateModel;
   Query: Record<PropertyKey, never>;
+  CreateSandboxAccountInput: CreateSandboxAccountInput;
   CustomerInput: CustomerInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
@@ -918,6 +988,20 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
+
+export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['SafeInt'], any> {
+  name: 'SafeInt';
+}
+
+export type SandboxAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxAccount'] = ResolversParentTypes['SandboxAccount']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pk?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sk?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
 
 export type AccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Account'] = ResolversParentTypes['Account']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1026,6 +1110,7 @@ export type PaymentLinkResolvers<ContextType = GraphQLContext, ParentType extend
   active?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  qrSvg?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type QrCodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrCode'] = ResolversParentTypes['QrCode']> = ResolversObject<{
@@ -1121,7 +1206,7 @@ export type LogEntryResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type SandboxClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxClock'] = ResolversParentTypes['SandboxClock']> = ResolversObject<{
   now?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  offsetSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  offsetSeconds?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
 }>;
 
 export type PaymentIntentUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentIntentUpdate'] = ResolversParentTypes['PaymentIntentUpdate']> = ResolversObject<{
@@ -1141,6 +1226,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentLinks?: Resolver<Array<ResolversTypes['PaymentLink']>, ParentType, ContextType>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'id'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'first'>>;
   logs?: Resolver<Array<ResolversTypes['LogEntry']>, ParentType, ContextType, RequireFields<QueryLogsArgs, 'first'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
@@ -1148,6 +1234,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 }>;
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  createSandboxAccount?: Resolver<ResolversTypes['SandboxAccount'], ParentType, ContextType, Partial<MutationCreateSandboxAccountArgs>>;
   createPaymentIntent?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationCreatePaymentIntentArgs, 'input' | 'idempotencyKey'>>;
   cancelPaymentIntent?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationCancelPaymentIntentArgs, 'id'>>;
   createRefund?: Resolver<ResolversTypes['Refund'], ParentType, ContextType, RequireFields<MutationCreateRefundArgs, 'input' | 'idempotencyKey'>>;
@@ -1174,6 +1261,8 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
+  SafeInt?: GraphQLScalarType;
+  SandboxAccount?: SandboxAccountResolvers<ContextType>;
   Account?: AccountResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   PaymentMethodChannels?: PaymentMethodChannelsResolvers<ContextType>;

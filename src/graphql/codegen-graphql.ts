@@ -23,6 +23,7 @@ const HEADER = [
 
 /** GraphQL object type → the model its resolvers receive (export of src/graphql/models.ts). */
 const MAPPED_TYPES = [
+  'SandboxAccount',
   'Account',
   'ApiKey',
   'PaymentMethod',
@@ -59,7 +60,7 @@ export async function generateGraphqlTypes(): Promise<Record<string, string>> {
       useIndexSignature: true,
       contextType: '../../src/graphql/context#GraphQLContext',
       mappers: Object.fromEntries(MAPPED_TYPES.map((t) => [t, `${models}#${t}Model`])),
-      scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
+      scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string', SafeInt: 'number' },
     },
     plugins: [{ typescript: {} }, { typescriptResolvers: {} }],
     pluginMap: { typescript: typescriptPlugin, typescriptResolvers: typescriptResolversPlugin },

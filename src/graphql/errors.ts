@@ -1,3 +1,4 @@
+import { HeaderMap } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from './graphqljs';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
@@ -76,9 +77,13 @@ export function formatErrors(errors: readonly GraphQLError[], requestId: string)
   );
 }
 
-/** A GraphQLError carrying an ApiError, for refusals made outside resolvers (limits, rate limit). */
+/**
+ * A GraphQLError carrying an ApiError, for refusals made outside resolvers (limits, rate limit): Apollo
+ * answers HTTP with its status and headers (Retry-After of a 429).
+ */
 export function apiGraphQLError(err: ApiError): GraphQLError {
-  return new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: err.status } } });
+  const headers = new HeaderMap(Object.entries(err.headers));
+  return new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: err.status, headers } } });
 }
 
 /** Same answer as the REST API gives in maintenance mode. */

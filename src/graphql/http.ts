@@ -5,10 +5,11 @@ import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
-import { applyRateLimit, countUnidentified } from '../rest/rateLimit';
+import { applyRateLimit, clientIp, countUnidentified } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
-import { createContext, type GraphQLContext } from './context';
+import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
+import { countPublicCalls, keylessPublicCalls } from './publicOperations';
 
 /**
  * `POST /graphql`. Before GraphQL runs, the same steps as a REST call: authenticate the bearer key,
@@ -16,17 +17,37 @@ import { errorResponseBody, maintenanceError } from './errors';
  * headers set), read the JSON body with the REST body reader (size limit, invalid_json). A refusal at
  * this stage answers with the REST status (401, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
  * `{errors: [{message, extensions: {code, request_id}}]}`. Then Apollo executes it.
+ *
+ * A request without an `Authorization` header is read first: if its operation calls public fields only
+ * (`createSandboxAccount`), it runs without a key, like the public REST route it mirrors, each call
+ * counted in that route's per-IP bucket (X-RateLimit-* of that bucket, 429 over it); anything else is
+ * the 401 it always was. Public calls in a request with a key are counted in server.ts, per operation.
  */
 export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
     try {
       if (config.maintenanceMode) throw maintenanceError();
-      // One round trip, as on REST: find the key and count the request.
-      const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), config.rateLimitPerMinute);
-      res.locals.auth = auth;
-      applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
-      const body = await readJsonBody(req, config.maxBodyBytes);
+      const ip = clientIp(req);
+      let body: unknown;
+      let context: GraphQLContext;
+      // Unreadable, or not public: the 401 of authenticateAndCount below, as for any keyless request.
+      const keyless = req.headers.authorization === undefined ? await readJsonBody(req, config.maxBodyBytes).catch(() => undefined) : undefined;
+      const calls = keyless === undefined ? null : keylessPublicCalls(keyless);
+      if (calls) {
+        const counted = await countPublicCalls(calls, ip, config);
+        for (const [name, value] of Object.entries(counted?.headers ?? {})) res.setHeader(name, value);
+        if (counted?.refusal) throw counted.refusal;
+        body = keyless;
+        context = createKeylessContext(requestId, config, ip);
+      } else {
+        // One round trip, as on REST: find the key and count the request.
+        const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), config.rateLimitPerMinute);
+        res.locals.auth = auth;
+        applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
+        body = await readJsonBody(req, config.maxBodyBytes);
+        context = createContext(auth, requestId, config, ip);
+      }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw ApiError.invalid("The request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}");
       }
@@ -35,7 +56,6 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const context = createContext(auth, requestId, config);
       const result = await server.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: 'POST', headers, search: '', body },
         context: async () => context,

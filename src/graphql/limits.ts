@@ -15,19 +15,41 @@ import {
   type ValueNode,
 } from './graphqljs';
 import { ApiError } from '../errors';
+import { parameterSchema, type OperationId } from '../rest/generatedContract';
 
 /**
  * Limits on what one operation may ask, checked before anything runs (HTTP and WebSocket alike):
  * - depth: at most MAX_DEPTH nested fields (introspection fields are not counted, so GraphiQL works);
- * - `first`: 1 to MAX_PAGE on every paginated field;
- * - cost: each field costs 1, and the fields under a list cost once per item it may hold (`first`, or
- *   the list's own bound below); an operation above MAX_COST is refused. A query that asks 100 intents
- *   with their refunds and events is well under it; 100 aliased copies of it are not.
+ * - `first`: within the bounds of the REST `limit` of the same list (PAGINATED_FIELDS);
+ * - cost: each field costs 1 (or its FIELD_COSTS), and the fields under a list cost once per item it may
+ *   hold (`first`, or the list's own bound below); an operation above MAX_COST is refused. A query that
+ *   asks 100 intents with their refunds and events is well under it, and so is a full page of 500
+ *   intents with every field REST returns (~12 000); 100 aliased copies of either are not.
  * Every refusal is 400 `invalid_request` with a message that says which limit and by how much.
  */
 export const MAX_DEPTH = 8;
-export const MAX_PAGE = 100;
 export const MAX_COST = 20_000;
+
+/**
+ * The paginated fields and the REST list operation each mirrors: `first` takes the minimum, maximum
+ * and default of that operation's `limit` in openapi.yaml (1 to 500 intents, 1 to 100 events and log
+ * entries), so a page holds as much over GraphQL as over REST. schema.graphql repeats the defaults
+ * (`first: Int = 25`), which test/graphql/limits.test.ts holds to these.
+ */
+export const PAGINATED_FIELDS: Readonly<Record<string, OperationId>> = {
+  'Query.paymentIntents': 'listPaymentIntents',
+  'Query.events': 'listEvents',
+  'Query.logs': 'listLogs',
+};
+
+/**
+ * Fields that cost more than reading a stored value. `PaymentLink.qrSvg` renders a QR code (~1 ms of CPU
+ * each, where a field costs microseconds): at 100, one operation renders at most ~200, and the 100
+ * links of `paymentLinks` with their QR codes fit once (100 × 101 + 1).
+ */
+const FIELD_COSTS: Record<string, number> = {
+  'PaymentLink.qrSvg': 100,
+};
 
 /** Upper bounds (or typical sizes) of the lists that take no `first`. */
 const LIST_SIZES: Record<string, number> = {
@@ -41,11 +63,38 @@ const LIST_SIZES: Record<string, number> = {
   'PaymentLink.methods': 1,
 };
 
-/** Checks `first` of a paginated field: 1 to MAX_PAGE. Resolvers call it too, for their default. */
-export function pageSize(fieldName: string, first: number | null | undefined, fallback: number): number {
+export interface PageBounds {
+  min: number;
+  max: number;
+  default: number;
+}
+
+const pageBoundsCache = new Map<string, PageBounds>();
+
+/** The bounds of `first` on a paginated field (`Query.paymentIntents`): its REST operation's `limit`. */
+export function pageBounds(coordinate: string): PageBounds {
+  let bounds = pageBoundsCache.get(coordinate);
+  if (!bounds) {
+    const operationId = PAGINATED_FIELDS[coordinate];
+    if (!operationId) throw new Error(`graphql: ${coordinate} takes 'first' but mirrors no REST list (add it to PAGINATED_FIELDS)`);
+    const schema = parameterSchema(operationId, 'query', 'limit');
+    const { minimum, maximum } = schema;
+    if (typeof minimum !== 'number' || typeof maximum !== 'number' || typeof schema.default !== 'number') {
+      throw new Error(`openapi.yaml: the 'limit' of ${operationId} needs a minimum, a maximum and a default`);
+    }
+    bounds = { min: minimum, max: maximum, default: schema.default };
+    pageBoundsCache.set(coordinate, bounds);
+  }
+  return bounds;
+}
+
+/** Checks `first` of a paginated field against its bounds (omitted or null: the default). Resolvers call it too. */
+export function pageSize(coordinate: string, first: number | null | undefined): number {
+  const { min, max, default: fallback } = pageBounds(coordinate);
   const n = first ?? fallback;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
-    throw ApiError.invalid(`Invalid argument 'first' of '${fieldName}': must be an integer from 1 to ${MAX_PAGE}, got ${n}`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const fieldName = coordinate.slice(coordinate.indexOf('.') + 1);
+    throw ApiError.invalid(`Invalid argument 'first' of '${fieldName}': must be an integer from ${min} to ${max}, got ${n}`);
   }
   return n;
 }
@@ -107,7 +156,7 @@ function measure(walk: Walk, parent: GraphQLCompositeType, set: SelectionSetNode
     if (sel.kind === Kind.FIELD) {
       const name = sel.name.value;
       if (name.startsWith('__')) continue; // introspection: bounded by the schema itself
-      cost += 1;
+      cost += FIELD_COSTS[`${parent.name}.${name}`] ?? 1;
       const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
       const child = field ? getNamedType(field.type) : undefined;
       if (!field || !sel.selectionSet || !child || !isCompositeType(child)) {
@@ -151,8 +200,7 @@ function multiplier(walk: Walk, coordinate: string, field: GraphQLField<unknown,
   if (!firstArg) return LIST_SIZES[coordinate] ?? 1;
   const given = args.find((a) => a.name.value === 'first');
   const value = given ? literal(given.value, walk.variables) : undefined;
-  const fallback = typeof firstArg.defaultValue === 'number' ? firstArg.defaultValue : MAX_PAGE;
-  return pageSize(field.name, value === undefined || value === null ? undefined : typeof value === 'number' ? value : NaN, fallback);
+  return pageSize(coordinate, value === undefined || value === null ? undefined : typeof value === 'number' ? value : NaN);
 }
 
 function literal(node: ValueNode, variables: Record<string, unknown>): unknown {

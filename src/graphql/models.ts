@@ -3,7 +3,7 @@
  * already return (snake_case, exactly as REST serves them). codegen.ts maps the GraphQL types to these
  * (`mappers`), so every resolver is type-checked against what the service really gives it.
  */
-import type { AccountResource } from '../domain/accounts/account.service';
+import type { AccountResource, SandboxAccountResource } from '../domain/accounts/account.service';
 import type { ApiKeyResource } from '../domain/accounts/apiKey.service';
 import type { CheckoutSessionResource } from '../domain/checkout/checkoutSession.serializer';
 import type { EventResource } from '../domain/events/event.serializer';
@@ -16,6 +16,8 @@ import type { RefundResource } from '../domain/refunds/refund.serializer';
 import type { SandboxClockResource } from '../domain/sandbox/clock.service';
 import type { WebhookDeliveryResource, WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
 
+/** A new account with its keys, as `POST /sandbox/accounts` returns it (the only time `sk` and `pk` are shown). */
+export type SandboxAccountModel = SandboxAccountResource;
 export type AccountModel = AccountResource;
 /** A key as listed; `secret` only right after creation. */
 export type ApiKeyModel = ApiKeyResource & { secret?: string };

@@ -63,3 +63,24 @@ function literalToJson(ast: ValueNode, variables: Record<string, unknown> | unde
       return variables?.[ast.name.value];
   }
 }
+
+/**
+ * An integer within JavaScript's safe range (±(2^53 − 1)), sent as a JSON number: what REST sends for an
+ * integer field with no 32-bit bound (`offset_seconds`), where GraphQL's `Int` stops at 2^31 − 1.
+ */
+export const SafeIntScalar = new GraphQLScalarType<number, number>({
+  name: 'SafeInt',
+  serialize(value) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new GraphQLError(`SafeInt cannot represent '${String(value)}'`);
+    return value;
+  },
+  parseValue(value) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new GraphQLError(`SafeInt must be an integer from -(2^53 - 1) to 2^53 - 1, got '${String(value)}'`);
+    return value;
+  },
+  parseLiteral(ast) {
+    const value = ast.kind === Kind.INT ? Number(ast.value) : NaN;
+    if (!Number.isSafeInteger(value)) throw new GraphQLError('SafeInt must be an integer from -(2^53 - 1) to 2^53 - 1');
+    return value;
+  },
+});

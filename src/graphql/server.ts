@@ -12,6 +12,7 @@ import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId }
 import { graphiqlRouter, wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
 import { checkOperationLimits } from './limits';
+import { countPublicCalls, publicCalls } from './publicOperations';
 import { buildExecutableSchema } from './schema';
 import { stopIntentWatcher } from './subscriptions/intentWatcher';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
@@ -59,16 +60,23 @@ export function graphqlRouter(config: Config): Router {
   return router;
 }
 
-/** Per-request hooks (HTTP): limits before execution, request ids on errors, internal errors logged. */
+/**
+ * Per-request hooks (HTTP): limits before execution, then the per-IP count of public calls made with a
+ * key (a keyless request had them counted in http.ts); request ids on errors, internal errors logged.
+ */
 const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
     return {
-      async didResolveOperation({ schema, document, operation, operationName, request }) {
+      async didResolveOperation({ schema, document, operation, operationName, request, contextValue }) {
         try {
           if (operation?.operation === 'subscription') {
             throw ApiError.invalid('Subscriptions are served over WebSocket at /graphql (subprotocol graphql-transport-ws), not over HTTP POST');
           }
           checkOperationLimits(schema, document, operationName, request.variables);
+          if (contextValue.authenticated) {
+            const counted = await countPublicCalls(publicCalls(document, operationName)?.calls ?? [], contextValue.clientIp, contextValue.config);
+            if (counted?.refusal) throw counted.refusal;
+          }
         } catch (err) {
           throw isApiError(err) ? apiGraphQLError(err) : err;
         }

@@ -15,6 +15,7 @@ import { bearerSecret } from './auth';
 import { createContext } from './context';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { checkOperationLimits } from './limits';
+import { countPublicCalls, publicCalls } from './publicOperations';
 
 export const GRAPHQL_PATH = '/graphql';
 
@@ -85,12 +86,16 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
           checkOperationLimits(schema, document, payload.operationName, payload.variables);
+          // Public fields (createSandboxAccount) count in their REST route's per-IP bucket, as over HTTP.
+          const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+          const counted = await countPublicCalls(publicCalls(document, payload.operationName)?.calls ?? [], ip, config);
+          if (counted?.refusal) throw counted.refusal;
           return {
             schema,
             document,
             operationName: payload.operationName,
             variableValues: payload.variables,
-            contextValue: createContext(auth, requestId, config, 'ws'),
+            contextValue: createContext(auth, requestId, config, ip, 'ws'),
           };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];

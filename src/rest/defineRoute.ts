@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { Requirement } from '../domain/accounts/permissions';
 import type { OperationId } from './generatedContract';
+import type { PublicBucket } from './rateLimit';
 
 /** Who is calling: the account and key behind the request (null key for public routes). */
 export interface Actor {
@@ -58,7 +59,7 @@ export interface AuthedRouteOptions {
 export interface PublicRouteOptions {
   public: true;
   /** Which per-IP bucket counts this route (default 'public'). */
-  ipBucket?: 'public' | 'account_creation';
+  ipBucket?: PublicBucket;
 }
 
 export type RouteDefinition =

@@ -3,7 +3,10 @@
  * standalone validators. Everything else imports from here, so a change in generated/ shapes touches
  * one file.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { errorCodeFor, operations } from '../../generated/operations';
+import { ROOT } from '../paths';
 
 export { errorCodeFor };
 import * as paramValidators from '../../generated/validators/params.js';
@@ -28,6 +31,39 @@ export function getOperation(id: OperationId): Operation {
   const op = operations[id];
   if (!op) throw new Error(`unknown operation ${String(id)}`);
   return op;
+}
+
+/** The parts of generated/openapi.json (openapi.yaml as JSON) that parameterSchema reads. */
+interface ParameterObject {
+  $ref?: string;
+  name?: string;
+  in?: string;
+  schema?: Record<string, unknown>;
+}
+interface ContractDocument {
+  paths: Record<string, Record<string, unknown> & { parameters?: ParameterObject[] }>;
+  components: { parameters?: Record<string, ParameterObject> };
+}
+
+let contractDocument: ContractDocument | undefined;
+
+/**
+ * The schema openapi.yaml gives a parameter of an operation (a `#/components/parameters` `$ref`
+ * followed). Where another surface must keep a REST parameter's bounds (GraphQL's `first` and the
+ * `limit` of the same list), it reads them here rather than repeating the numbers. The document is
+ * generated/openapi.json, read once on first use.
+ */
+export function parameterSchema(operationId: OperationId, location: 'query' | 'path' | 'header', name: string): Record<string, unknown> {
+  contractDocument ??= JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8')) as ContractDocument;
+  const doc = contractDocument;
+  const op = getOperation(operationId);
+  const item = doc.paths[op.path];
+  const operation = item?.[op.method.toLowerCase()] as { parameters?: ParameterObject[] } | undefined;
+  const resolve = (p: ParameterObject): ParameterObject =>
+    p.$ref?.startsWith('#/components/parameters/') ? (doc.components.parameters?.[p.$ref.slice('#/components/parameters/'.length)] ?? p) : p;
+  const found = [...(operation?.parameters ?? []), ...(item?.parameters ?? [])].map(resolve).find((p) => p.in === location && p.name === name);
+  if (!found?.schema) throw new Error(`openapi.yaml: ${operationId} has no ${location} parameter '${name}' with a schema`);
+  return found.schema;
 }
 
 export function getValidator(kind: keyof typeof modules, name: string): ValidatorFn {

@@ -7,7 +7,7 @@ import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/ide
 import { readJsonBody } from './body';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
-import { applyRateLimit, clientIp, enforceRateLimit, ipBucket } from './rateLimit';
+import { applyRateLimit, clientIp, enforceRateLimit, ipBucket, publicBucketLimit } from './rateLimit';
 import { validateRequestPart } from './validation';
 
 /**
@@ -30,8 +30,7 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
       let ctx: Record<string, unknown>;
       if ('public' in def.options) {
         const bucket = def.options.ipBucket ?? 'public';
-        const limit = bucket === 'account_creation' ? config.accountCreationPerMinute : config.publicRateLimitPerMinute;
-        await enforceRateLimit(res, ipBucket(bucket, ip), limit);
+        await enforceRateLimit(res, ipBucket(bucket, ip), publicBucketLimit(bucket, config));
         ctx = { requestId, ip, req, res };
       } else {
         // One round trip finds the key and counts the request in its rate-limit window.

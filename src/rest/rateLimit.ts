@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { logger } from '../logger';
 import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
@@ -13,15 +14,32 @@ export async function enforceRateLimit(res: Response, bucket: string, limit: num
 
 /** The headers and the 429 of a decision already counted (e.g. by authenticateAndCount). */
 export function applyRateLimit(res: Response, decision: RateLimitDecision, limit: number): RateLimitDecision {
-  res.setHeader('X-RateLimit-Limit', String(decision.limit));
-  res.setHeader('X-RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('X-RateLimit-Reset', String(decision.resetSeconds));
-  if (!decision.allowed) {
-    throw new ApiError('rate_limit_exceeded', `Too many requests: at most ${limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`, {
-      'Retry-After': String(Math.max(1, decision.resetSeconds)),
-    });
-  }
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+  if (!decision.allowed) throw rateLimitRefusal(decision, limit);
   return decision;
+}
+
+/** X-RateLimit-* of a decision. */
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(decision.resetSeconds),
+  };
+}
+
+/** The 429 of a decision over its limit, with Retry-After. */
+export function rateLimitRefusal(decision: RateLimitDecision, limit: number): ApiError {
+  return new ApiError('rate_limit_exceeded', `Too many requests: at most ${limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`, {
+    'Retry-After': String(Math.max(1, decision.resetSeconds)),
+  });
+}
+
+/** The per-IP buckets of public routes: account creation has its own limit, the others share one. */
+export type PublicBucket = 'public' | 'account_creation';
+
+export function publicBucketLimit(bucket: PublicBucket, config: Pick<Config, 'accountCreationPerMinute' | 'publicRateLimitPerMinute'>): number {
+  return bucket === 'account_creation' ? config.accountCreationPerMinute : config.publicRateLimitPerMinute;
 }
 
 export const keyBucket = (keyId: string) => `key:${keyId}`;

@@ -69,7 +69,7 @@ describe('restricted keys', () => {
     expect(list.body.errors).toBeUndefined();
 
     const write = await gql(baseUrl, secret, CREATE_INTENT, {
-      input: { amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE' },
+      input: { amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' },
       key: idempotencyKey(),
     });
     expect(errorCodes(write)).toEqual(['permission_denied']);
@@ -91,18 +91,18 @@ describe('errors', () => {
   it('gives the REST codes for invalid inputs, from the same validators', async () => {
     const acct = await createAccount(baseUrl);
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ amount: 50, paymentMethod: 'MULTICAIXA_REFERENCE' }, 'amount_out_of_range'],
-      [{ amount: 6_000_000, paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' } }, 'amount_out_of_range'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '12345' } }, 'invalid_phone_number'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_EXPRESS' }, 'invalid_phone_number'],
-      [{ amount: 1000, paymentMethod: 'CARD' }, 'method_disabled'],
+      [{ amount: 50, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' }, 'amount_out_of_range'],
+      [{ amount: 6_000_000, currency: 'AOA', paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' } }, 'amount_out_of_range'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '12345' } }, 'invalid_phone_number'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_EXPRESS' }, 'invalid_phone_number'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'CARD' }, 'method_disabled'],
       [{ amount: 1000, currency: 'USD', paymentMethod: 'MULTICAIXA_REFERENCE' }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', merchantReference: 'x'.repeat(65) }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { n: 1 } }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { checkout_session: 'cs_x' } }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { $where: '1' } }, 'invalid_request'],
-      [{ amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { 'a.b': '1' } }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', merchantReference: 'x'.repeat(65) }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { n: 1 } }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { checkout_session: 'cs_x' } }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { $where: '1' } }, 'invalid_request'],
+      [{ amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { 'a.b': '1' } }, 'invalid_request'],
     ];
     for (const [input, code] of cases) {
       const res = await gql(baseUrl, acct.sk, CREATE_INTENT, { input, key: idempotencyKey() });
@@ -113,19 +113,19 @@ describe('errors', () => {
     }
     // The message names the key, as over REST.
     const reserved = await gql(baseUrl, acct.sk, CREATE_INTENT, {
-      input: { amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } },
+      input: { amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE', metadata: { payment_link: 'plink_x' } },
       key: idempotencyKey(),
     });
     expect(reserved.body.errors?.[0]?.message).toContain("key 'payment_link' is reserved");
     // GraphQL's own refusals (unknown enum value, missing argument) are invalid_request too.
-    const badEnum = await gql(baseUrl, acct.sk, CREATE_INTENT, { input: { amount: 1000, paymentMethod: 'BITCOIN' }, key: idempotencyKey() });
+    const badEnum = await gql(baseUrl, acct.sk, CREATE_INTENT, { input: { amount: 1000, currency: 'AOA', paymentMethod: 'BITCOIN' }, key: idempotencyKey() });
     expect(badEnum.status).toBe(400);
     expect(errorCodes(badEnum)).toEqual(['invalid_request']);
     const syntax = await gql(baseUrl, acct.sk, '{ account { id ');
     expect(errorCodes(syntax)).toEqual(['invalid_request']);
     const unknownField = await gql(baseUrl, acct.sk, '{ account { secretSauce } }');
     expect(errorCodes(unknownField)).toEqual(['invalid_request']);
-    const shortKey = await gql(baseUrl, acct.sk, CREATE_INTENT, { input: { amount: 1000, paymentMethod: 'MULTICAIXA_REFERENCE' }, key: 'short' });
+    const shortKey = await gql(baseUrl, acct.sk, CREATE_INTENT, { input: { amount: 1000, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' }, key: 'short' });
     expect(errorCodes(shortKey)).toEqual(['invalid_request']);
     expect(shortKey.body.errors?.[0]?.message).toContain('idempotencyKey');
   });
@@ -169,9 +169,9 @@ describe('limits', () => {
     expect(res.body.data).toBeUndefined();
   });
 
-  it('rejects first above 100 and over-expensive queries with invalid_request', async () => {
+  it('rejects first above the REST limit of the list (500 intents, 100 events) and over-expensive queries with invalid_request', async () => {
     const acct = await createAccount(baseUrl);
-    const tooMany = await gql(baseUrl, acct.sk, '{ paymentIntents(first: 101) { nodes { id } } }');
+    const tooMany = await gql(baseUrl, acct.sk, '{ paymentIntents(first: 501) { nodes { id } } }');
     expect(tooMany.status).toBe(400);
     expect(errorCodes(tooMany)).toEqual(['invalid_request']);
     expect(tooMany.body.errors?.[0]?.message).toContain("'first'");

@@ -37,7 +37,7 @@ it('a subscription on the second gateway receives PENDING, PROCESSING and SUCCEE
   const created = await gqlData(
     a.baseUrl,
     acct.sk,
-    `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
+    `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, currency: "AOA", paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
     { key: idempotencyKey() },
   );
   const client = wsClient(bUrl, acct.sk);
@@ -59,7 +59,7 @@ it('and the other way round: a payment created on the second gateway, watched on
     const created = await gqlData(
       bUrl,
       acct.sk,
-      `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 2000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
+      `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 2000, currency: "AOA", paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id } }`,
       { key: idempotencyKey() },
     );
     const id = created.createPaymentIntent.id as string;

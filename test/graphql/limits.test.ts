@@ -1,7 +1,9 @@
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/errors';
 import { parse } from '../../src/graphql/graphqljs';
-import { checkOperationLimits, MAX_COST, MAX_DEPTH } from '../../src/graphql/limits';
+import { getNamedType, isObjectType } from '../../src/graphql/graphqljs';
+import { checkOperationLimits, MAX_COST, MAX_DEPTH, PAGINATED_FIELDS, pageBounds } from '../../src/graphql/limits';
+import { parameterSchema } from '../../src/rest/generatedContract';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 
 /** The depth / cost / `first` rules on their own. */
@@ -30,8 +32,9 @@ it('counts depth through fragments and inline fragments, and allows exactly MAX_
 it('multiplies the cost of what sits under a list by its size, with first from literals or variables', () => {
   const query = 'query($n: Int) { paymentIntents(first: $n) { nodes { id amount status } } }';
   // 1 (paymentIntents) + n * (1 nodes + 3 fields)
-  expect(refusal(query, { n: 100 })).toBeNull();
-  expect(refusal(query, { n: 101 })?.message).toContain("'first'");
+  expect(refusal(query, { n: 500 })).toBeNull();
+  expect(refusal(query, { n: 501 })?.message).toContain("'first'");
+  expect(refusal(query, { n: 501 })?.message).toContain('from 1 to 500');
   expect(refusal('{ events(first: 0) { nodes { id } } }')?.code).toBe('invalid_request');
   const wide = Array.from({ length: 60 }, (_, i) => `a${i}: paymentIntents(first: 100) { nodes { id amount status } }`).join(' ');
   const err = refusal(`{ ${wide} }`);
@@ -46,4 +49,29 @@ it('measures each fragment once, so a fan-out of fragments is refused instead of
   const err = refusal(query);
   expect(err?.code).toBe('invalid_request');
   expect(err?.message).toMatch(/too expensive/);
+});
+
+it('bounds every `first` by the `limit` of the REST list it mirrors, default included', () => {
+  const withFirst = Object.values(schema.getTypeMap())
+    .filter(isObjectType)
+    .flatMap((t) => Object.values(t.getFields()).filter((f) => f.args.some((a) => a.name === 'first')).map((f) => ({ coordinate: `${t.name}.${f.name}`, field: f })));
+  expect(withFirst.map((f) => f.coordinate).sort()).toEqual(Object.keys(PAGINATED_FIELDS).sort());
+  for (const { coordinate, field } of withFirst) {
+    const limit = parameterSchema(PAGINATED_FIELDS[coordinate]!, 'query', 'limit');
+    expect(pageBounds(coordinate), coordinate).toEqual({ min: limit.minimum, max: limit.maximum, default: limit.default });
+    // schema.graphql's default is the REST default.
+    expect(field.args.find((a) => a.name === 'first')!.defaultValue, coordinate).toBe(limit.default);
+    expect(getNamedType(field.args.find((a) => a.name === 'first')!.type).name).toBe('Int');
+  }
+  expect(pageBounds('Query.paymentIntents').max).toBe(500);
+  expect(pageBounds('Query.events').max).toBe(100);
+});
+
+it('prices a QR code above a stored field: the 100 links of paymentLinks with their QR fit once, not twice', () => {
+  const once = '{ paymentLinks { id qrSvg } }';
+  expect(refusal(once)).toBeNull();
+  const twice = '{ a: paymentLinks { id qrSvg } b: paymentLinks { id qrSvg } }';
+  expect(refusal(twice)?.message).toMatch(/too expensive/);
+  // The same aliases without the QR codes are cheap.
+  expect(refusal('{ a: paymentLinks { id code } b: paymentLinks { id code } }')).toBeNull();
 });

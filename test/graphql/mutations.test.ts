@@ -38,7 +38,7 @@ describe('each mutation succeeds once', () => {
   it('payment intents, references, refunds and the sandbox clock', async () => {
     const acct = await createAccount(baseUrl);
     const ref = await m(acct.sk, `mutation($key: String!) {
-      createPaymentIntent(idempotencyKey: $key, input: { amount: 25000, paymentMethod: MULTICAIXA_REFERENCE, merchantReference: "order-1", metadata: { order_id: "1" } }) { ${INTENT_FIELDS} }
+      createPaymentIntent(idempotencyKey: $key, input: { amount: 25000, currency: "AOA", paymentMethod: MULTICAIXA_REFERENCE, merchantReference: "order-1", metadata: { order_id: "1" } }) { ${INTENT_FIELDS} }
     }`, { key: idempotencyKey() });
     const intent = ref.createPaymentIntent;
     expect(intent).toMatchObject({ status: 'PENDING', paymentMethod: 'MULTICAIXA_REFERENCE', merchantReference: 'order-1', metadata: { order_id: '1' }, currency: 'AOA' });
@@ -172,14 +172,14 @@ describe('idempotency is shared with REST', () => {
     const acct = await createAccount(baseUrl);
     const key = idempotencyKey();
     const rest = await acct.api.post('/payment_intents', { amount: 4321, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: key });
-    const replay = await m(acct.sk, CREATE, { key, input: { amount: 4321, paymentMethod: 'MULTICAIXA_REFERENCE' } });
+    const replay = await m(acct.sk, CREATE, { key, input: { amount: 4321, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' } });
     expect(replay.createPaymentIntent).toEqual({ id: rest.body.id, amount: 4321 });
-    const conflict = await gql(baseUrl, acct.sk, CREATE, { key, input: { amount: 4322, paymentMethod: 'MULTICAIXA_REFERENCE' } });
+    const conflict = await gql(baseUrl, acct.sk, CREATE, { key, input: { amount: 4322, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' } });
     expect(errorCodes(conflict)).toEqual(['idempotency_conflict']);
 
     const key2 = idempotencyKey();
-    const first = await m(acct.sk, CREATE, { key: key2, input: { amount: 777, paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' }, metadata: { a: '1' } } });
-    const again = await m(acct.sk, CREATE, { key: key2, input: { amount: 777, paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' }, metadata: { a: '1' } } });
+    const first = await m(acct.sk, CREATE, { key: key2, input: { amount: 777, currency: 'AOA', paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' }, metadata: { a: '1' } } });
+    const again = await m(acct.sk, CREATE, { key: key2, input: { amount: 777, currency: 'AOA', paymentMethod: 'MULTICAIXA_EXPRESS', customer: { mobile: '923000000' }, metadata: { a: '1' } } });
     expect(again.createPaymentIntent.id).toBe(first.createPaymentIntent.id);
     const restReplay = await acct.api.post('/payment_intents', { amount: 777, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' }, metadata: { a: '1' } }, { idempotencyKey: key2 });
     expect(restReplay.status).toBe(201);
@@ -190,7 +190,7 @@ describe('idempotency is shared with REST', () => {
 
     // A stored validation error replays as the same error.
     const key3 = idempotencyKey();
-    const bad = await gql(baseUrl, acct.sk, CREATE, { key: key3, input: { amount: 10, paymentMethod: 'MULTICAIXA_REFERENCE' } });
+    const bad = await gql(baseUrl, acct.sk, CREATE, { key: key3, input: { amount: 10, currency: 'AOA', paymentMethod: 'MULTICAIXA_REFERENCE' } });
     expect(errorCodes(bad)).toEqual(['amount_out_of_range']);
     const badRest = await acct.api.post('/payment_intents', { amount: 10, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: key3 });
     expect(badRest.status).toBe(400);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
+import { ApiClient } from '../support/client';
 import { type TestServer } from '../support/server';
-import { gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './support';
+import { gql, gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './support';
 
 /**
  * REST and GraphQL read the same objects through the same services: for each resource, every field
@@ -47,7 +48,7 @@ function expectSameFields(rest: Record<string, unknown>, graphql: Record<string,
   return compared;
 }
 
-it('a payment intent, its refund, a payment link, a checkout session and a webhook endpoint read the same over REST and GraphQL', async () => {
+it('a payment intent, its refund, a payment link (and its QR code), a checkout session, a webhook endpoint and the sandbox clock read the same over REST and GraphQL', async () => {
   const acct = await createAccount(server.baseUrl);
   const api = acct.api;
 
@@ -78,19 +79,22 @@ it('a payment intent, its refund, a payment link, a checkout session and a webho
   });
   const endpoint = await api.post('/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', events: ['payment.succeeded', 'refund.succeeded'], name: 'shop', description: 'orders' });
   expect([link.status, session.status, endpoint.status]).toEqual([201, 201, 201]);
+  expect((await api.post('/sandbox/clock/advance', { seconds: 90 })).status).toBe(200);
 
   const data = await gqlData(
     server.baseUrl,
     acct.sk,
-    `query($pay: ID!, $express: ID!, $refund: ID!, $link: ID!, $session: ID!) {
+    `query($pay: ID!, $express: ID!, $refund: ID!, $link: ID!, $session: ID!, $endpoint: ID!) {
       paid: paymentIntent(id: $pay) { ${INTENT_FIELDS} }
       express: paymentIntent(id: $express) { ${INTENT_FIELDS} }
       refund(id: $refund) { id paymentIntentId amount status livemode createdAt updatedAt }
-      paymentLink(id: $link) { id code url amount currency methods description active livemode createdAt }
+      paymentLink(id: $link) { id code url amount currency methods description active livemode createdAt qrSvg }
       checkoutSession(id: $session) { id url amount currency methods status paymentIntentId merchantReference successUrl cancelUrl expiresAt livemode createdAt }
       webhookEndpoints { id url events name description createdAt }
+      webhookEndpoint(id: $endpoint) { id url events name description createdAt }
+      sandboxClock { now offsetSeconds }
     }`,
-    { pay: created.body.id, express: express.body.id, refund: refund.body.id, link: link.body.id, session: session.body.id },
+    { pay: created.body.id, express: express.body.id, refund: refund.body.id, link: link.body.id, session: session.body.id, endpoint: endpoint.body.id },
   );
 
   // Read REST after GraphQL; the express intent may move on in between, so it is compared when stable.
@@ -101,10 +105,23 @@ it('a payment intent, its refund, a payment link, a checkout session and a webho
   compared += expectSameFields(restPaid.body, data.paid, 'PaymentIntent');
   compared += expectSameFields((await api.get(`/refunds/${refund.body.id}`)).body, data.refund, 'Refund');
   compared += expectSameFields((await api.get(`/payment_links/${link.body.id}`)).body, data.paymentLink, 'PaymentLink');
+  // PaymentLink.qrSvg is the body of GET /payment_links/{id}/qr.
+  const qr = await api.get(`/payment_links/${link.body.id}/qr`);
+  expect(qr.headers.get('content-type')).toContain('image/svg+xml');
+  expect(data.paymentLink.qrSvg).toBe(qr.text);
+  compared++;
   compared += expectSameFields((await api.get(`/checkout/sessions/${session.body.id}`)).body, data.checkoutSession, 'CheckoutSession');
   const restEndpoints = (await api.get('/webhook_endpoints')).body.data as Array<{ id: string }>;
   expect(data.webhookEndpoints.map((e: { id: string }) => e.id)).toEqual(restEndpoints.map((e) => e.id));
   compared += expectSameFields(restEndpoints[0]!, data.webhookEndpoints[0], 'WebhookEndpoint');
+  // webhookEndpoint(id) is the endpoint as GET /webhook_endpoints lists it.
+  compared += expectSameFields(restEndpoints.find((e) => e.id === endpoint.body.id)!, data.webhookEndpoint, 'WebhookEndpoint(id)');
+  // The clock: the same offset (nothing advanced it in between); `now` moves on with real time.
+  const clock = (await api.get('/sandbox/clock')).body;
+  expect(data.sandboxClock.offsetSeconds).toBe(clock.offset_seconds);
+  expect(clock.offset_seconds).toBe(90);
+  expect(Math.abs(Date.parse(data.sandboxClock.now) - Date.parse(clock.now))).toBeLessThan(5_000);
+  compared += 2;
 
   const expressFinal = await until(async () => {
     const r = await api.get(`/payment_intents/${express.body.id}`);
@@ -114,8 +131,8 @@ it('a payment intent, its refund, a payment link, a checkout session and a webho
   compared += expectSameFields(expressFinal, gqlExpress.paymentIntent, 'PaymentIntent(express)');
   expect(gqlExpress.paymentIntent.failureCode).toBe('INSUFFICIENT_FUNDS');
 
-  // Every field of the five resources was compared (18 + 3 nested, 7, 10, 13, 6, and the express intent).
-  expect(compared).toBeGreaterThanOrEqual(70);
+  // Every field of the resources was compared (18 + 3 nested, 7, 10 + QR, 13, 6 + 6, clock 2, and the express intent).
+  expect(compared).toBeGreaterThanOrEqual(83);
 });
 
 it('lists read the same too: the intents connection against GET /payment_intents, events against GET /events', async () => {
@@ -143,4 +160,28 @@ it('lists read the same too: the intents connection against GET /payment_intents
     expect(g.type).toBe(String(e.type).toUpperCase().replace(/\./g, '_'));
     expectSameFields({ ...e, type: undefined }, { ...g, type: undefined }, `event[${i}]`);
   });
+});
+
+it('a sandbox account created over GraphQL has the fields, types and defaults of one created over REST', async () => {
+  const anon = new ApiClient(server.baseUrl);
+  const fields = '__typename id name email pk sk livemode createdAt';
+  for (const input of [{ name: 'Loja Kianda', email: 'dev@kianda.example' }, {}]) {
+    const rest = await anon.post('/sandbox/accounts', input);
+    expect(rest.status).toBe(201);
+    const res = await gql(server.baseUrl, null, `mutation($input: CreateSandboxAccountInput) { createSandboxAccount(input: $input) { ${fields} } }`, { input });
+    expect(res.body.errors).toBeUndefined();
+    const graphql = res.body.data.createSandboxAccount as Record<string, unknown>;
+    expect(graphql.__typename).toBe('SandboxAccount');
+    expect(rest.body.object).toBe('sandbox_account');
+    // The same field set, each with the same type; the values that are not fresh ids, keys or times are equal.
+    for (const [key, restValue] of Object.entries(rest.body as Record<string, unknown>)) {
+      if (key === 'object') continue;
+      const gqlKey = camel(key);
+      expect(Object.prototype.hasOwnProperty.call(graphql, gqlKey), `SandboxAccount.${key} has no GraphQL field ${gqlKey}`).toBe(true);
+      expect(typeof graphql[gqlKey], key).toBe(typeof restValue);
+      if (['name', 'email', 'livemode'].includes(key)) expect(graphql[gqlKey], key).toEqual(restValue);
+      if (typeof restValue === 'string' && /_/.test(restValue)) expect(String(graphql[gqlKey]).split('_').slice(0, -1), key).toEqual(restValue.split('_').slice(0, -1));
+    }
+    expect(Object.keys(graphql).filter((k) => k !== '__typename').sort()).toEqual(Object.keys(rest.body).filter((k) => k !== 'object').map(camel).sort());
+  }
 });

@@ -33,7 +33,7 @@ describe('paymentIntentUpdated', () => {
       const created = await gqlData(
         baseUrl,
         acct.sk,
-        `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id status } }`,
+        `mutation($key: String!) { createPaymentIntent(idempotencyKey: $key, input: { amount: 15000, currency: "AOA", paymentMethod: MULTICAIXA_EXPRESS, customer: { mobile: "923000000" } }) { id status } }`,
         { key: idempotencyKey() },
       );
       expect(created.createPaymentIntent.status).toBe('PENDING');

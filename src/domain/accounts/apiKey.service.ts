@@ -29,7 +29,8 @@ const KEY_SHAPE = /^(sk|pk)_test_[0-9A-Za-z]{32}$/;
 const keys = () => ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
 const accounts = () => AccountModel.collection as unknown as mongo.Collection<AccountRecord>;
 
-const authenticationFailed = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');
+/** The one 401 of a missing, malformed, unknown or revoked key. */
+export const authenticationFailed = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');
 
 /**
  * Resolves a bearer secret to its key and account. Any failure, whatever its cause (malformed,

@@ -33,10 +33,14 @@ export async function renderQrSvg(url: string): Promise<string> {
   return svg.trim().replace('<svg ', `<svg role="img" aria-label="${escapeXml(`QR code for ${url}`)}" `);
 }
 
+/** The QR image of a link the caller has already read: it encodes the link's public page url. */
+export function linkQrSvg(link: Pick<PaymentLinkRecord, 'code'>, publicBaseUrl: string): Promise<string> {
+  return renderQrSvg(paymentLinkUrl(publicBaseUrl, link.code));
+}
+
 /** GET /payment_links/{id}/qr: the image of an existing link (active or not: it is a read). */
 export async function paymentLinkQrSvg(accountId: string, linkId: string, publicBaseUrl: string): Promise<string> {
-  const link = await getPaymentLink(accountId, linkId);
-  return renderQrSvg(paymentLinkUrl(publicBaseUrl, link.code));
+  return linkQrSvg(await getPaymentLink(accountId, linkId), publicBaseUrl);
 }
 
 /**

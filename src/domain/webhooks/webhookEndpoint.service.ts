@@ -47,6 +47,11 @@ export async function listWebhookEndpoints(accountId: string): Promise<WebhookEn
   return docs.map(toWebhookEndpointResource);
 }
 
+/** One endpoint as GET /webhook_endpoints lists it (no secret); another account's is 404. */
+export async function getWebhookEndpoint(accountId: string, id: string): Promise<WebhookEndpointResource> {
+  return toWebhookEndpointResource(await getWebhookEndpointRecord(accountId, id));
+}
+
 export async function getWebhookEndpointRecord(accountId: string, id: string): Promise<WebhookEndpointRecord> {
   const doc = await WebhookEndpointModel.findOne({ _id: id, account_id: accountId }).lean();
   if (!doc) throw ApiError.notFound('webhook endpoint', id);

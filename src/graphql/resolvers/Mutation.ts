@@ -1,3 +1,4 @@
+import { createSandboxAccount } from '../../domain/accounts/account.service';
 import { createRestrictedKey, revokeApiKey, toApiKeyResource } from '../../domain/accounts/apiKey.service';
 import { toCheckoutSessionResource } from '../../domain/checkout/checkoutSession.serializer';
 import { createCheckoutSession } from '../../domain/checkout/checkoutSession.service';
@@ -27,6 +28,13 @@ import { restBody, validateBody } from '../input';
  * JSON body (validated by its generated validator), the same service call, the same resource back.
  */
 export const Mutation: MutationResolvers = {
+  // Public, like POST /sandbox/accounts: no key needed, and each call was counted in the client IP's
+  // account-creation bucket before the operation ran (http.ts / server.ts / ws.ts).
+  createSandboxAccount: (_p, { input }, ctx) => {
+    requireOperation(ctx, 'createSandboxAccount');
+    const body = validateBody<{ name?: string; email?: string }>('createSandboxAccount', restBody({ name: input?.name, email: input?.email }));
+    return createSandboxAccount(body);
+  },
   createPaymentIntent: (_p, { input, idempotencyKey }, ctx) => {
     requireOperation(ctx, 'createPaymentIntent');
     const body = restBody({

@@ -11,7 +11,7 @@ import { PAYMENT_METHODS } from '../../domain/payments/methods';
 import { getPaymentIntent, listPaymentIntents } from '../../domain/payments/payment.service';
 import { getRefund } from '../../domain/refunds/refund.service';
 import { getSandboxClock } from '../../domain/sandbox/clock.service';
-import { listWebhookEndpoints } from '../../domain/webhooks/webhookEndpoint.service';
+import { getWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
@@ -34,7 +34,7 @@ export const Query: QueryResolvers = {
   },
   paymentIntents: async (_p, { first, after, status }, ctx) => {
     requireOperation(ctx, 'listPaymentIntents');
-    const n = pageSize('paymentIntents', first, 25);
+    const n = pageSize('Query.paymentIntents', first);
     const fetched = await listPaymentIntents(ctx.actor, { limit: n + 1, status: status ?? undefined, startingAfter: after ?? undefined });
     return toConnection(fetched, n, after);
   },
@@ -59,9 +59,14 @@ export const Query: QueryResolvers = {
     requireOperation(ctx, 'listWebhookEndpoints');
     return listWebhookEndpoints(ctx.actor.accountId);
   },
+  // REST has no GET /webhook_endpoints/{id}: one endpoint is read with the permission of the list.
+  webhookEndpoint: (_p, { id }, ctx) => {
+    requireOperation(ctx, 'listWebhookEndpoints');
+    return getWebhookEndpoint(ctx.actor.accountId, id);
+  },
   events: async (_p, { first, after, type }, ctx) => {
     requireOperation(ctx, 'listEvents');
-    const n = pageSize('events', first, 20);
+    const n = pageSize('Query.events', first);
     const fetched = await listEvents(ctx.actor.accountId, {
       limit: n + 1,
       type: type ? eventTypeToRest(type) : undefined,
@@ -71,7 +76,7 @@ export const Query: QueryResolvers = {
   },
   logs: async (_p, { first }, ctx) => {
     requireOperation(ctx, 'listLogs');
-    return (await listRequestLogs(ctx.key, pageSize('logs', first, 20))).map(toLogEntryResource);
+    return (await listRequestLogs(ctx.key, pageSize('Query.logs', first))).map(toLogEntryResource);
   },
   apiKeys: async (_p, _a, ctx) => {
     requireOperation(ctx, 'listApiKeys');

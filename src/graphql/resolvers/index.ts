@@ -1,5 +1,5 @@
 import type { Resolvers } from '../../../generated/graphql/resolvers-types';
-import { DateTimeScalar, JsonScalar } from '../scalars';
+import { DateTimeScalar, JsonScalar, SafeIntScalar } from '../scalars';
 import { Account } from './Account';
 import { ApiKey } from './ApiKey';
 import { CheckoutSession } from './CheckoutSession';
@@ -14,6 +14,7 @@ import { PaymentMethod } from './PaymentMethod';
 import { Query } from './Query';
 import { QrCode } from './QrCode';
 import { Refund } from './Refund';
+import { SandboxAccount } from './SandboxAccount';
 import { SandboxClock } from './SandboxClock';
 import { Subscription } from './Subscription';
 import { WebhookDelivery } from './WebhookDelivery';
@@ -23,9 +24,11 @@ import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './Web
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
   JSON: JsonScalar,
+  SafeInt: SafeIntScalar,
   Query,
   Mutation,
   Subscription,
+  SandboxAccount,
   Account,
   ApiKey,
   PaymentMethod,

@@ -1,0 +1,115 @@
+import type { Config } from '../config';
+import { hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
+import type { ApiError } from '../errors';
+import type { OperationId } from '../rest/generatedContract';
+import { ipBucket, publicBucketLimit, rateLimitHeaders, rateLimitRefusal } from '../rest/rateLimit';
+import { publicRouteBucket } from '../rest/routes';
+import {
+  Kind,
+  parse,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from './graphqljs';
+
+/**
+ * Root fields that mirror a public REST route (no credentials), and that route. Like the route they need
+ * no key, and like the route each call counts in the route's per-IP bucket (`POST /sandbox/accounts`:
+ * ACCOUNT_CREATION_PER_MINUTE), the same bucket, so REST and GraphQL share the client's allowance.
+ */
+export const PUBLIC_ROOT_FIELDS: Readonly<Record<string, OperationId>> = {
+  'Mutation.createSandboxAccount': 'createSandboxAccount',
+};
+
+const ROOT_TYPE_NAMES = { query: 'Query', mutation: 'Mutation', subscription: 'Subscription' } as const;
+
+export interface PublicCalls {
+  /** One entry per call of a public root field (aliases and fragments included), in document order. */
+  calls: OperationId[];
+  /** True when the operation calls nothing but public fields (and `__typename`). */
+  onlyPublic: boolean;
+}
+
+/** The operation `operationName` selects (graphql-js's rule: the only one when no name is given). */
+function selectOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operationName) return operations.find((o) => o.name?.value === operationName);
+  return operations.length === 1 ? operations[0] : undefined;
+}
+
+/** The public root fields the selected operation calls. Null when no operation is selected. */
+export function publicCalls(document: DocumentNode, operationName: string | null | undefined): PublicCalls | null {
+  const operation = selectOperation(document, operationName);
+  if (!operation) return null;
+  const root = ROOT_TYPE_NAMES[operation.operation];
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+  const out: PublicCalls = { calls: [], onlyPublic: true };
+  const visiting = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value === '__typename') continue;
+        const operationId = PUBLIC_ROOT_FIELDS[`${root}.${sel.name.value}`];
+        if (operationId) out.calls.push(operationId);
+        else out.onlyPublic = false;
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        walk(sel.selectionSet);
+      } else {
+        const fragment = fragments.get(sel.name.value);
+        // Unknown or cyclic spreads: validation refuses the document; here they make it not public.
+        if (!fragment || visiting.has(fragment.name.value)) {
+          out.onlyPublic = false;
+          continue;
+        }
+        visiting.add(fragment.name.value);
+        walk(fragment.selectionSet);
+        visiting.delete(fragment.name.value);
+      }
+    }
+  };
+  walk(operation.selectionSet);
+  return out;
+}
+
+/**
+ * For a request sent without credentials: its public calls when the body is a GraphQL request whose
+ * operation calls only public fields (at least one), otherwise null (the request then needs a key).
+ */
+export function keylessPublicCalls(body: unknown): OperationId[] | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const { query, operationName } = body as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string' || (operationName !== undefined && operationName !== null && typeof operationName !== 'string')) return null;
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch {
+    return null;
+  }
+  const found = publicCalls(document, operationName);
+  return found?.onlyPublic && found.calls.length > 0 ? found.calls : null;
+}
+
+export interface PublicCount {
+  /** X-RateLimit-* of the last bucket counted (for a keyless request, whose answer has no key's). */
+  headers: Record<string, string>;
+  /** The 429 (with Retry-After) when a call was over its bucket's limit; null when all were allowed. */
+  refusal: ApiError | null;
+}
+
+/**
+ * Counts each public call in its REST route's per-IP bucket, as the REST pipeline counts the route,
+ * before anything runs; stops at the first call over the limit. Null when there is no call.
+ */
+export async function countPublicCalls(calls: readonly OperationId[], ip: string, config: Config): Promise<PublicCount | null> {
+  let last: RateLimitDecision | null = null;
+  for (const operationId of calls) {
+    const bucket = publicRouteBucket(operationId);
+    const limit = publicBucketLimit(bucket, config);
+    last = await hitRateLimit(ipBucket(bucket, ip), limit);
+    if (!last.allowed) return { headers: rateLimitHeaders(last), refusal: rateLimitRefusal(last, limit) };
+  }
+  return last ? { headers: rateLimitHeaders(last), refusal: null } : null;
+}
