@@ -2007,7 +2007,9 @@ export interface components {
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
             signature_header: string | null;
         };
+        /** @description The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`). */
         TestPingData: {
+            /** @description A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`. */
             message: string;
         };
         /**
