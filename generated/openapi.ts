@@ -1366,7 +1366,7 @@ export interface components {
         Metadata: {
             [key: string]: string;
         };
-        /** @description The customer of a `multicaixa_express` payment, identified by the mobile number their app is registered with. */
+        /** @description A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`. */
         Customer: {
             /**
              * @description Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.
@@ -1575,7 +1575,7 @@ export interface components {
             status: components["schemas"]["PaymentIntentStatus"];
             /** @description Why the intent is `FAILED`; null in every other state. */
             failure_code: components["schemas"]["FailureCode"] | null;
-            /** @description The customer of an express payment (`{mobile}`); null for reference payments. */
+            /** @description The customer (`{mobile}`): always set on express payments; null on a reference payment created without one. */
             customer: components["schemas"]["Customer"] | null;
             /** @description The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given. */
             merchant_reference: string | null;
@@ -2820,12 +2820,12 @@ export interface components {
          */
         PaymentIntentLimit: number;
         /**
-         * @description Only intents in this status.
+         * @description Only intents in this status (one of `PaymentIntentStatus`; another value is 400 `invalid_request`).
          * @example SUCCEEDED
          */
         PaymentIntentStatusFilter: components["schemas"]["PaymentIntentStatus"];
         /**
-         * @description Cursor; the id of the last intent of the previous page. Returns the intents created before it.
+         * @description Cursor: the id of the last intent of the previous page; returns the intents created before it. An id that is not one of the account's intents: 400 `invalid_request`.
          * @example pay_mc2h4S6jJP9TqZnldbfWOlNL
          */
         StartingAfter: string;
@@ -3407,12 +3407,12 @@ export interface operations {
                  */
                 limit?: components["parameters"]["PaymentIntentLimit"];
                 /**
-                 * @description Only intents in this status.
+                 * @description Only intents in this status (one of `PaymentIntentStatus`; another value is 400 `invalid_request`).
                  * @example SUCCEEDED
                  */
                 status?: components["parameters"]["PaymentIntentStatusFilter"];
                 /**
-                 * @description Cursor; the id of the last intent of the previous page. Returns the intents created before it.
+                 * @description Cursor: the id of the last intent of the previous page; returns the intents created before it. An id that is not one of the account's intents: 400 `invalid_request`.
                  * @example pay_mc2h4S6jJP9TqZnldbfWOlNL
                  */
                 starting_after?: components["parameters"]["StartingAfter"];
