@@ -42,6 +42,17 @@ function readLength(b: Uint8Array, at: number): number {
   return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 }
 
+/**
+ * The stored bytes of documents this module decoded or was given with their bytes: a reply can copy
+ * them instead of encoding the object again (wire.ts). Weak, so it holds neither documents nor bytes.
+ */
+const STORED = new WeakMap<Doc, Uint8Array>();
+
+/** A document's stored BSON bytes, if it is a stored version as read from or written to a DocStore. */
+export function storedBytesOf(doc: Doc): Uint8Array | undefined {
+  return STORED.get(doc);
+}
+
 export interface StoredRef {
   slab: Buffer;
   /** Offset of the BSON document (after the slot prefix). */
@@ -112,22 +123,31 @@ export class DocStore {
     }
     const slot = this.slots.get(id);
     if (slot === undefined) return undefined;
-    const doc = decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!);
+    const doc = this.decodeSlot(slot);
     this.remember(id, doc);
     return doc;
   }
 
   /** Every document, decoded, in insertion order (the cache is left alone: a scan would flush it). */
   *values(): Generator<Doc> {
-    for (const [id, slot] of this.slots) {
-      yield this.decoded.get(id) ?? decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!);
-    }
+    for (const [id, slot] of this.slots) yield this.decoded.get(id) ?? this.decodeSlot(slot);
   }
 
   *entries(): Generator<[string, Doc]> {
-    for (const [id, slot] of this.slots) {
-      yield [id, this.decoded.get(id) ?? decodeDoc(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!)];
-    }
+    for (const [id, slot] of this.slots) yield [id, this.decoded.get(id) ?? this.decodeSlot(slot)];
+  }
+
+  private bytesOf(slot: number): Uint8Array {
+    const slab = this.slabs[this.slotSlab[slot]!]!;
+    const at = this.slotOff[slot]!;
+    return slab.subarray(at, at + slab.readInt32LE(at));
+  }
+
+  private decodeSlot(slot: number): Doc {
+    const bytes = this.bytesOf(slot);
+    const doc = deserialize(bytes, BSON_OPTS);
+    STORED.set(doc, bytes);
+    return doc;
   }
 
   /** Every document's id key with only the fields `picker` reads, decoded from the stored bytes. */
@@ -144,8 +164,10 @@ export class DocStore {
       this.slots.set(id, slot);
     }
     this.write(slot, bytes);
-    if (doc) this.remember(id, doc);
-    else this.decoded.delete(id);
+    if (doc) {
+      STORED.set(doc, this.bytesOf(slot));
+      this.remember(id, doc);
+    } else this.decoded.delete(id);
     this.maybeCompact();
   }
 

@@ -4,6 +4,7 @@
  * replies. Any structural problem throws WireError; the server then drops that connection.
  */
 import { deserialize, serializeWithBufferAndIndex } from 'bson';
+import { storedBytesOf } from './docStore';
 import type { Doc } from './values';
 
 export const OP_REPLY = 1;
@@ -134,13 +135,68 @@ const scratch = Buffer.alloc(17 * 1024 * 1024 + 64);
 
 function encode(opCode: number, headerExtra: number, responseTo: number, doc: Doc, writeExtra: (b: Buffer) => void): Buffer {
   const start = HEADER_BYTES + headerExtra;
-  const end = serializeWithBufferAndIndex(doc, scratch, { index: start }) + 1;
+  const batch = storedBatch(doc);
+  const end = (batch ? writeWithStoredBatch(doc, batch, scratch, start) : serializeWithBufferAndIndex(doc, scratch, { index: start })) + 1;
   writeExtra(scratch);
   scratch.writeInt32LE(end, 0);
   scratch.writeInt32LE(nextRequestId++ & 0x7fffffff, 4);
   scratch.writeInt32LE(responseTo, 8);
   scratch.writeInt32LE(opCode, 12);
   return Buffer.from(scratch.subarray(0, end));
+}
+
+interface StoredBatch {
+  cursor: Doc;
+  key: 'firstBatch' | 'nextBatch';
+  batch: Doc[];
+}
+
+/** A cursor reply's batch, when some of its documents are stored versions whose bytes can be copied. */
+function storedBatch(doc: Doc): StoredBatch | undefined {
+  const cursor = doc.cursor as Doc | undefined;
+  if (!cursor || typeof cursor !== 'object') return undefined;
+  const key = Array.isArray(cursor.firstBatch) ? 'firstBatch' : Array.isArray(cursor.nextBatch) ? 'nextBatch' : undefined;
+  if (!key) return undefined;
+  const batch = cursor[key] as Doc[];
+  for (const d of batch) if (storedBytesOf(d)) return { cursor, key, batch };
+  return undefined;
+}
+
+/**
+ * Serialises a cursor reply whose batch holds stored documents: each is copied as its stored bytes
+ * (what bson would write for it, since the stored bytes are its encoding) instead of encoded again; the
+ * rest of the reply is serialised as usual. Field order differs (cursor last, its batch last), which
+ * BSON readers do not care about. Returns the index of the last byte written, as
+ * serializeWithBufferAndIndex does.
+ */
+function writeWithStoredBatch(doc: Doc, sb: StoredBatch, buf: Buffer, start: number): number {
+  const { cursor: _cursor, ...rest } = doc;
+  const { [sb.key]: _batch, ...cursorFields } = sb.cursor;
+  let p = serializeWithBufferAndIndex(rest, buf, { index: start }); // at its terminating 0
+  buf[p++] = 0x03;
+  p += buf.write('cursor\0', p, 'latin1');
+  const cursorStart = p;
+  p = serializeWithBufferAndIndex(cursorFields, buf, { index: p });
+  buf[p++] = 0x04;
+  p += buf.write(`${sb.key}\0`, p, 'latin1');
+  const arrayStart = p;
+  p += 4;
+  sb.batch.forEach((d, i) => {
+    buf[p++] = 0x03;
+    p += buf.write(`${i}\0`, p, 'latin1');
+    const stored = storedBytesOf(d);
+    if (stored) {
+      buf.set(stored, p);
+      p += stored.length;
+    } else p = serializeWithBufferAndIndex(d, buf, { index: p }) + 1;
+  });
+  buf[p++] = 0;
+  buf.writeInt32LE(p - arrayStart, arrayStart);
+  buf[p++] = 0;
+  buf.writeInt32LE(p - cursorStart, cursorStart);
+  buf[p++] = 0;
+  buf.writeInt32LE(p - start, start);
+  return p - 1;
 }
 
 export function encodeOpMsg(responseTo: number, doc: Doc, flags = 0): Buffer {
