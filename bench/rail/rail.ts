@@ -64,6 +64,8 @@ async function main(): Promise<void> {
   const created = new Map<string, { createdAt: number; api: Api }>();
   const postMs: number[] = [];
   let errors = 0;
+  /** Non-201 answers by status, and failed requests by error, for the report. */
+  const statuses = new Map<number | string, number>();
   const inFlight = new Set<Promise<void>>();
   const cpu0 = cpuMs(gw.child.pid);
   const dbCpu0 = db ? cpuMs(db.child.pid) : 0;
@@ -80,11 +82,16 @@ async function main(): Promise<void> {
         .request<{ id: string; created_at: string }>('POST', '/v1/payment_intents', { amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { 'idempotency-key': `rail-${t0}-${i}` })
         .then((res) => {
           postMs.push(Date.now() - start);
-          if (res.status !== 201) errors++;
+          if (res.status !== 201) {
+            errors++;
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          }
           else created.set(res.body.id, { createdAt: Date.parse(res.body.created_at), api });
         })
-        .catch(() => {
+        .catch((e: unknown) => {
           errors++;
+          const key = e instanceof Error ? e.message.slice(0, 40) : 'error';
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
         })
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
@@ -139,7 +146,7 @@ async function main(): Promise<void> {
   };
   console.log(
     [
-      `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
+      `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
       `gateway CPU ${gatewayCpuS.toFixed(1)} s${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
