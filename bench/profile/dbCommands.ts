@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
@@ -27,6 +30,9 @@ async function times(n: number, job: (i: number) => Promise<unknown>): Promise<v
 }
 
 const db = await startDatabase({ dataDir: '', profile: false });
+// The gateway turns the driver's command monitoring on only while it records query shapes
+// (src/db/connection.ts): give it a scratch directory so that the counting below sees every command.
+process.env.PGW_QUERY_SHAPES ??= fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-db-commands-'));
 const gateway = await startGateway(
   loadConfig({
     PORT: '0',
