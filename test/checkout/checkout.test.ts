@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
 import { createAccount } from '../support/accounts';
-import type { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
-import {
-  accountEvents,
-  createSession,
-  expectError,
-  PUBLIC_PAYMENT_FIELDS,
-  startGatewayWithJobs,
-  waitFor,
-} from '../links/support/gateway';
+import { accountEvents, createSession, expectError, getSession, paySession, PUBLIC_PAYMENT_FIELDS, startGatewayWithJobs, waitFor } from '../links/support/gateway';
 
 /**
  * Checkout sessions over real HTTP: creation, the public JSON behind the page, completion when a payment
@@ -22,15 +14,6 @@ beforeAll(async () => {
   server = await startGatewayWithJobs({ PUBLIC_BASE_URL: PUBLIC_BASE });
 });
 afterAll(async () => server?.stop());
-
-const getSession = async (api: ApiClient, id: string) => {
-  const res = await api.get(`/checkout/sessions/${id}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-};
-
-const paySession = (api: ApiClient, id: string, body: unknown) =>
-  api.post(`/public/checkout/sessions/${id}/payments`, body, { key: null });
 
 describe('POST /checkout/sessions', () => {
   it('creates an OPEN session valid 30 minutes, with its page url', async () => {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
 import { createAccount } from '../support/accounts';
-import type { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
-import { accountEvents, createSession, expectError, startGatewayWithJobs } from '../links/support/gateway';
+import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs } from '../links/support/gateway';
 
 /**
  * A checkout session with a PENDING reference payment does not expire at +30 min: it follows that
@@ -17,20 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const paySession = (api: ApiClient, id: string, body: unknown) =>
-  api.post(`/public/checkout/sessions/${id}/payments`, body, { key: null });
-
-const getSession = async (api: ApiClient, id: string) => {
-  const res = await api.get(`/checkout/sessions/${id}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-};
-
-const advance = async (api: ApiClient, seconds: number) => {
-  const res = await api.post('/sandbox/clock/advance', { seconds });
-  expect(res.status, res.text).toBe(200);
-};
-
 const storedStatus = async (id: string) => (await CheckoutSessionModel.findById(id, { status: 1 }).lean())?.status;
 
 const EXPRESS = { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } };
@@ -43,7 +28,7 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     const paid = await paySession(api, s.id, REFERENCE);
     expect(paid.status, paid.text).toBe(201);
 
-    await advance(api, 31 * 60);
+    await advanceClock(api, 31 * 60);
     // The expiry timer fired during the advance and left the session alone: stored OPEN, read OPEN.
     expect(await storedStatus(s.id)).toBe('OPEN');
     expect(await getSession(api, s.id)).toMatchObject({ status: 'OPEN', payment_intent: null, expires_at: s.expires_at });
@@ -64,7 +49,7 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     expect(html).not.toContain('<form');
 
     // Two days later the customer pays the reference at an ATM.
-    await advance(api, 2 * 24 * 3600);
+    await advanceClock(api, 2 * 24 * 3600);
     expect((await getSession(api, s.id)).status).toBe('OPEN');
     const sim = await api.post('/sandbox/simulate/reference_paid', { reference: paid.body.reference.number });
     expect(sim.status, sim.text).toBe(200);
@@ -78,7 +63,7 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     expect(events.findIndex((e) => e.type === 'payment.succeeded')).toBeLessThan(events.indexOf(completed[0]));
 
     // Completed for good: the reference's 72 h passing later changes nothing.
-    await advance(api, 2 * 24 * 3600);
+    await advanceClock(api, 2 * 24 * 3600);
     expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: paid.body.id });
     expectError(await paySession(api, s.id, REFERENCE), 409, 'payment_already_processed');
   });
@@ -89,13 +74,13 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     const paid = await paySession(api, s.id, REFERENCE);
     expect(paid.status, paid.text).toBe(201);
 
-    await advance(api, 31 * 60);
+    await advanceClock(api, 31 * 60);
     expect((await getSession(api, s.id)).status).toBe('OPEN');
-    await advance(api, 72 * 3600 - 31 * 60 - 10);
+    await advanceClock(api, 72 * 3600 - 31 * 60 - 10);
     expect((await getSession(api, s.id)).status).toBe('OPEN');
     expect((await api.get(`/payment_intents/${paid.body.id}`)).body.status).toBe('PENDING');
 
-    await advance(api, 11);
+    await advanceClock(api, 11);
     expect((await api.get(`/payment_intents/${paid.body.id}`)).body.status).toBe('EXPIRED');
     // Expired by the payment.expired hook during the advance, before anything read the session.
     expect(await storedStatus(s.id)).toBe('EXPIRED');
@@ -110,7 +95,7 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     const s = await createSession(api, { amount: 7000 });
     const paid = await paySession(api, s.id, REFERENCE);
     expect(paid.status, paid.text).toBe(201);
-    await advance(api, 31 * 60);
+    await advanceClock(api, 31 * 60);
     expect((await getSession(api, s.id)).status).toBe('OPEN');
 
     expect((await api.post(`/payment_intents/${paid.body.id}/cancel`)).status).toBe(200);
@@ -126,9 +111,9 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     const s = await createSession(api, { amount: 7000 });
     const paid = await paySession(api, s.id, REFERENCE);
     expect((await api.post(`/payment_intents/${paid.body.id}/cancel`)).status).toBe(200);
-    await advance(api, 60);
+    await advanceClock(api, 60);
     expect((await getSession(api, s.id)).status).toBe('OPEN');
-    await advance(api, 30 * 60);
+    await advanceClock(api, 30 * 60);
     expect(await storedStatus(s.id)).toBe('EXPIRED');
   });
 });

@@ -4,7 +4,7 @@ import { PaymentModel } from '../../src/domain/payments/payment.model';
 import { createAccount } from '../support/accounts';
 import type { ApiClient, ApiResponse } from '../support/client';
 import type { TestServer } from '../support/server';
-import { accountEvents, createSession, expectError, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
 
 /**
  * A checkout session is paid at most once (issue 16): one payment in flight per session, claimed by a
@@ -18,9 +18,6 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 const RACERS = 20;
-
-const paySession = (api: ApiClient, id: string, body: unknown) =>
-  api.post(`/public/checkout/sessions/${id}/payments`, body, { key: null });
 
 /** RACERS page payments on one session at once; returns the accepted one and checks the others. */
 async function race(api: ApiClient, sessionId: string, body: unknown): Promise<ApiResponse> {
@@ -38,17 +35,6 @@ async function sessionPayments(api: ApiClient, sessionId: string): Promise<any[]
   return res.body.data.filter((p: any) => p.metadata?.checkout_session === sessionId);
 }
 
-const getSession = async (api: ApiClient, id: string) => {
-  const res = await api.get(`/checkout/sessions/${id}`);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-};
-
-const advance = async (api: ApiClient, seconds: number) => {
-  const res = await api.post('/sandbox/clock/advance', { seconds });
-  expect(res.status, res.text).toBe(200);
-};
-
 const storedClaim = async (id: string) =>
   (await CheckoutSessionModel.findById(id, { active_payment_id: 1 }).lean())?.active_payment_id ?? null;
 
@@ -60,7 +46,7 @@ describe('concurrent payments on one checkout session', () => {
     expect(await storedClaim(s.id)).toBe(winner.body.id);
     expect((await sessionPayments(api, s.id)).map((p) => p.id)).toEqual([winner.body.id]);
 
-    await advance(api, 5);
+    await advanceClock(api, 5);
     expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: winner.body.id });
 
     // Paid once: nothing more can be started on it, now or later.
@@ -68,7 +54,7 @@ describe('concurrent payments on one checkout session', () => {
       Array.from({ length: 5 }, () => paySession(api, s.id, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } })),
     );
     for (const r of again) expectError(r, 409, 'payment_already_processed');
-    await advance(api, 3600);
+    await advanceClock(api, 3600);
     expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: winner.body.id });
     const payments = await sessionPayments(api, s.id);
     expect(payments.map((p) => [p.id, p.status])).toEqual([[winner.body.id, 'SUCCEEDED']]);
@@ -110,7 +96,7 @@ describe('the claim is given back when its payment cannot succeed any more', () 
     // In flight: still claimed, so another attempt is refused.
     expectError(await paySession(api, s.id, { payment_method: 'multicaixa_reference' }), 409, 'payment_already_processed');
 
-    await advance(api, 5);
+    await advanceClock(api, 5);
     expect((await api.get(`/payment_intents/${first.body.id}`)).body.status).toBe('FAILED');
     // Released by the payment.failed hook itself (the advance waits for hooks), not by a later attempt.
     expect(await storedClaim(s.id)).toBeNull();
@@ -118,7 +104,7 @@ describe('the claim is given back when its payment cannot succeed any more', () 
 
     const second = await race(api, s.id, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } });
     expect(second.body.id).not.toBe(first.body.id);
-    await advance(api, 5);
+    await advanceClock(api, 5);
     expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: second.body.id });
     const payments = await sessionPayments(api, s.id);
     expect(payments.map((p) => [p.id, p.status]).sort()).toEqual(
@@ -135,7 +121,7 @@ describe('the claim is given back when its payment cannot succeed any more', () 
 
     const unavailable = await paySession(api, s.id, { payment_method: 'multicaixa_express', customer: { mobile: '923000004' } });
     expect(unavailable.status, unavailable.text).toBe(201);
-    await advance(api, 2);
+    await advanceClock(api, 2);
     expect((await api.get(`/payment_intents/${unavailable.body.id}`)).body.status).toBe('FAILED');
     expect(await storedClaim(s.id)).toBeNull();
 
@@ -156,7 +142,7 @@ describe('the claim is given back when its payment cannot succeed any more', () 
     const paid = await paySession(api, s.id, { payment_method: 'multicaixa_reference' });
     expect(paid.status, paid.text).toBe(201);
     expect(await storedClaim(s.id)).toBe(paid.body.id);
-    await advance(api, 72 * 3600 + 1);
+    await advanceClock(api, 72 * 3600 + 1);
     expect((await api.get(`/payment_intents/${paid.body.id}`)).body.status).toBe('EXPIRED');
     expect(await storedClaim(s.id)).toBeNull();
   });
@@ -228,7 +214,7 @@ describe('payments not made on the session page', () => {
     // The API refuses metadata.checkout_session now: the old document is written directly.
     await PaymentModel.collection.updateOne({ _id: res.body.id as never }, { $set: { 'metadata.checkout_session': s.id } });
 
-    await advance(api, 5);
+    await advanceClock(api, 5);
     const succeeded = (await api.get(`/payment_intents/${res.body.id}`)).body;
     expect(succeeded).toMatchObject({ status: 'SUCCEEDED', metadata: { checkout_session: s.id } });
     expect(await getSession(api, s.id)).toMatchObject({ status: 'OPEN', payment_intent: null });
@@ -236,7 +222,7 @@ describe('payments not made on the session page', () => {
 
     // The session is still the page's to pay.
     const page = await race(api, s.id, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } });
-    await advance(api, 5);
+    await advanceClock(api, 5);
     expect(await getSession(api, s.id)).toMatchObject({ status: 'COMPLETED', payment_intent: page.body.id });
   });
 });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
 import { createAccount } from '../support/accounts';
-import type { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
-import { createSession, expectError, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { createSession, expectError, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
 
 /**
  * The one case the HTTP tests cannot time by themselves: a claimant that stalls between claiming the
@@ -30,9 +29,6 @@ beforeAll(async () => {
   server = await startGatewayWithJobs();
 });
 afterAll(async () => server?.stop());
-
-const paySession = (api: ApiClient, id: string, body: unknown) =>
-  api.post(`/public/checkout/sessions/${id}/payments`, body, { key: null });
 
 describe('a claimant that stalls past the stale-claim limit', () => {
   it('loses to the customer who repaired its claim: its late payment is cancelled and it answers 409', async () => {

@@ -42,6 +42,24 @@ export async function createSession(api: ApiClient, body: Record<string, unknown
   return res.body;
 }
 
+/** A customer's payment on a checkout session's page (public route, no key). */
+export function paySession(api: ApiClient, id: string, body: unknown): Promise<ApiResponse> {
+  return api.post(`/public/checkout/sessions/${id}/payments`, body, { key: null });
+}
+
+/** The merchant's view of a checkout session (asserts 200). */
+export async function getSession(api: ApiClient, id: string): Promise<any> {
+  const res = await api.get(`/checkout/sessions/${id}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
+/** Moves the account's sandbox clock ahead (asserts 200). */
+export async function advanceClock(api: ApiClient, seconds: number): Promise<void> {
+  const res = await api.post('/sandbox/clock/advance', { seconds });
+  expect(res.status, res.text).toBe(200);
+}
+
 /** All events of the account, oldest first. */
 export async function accountEvents(api: ApiClient): Promise<any[]> {
   const res = await api.get('/events?limit=100');
