@@ -139,19 +139,20 @@ function readValue(buf: Buffer, type: number, at: number, elemStart: number, ele
 }
 
 /**
- * Serialises `fields` and appends embedded documents given as BSON bytes (`raw`), in that order:
- * stored documents go into journal records and snapshots without a decode and re-encode.
+ * Serialises `fields` and appends elements whose values are given as BSON bytes (`raw`: name, bytes,
+ * and the element type, an embedded document unless said otherwise), in that order: stored documents go
+ * into journal records and snapshots without a decode and re-encode.
  */
-export function serializeWithRaw(fields: Doc, raw: Array<[string, Uint8Array]>): Uint8Array {
+export function serializeWithRaw(fields: Doc, raw: Array<[string, Uint8Array, number?]>): Uint8Array {
   const head = serialize(fields);
-  let total = head.length;
   const names = raw.map(([n]) => Buffer.from(n, 'utf8'));
+  let total = head.length;
   raw.forEach(([, bytes], i) => (total += 2 + names[i]!.length + bytes.length));
   const out = Buffer.allocUnsafe(total);
   out.set(head.subarray(0, head.length - 1), 0);
   let w = head.length - 1;
-  raw.forEach(([, bytes], i) => {
-    out[w++] = 0x03;
+  raw.forEach(([, bytes, type], i) => {
+    out[w++] = type ?? 0x03;
     out.set(names[i]!, w);
     w += names[i]!.length;
     out[w++] = 0;
@@ -163,33 +164,10 @@ export function serializeWithRaw(fields: Doc, raw: Array<[string, Uint8Array]>):
   return out;
 }
 
-/** `{ [name]: [docs...] }` from documents given as BSON bytes. */
+/** `{ [name]: [docs...] }` from documents given as BSON bytes (a BSON array is a document keyed "0", "1", ...). */
 export function arrayOfRaw(name: string, docs: Uint8Array[]): Uint8Array {
-  const keyBytes = docs.map((_, i) => Buffer.from(String(i), 'latin1'));
-  let arrLen = 5;
-  docs.forEach((d, i) => (arrLen += 2 + keyBytes[i]!.length + d.length));
-  const nameBytes = Buffer.from(name, 'utf8');
-  const total = 4 + 1 + nameBytes.length + 1 + arrLen + 1;
-  const out = Buffer.allocUnsafe(total);
-  out.writeInt32LE(total, 0);
-  let w = 4;
-  out[w++] = 0x04;
-  out.set(nameBytes, w);
-  w += nameBytes.length;
-  out[w++] = 0;
-  out.writeInt32LE(arrLen, w);
-  w += 4;
-  docs.forEach((d, i) => {
-    out[w++] = 0x03;
-    out.set(keyBytes[i]!, w);
-    w += keyBytes[i]!.length;
-    out[w++] = 0;
-    out.set(d, w);
-    w += d.length;
-  });
-  out[w++] = 0;
-  out[w] = 0;
-  return out;
+  const array = serializeWithRaw({}, docs.map((d, i): [string, Uint8Array] => [String(i), d]));
+  return serializeWithRaw({}, [[name, array, 0x04]]);
 }
 
 /**
