@@ -6,7 +6,7 @@
  * decoded objects they were given. The documents themselves are kept as BSON bytes (docStore.ts).
  */
 import { Binary, UUID } from 'bson';
-import { DocStore, encodeDoc, type StoredRef } from './docStore';
+import { DocStore, encodeDoc } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import { FieldPicker } from './bsonRaw';
 import { Index, duplicateKeyError, type IndexEntry, type IndexSpec } from './indexes';
@@ -54,13 +54,9 @@ export class Collection {
     return this.docs.keys();
   }
 
-  /**
-   * A document's stored BSON bytes, for the journal and snapshots (written without a re-encode). A
-   * view into a slab: slabs are only appended to, so the bytes stay valid after later writes.
-   */
+  /** A document's stored BSON bytes, for the journal and snapshots (written without a re-encode). */
   stored(idKey: string): Uint8Array | undefined {
-    const r: StoredRef | undefined = this.docs.ref(idKey);
-    return r && r.slab.subarray(r.offset, r.offset + r.length);
+    return this.docs.stored(idKey);
   }
 
   private keysPerIndex(doc: Doc): unknown[][][] {

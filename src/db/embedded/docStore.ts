@@ -32,14 +32,8 @@ export function encodeDoc(doc: Doc): Uint8Array {
   return serialize(doc);
 }
 
-/** Decodes the document at `index` of `bytes` (its first four bytes give its length). */
-export function decodeDoc(bytes: Uint8Array, index = 0): Doc {
-  if (index === 0 && bytes.length === readLength(bytes, 0)) return deserialize(bytes, BSON_OPTS);
-  return deserialize(bytes.subarray(index, index + readLength(bytes, index)), BSON_OPTS);
-}
-
-function readLength(b: Uint8Array, at: number): number {
-  return b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
+export function decodeDoc(bytes: Uint8Array): Doc {
+  return deserialize(bytes, BSON_OPTS);
 }
 
 /**
@@ -51,13 +45,6 @@ const STORED = new WeakMap<Doc, Uint8Array>();
 /** A document's stored BSON bytes, if it is a stored version as read from or written to a DocStore. */
 export function storedBytesOf(doc: Doc): Uint8Array | undefined {
   return STORED.get(doc);
-}
-
-export interface StoredRef {
-  slab: Buffer;
-  /** Offset of the BSON document (after the slot prefix). */
-  offset: number;
-  length: number;
 }
 
 export class DocStore {
@@ -105,13 +92,13 @@ export class DocStore {
     return this.slots.keys();
   }
 
-  /** The stored bytes of a document (a view into its slab: read it before the next write). */
-  ref(id: string): StoredRef | undefined {
+  /**
+   * A document's stored BSON bytes: a view into its slab. Slabs are only appended to and a released
+   * slab's memory lives as long as a view of it, so the bytes stay valid whatever is written later.
+   */
+  stored(id: string): Uint8Array | undefined {
     const slot = this.slots.get(id);
-    if (slot === undefined) return undefined;
-    const slab = this.slabs[this.slotSlab[slot]!]!;
-    const offset = this.slotOff[slot]!;
-    return { slab, offset, length: slab.readInt32LE(offset) };
+    return slot === undefined ? undefined : this.bytesOf(slot);
   }
 
   get(id: string): Doc | undefined {
@@ -145,7 +132,7 @@ export class DocStore {
 
   private decodeSlot(slot: number): Doc {
     const bytes = this.bytesOf(slot);
-    const doc = deserialize(bytes, BSON_OPTS);
+    const doc = decodeDoc(bytes);
     STORED.set(doc, bytes);
     return doc;
   }
