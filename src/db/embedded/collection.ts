@@ -133,8 +133,8 @@ export class Collection {
    * with declareIndex), and finishLoad then builds each index once, from the final documents, sorted
    * in one pass: cheaper than keeping every index ordered through hundreds of thousands of inserts.
    */
-  loadPut(idKey: string, bytes: Uint8Array): void {
-    this.docs.adopt(idKey, bytes);
+  loadPut(bytes: Uint8Array): void {
+    this.docs.adopt(canonicalKey(ID_FIELD.pick(bytes)._id), bytes);
   }
 
   loadDelete(id: string): void {

@@ -6,7 +6,6 @@
  * Inside a transaction the op/event is kept on the transaction until commit instead.
  */
 import { Binary } from 'bson';
-import { FieldPicker } from './bsonRaw';
 import { ChangeLog, type ChangeDraft } from './changeStreams';
 import { Clock } from './clock';
 import { Collection } from './collection';
@@ -17,8 +16,6 @@ import type { IndexSpec } from './indexes';
 import { FileJournal, MemoryJournal, type Journal, type JournalOp, type SnapshotCollection } from './journal';
 import { TransactionManager, WaitForTransaction, type Transaction } from './transactions';
 import { canonicalKey, type Doc } from './values';
-
-const ID_FIELD = new FieldPicker(['_id']);
 
 export type Logger = (msg: string, extra?: object) => void;
 
@@ -257,7 +254,7 @@ export class Engine {
       case 'put': {
         let coll = this.getCollection(op.db, op.c);
         if (!coll) coll = this.ensureCollection(new OpContext(op.db, undefined), op.db, op.c);
-        if (this.loading) coll.loadPut(canonicalKey(ID_FIELD.pick(op.doc)._id), op.doc);
+        if (this.loading) coll.loadPut(op.doc);
         else coll.forcePut(decodeDoc(op.doc));
         return;
       }
