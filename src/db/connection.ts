@@ -7,6 +7,8 @@ export interface DatabaseHandle {
   uri: string;
   /** 'external' = MONGODB_URI was given; 'embedded' = the in-process engine was started. */
   kind: 'external' | 'embedded';
+  /** The in-process engine's Unix socket (its only listener); undefined with MONGODB_URI. */
+  socketPath?: string;
   close(): Promise<void>;
 }
 
@@ -19,16 +21,16 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   let uri: string;
   let stopEngine: (() => Promise<void>) | undefined;
   let kind: DatabaseHandle['kind'] = 'external';
+  let socketPath: string | undefined;
   if (!opts.mongodbUri) {
     // Loaded lazily: production never needs the engine's code.
-    const { startEmbeddedMongo } = await import('./embedded/index');
-    const engine = await startEmbeddedWithSocket(startEmbeddedMongo, opts.dataDir);
-    // This process talks to its engine over the Unix socket (cheaper per command than loopback
-    // TCP); TCP keeps listening for anyone else (a second process, a shell).
-    uri = engine.socketUri ?? engine.uri;
+    const embedded = await import('./embedded/index');
+    const engine = await startEmbeddedOnSocket(embedded, opts.dataDir);
+    uri = engine.uri;
+    socketPath = engine.socketPath;
     stopEngine = () => engine.close();
     kind = 'embedded';
-    logger.info({ dataDir: opts.dataDir ?? null, uri, tcpUri: engine.uri }, opts.dataDir
+    logger.info({ dataDir: opts.dataDir ?? null, uri }, opts.dataDir
       ? 'MONGODB_URI not set: started the embedded MongoDB-compatible engine (journaled to disk; development only)'
       : 'MONGODB_URI not set: started the embedded MongoDB-compatible engine in memory (development and tests only)');
   } else {
@@ -45,6 +47,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   return {
     uri,
     kind,
+    socketPath,
     async close() {
       await mongoose.disconnect();
       if (stopEngine) await stopEngine();
@@ -52,18 +55,26 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   };
 }
 
-type StartEmbedded = typeof import('./embedded/index').startEmbeddedMongo;
+type EmbeddedModule = typeof import('./embedded/index');
 
-/** The embedded engine with a Unix socket in os.tmpdir() (removed on close), or TCP only where that fails. */
-async function startEmbeddedWithSocket(start: StartEmbedded, dataDir: string | undefined) {
-  if (process.platform !== 'win32') {
-    try {
-      return await start({ port: 0, dataDir, socketPath: true });
-    } catch (err) {
-      logger.warn({ err }, 'embedded engine: no Unix socket (connecting over TCP instead)');
-    }
+/**
+ * The embedded engine listening on an owner-only Unix socket in a private directory of os.tmpdir(),
+ * and on nothing else: it has no authentication, so a TCP port (even on loopback) would let any local
+ * process read and write the gateway's data. Several processes sharing one engine run `npm run db`.
+ * Where the socket cannot be made (Windows, an unwritable temp directory) start-up fails rather than
+ * fall back to TCP.
+ */
+async function startEmbeddedOnSocket({ startEmbeddedMongo, SocketListenError }: EmbeddedModule, dataDir: string | undefined) {
+  const remedy = 'set MONGODB_URI, or run `npm run db` and point MONGODB_URI at it';
+  if (process.platform === 'win32') {
+    throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${remedy}`);
   }
-  return start({ port: 0, dataDir });
+  try {
+    return await startEmbeddedMongo({ tcp: false, socketPath: true, dataDir });
+  } catch (err) {
+    if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
+    throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${remedy}`, { cause: err });
+  }
 }
 
 /**

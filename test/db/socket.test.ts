@@ -1,5 +1,5 @@
 /**
- * The engine's optional Unix domain socket listener (beside TCP, which keeps working): mongoose
+ * The engine's Unix domain socket listener (beside TCP, or alone with tcp: false): mongoose
  * CRUD, a transaction and a change stream over the socket, both connection-string forms, and
  * the socket file's life cycle. Skipped (with a warning) when MONGODB_URI points elsewhere.
  * The whole conformance suite can also be run over the socket: EMBEDDED_DB_TRANSPORT=socket.
@@ -42,7 +42,7 @@ describe('Unix domain socket listener', () => {
     if (skipIfExternal('Unix socket listener of the embedded engine')) return;
     expect(db!.socketUri).toBe(`mongodb://${encodeURIComponent(path.join(tmp, 'engine.sock'))}/?directConnection=true`);
     expect(fs.lstatSync(db!.socketPath!).isSocket()).toBe(true);
-    expect(fs.lstatSync(db!.socketPath!).mode & 0o077).toBe(0); // owner only, like mongod
+    expect(fs.lstatSync(db!.socketPath!).mode & 0o777).toBe(0o600); // owner only
     const p = await Payment.create({ ref: 'S1', status: 'new', amount: 10 });
     expect((await Payment.findById(p._id).lean())?.ref).toBe('S1');
     expect((await Payment.findOneAndUpdate({ ref: 'S1' }, { $inc: { amount: 5 } }, { returnDocument: 'after' }))?.amount).toBe(15);
@@ -107,17 +107,33 @@ describe('Unix domain socket listener', () => {
 });
 
 describe('socket file life cycle', () => {
-  it('creates a unique file in the temp directory with socketPath: true and removes it on close', async () => {
+  it('creates a socket (0600) in a fresh private directory (0700) of the temp directory with socketPath: true, and removes both on close', async () => {
     if (skipIfExternal('Unix socket listener of the embedded engine')) return;
     const a = await startEmbeddedMongo({ socketPath: true });
     const b = await startEmbeddedMongo({ socketPath: true });
-    expect(path.dirname(a.socketPath!)).toBe(os.tmpdir());
+    for (const db of [a, b]) {
+      expect(path.dirname(path.dirname(db.socketPath!))).toBe(os.tmpdir());
+      expect(fs.lstatSync(path.dirname(db.socketPath!)).mode & 0o777).toBe(0o700);
+      expect(fs.lstatSync(db.socketPath!).mode & 0o777).toBe(0o600);
+    }
     expect(a.socketPath).toMatch(/\.sock$/);
-    expect(a.socketPath).not.toBe(b.socketPath);
+    expect(path.dirname(a.socketPath!)).not.toBe(path.dirname(b.socketPath!));
     await a.close();
     await b.close();
-    expect(fs.existsSync(a.socketPath!)).toBe(false);
-    expect(fs.existsSync(b.socketPath!)).toBe(false);
+    for (const db of [a, b]) expect(fs.existsSync(path.dirname(db.socketPath!))).toBe(false);
+  });
+
+  it('listens on the socket alone with tcp: false (no port, the URI is the socket\'s)', async () => {
+    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+    await expect(startEmbeddedMongo({ tcp: false })).rejects.toThrow(/socketPath/);
+    const db = await startEmbeddedMongo({ tcp: false, socketPath: true });
+    expect(db.port).toBeUndefined();
+    expect(db.uri).toBe(db.socketUri);
+    const c = await mongoose.createConnection(db.uri.replace('directConnection=true', 'replicaSet=rs0')).asPromise();
+    const hello = await c.db!.admin().command({ hello: 1 });
+    expect([hello.me, hello.primary]).toEqual([db.socketPath, db.socketPath]);
+    await c.close();
+    await db.close();
   });
 
   it('replaces a stale socket file but refuses one a live server listens on', async () => {

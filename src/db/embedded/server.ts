@@ -1,6 +1,6 @@
 /**
- * Server speaking the MongoDB wire protocol over TCP and, optionally, also over a Unix domain
- * socket (like mongod's /tmp/mongodb-<port>.sock). Each connection frames messages itself and
+ * Server speaking the MongoDB wire protocol over TCP, over a Unix domain socket (like mongod's
+ * /tmp/mongodb-<port>.sock), or both. Each connection frames messages itself and
  * handles them one at a time, in order (the driver never pipelines on a pooled connection).
  * A protocol violation (bad length, truncated or malformed message, bad BSON, unknown opcode)
  * closes only the offending connection; nothing a client sends can take the process down.
@@ -25,22 +25,36 @@ import {
 } from './wire';
 
 export interface ServerOptions {
-  host: string;
-  port: number;
-  /** host:port advertised in hello (hosts/primary/me). */
+  /**
+   * Interface and port of the TCP listener; omitted = no TCP listener at all (then `socketPath` is
+   * required): the gateway's in-process engine, which nobody but its own process may reach.
+   */
+  tcp?: { host: string; port: number };
+  /** host:port advertised in hello (hosts/primary/me) to TCP clients. */
   advertise?: string;
   setName?: string;
   /**
    * Also listen on this Unix domain socket path (the driver recognises hosts ending in `.sock`).
    * A stale file left by a crashed process is replaced; a path another live server listens on
-   * is an error (EADDRINUSE). The file is created owner-only (0700, as mongod does) and removed
-   * on close.
+   * is an error (EADDRINUSE). The file is made owner-only (0600) and removed on close. It exists
+   * for a moment with the umask's mode before that chmod: a caller that must exclude every other
+   * user puts it in a directory only it can enter (index.ts does for `socketPath: true`).
    */
   socketPath?: string;
 }
 
+/** The Unix socket could not be listened on; `code` is the system's (EADDRINUSE, EACCES ...). */
+export class SocketListenError extends Error {
+  override readonly name = 'SocketListenError';
+  readonly code: string | undefined;
+  constructor(socketPath: string, cause: unknown) {
+    super(`cannot listen on the Unix socket ${socketPath}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  }
+}
+
 export class WireServer {
-  private server: net.Server;
+  private server: net.Server | undefined;
   private socketServer: net.Server | undefined;
   private connections = new Set<Connection>();
   private sleepers = new Set<() => void>();
@@ -48,14 +62,14 @@ export class WireServer {
   private closing = false;
   readonly processId = new ObjectId();
   hostPort = '';
-  port = 0;
+  /** The TCP port, once listening; undefined without a TCP listener. */
+  port: number | undefined;
 
   constructor(
     readonly engine: Engine,
     private readonly options: ServerOptions,
   ) {
-    this.server = net.createServer((socket) => this.accept(socket, false));
-    this.server.on('error', (e) => engine.logger('embedded db: server error', { error: String(e) }));
+    if (!options.tcp && options.socketPath === undefined) throw new Error('embedded db: neither a TCP port nor a Unix socket to listen on');
   }
 
   /** The Unix socket path, once listening on it. */
@@ -64,23 +78,29 @@ export class WireServer {
   }
 
   async listen(): Promise<void> {
-    await listenOn(this.server, (s) => s.listen(this.options.port, this.options.host));
-    const addr = this.server.address() as net.AddressInfo;
-    this.port = addr.port;
-    const host = ['0.0.0.0', '::', ''].includes(this.options.host) ? '127.0.0.1' : this.options.host;
-    this.hostPort = this.options.advertise ?? `${host.includes(':') ? `[${host}]` : host}:${this.port}`;
+    const tcp = this.options.tcp;
+    if (tcp) {
+      const server = net.createServer((socket) => this.accept(socket, false));
+      server.on('error', (e) => this.engine.logger('embedded db: server error', { error: String(e) }));
+      await listenOn(server, (s) => s.listen(tcp.port, tcp.host));
+      this.server = server;
+      this.port = (server.address() as net.AddressInfo).port;
+      const host = ['0.0.0.0', '::', ''].includes(tcp.host) ? '127.0.0.1' : tcp.host;
+      this.hostPort = this.options.advertise ?? `${host.includes(':') ? `[${host}]` : host}:${this.port}`;
+    }
     const socketPath = this.options.socketPath;
     if (socketPath === undefined) return;
+    if (!tcp) this.hostPort = socketPath;
     try {
       await removeStaleSocket(socketPath);
       const server = net.createServer((socket) => this.accept(socket, true));
       await listenOn(server, (s) => s.listen(socketPath));
       server.on('error', (e) => this.engine.logger('embedded db: socket server error', { error: String(e) }));
       this.socketServer = server;
-      fs.chmodSync(socketPath, 0o700);
+      fs.chmodSync(socketPath, 0o600);
     } catch (e) {
       await this.close();
-      throw e;
+      throw new SocketListenError(socketPath, e);
     }
   }
 
