@@ -89,6 +89,52 @@ describe('standalone CLI', () => {
   });
 });
 
+/** Runs the CLI to its exit (one that refuses to start); resolves with its code and stderr. */
+function runCliToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts'), '--memory'], {
+    cwd: root,
+    env: { ...process.env, DB_PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  // Bounds a CLI that does start (and would serve for ever): killed, it reports code null.
+  const hang = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(hang);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe('standalone CLI: who may connect', () => {
+  it('refuses a DB_HOST that is not loopback with one line and exit code 2', async () => {
+    if (skipIfExternal('embedded CLI bind policy')) return;
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', '']) {
+      const { code, stderr } = await runCliToExit({ DB_HOST: host });
+      expect([host, code]).toEqual([host, 2]);
+      const lines = stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`refusing to listen on DB_HOST=${host}`);
+      expect(lines[0]).toContain('DB_ALLOW_REMOTE=true');
+    }
+  });
+
+  it('binds a loopback DB_HOST, and any address with DB_ALLOW_REMOTE=true', async () => {
+    if (skipIfExternal('embedded CLI bind policy')) return;
+    const envs: Array<Record<string, string>> = [{ DB_HOST: '127.0.0.2' }, { DB_HOST: 'localhost' }, { DB_HOST: '0.0.0.0', DB_ALLOW_REMOTE: 'true' }];
+    for (const env of envs) {
+      const { child, uri } = await startCli({ ...env, DATA_DIR: '' });
+      const c = await mongoose.createConnection(uri, { dbName: 'bind' }).asPromise();
+      expect((await c.db!.admin().ping()).ok).toBe(1);
+      await c.close();
+      expect(await stopCli(child, 'SIGTERM')).toBe(0);
+    }
+  });
+});
+
 describe('engine options', () => {
   it('aborts a transaction left open longer than transactionLifetimeMs, unblocking others', async () => {
     if (skipIfExternal('transaction lifetime option')) return;

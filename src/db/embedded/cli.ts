@@ -1,13 +1,15 @@
 /**
  * Standalone engine: `npm run db`.
  *   DB_PORT   listening port (default 27017)
- *   DB_HOST   interface to bind (default 127.0.0.1)
+ *   DB_HOST   interface to bind (default 127.0.0.1); only loopback (127.0.0.0/8, ::1, localhost)
+ *             unless DB_ALLOW_REMOTE=true: the engine has no authentication
  *   DATA_DIR  data directory (default ./data); empty string or --memory for memory-only
- *   DB_SOCKET also listen on this Unix socket path (must end in .sock; `auto` = a unique file in
- *             the temp directory); TCP keeps listening
+ *   DB_SOCKET also listen on this Unix socket path (must end in .sock; `auto` = engine.sock in a
+ *             private directory of the temp directory); TCP keeps listening
  * Prints the connection string as MONGODB_URI=... (and MONGODB_SOCKET_URI=... with DB_SOCKET)
  * and shuts down cleanly on SIGINT/SIGTERM.
  */
+import net from 'node:net';
 import { startEmbeddedMongo } from './index';
 
 function log(msg: string, extra?: object): void {
@@ -15,7 +17,27 @@ function log(msg: string, extra?: object): void {
   process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 }
 
+/** ::1 in any of its spellings (0:0:0:0:0:0:0:1 ...). */
+const IPV6_LOOPBACK = new net.BlockList();
+IPV6_LOOPBACK.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8 (also IPv4-mapped), ::1 and localhost: reachable from this machine only. */
+function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice('::ffff:'.length) : h;
+  if (net.isIPv4(v4)) return v4.startsWith('127.');
+  return net.isIPv6(h) && IPV6_LOOPBACK.check(h, 'ipv6');
+}
+
 async function main(): Promise<void> {
+  const host = process.env.DB_HOST ?? '127.0.0.1';
+  if (!isLoopback(host) && process.env.DB_ALLOW_REMOTE !== 'true') {
+    // Before anything is opened: the engine has no authentication, so whoever reaches the port can
+    // read and change every document. Exit code 2 = refused by configuration, not a crash.
+    log(`embedded db: refusing to listen on DB_HOST=${host}: not a loopback address, and the engine has no authentication (anyone who reaches it can read and change every document); use 127.0.0.1, ::1 or localhost, or set DB_ALLOW_REMOTE=true on a network you trust`);
+    process.exit(2);
+  }
   const memory = process.argv.includes('--memory') || process.env.DATA_DIR === '';
   const dataDir = memory ? undefined : (process.env.DATA_DIR ?? './data');
   const port = Number(process.env.DB_PORT ?? 27017);
@@ -23,7 +45,7 @@ async function main(): Promise<void> {
   const socket = process.env.DB_SOCKET || undefined;
   const db = await startEmbeddedMongo({
     port,
-    host: process.env.DB_HOST ?? '127.0.0.1',
+    host,
     dataDir,
     advertise: process.env.DB_ADVERTISE || undefined,
     socketPath: socket === 'auto' ? true : socket,
