@@ -1,7 +1,8 @@
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ApiError } from '../../errors';
 import { classifyAddress } from './addressPolicy';
+import { webhookSettings } from './webhookSettings';
 
 /**
  * Turns a webhook URL into the one address a delivery will connect to. The address is checked
@@ -51,11 +52,59 @@ function bareHost(url: URL): string {
 const CACHE_MS = 10_000;
 const cache = new Map<string, { at: number; address: string; family: 4 | 6 }>();
 
+/** The longest a resolution may take (both families, in parallel); the attempt's deadline may cut it shorter. */
+export const DNS_TIMEOUT_MS = 2_000;
+
+/**
+ * Names resolved without DNS. `localhost` and `*.localhost` are loopback by definition (RFC 6761), so
+ * they are answered here rather than asked of a DNS server (which may not know them): refused unless
+ * private networks are allowed, as every loopback address is.
+ */
+function fixedAddresses(host: string): Array<{ address: string; family: 4 | 6 }> | null {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  return null;
+}
+
+/**
+ * A and AAAA records through c-ares (`dns.promises.Resolver`), not `dns.lookup`: getaddrinfo runs on
+ * libuv's thread pool, which the journal's fdatasync and other file work share, and it has no timeout,
+ * so a slow name server could have stalled the database. c-ares does its own non-blocking I/O. It asks
+ * DNS only: a name known only from /etc/hosts does not resolve (use its IP literal, with
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS if it is a private one). IPv4 addresses first, then IPv6.
+ */
+async function resolveBoth(host: string, timeoutMs: number): Promise<Array<{ address: string; family: 4 | 6 }>> {
+  const fixed = fixedAddresses(host);
+  if (fixed) return fixed;
+  const resolver = new Resolver({ timeout: Math.max(1, Math.min(timeoutMs, DNS_TIMEOUT_MS)), tries: 1 });
+  if (webhookSettings.dnsServers) resolver.setServers(webhookSettings.dnsServers);
+  // The resolver's own timeout is per query and server: the overall bound comes from this timer.
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), Math.min(timeoutMs, DNS_TIMEOUT_MS));
+  });
+  const family = (records: Promise<string[]>, fam: 4 | 6) =>
+    records.then(
+      (list) => list.map((address) => ({ address, family: fam })),
+      () => [] as Array<{ address: string; family: 4 | 6 }>,
+    );
+  try {
+    const answer = await Promise.race([Promise.all([family(resolver.resolve4(host), 4), family(resolver.resolve6(host), 6)]), expired]);
+    if (answer === 'timeout') {
+      resolver.cancel();
+      throw new TargetRefusedError(`${host} did not resolve within ${Math.min(timeoutMs, DNS_TIMEOUT_MS)} ms`, true);
+    }
+    return answer.flat();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Resolves `url` and applies the policy. Throws TargetRefusedError when any resolved address is
- * private/loopback/link-local/reserved (unless allowed) or the name does not resolve.
+ * private/loopback/link-local/reserved (unless allowed) or the name does not resolve (in time).
  */
-export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boolean): Promise<ResolvedTarget> {
+export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boolean, timeoutMs = DNS_TIMEOUT_MS): Promise<ResolvedTarget> {
   const host = bareHost(url);
   const literal = isIP(host);
   if (literal) {
@@ -69,12 +118,7 @@ export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boole
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return { url, address: hit.address, family: hit.family };
 
-  let addresses: Array<{ address: string; family: number }>;
-  try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch {
-    throw new TargetRefusedError(`${host} does not resolve`, true);
-  }
+  const addresses = await resolveBoth(host, timeoutMs);
   if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`, true);
   if (!allowPrivateNetworks) {
     // Every address must be public: a name with one public and one private record is refused, or
@@ -83,10 +127,9 @@ export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boole
     if (bad) throw new TargetRefusedError(`${host} resolves to a ${classifyAddress(bad.address).replace('_', '-')} address`);
   }
   const first = addresses[0]!;
-  const family: 4 | 6 = first.family === 6 ? 6 : 4;
   if (cache.size > 10_000) cache.clear();
-  cache.set(key, { at: Date.now(), address: first.address, family });
-  return { url, address: first.address, family };
+  cache.set(key, { at: Date.now(), address: first.address, family: first.family });
+  return { url, address: first.address, family: first.family };
 }
 
 /**

@@ -6,8 +6,15 @@ import { resolveWebhookTarget, TargetRefusedError } from './targetResolver';
 /**
  * One HTTP POST of a webhook. Keep-alive agents reuse connections to busy receivers; the connection
  * goes to the address that passed the private-network check (pinned through `lookup`, while the Host
- * header and TLS name stay the URL's); redirects are not followed; no answer within the timeout is
- * status 0.
+ * header and TLS name stay the URL's); redirects are not followed.
+ *
+ * One deadline covers the whole attempt: DNS, connect, TLS, sending, the status line and the answer's
+ * body. No status line by then is status 0. The status decides the outcome as soon as it arrives (the
+ * contract asks for "a 2xx within 5 s"); the body is read (at most 64 KiB, not kept) only so that the
+ * connection can go back to the keep-alive pool, and a body still unfinished at the deadline gets its
+ * socket destroyed, never pooled. The promise settles once the socket is released, so whoever limits
+ * attempts in flight also limits open sockets: a receiver that never finishes holds nothing after
+ * the deadline.
  */
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -19,6 +26,7 @@ const httpsAgent = new https.Agent(agentOptions);
 export interface AttemptOutcome {
   /** HTTP status, or 0 when there was no response (refused, reset, timeout, blocked address). */
   status: number;
+  /** Time to the status line (or to the failure). */
   ms: number;
   /** Why there was no response (diagnostics; never returned by the API). */
   error?: string;
@@ -32,27 +40,35 @@ export async function postWebhook(
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   let target;
   try {
-    target = await resolveWebhookTarget(new URL(rawUrl), opts.allowPrivateNetworks);
+    // DNS gets what is left of the same deadline (and never more than its own limit).
+    target = await resolveWebhookTarget(new URL(rawUrl), opts.allowPrivateNetworks, timeoutMs);
   } catch (err) {
     return { status: 0, ms: elapsed(), error: err instanceof TargetRefusedError ? err.message : String(err) };
   }
+  const remainingMs = Math.max(1, timeoutMs - elapsed());
   const { url, address, family } = target;
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
     else callback(null, address, family);
   };
   const isHttps = url.protocol === 'https:';
-  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
 
   return new Promise<AttemptOutcome>((resolve) => {
-    let settled = false;
-    const finish = (outcome: AttemptOutcome) => {
-      if (settled) return;
-      settled = true;
+    let outcome: AttemptOutcome | null = null;
+    let released = false;
+    // Settles once: with the status as soon as it is known, but only after the socket is released.
+    const release = () => {
+      if (released) return;
+      released = true;
       clearTimeout(timer);
-      resolve(outcome);
+      resolve(outcome ?? { status: 0, ms: elapsed(), error: 'connection closed without a response' });
+    };
+    const fail = (error: string) => {
+      outcome ??= { status: 0, ms: elapsed(), error };
+      release();
     };
     const req = (isHttps ? https : http).request(
       {
@@ -67,21 +83,29 @@ export async function postWebhook(
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body).toString() },
       },
       (res) => {
-        finish({ status: res.statusCode ?? 0, ms: elapsed() });
-        // Drain (bounded) so the keep-alive connection can be reused; the answer's body is not kept.
+        outcome = { status: res.statusCode ?? 0, ms: elapsed() };
+        // Read (bounded, not kept) to the end so the keep-alive connection can be reused.
         let seen = 0;
         res.on('data', (chunk: Buffer) => {
           seen += chunk.length;
-          if (seen > MAX_RESPONSE_BYTES) res.destroy();
+          if (seen > MAX_RESPONSE_BYTES) {
+            res.destroy();
+            release();
+          }
         });
-        res.on('error', () => undefined);
+        res.on('end', release);
+        res.on('close', release);
+        res.on('error', () => release());
       },
     );
+    // The whole attempt's deadline: destroying the request destroys its socket (a socket that is
+    // destroyed is never handed back to the agent's free pool).
     const timer = setTimeout(() => {
-      finish({ status: 0, ms: elapsed(), error: `no response within ${timeoutMs} ms` });
       req.destroy();
-    }, timeoutMs);
-    req.on('error', (err) => finish({ status: 0, ms: elapsed(), error: err.message }));
+      fail(`no complete response within ${timeoutMs} ms`);
+    }, remainingMs);
+    req.on('error', (err) => fail(err.message));
+    req.on('close', () => fail('connection closed'));
     req.end(body);
   });
 }

@@ -5,4 +5,6 @@
 export const webhookSettings = {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: deliver to loopback/private addresses (local work only). */
   allowPrivateNetworks: false,
+  /** Name servers for webhook hosts (`host:port`); null = the system's (/etc/resolv.conf). Tests point it at a local one. */
+  dnsServers: null as string[] | null,
 };
