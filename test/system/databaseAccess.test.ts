@@ -7,10 +7,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAccount, idempotencyKey } from '../support/accounts';
 import { startTestServer } from '../support/server';
 
 const EXTERNAL = Boolean(process.env.MONGODB_URI);
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 /** TCP ports this process listens on: /proc/net/tcp{,6} LISTEN entries whose inode is one of our fds. */
 function listeningTcpPorts(): number[] {
@@ -62,5 +67,38 @@ describe.skipIf(EXTERNAL)('the gateway database is reachable by the gateway alon
     }
     expect(fs.existsSync(socketPath)).toBe(false);
     expect(fs.existsSync(path.dirname(socketPath))).toBe(false);
+  });
+
+  it('keeps its data directory 0700 and every file in it 0600, tightening looser ones at start', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-data-'));
+    dirs.push(parent);
+    const dataDir = path.join(parent, 'data');
+    const first = await startTestServer({ DATA_DIR: dataDir });
+    try {
+      const account = await createAccount(first.baseUrl);
+      const res = await account.api.post(
+        '/payment_intents',
+        { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+        { idempotencyKey: idempotencyKey() },
+      );
+      expect([res.status, res.text]).toEqual([201, expect.any(String)]);
+    } finally {
+      await first.stop();
+    }
+    const files = fs.readdirSync(dataDir);
+    expect(files.some((f) => f.startsWith('journal-'))).toBe(true);
+    expect(mode(dataDir)).toBe(0o700);
+    for (const f of files) expect([f, mode(path.join(dataDir, f))]).toEqual([f, 0o600]);
+
+    // Left looser by an older version, a copy or a restore: tightened when the gateway starts.
+    fs.chmodSync(dataDir, 0o755);
+    for (const f of files) fs.chmodSync(path.join(dataDir, f), 0o644);
+    const second = await startTestServer({ DATA_DIR: dataDir });
+    try {
+      expect(mode(dataDir)).toBe(0o700);
+      for (const f of files) expect([f, mode(path.join(dataDir, f))]).toEqual([f, 0o600]);
+    } finally {
+      await second.stop();
+    }
   });
 });

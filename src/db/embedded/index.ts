@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Engine, type Logger } from './engine';
+import { PRIVATE_DIR_MODE } from './privateDir';
 import { SocketListenError, WireServer } from './server';
 import { TtlMonitor } from './ttl';
 
@@ -61,8 +62,8 @@ export interface EmbeddedMongo {
  * The driver only takes hosts ending in `.sock` for sockets.
  */
 function privateSocketPath(dir: string): string {
-  fs.mkdirSync(dir, { mode: 0o700 });
-  fs.chmodSync(dir, 0o700); // the umask could only have narrowed it; say exactly what is meant
+  fs.mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
+  fs.chmodSync(dir, PRIVATE_DIR_MODE); // the umask could only have narrowed it; say exactly what is meant
   return path.join(dir, SOCKET_NAME);
 }
 

@@ -17,6 +17,7 @@ import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
 import { arrayOfRaw, readPutOp, serializeWithRaw } from './bsonRaw';
 import type { IndexSpec } from './indexes';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './privateDir';
 import type { Doc } from './values';
 
 export type JournalOp =
@@ -171,7 +172,7 @@ export class FileJournal implements Journal {
   /** Reads snapshot + journals, feeding every op to `apply`, then opens the journal for appends. */
   load(apply: (op: JournalOp) => void): { ops: number } {
     const dir = this.opts.dir;
-    fs.mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir, this.opts.logger);
     let count = 0;
     let fromGen = 0;
     const snapPath = path.join(dir, SNAPSHOT);
@@ -222,7 +223,7 @@ export class FileJournal implements Journal {
 
   private openGen(gen: number): void {
     const file = path.join(this.opts.dir, `journal-${gen}.log`);
-    this.fd = fs.openSync(file, 'a');
+    this.fd = fs.openSync(file, 'a', PRIVATE_FILE_MODE);
     this.size = fs.fstatSync(this.fd).size;
     fsyncDir(this.opts.dir);
   }
@@ -303,7 +304,7 @@ export class FileJournal implements Journal {
   private async writeSnapshot(state: SnapshotCollection[], gen: number): Promise<void> {
     const dir = this.opts.dir;
     const tmp = path.join(dir, SNAPSHOT_TMP);
-    const fh = await fsp.open(tmp, 'w');
+    const fh = await fsp.open(tmp, 'w', PRIVATE_FILE_MODE);
     try {
       await fh.write(frame({ meta: { journalGen: gen, version: 1, createdAt: new Date() } }));
       for (const c of state) {
