@@ -14,6 +14,8 @@ export interface Config {
   dataDir: string | undefined;
   maxBodyBytes: number;
   rateLimitPerMinute: number;
+  /** Requests per minute of all of an account's keys together (README "Rate limiting"). */
+  rateLimitPerAccountPerMinute: number;
   accountCreationPerMinute: number;
   publicRateLimitPerMinute: number;
   maintenanceMode: boolean;
@@ -22,7 +24,26 @@ export interface Config {
   timerPollMs: number;
   /** How long finished (done or cancelled) timers are kept before they are deleted, in hours. */
   timerRetentionHours: number;
+  /** Retention of request logs, refused-request counts and ended rate-limit windows (RETENTION). */
+  requestLogRetentionDays: number;
+  refusedCountRetentionDays: number;
+  rateLimitCounterRetentionSeconds: number;
   shutdownGraceMs: number;
+  /** Caps on long-lived connections, per gateway process (README "Rate limiting"). */
+  connections: ConnectionLimits;
+}
+
+export interface ConnectionLimits {
+  wsPerKey: number;
+  wsPerIp: number;
+  subscriptionsPerConnection: number;
+  subscriptionsPerKey: number;
+  wsLifetimeMs: number;
+  ssePerIp: number;
+  ssePerKey: number;
+  sseLifetimeMs: number;
+  /** How often open connections' keys are checked for a revocation made by another process. */
+  revocationCheckMs: number;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +90,7 @@ function url(env: Env, name: string, def: string): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
+  const rateLimitPerMinute = int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000);
   const mongodbUri = env.MONGODB_URI?.trim() || undefined;
   if (mongodbUri && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
     throw new ConfigError(`MONGODB_URI must start with mongodb:// or mongodb+srv://, got '${mongodbUri.slice(0, 20)}…'`);
@@ -81,7 +103,9 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbUri,
     dataDir: env.DATA_DIR === undefined ? undefined : env.DATA_DIR.trim() || undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
+    rateLimitPerMinute,
+    // Five keys' worth unless set: raising the key limit (benchmarks, load tests) raises this with it.
+    rateLimitPerAccountPerMinute: int(env, 'RATE_LIMIT_PER_ACCOUNT_PER_MINUTE', Math.min(5 * rateLimitPerMinute, 100_000_000), 1, 100_000_000),
     accountCreationPerMinute: int(env, 'ACCOUNT_CREATION_PER_MINUTE', 30, 1, 100_000_000),
     publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
@@ -89,5 +113,46 @@ export function loadConfig(env: Env = process.env): Config {
     timerPollMs: int(env, 'TIMER_POLL_MS', 100, 10, 60_000),
     timerRetentionHours: int(env, 'TIMER_RETENTION_HOURS', 24, 1, 24 * 365),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    connections: {
+      wsPerKey: int(env, 'WS_MAX_CONNECTIONS_PER_KEY', 20, 1, 1_000_000),
+      wsPerIp: int(env, 'WS_MAX_CONNECTIONS_PER_IP', 50, 1, 1_000_000),
+      subscriptionsPerConnection: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_CONNECTION', 50, 1, 1_000_000),
+      subscriptionsPerKey: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_KEY', 200, 1, 1_000_000),
+      wsLifetimeMs: int(env, 'WS_MAX_LIFETIME_SECONDS', 3_600, 1, 7 * 86_400) * 1_000,
+      ssePerIp: int(env, 'SSE_MAX_STREAMS_PER_IP', 100, 1, 1_000_000),
+      ssePerKey: int(env, 'SSE_MAX_STREAMS_PER_KEY', 100, 1, 1_000_000),
+      sseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_SECONDS', 3_600, 1, 7 * 86_400) * 1_000,
+      revocationCheckMs: int(env, 'KEY_REVOCATION_CHECK_MS', 500, 50, 60_000),
+    },
+    ...retentionFrom(env),
   };
 }
+
+/**
+ * How long what grows is kept (README "What is kept, and for how long"). The TTL indexes that apply
+ * them are declared when their models load, before any Config exists, so the models read RETENTION
+ * (from process.env, defaults on a bad value); loadConfig validates the same variables and stops on a
+ * bad one, so a running gateway always has the values it was given.
+ */
+function retentionFrom(env: Env) {
+  return {
+    requestLogRetentionDays: int(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1, 3_650),
+    refusedCountRetentionDays: int(env, 'REFUSED_COUNT_RETENTION_DAYS', 30, 1, 3_650),
+    rateLimitCounterRetentionSeconds: int(env, 'RATE_LIMIT_COUNTER_RETENTION_SECONDS', 60, 0, 86_400),
+  };
+}
+
+function retentionOrDefaults(env: Env): ReturnType<typeof retentionFrom> {
+  try {
+    return retentionFrom(env);
+  } catch {
+    return retentionFrom({});
+  }
+}
+
+const retention = retentionOrDefaults(process.env);
+export const RETENTION = {
+  requestLogSeconds: retention.requestLogRetentionDays * 86_400,
+  refusedCountSeconds: retention.refusedCountRetentionDays * 86_400,
+  rateLimitCounterSeconds: retention.rateLimitCounterRetentionSeconds,
+} as const;

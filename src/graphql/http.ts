@@ -5,7 +5,7 @@ import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
-import { applyRateLimit, clientIp, countUnidentified } from '../rest/rateLimit';
+import { applyRateLimit, clientIp, countUnidentified, keyRateLimits } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
@@ -42,7 +42,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
         context = createKeylessContext(requestId, config, ip);
       } else {
         // One round trip, as on REST: find the key and count the request.
-        const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), config.rateLimitPerMinute);
+        const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), keyRateLimits(config));
         res.locals.auth = auth;
         applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
         body = await readJsonBody(req, config.maxBodyBytes);

@@ -5,12 +5,11 @@ import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
-import { authenticate } from '../domain/accounts/apiKey.service';
-import { hitRateLimit } from '../domain/ratelimit/rateLimit.service';
-import { ApiError, isApiError } from '../errors';
+import { authenticate, authenticateAndCount } from '../domain/accounts/apiKey.service';
+import { isApiError } from '../errors';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import { keyBucket } from '../rest/rateLimit';
+import { keyRateLimits, rateLimitRefusal } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { createContext } from './context';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
@@ -32,9 +31,9 @@ type WsContext = Context<ConnectionParams, Extra & WsState>;
  * - Connection: `connectionParams.authorization` is checked like the HTTP `Authorization` header; an
  *   invalid key closes the socket with 4401 before any operation. The key is checked again for each
  *   operation, so a key revoked meanwhile gets `authentication_failed`.
- * - Each operation counts as one request against the key's rate limit, is parsed, validated and held to
- *   the same depth / cost / `first` limits as over HTTP, and errors are formatted the same way, with a
- *   request id per operation.
+ * - Each operation counts as one request against the key's and its account's rate limits, is parsed,
+ *   validated and held to the same depth / cost / `first` limits as over HTTP, and errors are formatted
+ *   the same way, with a request id per operation.
  */
 export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
@@ -72,11 +71,9 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         ctx.extra.requestIds?.set(id, requestId);
         try {
           if (config.maintenanceMode) throw maintenanceError();
-          const auth = await authenticate(ctx.extra.secret);
-          const decision = await hitRateLimit(keyBucket(auth.key._id), config.rateLimitPerMinute);
-          if (!decision.allowed) {
-            throw new ApiError('rate_limit_exceeded', `Too many requests: at most ${decision.limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`);
-          }
+          // One shared path with HTTP: the key's and its account's windows, one round trip.
+          const auth = await authenticateAndCount(ctx.extra.secret, keyRateLimits(config));
+          if (!auth.rate.allowed) throw rateLimitRefusal(auth.rate, config.rateLimitPerMinute);
           let document: DocumentNode;
           try {
             document = parse(payload.query);

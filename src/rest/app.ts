@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
 import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
 import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { bearerToken, toExpressHandler } from './pipeline';
-import { applyRateLimit, countUnidentified } from './rateLimit';
+import { applyRateLimit, countUnidentified, keyRateLimits } from './rateLimit';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { allRoutes } from './routes';
@@ -52,7 +52,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
   // counted per client IP below. Either way the answer is 404.
   v1.use(async (req, res) => {
-    const auth = await authenticateAndCount(bearerToken(req), config.rateLimitPerMinute).catch(() => undefined);
+    const auth = await authenticateAndCount(bearerToken(req), keyRateLimits(config)).catch(() => undefined);
     if (auth) {
       res.locals.auth = auth;
       applyRateLimit(res, auth.rate, config.rateLimitPerMinute);

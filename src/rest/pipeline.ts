@@ -7,7 +7,7 @@ import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/ide
 import { readJsonBody } from './body';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
-import { applyRateLimit, clientIp, enforceRateLimit, ipBucket, publicBucketLimit } from './rateLimit';
+import { applyRateLimit, clientIp, enforceRateLimit, ipBucket, keyRateLimits, publicBucketLimit } from './rateLimit';
 import { validateRequestPart } from './validation';
 
 /**
@@ -34,7 +34,7 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
         ctx = { requestId, ip, req, res };
       } else {
         // One round trip finds the key and counts the request in its rate-limit window.
-        const auth = await authenticateAndCount(bearerToken(req), config.rateLimitPerMinute);
+        const auth = await authenticateAndCount(bearerToken(req), keyRateLimits(config));
         res.locals.auth = auth;
         applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
         if (!keyAllows(auth.key, def.options.permission)) {

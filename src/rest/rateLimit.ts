@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { logger } from '../logger';
-import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
+import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision, type RateLimits } from '../domain/ratelimit/rateLimit.service';
 
 /**
  * Counts the request in its bucket, sets the X-RateLimit-* headers, and refuses with 429 (plus
@@ -28,11 +28,21 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   };
 }
 
-/** The 429 of a decision over its limit, with Retry-After. */
+/**
+ * The 429 of a decision over its limit, with Retry-After: the key's (or bucket's) window, or, when its
+ * account is what is over (refusedBy), the account's, which its message names.
+ */
 export function rateLimitRefusal(decision: RateLimitDecision, limit: number): ApiError {
-  return new ApiError('rate_limit_exceeded', `Too many requests: at most ${limit} per minute. Retry in ${Math.max(1, decision.resetSeconds)} s.`, {
-    'Retry-After': String(Math.max(1, decision.resetSeconds)),
-  });
+  const retry = Math.max(1, decision.refusedBy?.resetSeconds ?? decision.resetSeconds);
+  const what = decision.refusedBy
+    ? `at most ${decision.refusedBy.limit} per minute for all of this account's API keys together`
+    : `at most ${limit} per minute`;
+  return new ApiError('rate_limit_exceeded', `Too many requests: ${what}. Retry in ${retry} s.`, { 'Retry-After': String(retry) });
+}
+
+/** The limits a key's request is counted against: its own window and its account's. */
+export function keyRateLimits(config: Pick<Config, 'rateLimitPerMinute' | 'rateLimitPerAccountPerMinute'>): RateLimits {
+  return { perKey: config.rateLimitPerMinute, perAccount: config.rateLimitPerAccountPerMinute };
 }
 
 /** The per-IP buckets of public routes: account creation has its own limit, the others share one. */
@@ -42,7 +52,6 @@ export function publicBucketLimit(bucket: PublicBucket, config: Pick<Config, 'ac
   return bucket === 'account_creation' ? config.accountCreationPerMinute : config.publicRateLimitPerMinute;
 }
 
-export const keyBucket = (keyId: string) => `key:${keyId}`;
 export const ipBucket = (kind: string, ip: string) => `ip:${kind}:${ip}`;
 
 /** The client address that per-IP buckets count (the socket's peer unless Express is told to trust a proxy). */

@@ -2,12 +2,13 @@ import type { RequestHandler } from 'express';
 import { newId } from '../ids';
 import { logger } from '../logger';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import { recordRequest } from '../domain/logs/requestLog.service';
+import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLog.service';
 
 /**
  * Gives every request an id (the `Request-Id` header and `request_id` in error bodies), logs it as a
  * structured line, and records requests made with an account's key for GET /logs. Only method, path,
- * status and ids are recorded: never headers, query strings or bodies, which may hold secrets.
+ * status and ids are recorded: never headers, query strings or bodies, which may hold secrets. 401 and
+ * 429 answers are only counted, per account and hour (with or without a key: recordRequest diverts them).
  */
 export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = newId('req');
@@ -34,6 +35,8 @@ export const requestContext: RequestHandler = (req, res, next) => {
         latency_ms: latencyMs,
         created_at: new Date(),
       });
+    } else if (isRefusal(res.statusCode)) {
+      countRefusedRequest(null, res.statusCode);
     }
   });
   next();

@@ -4,7 +4,7 @@ import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
-import { countKeyRequest, type RateLimitDecision } from '../ratelimit/rateLimit.service';
+import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 export interface ApiKeyResource {
   object: 'api_key';
@@ -55,15 +55,16 @@ export interface AuthenticatedKey {
 
 /**
  * The REST pipeline's first step: resolves the bearer secret to its key (same 401 rules as
- * authenticate()) and counts the request in the key's rate-limit window, in ONE database round trip.
- * The decision is returned, not enforced: the caller answers 429. The account is not read: the key
+ * authenticate()) and counts the request in the key's rate-limit window and its account's, in one
+ * database round trip once this process knows the key's account (countKeyAndAccountRequest). The
+ * decision is returned, not enforced: the caller answers 429. The account is not read: the key
  * names it (`account_id`), accounts are never deleted, and handlers that need account data (its
  * sandbox clock) read it themselves, fresh.
  */
-export async function authenticateAndCount(secret: string | undefined, limit: number): Promise<AuthenticatedKey> {
+export async function authenticateAndCount(secret: string | undefined, limits: RateLimits): Promise<AuthenticatedKey> {
   if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
   const hash = hashSecret(secret);
-  const counted = await countKeyRequest({ key_hash: hash }, limit);
+  const counted = await countKeyAndAccountRequest(hash, limits);
   if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
   return { key: counted.key, rate: counted.decision };
 }

@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import { RETENTION } from '../../config';
 
 /** One API request made with an account's key (GET /logs). Never holds headers or bodies. */
 export interface RequestLogRecord {
@@ -29,5 +30,8 @@ const requestLogSchema = new Schema<RequestLogRecord>(
 );
 // GET /logs lists one key's requests newest first (the account's other keys' are not the caller's).
 requestLogSchema.index({ account_id: 1, api_key_id: 1, created_at: -1 });
+// Entries leave REQUEST_LOG_RETENTION_DAYS (30) after the request: GET /logs shows the newest 100 at
+// most, and without an end the collection would grow by one document per request for ever.
+requestLogSchema.index({ created_at: 1 }, { name: 'created_at_ttl', expireAfterSeconds: RETENTION.requestLogSeconds });
 
 export const RequestLogModel = mongoose.model<RequestLogRecord>('RequestLog', requestLogSchema);

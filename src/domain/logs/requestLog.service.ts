@@ -1,6 +1,8 @@
 import type { mongo } from 'mongoose';
+import { isDuplicateKey } from '../../db/errors';
 import { logger } from '../../logger';
 import type { ApiKeyRecord } from '../accounts/apiKey.model';
+import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequests.model';
 import { RequestLogModel, type RequestLogRecord } from './requestLog.model';
 
 export interface LogEntryResource {
@@ -23,16 +25,36 @@ const FLUSH_MS = 20;
 const BATCH_MAX = 500;
 
 let queued: RequestLogRecord[] = [];
+/** Refusals counted since the last flush: `_id` of their refused_requests document → counts. */
+let refused = new Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>();
 let timer: NodeJS.Timeout | null = null;
 const writing = new Set<Promise<void>>();
 
+/** 401 and 429 answers are counted per account and hour (refusedRequests.model.ts), not logged one by one. */
+export const isRefusal = (status: number) => status === 401 || status === 429;
+
 export function recordRequest(entry: RequestLogRecord): void {
+  if (isRefusal(entry.status)) return countRefusedRequest(entry.account_id, entry.status, entry.created_at);
   queued.push(entry);
   if (queued.length >= BATCH_MAX) void flushRequestLogs();
-  else if (!timer) {
-    timer = setTimeout(() => void flushRequestLogs(), FLUSH_MS);
-    timer.unref();
-  }
+  else scheduleFlush();
+}
+
+/** Counts a 401 or 429 answer of `accountId` (null: none known) in its hour; written with the next flush. */
+export function countRefusedRequest(accountId: string | null, status: number, at: Date = new Date()): void {
+  const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
+  const id = `${accountId ?? '-'}:${hour.toISOString()}`;
+  let counts = refused.get(id);
+  if (!counts) refused.set(id, (counts = { accountId, hour, unauthorized: 0, rateLimited: 0 }));
+  if (status === 401) counts.unauthorized++;
+  else counts.rateLimited++;
+  scheduleFlush();
+}
+
+function scheduleFlush(): void {
+  if (timer) return;
+  timer = setTimeout(() => void flushRequestLogs(), FLUSH_MS);
+  timer.unref();
 }
 
 /** Writes what is queued; resolves once every write started so far has ended (whatever its outcome). */
@@ -41,18 +63,60 @@ export async function flushRequestLogs(): Promise<void> {
   timer = null;
   const batch = queued;
   queued = [];
+  const counts = refused;
+  refused = new Map();
+  if (counts.size > 0) track(writeRefusedCounts(counts));
   if (batch.length > 0) {
     // The entries are complete plain documents: the driver's insert skips mongoose's per-document
     // casting and validation.
     const collection = RequestLogModel.collection as unknown as mongo.Collection<RequestLogRecord>;
-    const write = collection.insertMany(batch, { ordered: false }).then(
-      () => undefined,
-      (err: unknown) => logger.warn({ err, entries: batch.length }, 'could not record request log entries'),
+    track(
+      collection.insertMany(batch, { ordered: false }).then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err, entries: batch.length }, 'could not record request log entries'),
+      ),
     );
-    writing.add(write);
-    void write.finally(() => writing.delete(write));
   }
   await Promise.all([...writing]);
+}
+
+function track(write: Promise<void>): void {
+  writing.add(write);
+  void write.finally(() => writing.delete(write));
+}
+
+/**
+ * One `$inc` upsert per account and hour. The log line is where an operator sees them without a
+ * database client: `refused requests counted` with each account's counts of this flush.
+ */
+async function writeRefusedCounts(counts: Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>): Promise<void> {
+  const collection = RefusedRequestsModel.collection as unknown as mongo.Collection<RefusedRequestsRecord>;
+  const ops = [...counts].map(([_id, c]) => ({
+    updateOne: {
+      filter: { _id },
+      update: { $setOnInsert: { account_id: c.accountId, hour: c.hour }, $inc: { unauthorized: c.unauthorized, rate_limited: c.rateLimited } },
+      upsert: true,
+    },
+  }));
+  try {
+    await collection.bulkWrite(ops, { ordered: false });
+  } catch (err) {
+    // Two processes upserting the same new hour: one insert loses with a duplicate key; the document
+    // exists now, so the same $inc again lands (it is not applied twice: the failed statement wrote nothing).
+    if (!isDuplicateKey(err)) return void logger.warn({ err }, 'could not count refused requests');
+    const failed = new Set(((err as { writeErrors?: Array<{ index: number }> }).writeErrors ?? []).map((e) => e.index));
+    await collection.bulkWrite(ops.filter((_, i) => failed.has(i)), { ordered: false }).catch((retryErr: unknown) => logger.warn({ err: retryErr }, 'could not count refused requests'));
+  }
+  logger.info(
+    { refused: [...counts.values()].map((c) => ({ accountId: c.accountId, hour: c.hour, unauthorized: c.unauthorized, rateLimited: c.rateLimited })) },
+    'refused requests counted',
+  );
+}
+
+/** The refusal counts of an account (null: those that named none), hour by hour, oldest first. */
+export async function refusedRequestCounts(accountId: string | null): Promise<RefusedRequestsRecord[]> {
+  await flushRequestLogs();
+  return RefusedRequestsModel.find({ account_id: accountId }).sort({ hour: 1 }).lean<RefusedRequestsRecord[]>();
 }
 
 /**

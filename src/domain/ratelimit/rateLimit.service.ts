@@ -10,11 +10,14 @@ export interface RateLimitDecision {
   remaining: number;
   /** Seconds until the window reopens (X-RateLimit-Reset), integer >= 0. */
   resetSeconds: number;
+  /**
+   * Set when another window than the one described refuses the request (the key's account over its
+   * limit): Retry-After waits `resetSeconds` of it.
+   */
+  refusedBy?: { scope: 'account'; limit: number; resetSeconds: number };
 }
 
 const WINDOW_MS = 60_000;
-/** Buckets named `key:<api key id>` count in the key's own document (see countKeyRequest). */
-const KEY_BUCKET_PREFIX = 'key:';
 
 /**
  * Counts one request in `bucket`. The counter lives in the database so every gateway process shares
@@ -22,31 +25,32 @@ const KEY_BUCKET_PREFIX = 'key:';
  * opening a new window is guarded by a condition on the old window's end, so two processes can never
  * both start a fresh window.
  *
- * A key's requests count in the key's document (`rate_count`, `rate_window_end`), so that the REST
- * pipeline can find the key and count the request in one database round trip (countKeyRequest);
- * other buckets (client IPs) have a document of their own in `rate_limits`.
+ * Buckets (client IPs, accounts) have a document each in `rate_limits`, which its TTL index deletes a
+ * little after the window ends (rateLimit.model.ts). A key's own window lives in the key's document
+ * instead (countKeyRequest), so that authentication and counting are one round trip.
  */
 export async function hitRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): Promise<RateLimitDecision> {
-  if (bucket.startsWith(KEY_BUCKET_PREFIX)) {
-    const counted = await countKeyRequest({ _id: bucket.slice(KEY_BUCKET_PREFIX.length) }, limit, nowMs);
-    // An unknown key id: nothing to count against (callers authenticate first).
-    return counted?.decision ?? decide(1, nowMs + WINDOW_MS, limit, nowMs);
-  }
+  const counted = await countInBucket(bucket, 1, nowMs);
+  return decide(counted.count, counted.windowEndMs, limit, nowMs);
+}
+
+/** Adds `n` requests to `bucket`'s window (opening a new one when needed); the count after them. */
+async function countInBucket(bucket: string, n: number, nowMs: number): Promise<{ count: number; windowEndMs: number }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const now = new Date(nowMs);
     const current = await bucketCollection().findOneAndUpdate(
       { _id: bucket, window_end: { $gt: now } },
-      { $inc: { count: 1 } },
+      { $inc: { count: n } },
       { returnDocument: 'after' },
     );
-    if (current) return decide(current.count, current.window_end.getTime(), limit, nowMs);
+    if (current) return { count: current.count, windowEndMs: current.window_end.getTime() };
     try {
       const opened = await bucketCollection().findOneAndUpdate(
         { _id: bucket, window_end: { $lte: now } },
-        { $set: { count: 1, window_end: new Date(nowMs + WINDOW_MS) } },
+        { $set: { count: n, window_end: new Date(nowMs + WINDOW_MS) } },
         { returnDocument: 'after', upsert: true },
       );
-      if (opened) return decide(opened.count, opened.window_end.getTime(), limit, nowMs);
+      if (opened) return { count: opened.count, windowEndMs: opened.window_end.getTime() };
     } catch (err) {
       // Another request opened the window first: count in it.
       if (!isDuplicateKey(err)) throw err;
@@ -55,57 +59,130 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
   throw new Error(`rate limit bucket ${bucket} is contended`);
 }
 
+export interface RateLimits {
+  /** Requests per minute of one key (RATE_LIMIT_PER_MINUTE; the X-RateLimit-* headers describe it). */
+  perKey: number;
+  /** Requests per minute of all of an account's keys together (RATE_LIMIT_PER_ACCOUNT_PER_MINUTE). */
+  perAccount: number;
+}
+
+export const accountBucket = (accountId: string) => `account:${accountId}`;
+
+/**
+ * Counts one request of the key whose secret hashes to `keyHash` in the key's window AND in its
+ * account's window (so that creating keys buys no extra requests), and returns the key with the key's
+ * decision, refused as well when the account is over its limit; null when no such unrevoked key exists.
+ *
+ * Round trips: the account a key belongs to never changes, so once this process has seen a key it
+ * knows the account and sends both counts at once (one round trip of latency, as before the account
+ * limit). The first request of a key in a process learns the account from the key count, then counts
+ * the account. A key revoked since it was remembered adds one request to its account's count before its
+ * own count says it is gone and it is forgotten; unknown secrets never reach an account's count.
+ */
+export async function countKeyAndAccountRequest(
+  keyHash: string,
+  limits: RateLimits,
+  nowMs: number = Date.now(),
+): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
+  const countAccount = (accountId: string) => accountCounts.run({ group: accountId, limit: limits.perAccount, nowMs });
+  const knownAccount = accountOfKey.get(keyHash);
+  const [counted, early] = await Promise.all([
+    countKeyRequest({ key_hash: keyHash }, limits.perKey, nowMs),
+    knownAccount ? countAccount(knownAccount) : null,
+  ]);
+  if (!counted) {
+    accountOfKey.delete(keyHash);
+    return null;
+  }
+  if (!knownAccount) rememberAccount(keyHash, counted.key.account_id);
+  const account = early ?? (await countAccount(counted.key.account_id));
+  return { key: counted.key, decision: combine(counted.decision, account) };
+}
+
+/**
+ * The key's decision (its X-RateLimit-* headers, as the contract describes a key's window), refused
+ * as well when the account's window is over; Retry-After then waits for every window that refuses.
+ */
+function combine(key: RateLimitDecision, account: RateLimitDecision): RateLimitDecision {
+  if (account.allowed) return key;
+  const wait = Math.max(account.resetSeconds, key.allowed ? 0 : key.resetSeconds);
+  return { ...key, allowed: false, refusedBy: { scope: 'account', limit: account.limit, resetSeconds: wait } };
+}
+
+/** key hash → account id of the keys this process has counted (an id never moves to another account). */
+const accountOfKey = new Map<string, string>();
+const ACCOUNT_OF_KEY_MAX = 50_000;
+
+function rememberAccount(keyHash: string, accountId: string): void {
+  // Insertion order: the oldest entry goes first; a forgotten key costs one sequential round trip.
+  if (accountOfKey.size >= ACCOUNT_OF_KEY_MAX) accountOfKey.delete(accountOfKey.keys().next().value!);
+  accountOfKey.set(keyHash, accountId);
+}
+
 /**
  * Counts one request of the (unrevoked) key matching `identity` and returns the key as it is after
  * the count, with the decision; null when no such key exists. In the usual case (window open) this is
  * a single findOneAndUpdate, which is also the key lookup of authentication.
- *
- * Requests of the same key that arrive in the same turn of the event loop are counted together, with
- * one `$inc` of their number (src/db/batching.ts): each still counts, in the database, and gets its own
- * position in the window, so the decisions are exactly those of counting them one by one.
  */
 export function countKeyRequest(
   identity: { _id: string } | { key_hash: string },
   limit: number,
   nowMs: number = Date.now(),
 ): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
-  return keyCounts.run({ identity, limit, nowMs });
+  return keyCounts.run({ group: JSON.stringify(identity), identity, limit, nowMs });
 }
 
 interface CountRequest {
-  identity: { _id: string } | { key_hash: string };
+  /** Requests of the same group (key, account) are counted together. */
+  group: string;
   limit: number;
   nowMs: number;
 }
 
-const keyCounts = new Batcher<CountRequest, { key: ApiKeyRecord; decision: RateLimitDecision } | null>(async (requests) => {
-  const groups = new Map<string, number[]>();
-  requests.forEach((r, i) => {
-    const k = JSON.stringify(r.identity);
-    groups.set(k, [...(groups.get(k) ?? []), i]);
+type Counted = { count: number; windowEndMs: number };
+type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+/**
+ * Requests of the same group that arrive in the same turn of the event loop are counted together, with
+ * one `$inc` of their number (src/db/batching.ts): each still counts, in the database, and gets its own
+ * position in the window, so the decisions are exactly those of counting them one by one.
+ */
+function groupedCounter<R extends CountRequest, C extends Counted, O>(
+  countN: (first: R, n: number) => Promise<C | null>,
+  answer: (counted: C | null, decision: RateLimitDecision) => O,
+): Batcher<R, O> {
+  return new Batcher<R, O>(async (requests) => {
+    const groups = new Map<string, number[]>();
+    requests.forEach((r, i) => groups.set(r.group, [...(groups.get(r.group) ?? []), i]));
+    const out: Array<Outcome<O>> = [];
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        try {
+          const counted = await countN(requests[indexes[0]!]!, indexes.length);
+          indexes.forEach((requestIndex, j) => {
+            const r = requests[requestIndex]!;
+            // This request's position in the window: the ones before it in the batch counted first.
+            const position = counted ? counted.count - indexes.length + 1 + j : 0;
+            out[requestIndex] = { ok: true, value: answer(counted, decide(position, counted?.windowEndMs ?? 0, r.limit, r.nowMs)) };
+          });
+        } catch (error) {
+          for (const requestIndex of indexes) out[requestIndex] = { ok: false, error };
+        }
+      }),
+    );
+    return out;
   });
-  const out: Array<{ ok: true; value: { key: ApiKeyRecord; decision: RateLimitDecision } | null } | { ok: false; error: unknown }> = [];
-  await Promise.all(
-    [...groups.values()].map(async (indexes) => {
-      const first = requests[indexes[0]!]!;
-      try {
-        const counted = await countKeyRequests(first.identity, indexes.length, first.nowMs);
-        indexes.forEach((requestIndex, j) => {
-          const r = requests[requestIndex]!;
-          // This request's position in the window: the ones before it in the batch counted first.
-          const position = counted ? counted.count - indexes.length + 1 + j : 0;
-          out[requestIndex] = {
-            ok: true,
-            value: counted ? { key: counted.key, decision: decide(position, counted.windowEndMs, r.limit, r.nowMs) } : null,
-          };
-        });
-      } catch (error) {
-        for (const requestIndex of indexes) out[requestIndex] = { ok: false, error };
-      }
-    }),
-  );
-  return out;
-});
+}
+
+const keyCounts = groupedCounter(
+  (r: CountRequest & { identity: { _id: string } | { key_hash: string } }, n) => countKeyRequests(r.identity, n, r.nowMs),
+  (counted, decision) => (counted ? { key: counted.key, decision } : null),
+);
+
+const accountCounts = groupedCounter(
+  (r: CountRequest, n) => countInBucket(accountBucket(r.group), n, r.nowMs),
+  (_counted, decision) => decision,
+);
 
 /** Adds `n` requests to the key's window (opening a new one when needed); the count after them. */
 async function countKeyRequests(
