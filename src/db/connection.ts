@@ -70,7 +70,8 @@ async function startEmbeddedOnSocket({ startEmbeddedMongo, SocketListenError }: 
     throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${remedy}`);
   }
   try {
-    return await startEmbeddedMongo({ tcp: false, socketPath: true, dataDir });
+    // DB_REPAIR_TRUNCATE: the operator's explicit choice to drop a corrupt journal file's damaged end (engine README).
+    return await startEmbeddedMongo({ tcp: false, socketPath: true, dataDir, repairTruncate: process.env.DB_REPAIR_TRUNCATE === 'true' });
   } catch (err) {
     if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
     throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${remedy}`, { cause: err });

@@ -80,3 +80,95 @@ describe('data directory permissions', () => {
     expect(again.filter((l) => l.msg.includes('owner-only'))).toEqual([]);
   });
 });
+
+/**
+ * A data directory with several journal files, as a crash during compaction leaves it (the next
+ * journal opened, the snapshot not yet renamed into place): `snapshot.tmp` is held by a directory while
+ * the engine runs, so every snapshot fails and every journal is kept.
+ */
+async function severalJournals(): Promise<{ dataDir: string; journals: string[]; total: number }> {
+  const dataDir = path.join(tempDir(), 'data');
+  const batches = 8;
+  await withEngine(
+    dataDir,
+    async (conn) => {
+      fs.mkdirSync(path.join(dataDir, 'snapshot.tmp'));
+      for (let b = 0; b < batches; b++) await writeBatches(conn, 1, b * 20);
+    },
+    { compactBytes: 6000 },
+  );
+  fs.rmdirSync(path.join(dataDir, 'snapshot.tmp'));
+  const journals = fs
+    .readdirSync(dataDir)
+    .filter((f) => /^journal-\d+\.log$/.test(f))
+    .sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]));
+  return { dataDir, journals, total: batches * 20 };
+}
+
+/** Every file's bytes, by name. */
+function contents(dir: string): Record<string, string> {
+  return Object.fromEntries(fs.readdirSync(dir).sort().map((f) => [f, fs.readFileSync(path.join(dir, f)).toString('base64')]));
+}
+
+/** Offset of the second record of a journal file (records are [u32 length][u32 crc][body]). */
+const secondRecord = (buf: Buffer) => 8 + buf.readUInt32LE(0);
+
+describe('a corrupt journal file', () => {
+  it('that is not the last stops start-up, naming the file and offset, and leaves every file as it was', async () => {
+    if (skipIfExternal('embedded journal recovery')) return;
+    const { dataDir, journals } = await severalJournals();
+    expect(journals.length).toBeGreaterThanOrEqual(3);
+    const middle = path.join(dataDir, journals[1]!);
+    const buf = fs.readFileSync(middle);
+    const at = secondRecord(buf);
+    expect(buf.length).toBeGreaterThan(at + 20); // the file holds a second record to damage
+    buf[at + 12] = buf[at + 12]! ^ 0xff; // a flipped byte in its body: the CRC no longer matches
+    fs.writeFileSync(middle, buf);
+    const before = contents(dataDir);
+
+    const err = await startEmbeddedMongo({ dataDir }).then(
+      (db) => db.close().then(() => undefined),
+      (e: unknown) => e as Error,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toContain(middle);
+    expect(err!.message).toContain(`byte ${at}`);
+    expect(err!.message).toMatch(/restore/i);
+    expect(err!.message).toContain('DB_REPAIR_TRUNCATE=true');
+    expect(contents(dataDir)).toEqual(before);
+  });
+
+  it('that is not the last is cut at the damage, and the later files replayed, with repairTruncate', async () => {
+    if (skipIfExternal('embedded journal recovery')) return;
+    const { dataDir, journals, total } = await severalJournals();
+    const middle = path.join(dataDir, journals[1]!);
+    const buf = fs.readFileSync(middle);
+    const at = secondRecord(buf);
+    buf[at + 12] = buf[at + 12]! ^ 0xff;
+    fs.writeFileSync(middle, buf);
+
+    const logged = await withEngine(
+      dataDir,
+      async (conn) => {
+        const ids = (await conn.collection('items').find({}, { projection: { _id: 1 } }).toArray()).map((d) => d._id as unknown as number);
+        expect(ids.length).toBeLessThan(total); // what the damaged records held is gone
+        expect(ids).toContain(total - 1); // what the later files hold is not
+      },
+      { repairTruncate: true },
+    );
+    expect(fs.statSync(middle).size).toBe(at);
+    expect(logged.some((l) => l.msg.includes('truncated') && JSON.stringify(l.extra).includes(middle))).toBe(true);
+  });
+
+  it('whose damage is the torn tail of the last file (a crash mid-append) is truncated and start-up goes on', async () => {
+    if (skipIfExternal('embedded journal recovery')) return;
+    const { dataDir, journals, total } = await severalJournals();
+    const last = path.join(dataDir, journals.at(-1)!);
+    const size = fs.statSync(last).size;
+    fs.appendFileSync(last, Buffer.from([200, 0, 0, 0, 1, 2, 3]));
+    await withEngine(dataDir, async (conn) => {
+      expect(await conn.collection('items').countDocuments()).toBe(total);
+    });
+    expect(fs.statSync(last).size).toBe(size);
+  });
+});

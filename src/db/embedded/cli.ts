@@ -4,6 +4,8 @@
  *   DB_HOST   interface to bind (default 127.0.0.1); only loopback (127.0.0.0/8, ::1, localhost)
  *             unless DB_ALLOW_REMOTE=true: the engine has no authentication
  *   DATA_DIR  data directory (default ./data); empty string or --memory for memory-only
+ *   DB_REPAIR_TRUNCATE=true  cut a corrupt journal file that is not the last at the damage and
+ *             go on (otherwise start-up stops, naming the file and offset)
  *   DB_SOCKET also listen on this Unix socket path (must end in .sock; `auto` = engine.sock in a
  *             private directory of the temp directory); TCP keeps listening
  * Prints the connection string as MONGODB_URI=... (and MONGODB_SOCKET_URI=... with DB_SOCKET)
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     host,
     dataDir,
     advertise: process.env.DB_ADVERTISE || undefined,
+    repairTruncate: process.env.DB_REPAIR_TRUNCATE === 'true',
     socketPath: socket === 'auto' ? true : socket,
     logger: log,
   });

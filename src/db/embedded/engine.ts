@@ -26,6 +26,8 @@ export interface EngineOptions {
   transactionLifetimeMs?: number;
   /** Journal size that triggers a snapshot. Default 64 MB. */
   compactBytes?: number;
+  /** Cut a corrupt journal file that is not the last at the damage and go on (default: refuse to start). */
+  repairTruncate?: boolean;
 }
 
 /** Per-command record of what it changed outside any transaction. */
@@ -66,6 +68,7 @@ export class Engine {
     const fj = new FileJournal({
       dir,
       compactBytes: this.options.compactBytes,
+      repairTruncate: this.options.repairTruncate,
       capture: () => this.capture(),
       logger: this.logger,
     });

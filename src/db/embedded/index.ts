@@ -36,6 +36,12 @@ export interface EmbeddedMongoOptions {
    * removed on close. Not available on Windows.
    */
   socketPath?: string | true;
+  /**
+   * A journal file that is not the last one and is corrupt part-way stops start-up (the files after it
+   * hold acknowledged writes). true: cut that file at the damage and go on (the CLI's and the gateway's
+   * DB_REPAIR_TRUNCATE=true). Default false.
+   */
+  repairTruncate?: boolean;
   /** Time between passes of the TTL monitor (mongod's ttlMonitorSleepSecs). Default 60 000 ms. */
   ttlMonitorIntervalMs?: number;
 }
@@ -82,6 +88,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     logger: options.logger,
     transactionLifetimeMs: options.transactionLifetimeMs,
     compactBytes: options.compactBytes,
+    repairTruncate: options.repairTruncate,
   });
   if (typeof options.socketPath === 'string' && !options.socketPath.endsWith('.sock')) {
     throw new Error(`socketPath must end in .sock (drivers only treat such hosts as socket paths): ${options.socketPath}`);

@@ -3,8 +3,9 @@
  *
  * - Every acknowledged write is appended to `journal-<gen>.log` and fdatasync'ed first. Records
  *   arriving while a flush is in progress are batched into the next append+fsync (group commit).
- * - Record framing: [u32 length][u32 crc32][BSON { ops: [...] }]. A torn or corrupt tail (crash
- *   mid-append) is detected on start-up, ignored and truncated away.
+ * - Record framing: [u32 length][u32 crc32][BSON { ops: [...] }]. A torn or corrupt tail of the
+ *   last journal file (crash mid-append) is detected on start-up, ignored and truncated away; damage
+ *   in any earlier file stops start-up (see corruptJournalMessage) unless `repairTruncate`.
  * - When the journal grows past `compactBytes`, the next generation's journal is opened, the
  *   in-memory state is captured (stored documents are immutable, so this is just references)
  *   and written to `snapshot.tmp`, fsync'ed and renamed to `snapshot.bson`; older journals are
@@ -120,6 +121,22 @@ function readRecords(buf: Buffer): { records: Doc[]; validEnd: number } {
   return { records, validEnd: off };
 }
 
+/**
+ * Why start-up stops at a corrupt journal file that is not the last. Each file is complete and
+ * fdatasync'ed before the next one is opened, so damage there is not a crash mid-append: it is the
+ * disk, a copy or a hand, and what follows it was acknowledged. Dropping it silently would lose
+ * acknowledged writes and replay later ones over a state they were never made on.
+ */
+function corruptJournalMessage(file: string, offset: number, size: number, later: string[]): string {
+  return (
+    `embedded db: journal file ${file} is corrupt at byte ${offset} of ${size}, and it is not the last ` +
+    `journal file (${later.join(', ')} hold later writes), so this is not a write cut short by a crash; ` +
+    `refusing to start rather than drop acknowledged writes. Restore the data directory from a backup, ` +
+    `or start once with DB_REPAIR_TRUNCATE=true to cut this file at byte ${offset} (losing the ` +
+    `${size - offset} bytes of records from there on) and replay the rest. Nothing has been changed.`
+  );
+}
+
 function fsyncDir(dir: string): void {
   try {
     const fd = fs.openSync(dir, 'r');
@@ -146,6 +163,8 @@ export interface SnapshotCollection {
 export interface FileJournalOptions {
   dir: string;
   compactBytes?: number;
+  /** A journal file that is corrupt before the last one: cut it at the damage and go on (else refuse to start). */
+  repairTruncate?: boolean;
   /** Captures the current committed state, or undefined if it cannot be taken right now. */
   capture: () => SnapshotCollection[] | undefined;
   logger: (msg: string, extra?: object) => void;
@@ -196,25 +215,42 @@ export class FileJournal implements Journal {
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => Number(m[1]))
       .sort((a, b) => a - b);
-    for (const g of gens) {
+    // Files are changed (old journals deleted, a damaged end cut) only once everything has been read:
+    // a start-up refused below leaves the directory exactly as it found it, for a restore or a repair.
+    const changes: Array<() => void> = [];
+    for (const [i, g] of gens.entries()) {
       const file = path.join(dir, `journal-${g}.log`);
       if (g < fromGen) {
-        fs.rmSync(file, { force: true }); // already folded into the snapshot
+        changes.push(() => fs.rmSync(file, { force: true })); // already folded into the snapshot
         continue;
       }
       const buf = fs.readFileSync(file);
       const { records, validEnd } = readRecords(buf);
+      if (validEnd !== buf.length) {
+        const later = gens.slice(i + 1).map((n) => `journal-${n}.log`);
+        if (later.length > 0 && !this.opts.repairTruncate) throw new Error(corruptJournalMessage(file, validEnd, buf.length, later));
+        changes.push(() => {
+          if (later.length === 0) {
+            // The last file's damaged end is a write a crash cut short, never acknowledged.
+            this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: buf.length - validEnd });
+          } else {
+            this.opts.logger('embedded db: repairTruncate: truncated a corrupt journal file that is not the last (its records from this offset on are lost)', {
+              file,
+              offset: validEnd,
+              bytesDropped: buf.length - validEnd,
+            });
+          }
+          fs.truncateSync(file, validEnd);
+        });
+      }
       for (const r of records) {
         for (const raw of r.ops as Uint8Array[]) {
           apply(decodeOp(raw));
           count++;
         }
       }
-      if (validEnd !== buf.length) {
-        this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: buf.length - validEnd });
-        fs.truncateSync(file, validEnd);
-      }
     }
+    for (const change of changes) change();
     this.gen = Math.max(fromGen, gens[gens.length - 1] ?? 0);
     this.openGen(this.gen);
     fs.rmSync(path.join(dir, SNAPSHOT_TMP), { force: true });
