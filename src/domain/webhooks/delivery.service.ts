@@ -7,6 +7,7 @@ import { accountOffsetMs, nowForAccount } from '../clock/clock';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
+import { FairScheduler, type AttemptJob } from './fairScheduler';
 import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
@@ -28,13 +29,27 @@ import { webhookSettings } from './webhookSettings';
  *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
  * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
  *    clock, so a sandbox clock advance fires them); after the 4th failure the delivery is DEAD_LETTER.
+ * 4. Every scheduled attempt (first or retry) waits its turn in the fair scheduler (fairScheduler.ts):
+ *    accounts in turn, at most ATTEMPT_LIMITS.perAccount in flight each. A first attempt that does not
+ *    fit in its account's backlog is "spilled": its lease is released so it stays PENDING in the
+ *    database, and the sweeper takes it back (oldest release first) when the account has room. While
+ *    an account has spilled deliveries not yet taken back, its new ones spill too, so that a later
+ *    delivery of a payment never overtakes an earlier one. A retry timer that finds its account backed
+ *    up throws, and the timer service fires it again with backoff (1 s, 2 s, 4 s, … up to 5 min).
  */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
 export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 const PENDING_LEASE_MS = 15_000;
 const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
 
-const queue = new DeliveryQueue(64);
+/**
+ * 64 sockets in all; 8 per account (16 endpoints that hang use 8 sockets for 5 s, not 64); 256
+ * deliveries waiting in memory per account, 8 192 in all (a delivery's body is a few kB). Retries
+ * are admitted only while fewer than `perAccount` of the account's attempts wait, because a retry
+ * waits inside a timer handler, whose slots (128) the rail and expiry timers share.
+ */
+export const ATTEMPT_LIMITS = { total: 64, perAccount: 8, backlogPerAccount: 256, backlogTotal: 8_192 } as const;
+const scheduler = new FairScheduler(ATTEMPT_LIMITS);
 
 /**
  * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
@@ -55,7 +70,12 @@ export function stopDeliveryEngine(): void {
 }
 
 export function deliveryQueueIdle(): Promise<void> {
-  return queue.idle();
+  return scheduler.idle();
+}
+
+/** Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the database. */
+export function attemptStats(): { inFlight: number; queued: number; spillingAccounts: string[] } {
+  return { inFlight: scheduler.inFlight, queued: scheduler.queued, spillingAccounts: [...spilling.keys()] };
 }
 
 async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRecord[]> {
@@ -153,19 +173,53 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
-function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number): void {
+function attemptJob(d: WebhookDeliveryRecord, run: () => Promise<void>): AttemptJob {
+  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run };
+}
+
+/**
+ * Accounts whose first attempts are spilling to the database: release writes started and finished.
+ * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
+ */
+const spilling = new Map<string, { started: number; finished: number }>();
+
+/** `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order). */
+function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number, fromSweep = false): void {
   if (engineState === 'idle') {
-    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs));
+    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, fromSweep));
     return;
   }
   if (engineState === 'stopped') return;
-  void queue
-    .run(orderingKey(delivery), async () => {
-      if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
-      if (!(await holdLease(delivery))) return;
-      await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs));
-    })
-    .catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
+  const done =
+    fromSweep || !spilling.has(delivery.account_id)
+      ? scheduler.submit(
+          attemptJob(delivery, async () => {
+            if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
+            if (!(await holdLease(delivery))) return;
+            await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs));
+          }),
+        )
+      : null;
+  if (done) {
+    done.catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
+    return;
+  }
+  if (!scheduler.holds(delivery._id)) void spill(delivery);
+}
+
+/** Leaves a delivery that does not fit to the database: PENDING, with a lease that has lapsed now. */
+async function spill(d: WebhookDeliveryRecord): Promise<void> {
+  let releases = spilling.get(d.account_id);
+  if (!releases) spilling.set(d.account_id, (releases = { started: 0, finished: 0 }));
+  releases.started++;
+  try {
+    await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: Date.now() } });
+  } catch (err) {
+    // The lease then lapses by itself (15 s): later, not lost.
+    logger.warn({ err, deliveryId: d._id }, 'could not release a spilled webhook delivery');
+  } finally {
+    releases.finished++;
+  }
 }
 
 /** After a long wait in the queue the lease may be short: extend it, unless someone else took over. */
@@ -239,23 +293,45 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
-export async function runRetryTimer(payload: Record<string, unknown>, now: Date): Promise<void> {
+export async function runRetryTimer(payload: Record<string, unknown>, now: Date, advancing = false): Promise<void> {
   const deliveryId = String(payload.delivery_id ?? '');
   const step = Number(payload.step);
   const d = await WebhookDeliveryModel.findById(deliveryId).lean();
   if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
   if (!endpoint) return;
-  await performScheduledAttempt(d, endpoint, step, now);
+  // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
+  // by the poller takes a place only when few of the account's attempts wait.
+  const done = scheduler.submit(
+    attemptJob(d, () => performScheduledAttempt(d, endpoint, step, now)),
+    advancing ? undefined : ATTEMPT_LIMITS.perAccount,
+  );
+  if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
+  await done;
 }
 
-/** Crash recovery for first attempts: PENDING deliveries whose lease lapsed. */
+/**
+ * First attempts nobody is making: PENDING deliveries whose lease lapsed (their process died) or was
+ * released (spilled). Oldest lease first, so spilled deliveries come back in the order they left; the
+ * accounts with no room now are skipped without a write.
+ */
 export async function sweepPendingDeliveries(limit = 100): Promise<number> {
   if (engineState !== 'running') return 0;
+  const full = scheduler.fullAccounts();
+  if (!full) return 0;
+  // Releases settled before the query: the query sees them all.
+  const settledBefore = new Map([...spilling].filter(([, r]) => r.started === r.finished).map(([id, r]) => [id, r.started]));
   const now = Date.now();
-  const stale = await WebhookDeliveryModel.find({ state: 'PENDING', lease_until: { $lte: now } }, { _id: 1 }).limit(limit).lean();
+  const filter: Record<string, unknown> = { state: 'PENDING', lease_until: { $lte: now } };
+  if (full.length > 0) filter.account_id = { $nin: full };
+  const stale = await WebhookDeliveryModel.find(filter, { _id: 1, account_id: 1, lease_until: 1, event_seq: 1 })
+    .sort({ lease_until: 1 })
+    .limit(limit)
+    .lean();
+  stale.sort((a, b) => a.lease_until - b.lease_until || a.event_seq - b.event_seq);
   let started = 0;
-  for (const { _id } of stale) {
+  for (const { _id, account_id } of stale) {
+    if (scheduler.holds(_id) || !scheduler.hasRoom(account_id)) continue;
     const claimed = await WebhookDeliveryModel.findOneAndUpdate(
       { _id, state: 'PENDING', lease_until: { $lte: now } },
       { $set: { lease_until: Date.now() + PENDING_LEASE_MS } },
@@ -264,8 +340,16 @@ export async function sweepPendingDeliveries(limit = 100): Promise<number> {
     if (!claimed) continue;
     const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
     if (!endpoint) continue;
-    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id));
+    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id), true);
     started++;
+  }
+  // An account stops spilling once this pass saw all stale deliveries (not cut by the limit), none of
+  // them its own, and it released nothing after its last release before the query had settled.
+  if (stale.length < limit) {
+    const seen = new Set(stale.map((s) => s.account_id));
+    for (const [accountId, started] of settledBefore) {
+      if (spilling.get(accountId)?.started === started && !seen.has(accountId) && !full.includes(accountId)) spilling.delete(accountId);
+    }
   }
   return started;
 }

@@ -27,7 +27,7 @@ const STOP_WAIT_MS = 6_000;
 export function webhookDeliveryService(): BackgroundService {
   let removeHook: (() => void) | null = onEventStored(deliveriesHook, { name: 'webhook-deliveries' });
   let unsubscribe: (() => void) | null = null;
-  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now));
+  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
   return {

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * Receivers that misbehave, on loopback, watched from their side of the socket:
  * - `silent`: accepts the TCP connection and never answers (a blackhole that completed the handshake);
  * - `stalling`: answers the status line and headers with 200, writes a first chunk, never ends the body;
- * - `gated`: holds every request until `open()`, then answers 200 (and at once from then on).
+ * - `gated`: holds every request until `open()` (or for GATE_MAX_HOLD_MS, well within the gateway's
+ *   5 s deadline, so a held attempt never fails), then answers 200, and at once from then on.
  * `opened` and `closed` count connections as the server sees them, so a test can tell whether the
  * gateway let go of a socket.
  */
@@ -18,6 +19,8 @@ export interface HangingReceiver {
   closed: number;
   /** Requests whose headers arrived (http kinds only). */
   requests: number;
+  /** How many requests each (event id, path) got (http kinds only). */
+  perDelivery: Map<string, number>;
   /** Resolves once `closed` reaches `count`. */
   waitClosed(count: number, timeoutMs?: number): Promise<void>;
   /** Resolves once `opened` reaches `count`. */
@@ -29,10 +32,12 @@ export interface HangingReceiver {
 
 type Kind = 'silent' | 'stalling' | 'gated';
 
+const GATE_MAX_HOLD_MS = 2_500;
+
 export async function startHangingReceiver(kind: Kind): Promise<HangingReceiver> {
   const sockets = new Set<net.Socket>();
   const listeners: Array<() => void> = [];
-  const held: http.ServerResponse[] = [];
+  const held = new Set<http.ServerResponse>();
   let gateOpen = false;
   const notify = () => {
     for (const l of listeners.splice(0)) l();
@@ -47,6 +52,8 @@ export async function startHangingReceiver(kind: Kind): Promise<HangingReceiver>
         net.createServer((socket) => socket.resume())
       : http.createServer((req, res) => {
           r.requests++;
+          const delivery = `${String(req.headers['service-event-id'])} ${req.url ?? ''}`;
+          r.perDelivery.set(delivery, (r.perDelivery.get(delivery) ?? 0) + 1);
           notify();
           req.resume();
           req.on('end', () => {
@@ -54,7 +61,12 @@ export async function startHangingReceiver(kind: Kind): Promise<HangingReceiver>
               res.writeHead(200, { 'content-type': 'text/plain' });
               res.write('partial');
             } else if (gateOpen) answer(res);
-            else held.push(res);
+            else {
+              held.add(res);
+              setTimeout(() => {
+                if (held.delete(res)) answer(res);
+              }, GATE_MAX_HOLD_MS).unref();
+            }
           });
         });
   server.on('connection', (socket: net.Socket) => {
@@ -84,11 +96,13 @@ export async function startHangingReceiver(kind: Kind): Promise<HangingReceiver>
     opened: 0,
     closed: 0,
     requests: 0,
+    perDelivery: new Map(),
     waitClosed: (count, timeoutMs = 30_000) => until(() => r.closed >= count, `${count} closed`, timeoutMs),
     waitOpened: (count, timeoutMs = 30_000) => until(() => r.opened >= count, `${count} opened`, timeoutMs),
     open() {
       gateOpen = true;
-      for (const res of held.splice(0)) answer(res);
+      for (const res of held) answer(res);
+      held.clear();
     },
     async close() {
       for (const s of sockets) s.destroy();

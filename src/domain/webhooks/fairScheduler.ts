@@ -1,0 +1,166 @@
+/**
+ * Who gets the next webhook socket. One account whose receivers hang must not delay the deliveries of
+ * every other account, so attempts are not taken first come, first served:
+ *
+ * - accounts take turns (round robin over the accounts with work waiting), and within an account its
+ *   endpoints take turns, so one slow endpoint does not hold up the account's other endpoints either;
+ * - an account has at most `perAccount` attempts in flight, so a few accounts with hanging receivers
+ *   cannot take all `total` sockets (each attempt ends by its 5 s deadline);
+ * - the work waiting in memory is bounded per account (`backlogPerAccount`) and in all
+ *   (`backlogTotal`). `submit` refuses what does not fit; the caller leaves that delivery in the
+ *   database, where it stays durable and is picked up later (see delivery.service.ts);
+ * - attempts that share a key (endpoint + payment) run one at a time, in the order submitted, so a
+ *   receiver gets `reference.paid` before `payment.succeeded`.
+ *
+ * Maps keep insertion order; an account or endpoint that just got a turn is moved to the back.
+ */
+export interface SchedulerLimits {
+  total: number;
+  perAccount: number;
+  backlogPerAccount: number;
+  backlogTotal: number;
+}
+
+export interface AttemptJob {
+  /** The delivery's id: one job per delivery may wait here at a time. */
+  id: string;
+  accountId: string;
+  endpointId: string;
+  /** Jobs with the same key run one after another, in order. */
+  key: string;
+  run: () => Promise<void>;
+}
+
+interface Waiting extends AttemptJob {
+  settle: (err?: unknown) => void;
+}
+
+class AccountLane {
+  readonly endpoints = new Map<string, Waiting[]>();
+  waiting = 0;
+  running = 0;
+
+  /** The first job that may start, taking endpoints in turn; null when every waiting key is running. */
+  take(runningKeys: Set<string>): Waiting | null {
+    for (const [endpointId, jobs] of this.endpoints) {
+      // The first job whose key is not running: an earlier job of the same key would have the same
+      // key, so order within a key holds.
+      const i = jobs.findIndex((j) => !runningKeys.has(j.key));
+      if (i < 0) continue;
+      const [job] = jobs.splice(i, 1);
+      this.endpoints.delete(endpointId);
+      if (jobs.length > 0) this.endpoints.set(endpointId, jobs); // back of the line
+      this.waiting--;
+      return job!;
+    }
+    return null;
+  }
+}
+
+export class FairScheduler {
+  private readonly lanes = new Map<string, AccountLane>();
+  private readonly runningKeys = new Set<string>();
+  private readonly queuedIds = new Set<string>();
+  private running = 0;
+  private waiting = 0;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(readonly limits: SchedulerLimits) {}
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.waiting;
+  }
+
+  /** True when `id` is waiting or running here (the sweeper leaves it alone). */
+  holds(id: string): boolean {
+    return this.queuedIds.has(id);
+  }
+
+  /** Accounts whose backlog is full, or null when the whole backlog is (nothing fits at all). */
+  fullAccounts(): string[] | null {
+    if (this.waiting >= this.limits.backlogTotal) return null;
+    return [...this.lanes].filter(([, lane]) => lane.waiting >= this.limits.backlogPerAccount).map(([id]) => id);
+  }
+
+  /** Whether one more job of the account would be accepted (with the account's waiting capped at `maxWaiting`). */
+  hasRoom(accountId: string, maxWaiting = this.limits.backlogPerAccount): boolean {
+    const lane = this.lanes.get(accountId);
+    return this.waiting < this.limits.backlogTotal && (lane?.waiting ?? 0) < Math.min(maxWaiting, this.limits.backlogPerAccount);
+  }
+
+  /**
+   * Queues `job`; settles as it does once it has run. Null when it does not fit (`maxWaiting` narrows
+   * the account's backlog for this submission) or the same delivery is already here.
+   */
+  submit(job: AttemptJob, maxWaiting?: number): Promise<void> | null {
+    if (this.queuedIds.has(job.id) || !this.hasRoom(job.accountId, maxWaiting)) return null;
+    let lane = this.lanes.get(job.accountId);
+    if (!lane) {
+      lane = new AccountLane();
+      this.lanes.set(job.accountId, lane);
+    }
+    const done = new Promise<void>((resolve, reject) => {
+      const jobs = lane.endpoints.get(job.endpointId) ?? [];
+      jobs.push({ ...job, settle: (err) => (err === undefined ? resolve() : reject(err)) });
+      lane.endpoints.set(job.endpointId, jobs);
+    });
+    lane.waiting++;
+    this.waiting++;
+    this.queuedIds.add(job.id);
+    this.pump();
+    return done;
+  }
+
+  /** Resolves when nothing waits or runs (shutdown). */
+  idle(): Promise<void> {
+    if (this.running === 0 && this.waiting === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.running < this.limits.total) {
+      const next = this.next();
+      if (!next) return;
+      void this.start(next.lane, next.job);
+    }
+  }
+
+  /** The next job in turn: the first account (in turn order) that is under its limit and has one ready. */
+  private next(): { lane: AccountLane; job: Waiting } | null {
+    for (const [accountId, lane] of this.lanes) {
+      if (lane.running >= this.limits.perAccount) continue;
+      const job = lane.take(this.runningKeys);
+      if (!job) continue;
+      this.lanes.delete(accountId);
+      this.lanes.set(accountId, lane); // back of the line
+      return { lane, job };
+    }
+    return null;
+  }
+
+  private async start(lane: AccountLane, job: Waiting): Promise<void> {
+    this.waiting--;
+    this.running++;
+    lane.running++;
+    this.runningKeys.add(job.key);
+    let failure: unknown;
+    try {
+      await job.run();
+    } catch (err) {
+      failure = err ?? new Error('webhook attempt failed');
+    } finally {
+      this.running--;
+      lane.running--;
+      this.runningKeys.delete(job.key);
+      this.queuedIds.delete(job.id);
+      if (lane.running === 0 && lane.waiting === 0 && this.lanes.get(job.accountId) === lane) this.lanes.delete(job.accountId);
+      job.settle(failure);
+      this.pump();
+      if (this.running === 0 && this.waiting === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+}

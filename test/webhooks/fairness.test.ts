@@ -1,0 +1,134 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_CAPS } from '../../src/domain/accountCaps';
+import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/delivery.service';
+import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDelivery.model';
+import { ATTEMPT_TIMEOUT_MS } from '../../src/domain/webhooks/webhookHttp';
+import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { createAccount, type TestAccount } from '../support/accounts';
+import { startTestServer, type TestServer } from '../support/server';
+import { startHangingReceiver, type HangingReceiver } from './support/hangingReceiver';
+import { startReceiver, type Receiver } from './support/receiver';
+import { createEndpoint, createPayment, deliveries, expressBody, waitFor } from './support/webhooks';
+
+/**
+ * Issue 16, item 3: one account whose receivers hang must not hold the sockets, nor the turn, of every
+ * other account; a receiver that never finishes holds no socket after the attempt's deadline.
+ */
+let server: TestServer;
+let receiver: Receiver;
+const hanging: HangingReceiver[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+  startCoreJobs({ timerPollMs: 100 });
+  receiver = await startReceiver();
+});
+afterEach(async () => {
+  for (const h of hanging.splice(0)) await h.close();
+});
+afterAll(async () => {
+  await stopCoreJobs();
+  await server?.stop();
+  await receiver?.close();
+});
+
+async function hangingReceiver(kind: 'silent' | 'stalling' | 'gated'): Promise<HangingReceiver> {
+  const h = await startHangingReceiver(kind);
+  hanging.push(h);
+  return h;
+}
+
+/** An account with the most endpoints it may have, all pointing at `url`. */
+async function hogWithEndpoints(url: string): Promise<TestAccount> {
+  const hog = await createAccount(server.baseUrl);
+  for (let i = 0; i < ACCOUNT_CAPS.webhookEndpoints; i++) await createEndpoint(hog.api, `${url}?n=${i}`);
+  return hog;
+}
+
+/** Sends a test ping to a fresh endpoint of `account` on the good receiver; resolves with the arrival. */
+async function pingThrough(account: TestAccount, name: string): Promise<{ sentAt: number; arrivedAt: number }> {
+  const endpoint = await createEndpoint(account.api, `${receiver.url}/fair/${name}`);
+  const sentAt = Date.now();
+  const ping = await account.api.post(`/webhook_endpoints/${endpoint.id}/test`, {});
+  expect(ping.status, ping.text).toBe(202);
+  const [arrived] = await receiver.waitFor((r) => r.headers['service-event-id'] === ping.body.event_id, 1, 60_000);
+  return { sentAt, arrivedAt: arrived!.at };
+}
+
+describe('fair webhook delivery', () => {
+  it("an account whose endpoints hang does not delay another account's deliveries", async () => {
+    const baseline = await pingThrough(await createAccount(server.baseUrl), 'baseline');
+
+    // 16 endpoints that accept the connection and never answer; each payment event goes to all of
+    // them: 14 payments give 224 first attempts, 3.5 times the 64 sockets in all.
+    const silent = await hangingReceiver('silent');
+    const hog = await hogWithEndpoints(silent.url);
+    for (let i = 0; i < 14; i++) await createPayment(hog.api, expressBody());
+    await silent.waitOpened(ATTEMPT_LIMITS.perAccount);
+
+    const other = await createAccount(server.baseUrl);
+    const closedBefore = silent.closed;
+    const { sentAt, arrivedAt } = await pingThrough(other, 'other');
+    // The bound: before any of the hanging attempts reached its deadline (the first of them ends
+    // ATTEMPT_TIMEOUT_MS after it started, which was before this ping was sent). First come, first
+    // served, the ping would have waited for several rounds of 5 s deadlines.
+    const closedAtArrival = silent.closed;
+    expect(closedAtArrival - closedBefore, `other account's ping took ${arrivedAt - sentAt} ms (baseline ${baseline.arrivedAt - baseline.sentAt} ms) while ${silent.opened} hanging connections were opened`).toBe(0);
+    // The hog never held more than its share of sockets.
+    expect(silent.opened - silent.closed).toBeLessThanOrEqual(ATTEMPT_LIMITS.perAccount);
+  }, 90_000);
+
+  /** One test ping to a receiver of `kind`; resolves once the receiver saw the gateway close the socket. */
+  async function pingUntilClosed(kind: 'silent' | 'stalling'): Promise<{ h: HangingReceiver; delivery: any }> {
+    const h = await hangingReceiver(kind);
+    const { api } = await createAccount(server.baseUrl);
+    const endpoint = await createEndpoint(api, h.url);
+    expect((await api.post(`/webhook_endpoints/${endpoint.id}/test`, {})).status).toBe(202);
+    await h.waitOpened(1);
+    // Seen from the receiver: the gateway closes the connection (it is not kept in the keep-alive pool).
+    await h.waitClosed(1, 3 * ATTEMPT_TIMEOUT_MS);
+    const [delivery] = await waitFor(() => deliveries(api, endpoint.id), (list) => list[0]?.attempts === 1);
+    return { h, delivery };
+  }
+
+  it('a receiver that sends a 200 and never ends the body loses its socket at the deadline; the attempt counts as delivered', async () => {
+    const { h, delivery } = await pingUntilClosed('stalling');
+    // The status line came within the deadline: "2xx within 5 s" holds.
+    expect(delivery).toMatchObject({ state: 'DELIVERED', last_status: 200, attempts: 1 });
+    expect(h.opened - h.closed).toBe(0);
+  }, 60_000);
+
+  it('a receiver that accepts and never answers loses its socket at the deadline; the attempt failed', async () => {
+    const { delivery } = await pingUntilClosed('silent');
+    expect(delivery).toMatchObject({ state: 'RETRYING', last_status: 0, attempts: 1 });
+  }, 60_000);
+
+  it('deliveries beyond the in-memory backlog wait in the database and are each sent once', async () => {
+    const gated = await hangingReceiver('gated');
+    const hog = await hogWithEndpoints(gated.url);
+    // 20 payments x 16 endpoints: 320 first attempts of payment.created alone, more than the 256 an
+    // account may have waiting in memory (8 more are in flight at the gate).
+    for (let i = 0; i < 20; i++) await createPayment(hog.api, expressBody());
+    await gated.waitOpened(ATTEMPT_LIMITS.perAccount);
+    const created = await WebhookDeliveryModel.countDocuments({ account_id: hog.id });
+    expect(created).toBeGreaterThan(ATTEMPT_LIMITS.backlogPerAccount + ATTEMPT_LIMITS.perAccount);
+    // What did not fit was left in the database (memory holds at most the account's backlog).
+    const stats = attemptStats();
+    expect(stats.spillingAccounts).toContain(hog.id);
+    expect(stats.queued).toBeLessThanOrEqual(ATTEMPT_LIMITS.backlogPerAccount);
+    gated.open();
+    const total = await waitFor(
+      async () => ({
+        all: await WebhookDeliveryModel.countDocuments({ account_id: hog.id }),
+        delivered: await WebhookDeliveryModel.countDocuments({ account_id: hog.id, state: 'DELIVERED' }),
+      }),
+      (c) => c.all > 0 && c.delivered === c.all && gated.requests === c.all,
+      120_000,
+      250,
+    );
+    // Never dropped nor doubled: one attempt per delivery, and each (event, endpoint) got one request.
+    expect(await WebhookDeliveryModel.countDocuments({ account_id: hog.id, attempts: { $ne: 1 } })).toBe(0);
+    expect(gated.perDelivery.size).toBe(total.all);
+    expect(Math.max(...gated.perDelivery.values())).toBe(1);
+  }, 180_000);
+});
