@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose';
+import { WRITE_CONCERN } from './writeConcern';
 
 /**
  * Coalesces the database operations that concurrent requests issue in the same turn of the event loop
@@ -123,10 +124,11 @@ interface WriteReply {
 /**
  * Runs an unordered `insert` / `update` command. The raw command rather than insertMany/bulkWrite:
  * the driver's bulk machinery cost more than the command itself. A write error fails its own statement
- * only (code, message, keyPattern and keyValue as a single write would report them).
+ * only (code, message, keyPattern and keyValue as a single write would report them). The write concern
+ * is the command's own: a raw command does not take the client's default (writeConcern.ts).
  */
 async function perStatement(model: ModelLike, command: Record<string, unknown>, count: number): Promise<Array<Outcome<void>>> {
-  const reply = (await database(model).command(command)) as WriteReply;
+  const reply = (await database(model).command({ ...command, writeConcern: WRITE_CONCERN })) as WriteReply;
   if (reply.writeConcernError) {
     throw Object.assign(new Error(reply.writeConcernError.errmsg ?? 'write concern error'), { code: reply.writeConcernError.code });
   }

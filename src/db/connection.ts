@@ -2,6 +2,7 @@ import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { isIndexConflict } from './errors';
 import { recordQueryShapes } from './queryShapes';
+import { WRITE_CONCERN } from './writeConcern';
 
 export interface DatabaseHandle {
   uri: string;
@@ -39,7 +40,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   }
   mongoose.set('strictQuery', true);
   const shapesDir = process.env.PGW_QUERY_SHAPES;
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true, monitorCommands: Boolean(shapesDir) });
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true, monitorCommands: Boolean(shapesDir), writeConcern: WRITE_CONCERN });
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
   // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
   // before the first request is served rather than lazily in the background.
