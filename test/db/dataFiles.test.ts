@@ -4,22 +4,13 @@
  * the data). Skipped (with a warning) when MONGODB_URI points elsewhere.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongoOptions } from '../../src/db/embedded';
-import { skipIfExternal } from './helpers';
+import { skipIfExternal, tempDirs } from './helpers';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-files-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('embedded-files-');
 
 const mode = (p: string) => fs.lstatSync(p).mode & 0o777;
 

@@ -1,23 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import mongoose from 'mongoose';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startEmbeddedMongo } from '../../src/db/embedded';
-import { skipIfExternal } from './helpers';
+import { skipIfExternal, tempDirs } from './helpers';
 
 const root = path.resolve(__dirname, '../..');
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-db-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDir = tempDirs('embedded-db-');
 
 async function withEngine<T>(dataDir: string, fn: (conn: mongoose.Connection) => Promise<T>): Promise<T> {
   const db = await startEmbeddedMongo({ dataDir });

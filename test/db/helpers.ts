@@ -5,7 +5,11 @@
  * embedded engine against a real MongoDB replica set. EMBEDDED_DB_TRANSPORT=socket runs the
  * embedded engine's files over its Unix domain socket instead of TCP.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import mongoose from 'mongoose';
+import { afterAll } from 'vitest';
 import { startEmbeddedMongo } from '../../src/db/embedded';
 
 export interface TestDb {
@@ -55,3 +59,19 @@ export function errorCode(e: unknown): number | undefined {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A maker of fresh directories under os.tmpdir() named `<prefix>…`, all removed once the file's tests
+ * are done. Call it at a test file's top level (it registers the afterAll).
+ */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  });
+  return () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(d);
+    return d;
+  };
+}
