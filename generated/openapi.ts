@@ -199,6 +199,79 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/client_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a client token for one payment
+         * @description Mints a short-lived token that lets a merchant's own web page or mobile app follow ONE payment live
+         *     without a secret key (which never belongs in a browser or an app). The merchant's server calls this
+         *     route and hands `token` to its frontend, which then reads the payment's public view
+         *     (`PublicPaymentIntent`) with `GET /public/payments/{id}?client_token=...`, its stream
+         *     `GET /public/payments/{id}/events?client_token=...` (`EventSource`), or GraphQL (`paymentIntent(id)`
+         *     and the subscription `paymentIntentUpdated(id)`, with `Authorization: Bearer ct_test_...` over HTTP
+         *     or the `connection_init` payload `{"clientToken": "ct_test_..."}` over WebSocket).
+         *
+         *     - `token` (`ct_test_` followed by 32 base62 characters) is returned only in this response: the
+         *       gateway stores its SHA-256 hash and compares in constant time; no other response shows it.
+         *     - A token is bound to its payment, not to the key that minted it: it stays valid until
+         *       `expires_at` (`expires_in` seconds, 60 to 86400, default 3600, counted on the account's sandbox
+         *       clock: `POST /sandbox/clock/advance` brings expiry closer) or until `DELETE /client_tokens/{id}`.
+         *     - With a token, anything but the reads above is answered 403 `permission_denied`; an expired,
+         *       revoked, malformed or unknown token, or one used for another payment, 401 `authentication_failed`.
+         *       Token requests are limited per token (120 per minute, env `RATE_LIMIT_PER_MINUTE`) and answered to
+         *       browsers of any origin (CORS, env `CORS_ORIGINS`).
+         *
+         *     Not idempotent: each call mints another token. Errors: 404 `resource_not_found` for an intent that
+         *     is not one of the account's.
+         *
+         *     Permission: `payment_intents:read`.
+         */
+        post: operations["createClientToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client_tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Client token id: `ctok_` followed by 24 base62 characters. An unknown id, a token of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example ctok_Xq7vR2mKp9LwT4sB8nYc3dFh
+                 */
+                id: components["parameters"]["ClientTokenId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a client token
+         * @description Revokes the token at once: its next request (a new stream, a read, a GraphQL operation) is answered
+         *     401 `authentication_failed`. Streams already open run to their end.
+         *
+         *     Errors: 404 `resource_not_found` for a token that is not the account's, already revoked, or
+         *     expired more than a day ago (expired tokens are pruned).
+         *
+         *     Permission: `payment_intents:read`.
+         */
+        delete: operations["deleteClientToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment_methods": {
         parameters: {
             query?: never;
@@ -366,6 +439,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example pay_eUXbUg9VYwCJewNftSknGs1p
+                 */
+                id: components["parameters"]["PaymentIntentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a payment's public view with a client token
+         * @description The public view (`PublicPaymentIntent`: no customer, metadata, fee or key id) of the payment a
+         *     client token was minted for (`POST /client_tokens`), for a merchant's own web page or app. Answered
+         *     to browsers of any origin (CORS). Prefer the stream (`GET /public/payments/{id}/events`) to polling.
+         *
+         *     Errors: 400 `invalid_request` without `client_token`; 401 `authentication_failed` for an expired,
+         *     revoked, malformed or unknown token, or a token minted for another payment; 404
+         *     `resource_not_found` for a malformed id. Limited per token (120 per minute).
+         *
+         *     Public: no credentials (no API key); the `client_token` query parameter authenticates the request.
+         */
+        get: operations["getPublicPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/payments/{id}/events": {
         parameters: {
             query?: never;
@@ -380,14 +487,22 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Stream the changes of a page payment (public, server-sent events)
+         * Stream the changes of a page payment, or of any payment with a client token (public, server-sent events)
          * @description The same stream as `GET /payment_intents/{id}/events`, for payments made through a payment link or
          *     a checkout session, carrying the public view (`PublicPaymentIntent`: no customer, metadata, fee or
-         *     key id). Same `id:`, snapshot, `Last-Event-ID`, keep-alive (15 s) and closing rules.
+         *     key id). Same `id:`, snapshot, `Last-Event-ID`, keep-alive (15 s), closing and lifetime rules; 429
+         *     `rate_limit_exceeded` when the client IP already holds the most open streams (`SSE_MAX_STREAMS_PER_IP`).
          *
-         *     Errors: 404 `resource_not_found` for an unknown id and for payments not made on a page.
+         *     With `client_token` (minted by `POST /client_tokens` for this payment) any payment of the account can
+         *     be followed, from a merchant's own page (`new EventSource(url)`, any origin: CORS), and the
+         *     connection counts on the token's limit (120 per minute) instead of the client IP's. The token is
+         *     checked when the stream opens; a stream already open runs to its end.
          *
-         *     Public: no credentials, limited per client IP.
+         *     Errors: 401 `authentication_failed` for an expired, revoked, malformed or unknown `client_token`, or
+         *     one minted for another payment; 404 `resource_not_found` for an unknown id and, without a token, for
+         *     payments not made on a page.
+         *
+         *     Public: no credentials, limited per client IP (or per client token when one is given).
          */
         get: operations["streamPublicPaymentEvents"];
         put?: never;
@@ -1958,6 +2073,48 @@ export interface components {
              */
             deleted: true;
         };
+        /**
+         * @description The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only
+         *     here (the gateway keeps its SHA-256 hash).
+         */
+        ClientTokenWithSecret: {
+            /**
+             * @description Always `client_token`.
+             * @constant
+             */
+            object: "client_token";
+            /** @description Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it. */
+            id: string;
+            /** @description The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response. */
+            token: string;
+            /** @description Id of the one payment the token reads. */
+            payment_intent: string;
+            /**
+             * Format: date-time
+             * @description When the token stops working (creation + `expires_in`, on the account's sandbox clock).
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description Creation time (account's sandbox clock).
+             */
+            created_at: string;
+        };
+        /** @description The answer to `DELETE /client_tokens/{id}`. */
+        DeletedClientToken: {
+            /** @description Id of the revoked token. */
+            id: string;
+            /**
+             * @description Always `client_token`.
+             * @constant
+             */
+            object: "client_token";
+            /**
+             * @description Always true.
+             * @constant
+             */
+            deleted: true;
+        };
         /** @description The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background. */
         TestEventQueued: {
             /**
@@ -2413,6 +2570,16 @@ export interface components {
             /** @description What the key may do, at least one permission, without duplicates (`write` implies `read`). */
             permissions: components["schemas"]["ApiKeyPermission"][];
         };
+        /** @description Body of `POST /client_tokens`. */
+        CreateClientTokenRequest: {
+            /** @description Id of one of the account's payment intents (`pay_...`); the token reads this payment only. */
+            payment_intent: string;
+            /**
+             * @description Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.
+             * @default 3600
+             */
+            expires_in: number;
+        };
         /** @description Body of `POST /payment_intents`. */
         CreatePaymentIntentRequest: {
             /**
@@ -2840,6 +3007,21 @@ export interface components {
          * @example key_r7g0Wy21HFguqDZagEc1f3qz
          */
         ApiKeyId: string;
+        /**
+         * @description Client token id: `ctok_` followed by 24 base62 characters. An unknown id, a token of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+         * @example ctok_Xq7vR2mKp9LwT4sB8nYc3dFh
+         */
+        ClientTokenId: string;
+        /**
+         * @description The client token (`ct_test_...`) minted for this payment by `POST /client_tokens`. In the query string because `EventSource` cannot send headers; the gateway never writes it to the request log or to its logs.
+         * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
+         */
+        ClientTokenQuery: string;
+        /**
+         * @description A client token (`ct_test_...`, `POST /client_tokens`) minted for this payment: then any payment of the account can be followed, not only page payments, and the connection counts on the token's limit. An expired, revoked, malformed or unknown token, or one minted for another payment: 401 `authentication_failed`.
+         * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
+         */
+        ClientTokenOptionalQuery: string;
         /**
          * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
          * @example pay_eUXbUg9VYwCJewNftSknGs1p
@@ -3325,6 +3507,101 @@ export interface operations {
             503: components["responses"]["Maintenance"];
         };
     };
+    createClientToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_intent": "pay_eUXbUg9VYwCJewNftSknGs1p",
+                 *       "expires_in": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateClientTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The new token, with its secret `token` (shown once). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "client_token",
+                     *       "id": "ctok_Xq7vR2mKp9LwT4sB8nYc3dFh",
+                     *       "token": "ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2",
+                     *       "payment_intent": "pay_eUXbUg9VYwCJewNftSknGs1p",
+                     *       "expires_at": "2026-11-21T10:15:00.000Z",
+                     *       "created_at": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientTokenWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    deleteClientToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Client token id: `ctok_` followed by 24 base62 characters. An unknown id, a token of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example ctok_Xq7vR2mKp9LwT4sB8nYc3dFh
+                 */
+                id: components["parameters"]["ClientTokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token is revoked. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ctok_Xq7vR2mKp9LwT4sB8nYc3dFh",
+                     *       "object": "client_token",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedClientToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
     listPaymentMethods: {
         parameters: {
             query?: never;
@@ -3652,9 +3929,73 @@ export interface operations {
             503: components["responses"]["Maintenance"];
         };
     };
+    getPublicPayment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The client token (`ct_test_...`) minted for this payment by `POST /client_tokens`. In the query string because `EventSource` cannot send headers; the gateway never writes it to the request log or to its logs.
+                 * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
+                 */
+                client_token: components["parameters"]["ClientTokenQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Payment intent id: `pay_` followed by 24 base62 characters. An unknown id, (on authenticated routes) an intent of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example pay_eUXbUg9VYwCJewNftSknGs1p
+                 */
+                id: components["parameters"]["PaymentIntentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment's public view. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "pay_eUXbUg9VYwCJewNftSknGs1p",
+                     *       "object": "payment_intent",
+                     *       "amount": 15000,
+                     *       "currency": "AOA",
+                     *       "payment_method": "multicaixa_express",
+                     *       "status": "SUCCEEDED",
+                     *       "failure_code": null,
+                     *       "reference": null,
+                     *       "amount_refunded": 0,
+                     *       "livemode": false,
+                     *       "created_at": "2026-11-21T10:00:00.000Z",
+                     *       "updated_at": "2026-11-21T10:00:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicPaymentIntent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
     streamPublicPaymentEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description A client token (`ct_test_...`, `POST /client_tokens`) minted for this payment: then any payment of the account can be followed, not only page payments, and the connection counts on the token's limit. An expired, revoked, malformed or unknown token, or one minted for another payment: 401 `authentication_failed`.
+                 * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
+                 */
+                client_token?: components["parameters"]["ClientTokenOptionalQuery"];
+            };
             header?: {
                 /**
                  * @description On reconnection, the id of the last event received; after the snapshot only later events are sent.
@@ -3696,6 +4037,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

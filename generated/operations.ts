@@ -256,6 +256,62 @@ const operationData = {
       ]
     }
   },
+  "createClientToken": {
+    "operationId": "createClientToken",
+    "method": "POST",
+    "path": "/client_tokens",
+    "expressPath": "/client_tokens",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "payment_intents:read",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "createClientToken_body",
+      "responses": {
+        "201": "createClientToken_201",
+        "400": "createClientToken_400",
+        "401": "createClientToken_401",
+        "403": "createClientToken_403",
+        "404": "createClientToken_404",
+        "413": "createClientToken_413",
+        "429": "createClientToken_429",
+        "500": "createClientToken_500",
+        "503": "createClientToken_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "201": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "createPaymentIntent": {
     "operationId": "createPaymentIntent",
     "method": "POST",
@@ -739,6 +795,54 @@ const operationData = {
       ]
     }
   },
+  "deleteClientToken": {
+    "operationId": "deleteClientToken",
+    "method": "DELETE",
+    "path": "/client_tokens/{id}",
+    "expressPath": "/client_tokens/:id",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "payment_intents:read",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "deleteClientToken_params",
+      "responses": {
+        "200": "deleteClientToken_200",
+        "401": "deleteClientToken_401",
+        "403": "deleteClientToken_403",
+        "404": "deleteClientToken_404",
+        "429": "deleteClientToken_429",
+        "500": "deleteClientToken_500",
+        "503": "deleteClientToken_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "deleteWebhookEndpoint": {
     "operationId": "deleteWebhookEndpoint",
     "method": "DELETE",
@@ -1166,6 +1270,55 @@ const operationData = {
     "errorCodes": {},
     "responseContentTypes": {
       "200": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "getPublicPayment": {
+    "operationId": "getPublicPayment",
+    "method": "GET",
+    "path": "/public/payments/{id}",
+    "expressPath": "/public/payments/:id",
+    "basePath": "/v1",
+    "public": true,
+    "permission": null,
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "getPublicPayment_params",
+      "query": "getPublicPayment_query",
+      "responses": {
+        "200": "getPublicPayment_200",
+        "400": "getPublicPayment_400",
+        "401": "getPublicPayment_401",
+        "404": "getPublicPayment_404",
+        "429": "getPublicPayment_429",
+        "500": "getPublicPayment_500",
+        "503": "getPublicPayment_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
         "application/json"
       ],
       "404": [
@@ -2072,9 +2225,11 @@ const operationData = {
     "bodyRequired": false,
     "validators": {
       "params": "streamPublicPaymentEvents_params",
+      "query": "streamPublicPaymentEvents_query",
       "headers": "streamPublicPaymentEvents_headers",
       "responses": {
         "400": "streamPublicPaymentEvents_400",
+        "401": "streamPublicPaymentEvents_401",
         "404": "streamPublicPaymentEvents_404",
         "429": "streamPublicPaymentEvents_429",
         "500": "streamPublicPaymentEvents_500",
@@ -2087,6 +2242,9 @@ const operationData = {
         "text/event-stream"
       ],
       "400": [
+        "application/json"
+      ],
+      "401": [
         "application/json"
       ],
       "404": [

@@ -32,7 +32,7 @@ export function randomBase62(length: number): string {
 }
 
 export type IdPrefix =
-  | 'acct' | 'pay' | 'rf' | 'plink' | 'cs' | 'whe' | 'evt' | 'qr' | 'whd' | 'key' | 'req' | 'tmr';
+  | 'acct' | 'pay' | 'rf' | 'plink' | 'cs' | 'whe' | 'evt' | 'qr' | 'whd' | 'key' | 'req' | 'tmr' | 'ctok';
 
 /** Public identifiers: prefix, underscore, 24 random base62 characters (contract decisions). */
 export function newId(prefix: IdPrefix): string {

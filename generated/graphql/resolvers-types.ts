@@ -687,6 +687,10 @@ export type Mutation = {
   createApiKey: ApiKey;
   /** Revokes a restricted key for good. Only the full secret key. */
   revokeApiKey: ApiKey;
+  /** Mints a client token for one payment (the service of `POST /client_tokens`). Needs `payment_intents:read`. */
+  createClientToken: ClientToken;
+  /** Revokes a client token at once (`DELETE /client_tokens/{id}`). Needs `payment_intents:read`. */
+  deleteClientToken: DeletedClientToken;
 };
 
 
@@ -777,6 +781,16 @@ export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
 };
 
+
+export type MutationCreateClientTokenArgs = {
+  input: CreateClientTokenInput;
+};
+
+
+export type MutationDeleteClientTokenArgs = {
+  id: Scalars['ID']['input'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -796,6 +810,43 @@ export type SubscriptionPaymentIntentUpdatedArgs = {
 
 export type SubscriptionEventsArgs = {
   types?: InputMaybe<Array<EventType>>;
+};
+
+/**
+ * A short-lived token that lets a merchant's own web page or app follow ONE payment without a secret key
+ * (the REST `POST /client_tokens`). With it, and nothing else: `paymentIntent(id)` and the subscription
+ * `paymentIntentUpdated(id)` of that payment, selecting only its public view (`id`, `amount`, `currency`,
+ * `paymentMethod`, `status`, `failureCode`, `reference`, `amountRefunded`, `livemode`, `createdAt`,
+ * `updatedAt`), over HTTP with `Authorization: Bearer ct_test_...` or over WebSocket with the
+ * `connection_init` payload `{"clientToken": "ct_test_..."}`. Any other field, root field or mutation:
+ * `permission_denied`; another payment's id, or an expired, revoked or unknown token:
+ * `authentication_failed`. The token's subscription completes once the payment is final.
+ */
+export type ClientToken = {
+  __typename?: 'ClientToken';
+  /** `ctok_...`: what the gateway's logs name the token by. */
+  id: Scalars['ID']['output'];
+  /** The secret (`ct_test_` + 32 base62 characters), shown only in `createClientToken`. */
+  token: Scalars['String']['output'];
+  /** The one payment the token reads. */
+  paymentIntentId: Scalars['ID']['output'];
+  /** Creation + `expiresIn`, on the account's sandbox clock. */
+  expiresAt: Scalars['DateTime']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/** The answer to `deleteClientToken`. */
+export type DeletedClientToken = {
+  __typename?: 'DeletedClientToken';
+  id: Scalars['ID']['output'];
+  deleted: Scalars['Boolean']['output'];
+};
+
+export type CreateClientTokenInput = {
+  /** Id of one of the account's payment intents (another id: `resource_not_found`). */
+  paymentIntent: Scalars['ID']['input'];
+  /** Lifetime in seconds, 60 to 86400; omitted = 3600. */
+  expiresIn?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -929,6 +980,9 @@ export type ResolversTypes = ResolversObject<{
   CreateApiKeyInput: CreateApiKeyInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ClientToken: ResolverTypeWrapper<ClientToken>;
+  DeletedClientToken: ResolverTypeWrapper<DeletedClientToken>;
+  CreateClientTokenInput: CreateClientTokenInput;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -979,6 +1033,9 @@ export type ResolversParentTypes = ResolversObject<{
   CreateApiKeyInput: CreateApiKeyInput;
   Mutation: Record<PropertyKey, never>;
   Subscription: Record<PropertyKey, never>;
+  ClientToken: ClientToken;
+  DeletedClientToken: DeletedClientToken;
+  CreateClientTokenInput: CreateClientTokenInput;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1251,11 +1308,26 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   advanceSandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType, RequireFields<MutationAdvanceSandboxClockArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  createClientToken?: Resolver<ResolversTypes['ClientToken'], ParentType, ContextType, RequireFields<MutationCreateClientTokenArgs, 'input'>>;
+  deleteClientToken?: Resolver<ResolversTypes['DeletedClientToken'], ParentType, ContextType, RequireFields<MutationDeleteClientTokenArgs, 'id'>>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentIntentUpdated?: SubscriptionResolver<ResolversTypes['PaymentIntentUpdate'], "paymentIntentUpdated", ParentType, ContextType, RequireFields<SubscriptionPaymentIntentUpdatedArgs, 'id'>>;
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
+}>;
+
+export type ClientTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ClientToken'] = ResolversParentTypes['ClientToken']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentIntentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type DeletedClientTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedClientToken'] = ResolversParentTypes['DeletedClientToken']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
@@ -1290,4 +1362,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  ClientToken?: ClientTokenResolvers<ContextType>;
+  DeletedClientToken?: DeletedClientTokenResolvers<ContextType>;
 }>;

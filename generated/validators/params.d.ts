@@ -15,6 +15,7 @@ export declare const createPublicCheckoutSessionPayment_params: Validator<operat
 export declare const createPublicPaymentLinkPayment_params: Validator<operations['createPublicPaymentLinkPayment']['parameters']['path']>;
 export declare const createRefund_headers: Validator<Record<string, unknown>>;
 export declare const deactivatePaymentLink_params: Validator<operations['deactivatePaymentLink']['parameters']['path']>;
+export declare const deleteClientToken_params: Validator<operations['deleteClientToken']['parameters']['path']>;
 export declare const deleteWebhookEndpoint_params: Validator<operations['deleteWebhookEndpoint']['parameters']['path']>;
 export declare const getCheckoutPage_params: Validator<operations['getCheckoutPage']['parameters']['path']>;
 export declare const getCheckoutSession_params: Validator<operations['getCheckoutSession']['parameters']['path']>;
@@ -23,6 +24,8 @@ export declare const getPaymentLink_params: Validator<operations['getPaymentLink
 export declare const getPaymentLinkPage_params: Validator<operations['getPaymentLinkPage']['parameters']['path']>;
 export declare const getPaymentLinkQr_params: Validator<operations['getPaymentLinkQr']['parameters']['path']>;
 export declare const getPublicCheckoutSession_params: Validator<operations['getPublicCheckoutSession']['parameters']['path']>;
+export declare const getPublicPayment_params: Validator<operations['getPublicPayment']['parameters']['path']>;
+export declare const getPublicPayment_query: Validator<NonNullable<operations['getPublicPayment']['parameters']['query']>>;
 export declare const getPublicPaymentLink_params: Validator<operations['getPublicPaymentLink']['parameters']['path']>;
 export declare const getRefund_params: Validator<operations['getRefund']['parameters']['path']>;
 export declare const listEvents_query: Validator<NonNullable<operations['listEvents']['parameters']['query']>>;
@@ -38,6 +41,7 @@ export declare const streamPaymentIntentEvents_headers: Validator<Record<string,
 export declare const streamPaymentIntentEvents_params: Validator<operations['streamPaymentIntentEvents']['parameters']['path']>;
 export declare const streamPublicPaymentEvents_headers: Validator<Record<string, unknown>>;
 export declare const streamPublicPaymentEvents_params: Validator<operations['streamPublicPaymentEvents']['parameters']['path']>;
+export declare const streamPublicPaymentEvents_query: Validator<NonNullable<operations['streamPublicPaymentEvents']['parameters']['query']>>;
 
 export type ParamValidatorName =
   | 'cancelPaymentIntent_params'
@@ -46,6 +50,7 @@ export type ParamValidatorName =
   | 'createPublicPaymentLinkPayment_params'
   | 'createRefund_headers'
   | 'deactivatePaymentLink_params'
+  | 'deleteClientToken_params'
   | 'deleteWebhookEndpoint_params'
   | 'getCheckoutPage_params'
   | 'getCheckoutSession_params'
@@ -54,6 +59,8 @@ export type ParamValidatorName =
   | 'getPaymentLinkPage_params'
   | 'getPaymentLinkQr_params'
   | 'getPublicCheckoutSession_params'
+  | 'getPublicPayment_params'
+  | 'getPublicPayment_query'
   | 'getPublicPaymentLink_params'
   | 'getRefund_params'
   | 'listEvents_query'
@@ -68,7 +75,8 @@ export type ParamValidatorName =
   | 'streamPaymentIntentEvents_headers'
   | 'streamPaymentIntentEvents_params'
   | 'streamPublicPaymentEvents_headers'
-  | 'streamPublicPaymentEvents_params';
+  | 'streamPublicPaymentEvents_params'
+  | 'streamPublicPaymentEvents_query';
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
@@ -78,6 +86,7 @@ export declare const validators: {
   readonly createPublicPaymentLinkPayment_params: typeof createPublicPaymentLinkPayment_params;
   readonly createRefund_headers: typeof createRefund_headers;
   readonly deactivatePaymentLink_params: typeof deactivatePaymentLink_params;
+  readonly deleteClientToken_params: typeof deleteClientToken_params;
   readonly deleteWebhookEndpoint_params: typeof deleteWebhookEndpoint_params;
   readonly getCheckoutPage_params: typeof getCheckoutPage_params;
   readonly getCheckoutSession_params: typeof getCheckoutSession_params;
@@ -86,6 +95,8 @@ export declare const validators: {
   readonly getPaymentLinkPage_params: typeof getPaymentLinkPage_params;
   readonly getPaymentLinkQr_params: typeof getPaymentLinkQr_params;
   readonly getPublicCheckoutSession_params: typeof getPublicCheckoutSession_params;
+  readonly getPublicPayment_params: typeof getPublicPayment_params;
+  readonly getPublicPayment_query: typeof getPublicPayment_query;
   readonly getPublicPaymentLink_params: typeof getPublicPaymentLink_params;
   readonly getRefund_params: typeof getRefund_params;
   readonly listEvents_query: typeof listEvents_query;
@@ -101,6 +112,7 @@ export declare const validators: {
   readonly streamPaymentIntentEvents_params: typeof streamPaymentIntentEvents_params;
   readonly streamPublicPaymentEvents_headers: typeof streamPublicPaymentEvents_headers;
   readonly streamPublicPaymentEvents_params: typeof streamPublicPaymentEvents_params;
+  readonly streamPublicPaymentEvents_query: typeof streamPublicPaymentEvents_query;
 };
 
 // Keeps both type imports used whatever the contract contains.

@@ -421,9 +421,9 @@ return errors === 0;
 }
 validate57.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const deleteWebhookEndpoint_params = validate58;
-const schema25 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern7 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
+export const deleteClientToken_params = validate58;
+const schema25 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ctok_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern7 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -471,7 +471,7 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+validate58.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -489,8 +489,9 @@ return errors === 0;
 }
 validate58.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getCheckoutPage_params = validate59;
-const schema26 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const deleteWebhookEndpoint_params = validate59;
+const schema26 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern8 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -537,8 +538,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern8.test(data0)){
+validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -556,7 +557,7 @@ return errors === 0;
 }
 validate59.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getCheckoutSession_params = validate60;
+export const getCheckoutPage_params = validate60;
 const schema27 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -623,8 +624,8 @@ return errors === 0;
 }
 validate60.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentIntent_params = validate61;
-const schema28 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getCheckoutSession_params = validate61;
+const schema28 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -671,8 +672,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern4.test(data0)){
+validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -690,8 +691,8 @@ return errors === 0;
 }
 validate61.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentLink_params = validate62;
-const schema29 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPaymentIntent_params = validate62;
+const schema29 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -738,8 +739,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern3.test(data0)){
+validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -757,8 +758,8 @@ return errors === 0;
 }
 validate62.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentLinkPage_params = validate63;
-const schema30 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+export const getPaymentLink_params = validate63;
+const schema30 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -773,75 +774,8 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.code === undefined) && (missing0 = "code")){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.code !== undefined){
-let data0 = data.code;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate63.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["code"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate63.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate63.errors = vErrors;
-return errors === 0;
-}
-validate63.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
-
-export const getPaymentLinkQr_params = validate64;
-const schema31 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate64.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -859,7 +793,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -873,7 +807,74 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern6.test(data0)){
-validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getPaymentLinkPage_params = validate64;
+const schema31 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.code === undefined) && (missing0 = "code")){
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["code"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate64.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
 return false;
 }
 }
@@ -889,10 +890,10 @@ return false;
 validate64.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_params = validate65;
-const schema32 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPaymentLinkQr_params = validate65;
+const schema32 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -939,8 +940,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern6.test(data0)){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -958,8 +959,8 @@ return errors === 0;
 }
 validate65.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPaymentLink_params = validate66;
-const schema33 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+export const getPublicCheckoutSession_params = validate66;
+const schema33 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -974,13 +975,13 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.code === undefined) && (missing0 = "code")){
+if((data.id === undefined) && (missing0 = "id")){
 validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.code !== undefined){
-let data0 = data.code;
+if(data.id !== undefined){
+let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -993,21 +994,21 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["code"] = coerced0;
+data["id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+if(!pattern4.test(data0)){
+validate66.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1023,11 +1024,10 @@ return false;
 validate66.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getRefund_params = validate67;
-const schema34 = {"type":"object","properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern16 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+export const getPublicPayment_params = validate67;
+const schema34 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1074,8 +1074,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern3.test(data0)){
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1093,8 +1093,8 @@ return errors === 0;
 }
 validate67.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_query = validate68;
-const schema35 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+export const getPublicPayment_query = validate68;
+const schema35 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}},"required":["client_token"]};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1108,41 +1108,43 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.limit === undefined){
-data.limit = 20;
+let missing0;
+if((data.client_token === undefined) && (missing0 = "client_token")){
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
 }
-let data0 = data.limit;
+else {
+if(data.client_token !== undefined){
+let data0 = data.client_token;
 const _errs1 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
 }
 else {
-validate68.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate68.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["limit"] = coerced0;
+data["client_token"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100 || isNaN(data0)){
-validate68.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+if(typeof data0 === "string"){
+if(func1(data0) > 256){
+validate68.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
-else {
-if(data0 < 1 || isNaN(data0)){
-validate68.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
 }
 }
 }
@@ -1156,15 +1158,150 @@ return false;
 validate68.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_query = validate69;
-const schema36 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+export const getPublicPaymentLink_params = validate69;
+const schema36 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate69.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.code === undefined) && (missing0 = "code")){
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate69.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["code"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate69.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+validate69.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getRefund_params = validate70;
+const schema37 = {"type":"object","properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern18 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate70.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern18.test(data0)){
+validate70.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listEvents_query = validate71;
+const schema38 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1187,7 +1324,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate69.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1201,12 +1338,12 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate69.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate71.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate69.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1214,24 +1351,89 @@ return false;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_query = validate70;
-const schema37 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
-const schema38 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+export const listLogs_query = validate72;
+const schema39 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+let data0 = data.limit;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100 || isNaN(data0)){
+validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listPaymentIntents_query = validate73;
+const schema40 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
+const schema41 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1249,7 +1451,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1261,19 +1463,19 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-validate71.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
+validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate71.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1296,7 +1498,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1310,12 +1512,12 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 500 || isNaN(data0)){
-validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
+validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate70.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1337,7 +1539,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1351,12 +1553,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 128){
-validate70.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate70.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -1370,81 +1572,14 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
-if(!(validate71(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate74(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
-}
-}
-}
-}
-else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-validate70.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
-
-export const listWebhookDeliveries_params = validate73;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate73.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
 }
 }
 }
@@ -1457,236 +1592,10 @@ return false;
 validate73.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-export const paymentEvent_headers = validate74;
-const schema40 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
-const pattern18 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const pattern19 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate74.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data["service-event-id"] !== undefined){
-let data0 = data["service-event-id"];
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate74.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["service-event-id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern18.test(data0)){
-validate74.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data["service-signature"] !== undefined){
-let data1 = data["service-signature"];
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-validate74.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["service-signature"] = coerced1;
-}
-}
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(!pattern19.test(data1)){
-validate74.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate74.errors = vErrors;
-return errors === 0;
-}
-validate74.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
-
-export const retryWebhookDelivery_params = validate75;
-const schema41 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
-const pattern20 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate75.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.delivery_id === undefined) && (missing0 = "delivery_id")) || ((data.id === undefined) && (missing0 = "id"))){
-validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.delivery_id !== undefined){
-let data0 = data.delivery_id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate75.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["delivery_id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
-validate75.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["id"] = coerced1;
-}
-}
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
-validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-validate75.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const revokeApiKey_params = validate76;
-const schema42 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern22 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
+export const listWebhookDeliveries_params = validate76;
+const schema42 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1733,8 +1642,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
-validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern8.test(data0)){
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1752,8 +1661,10 @@ return errors === 0;
 }
 validate76.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_params = validate77;
-const schema43 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const paymentEvent_headers = validate77;
+const schema43 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
+const pattern20 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+const pattern21 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1768,13 +1679,13 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.id === undefined) && (missing0 = "id")){
+if(((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))){
 validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.id !== undefined){
-let data0 = data.id;
+if(data["service-event-id"] !== undefined){
+let data0 = data["service-event-id"];
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -1787,24 +1698,68 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["id"] = coerced0;
+data["service-event-id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
-validate77.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern20.test(data0)){
+validate77.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["service-signature"] !== undefined){
+let data1 = data["service-signature"];
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate77.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["service-signature"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!pattern21.test(data1)){
+validate77.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -1817,10 +1772,11 @@ return false;
 validate77.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
 
-export const sendTestWebhook_params = validate78;
-const schema44 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const retryWebhookDelivery_params = validate78;
+const schema44 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
+const pattern22 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1835,8 +1791,120 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.id === undefined) && (missing0 = "id")){
+if(((data.delivery_id === undefined) && (missing0 = "delivery_id")) || ((data.id === undefined) && (missing0 = "id"))){
 validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.delivery_id !== undefined){
+let data0 = data.delivery_id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate78.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["delivery_id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern22.test(data0)){
+validate78.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["id"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(!pattern8.test(data1)){
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const revokeApiKey_params = validate79;
+const schema45 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern24 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate79.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1854,7 +1922,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1867,70 +1935,10 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern7.test(data0)){
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern24.test(data0)){
+validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
-}
-}
-}
-}
-}
-else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const streamPaymentIntentEvents_headers = validate79;
-const schema45 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["last-event-id"] !== undefined){
-let data0 = data["last-event-id"];
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["last-event-id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 128){
-validate79.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
 }
 }
 }
@@ -1944,10 +1952,10 @@ return false;
 validate79.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPaymentIntentEvents_params = validate80;
-const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const rotateWebhookSecret_params = validate80;
+const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1994,8 +2002,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern8.test(data0)){
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2013,13 +2021,80 @@ return errors === 0;
 }
 validate80.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_headers = validate81;
-const schema47 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+export const sendTestWebhook_params = validate81;
+const schema47 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate81.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPaymentIntentEvents_headers = validate82;
+const schema48 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2042,7 +2117,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2056,7 +2131,7 @@ data["last-event-id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 128){
-validate81.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate82.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 }
@@ -2064,22 +2139,22 @@ return false;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_params = validate82;
-const schema48 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const streamPaymentIntentEvents_params = validate83;
+const schema49 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2090,7 +2165,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2108,7 +2183,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2122,7 +2197,7 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2131,14 +2206,201 @@ return false;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_headers = validate84;
+const schema50 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["last-event-id"] !== undefined){
+let data0 = data["last-event-id"];
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["last-event-id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 128){
+validate84.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_params = validate85;
+const schema51 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_query = validate86;
+const schema52 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.client_token !== undefined){
+let data0 = data.client_token;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate86.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["client_token"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 256){
+validate86.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
 
 
 
@@ -2150,6 +2412,7 @@ export const validators = Object.freeze({
   createPublicPaymentLinkPayment_params,
   createRefund_headers,
   deactivatePaymentLink_params,
+  deleteClientToken_params,
   deleteWebhookEndpoint_params,
   getCheckoutPage_params,
   getCheckoutSession_params,
@@ -2158,6 +2421,8 @@ export const validators = Object.freeze({
   getPaymentLinkPage_params,
   getPaymentLinkQr_params,
   getPublicCheckoutSession_params,
+  getPublicPayment_params,
+  getPublicPayment_query,
   getPublicPaymentLink_params,
   getRefund_params,
   listEvents_query,
@@ -2173,4 +2438,5 @@ export const validators = Object.freeze({
   streamPaymentIntentEvents_params,
   streamPublicPaymentEvents_headers,
   streamPublicPaymentEvents_params,
+  streamPublicPaymentEvents_query,
 });

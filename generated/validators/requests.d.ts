@@ -12,6 +12,7 @@ export interface Validator<T = unknown> {
 export declare const advanceSandboxClock_body: Validator<components['schemas']['AdvanceSandboxClockRequest']>;
 export declare const createApiKey_body: Validator<components['schemas']['CreateApiKeyRequest']>;
 export declare const createCheckoutSession_body: Validator<components['schemas']['CreateCheckoutSessionRequest']>;
+export declare const createClientToken_body: Validator<components['schemas']['CreateClientTokenRequest']>;
 export declare const createPaymentIntent_body: Validator<components['schemas']['CreatePaymentIntentRequest']>;
 export declare const createPaymentLink_body: Validator<components['schemas']['CreatePaymentLinkRequest']>;
 export declare const createPublicCheckoutSessionPayment_body: Validator<components['schemas']['CreatePublicPaymentRequest']>;
@@ -27,6 +28,7 @@ export type RequestValidatorName =
   | 'advanceSandboxClock_body'
   | 'createApiKey_body'
   | 'createCheckoutSession_body'
+  | 'createClientToken_body'
   | 'createPaymentIntent_body'
   | 'createPaymentLink_body'
   | 'createPublicCheckoutSessionPayment_body'
@@ -43,6 +45,7 @@ export declare const validators: {
   readonly advanceSandboxClock_body: typeof advanceSandboxClock_body;
   readonly createApiKey_body: typeof createApiKey_body;
   readonly createCheckoutSession_body: typeof createCheckoutSession_body;
+  readonly createClientToken_body: typeof createClientToken_body;
   readonly createPaymentIntent_body: typeof createPaymentIntent_body;
   readonly createPaymentLink_body: typeof createPaymentLink_body;
   readonly createPublicCheckoutSessionPayment_body: typeof createPublicCheckoutSessionPayment_body;

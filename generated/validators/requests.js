@@ -451,16 +451,114 @@ return errors === 0;
 }
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPaymentIntent_body = validate59;
-const schema24 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","description":"Body of `POST /payment_intents`.","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","description":"Amount to charge in whole AOA (no decimals). At least 100 and at most the method's\n`max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.\nA non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","description":"Must be `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"How the customer pays; a `coming_soon` code is 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it.","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"Your key/value pairs, returned on the intent and in its events (limits in `Metadata`)."}}};
-const schema25 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+export const createClientToken_body = validate59;
+const schema24 = {"$id":"urn:payment-gateway:schema:CreateClientTokenRequest","type":"object","description":"Body of `POST /client_tokens`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","description":"Id of one of the account's payment intents (`pay_...`); the token reads this payment only.","minLength":1,"maxLength":64},"expires_in":{"type":"integer","description":"Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.","minimum":60,"maximum":86400,"default":3600}}};
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:CreateClientTokenRequest" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.payment_intent === undefined) && (missing0 = "payment_intent")){
+validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "payment_intent") || (key0 === "expires_in"))){
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.payment_intent !== undefined){
+let data0 = data.payment_intent;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+validate59.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate59.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate59.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.expires_in !== undefined){
+let data1 = data.expires_in;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate59.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 86400 || isNaN(data1)){
+validate59.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400},message:"must be <= 86400"}];
+return false;
+}
+else {
+if(data1 < 60 || isNaN(data1)){
+validate59.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createPaymentIntent_body = validate60;
+const schema25 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","description":"Body of `POST /payment_intents`.","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","description":"Amount to charge in whole AOA (no decimals). At least 100 and at most the method's\n`max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.\nA non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","description":"Must be `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"How the customer pays; a `coming_soon` code is 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it.","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"Your key/value pairs, returned on the intent and in its events (limits in `Metadata`)."}}};
+const schema26 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern3 = new RegExp("^9[0-9]{8}$", "u");
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Customer" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -471,14 +569,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.mobile === undefined) && (missing0 = "mobile")){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "mobile")){
-validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate62.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -490,12 +588,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern3.test(data0)){
-validate61.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/pattern",keyword:"pattern",params:{pattern: "^9[0-9]{8}$"},message:"must match pattern \""+"^9[0-9]{8}$"+"\""}];
+validate62.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/pattern",keyword:"pattern",params:{pattern: "^9[0-9]{8}$"},message:"must match pattern \""+"^9[0-9]{8}$"+"\""}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate62.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -504,22 +602,22 @@ return false;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema26 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500}};
+const schema27 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500}};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Metadata" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -529,7 +627,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length > 50){
-validate63.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
+validate64.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"}];
 return false;
 }
 else {
@@ -557,7 +655,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return false;
 break;
 }
@@ -569,12 +667,12 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(typeof data0 === "string"){
 if(func1(data0) > 500){
-validate63.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
+validate64.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"}];
 return false;
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate64.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -587,21 +685,21 @@ break;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePaymentIntentRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -612,14 +710,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.amount === undefined) && (missing0 = "amount")) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.payment_method === undefined) && (missing0 = "payment_method"))){
-validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "amount") || (key0 === "currency")) || (key0 === "payment_method")) || (key0 === "customer")) || (key0 === "merchant_reference")) || (key0 === "metadata"))){
-validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -629,18 +727,18 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate59.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate60.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 50000000 || isNaN(data0)){
-validate59.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+validate60.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
 return false;
 }
 else {
 if(data0 < 100 || isNaN(data0)){
-validate59.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
+validate60.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
 }
@@ -656,11 +754,11 @@ if(data.currency !== undefined){
 let data1 = data.currency;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate59.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("AOA" !== data1){
-validate59.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
+validate60.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -683,8 +781,8 @@ var valid0 = true;
 if(valid0){
 if(data.customer !== undefined){
 const _errs7 = errors;
-if(!(validate61(data.customer, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data.customer, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -699,18 +797,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func1(data4) > 64){
-validate59.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate60.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data4) < 1){
-validate59.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate60.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate59.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -722,8 +820,8 @@ var valid0 = true;
 if(valid0){
 if(data.metadata !== undefined){
 const _errs10 = errors;
-if(!(validate63(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -740,23 +838,23 @@ var valid0 = true;
 }
 }
 else {
-validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPaymentLink_body = validate65;
-const schema27 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","description":"Body of `POST /payment_links`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","description":"Text shown on the payment page, at most 140 characters.","maxLength":140},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
+export const createPaymentLink_body = validate66;
+const schema28 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","description":"Body of `POST /payment_links`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","description":"Text shown on the payment page, at most 140 characters.","maxLength":140},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePaymentLinkRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -767,14 +865,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.amount === undefined) && (missing0 = "amount")){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "amount") || (key0 === "description")) || (key0 === "methods"))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -784,13 +882,13 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate65.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate66.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate65.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate66.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -807,12 +905,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 140){
-validate65.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"}];
+validate66.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -828,7 +926,7 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
 if(data2.length < 1){
-validate65.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate66.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -853,7 +951,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data2[i1], data2[j0])){
-validate65.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate66.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
 }
@@ -864,7 +962,7 @@ break outer0;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate66.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -879,23 +977,23 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPublicCheckoutSessionPayment_body = validate67;
-const schema28 = {"$id":"urn:payment-gateway:schema:CreatePublicPaymentRequest","type":"object","description":"Body of the public payment routes behind the payment-link and checkout pages.","additionalProperties":false,"required":["payment_method"],"properties":{"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"One of the methods the link or session offers; another active method → 400 `invalid_request`, a `coming_soon` one → 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."}}};
+export const createPublicCheckoutSessionPayment_body = validate68;
+const schema29 = {"$id":"urn:payment-gateway:schema:CreatePublicPaymentRequest","type":"object","description":"Body of the public payment routes behind the payment-link and checkout pages.","additionalProperties":false,"required":["payment_method"],"properties":{"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"One of the methods the link or session offers; another active method → 400 `invalid_request`, a `coming_soon` one → 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePublicPaymentRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -906,14 +1004,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.payment_method === undefined) && (missing0 = "payment_method")){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "payment_method") || (key0 === "customer"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -933,8 +1031,8 @@ var valid0 = true;
 if(valid0){
 if(data.customer !== undefined){
 const _errs3 = errors;
-if(!(validate61(data.customer, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data.customer, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -947,23 +1045,23 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createQrCode_body = validate70;
-const schema29 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount of a new link to create (with every active method), in whole AOA."},"description":{"type":"string","maxLength":140,"description":"Text of the new link's page (only with `amount`), at most 140 characters."},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
+export const createQrCode_body = validate71;
+const schema30 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount of a new link to create (with every active method), in whole AOA."},"description":{"type":"string","maxLength":140,"description":"Text of the new link's page (only with `amount`), at most 140 characters."},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateQrCodeRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -987,7 +1085,7 @@ errors++;
 }
 var valid0 = _errs2 === errors;
 if(valid0){
-validate70.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate71.errors = [{instancePath,schemaPath:"#/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -1004,14 +1102,14 @@ vErrors = null;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-validate70.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
 return false;
 }
 else {
 const _errs3 = errors;
 for(const key0 in data){
 if(!(((key0 === "amount") || (key0 === "description")) || (key0 === "payment_link"))){
-validate70.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1021,13 +1119,13 @@ if(data.amount !== undefined){
 let data0 = data.amount;
 const _errs4 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate70.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate71.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
-validate70.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate71.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1044,12 +1142,12 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data1 === "string"){
 if(func1(data1) > 140){
-validate70.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"}];
+validate71.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"}];
 return false;
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1065,18 +1163,18 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data2 === "string"){
 if(func1(data2) > 64){
-validate70.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate71.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate70.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate71.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate70.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate71.errors = [{instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1088,105 +1186,13 @@ var valid1 = true;
 if(valid1){
 let missing1;
 if(data.description !== undefined && ((data.amount === undefined) && (missing1 = "amount"))){
-validate70.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "description",
+validate71.errors = [{instancePath,schemaPath:"#/dependentRequired",keyword:"dependentRequired",params:{property: "description",
     missingProperty: missing1,
     depsCount: 1,
     deps: "amount"},message:"must have property amount when property description is present"}];
 return false;
 }
 }
-}
-}
-}
-}
-}
-else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const createRefund_body = validate71;
-const schema30 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","description":"Body of `POST /refunds`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`."},"amount":{"type":"integer","minimum":1,"description":"Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains."}}};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:CreateRefundRequest" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.payment_intent === undefined) && (missing0 = "payment_intent")){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((key0 === "payment_intent") || (key0 === "amount"))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.payment_intent !== undefined){
-let data0 = data.payment_intent;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(func1(data0) > 128){
-validate71.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
-return false;
-}
-else {
-if(func1(data0) < 1){
-validate71.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate71.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.amount !== undefined){
-let data1 = data.amount;
-const _errs4 = errors;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate71.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-if(errors === _errs4){
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 1 || isNaN(data1)){
-validate71.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -1202,12 +1208,11 @@ return errors === 0;
 }
 validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createSandboxAccount_body = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CreateSandboxAccountRequest","type":"object","description":"Optional body of `POST /sandbox/accounts`; every field is optional.","additionalProperties":false,"properties":{"name":{"type":"string","description":"Account name, 1 to 80 characters (leading and trailing spaces removed); `Sandbox account` when omitted.","minLength":1,"maxLength":80},"email":{"type":"string","description":"Contact email (email format, at most 254 characters); omitted = null.","format":"email","maxLength":254}}};
-const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const createRefund_body = validate72;
+const schema31 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","description":"Body of `POST /refunds`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`."},"amount":{"type":"integer","minimum":1,"description":"Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains."}}};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:CreateSandboxAccountRequest" */;
+/*# sourceURL="urn:payment-gateway:schema:CreateRefundRequest" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate72.evaluated;
@@ -1219,10 +1224,103 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.payment_intent === undefined) && (missing0 = "payment_intent")){
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "payment_intent") || (key0 === "amount"))){
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.payment_intent !== undefined){
+let data0 = data.payment_intent;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 128){
+validate72.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate72.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate72.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data1 = data.amount;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate72.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate72.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createSandboxAccount_body = validate73;
+const schema32 = {"$id":"urn:payment-gateway:schema:CreateSandboxAccountRequest","type":"object","description":"Optional body of `POST /sandbox/accounts`; every field is optional.","additionalProperties":false,"properties":{"name":{"type":"string","description":"Account name, 1 to 80 characters (leading and trailing spaces removed); `Sandbox account` when omitted.","minLength":1,"maxLength":80},"email":{"type":"string","description":"Contact email (email format, at most 254 characters); omitted = null.","format":"email","maxLength":254}}};
+const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:CreateSandboxAccountRequest" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "name") || (key0 === "email"))){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1234,18 +1332,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 80){
-validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 else {
 if(func1(data0) < 1){
-validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1262,18 +1360,18 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(func1(data1) > 254){
-validate72.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
+validate73.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"}];
 return false;
 }
 else {
 if(!(formats4.test(data1))){
-validate72.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
+validate73.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
 return false;
 }
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1287,26 +1385,26 @@ var valid0 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createWebhookEndpoint_body = validate73;
-const schema32 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","description":"Body of `POST /webhook_endpoints`.","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration."},"events":{"type":"array","description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","description":"A name to recognise the endpoint by, 1 to 80 characters.","minLength":1,"maxLength":80},"description":{"type":"string","description":"Free text, at most 200 characters.","maxLength":200}}};
+export const createWebhookEndpoint_body = validate74;
+const schema33 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","description":"Body of `POST /webhook_endpoints`.","additionalProperties":false,"required":["url"],"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration."},"events":{"type":"array","description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","description":"A name to recognise the endpoint by, 1 to 80 characters.","minLength":1,"maxLength":80},"description":{"type":"string","description":"Free text, at most 200 characters.","maxLength":200}}};
 const pattern4 = new RegExp("^https?://", "u");
-const schema33 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
-const schema34 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+const schema34 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
+const schema35 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1314,24 +1412,24 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((((data === "payment.created") || (data === "payment.succeeded")) || (data === "payment.failed")) || (data === "payment.unknown")) || (data === "payment.reconciled")) || (data === "payment.expired")) || (data === "payment.cancelled")) || (data === "reference.paid")) || (data === "refund.succeeded")) || (data === "checkout.session.completed")) || (data === "test.ping"))){
-validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema34.enum},message:"must be equal to one of the allowed values"}];
+validate76.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate75.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEventFilter" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1342,8 +1440,8 @@ const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -1392,7 +1490,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return false;
 }
 else {
@@ -1406,17 +1504,17 @@ vErrors = null;
 }
 }
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateWebhookEndpointRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1427,14 +1525,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.url === undefined) && (missing0 = "url")){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "url") || (key0 === "events")) || (key0 === "name")) || (key0 === "description"))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1447,24 +1545,24 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 2048){
-validate73.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
 return false;
 }
 else {
 if(!pattern4.test(data0)){
-validate73.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
+validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\""}];
 return false;
 }
 else {
 if(!(formats0(data0))){
-validate73.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1481,7 +1579,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length < 1){
-validate73.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate74.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -1489,8 +1587,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate74(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data1[i0], {instancePath:instancePath+"/events/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -1506,7 +1604,7 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data1[i1], data1[j0])){
-validate73.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
+validate74.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
 }
@@ -1517,7 +1615,7 @@ break outer0;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate74.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1533,18 +1631,18 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(func1(data3) > 80){
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"}];
 return false;
 }
 else {
 if(func1(data3) < 1){
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1560,12 +1658,12 @@ const _errs9 = errors;
 if(errors === _errs9){
 if(typeof data4 === "string"){
 if(func1(data4) > 200){
-validate73.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
+validate74.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1581,31 +1679,31 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const paymentEvent_body = validate78;
-const schema35 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema36 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+export const paymentEvent_body = validate79;
+const schema36 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema37 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 const pattern5 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 const formats8 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema37 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
-const func28 = Object.prototype.hasOwnProperty;
+const schema38 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
+const func30 = Object.prototype.hasOwnProperty;
 const pattern6 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern9 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-const schema38 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
+const schema39 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:MethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1613,25 +1711,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "multicaixa_express") || (data === "multicaixa_reference"))){
-validate81.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
+validate82.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+const schema40 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1639,25 +1737,25 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-validate83.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
+validate84.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema40 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
+const schema41 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:FailureCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1665,27 +1763,27 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data !== "string"){
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "rejected_by_customer") || (data === "insufficient_funds")) || (data === "provider_unavailable"))){
-validate85.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"}];
+validate86.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
+const schema42 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern7 = new RegExp("^[0-9]{5}$", "u");
 const pattern8 = new RegExp("^[0-9]{9}$", "u");
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Reference" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1696,14 +1794,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.entity === undefined) && (missing0 = "entity")) || ((data.number === undefined) && (missing0 = "number"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "entity") || (key0 === "number")) || (key0 === "expires_at"))){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1715,12 +1813,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern7.test(data0)){
-validate88.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1736,12 +1834,12 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!pattern8.test(data1)){
-validate88.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1758,12 +1856,12 @@ if(errors === _errs6){
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(!(formats8.validate(data2))){
-validate88.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1779,21 +1877,21 @@ var valid0 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1804,14 +1902,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.payment_method === undefined) && (missing0 = "payment_method"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.failure_code === undefined) && (missing0 = "failure_code"))) || ((data.customer === undefined) && (missing0 = "customer"))) || ((data.merchant_reference === undefined) && (missing0 = "merchant_reference"))) || ((data.reference === undefined) && (missing0 = "reference"))) || ((data.amount_refunded === undefined) && (missing0 = "amount_refunded"))) || ((data.fee === undefined) && (missing0 = "fee"))) || ((data.fee_version === undefined) && (missing0 = "fee_version"))) || ((data.api_key_id === undefined) && (missing0 = "api_key_id"))) || ((data.metadata === undefined) && (missing0 = "metadata"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func28.call(schema37.properties, key0))){
-validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func30.call(schema38.properties, key0))){
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1823,12 +1921,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern6.test(data0)){
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1842,11 +1940,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment_intent" !== data1){
-validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"}];
+validate81.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -1859,13 +1957,13 @@ if(data.amount !== undefined){
 let data2 = data.amount;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate80.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 1 || isNaN(data2)){
-validate80.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate81.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1880,11 +1978,11 @@ if(data.currency !== undefined){
 let data3 = data.currency;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate80.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("AOA" !== data3){
-validate80.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
+validate81.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -1895,8 +1993,8 @@ var valid0 = true;
 if(valid0){
 if(data.payment_method !== undefined){
 const _errs10 = errors;
-if(!(validate81(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate82(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs10 === errors;
@@ -1907,8 +2005,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs11 = errors;
-if(!(validate83(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate84(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -1924,8 +2022,8 @@ const _errs13 = errors;
 let valid1 = false;
 let passing0 = null;
 const _errs14 = errors;
-if(!(validate85(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate86(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs14 === errors;
@@ -1964,7 +2062,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return false;
 }
 else {
@@ -1991,8 +2089,8 @@ const _errs18 = errors;
 let valid2 = false;
 let passing1 = null;
 const _errs19 = errors;
-if(!(validate61(data7, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data7, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs19 === errors;
@@ -2031,7 +2129,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return false;
 }
 else {
@@ -2055,13 +2153,13 @@ if(data.merchant_reference !== undefined){
 let data8 = data.merchant_reference;
 const _errs22 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate80.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema37.properties.merchant_reference.type},message:"must be string,null"}];
+validate81.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema38.properties.merchant_reference.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs22){
 if(typeof data8 === "string"){
 if(func1(data8) > 64){
-validate80.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate81.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
@@ -2079,8 +2177,8 @@ const _errs25 = errors;
 let valid3 = false;
 let passing2 = null;
 const _errs26 = errors;
-if(!(validate88(data9, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data9, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs26 === errors;
@@ -2119,7 +2217,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return false;
 }
 else {
@@ -2143,13 +2241,13 @@ if(data.amount_refunded !== undefined){
 let data10 = data.amount_refunded;
 const _errs29 = errors;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-validate80.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate81.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs29){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-validate80.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate81.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -2164,13 +2262,13 @@ if(data.fee !== undefined){
 let data11 = data.fee;
 const _errs31 = errors;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-validate80.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema37.properties.fee.type},message:"must be integer,null"}];
+validate81.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema38.properties.fee.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs31){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 1 || isNaN(data11)){
-validate80.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate81.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2185,13 +2283,13 @@ if(data.fee_version !== undefined){
 let data12 = data.fee_version;
 const _errs33 = errors;
 if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
-validate80.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema37.properties.fee_version.type},message:"must be integer,null"}];
+validate81.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema38.properties.fee_version.type},message:"must be integer,null"}];
 return false;
 }
 if(errors === _errs33){
 if((typeof data12 == "number") && (isFinite(data12))){
 if(data12 < 1 || isNaN(data12)){
-validate80.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate81.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2206,13 +2304,13 @@ if(data.api_key_id !== undefined){
 let data13 = data.api_key_id;
 const _errs35 = errors;
 if((typeof data13 !== "string") && (data13 !== null)){
-validate80.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema37.properties.api_key_id.type},message:"must be string,null"}];
+validate81.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema38.properties.api_key_id.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs35){
 if(typeof data13 === "string"){
 if(!pattern9.test(data13)){
-validate80.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2225,8 +2323,8 @@ var valid0 = true;
 if(valid0){
 if(data.metadata !== undefined){
 const _errs37 = errors;
-if(!(validate63(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs37 === errors;
@@ -2238,7 +2336,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs38 = errors;
 if(typeof data.livemode !== "boolean"){
-validate80.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate81.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs38 === errors;
@@ -2254,12 +2352,12 @@ if(errors === _errs40){
 if(errors === _errs40){
 if(typeof data16 === "string"){
 if(!(formats8.validate(data16))){
-validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2277,12 +2375,12 @@ if(errors === _errs42){
 if(errors === _errs42){
 if(typeof data17 === "string"){
 if(!(formats8.validate(data17))){
-validate80.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate81.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate81.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2313,6 +2411,154 @@ var valid0 = true;
 }
 }
 else {
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate80.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate80.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate80.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("payment.created" !== data2){
+validate80.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate80.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate80.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
 validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -2322,161 +2568,13 @@ return errors === 0;
 }
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema43 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-let data1 = data.object;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("event" !== data1){
-validate79.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate79.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("payment.created" !== data2){
-validate79.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs8 = errors;
-if(typeof data.livemode !== "boolean"){
-validate79.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
-validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema42 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
-
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2487,14 +2585,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2506,12 +2604,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate93.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2525,11 +2623,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate92.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2542,11 +2640,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.succeeded" !== data2){
-validate92.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"}];
+validate93.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2558,7 +2656,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate92.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate93.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2574,12 +2672,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate92.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate93.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2592,8 +2690,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -2610,22 +2708,22 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema43 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema44 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2636,14 +2734,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2655,12 +2753,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2674,11 +2772,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate94.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate95.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2691,11 +2789,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.failed" !== data2){
-validate94.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"}];
+validate95.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2707,7 +2805,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate94.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate95.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2723,12 +2821,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2741,8 +2839,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -2759,22 +2857,22 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema44 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema45 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2785,14 +2883,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2804,12 +2902,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2823,11 +2921,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate96.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate97.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2840,11 +2938,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.unknown" !== data2){
-validate96.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"}];
+validate97.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2856,7 +2954,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate96.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate97.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2872,12 +2970,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate97.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2890,8 +2988,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -2908,22 +3006,22 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate96.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema45 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema46 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2934,14 +3032,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2953,12 +3051,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2972,11 +3070,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate98.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate99.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2989,11 +3087,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.reconciled" !== data2){
-validate98.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"}];
+validate99.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3005,7 +3103,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate98.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate99.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3021,12 +3119,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate99.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate99.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3039,8 +3137,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -3057,22 +3155,22 @@ var valid0 = true;
 }
 }
 else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema46 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema47 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3083,14 +3181,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3102,12 +3200,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3121,11 +3219,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate100.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3138,11 +3236,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.expired" !== data2){
-validate100.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3154,7 +3252,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate100.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate101.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3170,12 +3268,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate101.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3188,8 +3286,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -3206,22 +3304,22 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3232,14 +3330,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3251,12 +3349,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3270,11 +3368,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate102.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3287,11 +3385,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("payment.cancelled" !== data2){
-validate102.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3303,7 +3401,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate102.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate103.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3319,12 +3417,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3337,8 +3435,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -3355,22 +3453,22 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3381,14 +3479,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate105.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate105.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3400,12 +3498,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3419,11 +3517,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate104.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate105.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3436,11 +3534,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("reference.paid" !== data2){
-validate104.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"}];
+validate105.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3452,7 +3550,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate104.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate105.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -3468,12 +3566,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate105.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate105.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3486,8 +3584,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate80(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -3504,21 +3602,224 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate105.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema49 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
-const schema50 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema51 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
 const pattern18 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Refund" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((((((key0 === "id") || (key0 === "object")) || (key0 === "payment_intent")) || (key0 === "amount")) || (key0 === "status")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "updated_at"))){
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern18.test(data0)){
+validate108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate108.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("refund" !== data1){
+validate108.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payment_intent !== undefined){
+let data2 = data.payment_intent;
+const _errs6 = errors;
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!pattern6.test(data2)){
+validate108.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+else {
+validate108.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.amount !== undefined){
+let data3 = data.amount;
+const _errs8 = errors;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+validate108.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 1 || isNaN(data3)){
+validate108.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.status !== undefined){
+let data4 = data.status;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate108.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
+validate108.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema51.properties.status.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs12 = errors;
+if(typeof data.livemode !== "boolean"){
+validate108.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(!(formats8.validate(data6))){
+validate108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updated_at !== undefined){
+let data7 = data.updated_at;
+const _errs16 = errors;
+if(errors === _errs16){
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(!(formats8.validate(data7))){
+validate108.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate108.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate108.errors = vErrors;
+return errors === 0;
+}
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate107.evaluated;
@@ -3531,14 +3832,14 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
 validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "object")) || (key0 === "payment_intent")) || (key0 === "amount")) || (key0 === "status")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "updated_at"))){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
 validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3550,8 +3851,8 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!pattern18.test(data0)){
-validate107.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern5.test(data0)){
+validate107.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -3573,8 +3874,8 @@ if(typeof data1 !== "string"){
 validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("refund" !== data1){
-validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"}];
+if("event" !== data1){
+validate107.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3583,20 +3884,16 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.payment_intent !== undefined){
-let data2 = data.payment_intent;
+if(data.type !== undefined){
+let data2 = data.type;
 const _errs6 = errors;
-if(errors === _errs6){
-if(typeof data2 === "string"){
-if(!pattern6.test(data2)){
-validate107.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(typeof data2 !== "string"){
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if("refund.succeeded" !== data2){
+validate107.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"}];
 return false;
-}
 }
 var valid0 = _errs6 === errors;
 }
@@ -3604,20 +3901,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.amount !== undefined){
-let data3 = data.amount;
+if(data.livemode !== undefined){
 const _errs8 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate107.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.livemode !== "boolean"){
+validate107.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
-}
-if(errors === _errs8){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-validate107.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
 }
 var valid0 = _errs8 === errors;
 }
@@ -3625,42 +3913,13 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.status !== undefined){
-let data4 = data.status;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
-validate107.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema50.properties.status.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs12 = errors;
-if(typeof data.livemode !== "boolean"){
-validate107.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
 if(data.created_at !== undefined){
-let data6 = data.created_at;
-const _errs14 = errors;
-if(errors === _errs14){
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(!(formats8.validate(data6))){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
 validate107.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
@@ -3671,35 +3930,22 @@ return false;
 }
 }
 }
-var valid0 = _errs14 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.updated_at !== undefined){
-let data7 = data.updated_at;
-const _errs16 = errors;
-if(errors === _errs16){
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(!(formats8.validate(data7))){
-validate107.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate108(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
 }
-}
-else {
-validate107.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs16 === errors;
+var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -3719,163 +3965,15 @@ return errors === 0;
 }
 validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate106.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-let data1 = data.object;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("event" !== data1){
-validate106.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("refund.succeeded" !== data2){
-validate106.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs8 = errors;
-if(typeof data.livemode !== "boolean"){
-validate106.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-const _errs12 = errors;
-if(!(validate107(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate106.errors = vErrors;
-return errors === 0;
-}
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema51 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
-const schema52 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const schema52 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema53 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern21 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSession" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3886,14 +3984,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.url === undefined) && (missing0 = "url"))) || ((data.amount === undefined) && (missing0 = "amount"))) || ((data.currency === undefined) && (missing0 = "currency"))) || ((data.methods === undefined) && (missing0 = "methods"))) || ((data.status === undefined) && (missing0 = "status"))) || ((data.payment_intent === undefined) && (missing0 = "payment_intent"))) || ((data.merchant_reference === undefined) && (missing0 = "merchant_reference"))) || ((data.success_url === undefined) && (missing0 = "success_url"))) || ((data.cancel_url === undefined) && (missing0 = "cancel_url"))) || ((data.expires_at === undefined) && (missing0 = "expires_at"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func28.call(schema52.properties, key0))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func30.call(schema53.properties, key0))){
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3905,12 +4003,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern21.test(data0)){
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3924,11 +4022,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("checkout_session" !== data1){
-validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"}];
+validate111.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3944,12 +4042,12 @@ if(errors === _errs6){
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(!(formats0(data2))){
-validate110.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3964,13 +4062,13 @@ if(data.amount !== undefined){
 let data3 = data.amount;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate110.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate111.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 1 || isNaN(data3)){
-validate110.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate111.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3985,11 +4083,11 @@ if(data.currency !== undefined){
 let data4 = data.currency;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("AOA" !== data4){
-validate110.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
+validate111.errors = [{instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -4004,7 +4102,7 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(Array.isArray(data5)){
 if(data5.length < 1){
-validate110.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+validate111.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
 }
 else {
@@ -4012,8 +4110,8 @@ var valid1 = true;
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 const _errs14 = errors;
-if(!(validate81(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate82(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs14 === errors;
@@ -4024,7 +4122,7 @@ break;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate111.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4038,11 +4136,11 @@ if(data.status !== undefined){
 let data7 = data.status;
 const _errs15 = errors;
 if(typeof data7 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-validate110.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"}];
+validate111.errors = [{instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema53.properties.status.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -4055,13 +4153,13 @@ if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate110.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema53.properties.payment_intent.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs17){
 if(typeof data8 === "string"){
 if(!pattern6.test(data8)){
-validate110.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -4076,13 +4174,13 @@ if(data.merchant_reference !== undefined){
 let data9 = data.merchant_reference;
 const _errs19 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate110.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema52.properties.merchant_reference.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema53.properties.merchant_reference.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(func1(data9) > 64){
-validate110.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate111.errors = [{instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
@@ -4097,14 +4195,14 @@ if(data.success_url !== undefined){
 let data10 = data.success_url;
 const _errs21 = errors;
 if((typeof data10 !== "string") && (data10 !== null)){
-validate110.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema53.properties.success_url.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
 if(!(formats0(data10))){
-validate110.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
@@ -4120,14 +4218,14 @@ if(data.cancel_url !== undefined){
 let data11 = data.cancel_url;
 const _errs23 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate110.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"}];
+validate111.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema53.properties.cancel_url.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
 if(!(formats0(data11))){
-validate110.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
 }
@@ -4146,12 +4244,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data12 === "string"){
 if(!(formats8.validate(data12))){
-validate110.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4165,7 +4263,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs27 = errors;
 if(typeof data.livemode !== "boolean"){
-validate110.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate111.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs27 === errors;
@@ -4181,12 +4279,12 @@ if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data14 === "string"){
 if(!(formats8.validate(data14))){
-validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4213,21 +4311,21 @@ var valid0 = true;
 }
 }
 else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4238,14 +4336,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4257,12 +4355,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern5.test(data0)){
-validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4276,11 +4374,11 @@ if(data.object !== undefined){
 let data1 = data.object;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("event" !== data1){
-validate109.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -4293,11 +4391,11 @@ if(data.type !== undefined){
 let data2 = data.type;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("checkout.session.completed" !== data2){
-validate109.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -4309,7 +4407,7 @@ if(valid0){
 if(data.livemode !== undefined){
 const _errs8 = errors;
 if(typeof data.livemode !== "boolean"){
-validate109.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate110.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -4325,12 +4423,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats8.validate(data4))){
-validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4343,8 +4441,8 @@ var valid0 = true;
 if(valid0){
 if(data.data !== undefined){
 const _errs12 = errors;
-if(!(validate110(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate111(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs12 === errors;
@@ -4361,20 +4459,68 @@ var valid0 = true;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema54 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema54 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema55 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate115.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.message === undefined) && (missing0 = "message")){
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "message")){
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+validate115.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
+/*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate114.evaluated;
@@ -4387,24 +4533,124 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.message === undefined) && (missing0 = "message")){
+if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
 validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(key0 === "message")){
+if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
 validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-validate114.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!pattern5.test(data0)){
+validate114.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
+}
+else {
+validate114.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.object !== undefined){
+let data1 = data.object;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+validate114.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("event" !== data1){
+validate114.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+let data2 = data.type;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("test.ping" !== data2){
+validate114.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.livemode !== undefined){
+const _errs8 = errors;
+if(typeof data.livemode !== "boolean"){
+validate114.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+validate114.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate114.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.data !== undefined){
+const _errs12 = errors;
+if(!(validate115(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -4421,159 +4667,11 @@ return errors === 0;
 validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate113.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((((((data.id === undefined) && (missing0 = "id")) || ((data.object === undefined) && (missing0 = "object"))) || ((data.type === undefined) && (missing0 = "type"))) || ((data.livemode === undefined) && (missing0 = "livemode"))) || ((data.created_at === undefined) && (missing0 = "created_at"))) || ((data.data === undefined) && (missing0 = "data"))){
-validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "object")) || (key0 === "type")) || (key0 === "livemode")) || (key0 === "created_at")) || (key0 === "data"))){
-validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs2 = errors;
-if(errors === _errs2){
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.object !== undefined){
-let data1 = data.object;
-const _errs4 = errors;
-if(typeof data1 !== "string"){
-validate113.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("event" !== data1){
-validate113.errors = [{instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.type !== undefined){
-let data2 = data.type;
-const _errs6 = errors;
-if(typeof data2 !== "string"){
-validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("test.ping" !== data2){
-validate113.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs6 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.livemode !== undefined){
-const _errs8 = errors;
-if(typeof data.livemode !== "boolean"){
-validate113.errors = [{instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
-return false;
-}
-var valid0 = _errs8 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.created_at !== undefined){
-let data4 = data.created_at;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats8.validate(data4))){
-validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.data !== undefined){
-const _errs12 = errors;
-if(!(validate114(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4585,15 +4683,15 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "payment.created"){
-if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var props0 = true;
 }
 else if(tag0 === "payment.succeeded"){
-if(!(validate92(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4601,8 +4699,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.failed"){
-if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4610,8 +4708,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.unknown"){
-if(!(validate96(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate97(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4619,8 +4717,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.reconciled"){
-if(!(validate98(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4628,8 +4726,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.expired"){
-if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4637,8 +4735,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.cancelled"){
-if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4646,8 +4744,8 @@ props0 = true;
 }
 }
 else if(tag0 === "reference.paid"){
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4655,8 +4753,8 @@ props0 = true;
 }
 }
 else if(tag0 === "refund.succeeded"){
-if(!(validate106(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4664,8 +4762,8 @@ props0 = true;
 }
 }
 else if(tag0 === "checkout.session.completed"){
-if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4673,8 +4771,8 @@ props0 = true;
 }
 }
 else if(tag0 === "test.ping"){
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate114(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -4682,34 +4780,34 @@ props0 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
+validate79.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "type", tagValue: tag0},message:"value of tag \"type\" must be in oneOf"}];
 return false;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
+validate79.errors = [{instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "type", tagValue: tag0},message:"tag \"type\" must be string"}];
 return false;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const simulateReferencePaid_body = validate127;
-const schema55 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
+export const simulateReferencePaid_body = validate128;
+const schema56 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SimulateReferencePaidRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4720,14 +4818,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.reference === undefined) && (missing0 = "reference")){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "reference")){
-validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4739,12 +4837,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-validate127.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
+validate128.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate128.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4753,14 +4851,14 @@ return false;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate127.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const createPublicPaymentLinkPayment_body = createPublicCheckoutSessionPayment_body;
@@ -4769,6 +4867,7 @@ export const validators = Object.freeze({
   advanceSandboxClock_body,
   createApiKey_body,
   createCheckoutSession_body,
+  createClientToken_body,
   createPaymentIntent_body,
   createPaymentLink_body,
   createPublicCheckoutSessionPayment_body,

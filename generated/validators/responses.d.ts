@@ -43,6 +43,15 @@ export declare const createCheckoutSession_413: Validator<components['schemas'][
 export declare const createCheckoutSession_429: Validator<components['schemas']['Error']>;
 export declare const createCheckoutSession_500: Validator<components['schemas']['Error']>;
 export declare const createCheckoutSession_503: Validator<components['schemas']['Error']>;
+export declare const createClientToken_201: Validator<components['schemas']['ClientTokenWithSecret']>;
+export declare const createClientToken_400: Validator<components['schemas']['Error']>;
+export declare const createClientToken_401: Validator<components['schemas']['Error']>;
+export declare const createClientToken_403: Validator<components['schemas']['Error']>;
+export declare const createClientToken_404: Validator<components['schemas']['Error']>;
+export declare const createClientToken_413: Validator<components['schemas']['Error']>;
+export declare const createClientToken_429: Validator<components['schemas']['Error']>;
+export declare const createClientToken_500: Validator<components['schemas']['Error']>;
+export declare const createClientToken_503: Validator<components['schemas']['Error']>;
 export declare const createPaymentIntent_201: Validator<components['schemas']['PaymentIntent']>;
 export declare const createPaymentIntent_400: Validator<components['schemas']['Error']>;
 export declare const createPaymentIntent_401: Validator<components['schemas']['Error']>;
@@ -116,6 +125,13 @@ export declare const deactivatePaymentLink_404: Validator<components['schemas'][
 export declare const deactivatePaymentLink_429: Validator<components['schemas']['Error']>;
 export declare const deactivatePaymentLink_500: Validator<components['schemas']['Error']>;
 export declare const deactivatePaymentLink_503: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_200: Validator<components['schemas']['DeletedClientToken']>;
+export declare const deleteClientToken_401: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_403: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_404: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_429: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_500: Validator<components['schemas']['Error']>;
+export declare const deleteClientToken_503: Validator<components['schemas']['Error']>;
 export declare const deleteWebhookEndpoint_200: Validator<components['schemas']['DeletedWebhookEndpoint']>;
 export declare const deleteWebhookEndpoint_401: Validator<components['schemas']['Error']>;
 export declare const deleteWebhookEndpoint_403: Validator<components['schemas']['Error']>;
@@ -162,6 +178,13 @@ export declare const getPublicCheckoutSession_404: Validator<components['schemas
 export declare const getPublicCheckoutSession_429: Validator<components['schemas']['Error']>;
 export declare const getPublicCheckoutSession_500: Validator<components['schemas']['Error']>;
 export declare const getPublicCheckoutSession_503: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_200: Validator<components['schemas']['PublicPaymentIntent']>;
+export declare const getPublicPayment_400: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_401: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_404: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_429: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_500: Validator<components['schemas']['Error']>;
+export declare const getPublicPayment_503: Validator<components['schemas']['Error']>;
 export declare const getPublicPaymentLink_200: Validator<components['schemas']['PublicPaymentLink']>;
 export declare const getPublicPaymentLink_404: Validator<components['schemas']['Error']>;
 export declare const getPublicPaymentLink_410: Validator<components['schemas']['Error']>;
@@ -292,6 +315,7 @@ export declare const streamPaymentIntentEvents_429: Validator<components['schema
 export declare const streamPaymentIntentEvents_500: Validator<components['schemas']['Error']>;
 export declare const streamPaymentIntentEvents_503: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_400: Validator<components['schemas']['Error']>;
+export declare const streamPublicPaymentEvents_401: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_404: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_429: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_500: Validator<components['schemas']['Error']>;
@@ -332,6 +356,15 @@ export type ResponseValidatorName =
   | 'createCheckoutSession_429'
   | 'createCheckoutSession_500'
   | 'createCheckoutSession_503'
+  | 'createClientToken_201'
+  | 'createClientToken_400'
+  | 'createClientToken_401'
+  | 'createClientToken_403'
+  | 'createClientToken_404'
+  | 'createClientToken_413'
+  | 'createClientToken_429'
+  | 'createClientToken_500'
+  | 'createClientToken_503'
   | 'createPaymentIntent_201'
   | 'createPaymentIntent_400'
   | 'createPaymentIntent_401'
@@ -405,6 +438,13 @@ export type ResponseValidatorName =
   | 'deactivatePaymentLink_429'
   | 'deactivatePaymentLink_500'
   | 'deactivatePaymentLink_503'
+  | 'deleteClientToken_200'
+  | 'deleteClientToken_401'
+  | 'deleteClientToken_403'
+  | 'deleteClientToken_404'
+  | 'deleteClientToken_429'
+  | 'deleteClientToken_500'
+  | 'deleteClientToken_503'
   | 'deleteWebhookEndpoint_200'
   | 'deleteWebhookEndpoint_401'
   | 'deleteWebhookEndpoint_403'
@@ -451,6 +491,13 @@ export type ResponseValidatorName =
   | 'getPublicCheckoutSession_429'
   | 'getPublicCheckoutSession_500'
   | 'getPublicCheckoutSession_503'
+  | 'getPublicPayment_200'
+  | 'getPublicPayment_400'
+  | 'getPublicPayment_401'
+  | 'getPublicPayment_404'
+  | 'getPublicPayment_429'
+  | 'getPublicPayment_500'
+  | 'getPublicPayment_503'
   | 'getPublicPaymentLink_200'
   | 'getPublicPaymentLink_404'
   | 'getPublicPaymentLink_410'
@@ -581,6 +628,7 @@ export type ResponseValidatorName =
   | 'streamPaymentIntentEvents_500'
   | 'streamPaymentIntentEvents_503'
   | 'streamPublicPaymentEvents_400'
+  | 'streamPublicPaymentEvents_401'
   | 'streamPublicPaymentEvents_404'
   | 'streamPublicPaymentEvents_429'
   | 'streamPublicPaymentEvents_500'
@@ -622,6 +670,15 @@ export declare const validators: {
   readonly createCheckoutSession_429: typeof createCheckoutSession_429;
   readonly createCheckoutSession_500: typeof createCheckoutSession_500;
   readonly createCheckoutSession_503: typeof createCheckoutSession_503;
+  readonly createClientToken_201: typeof createClientToken_201;
+  readonly createClientToken_400: typeof createClientToken_400;
+  readonly createClientToken_401: typeof createClientToken_401;
+  readonly createClientToken_403: typeof createClientToken_403;
+  readonly createClientToken_404: typeof createClientToken_404;
+  readonly createClientToken_413: typeof createClientToken_413;
+  readonly createClientToken_429: typeof createClientToken_429;
+  readonly createClientToken_500: typeof createClientToken_500;
+  readonly createClientToken_503: typeof createClientToken_503;
   readonly createPaymentIntent_201: typeof createPaymentIntent_201;
   readonly createPaymentIntent_400: typeof createPaymentIntent_400;
   readonly createPaymentIntent_401: typeof createPaymentIntent_401;
@@ -695,6 +752,13 @@ export declare const validators: {
   readonly deactivatePaymentLink_429: typeof deactivatePaymentLink_429;
   readonly deactivatePaymentLink_500: typeof deactivatePaymentLink_500;
   readonly deactivatePaymentLink_503: typeof deactivatePaymentLink_503;
+  readonly deleteClientToken_200: typeof deleteClientToken_200;
+  readonly deleteClientToken_401: typeof deleteClientToken_401;
+  readonly deleteClientToken_403: typeof deleteClientToken_403;
+  readonly deleteClientToken_404: typeof deleteClientToken_404;
+  readonly deleteClientToken_429: typeof deleteClientToken_429;
+  readonly deleteClientToken_500: typeof deleteClientToken_500;
+  readonly deleteClientToken_503: typeof deleteClientToken_503;
   readonly deleteWebhookEndpoint_200: typeof deleteWebhookEndpoint_200;
   readonly deleteWebhookEndpoint_401: typeof deleteWebhookEndpoint_401;
   readonly deleteWebhookEndpoint_403: typeof deleteWebhookEndpoint_403;
@@ -741,6 +805,13 @@ export declare const validators: {
   readonly getPublicCheckoutSession_429: typeof getPublicCheckoutSession_429;
   readonly getPublicCheckoutSession_500: typeof getPublicCheckoutSession_500;
   readonly getPublicCheckoutSession_503: typeof getPublicCheckoutSession_503;
+  readonly getPublicPayment_200: typeof getPublicPayment_200;
+  readonly getPublicPayment_400: typeof getPublicPayment_400;
+  readonly getPublicPayment_401: typeof getPublicPayment_401;
+  readonly getPublicPayment_404: typeof getPublicPayment_404;
+  readonly getPublicPayment_429: typeof getPublicPayment_429;
+  readonly getPublicPayment_500: typeof getPublicPayment_500;
+  readonly getPublicPayment_503: typeof getPublicPayment_503;
   readonly getPublicPaymentLink_200: typeof getPublicPaymentLink_200;
   readonly getPublicPaymentLink_404: typeof getPublicPaymentLink_404;
   readonly getPublicPaymentLink_410: typeof getPublicPaymentLink_410;
@@ -871,6 +942,7 @@ export declare const validators: {
   readonly streamPaymentIntentEvents_500: typeof streamPaymentIntentEvents_500;
   readonly streamPaymentIntentEvents_503: typeof streamPaymentIntentEvents_503;
   readonly streamPublicPaymentEvents_400: typeof streamPublicPaymentEvents_400;
+  readonly streamPublicPaymentEvents_401: typeof streamPublicPaymentEvents_401;
   readonly streamPublicPaymentEvents_404: typeof streamPublicPaymentEvents_404;
   readonly streamPublicPaymentEvents_429: typeof streamPublicPaymentEvents_429;
   readonly streamPublicPaymentEvents_500: typeof streamPublicPaymentEvents_500;

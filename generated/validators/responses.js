@@ -2390,16 +2390,269 @@ return errors === 0;
 }
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPaymentLink_201 = validate74;
-const schema32 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
-const pattern14 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
-const pattern15 = new RegExp("^[0-9A-Za-z]{8}$", "u");
+export const createClientToken_201 = validate74;
+const schema32 = {"$id":"urn:payment-gateway:schema:ClientTokenWithSecret","type":"object","description":"The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only\nhere (the gateway keeps its SHA-256 hash).\n","additionalProperties":false,"required":["object","id","token","payment_intent","expires_at","created_at"],"properties":{"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"id":{"type":"string","description":"Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"token":{"type":"string","description":"The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response.","pattern":"^ct_test_[0-9A-Za-z]{32}$"},"payment_intent":{"type":"string","description":"Id of the one payment the token reads.","pattern":"^pay_[0-9A-Za-z]{24}$"},"expires_at":{"type":"string","format":"date-time","description":"When the token stops working (creation + `expires_in`, on the account's sandbox clock)."},"created_at":{"type":"string","format":"date-time","description":"Creation time (account's sandbox clock)."}}};
+const pattern14 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
+const pattern15 = new RegExp("^ct_test_[0-9A-Za-z]{32}$", "u");
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:PaymentLink" */;
+/*# sourceURL="urn:payment-gateway:schema:ClientTokenWithSecret" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.token === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "token"},message:"must have required property '"+"token"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.payment_intent === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "payment_intent"},message:"must have required property '"+"payment_intent"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.expires_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "expires_at"},message:"must have required property '"+"expires_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "object") || (key0 === "id")) || (key0 === "token")) || (key0 === "payment_intent")) || (key0 === "expires_at")) || (key0 === "created_at"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if("client_token" !== data0){
+const err8 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "client_token"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(!pattern14.test(data1)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.token !== undefined){
+let data2 = data.token;
+if(typeof data2 === "string"){
+if(!pattern15.test(data2)){
+const err11 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/pattern",keyword:"pattern",params:{pattern: "^ct_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^ct_test_[0-9A-Za-z]{32}$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.payment_intent !== undefined){
+let data3 = data.payment_intent;
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err13 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.expires_at !== undefined){
+let data4 = data.expires_at;
+if(typeof data4 === "string"){
+if(!(formats0.validate(data4))){
+const err15 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(!(formats0.validate(data5))){
+const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createPaymentLink_201 = validate75;
+const schema33 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const pattern17 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
+const pattern18 = new RegExp("^[0-9A-Za-z]{8}$", "u");
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PaymentLink" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2518,7 +2771,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
+if(!(func1.call(schema33.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2532,7 +2785,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
+if(!pattern17.test(data0)){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -2580,7 +2833,7 @@ errors++;
 if(data.code !== undefined){
 let data2 = data.code;
 if(typeof data2 === "string"){
-if(!pattern15.test(data2)){
+if(!pattern18.test(data2)){
 const err16 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -2710,7 +2963,7 @@ errors++;
 if(data.description !== undefined){
 let data8 = data.description;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema32.properties.description.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema33.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2792,19 +3045,19 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPublicCheckoutSessionPayment_201 = validate76;
-const schema33 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
+export const createPublicCheckoutSessionPayment_201 = validate77;
+const schema34 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentIntent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2933,7 +3186,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema33.properties, key0))){
+if(!(func1.call(schema34.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3268,20 +3521,20 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createQrCode_201 = validate81;
-const schema34 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
-const pattern17 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
+export const createQrCode_201 = validate82;
+const schema35 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+const pattern20 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:QrCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3364,7 +3617,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern20.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^qr_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^qr_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -3412,7 +3665,7 @@ errors++;
 if(data.payment_link !== undefined){
 let data2 = data.payment_link;
 if(typeof data2 === "string"){
-if(!pattern15.test(data2)){
+if(!pattern18.test(data2)){
 const err11 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -3494,20 +3747,20 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createRefund_201 = validate82;
-const schema35 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
-const pattern19 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+export const createRefund_201 = validate83;
+const schema36 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const pattern22 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Refund" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3610,7 +3863,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern19.test(data0)){
+if(!pattern22.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -3718,7 +3971,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema35.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3801,22 +4054,22 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createSandboxAccount_201 = validate83;
-const schema36 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
-const pattern21 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
-const pattern22 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
-const formats34 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const createSandboxAccount_201 = validate84;
+const schema37 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
+const pattern24 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
+const pattern25 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
+const formats38 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxAccount" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3942,7 +4195,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern21.test(data1)){
+if(!pattern24.test(data1)){
 const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -3992,7 +4245,7 @@ errors++;
 if(data.email !== undefined){
 let data3 = data.email;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema36.properties.email.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema37.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4002,7 +4255,7 @@ vErrors.push(err15);
 errors++;
 }
 if(typeof data3 === "string"){
-if(!(formats34.test(data3))){
+if(!(formats38.test(data3))){
 const err16 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -4017,7 +4270,7 @@ errors++;
 if(data.pk !== undefined){
 let data4 = data.pk;
 if(typeof data4 === "string"){
-if(!pattern22.test(data4)){
+if(!pattern25.test(data4)){
 const err17 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/pattern",keyword:"pattern",params:{pattern: "^pk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^pk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -4123,23 +4376,23 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createWebhookEndpoint_201 = validate84;
-const schema37 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
-const pattern24 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
-const pattern25 = new RegExp("^whsec_[0-9A-Za-z]+$", "u");
-const schema38 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
-const schema39 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+export const createWebhookEndpoint_201 = validate85;
+const schema38 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
+const pattern27 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
+const pattern28 = new RegExp("^whsec_[0-9A-Za-z]+$", "u");
+const schema39 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
+const schema40 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4157,7 +4410,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((data === "payment.created") || (data === "payment.succeeded")) || (data === "payment.failed")) || (data === "payment.unknown")) || (data === "payment.reconciled")) || (data === "payment.expired")) || (data === "payment.cancelled")) || (data === "reference.paid")) || (data === "refund.succeeded")) || (data === "checkout.session.completed")) || (data === "test.ping"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4166,17 +4419,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEventFilter" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4187,8 +4440,8 @@ const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4249,17 +4502,17 @@ vErrors = null;
 }
 }
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointWithSecret" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4362,7 +4615,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern24.test(data0)){
+if(!pattern27.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -4447,8 +4700,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate85(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate86(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -4467,7 +4720,7 @@ errors++;
 if(data.name !== undefined){
 let data5 = data.name;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema37.properties.name.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema38.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4492,7 +4745,7 @@ errors++;
 if(data.description !== undefined){
 let data6 = data.description;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema37.properties.description.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4542,7 +4795,7 @@ errors++;
 if(data.secret !== undefined){
 let data8 = data.secret;
 if(typeof data8 === "string"){
-if(!pattern25.test(data8)){
+if(!pattern28.test(data8)){
 const err23 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[0-9A-Za-z]+$"},message:"must match pattern \""+"^whsec_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -4575,19 +4828,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteWebhookEndpoint_200 = validate89;
-const schema40 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+export const deleteClientToken_200 = validate90;
+const schema41 = {"$id":"urn:payment-gateway:schema:DeletedClientToken","type":"object","description":"The answer to `DELETE /client_tokens/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the revoked token.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:DeletedClientToken" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4640,7 +4893,151 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern24.test(data0)){
+if(!pattern14.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err6 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if("client_token" !== data1){
+const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "client_token"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.deleted !== undefined){
+let data2 = data.deleted;
+if(typeof data2 !== "boolean"){
+const err8 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(true !== data2){
+const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate90.errors = vErrors;
+return errors === 0;
+}
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const deleteWebhookEndpoint_200 = validate91;
+const schema42 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate91.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.deleted === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deleted"},message:"must have required property '"+"deleted"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern27.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4719,19 +5116,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getAccount_200 = validate90;
-const schema41 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
+export const getAccount_200 = validate92;
+const schema43 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Account" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4847,7 +5244,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern21.test(data1)){
+if(!pattern24.test(data1)){
 const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -4897,7 +5294,7 @@ errors++;
 if(data.email !== undefined){
 let data3 = data.email;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err14 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema41.properties.email.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema43.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4907,7 +5304,7 @@ vErrors.push(err14);
 errors++;
 }
 if(typeof data3 === "string"){
-if(!(formats34.test(data3))){
+if(!(formats38.test(data3))){
 const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -5003,19 +5400,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getOpenApiDocumentJson_200 = validate91;
-const schema42 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.0.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
-const pattern29 = new RegExp("^3\\.1\\.", "u");
+export const getOpenApiDocumentJson_200 = validate93;
+const schema44 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.0.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
+const pattern33 = new RegExp("^3\\.1\\.", "u");
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5056,7 +5453,7 @@ errors++;
 if(data.openapi !== undefined){
 let data0 = data.openapi;
 if(typeof data0 === "string"){
-if(!pattern29.test(data0)){
+if(!pattern33.test(data0)){
 const err3 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5115,19 +5512,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_200 = validate92;
-const schema43 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicCheckoutSession_200 = validate94;
+const schema45 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5256,7 +5653,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema43.properties, key0))){
+if(!(func1.call(schema45.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -5433,7 +5830,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5446,7 +5843,7 @@ errors++;
 if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema43.properties.payment_intent.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema45.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5471,7 +5868,7 @@ errors++;
 if(data.success_url !== undefined){
 let data9 = data.success_url;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema43.properties.success_url.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema45.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5496,7 +5893,7 @@ errors++;
 if(data.cancel_url !== undefined){
 let data10 = data.cancel_url;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema43.properties.cancel_url.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema45.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5566,19 +5963,19 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPaymentLink_200 = validate94;
-const schema44 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicPaymentLink_200 = validate96;
+const schema46 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5704,7 +6101,7 @@ errors++;
 if(data.code !== undefined){
 let data1 = data.code;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern18.test(data1)){
 const err11 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -5834,7 +6231,7 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema44.properties.description.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema46.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5879,19 +6276,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const healthz_200 = validate96;
-const schema45 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
+export const healthz_200 = validate98;
+const schema47 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Health" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5955,20 +6352,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listApiKeys_200 = validate97;
-const schema46 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema47 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
+export const listApiKeys_200 = validate99;
+const schema48 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6129,7 +6526,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
-const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema47.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema49.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6142,7 +6539,7 @@ errors++;
 if(data.name !== undefined){
 let data3 = data.name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema47.properties.name.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema49.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6259,7 +6656,7 @@ errors++;
 if(data.revoked_at !== undefined){
 let data8 = data.revoked_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema47.properties.revoked_at.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema49.properties.revoked_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6292,17 +6689,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate98.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6370,8 +6767,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate98(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate100(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 }
@@ -6398,22 +6795,22 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_200 = validate101;
-const schema48 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
-const schema49 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema50 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
-const pattern35 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+export const listEvents_200 = validate103;
+const schema50 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema51 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema52 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const pattern39 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6496,7 +6893,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -6618,18 +7015,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema51 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema53 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6712,7 +7109,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -6834,18 +7231,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema54 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6928,7 +7325,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7050,18 +7447,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema55 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7144,7 +7541,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7266,18 +7663,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema56 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7360,7 +7757,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7482,18 +7879,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema55 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema57 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7576,7 +7973,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7698,18 +8095,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema58 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7792,7 +8189,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7914,18 +8311,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema59 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8008,7 +8405,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8130,18 +8527,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema60 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8224,7 +8621,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8330,8 +8727,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate82(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
@@ -8346,18 +8743,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema59 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8440,7 +8837,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8562,19 +8959,19 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema61 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema62 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema63 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8627,17 +9024,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8720,7 +9117,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern35.test(data0)){
+if(!pattern39.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8826,8 +9223,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate124(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate126(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
 }
@@ -8842,17 +9239,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8863,22 +9260,13 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "payment.created"){
-if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 var props0 = true;
 }
 else if(tag0 === "payment.succeeded"){
-if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
-errors = vErrors.length;
-}
-if(props0 !== true){
-props0 = true;
-}
-}
-else if(tag0 === "payment.failed"){
 if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
@@ -8887,7 +9275,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "payment.unknown"){
+else if(tag0 === "payment.failed"){
 if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
 errors = vErrors.length;
@@ -8896,7 +9284,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "payment.reconciled"){
+else if(tag0 === "payment.unknown"){
 if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
@@ -8905,7 +9293,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "payment.expired"){
+else if(tag0 === "payment.reconciled"){
 if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
@@ -8914,7 +9302,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "payment.cancelled"){
+else if(tag0 === "payment.expired"){
 if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
@@ -8923,7 +9311,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "reference.paid"){
+else if(tag0 === "payment.cancelled"){
 if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
@@ -8932,7 +9320,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "refund.succeeded"){
+else if(tag0 === "reference.paid"){
 if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
@@ -8941,7 +9329,7 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "checkout.session.completed"){
+else if(tag0 === "refund.succeeded"){
 if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
@@ -8950,9 +9338,18 @@ if(props0 !== true){
 props0 = true;
 }
 }
-else if(tag0 === "test.ping"){
+else if(tag0 === "checkout.session.completed"){
 if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+errors = vErrors.length;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else if(tag0 === "test.ping"){
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -8991,18 +9388,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate104.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate102.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate104.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9080,8 +9477,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate102(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate104(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 }
@@ -9108,20 +9505,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_200 = validate138;
-const schema62 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema63 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."}}};
+export const listLogs_200 = validate140;
+const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."}}};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9415,17 +9812,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate139.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9503,8 +9900,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate139(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate141(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
@@ -9531,19 +9928,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_200 = validate142;
-const schema64 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+export const listPaymentIntents_200 = validate144;
+const schema66 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9649,19 +10046,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentLinks_200 = validate144;
-const schema65 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+export const listPaymentLinks_200 = validate146;
+const schema67 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9739,8 +10136,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate74(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
@@ -9767,21 +10164,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentMethods_200 = validate146;
-const schema66 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema67 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
-const schema68 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
+export const listPaymentMethods_200 = validate148;
+const schema68 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema69 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
+const schema70 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RequestedMethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9799,7 +10196,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "multicaixa_express") || (data === "multicaixa_reference")) || (data === "card")) || (data === "unitel_money")) || (data === "afrimoney")) || (data === "paypay_africa")) || (data === "kwik"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9808,17 +10205,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethod" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9899,8 +10296,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate148(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate150(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 }
@@ -9929,7 +10326,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema69.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9942,7 +10339,7 @@ errors++;
 if(data.min_amount !== undefined){
 let data3 = data.min_amount;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema67.properties.min_amount.type},message:"must be integer,null"};
+const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema69.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9967,7 +10364,7 @@ errors++;
 if(data.max_amount !== undefined){
 let data4 = data.max_amount;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema67.properties.max_amount.type},message:"must be integer,null"};
+const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema69.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10093,17 +10490,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethodList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10171,8 +10568,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate147(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+if(!(validate149(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
 errors = vErrors.length;
 }
 }
@@ -10199,21 +10596,21 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_200 = validate151;
-const schema69 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema70 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
-const pattern47 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+export const listWebhookDeliveries_200 = validate153;
+const schema71 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
+const pattern51 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDelivery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10332,7 +10729,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema70.properties, key0))){
+if(!(func1.call(schema72.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -10346,7 +10743,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern47.test(data0)){
+if(!pattern51.test(data0)){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -10394,7 +10791,7 @@ errors++;
 if(data.event_id !== undefined){
 let data2 = data.event_id;
 if(typeof data2 === "string"){
-if(!pattern35.test(data2)){
+if(!pattern39.test(data2)){
 const err16 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -10417,8 +10814,8 @@ errors++;
 }
 }
 if(data.event_type !== undefined){
-if(!(validate86(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate87(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -10435,7 +10832,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema70.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema72.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10473,7 +10870,7 @@ errors++;
 if(data.last_status !== undefined){
 let data6 = data.last_status;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema70.properties.last_status.type},message:"must be integer,null"};
+const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema72.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10508,7 +10905,7 @@ errors++;
 if(data.last_ms !== undefined){
 let data7 = data.last_ms;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema70.properties.last_ms.type},message:"must be integer,null"};
+const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema72.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10533,7 +10930,7 @@ errors++;
 if(data.last_attempt_at !== undefined){
 let data8 = data.last_attempt_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema70.properties.last_attempt_at.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema72.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10558,7 +10955,7 @@ errors++;
 if(data.request_body !== undefined){
 let data9 = data.request_body;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema70.properties.request_body.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10571,7 +10968,7 @@ errors++;
 if(data.signature_header !== undefined){
 let data10 = data.signature_header;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema70.properties.signature_header.type},message:"must be string,null"};
+const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema72.properties.signature_header.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10592,17 +10989,17 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10680,8 +11077,8 @@ errors++;
 }
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate152(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate154(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
@@ -10708,20 +11105,20 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_200 = validate155;
-const schema71 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema72 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+export const listWebhookEndpoints_200 = validate157;
+const schema73 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema74 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10814,7 +11211,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern24.test(data0)){
+if(!pattern27.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -10899,8 +11296,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate85(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate86(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -10919,7 +11316,7 @@ errors++;
 if(data.name !== undefined){
 let data5 = data.name;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema72.properties.name.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema74.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10944,7 +11341,7 @@ errors++;
 if(data.description !== undefined){
 let data6 = data.description;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema72.properties.description.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema74.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11002,17 +11399,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11080,8 +11477,8 @@ let data1 = data.data;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate156(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate158(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
 errors = vErrors.length;
 }
 }
@@ -11108,19 +11505,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_200 = validate159;
-const schema73 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
+export const readyz_200 = validate161;
+const schema75 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessUp" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11217,19 +11614,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_503 = validate160;
-const schema74 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
+export const readyz_503 = validate162;
+const schema76 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessDown" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11326,25 +11723,25 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_200 = validate152;
+export const retryWebhookDelivery_200 = validate154;
 
-export const revokeApiKey_200 = validate98;
+export const revokeApiKey_200 = validate100;
 
-export const schema_Event = validate102;
+export const schema_Event = validate104;
 
-export const sendTestWebhook_202 = validate161;
-const schema75 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate163;
+const schema77 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11420,7 +11817,7 @@ errors++;
 if(data.event_id !== undefined){
 let data1 = data.event_id;
 if(typeof data1 === "string"){
-if(!pattern35.test(data1)){
+if(!pattern39.test(data1)){
 const err6 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -11476,10 +11873,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const advanceSandboxClock_401 = advanceSandboxClock_400;
@@ -11511,6 +11908,14 @@ export const createCheckoutSession_413 = advanceSandboxClock_400;
 export const createCheckoutSession_429 = advanceSandboxClock_400;
 export const createCheckoutSession_500 = advanceSandboxClock_400;
 export const createCheckoutSession_503 = advanceSandboxClock_400;
+export const createClientToken_400 = advanceSandboxClock_400;
+export const createClientToken_401 = advanceSandboxClock_400;
+export const createClientToken_403 = advanceSandboxClock_400;
+export const createClientToken_404 = advanceSandboxClock_400;
+export const createClientToken_413 = advanceSandboxClock_400;
+export const createClientToken_429 = advanceSandboxClock_400;
+export const createClientToken_500 = advanceSandboxClock_400;
+export const createClientToken_503 = advanceSandboxClock_400;
 export const createPaymentIntent_201 = cancelPaymentIntent_200;
 export const createPaymentIntent_400 = advanceSandboxClock_400;
 export const createPaymentIntent_401 = advanceSandboxClock_400;
@@ -11578,6 +11983,12 @@ export const deactivatePaymentLink_404 = advanceSandboxClock_400;
 export const deactivatePaymentLink_429 = advanceSandboxClock_400;
 export const deactivatePaymentLink_500 = advanceSandboxClock_400;
 export const deactivatePaymentLink_503 = advanceSandboxClock_400;
+export const deleteClientToken_401 = advanceSandboxClock_400;
+export const deleteClientToken_403 = advanceSandboxClock_400;
+export const deleteClientToken_404 = advanceSandboxClock_400;
+export const deleteClientToken_429 = advanceSandboxClock_400;
+export const deleteClientToken_500 = advanceSandboxClock_400;
+export const deleteClientToken_503 = advanceSandboxClock_400;
 export const deleteWebhookEndpoint_401 = advanceSandboxClock_400;
 export const deleteWebhookEndpoint_403 = advanceSandboxClock_400;
 export const deleteWebhookEndpoint_404 = advanceSandboxClock_400;
@@ -11620,6 +12031,13 @@ export const getPublicCheckoutSession_404 = advanceSandboxClock_400;
 export const getPublicCheckoutSession_429 = advanceSandboxClock_400;
 export const getPublicCheckoutSession_500 = advanceSandboxClock_400;
 export const getPublicCheckoutSession_503 = advanceSandboxClock_400;
+export const getPublicPayment_200 = createPublicCheckoutSessionPayment_201;
+export const getPublicPayment_400 = advanceSandboxClock_400;
+export const getPublicPayment_401 = advanceSandboxClock_400;
+export const getPublicPayment_404 = advanceSandboxClock_400;
+export const getPublicPayment_429 = advanceSandboxClock_400;
+export const getPublicPayment_500 = advanceSandboxClock_400;
+export const getPublicPayment_503 = advanceSandboxClock_400;
 export const getPublicPaymentLink_404 = advanceSandboxClock_400;
 export const getPublicPaymentLink_410 = advanceSandboxClock_400;
 export const getPublicPaymentLink_429 = advanceSandboxClock_400;
@@ -11734,6 +12152,7 @@ export const streamPaymentIntentEvents_429 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_500 = advanceSandboxClock_400;
 export const streamPaymentIntentEvents_503 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_400 = advanceSandboxClock_400;
+export const streamPublicPaymentEvents_401 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_404 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_429 = advanceSandboxClock_400;
 export const streamPublicPaymentEvents_500 = advanceSandboxClock_400;
@@ -11774,6 +12193,15 @@ export const validators = Object.freeze({
   createCheckoutSession_429,
   createCheckoutSession_500,
   createCheckoutSession_503,
+  createClientToken_201,
+  createClientToken_400,
+  createClientToken_401,
+  createClientToken_403,
+  createClientToken_404,
+  createClientToken_413,
+  createClientToken_429,
+  createClientToken_500,
+  createClientToken_503,
   createPaymentIntent_201,
   createPaymentIntent_400,
   createPaymentIntent_401,
@@ -11847,6 +12275,13 @@ export const validators = Object.freeze({
   deactivatePaymentLink_429,
   deactivatePaymentLink_500,
   deactivatePaymentLink_503,
+  deleteClientToken_200,
+  deleteClientToken_401,
+  deleteClientToken_403,
+  deleteClientToken_404,
+  deleteClientToken_429,
+  deleteClientToken_500,
+  deleteClientToken_503,
   deleteWebhookEndpoint_200,
   deleteWebhookEndpoint_401,
   deleteWebhookEndpoint_403,
@@ -11893,6 +12328,13 @@ export const validators = Object.freeze({
   getPublicCheckoutSession_429,
   getPublicCheckoutSession_500,
   getPublicCheckoutSession_503,
+  getPublicPayment_200,
+  getPublicPayment_400,
+  getPublicPayment_401,
+  getPublicPayment_404,
+  getPublicPayment_429,
+  getPublicPayment_500,
+  getPublicPayment_503,
   getPublicPaymentLink_200,
   getPublicPaymentLink_404,
   getPublicPaymentLink_410,
@@ -12023,6 +12465,7 @@ export const validators = Object.freeze({
   streamPaymentIntentEvents_500,
   streamPaymentIntentEvents_503,
   streamPublicPaymentEvents_400,
+  streamPublicPaymentEvents_401,
   streamPublicPaymentEvents_404,
   streamPublicPaymentEvents_429,
   streamPublicPaymentEvents_500,

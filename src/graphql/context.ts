@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
 import { keyAllows, type Requirement } from '../domain/accounts/permissions';
 import type { Actor } from '../domain/payments/actor';
@@ -21,6 +22,8 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** Error codes of the answer, for the request log (GET /logs `error_code`). */
   errorCodes: string[];
+  /** Set when a client token authenticated the request (clientTokenAuth.ts); `key` is then refused. */
+  clientToken?: ClientTokenGrant;
 }
 
 /** `transport` 'ws': one context serves every message of a subscription, so loaders do not cache. */

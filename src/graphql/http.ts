@@ -7,6 +7,7 @@ import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
 import { applyRateLimit, clientIp, countUnidentified, keyRateLimits } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
+import { clientTokenHttpContext, clientTokenOfHeader } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
 import { countPublicCalls, keylessPublicCalls } from './publicOperations';
@@ -34,12 +35,16 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       // Unreadable, or not public: the 401 of authenticateAndCount below, as for any keyless request.
       const keyless = req.headers.authorization === undefined ? await readJsonBody(req, config.maxBodyBytes).catch(() => undefined) : undefined;
       const calls = keyless === undefined ? null : keylessPublicCalls(keyless);
+      const clientToken = clientTokenOfHeader(req.headers.authorization);
       if (calls) {
         const counted = await countPublicCalls(calls, ip, config);
         for (const [name, value] of Object.entries(counted?.headers ?? {})) res.setHeader(name, value);
         if (counted?.refusal) throw counted.refusal;
         body = keyless;
         context = createKeylessContext(requestId, config, ip);
+      } else if (clientToken) {
+        body = await readJsonBody(req, config.maxBodyBytes);
+        context = await clientTokenHttpContext(clientToken, body, res, requestId, config, ip);
       } else {
         // One round trip, as on REST: find the key and count the request.
         const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), keyRateLimits(config));

@@ -11,6 +11,7 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import { keyRateLimits, rateLimitRefusal } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
+import { checkClientTokenOperation, connectionClientToken, countedClientTokenGrant, createClientTokenContext } from './clientTokenAuth';
 import { createContext } from './context';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { checkOperationLimits } from './limits';
@@ -18,8 +19,10 @@ import { countPublicCalls, publicCalls } from './publicOperations';
 
 export const GRAPHQL_PATH = '/graphql';
 
-type ConnectionParams = { authorization?: unknown; Authorization?: unknown } | undefined;
+type ConnectionParams = { authorization?: unknown; Authorization?: unknown; clientToken?: unknown } | undefined;
 type WsState = {
+  /** A client token given at connection instead of a key (clientTokenAuth.ts), checked again per operation. */
+  clientToken?: string;
   /** The key given at connection, authenticated again for each operation (a revoked key stops working). */
   secret?: string;
   requestIds?: Map<string, string>;
@@ -55,9 +58,12 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       onConnect: async (ctx: WsContext) => {
         const params = ctx.connectionParams;
         try {
-          const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
-          await authenticate(secret);
-          ctx.extra.secret = secret;
+          ctx.extra.clientToken = await connectionClientToken(params);
+          if (ctx.extra.clientToken === undefined) {
+            const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
+            await authenticate(secret);
+            ctx.extra.secret = secret;
+          }
           ctx.extra.requestIds = new Map();
           return true;
         } catch (err) {
@@ -72,8 +78,9 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         try {
           if (config.maintenanceMode) throw maintenanceError();
           // One shared path with HTTP: the key's and its account's windows, one round trip.
-          const auth = await authenticateAndCount(ctx.extra.secret, keyRateLimits(config));
-          if (!auth.rate.allowed) throw rateLimitRefusal(auth.rate, config.rateLimitPerMinute);
+          const token = ctx.extra.clientToken === undefined ? null : await countedClientTokenGrant(ctx.extra.clientToken, config);
+          const auth = token ? null : await authenticateAndCount(ctx.extra.secret, keyRateLimits(config));
+          if (auth && !auth.rate.allowed) throw rateLimitRefusal(auth.rate, config.rateLimitPerMinute);
           let document: DocumentNode;
           try {
             document = parse(payload.query);
@@ -83,6 +90,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
           checkOperationLimits(schema, document, payload.operationName, payload.variables);
+          if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token);
           // Public fields (createSandboxAccount) count in their REST route's per-IP bucket, as over HTTP.
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const counted = await countPublicCalls(publicCalls(document, payload.operationName)?.calls ?? [], ip, config);
@@ -92,7 +100,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             document,
             operationName: payload.operationName,
             variableValues: payload.variables,
-            contextValue: createContext(auth, requestId, config, ip, 'ws'),
+            contextValue: auth ? createContext(auth, requestId, config, ip, 'ws') : createClientTokenContext(token!, requestId, config, ip),
           };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];

@@ -7,6 +7,7 @@ import { bearerToken, toExpressHandler } from './pipeline';
 import { applyRateLimit, countUnidentified, keyRateLimits } from './rateLimit';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
+import { clientTokenCors } from './cors';
 import { allRoutes } from './routes';
 import { getOperation } from './generatedContract';
 import { systemRoutes } from './system.routes';
@@ -24,6 +25,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
 
   app.use(securityHeaders);
   app.use(requestContext);
+  // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.
+  app.use(clientTokenCors(config));
 
   const routerOptions = { caseSensitive: true, strict: false };
   const v1 = express.Router(routerOptions);

@@ -1,6 +1,7 @@
 import type { IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import type { Request, Response } from 'express';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import type { Requirement } from '../domain/accounts/permissions';
 import type { OperationId } from './generatedContract';
 import type { PublicBucket } from './rateLimit';
@@ -27,6 +28,8 @@ export interface RouteContext {
 export interface PublicRouteContext {
   requestId: string;
   ip: string;
+  /** On routes that take a client token (`clientToken` option): what the request's token grants. */
+  clientToken?: ClientTokenGrant;
   req: Request;
   res: Response;
 }
@@ -60,6 +63,11 @@ export interface PublicRouteOptions {
   public: true;
   /** Which per-IP bucket counts this route (default 'public'). */
   ipBucket?: PublicBucket;
+  /**
+   * The route also takes a client token (`?client_token=`): a request with one counts on the token,
+   * not the IP, and reaches the handler only when the token works (401 otherwise).
+   */
+  clientToken?: true;
 }
 
 export type RouteDefinition =

@@ -9,6 +9,7 @@ import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
 import { getOperation } from './generatedContract';
 import { applyRateLimit, clientIp, enforceRateLimit, ipBucket, keyRateLimits, publicBucketLimit } from './rateLimit';
 import { validateRequestPart } from './validation';
+import { optionalClientToken, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
 
 /**
  * Turns a route definition into an Express handler. Every REST operation goes through the same steps,
@@ -29,10 +30,13 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
       const ip = clientIp(req);
       let ctx: Record<string, unknown>;
       if ('public' in def.options) {
+        // A client token, on the routes that take one, counts on the token instead of the IP.
+        const clientToken = def.options.clientToken ? await optionalClientToken(req, res, config) : null;
         const bucket = def.options.ipBucket ?? 'public';
-        await enforceRateLimit(res, ipBucket(bucket, ip), publicBucketLimit(bucket, config));
-        ctx = { requestId, ip, req, res };
+        if (!clientToken) await enforceRateLimit(res, ipBucket(bucket, ip), publicBucketLimit(bucket, config));
+        ctx = { requestId, ip, req, res, ...(clientToken && { clientToken }) };
       } else {
+        await refuseClientTokenOnKeyRoute(req, res, config);
         // One round trip finds the key and counts the request in its rate-limit window.
         const auth = await authenticateAndCount(bearerToken(req), keyRateLimits(config));
         res.locals.auth = auth;

@@ -22,7 +22,9 @@ export const requestContext: RequestHandler = (req, res, next) => {
     const errorCode = (res.locals.errorCode as string | undefined) ?? null;
     // originalUrl: routers mounted on a prefix (/v1, then each resource) strip it from req.path.
     const path = req.originalUrl.split('?')[0] ?? req.path;
-    logger.info({ requestId, method: req.method, path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id }, 'request');
+    // A client token is named by its id (set by the token's authentication), never by its secret.
+    const clientTokenId = res.locals.clientTokenId as string | undefined;
+    logger.info({ requestId, method: req.method, path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id, clientTokenId }, 'request');
     if (auth) {
       recordRequest({
         _id: requestId,

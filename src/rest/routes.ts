@@ -14,6 +14,7 @@ import { checkoutRoutes } from './routers/checkout.routes';
 import { publicRoutes } from './routers/public.routes';
 import { webhookRoutes } from './routers/webhooks.routes';
 import { streamRoutes } from './routers/streams.routes';
+import { clientTokenRoutes } from './routers/clientTokens.routes';
 
 /** Every REST operation the gateway serves; one array per router file. */
 export const allRoutes: RouteDefinition[] = [
@@ -30,6 +31,7 @@ export const allRoutes: RouteDefinition[] = [
   ...publicRoutes,
   ...webhookRoutes,
   ...streamRoutes,
+  ...clientTokenRoutes,
 ];
 
 /**

@@ -220,6 +220,10 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
     await ok(api, 'POST', '/sandbox/clock/advance', 200, { body: { seconds: 3 } }); // SUCCEEDED
   });
   await ok(api, 'GET', `/payment_intents/${express.id}`, 200);
+  // Client tokens: minted for the express payment, read with, revoked.
+  const clientToken = await ok(api, 'POST', '/client_tokens', 201, { body: { payment_intent: express.id, expires_in: 900 } });
+  await ok(anon, 'GET', `/public/payments/${express.id}?client_token=${clientToken.token}`, 200);
+  await ok(api, 'DELETE', `/client_tokens/${clientToken.id}`, 200);
   await ok(api, 'POST', `/payment_intents/${toCancel.id}/cancel`, 200);
   await ok(api, 'POST', '/sandbox/simulate/reference_paid', 200, { body: { reference: toPay.reference.number } });
 

@@ -95,6 +95,10 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['POST', '/public/payment_links/{code}/payments', 'createPublicPaymentLinkPayment'],
   ['GET', '/public/checkout/sessions/{id}', 'getPublicCheckoutSession'],
   ['POST', '/public/checkout/sessions/{id}/payments', 'createPublicCheckoutSessionPayment'],
+  // Client tokens (live status in merchants' own frontends).
+  ['POST', '/client_tokens', 'createClientToken'],
+  ['DELETE', '/client_tokens/{id}', 'deleteClientToken'],
+  ['GET', '/public/payments/{id}', 'getPublicPayment'],
 ];
 /** Served at the root (PUBLIC_BASE_URL), not under /v1. */
 const ROOT_ENDPOINTS: [string, string, string][] = [
@@ -114,6 +118,8 @@ const PUBLIC_OPERATIONS = [
   'createPublicPaymentLinkPayment',
   'getPublicCheckoutSession',
   'createPublicCheckoutSessionPayment',
+  // No API key: its client_token authenticates it.
+  'getPublicPayment',
   ...ROOT_ENDPOINTS.map(([, , id]) => id),
 ].sort();
 

@@ -22,6 +22,7 @@ const ISSUED: Record<string, () => string> = {
   cs: () => newId('cs'),
   whe: () => newId('whe'),
   whd: () => newId('whd'),
+  ctok: () => newId('ctok'),
   // Payment-link codes (src/domain/links/paymentLink.service.ts).
   '': () => randomBase62(8),
 };
@@ -41,7 +42,7 @@ describe('path parameter patterns', () => {
   });
 
   it('accept every id the gateway generates, and the example, and nothing with another prefix', () => {
-    const prefixes: IdPrefix[] = ['acct', 'pay', 'rf', 'plink', 'cs', 'whe', 'evt', 'qr', 'whd', 'key', 'req'];
+    const prefixes: IdPrefix[] = ['acct', 'pay', 'rf', 'plink', 'cs', 'whe', 'evt', 'qr', 'whd', 'key', 'req', 'ctok'];
     for (const op of withPathParams) {
       for (const p of op.params.filter((x) => x.in === 'path')) {
         const re = new RegExp(p.schema.pattern);

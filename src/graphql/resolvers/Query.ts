@@ -13,6 +13,7 @@ import { getRefund } from '../../domain/refunds/refund.service';
 import { getSandboxClock } from '../../domain/sandbox/clock.service';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
+import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
 import { pageSize } from '../limits';
@@ -29,6 +30,7 @@ export const Query: QueryResolvers = {
     return [...PAYMENT_METHODS];
   },
   paymentIntent: (_p, { id }, ctx) => {
+    if (ctx.clientToken) return tokenPaymentIntent(ctx.clientToken, id);
     requireOperation(ctx, 'getPaymentIntent');
     return getPaymentIntent(ctx.actor, id);
   },

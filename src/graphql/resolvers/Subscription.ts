@@ -1,4 +1,5 @@
 import type { SubscriptionResolvers } from '../../../generated/graphql/resolvers-types';
+import { tokenPaymentIntentUpdates } from '../clientTokenResolvers';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
 import type { EventModel, PaymentIntentUpdateModel } from '../models';
@@ -8,6 +9,7 @@ import { paymentIntentUpdates } from '../subscriptions/paymentIntentUpdates';
 export const Subscription: SubscriptionResolvers = {
   paymentIntentUpdated: {
     subscribe: async (_p, { id }, ctx) => {
+      if (ctx.clientToken) return tokenPaymentIntentUpdates(ctx, ctx.clientToken, id);
       requireOperation(ctx, 'streamPaymentIntentEvents');
       return paymentIntentUpdates(ctx, id);
     },

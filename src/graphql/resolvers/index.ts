@@ -7,6 +7,7 @@ import { EventConnection, PaymentIntentConnection } from './connections';
 import { Event } from './Event';
 import { LogEntry } from './LogEntry';
 import { Mutation } from './Mutation';
+import { ClientTokenMutations } from './ClientTokenMutations';
 import { PaymentIntent, PaymentReference } from './PaymentIntent';
 import { PaymentIntentUpdate } from './PaymentIntentUpdate';
 import { PaymentLink } from './PaymentLink';
@@ -26,7 +27,7 @@ export const resolvers: Resolvers = {
   JSON: JsonScalar,
   SafeInt: SafeIntScalar,
   Query,
-  Mutation,
+  Mutation: { ...Mutation, ...ClientTokenMutations },
   Subscription,
   SandboxAccount,
   Account,

@@ -1,6 +1,7 @@
 import { getPaymentIntentForAccount } from '../../domain/payments/payment.service';
 import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../../realtime/paymentStream';
 import { SseConnection } from '../../realtime/sse';
+import { grantFor } from '../clientTokenAuth';
 import { defineRoute } from '../defineRoute';
 
 /**
@@ -16,12 +17,14 @@ export const streamRoutes = [
     );
     stream.attach(new SseConnection(ctx.req, ctx.res));
   }),
-  defineRoute('streamPublicPaymentEvents', { public: true }, async (ctx, { params, headers }) => {
-    const { accountId } = await loadPublicStreamPayment(params.id);
-    const stream = await preparePaymentStream(
-      { accountId, paymentId: params.id, loadIntent: async () => (await loadPublicStreamPayment(params.id)).intent, view: publicView },
-      headers['last-event-id'],
-    );
+  // With a client token: any payment of the account, the token's own (grantFor: 401 for another one).
+  defineRoute('streamPublicPaymentEvents', { public: true, clientToken: true }, async (ctx, { params, headers }) => {
+    const grant = ctx.clientToken && grantFor(ctx.clientToken, params.id);
+    const { accountId } = grant ?? (await loadPublicStreamPayment(params.id));
+    const loadIntent = grant
+      ? () => getPaymentIntentForAccount(accountId, params.id)
+      : async () => (await loadPublicStreamPayment(params.id)).intent;
+    const stream = await preparePaymentStream({ accountId, paymentId: params.id, loadIntent, view: publicView }, headers['last-event-id']);
     stream.attach(new SseConnection(ctx.req, ctx.res));
   }),
 ];
