@@ -37,6 +37,8 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
 
 /** The node flags of `npm start` (package.json), checked against it by startGatewayProcess. */
 const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
+/** WEBHOOK_SECRETS_KEY of bench gateways (32 bytes, base64). */
+export const BENCH_WEBHOOK_SECRETS_KEY = 'YmVuY2gtb25seSB3ZWJob29rIHNlY3JldHMga2V5MzI=';
 
 /**
  * The gateway in its own process (`npm start` with the bench's env). The rate limits are raised so that
@@ -66,6 +68,8 @@ export async function startGatewayProcess(opts: {
       PORT: String(port),
       HOST: '127.0.0.1',
       MONGODB_URI: opts.mongodbUri,
+      // Required with MONGODB_URI (it encrypts the stored webhook secrets); bench data only.
+      WEBHOOK_SECRETS_KEY: BENCH_WEBHOOK_SECRETS_KEY,
       RATE_LIMIT_PER_MINUTE: '100000000',
       ACCOUNT_CREATION_PER_MINUTE: '100000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',

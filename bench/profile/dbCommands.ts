@@ -7,7 +7,7 @@ import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey } from '../lib/api';
-import { startDatabase } from '../lib/services';
+import { BENCH_WEBHOOK_SECRETS_KEY, startDatabase } from '../lib/services';
 import { sleep } from '../lib/stats';
 
 /**
@@ -38,6 +38,7 @@ const gateway = await startGateway(
     PORT: '0',
     HOST: '127.0.0.1',
     MONGODB_URI: `${db.url}${db.url.includes('?') ? '&' : '?'}monitorCommands=true`,
+    WEBHOOK_SECRETS_KEY: BENCH_WEBHOOK_SECRETS_KEY,
     RATE_LIMIT_PER_MINUTE: '100000000',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ACCOUNT_CREATION_PER_MINUTE: '100000',

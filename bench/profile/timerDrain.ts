@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     ACCOUNT_CREATION_PER_MINUTE: '100000000',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
     MONGODB_URI: process.env.MONGODB_URI ?? '',
+    WEBHOOK_SECRETS_KEY: process.env.WEBHOOK_SECRETS_KEY ?? '',
   });
   const gw = await startGateway(config);
   const commands = new Map<string, number>();

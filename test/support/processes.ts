@@ -16,6 +16,12 @@ const GATEWAY_ENTRY = path.join(ROOT, 'src/main.ts');
 const ENGINE_CLI = path.join(ROOT, 'src/db/embedded/cli.ts');
 const START_TIMEOUT_MS = 60_000;
 
+/**
+ * WEBHOOK_SECRETS_KEY of test gateways: a gateway on MONGODB_URI needs one, and gateways sharing a
+ * database must share it (the webhook secrets one stores, another signs with). Test data only.
+ */
+export const TEST_WEBHOOK_SECRETS_KEY = 'dGVzdC1vbmx5IHdlYmhvb2sgc2VjcmV0cyBrZXkgMzI=';
+
 export interface ChildHandle {
   child: ChildProcess;
   pid: number;
@@ -79,6 +85,7 @@ export async function spawnGateway(
       RATE_LIMIT_PER_MINUTE: '100000',
       TIMER_POLL_MS: '100',
       SHUTDOWN_GRACE_MS: '2000',
+      WEBHOOK_SECRETS_KEY: TEST_WEBHOOK_SECRETS_KEY,
       ...env,
       PORT: String(port),
     },

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config';
 import { startGateway, type Gateway } from '../../src/server';
+import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 
 export interface TestServer {
   baseUrl: string;
@@ -21,6 +22,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     SHUTDOWN_GRACE_MS: '2000',
     MONGODB_URI: process.env.MONGODB_URI ?? '',
+    WEBHOOK_SECRETS_KEY: TEST_WEBHOOK_SECRETS_KEY,
     ...env,
   });
   const gateway = await startGateway(config);

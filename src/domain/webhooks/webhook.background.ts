@@ -12,6 +12,7 @@ import {
   stopDeliveryEngine,
   sweepPendingDeliveries,
 } from './delivery.service';
+import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpoint.service';
 import { closeWebhookAgents } from './webhookHttp';
 import { webhookSettings } from './webhookSettings';
@@ -32,7 +33,9 @@ export function webhookDeliveryService(): BackgroundService {
   let sweeping: Promise<unknown> | null = null;
   return {
     name: 'webhook-deliveries',
-    start({ config }) {
+    async start({ config }) {
+      // Before anything signs or stores a secret; a wrong key stops the start here.
+      await loadSecretsKey(config);
       webhookSettings.allowPrivateNetworks = config.webhookAllowPrivateNetworks;
       if (config.webhookAllowPrivateNetworks) {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');

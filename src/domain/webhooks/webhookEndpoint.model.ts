@@ -1,8 +1,10 @@
 import mongoose, { Schema } from 'mongoose';
 
 /**
- * A webhook endpoint. Signing secrets must be usable for HMAC, so they are stored as given (not
- * hashed); they never leave the service after the creation / rotation response and are never logged.
+ * A webhook endpoint. Signing secrets must be usable for HMAC, so they cannot be hashed: they are
+ * stored encrypted (`enc:v1:…`, secretBox.ts; plaintext `whsec_…` only in data written before that,
+ * sealed at start-up); they never leave the service after the creation / rotation response and are
+ * never logged.
  * `secrets` is newest first: after a rotation the previous secret stays, with `expires_at` 24 h later
  * (account clock), and both sign until then.
  */
@@ -52,5 +54,7 @@ const endpointSchema = new Schema<WebhookEndpointRecord>(
 // Matching endpoints for an event: account + (type or '*').
 endpointSchema.index({ account_id: 1, events: 1 });
 endpointSchema.index({ account_id: 1, created_at: -1 });
+// Start-up: one sealed secret to check the key with, and the plaintext ones left to seal (ranges by prefix).
+endpointSchema.index({ 'secrets.value': 1 });
 
 export const WebhookEndpointModel = mongoose.model<WebhookEndpointRecord>('WebhookEndpoint', endpointSchema);

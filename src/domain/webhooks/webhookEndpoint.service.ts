@@ -3,6 +3,8 @@ import { newId, randomBase62 } from '../../ids';
 import { cancelTimers } from '../../jobs/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
 import { emitAccountEvent } from '../events';
+import { sealSecret, openSecret } from './secretBox';
+import { secretsKey } from './secretsKey';
 import { assertAcceptableWebhookUrl } from './targetResolver';
 import { WebhookDeliveryModel } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
@@ -29,14 +31,15 @@ export async function createWebhookEndpoint(accountId: string, input: CreateWebh
   const events = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
   const now = await nowForAccount(accountId);
   const secret = newSecret();
+  const id = newId('whe');
   const doc = await WebhookEndpointModel.create({
-    _id: newId('whe'),
+    _id: id,
     account_id: accountId,
     url: input.url,
     events,
     name: input.name ?? null,
     description: input.description ?? null,
-    secrets: [{ value: secret, created_at: now, expires_at: null }],
+    secrets: [{ value: sealSecret(secretsKey(), id, secret), created_at: now, expires_at: null }],
     created_at: now,
   });
   return { ...toWebhookEndpointResource(doc.toObject()), secret };
@@ -88,7 +91,7 @@ export async function rotateWebhookSecret(accountId: string, id: string): Promis
         $set: {
           secrets: {
             $concatArrays: [
-              [{ value: { $literal: secret }, created_at: { $literal: now }, expires_at: null }],
+              [{ value: { $literal: sealSecret(secretsKey(), id, secret) }, created_at: { $literal: now }, expires_at: null }],
               {
                 $map: {
                   // The current secret (the only one without an expiry) becomes the previous one.
@@ -111,12 +114,13 @@ export async function rotateWebhookSecret(accountId: string, id: string): Promis
 /**
  * Secrets that sign at account time `at`, newest first: the current one and, for 24 h after a
  * rotation, the one before it. At most two, also for endpoints stored before rotation kept only two.
+ * Decrypted here, at the moment of signing (a wrong key throws SecretKeyError: nothing is sent).
  */
-export function activeSecrets(endpoint: Pick<WebhookEndpointRecord, 'secrets'>, at: Date): string[] {
+export function activeSecrets(endpoint: Pick<WebhookEndpointRecord, '_id' | 'secrets'>, at: Date): string[] {
   return endpoint.secrets
     .filter((s) => s.expires_at === null || new Date(s.expires_at).getTime() > at.getTime())
     .slice(0, 2)
-    .map((s) => s.value);
+    .map((s) => openSecret(secretsKey(), endpoint._id, s.value));
 }
 
 const TEST_MESSAGE_PREFIX = 'Test event from the payment gateway sandbox to webhook endpoint ';
