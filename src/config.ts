@@ -21,6 +21,8 @@ export interface Config {
   accountCreationPerMinute: number;
   publicRateLimitPerMinute: number;
   maintenanceMode: boolean;
+  /** Origins allowed to call client-token routes from a browser (CORS_ORIGINS); null = any origin. */
+  corsOrigins: string[] | null;
   webhookAllowPrivateNetworks: boolean;
   /** WEBHOOK_SECRETS_KEY: encrypts stored webhook secrets (README "Webhooks"); unset = generated (embedded engine). */
   webhookSecretsKey: Buffer | undefined;
@@ -92,6 +94,24 @@ function url(env: Env, name: string, def: string): string {
   return value.replace(/\/+$/, '');
 }
 
+/** A comma-separated list of origins (`https://shop.example`, no path); unset or empty = null. */
+function origins(env: Env, name: string): string[] | null {
+  const list = (env[name] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  if (list.length === 0) return null;
+  for (const origin of list) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(`${name} must be a comma-separated list of origins such as https://shop.example, got '${origin}'`);
+    }
+  }
+  return list.map((o) => o.replace(/\/$/, ''));
+}
+
 /** 32 bytes, base64 or hex. Required with MONGODB_URI: gateways sharing a database must share it. */
 function secretsKey(env: Env, name: string, mongodbUri: string | undefined): Buffer | undefined {
   const raw = env[name]?.trim();
@@ -125,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     accountCreationPerMinute: int(env, 'ACCOUNT_CREATION_PER_MINUTE', 30, 1, 100_000_000),
     publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookSecretsKey: secretsKey(env, 'WEBHOOK_SECRETS_KEY', mongodbUri),
     timerPollMs: int(env, 'TIMER_POLL_MS', 100, 10, 60_000),
