@@ -794,7 +794,10 @@ export interface paths {
          * @description Registers a URL the gateway POSTs events to. `url` must be an absolute http(s) URL; private,
          *     loopback and link-local addresses are refused (400 `invalid_request`) unless
          *     `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. `events` omitted or `["*"]` = all types. The signing
-         *     `secret` (`whsec_...`) is returned only here (and by `rotate_secret`).
+         *     `secret` (`whsec_...`) is returned only here (and by `rotate_secret`); it is stored encrypted.
+         *
+         *     An account holds at most 16 endpoints: creating one more is 400 `invalid_request` naming the cap
+         *     (delete one first). The cap holds under concurrent creates.
          *
          *     Not idempotent: each call creates another endpoint, which then receives its own copy of each event.
          *
@@ -4622,7 +4625,31 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description `invalid_request`: a bad body, a URL that is not allowed, or the account already has 16 webhook
+             *     endpoints, the most allowed.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "This account already has 16 webhook endpoints, the most allowed; delete one first.",
+                     *         "request_id": "req_Hq2vX7mN4pL9sT1wY6zB3cDf"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
