@@ -186,7 +186,10 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Revokes the key (`revoked_at` set). Requests made with it afterwards are answered 401
-         *     `authentication_failed`. Revoking an already revoked key returns it unchanged.
+         *     `authentication_failed`. Revoking an already revoked key returns it unchanged. The key's open
+         *     connections end at once, on every gateway process within a second: its GraphQL WebSocket
+         *     connections close with code 4401 (`api key revoked`), ending their subscriptions, and its event
+         *     streams end after a `: api key revoked` comment.
          *
          *     Errors: 400 `invalid_request` for the account's full secret key, which cannot be revoked; 404
          *     `resource_not_found` for a key that is not the account's.
@@ -424,9 +427,14 @@ export interface paths {
          *     - The stream closes after the intent reaches a state other than `PENDING`, `PROCESSING` or
          *       `UNKNOWN` (after `payment.reconciled` when that follows). Connecting to an intent already in such
          *       a state yields the snapshot, then the stream closes.
+         *     - It also ends after `SSE_MAX_LIFETIME_SECONDS` (3600; comment `: stream lifetime reached; reconnect
+         *       with Last-Event-ID`) and when its key is revoked (comment `: api key revoked`). Reconnect with
+         *       `Last-Event-ID` to resume without a gap.
          *
          *     A connection counts as one request for the rate limit. Errors (before the stream starts): 404
-         *     `resource_not_found` for an id that is not one of the account's intents.
+         *     `resource_not_found` for an id that is not one of the account's intents; 429
+         *     `rate_limit_exceeded` (with `Retry-After`) when the client IP or the key already holds the most
+         *     open streams (`SSE_MAX_STREAMS_PER_IP`, `SSE_MAX_STREAMS_PER_KEY`, 100 each).
          *
          *     Permission: `payment_intents:read`.
          */
@@ -1008,7 +1016,8 @@ export interface paths {
         /**
          * List request logs
          * @description Requests made with the caller's key (not the account's other keys), newest first, at most `limit`
-         *     (default 20). Requests answered 401 (no valid key) are not recorded.
+         *     (default 20). Requests answered 401 or 429 are not listed (they are counted per account and hour).
+         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`).
          *
          *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
          *

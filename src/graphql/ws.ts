@@ -1,14 +1,15 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { GraphQLError, getOperationAST, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
 import { authenticate, authenticateAndCount } from '../domain/accounts/apiKey.service';
-import { isApiError } from '../errors';
+import { isApiError, type ApiError } from '../errors';
 import { newId } from '../ids';
 import { logger } from '../logger';
+import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
 import { keyRateLimits, rateLimitRefusal } from '../rest/rateLimit';
 import { bearerSecret } from './auth';
 import { checkClientTokenOperation, connectionClientToken, countedClientTokenGrant, createClientTokenContext } from './clientTokenAuth';
@@ -37,19 +38,43 @@ type WsContext = Context<ConnectionParams, Extra & WsState>;
  * - Each operation counts as one request against the key's and its account's rate limits, is parsed,
  *   validated and held to the same depth / cost / `first` limits as over HTTP, and errors are formatted
  *   the same way, with a request id per operation.
+ * - Caps (src/realtime/connections.ts): sockets per client IP, refused at the upgrade with HTTP 429 (the
+ *   key is not known yet); sockets per key, closed with 4429 after connection_init; subscriptions per
+ *   socket and per key, refused with the GraphQL error `rate_limit_exceeded`. A socket is closed with
+ *   1000 at its maximum lifetime (graphql-ws clients reconnect and subscribe again at once), and with
+ *   4401 "api key revoked" as soon as its key is revoked (graphql-ws clients do not retry a 4401).
  */
+const CLOSE: Record<CloseReason, [number, string]> = {
+  revoked: [CloseCode.Unauthorized, 'api key revoked'],
+  lifetime: [1000, 'connection lifetime reached; reconnect'],
+};
 export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === GRAPHQL_PATH) {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      let lease: Lease;
+      try {
+        lease = admit('ws', req.socket.remoteAddress ?? 'unknown');
+      } catch (err) {
+        if (!isApiError(err)) throw err;
+        refuseUpgrade(socket, err);
+        return;
+      }
+      // The TCP socket's end frees the place, whether or not the handshake completed.
+      socket.once('close', () => release(lease));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        leases.set(req, lease);
+        attach(lease, (reason) => ws.close(...CLOSE[reason]));
+        wss.emit('connection', ws, req);
+      });
     } else if (httpServer.listenerCount('upgrade') === 1) {
       // Nobody else serves WebSockets: refuse rather than leave the socket hanging.
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     }
   };
   httpServer.on('upgrade', onUpgrade);
+  const leases = new WeakMap<http.IncomingMessage, Lease>();
 
   const server = useServer<ConnectionParams, WsState>(
     {
@@ -61,14 +86,17 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           ctx.extra.clientToken = await connectionClientToken(params);
           if (ctx.extra.clientToken === undefined) {
             const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
-            await authenticate(secret);
+            const { key } = await authenticate(secret);
+            const lease = leases.get(ctx.extra.request);
+            if (lease) identify(lease, key._id);
             ctx.extra.secret = secret;
           }
           ctx.extra.requestIds = new Map();
           return true;
         } catch (err) {
           if (!isApiError(err)) throw err;
-          ctx.extra.socket.close(CloseCode.Unauthorized, `${err.code}: ${err.message}`.slice(0, 120));
+          const code = err.code === 'rate_limit_exceeded' ? CloseCode.TooManyInitialisationRequests : CloseCode.Unauthorized;
+          ctx.extra.socket.close(code, `${err.code}: ${err.message}`.slice(0, 120));
           return false;
         }
       },
@@ -95,6 +123,8 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const counted = await countPublicCalls(publicCalls(document, payload.operationName)?.calls ?? [], ip, config);
           if (counted?.refusal) throw counted.refusal;
+          const lease = leases.get(ctx.extra.request);
+          if (lease && getOperationAST(document, payload.operationName)?.operation === 'subscription') addSubscription(lease, id);
           return {
             schema,
             document,
@@ -114,6 +144,8 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       onError: (ctx: WsContext, id, _payload, errors) => formatErrors(errors, ctx.extra.requestIds?.get(id) ?? newId('req')),
       onComplete: (ctx: WsContext, id) => {
         ctx.extra.requestIds?.delete(id);
+        const lease = leases.get(ctx.extra.request);
+        if (lease) removeSubscription(lease, id);
       },
     },
     wss,
@@ -129,4 +161,13 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       return disposing;
     },
   };
+}
+
+/** The answer to an upgrade over a cap: HTTP 429 with Retry-After and the error envelope. */
+function refuseUpgrade(socket: Duplex, err: ApiError): void {
+  const body = JSON.stringify({ error: { code: err.code, message: err.message, request_id: newId('req') } });
+  const headers = Object.entries(err.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -1,4 +1,5 @@
 import type { BackgroundService } from '../server';
+import { configureConnectionLimits, stopRevocationChecks } from './connections';
 import { startEventBus, stopEventBus } from './eventBus';
 import { closeAllSseConnections } from './sse';
 
@@ -6,7 +7,8 @@ import { closeAllSseConnections } from './sse';
 export function realtimeService(): BackgroundService {
   return {
     name: 'realtime',
-    async start() {
+    async start({ config }) {
+      configureConnectionLimits(config.connections);
       await startEventBus();
     },
     beforeClose() {
@@ -14,6 +16,7 @@ export function realtimeService(): BackgroundService {
       closeAllSseConnections();
     },
     async stop() {
+      stopRevocationChecks();
       await stopEventBus();
     },
   };

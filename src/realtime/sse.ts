@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { admit, attach, release, type CloseReason, type Lease } from './connections';
 
 /**
  * A server-sent-events connection over an Express response, and the registry of open ones so that a
@@ -19,6 +20,7 @@ export class SseConnection {
   constructor(
     private readonly req: Request,
     private readonly res: Response,
+    lease?: Lease,
   ) {
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream');
@@ -34,6 +36,15 @@ export class SseConnection {
     // own 'close' is not used: it fires once its body has been read, which says nothing here.
     res.on('close', onGone);
     open.add(this);
+    if (lease) {
+      this.onClose(() => release(lease));
+      attach(lease, (reason) => {
+        // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and
+        // gets 401 when the key was revoked).
+        this.comment(CLOSE_COMMENT[reason]);
+        this.end();
+      });
+    }
     // The client may have gone while the stream was being prepared: 'close' will not fire again.
     if (res.destroyed || req.socket.destroyed) this.markClosed();
   }
@@ -87,6 +98,33 @@ export class SseConnection {
         // A close handler must not stop the others.
       }
     }
+  }
+}
+
+const CLOSE_COMMENT: Record<CloseReason, string> = {
+  revoked: 'api key revoked',
+  lifetime: 'stream lifetime reached; reconnect with Last-Event-ID',
+};
+
+/**
+ * Opens a stream within the caps (src/realtime/connections.ts): a place for the client IP (and the key,
+ * on authenticated streams) is taken first, so a client over a cap gets 429 `rate_limit_exceeded` in
+ * the JSON error envelope before anything is prepared; `prepare` may still fail with a normal JSON
+ * answer (404...), which frees the place.
+ */
+export async function openSseStream(
+  req: Request,
+  res: Response,
+  owner: { ip: string; keyId: string | null },
+  prepare: () => Promise<{ attach(conn: SseConnection): void }>,
+): Promise<void> {
+  const lease = admit('sse', owner.ip, owner.keyId);
+  try {
+    const stream = await prepare();
+    stream.attach(new SseConnection(req, res, lease));
+  } catch (err) {
+    release(lease);
+    throw err;
   }
 }
 

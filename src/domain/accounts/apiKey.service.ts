@@ -4,6 +4,7 @@ import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
+import { closeConnectionsOfKey } from '../../realtime/connections';
 import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 export interface ApiKeyResource {
@@ -95,6 +96,9 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
     { $set: { revoked_at: new Date() } },
     { returnDocument: 'after' },
   ).lean<ApiKeyRecord>();
+  // Its open WebSocket and SSE connections end now in this process; other processes notice within
+  // KEY_REVOCATION_CHECK_MS (src/realtime/connections.ts).
+  closeConnectionsOfKey(keyId);
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);

@@ -1,21 +1,23 @@
 import { getPaymentIntentForAccount } from '../../domain/payments/payment.service';
 import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../../realtime/paymentStream';
-import { SseConnection } from '../../realtime/sse';
+import { openSseStream } from '../../realtime/sse';
 import { grantFor } from '../clientTokenAuth';
 import { defineRoute } from '../defineRoute';
 
 /**
  * Server-sent-event streams of a payment. Authentication, the rate limit (one count per connection)
- * and the 404 checks happen before the first byte; the handlers then write `ctx.res` themselves.
+ * the caps on open streams (per client IP, and per key) and the 404 checks happen before the first
+ * byte; the handlers then write `ctx.res` themselves.
  */
 export const streamRoutes = [
   defineRoute('streamPaymentIntentEvents', { permission: 'payment_intents:read' }, async (ctx, { params, headers }) => {
     const accountId = ctx.actor.accountId;
-    const stream = await preparePaymentStream(
-      { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
-      headers['last-event-id'],
+    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: ctx.actor.apiKeyId }, () =>
+      preparePaymentStream(
+        { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
+        headers['last-event-id'],
+      ),
     );
-    stream.attach(new SseConnection(ctx.req, ctx.res));
   }),
   // With a client token: any payment of the account, the token's own (grantFor: 401 for another one).
   defineRoute('streamPublicPaymentEvents', { public: true, clientToken: true }, async (ctx, { params, headers }) => {
@@ -24,7 +26,8 @@ export const streamRoutes = [
     const loadIntent = grant
       ? () => getPaymentIntentForAccount(accountId, params.id)
       : async () => (await loadPublicStreamPayment(params.id)).intent;
-    const stream = await preparePaymentStream({ accountId, paymentId: params.id, loadIntent, view: publicView }, headers['last-event-id']);
-    stream.attach(new SseConnection(ctx.req, ctx.res));
+    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: null }, () =>
+      preparePaymentStream({ accountId, paymentId: params.id, loadIntent, view: publicView }, headers['last-event-id']),
+    );
   }),
 ];

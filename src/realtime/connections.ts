@@ -1,0 +1,187 @@
+import type { mongo } from 'mongoose';
+import type { ConnectionLimits } from '../config';
+import { loadConfig } from '../config';
+import { ApiKeyModel, type ApiKeyRecord } from '../domain/accounts/apiKey.model';
+import { ApiError } from '../errors';
+import { logger } from '../logger';
+
+/**
+ * The long-lived connections this process holds (graphql-ws sockets, SSE streams), so that none of
+ * them grows without bound:
+ * - caps per client IP and per API key on how many are open at once, and on GraphQL subscriptions per
+ *   socket and per key (`admit`, `identify`, `addSubscription` throw 429 `rate_limit_exceeded`);
+ * - a maximum lifetime, after which the connection is closed and the client reconnects and resumes
+ *   (SSE with Last-Event-ID, graphql-ws by subscribing again);
+ * - a key's connections close as soon as the key is revoked: at once when this process revoked it
+ *   (`closeConnectionsOfKey`, called by the revocation), and within KEY_REVOCATION_CHECK_MS when
+ *   another process did, by one query per check for the revoked keys among the keys holding
+ *   connections here (only while there are such connections). Polling rather than a change stream on
+ *   `api_keys`: every authenticated request writes that collection (its rate-limit window), and the
+ *   check works the same on a standalone MongoDB.
+ *
+ * The caps count this process's connections: a client spread over N gateway processes behind a load
+ * balancer may hold N times as many. They bound what one client can make one process hold.
+ */
+export type ConnectionKind = 'ws' | 'sse';
+/** Why the server ends a connection: its key was revoked, or it reached its maximum lifetime. */
+export type CloseReason = 'revoked' | 'lifetime';
+
+export class Lease {
+  keyId: string | null = null;
+  readonly subscriptions = new Set<string>();
+  closer: ((reason: CloseReason) => void) | null = null;
+  timer: NodeJS.Timeout | null = null;
+  released = false;
+  constructor(
+    readonly kind: ConnectionKind,
+    readonly ip: string,
+  ) {}
+}
+
+let limits: ConnectionLimits = loadConfig({}).connections;
+const leases = new Set<Lease>();
+const openByIp = new Map<string, number>();
+const openByKey = new Map<string, number>();
+const subscriptionsByKey = new Map<string, number>();
+const leasesOfKey = new Map<string, Set<Lease>>();
+let revocationTimer: NodeJS.Timeout | null = null;
+let checking = false;
+
+/** The gateway's caps (realtimeService at start); until then, the defaults. */
+export function configureConnectionLimits(next: ConnectionLimits): void {
+  limits = next;
+}
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  const n = (map.get(key) ?? 0) + by;
+  if (n > 0) map.set(key, n);
+  else map.delete(key);
+}
+
+/** Retry-After of a connection cap: nothing says when a slot frees, so a short, fixed wait. */
+const CAP_RETRY_AFTER_SECONDS = 10;
+
+function tooMany(what: string, max: number): ApiError {
+  return new ApiError('rate_limit_exceeded', `Too many ${what}: at most ${max} at once. Close one or retry later.`, {
+    'Retry-After': String(CAP_RETRY_AFTER_SECONDS),
+  });
+}
+
+const NOUN: Record<ConnectionKind, string> = { ws: 'WebSocket connections', sse: 'event streams' };
+
+/** Takes a place for a new connection of `ip` (and of `keyId` when known), or throws the 429. */
+export function admit(kind: ConnectionKind, ip: string, keyId: string | null = null): Lease {
+  const max = kind === 'ws' ? limits.wsPerIp : limits.ssePerIp;
+  if ((openByIp.get(`${kind}:${ip}`) ?? 0) >= max) throw tooMany(`${NOUN[kind]} from this IP address`, max);
+  const lease = new Lease(kind, ip);
+  if (keyId) identify(lease, keyId);
+  leases.add(lease);
+  bump(openByIp, `${kind}:${ip}`, 1);
+  return lease;
+}
+
+/** Names the key a connection acts for (graphql-ws learns it at connection_init); 429 over its cap. */
+export function identify(lease: Lease, keyId: string): void {
+  if (lease.keyId === keyId) return;
+  if (lease.keyId !== null) throw new Error('a connection acts for one key');
+  const max = lease.kind === 'ws' ? limits.wsPerKey : limits.ssePerKey;
+  if ((openByKey.get(`${lease.kind}:${keyId}`) ?? 0) >= max) throw tooMany(`${NOUN[lease.kind]} for this API key`, max);
+  lease.keyId = keyId;
+  bump(openByKey, `${lease.kind}:${keyId}`, 1);
+  let set = leasesOfKey.get(keyId);
+  if (!set) leasesOfKey.set(keyId, (set = new Set()));
+  set.add(lease);
+  startRevocationChecks();
+}
+
+/**
+ * Gives the connection the function that ends it, and starts its lifetime. Called once the connection
+ * is open (the socket upgraded, the stream's headers about to be sent).
+ */
+export function attach(lease: Lease, close: (reason: CloseReason) => void): void {
+  lease.closer = close;
+  const lifetime = lease.kind === 'ws' ? limits.wsLifetimeMs : limits.sseLifetimeMs;
+  lease.timer = setTimeout(() => close('lifetime'), lifetime);
+  lease.timer.unref();
+}
+
+/** Frees the connection's places (and its subscriptions'); safe to call more than once. */
+export function release(lease: Lease): void {
+  if (lease.released) return;
+  lease.released = true;
+  if (lease.timer) clearTimeout(lease.timer);
+  leases.delete(lease);
+  bump(openByIp, `${lease.kind}:${lease.ip}`, -1);
+  if (lease.keyId) {
+    bump(openByKey, `${lease.kind}:${lease.keyId}`, -1);
+    bump(subscriptionsByKey, lease.keyId, -lease.subscriptions.size);
+    const set = leasesOfKey.get(lease.keyId);
+    set?.delete(lease);
+    if (set?.size === 0) leasesOfKey.delete(lease.keyId);
+  }
+  lease.subscriptions.clear();
+}
+
+/** Counts a GraphQL subscription of the socket; 429 over the socket's or the key's cap. */
+export function addSubscription(lease: Lease, id: string): void {
+  if (lease.released || lease.subscriptions.has(id)) return;
+  if (lease.subscriptions.size >= limits.subscriptionsPerConnection) {
+    throw tooMany('subscriptions on this connection', limits.subscriptionsPerConnection);
+  }
+  if (lease.keyId && (subscriptionsByKey.get(lease.keyId) ?? 0) >= limits.subscriptionsPerKey) {
+    throw tooMany('subscriptions for this API key', limits.subscriptionsPerKey);
+  }
+  lease.subscriptions.add(id);
+  if (lease.keyId) bump(subscriptionsByKey, lease.keyId, 1);
+}
+
+export function removeSubscription(lease: Lease, id: string): void {
+  if (!lease.subscriptions.delete(id) || !lease.keyId) return;
+  bump(subscriptionsByKey, lease.keyId, -1);
+}
+
+/** Ends every connection of a revoked key in this process. */
+export function closeConnectionsOfKey(keyId: string): void {
+  for (const lease of [...(leasesOfKey.get(keyId) ?? [])]) {
+    try {
+      lease.closer?.('revoked');
+    } finally {
+      release(lease);
+    }
+  }
+}
+
+export function openConnectionCounts(): { ws: number; sse: number } {
+  let ws = 0;
+  for (const lease of leases) if (lease.kind === 'ws') ws++;
+  return { ws, sse: leases.size - ws };
+}
+
+function startRevocationChecks(): void {
+  if (revocationTimer) return;
+  revocationTimer = setInterval(() => void checkRevocations(), limits.revocationCheckMs);
+  revocationTimer.unref();
+}
+
+/** Stops the periodic check (gateway shutdown); the next keyed connection starts it again. */
+export function stopRevocationChecks(): void {
+  if (revocationTimer) clearInterval(revocationTimer);
+  revocationTimer = null;
+}
+
+async function checkRevocations(): Promise<void> {
+  if (leasesOfKey.size === 0) return stopRevocationChecks();
+  if (checking) return;
+  checking = true;
+  try {
+    const keys = ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
+    const revoked = await keys
+      .find({ _id: { $in: [...leasesOfKey.keys()] }, revoked_at: { $ne: null } }, { projection: { _id: 1 } })
+      .toArray();
+    for (const { _id } of revoked) closeConnectionsOfKey(_id);
+  } catch (err) {
+    logger.warn({ err }, 'could not check open connections for revoked keys');
+  } finally {
+    checking = false;
+  }
+}
