@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import { ApiError } from '../../errors';
+import { createWithinCap } from '../createWithinCap';
 import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
@@ -70,6 +71,11 @@ export async function authenticateAndCount(secret: string | undefined, limits: R
   return { key: counted.key, rate: counted.decision };
 }
 
+/**
+ * A restricted key, within the account's cap of active keys (ACCOUNT_CAPS.activeApiKeys, its secret and
+ * publishable keys included): over it, 400 `invalid_request` and no key. The cap holds under concurrent
+ * creates (createWithinCap).
+ */
 export async function createRestrictedKey(
   accountId: string,
   input: { name: string; permissions: string[] },
@@ -77,13 +83,36 @@ export async function createRestrictedKey(
   const secret = newKeySecret('sk_test_');
   const permissions = [...new Set(input.permissions)].sort();
   const record = keyRecord(accountId, 'restricted', input.name, permissions, secret, new Date());
-  await ApiKeyModel.create(record);
+  await createWithinCap('activeApiKeys', {
+    insert: () => ApiKeyModel.create(record),
+    countHeld: () => ApiKeyModel.countDocuments({ account_id: accountId, revoked_at: null }),
+    remove: () => ApiKeyModel.deleteOne({ _id: record._id }),
+  });
   return { ...toApiKeyResource(record), secret };
 }
 
+/**
+ * How many keys a list shows (GET /api_keys, GraphQL `apiKeys`). Revoked keys are kept for ever, so the
+ * list is cut: every active key (at most ACCOUNT_CAPS.activeApiKeys), then the most recently revoked.
+ */
+export const API_KEY_LIST_SIZE = 50;
+
+
+/** Active keys newest first, then revoked keys by revocation, newest first: API_KEY_LIST_SIZE in all. */
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
-  return ApiKeyModel.find({ account_id: accountId }).sort({ created_at: -1, _id: 1 }).lean<ApiKeyRecord[]>();
+  const active = await ApiKeyModel.find({ account_id: accountId, revoked_at: null })
+    .sort({ created_at: -1, _id: 1 })
+    .limit(API_KEY_LIST_SIZE)
+    .lean<ApiKeyRecord[]>();
+  const room = API_KEY_LIST_SIZE - active.length;
+  if (room <= 0) return active;
+  const revoked = await ApiKeyModel.find({ account_id: accountId, revoked_at: { $ne: null } })
+    .sort({ revoked_at: -1, _id: 1 })
+    .limit(room)
+    .lean<ApiKeyRecord[]>();
+  return [...active, ...revoked];
 }
+
 
 /** Revoking is permanent; revoking twice returns the key as it is. */
 export async function revokeApiKey(accountId: string, keyId: string): Promise<ApiKeyRecord> {

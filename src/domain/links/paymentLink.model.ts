@@ -42,5 +42,7 @@ const paymentLinkSchema = new Schema<PaymentLinkRecord>(
 
 paymentLinkSchema.index({ code: 1 }, { unique: true });
 paymentLinkSchema.index({ account_id: 1, seq: -1 });
+// Counts the account's active links for its cap (createPaymentLink).
+paymentLinkSchema.index({ account_id: 1, active: 1 });
 
 export const PaymentLinkModel = mongoose.model<PaymentLinkRecord>('PaymentLink', paymentLinkSchema);

@@ -3,6 +3,8 @@ import { newId, randomBase62 } from '../../ids';
 import { nowForAccount } from '../clock/clock';
 import { nextSequence } from '../events/sequence';
 import { isDuplicateKey } from '../../db/errors';
+import { createWithinCap } from '../createWithinCap';
+import type { MethodCode } from '../payments/methods';
 import { resolveMethods } from './methodSelection';
 import { PaymentLinkModel, type PaymentLinkRecord } from './paymentLink.model';
 
@@ -19,11 +21,21 @@ const LINK_CODE_SHAPE = /^[0-9A-Za-z]{8}$/;
 export const LINK_LIST_SIZE = 100;
 
 /**
- * Creates an active link. 62^8 codes make a collision rare but possible; the unique index on `code`
- * turns one into a duplicate-key error, and we simply draw again.
+ * Creates an active link, within the account's cap of active links (ACCOUNT_CAPS.activePaymentLinks;
+ * over it, 400 `invalid_request` and no link; the cap holds under concurrent creates, createWithinCap).
+ * 62^8 codes make a collision rare but possible; the unique index on `code` turns one into a
+ * duplicate-key error, and we simply draw again.
  */
 export async function createPaymentLink(accountId: string, input: CreatePaymentLinkInput): Promise<PaymentLinkRecord> {
   const methods = resolveMethods(input.methods, input.amount);
+  return createWithinCap('activePaymentLinks', {
+    insert: () => insertPaymentLink(accountId, input, methods),
+    countHeld: () => PaymentLinkModel.countDocuments({ account_id: accountId, active: true }),
+    remove: (link) => PaymentLinkModel.deleteOne({ _id: link._id }),
+  });
+}
+
+async function insertPaymentLink(accountId: string, input: CreatePaymentLinkInput, methods: MethodCode[]): Promise<PaymentLinkRecord> {
   const createdAt = await nowForAccount(accountId);
   const seq = await nextSequence('payment_links');
   for (let attempt = 0; ; attempt++) {
