@@ -2,6 +2,7 @@ import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { cancelTimers } from '../../jobs/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
+import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
 import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
@@ -26,21 +27,32 @@ function newSecret(): string {
   return `whsec_${randomBase62(32)}`;
 }
 
+/**
+ * At most ACCOUNT_CAPS.webhookEndpoints per account (every event fans out to each matching one): over
+ * it, 400 `invalid_request` and no endpoint. The cap holds under concurrent creates (createWithinCap:
+ * insert, count, remove the newcomer when over).
+ */
 export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput): Promise<WebhookEndpointResource> {
   await assertAcceptableWebhookUrl(input.url, webhookSettings.allowPrivateNetworks);
   const events = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
   const now = await nowForAccount(accountId);
   const secret = newSecret();
   const id = newId('whe');
-  const doc = await WebhookEndpointModel.create({
-    _id: id,
-    account_id: accountId,
-    url: input.url,
-    events,
-    name: input.name ?? null,
-    description: input.description ?? null,
-    secrets: [{ value: sealSecret(secretsKey(), id, secret), created_at: now, expires_at: null }],
-    created_at: now,
+  const doc = await createWithinCap('webhookEndpoints', {
+    insert: () =>
+      WebhookEndpointModel.create({
+        _id: id,
+        account_id: accountId,
+        url: input.url,
+        events,
+        name: input.name ?? null,
+        description: input.description ?? null,
+        secrets: [{ value: sealSecret(secretsKey(), id, secret), created_at: now, expires_at: null }],
+        created_at: now,
+      }),
+    countHeld: () => WebhookEndpointModel.countDocuments({ account_id: accountId }),
+    // An event in the moment it existed may have made a delivery to it: those go with it.
+    remove: (created) => deleteWebhookEndpoint(accountId, created._id),
   });
   return { ...toWebhookEndpointResource(doc.toObject()), secret };
 }
