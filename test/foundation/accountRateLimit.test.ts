@@ -57,3 +57,13 @@ it("three fresh keys of one account share the account's limit; over it, 429 rate
   const other = await createAccount(server.baseUrl);
   expect((await other.api.get('/payment_methods')).status).toBe(200);
 });
+
+it("the account limit defaults to five keys' worth, follows RATE_LIMIT_PER_MINUTE, and refuses a bad value", async () => {
+  const { loadConfig } = await import('../../src/config');
+  expect(loadConfig({}).rateLimitPerAccountPerMinute).toBe(600);
+  expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '1000' }).rateLimitPerAccountPerMinute).toBe(5000);
+  expect(loadConfig({ RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '50' }).rateLimitPerAccountPerMinute).toBe(50);
+  expect(() => loadConfig({ RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_ACCOUNT_PER_MINUTE/);
+  expect(() => loadConfig({ WS_MAX_LIFETIME_SECONDS: '0' })).toThrow(/WS_MAX_LIFETIME_SECONDS/);
+  expect(() => loadConfig({ REQUEST_LOG_RETENTION_DAYS: 'soon' })).toThrow(/REQUEST_LOG_RETENTION_DAYS/);
+});
