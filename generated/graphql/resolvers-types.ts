@@ -246,10 +246,28 @@ export type PaymentIntent = {
   livemode: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
   updatedAt: Scalars['DateTime']['output'];
-  /** Refunds of this intent, oldest first. Needs `refunds:read`. */
+  /**
+   * Refunds of this intent, oldest first: the first `first` of them, 1 to 100 (default 20); the server never
+   * returns more. `amountRefunded` is the total of all of them. Needs `refunds:read`.
+   */
   refunds: Array<Refund>;
-  /** Stored events of this intent, oldest first. Needs `events:read`. */
+  /**
+   * Stored events of this intent, oldest first: the first `first` of them, 1 to 100 (default 20); the server
+   * never returns more (`Query.events` pages through all of the account's events). Needs `events:read`.
+   */
   events: Array<Event>;
+};
+
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentRefundsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentEventsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type PageInfo = {
@@ -496,7 +514,7 @@ export type Query = {
   paymentLinks: Array<PaymentLink>;
   /** One checkout session. Needs `checkout_sessions:read`. */
   checkoutSession?: Maybe<CheckoutSession>;
-  /** Webhook endpoints. Needs `webhook_endpoints:read`. */
+  /** Webhook endpoints, at most 16 (the most an account may have). Needs `webhook_endpoints:read`. */
   webhookEndpoints: Array<WebhookEndpoint>;
   /** One webhook endpoint, as `webhookEndpoints` lists it (no `secret`). Needs `webhook_endpoints:read`. */
   webhookEndpoint?: Maybe<WebhookEndpoint>;
@@ -504,7 +522,10 @@ export type Query = {
   events: EventConnection;
   /** Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST `limit` of `GET /logs`). Needs `logs:read`. */
   logs: Array<LogEntry>;
-  /** The account's API keys, without secrets. Only the full secret key. */
+  /**
+   * The account's API keys, without secrets, as `GET /api_keys` lists them: every active key (at most 20 per
+   * account), newest first, then the most recently revoked ones, 50 keys in all. Only the full secret key.
+   */
   apiKeys: Array<ApiKey>;
   /** The account's sandbox clock. Needs `sandbox:read`. */
   sandboxClock: SandboxClock;
@@ -661,11 +682,14 @@ export type Mutation = {
   cancelPaymentIntent: PaymentIntent;
   /** Refunds a SUCCEEDED or PARTIALLY_REFUNDED intent; idempotent like `createPaymentIntent` (scope `POST /refunds`). Needs `refunds:write`. */
   createRefund: Refund;
-  /** Needs `payment_links:write`. */
+  /**
+   * An account has at most 1000 active links: over that, `invalid_request` (deactivate one first). Needs
+   * `payment_links:write`.
+   */
   createPaymentLink: PaymentLink;
   /** Soft delete: `active` becomes false. Needs `payment_links:write`. */
   deactivatePaymentLink: PaymentLink;
-  /** Needs `payment_links:write`. */
+  /** With `amount`, creates a link, under the same cap of 1000 active links as `createPaymentLink`. Needs `payment_links:write`. */
   createQrCode: QrCode;
   /** Needs `checkout_sessions:write`. */
   createCheckoutSession: CheckoutSession;
@@ -683,7 +707,11 @@ export type Mutation = {
   simulateReferencePaid: PaymentIntent;
   /** Moves the account clock forward, firing the timers due in the span. Needs `sandbox:write`. */
   advanceSandboxClock: SandboxClock;
-  /** Creates a restricted key; its `secret` is returned only here. Only the full secret key. */
+  /**
+   * Creates a restricted key; its `secret` is returned only here. An account has at most 20 active keys, its
+   * secret and publishable keys included: over that, `invalid_request` (revoke one first). Only the full
+   * secret key.
+   */
   createApiKey: ApiKey;
   /** Revokes a restricted key for good. Only the full secret key. */
   revokeApiKey: ApiKey;
@@ -1123,8 +1151,8 @@ export type PaymentIntentResolvers<ContextType = GraphQLContext, ParentType exte
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
-  events?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType>;
+  refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<PaymentIntentRefundsArgs, 'first'>>;
+  events?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<PaymentIntentEventsArgs, 'first'>>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{

@@ -1,14 +1,21 @@
 import {
   getNamedType,
+  getNullableType,
   isCompositeType,
+  isListType,
   isObjectType,
   isInterfaceType,
   Kind,
+  __Schema,
+  __Type,
   type DocumentNode,
   type ArgumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLCompositeType,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -16,19 +23,36 @@ import {
 } from './graphqljs';
 import { ApiError } from '../errors';
 import { parameterSchema, type OperationId } from '../rest/generatedContract';
+import { LIST_BOUNDS, NESTED_PAGES, type PageBounds } from './listBounds';
+
+export type { PageBounds } from './listBounds';
 
 /**
  * Limits on what one operation may ask, checked before anything runs (HTTP and WebSocket alike):
  * - depth: at most MAX_DEPTH nested fields (introspection fields are not counted, so GraphiQL works);
- * - `first`: within the bounds of the REST `limit` of the same list (PAGINATED_FIELDS);
- * - cost: each field costs 1 (or its FIELD_COSTS), and the fields under a list cost once per item it may
- *   hold (`first`, or the list's own bound below); an operation above MAX_COST is refused. A query that
- *   asks 100 intents with their refunds and events is well under it, and so is a full page of 500
- *   intents with every field REST returns (~12 000); 100 aliased copies of either are not.
- * Every refusal is 400 `invalid_request` with a message that says which limit and by how much.
+ * - `first`: within its bounds (PAGINATED_FIELDS: the REST `limit` of the same list; NESTED_PAGES),
+ *   read from the literal, the variable's value or the variable's default;
+ * - cost: each field costs 1 (or its FIELD_COSTS), the fields under a list cost once per item it may
+ *   hold (`first`, or its LIST_BOUNDS: the most the resolver ever returns), and a field that re-enters a
+ *   type already on its path (PaymentIntent → refunds → paymentIntent → ...) costs REENTRY_FACTOR times
+ *   what it selects, compounding at each re-entry: a cycle returns the same objects again, so it is
+ *   priced as waste. An operation above MAX_COST is refused. 100 intents with their refunds and events
+ *   are well under it, and so is a full page of 500 intents with every field REST returns (~12 000);
+ *   100 aliased copies of either are not.
+ * - introspection (`__schema`, `__type`): costed by what it would return from this schema (one per
+ *   field of each type, argument, enum value ... it reaches), at most MAX_SCHEMA_INTROSPECTIONS
+ *   `__schema` per operation, and refused to publishable keys (they may read payment methods only).
+ * Every refusal is 400 `invalid_request` (403 `permission_denied` for a publishable key's introspection)
+ * with a message that says which limit and by how much. What still slips through (large JSON values,
+ * slow reads) is stopped while running by the execution deadline and the response size cap
+ * (executionLimits.ts).
  */
 export const MAX_DEPTH = 8;
 export const MAX_COST = 20_000;
+/** What re-entering a type already on the path multiplies (see above). */
+export const REENTRY_FACTOR = 10;
+/** `__schema` fields (aliases included) one operation may have: GraphiQL's introspection has one. */
+export const MAX_SCHEMA_INTROSPECTIONS = 1;
 
 /**
  * The paginated fields and the REST list operation each mirrors: `first` takes the minimum, maximum
@@ -51,32 +75,19 @@ const FIELD_COSTS: Record<string, number> = {
   'PaymentLink.qrSvg': 100,
 };
 
-/** Upper bounds (or typical sizes) of the lists that take no `first`. */
-const LIST_SIZES: Record<string, number> = {
-  'Query.paymentMethods': 10,
-  'Query.paymentLinks': 100,
-  'Query.webhookEndpoints': 20,
-  'Query.apiKeys': 20,
-  'WebhookEndpoint.deliveries': 50,
-  'PaymentIntent.refunds': 5,
-  'PaymentIntent.events': 10,
-  'PaymentLink.methods': 1,
-};
-
-export interface PageBounds {
-  min: number;
-  max: number;
-  default: number;
-}
-
 const pageBoundsCache = new Map<string, PageBounds>();
 
-/** The bounds of `first` on a paginated field (`Query.paymentIntents`): its REST operation's `limit`. */
+/**
+ * The bounds of `first` on a paginated field: NESTED_PAGES for the lists of one payment, otherwise its
+ * REST operation's `limit` (`Query.paymentIntents`).
+ */
 export function pageBounds(coordinate: string): PageBounds {
+  const nested = NESTED_PAGES[coordinate];
+  if (nested) return nested;
   let bounds = pageBoundsCache.get(coordinate);
   if (!bounds) {
     const operationId = PAGINATED_FIELDS[coordinate];
-    if (!operationId) throw new Error(`graphql: ${coordinate} takes 'first' but mirrors no REST list (add it to PAGINATED_FIELDS)`);
+    if (!operationId) throw new Error(`graphql: ${coordinate} takes 'first' but has no bounds (add it to PAGINATED_FIELDS or NESTED_PAGES)`);
     const schema = parameterSchema(operationId, 'query', 'limit');
     const { minimum, maximum } = schema;
     if (typeof minimum !== 'number' || typeof maximum !== 'number' || typeof schema.default !== 'number') {
@@ -99,30 +110,47 @@ export function pageSize(coordinate: string, first: number | null | undefined): 
   return n;
 }
 
+
+export interface LimitOptions {
+  /** False for a publishable key: introspection is refused (403 permission_denied). */
+  mayIntrospect: boolean;
+}
+
 interface Measure {
   depth: number;
   cost: number;
+  /** `__schema` fields, and all introspection fields (`__schema`, `__type`). */
+  schemas: number;
+  introspections: number;
 }
 
 interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
-  /** Fragments already measured (their result does not depend on where they are spread). */
+  /** Fragments already measured, by name and the set of types on the path (their result depends on nothing else). */
   measured: Map<string, Measure>;
   variables: Record<string, unknown>;
+  /** The operation's variable defaults (`query($n: Int = 100)`): what a variable left out is worth. */
+  defaults: Map<string, ValueNode>;
 }
 
+const NOTHING: Measure = { depth: 0, cost: 0, schemas: 0, introspections: 0 };
+/** Costs are saturated here: far above any limit, and never Infinity or NaN in a message. */
+const COST_CEILING = 1e12;
+
+/** Refuses an operation over the limits (ApiError); otherwise its depth and cost (null: no operation to measure). */
 export function checkOperationLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
-): void {
+  options: LimitOptions = { mayIntrospect: true },
+): { depth: number; cost: number } | null {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation) return; // graphql-js reports the missing operation itself
+  if (!operation) return null; // graphql-js reports the missing operation itself
   const root = schema.getRootType(operation.operation);
-  if (!root) return;
+  if (!root) return null;
   const walk: Walk = {
     schema,
     fragments: new Map(
@@ -132,80 +160,178 @@ export function checkOperationLimits(
     ),
     measured: new Map(),
     variables: variables ?? {},
+    defaults: new Map(
+      (operation.variableDefinitions ?? []).flatMap((v) => (v.defaultValue ? [[v.variable.name.value, v.defaultValue] as const] : [])),
+    ),
   };
-  const { depth, cost } = measure(walk, root, operation.selectionSet, new Set());
-  if (depth > MAX_DEPTH) {
-    throw ApiError.invalid(`Query too deep: ${depth} levels of nested fields, at most ${MAX_DEPTH} are allowed`);
+  const { depth, cost, schemas, introspections } = measure(walk, root, operation.selectionSet, [root.name], 1, new Set());
+  if (introspections > 0 && !options.mayIntrospect) {
+    throw new ApiError('permission_denied', 'A publishable key cannot introspect the schema (__schema, __type); use a secret key');
   }
+  if (schemas > MAX_SCHEMA_INTROSPECTIONS) {
+    throw ApiError.invalid(`Too many introspections: ${schemas} __schema fields, at most ${MAX_SCHEMA_INTROSPECTIONS} per operation is allowed`);
+  }
+  if (depth > MAX_DEPTH) throw tooDeep();
   if (cost > MAX_COST) {
     throw ApiError.invalid(
-      `Query too expensive: estimated cost ${cost}, at most ${MAX_COST} is allowed. Ask for fewer items (first) or fewer fields.`,
+      `Query too expensive: estimated cost ${cost}, at most ${MAX_COST} is allowed. Ask for fewer items (first) or fewer fields, and do not nest a type inside itself.`,
     );
-  }
-}
-
-/**
- * Depth (levels of fields below and including this set) and cost of a selection set. A fragment's result
- * is computed once and reused wherever it is spread, so the walk stays linear in the document's size even
- * when fragments spread each other many times over.
- */
-function measure(walk: Walk, parent: GraphQLCompositeType, set: SelectionSetNode, visiting: Set<string>): Measure {
-  let depth = 0;
-  let cost = 0;
-  for (const sel of set.selections) {
-    if (sel.kind === Kind.FIELD) {
-      const name = sel.name.value;
-      if (name.startsWith('__')) continue; // introspection: bounded by the schema itself
-      cost += FIELD_COSTS[`${parent.name}.${name}`] ?? 1;
-      const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
-      const child = field ? getNamedType(field.type) : undefined;
-      if (!field || !sel.selectionSet || !child || !isCompositeType(child)) {
-        depth = Math.max(depth, 1);
-        continue;
-      }
-      const inner = measure(walk, child, sel.selectionSet, visiting);
-      depth = Math.max(depth, 1 + inner.depth);
-      cost += inner.cost * multiplier(walk, `${parent.name}.${name}`, field, sel.arguments ?? []);
-    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-      const typeName = sel.typeCondition?.name.value;
-      const type = typeName ? walk.schema.getType(typeName) : parent;
-      const inner = measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, visiting);
-      depth = Math.max(depth, inner.depth);
-      cost += inner.cost;
-    } else {
-      const inner = measureFragment(walk, sel.name.value, parent, visiting);
-      depth = Math.max(depth, inner.depth);
-      cost += inner.cost;
-    }
   }
   return { depth, cost };
 }
 
-function measureFragment(walk: Walk, name: string, parent: GraphQLCompositeType, visiting: Set<string>): Measure {
-  const known = walk.measured.get(name);
-  if (known) return known;
+function tooDeep(): ApiError {
+  return ApiError.invalid(`Query too deep: more than ${MAX_DEPTH} levels of nested fields, at most ${MAX_DEPTH} are allowed`);
+}
+
+/**
+ * Depth (levels of fields below and including this set) and cost of a selection set whose fields sit at
+ * `level`, under the types of `path`. A fragment's result is computed once per set of types on the path
+ * and reused wherever it is spread, so the walk stays linear in the document's size even when fragments
+ * spread each other many times over; a field past MAX_DEPTH stops it at once.
+ */
+function measure(
+  walk: Walk,
+  parent: GraphQLCompositeType,
+  set: SelectionSetNode,
+  path: readonly string[],
+  level: number,
+  visiting: Set<string>,
+): Measure {
+  const total: Measure = { ...NOTHING };
+  const add = (m: Measure, times: number, depthOffset: number) => {
+    total.depth = Math.max(total.depth, m.depth + depthOffset);
+    total.cost = Math.min(COST_CEILING, total.cost + m.cost * times);
+    total.schemas += m.schemas * times;
+    total.introspections += m.introspections * times;
+  };
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) {
+      const name = sel.name.value;
+      if (name === '__schema' || name === '__type') {
+        // Not counted in depth: introspection's depth is the schema's, and GraphiQL's query is deep.
+        add({ depth: 0, cost: introspectionCost(walk, sel), schemas: name === '__schema' ? 1 : 0, introspections: 1 }, 1, 0);
+        continue;
+      }
+      if (level > MAX_DEPTH) throw tooDeep();
+      const own = { ...NOTHING, depth: 1, cost: FIELD_COSTS[`${parent.name}.${name}`] ?? 1 };
+      add(own, 1, 0);
+      const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+      const child = field ? getNamedType(field.type) : undefined;
+      if (!field || !sel.selectionSet || !child || !isCompositeType(child)) continue;
+      const reentry = path.includes(child.name);
+      const inner = measure(walk, child, sel.selectionSet, reentry ? path : [...path, child.name], level + 1, visiting);
+      const times = multiplier(walk, parent, field, sel.arguments ?? []) * (reentry ? REENTRY_FACTOR : 1);
+      add(inner, times, 1);
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      const typeName = sel.typeCondition?.name.value;
+      const type = typeName ? walk.schema.getType(typeName) : parent;
+      add(measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, path, level, visiting), 1, 0);
+    } else {
+      add(measureFragment(walk, sel.name.value, parent, path, level, visiting), 1, 0);
+    }
+  }
+  return total;
+}
+
+function measureFragment(
+  walk: Walk,
+  name: string,
+  parent: GraphQLCompositeType,
+  path: readonly string[],
+  level: number,
+  visiting: Set<string>,
+): Measure {
+  const key = `${name}|${[...path].sort().join(',')}`;
+  const known = walk.measured.get(key);
+  if (known) {
+    if (level - 1 + known.depth > MAX_DEPTH) throw tooDeep();
+    return known;
+  }
   const fragment = walk.fragments.get(name);
   // Unknown or cyclic: graphql-js validation refuses the document anyway.
-  if (!fragment || visiting.has(name)) return { depth: 0, cost: 0 };
+  if (!fragment || visiting.has(name)) return NOTHING;
   const type = walk.schema.getType(fragment.typeCondition.name.value);
   visiting.add(name);
-  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, visiting);
+  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, path, level, visiting);
   visiting.delete(name);
-  walk.measured.set(name, result);
+  walk.measured.set(key, result);
   return result;
 }
 
-function multiplier(walk: Walk, coordinate: string, field: GraphQLField<unknown, unknown>, args: readonly ArgumentNode[]): number {
-  const firstArg = field.args.find((a) => a.name === 'first');
-  if (!firstArg) return LIST_SIZES[coordinate] ?? 1;
-  const given = args.find((a) => a.name.value === 'first');
-  const value = given ? literal(given.value, walk.variables) : undefined;
-  return pageSize(coordinate, value === undefined || value === null ? undefined : typeof value === 'number' ? value : NaN);
+/**
+ * How many times what a field selects may be built: `first` for a paginated field, the bound of a list
+ * (LIST_BOUNDS), 1 for one object and for a connection's `edges` / `nodes` (the `first` of the field that
+ * returned the connection counted them).
+ */
+function multiplier(walk: Walk, parent: GraphQLCompositeType, field: GraphQLField<unknown, unknown>, args: readonly ArgumentNode[]): number {
+  const coordinate = `${parent.name}.${field.name}`;
+  if (field.args.some((a) => a.name === 'first')) {
+    const given = args.find((a) => a.name.value === 'first');
+    const value = given ? argumentValue(walk, given.value) : undefined;
+    return pageSize(coordinate, value === undefined || value === null ? undefined : typeof value === 'number' ? value : NaN);
+  }
+  const bound = LIST_BOUNDS[coordinate];
+  if (bound !== undefined) return bound;
+  if (!isListType(getNullableType(field.type)) || parent.name.endsWith('Connection')) return 1;
+  throw new Error(`graphql: the list ${coordinate} has no bound (add it to LIST_BOUNDS or give it 'first')`);
 }
 
-function literal(node: ValueNode, variables: Record<string, unknown>): unknown {
-  if (node.kind === Kind.VARIABLE) return variables[node.name.value];
+/** An argument's value as execution will see it: literal, variable, or the variable's default. */
+function argumentValue(walk: Walk, node: ValueNode): unknown {
+  if (node.kind === Kind.VARIABLE) {
+    const name = node.name.value;
+    if (Object.hasOwn(walk.variables, name)) return walk.variables[name];
+    const fallback = walk.defaults.get(name);
+    return fallback ? argumentValue(walk, fallback) : undefined;
+  }
   if (node.kind === Kind.INT) return Number(node.value);
   if (node.kind === Kind.NULL) return null;
+  if (node.kind === Kind.STRING) return node.value;
   return NaN;
+}
+
+/**
+ * What an introspection field would return from this schema, one per field of each object it reaches:
+ * the walk runs graphql-js's own introspection resolvers over the schema (as execution will), arguments
+ * such as `includeDeprecated` taken at their largest. It stops once past MAX_COST, so asking more costs
+ * no more work here.
+ */
+function introspectionCost(walk: Walk, node: FieldNode): number {
+  if (!node.selectionSet) return 1;
+  if (node.name.value === '__schema') return 1 + introspect(walk, __Schema, walk.schema, node.selectionSet, new Set(), MAX_COST);
+  const nameArg = node.arguments?.find((a) => a.name.value === 'name');
+  const typeName = nameArg ? argumentValue(walk, nameArg.value) : undefined;
+  const type = typeof typeName === 'string' ? walk.schema.getType(typeName) : undefined;
+  return 1 + (type ? introspect(walk, __Type, type, node.selectionSet, new Set(), MAX_COST) : 0);
+}
+
+function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: SelectionSetNode, visiting: Set<string>, budget: number): number {
+  const info = { schema: walk.schema } as GraphQLResolveInfo;
+  let cost = 0;
+  for (const sel of set.selections) {
+    if (cost > budget) break;
+    if (sel.kind === Kind.FIELD) {
+      cost += 1;
+      const field = type.getFields()[sel.name.value];
+      const child = field ? getNamedType(field.type) : undefined;
+      if (!field || !sel.selectionSet || !child || !isObjectType(child)) continue;
+      const value: unknown = field.resolve
+        ? field.resolve(source, { includeDeprecated: true }, undefined, info)
+        : (source as Record<string, unknown>)[field.name];
+      const items: unknown[] = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
+      for (const item of items) {
+        if (cost > budget) break;
+        cost += introspect(walk, child, item, sel.selectionSet, visiting, budget - cost);
+      }
+    } else {
+      const fragment = sel.kind === Kind.INLINE_FRAGMENT ? sel : walk.fragments.get(sel.name.value);
+      const key = sel.kind === Kind.FRAGMENT_SPREAD ? sel.name.value : '';
+      if (!fragment || visiting.has(key)) continue;
+      if (key) visiting.add(key);
+      cost += introspect(walk, type, source, fragment.selectionSet, visiting, budget - cost);
+      if (key) visiting.delete(key);
+    }
+  }
+  return cost;
 }

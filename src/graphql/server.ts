@@ -72,7 +72,9 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
           if (operation?.operation === 'subscription') {
             throw ApiError.invalid('Subscriptions are served over WebSocket at /graphql (subprotocol graphql-transport-ws), not over HTTP POST');
           }
-          checkOperationLimits(schema, document, operationName, request.variables);
+          // A publishable key may read payment methods only: not the schema either.
+          const mayIntrospect = contextValue.authenticated && contextValue.key.type !== 'publishable';
+          checkOperationLimits(schema, document, operationName, request.variables, { mayIntrospect });
           if (contextValue.authenticated) {
             const counted = await countPublicCalls(publicCalls(document, operationName)?.calls ?? [], contextValue.clientIp, contextValue.config);
             if (counted?.refusal) throw counted.refusal;

@@ -117,7 +117,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           }
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
-          checkOperationLimits(schema, document, payload.operationName, payload.variables);
+          checkOperationLimits(schema, document, payload.operationName, payload.variables, { mayIntrospect: auth ? auth.key.type !== 'publishable' : false });
           if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token);
           // Public fields (createSandboxAccount) count in their REST route's per-IP bucket, as over HTTP.
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';

@@ -3,6 +3,7 @@ import { ApiError } from '../../src/errors';
 import { parse } from '../../src/graphql/graphqljs';
 import { getNamedType, isObjectType } from '../../src/graphql/graphqljs';
 import { checkOperationLimits, MAX_COST, MAX_DEPTH, PAGINATED_FIELDS, pageBounds } from '../../src/graphql/limits';
+import { NESTED_PAGES } from '../../src/graphql/listBounds';
 import { parameterSchema } from '../../src/rest/generatedContract';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 
@@ -20,13 +21,14 @@ function refusal(query: string, variables: Record<string, unknown> = {}): ApiErr
 }
 
 it('counts depth through fragments and inline fragments, and allows exactly MAX_DEPTH', () => {
-  // refund(1) paymentIntent(2) refunds(3) paymentIntent(4) refunds(5) paymentIntent(6) refunds(7) id(8)
-  const eight = '{ refund(id: "x") { ...A } } fragment A on Refund { paymentIntent { refunds { ... on Refund { paymentIntent { refunds { paymentIntent { refunds { id } } } } } } } }';
+  // events(1) edges(2) node(3) refund(4) paymentIntent(5) refunds(6) paymentIntent(7) id(8)
+  const eight =
+    '{ events(first: 1) { ...A } } fragment A on EventConnection { edges { node { refund { ... on Refund { paymentIntent { refunds(first: 1) { paymentIntent { id } } } } } } } }';
   expect(MAX_DEPTH).toBe(8);
   expect(refusal(eight)).toBeNull();
-  const nine = eight.replace('refunds { id }', 'refunds { paymentIntent { id } }');
+  const nine = eight.replace('paymentIntent { id }', 'paymentIntent { customer { mobile } }');
   expect(refusal(nine)?.code).toBe('invalid_request');
-  expect(refusal(nine)?.message).toMatch(/9 levels/);
+  expect(refusal(nine)?.message).toMatch(/too deep: more than 8 levels/);
 });
 
 it('multiplies the cost of what sits under a list by its size, with first from literals or variables', () => {
@@ -51,20 +53,23 @@ it('measures each fragment once, so a fan-out of fragments is refused instead of
   expect(err?.message).toMatch(/too expensive/);
 });
 
-it('bounds every `first` by the `limit` of the REST list it mirrors, default included', () => {
+it('bounds every `first` by the `limit` of the REST list it mirrors, or by NESTED_PAGES, default included', () => {
   const withFirst = Object.values(schema.getTypeMap())
     .filter(isObjectType)
     .flatMap((t) => Object.values(t.getFields()).filter((f) => f.args.some((a) => a.name === 'first')).map((f) => ({ coordinate: `${t.name}.${f.name}`, field: f })));
-  expect(withFirst.map((f) => f.coordinate).sort()).toEqual(Object.keys(PAGINATED_FIELDS).sort());
+  expect(withFirst.map((f) => f.coordinate).sort()).toEqual([...Object.keys(PAGINATED_FIELDS), ...Object.keys(NESTED_PAGES)].sort());
   for (const { coordinate, field } of withFirst) {
-    const limit = parameterSchema(PAGINATED_FIELDS[coordinate]!, 'query', 'limit');
-    expect(pageBounds(coordinate), coordinate).toEqual({ min: limit.minimum, max: limit.maximum, default: limit.default });
-    // schema.graphql's default is the REST default.
-    expect(field.args.find((a) => a.name === 'first')!.defaultValue, coordinate).toBe(limit.default);
+    const operationId = PAGINATED_FIELDS[coordinate];
+    const limit = operationId ? parameterSchema(operationId, 'query', 'limit') : undefined;
+    const expected = limit ? { min: limit.minimum, max: limit.maximum, default: limit.default } : NESTED_PAGES[coordinate];
+    expect(pageBounds(coordinate), coordinate).toEqual(expected);
+    // schema.graphql's default is the same.
+    expect(field.args.find((a) => a.name === 'first')!.defaultValue, coordinate).toBe(expected!.default);
     expect(getNamedType(field.args.find((a) => a.name === 'first')!.type).name).toBe('Int');
   }
   expect(pageBounds('Query.paymentIntents').max).toBe(500);
   expect(pageBounds('Query.events').max).toBe(100);
+  expect(pageBounds('PaymentIntent.refunds')).toEqual({ min: 1, max: 100, default: 20 });
 });
 
 it('prices a QR code above a stored field: the 100 links of paymentLinks with their QR fit once, not twice', () => {

@@ -97,7 +97,6 @@ export async function createRestrictedKey(
  */
 export const API_KEY_LIST_SIZE = 50;
 
-
 /** Active keys newest first, then revoked keys by revocation, newest first: API_KEY_LIST_SIZE in all. */
 export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
   const active = await ApiKeyModel.find({ account_id: accountId, revoked_at: null })
@@ -112,7 +111,6 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
     .lean<ApiKeyRecord[]>();
   return [...active, ...revoked];
 }
-
 
 /** Revoking is permanent; revoking twice returns the key as it is. */
 export async function revokeApiKey(accountId: string, keyId: string): Promise<ApiKeyRecord> {

@@ -7,6 +7,7 @@ import type {
 } from '../../../generated/graphql/resolvers-types';
 import { requireOperation } from '../context';
 import { toEnumName } from '../enums';
+import { pageSize } from '../limits';
 
 export const PaymentIntent: PaymentIntentResolvers = {
   paymentMethod: (p) => toEnumName<PaymentMethodCode>(p.payment_method),
@@ -18,14 +19,17 @@ export const PaymentIntent: PaymentIntentResolvers = {
   apiKeyId: (p) => p.api_key_id,
   createdAt: (p) => p.created_at,
   updatedAt: (p) => p.updated_at,
-  // Batched per request (loaders.ts): a page of intents reads all their refunds / events at once.
-  refunds: (p, _a, ctx) => {
+  // Batched per request (loaders.ts): a page of intents reads all their refunds / events at once. The
+  // answer is cut to `first`, whose bounds the cost limit counts on (listBounds.ts).
+  refunds: async (p, { first }, ctx) => {
     requireOperation(ctx, 'getRefund');
-    return ctx.loaders.refundsByPayment.load(p.id);
+    const n = pageSize('PaymentIntent.refunds', first);
+    return (await ctx.loaders.refundsByPayment.load(p.id)).slice(0, n);
   },
-  events: (p, _a, ctx) => {
+  events: async (p, { first }, ctx) => {
     requireOperation(ctx, 'listEvents');
-    return ctx.loaders.eventsByPayment.load(p.id);
+    const n = pageSize('PaymentIntent.events', first);
+    return (await ctx.loaders.eventsByPayment.load(p.id)).slice(0, n);
   },
 };
 

@@ -17,6 +17,7 @@ import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
 import { pageSize } from '../limits';
+import { LIST_BOUNDS } from '../listBounds';
 import { toConnection } from '../pagination';
 
 /** Each field: the permission of the REST operation it mirrors, then that operation's service call. */
@@ -57,9 +58,10 @@ export const Query: QueryResolvers = {
     requireOperation(ctx, 'getCheckoutSession');
     return toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, id), publicBaseUrl());
   },
-  webhookEndpoints: (_p, _a, ctx) => {
+  // At most ACCOUNT_CAPS.webhookEndpoints exist; the cut keeps the answer to the bound the cost counts on.
+  webhookEndpoints: async (_p, _a, ctx) => {
     requireOperation(ctx, 'listWebhookEndpoints');
-    return listWebhookEndpoints(ctx.actor.accountId);
+    return (await listWebhookEndpoints(ctx.actor.accountId)).slice(0, LIST_BOUNDS['Query.webhookEndpoints']);
   },
   // REST has no GET /webhook_endpoints/{id}: one endpoint is read with the permission of the list.
   webhookEndpoint: (_p, { id }, ctx) => {

@@ -4,13 +4,15 @@ import type {
   WebhookEndpointResolvers,
 } from '../../../generated/graphql/resolvers-types';
 import { requireOperation } from '../context';
+import { LIST_BOUNDS } from '../listBounds';
 
 export const WebhookEndpoint: WebhookEndpointResolvers = {
   createdAt: (e) => e.created_at,
   secret: (e) => e.secret ?? null,
-  deliveries: (e, _a, ctx) => {
+  // Cut to the bound the cost limit counts on, whatever the delivery service returns.
+  deliveries: async (e, _a, ctx) => {
     requireOperation(ctx, 'listWebhookDeliveries');
-    return ctx.loaders.deliveriesByEndpoint.load(e.id);
+    return (await ctx.loaders.deliveriesByEndpoint.load(e.id)).slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
   },
 };
 

@@ -1,0 +1,38 @@
+import { ACCOUNT_CAPS } from '../domain/accountCaps';
+import { API_KEY_LIST_SIZE } from '../domain/accounts/apiKey.service';
+import { LINK_LIST_SIZE } from '../domain/links/paymentLink.service';
+import { PAYMENT_METHODS } from '../domain/payments/methods';
+
+/**
+ * The most items each GraphQL list of objects can hold. The resolvers never return more (they cut
+ * their answer to these), and limits.ts prices whatever sits under a list once per item it may hold, so
+ * the cost of an operation is an upper bound of the objects it can make the server build.
+ * test/graphql/cost.test.ts checks that every list of objects in schema.graphql is here or takes `first`.
+ */
+
+/** Lists without `first`, with the bound that holds them (a cap per account, or the size the list is cut to). */
+export const LIST_BOUNDS: Readonly<Record<string, number>> = {
+  'Query.paymentMethods': PAYMENT_METHODS.length,
+  'Query.paymentLinks': LINK_LIST_SIZE,
+  'Query.webhookEndpoints': ACCOUNT_CAPS.webhookEndpoints,
+  'Query.apiKeys': API_KEY_LIST_SIZE,
+  // What WebhookEndpoint.deliveries shows: the last 50 deliveries (GET /webhook_endpoints/{id}/deliveries).
+  'WebhookEndpoint.deliveries': 50,
+};
+
+export interface PageBounds {
+  min: number;
+  max: number;
+  default: number;
+}
+
+/**
+ * The lists of one payment, which have no REST list of their own: `first` 1 to 100, default 20 (a
+ * dashboard shows a payment's events and refunds on one page; 20 is more than a payment usually has).
+ * Refunds are bounded by the amount and events by the refunds, but neither is small in principle, so
+ * the server never returns more than `first`. schema.graphql repeats the defaults.
+ */
+export const NESTED_PAGES: Readonly<Record<string, PageBounds>> = {
+  'PaymentIntent.refunds': { min: 1, max: 100, default: 20 },
+  'PaymentIntent.events': { min: 1, max: 100, default: 20 },
+};
