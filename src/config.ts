@@ -15,6 +15,9 @@ export interface Config {
   /** Data directory of the embedded engine; undefined = memory only. */
   dataDir: string | undefined;
   maxBodyBytes: number;
+  /** GraphQL execution deadline and answer size cap (README "GraphQL API → Limits"). */
+  graphqlDeadlineMs: number;
+  graphqlMaxResponseBytes: number;
   rateLimitPerMinute: number;
   /** Requests per minute of all of an account's keys together (README "Rate limiting"). */
   rateLimitPerAccountPerMinute: number;
@@ -139,6 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     mongodbUri,
     dataDir: env.DATA_DIR === undefined ? undefined : env.DATA_DIR.trim() || undefined,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+    graphqlDeadlineMs: int(env, 'GRAPHQL_DEADLINE_MS', 5_000, 0, 600_000),
+    graphqlMaxResponseBytes: int(env, 'GRAPHQL_MAX_RESPONSE_BYTES', 1024 * 1024, 1024, 256 * 1024 * 1024),
     rateLimitPerMinute,
     // Five keys' worth unless set: raising the key limit (benchmarks, load tests) raises this with it.
     rateLimitPerAccountPerMinute: int(env, 'RATE_LIMIT_PER_ACCOUNT_PER_MINUTE', Math.min(5 * rateLimitPerMinute, 100_000_000), 1, 100_000_000),

@@ -10,6 +10,7 @@ import { bearerSecret } from './auth';
 import { clientTokenHttpContext, clientTokenOfHeader } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
+import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
 import { countPublicCalls, keylessPublicCalls } from './publicOperations';
 
 /**
@@ -61,10 +62,22 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const result = await server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: 'POST', headers, search: '', body },
-        context: async () => context,
-      });
+      startDeadline(context, config.graphqlDeadlineMs);
+      const result = await withinDeadline(
+        server.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method: 'POST', headers, search: '', body },
+          context: async () => context,
+        }),
+        config.graphqlDeadlineMs,
+      );
+      // One error instead of an answer that ran out of time or is too large (executionLimits.ts).
+      const refuse = (error: ApiError) => {
+        res.locals.errorCode = error.code;
+        res.status(error.status).json(errorResponseBody(error, requestId));
+      };
+      if (result === null || deadlinePassed(context)) return refuse(deadlineError(config.graphqlDeadlineMs));
+      const bytes = result.body.kind === 'complete' ? Buffer.byteLength(result.body.string) : 0;
+      if (bytes > config.graphqlMaxResponseBytes) return refuse(responseTooLarge(bytes, config.graphqlMaxResponseBytes));
       if (context.errorCodes.length > 0) res.locals.errorCode = context.errorCodes[0];
       for (const [name, value] of result.headers) res.setHeader(name, value);
       res.status(result.status ?? 200);
@@ -93,4 +106,21 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       res.status(apiError.status).json(errorResponseBody(apiError, requestId));
     }
   };
+}
+
+/**
+ * The execution's result, or null when the deadline comes first: the answer then does not wait for a
+ * read already under way (the resolvers after it stop by themselves; what it returns is dropped).
+ */
+async function withinDeadline<T>(execution: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  execution.catch(() => undefined); // a failure after the deadline has nobody to answer
+  try {
+    return await Promise.race([execution, expiry]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -7,7 +7,7 @@ import { PAYMENT_METHODS } from '../domain/payments/methods';
  * The most items each GraphQL list of objects can hold. The resolvers never return more (they cut
  * their answer to these), and limits.ts prices whatever sits under a list once per item it may hold, so
  * the cost of an operation is an upper bound of the objects it can make the server build.
- * test/graphql/cost.test.ts checks that every list of objects in schema.graphql is here or takes `first`.
+ * test/graphql/limits.test.ts checks that every list of objects in schema.graphql is here or takes `first`.
  */
 
 /** Lists without `first`, with the bound that holds them (a cap per account, or the size the list is cut to). */

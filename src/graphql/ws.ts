@@ -15,6 +15,7 @@ import { bearerSecret } from './auth';
 import { checkClientTokenOperation, connectionClientToken, countedClientTokenGrant, createClientTokenContext } from './clientTokenAuth';
 import { createContext } from './context';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
+import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';
 import { countPublicCalls, publicCalls } from './publicOperations';
 
@@ -125,19 +126,22 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (counted?.refusal) throw counted.refusal;
           const lease = leases.get(ctx.extra.request);
           if (lease && getOperationAST(document, payload.operationName)?.operation === 'subscription') addSubscription(lease, id);
-          return {
-            schema,
-            document,
-            operationName: payload.operationName,
-            variableValues: payload.variables,
-            contextValue: auth ? createContext(auth, requestId, config, ip, 'ws') : createClientTokenContext(token!, requestId, config, ip),
-          };
+          const contextValue = auth ? createContext(auth, requestId, config, ip, 'ws') : createClientTokenContext(token!, requestId, config, ip);
+          // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
+          if (getOperationAST(document, payload.operationName)?.operation !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);
+          return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];
           throw err;
         }
       },
-      onNext: (ctx: WsContext, id, _payload, _args, result) => {
+      onNext: (ctx: WsContext, id, _payload, args, result) => {
+        // Per message, the deadline and the size cap of an HTTP answer (executionLimits.ts).
+        const oversized = oversize(result, config.graphqlMaxResponseBytes);
+        const refusal = deadlinePassed(args.contextValue as object)
+          ? deadlineError(config.graphqlDeadlineMs)
+          : oversized === null ? null : responseTooLarge(oversized, config.graphqlMaxResponseBytes);
+        if (refusal) return { errors: formatErrors([apiGraphQLError(refusal)], ctx.extra.requestIds?.get(id) ?? newId('req')) };
         if (!result.errors?.length) return;
         return { ...result, errors: formatErrors(result.errors, ctx.extra.requestIds?.get(id) ?? newId('req')) };
       },

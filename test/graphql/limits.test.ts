@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
 import { ApiError } from '../../src/errors';
 import { parse } from '../../src/graphql/graphqljs';
-import { getNamedType, isObjectType } from '../../src/graphql/graphqljs';
+import { getNamedType, getNullableType, isCompositeType, isListType, isObjectType, type GraphQLObjectType } from '../../src/graphql/graphqljs';
 import { checkOperationLimits, MAX_COST, MAX_DEPTH, PAGINATED_FIELDS, pageBounds } from '../../src/graphql/limits';
-import { NESTED_PAGES } from '../../src/graphql/listBounds';
+import { LIST_BOUNDS, NESTED_PAGES } from '../../src/graphql/listBounds';
 import { parameterSchema } from '../../src/rest/generatedContract';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 
@@ -79,4 +79,14 @@ it('prices a QR code above a stored field: the 100 links of paymentLinks with th
   expect(refusal(twice)?.message).toMatch(/too expensive/);
   // The same aliases without the QR codes are cheap.
   expect(refusal('{ a: paymentLinks { id code } b: paymentLinks { id code } }')).toBeNull();
+});
+
+it('bounds every list of objects in the schema: a `first`, a LIST_BOUNDS entry, or a connection cut by its `first`', () => {
+  const unbounded = Object.values(schema.getTypeMap())
+    .filter((t) => isObjectType(t) && !t.name.startsWith('__'))
+    .flatMap((t) => Object.values((t as GraphQLObjectType).getFields()).map((f) => ({ coordinate: `${t.name}.${f.name}`, field: f, parent: t.name })))
+    .filter(({ field }) => isListType(getNullableType(field.type)) && isCompositeType(getNamedType(field.type)))
+    .filter(({ coordinate, field, parent }) => !(coordinate in LIST_BOUNDS) && !field.args.some((a) => a.name === 'first') && !parent.endsWith('Connection'));
+  expect(unbounded.map((u) => u.coordinate)).toEqual([]);
+  expect(Object.keys(LIST_BOUNDS).length).toBeGreaterThan(0);
 });

@@ -1,4 +1,5 @@
 import type { Resolvers } from '../../../generated/graphql/resolvers-types';
+import { withDeadlines } from '../executionLimits';
 import { DateTimeScalar, JsonScalar, SafeIntScalar } from '../scalars';
 import { Account } from './Account';
 import { ApiKey } from './ApiKey';
@@ -21,8 +22,11 @@ import { Subscription } from './Subscription';
 import { WebhookDelivery } from './WebhookDelivery';
 import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './WebhookEndpoint';
 
-/** Fields not listed in a type's resolvers have the same name in the model (`id`, `amount`, `url` ...). */
-export const resolvers: Resolvers = {
+/**
+ * Fields not listed in a type's resolvers have the same name in the model (`id`, `amount`, `url` ...).
+ * Each resolver first checks the execution deadline (executionLimits.ts).
+ */
+export const resolvers: Resolvers = withDeadlines<Resolvers>({
   DateTime: DateTimeScalar,
   JSON: JsonScalar,
   SafeInt: SafeIntScalar,
@@ -49,4 +53,4 @@ export const resolvers: Resolvers = {
   LogEntry,
   SandboxClock,
   PaymentIntentUpdate,
-};
+});
