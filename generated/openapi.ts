@@ -142,8 +142,9 @@ export interface paths {
         };
         /**
          * List the account's API keys
-         * @description All keys of the account (secret, publishable and restricted, revoked ones included), newest first,
-         *     without secrets: `last4` identifies each.
+         * @description The keys of the account (secret, publishable and restricted), without secrets: `last4` identifies
+         *     each. Every active key first (at most 20), newest first, then the most recently revoked ones
+         *     (revoked keys are kept for ever), 50 keys in all.
          *
          *     Permission: the account's full secret key only (`secret_key`); any other key gets 403
          *     `permission_denied`.
@@ -155,8 +156,12 @@ export interface paths {
          * @description Creates a restricted key (`type: restricted`, `sk_test_...`) with the given permissions (`write`
          *     implies `read`). The full `secret` is returned only in this response.
          *
+         *     An account holds at most 20 active keys, its secret and publishable keys included: creating one
+         *     more is 400 `invalid_request` naming the cap (revoke one first). The cap holds under concurrent
+         *     creates.
+         *
          *     Not idempotent: each call creates another key. Errors: 400 `invalid_request` for a missing name,
-         *     an empty, duplicated or unknown permission.
+         *     an empty, duplicated or unknown permission, or the cap.
          *
          *     Permission: the account's full secret key only (`secret_key`).
          */
@@ -606,6 +611,10 @@ export interface paths {
          *     400 `amount_out_of_range`; a `coming_soon` method: 400 `method_disabled`. Payments made through the
          *     link carry `metadata.payment_link` = the link id.
          *
+         *     An account holds at most 1000 active links: creating one more is 400 `invalid_request` naming the
+         *     cap (deactivate one first; `POST /qr_codes` with an `amount` counts too). The cap holds under
+         *     concurrent creates.
+         *
          *     Not idempotent: each call creates another link.
          *
          *     Permission: `payment_links:write`.
@@ -704,7 +713,8 @@ export interface paths {
          *     optional `description`, creating a new link with all active methods), not both (400
          *     `invalid_request`). The QR code points to the link `url`; `svg` is a 512 × 512 px inline SVG.
          *
-         *     Errors: 400 `invalid_request` for an inactive link, or `description` with `payment_link`; 400
+         *     Errors: 400 `invalid_request` for an inactive link, `description` with `payment_link`, or an
+         *     `amount` when the account already has 1000 active links (the cap of `POST /payment_links`); 400
          *     `amount_out_of_range` for an amount an active method does not accept.
          *
          *     Not idempotent: with `amount`, each call creates another link. QR codes are not stored.
@@ -3459,7 +3469,31 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecret"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description `invalid_request`: a bad body, or the account already has 20 active API keys, the most
+             *     allowed.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "This account already has 20 active API keys, the most allowed; revoke one first.",
+                     *         "request_id": "req_Hq2vX7mN4pL9sT1wY6zB3cDf"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
@@ -4419,7 +4453,31 @@ export interface operations {
                     "application/json": components["schemas"]["QrCode"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /**
+             * @description `invalid_request` (a bad body, an inactive link, or an `amount` when the account already has
+             *     1000 active payment links) or `amount_out_of_range`.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "This account already has 1000 active payment links, the most allowed; deactivate one first.",
+                     *         "request_id": "req_Hq2vX7mN4pL9sT1wY6zB3cDf"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -194,6 +194,7 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   await ok(api, 'GET', '/api_keys', 200);
   const doomed = await ok(api, 'POST', '/api_keys', 201, { body: { name: 'Order service (old)', permissions } });
   await ok(api, 'DELETE', `/api_keys/${doomed.id}`, 200);
+  await ok(api, 'POST', '/api_keys', 400, { body: { name: 'No permissions', permissions: [] } });
 
   // Webhook endpoints first, so that every later event is delivered.
   const filtered = await ok(api, 'POST', '/webhook_endpoints', 201, {
@@ -239,6 +240,7 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   await ok(api, 'GET', `/payment_links/${link.id}`, 200);
   await ok(api, 'GET', `/payment_links/${link.id}/qr`, 200);
   await ok(api, 'POST', '/qr_codes', 201, { body: { payment_link: link.code } });
+  await ok(api, 'POST', '/qr_codes', 400, { body: { payment_link: link.code, amount: 7500 } });
   await ok(anon, 'GET', `/public/payment_links/${link.code}`, 200);
   await ok(anon, 'GET', `/pay/${link.code}`, 200, { root: true });
   await ok(anon, 'POST', `/public/payment_links/${link.code}/payments`, 201, { body: { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } } });
