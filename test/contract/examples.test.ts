@@ -202,6 +202,7 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   });
   const all = await ok(api, 'POST', '/webhook_endpoints', 201, { body: { url: `${receiver.url}/all` } });
   await ok(api, 'GET', '/webhook_endpoints', 200);
+  await ok(api, 'POST', '/webhook_endpoints', 400, { body: { url: 'ftp://shop.example/hooks' } });
   await ok(api, 'POST', `/webhook_endpoints/${all.id}/test`, 202);
 
   // Payment intents: express (to SUCCEEDED, watched on its stream), reference (listed, cancelled, paid).
