@@ -1,29 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/index';
 import { sealLegacySecrets } from '../../src/domain/webhooks/secretsKey';
 import { WebhookEndpointModel } from '../../src/domain/webhooks/webhookEndpoint.model';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { spawnGateway } from '../support/processes';
-import { startTestServer, type TestServer } from '../support/server';
-import { startReceiver, type Receiver } from './support/receiver';
+import { useGatewayAndReceiver } from './support/gateway';
 import { createEndpoint } from './support/webhooks';
 
 /** Issue 16: webhook signing secrets are stored encrypted; receivers see no difference. */
-let server: TestServer;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await server?.stop();
-  await receiver?.close();
-});
+const ctx = useGatewayAndReceiver();
 
 /** The endpoint as stored, as text: what someone reading the database would see. */
 async function storedText(id: string): Promise<string> {
@@ -31,7 +20,7 @@ async function storedText(id: string): Promise<string> {
 }
 
 /** Sends a test ping and returns whether its signature verifies with `secret`. */
-async function pingVerifies(api: ApiClient, endpointId: string, secret: string, url = receiver): Promise<boolean> {
+async function pingVerifies(api: ApiClient, endpointId: string, secret: string, url = ctx.receiver): Promise<boolean> {
   const ping = await api.post(`/webhook_endpoints/${endpointId}/test`, {});
   expect(ping.status, ping.text).toBe(202);
   const [req] = await url.waitFor((r) => r.headers['service-event-id'] === ping.body.event_id);
@@ -46,11 +35,11 @@ async function pingVerifies(api: ApiClient, endpointId: string, secret: string, 
 describe('webhook secrets at rest', () => {
   let account: TestAccount;
   beforeAll(async () => {
-    account = await createAccount(server.baseUrl);
+    account = await createAccount(ctx.server.baseUrl);
   });
 
   it('stores no whsec_ string, before or after a rotation, and deliveries still verify', async () => {
-    const endpoint = await createEndpoint(account.api, `${receiver.url}/sealed`);
+    const endpoint = await createEndpoint(account.api, `${ctx.receiver.url}/sealed`);
     expect(endpoint.secret).toMatch(/^whsec_/);
     expect(await storedText(endpoint.id)).not.toContain('whsec_');
     expect(await storedText(endpoint.id)).toContain('enc:v1:');
@@ -71,7 +60,7 @@ describe('webhook secrets at rest', () => {
     await WebhookEndpointModel.collection.insertOne({
       _id: id as never,
       account_id: account.id,
-      url: `${receiver.url}/legacy`,
+      url: `${ctx.receiver.url}/legacy`,
       events: ['*'],
       name: null,
       description: null,
@@ -97,7 +86,7 @@ describe('the key beside the data (embedded engine, DATA_DIR)', () => {
       try {
         const account = await createAccount(first.url);
         sk = account.sk;
-        endpoint = await createEndpoint(account.api, `${receiver.url}/datadir`);
+        endpoint = await createEndpoint(account.api, `${ctx.receiver.url}/datadir`);
       } finally {
         await first.stop();
       }
