@@ -1,0 +1,2 @@
+// Placeholder entry; the client is built in its own commits.
+export {};
