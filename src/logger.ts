@@ -12,6 +12,11 @@ export const logger = pino({
       'req.headers.authorization',
       'headers.authorization',
       'authorization',
+      // Dashboard session cookies (pgw_session) are bearer secrets too.
+      'req.headers.cookie',
+      'headers.cookie',
+      'cookie',
+      'res.headers["set-cookie"]',
       'secret',
       '*.secret',
       'sk',

@@ -11,6 +11,7 @@ import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
 import { realtimeService } from './realtime/realtime.background';
 import { graphqlRouter, graphqlService } from './graphql/server';
+import { dashboardSessionRouter } from './dashboard/session/session.router';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -69,7 +70,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
   // URLs must point at the port actually served.
   if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
-  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config)] });
+  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
   // Background services (timer handlers above all) are running before the first request is served.
   for (const service of services) await service.start({ config, httpServer });
   httpServer.off('request', holdEarly);

@@ -2,6 +2,8 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config';
 import { authenticateAndCount } from '../domain/accounts/apiKey.service';
+import { authenticateSessionRequest } from '../dashboard/session/session.graphql';
+import { sessionCookieOf } from '../dashboard/session/session.http';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { readJsonBody } from '../rest/body';
@@ -24,6 +26,9 @@ import { countPublicCalls, keylessPublicCalls } from './publicOperations';
  * (`createSandboxAccount`), it runs without a key, like the public REST route it mirrors, each call
  * counted in that route's per-IP bucket (X-RateLimit-* of that bucket, 429 over it); anything else is
  * the 401 it always was. Public calls in a request with a key are counted in server.ts, per operation.
+ *
+ * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
+ * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session).
  */
 export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
   return async (req, res) => {
@@ -33,8 +38,11 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       const ip = clientIp(req);
       let body: unknown;
       let context: GraphQLContext;
+      // A dashboard session's cookie stands for a key when no Authorization header is sent.
+      const session = req.headers.authorization === undefined ? sessionCookieOf(req.headers) : undefined;
       // Unreadable, or not public: the 401 of authenticateAndCount below, as for any keyless request.
-      const keyless = req.headers.authorization === undefined ? await readJsonBody(req, config.maxBodyBytes).catch(() => undefined) : undefined;
+      const keyless =
+        req.headers.authorization === undefined && session === undefined ? await readJsonBody(req, config.maxBodyBytes).catch(() => undefined) : undefined;
       const calls = keyless === undefined ? null : keylessPublicCalls(keyless);
       const clientToken = clientTokenOfHeader(req.headers.authorization);
       if (calls) {
@@ -47,8 +55,12 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
         body = await readJsonBody(req, config.maxBodyBytes);
         context = await clientTokenHttpContext(clientToken, body, res, requestId, config, ip);
       } else {
-        // One round trip, as on REST: find the key and count the request.
-        const auth = await authenticateAndCount(bearerSecret(req.headers.authorization), keyRateLimits(config));
+        // One round trip, as on REST: find the key and count the request (a session's: its key's, after
+        // the session's CSRF and origin checks).
+        const auth =
+          session === undefined
+            ? await authenticateAndCount(bearerSecret(req.headers.authorization), keyRateLimits(config))
+            : await authenticateSessionRequest(session, req.headers, config);
         res.locals.auth = auth;
         applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
         body = await readJsonBody(req, config.maxBodyBytes);

@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, getOperationAST, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
 import { CloseCode, type Context } from 'graphql-ws';
@@ -6,7 +6,9 @@ import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
 import { authenticate, authenticateAndCount } from '../domain/accounts/apiKey.service';
-import { isApiError, type ApiError } from '../errors';
+import { ApiError, isApiError } from '../errors';
+import { isSameOriginUpgrade, sessionCookieOf } from '../dashboard/session/session.http';
+import { authenticateSessionAndCount, sessionKey } from '../dashboard/session/session.service';
 import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
@@ -27,6 +29,8 @@ type WsState = {
   clientToken?: string;
   /** The key given at connection, authenticated again for each operation (a revoked key stops working). */
   secret?: string;
+  /** Or the dashboard session of the upgrade's cookie, checked again for each operation likewise. */
+  session?: string;
   requestIds?: Map<string, string>;
 };
 type WsContext = Context<ConnectionParams, Extra & WsState>;
@@ -35,7 +39,9 @@ type WsContext = Context<ConnectionParams, Extra & WsState>;
  * GraphQL over WebSocket (`graphql-transport-ws`) on the gateway's HTTP server, path /graphql.
  * - Connection: `connectionParams.authorization` is checked like the HTTP `Authorization` header; an
  *   invalid key closes the socket with 4401 before any operation. The key is checked again for each
- *   operation, so a key revoked meanwhile gets `authentication_failed`.
+ *   operation, so a key revoked meanwhile gets `authentication_failed`. Without a key there, a dashboard
+ *   session cookie sent with the upgrade stands for its key; the upgrade is refused (HTTP 403) when it
+ *   carries that cookie from an Origin other than the gateway's.
  * - Each operation counts as one request against the key's and its account's rate limits, is parsed,
  *   validated and held to the same depth / cost / `first` limits as over HTTP, and errors are formatted
  *   the same way, with a request id per operation.
@@ -54,6 +60,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === GRAPHQL_PATH) {
+      // A dashboard session's cookie is honoured only from the gateway's own origin (CSRF).
+      if (sessionCookieOf(req.headers) !== undefined && !isSameOriginUpgrade(req.headers, config)) {
+        refuseUpgrade(socket, new ApiError('permission_denied', 'A dashboard session connects only from the gateway origin (Origin header).'));
+        return;
+      }
       let lease: Lease;
       try {
         lease = admit('ws', req.socket.remoteAddress ?? 'unknown');
@@ -87,10 +98,14 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           ctx.extra.clientToken = await connectionClientToken(params);
           if (ctx.extra.clientToken === undefined) {
             const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
-            const { key } = await authenticate(secret);
+            // Without a key in connection_init, the upgrade's session cookie (same origin, checked above).
+            const session = secret === undefined ? sessionCookieOf(ctx.extra.request.headers) : undefined;
+            const key = session === undefined ? (await authenticate(secret)).key : await sessionKey(session);
             const lease = leases.get(ctx.extra.request);
+            // Identified by its key, a session's socket closes when the key is revoked, like the key's own.
             if (lease) identify(lease, key._id);
             ctx.extra.secret = secret;
+            ctx.extra.session = session;
           }
           ctx.extra.requestIds = new Map();
           return true;
@@ -108,7 +123,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (config.maintenanceMode) throw maintenanceError();
           // One shared path with HTTP: the key's and its account's windows, one round trip.
           const token = ctx.extra.clientToken === undefined ? null : await countedClientTokenGrant(ctx.extra.clientToken, config);
-          const auth = token ? null : await authenticateAndCount(ctx.extra.secret, keyRateLimits(config));
+          const auth = token
+            ? null
+            : ctx.extra.session === undefined
+              ? await authenticateAndCount(ctx.extra.secret, keyRateLimits(config))
+              : await authenticateSessionAndCount(ctx.extra.session, keyRateLimits(config));
           if (auth && !auth.rate.allowed) throw rateLimitRefusal(auth.rate, config.rateLimitPerMinute);
           let document: DocumentNode;
           try {
@@ -167,11 +186,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
   };
 }
 
-/** The answer to an upgrade over a cap: HTTP 429 with Retry-After and the error envelope. */
+/** The answer to a refused upgrade: its HTTP status (429 with Retry-After over a cap, 403 cross-origin) and the error envelope. */
 function refuseUpgrade(socket: Duplex, err: ApiError): void {
   const body = JSON.stringify({ error: { code: err.code, message: err.message, request_id: newId('req') } });
   const headers = Object.entries(err.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${err.status} ${http.STATUS_CODES[err.status]}\r\nConnection: close\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

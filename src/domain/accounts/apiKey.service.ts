@@ -6,6 +6,7 @@ import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { closeConnectionsOfKey } from '../../realtime/connections';
+import { deleteSessionsOfKey } from '../../dashboard/session/session.service';
 import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 export interface ApiKeyResource {
@@ -126,6 +127,8 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
   // Its open WebSocket and SSE connections end now in this process; other processes notice within
   // KEY_REVOCATION_CHECK_MS (src/realtime/connections.ts).
   closeConnectionsOfKey(keyId);
+  // Dashboard sessions signed in with it end too (their sockets, identified by the key, closed above).
+  await deleteSessionsOfKey(keyId);
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);
