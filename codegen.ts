@@ -11,6 +11,10 @@
 //   generated/validators/params.js       path / query / header validators (coerceTypes, useDefaults)     + .d.ts
 //   generated/validators/responses.js    every JSON response of every operation and status               + .d.ts
 //   generated/validators/index.ts        one name -> validator map over the three modules
+//   packages/client/src/generated/openapi.ts      the same openapi-typescript types, inside @pgw/client (the
+//                                                 package must not import from the gateway's generated/)
+//   packages/client/src/generated/operations.ts   per operationId: method, path, root (served outside /v1),
+//                                                 idempotencyKey (the contract requires Idempotency-Key)
 //   (hook) GraphQL resolver types from schema.graphql — see generateGraphqlResolverTypes below.
 //
 // Generation is deterministic (sorted names, stable AJV compile order) so that --check is stable.
@@ -555,6 +559,36 @@ export function errorCodeFor(operationId: OperationId, error: ValidationErrorLik
 `;
 }
 
+// ----- @pgw/client ----------------------------------------------------------------------------------------
+
+/** What the typed client needs at run time from the contract (the types come from openapi.ts). */
+function clientOperationsModule(ops: OperationInfo[]): string {
+  const data = Object.fromEntries(
+    ops.map((op) => [
+      op.operationId,
+      { method: op.method, path: op.path, root: op.basePath === '', idempotencyKey: op.idempotent },
+    ]),
+  );
+  return `${GENERATED_HEADER}
+//
+// One entry per REST operation of openapi.yaml, keyed by operationId.
+// - method: upper case. path: the OpenAPI template (the key of \`paths\` in ./openapi.ts).
+// - root: served at the server root (health, documents, pages), not under /v1.
+// - idempotencyKey: the operation requires the Idempotency-Key header (the client makes one when absent).
+
+export interface ClientOperationSpec {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | 'TRACE';
+  readonly path: string;
+  readonly root: boolean;
+  readonly idempotencyKey: boolean;
+}
+
+export const operations = ${JSON.stringify(data, null, 2)} as const satisfies Record<string, ClientOperationSpec>;
+
+export type OperationId = keyof typeof operations;
+`;
+}
+
 // ----- GraphQL hook --------------------------------------------------------------------------------------
 
 /**
@@ -600,9 +634,12 @@ async function generateAll(): Promise<GeneratedFile[]> {
   const specs = buildValidatorSpecs(doc, ops);
 
   const ast = await openapiTS(pathToFileURL(OPENAPI_FILE), { silent: true });
+  const openapiTypes = `${GENERATED_HEADER}\n/* eslint-disable */\n${astToString(ast)}`;
   const files: GeneratedFile[] = [
     { file: 'generated/openapi.json', content: docJson },
-    { file: 'generated/openapi.ts', content: `${GENERATED_HEADER}\n/* eslint-disable */\n${astToString(ast)}` },
+    { file: 'generated/openapi.ts', content: openapiTypes },
+    { file: 'packages/client/src/generated/openapi.ts', content: openapiTypes },
+    { file: 'packages/client/src/generated/operations.ts', content: clientOperationsModule(ops) },
     { file: 'generated/operations.ts', content: operationsModule(doc, ops) },
     { file: 'generated/validators/requests.js', content: standaloneModule(doc, specs.requests, {}) },
     {

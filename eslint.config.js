@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'data/**', 'test-artifacts/**', 'bench/.tmp/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'data/**', 'test-artifacts/**', 'bench/.tmp/**', 'packages/*/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,107 @@
+import createFetchClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
+import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
+import { operations, type ClientOperationSpec } from './generated/operations';
+import { PgwError } from './errors';
+import { retryingFetch, type RetryOptions } from './retry';
+import type { ClientPaths } from './types';
+
+export interface PgwClientOptions {
+  /** The gateway's root URL (PUBLIC_BASE_URL), without /v1. Default http://localhost:3000. */
+  baseUrl?: string;
+  /** `sk_test_…`, a restricted key or `pk_test_…`; omit for public routes (e.g. creating a sandbox account). */
+  apiKey?: string;
+  /** Retries of 429 and 503 answers (see RetryOptions); `{ maxRetries: 0 }` turns them off. */
+  retry?: RetryOptions;
+  /** A fetch to send requests with (default: the global fetch). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+}
+
+// The same extra-argument rule openapi-fetch applies (its own helper is not exported).
+type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+/** The success half of openapi-fetch's result: errors are thrown as PgwError instead of returned. */
+type Success<R> = R extends { data: infer D; error?: never; response: Response } ? { data: D; response: Response } : never;
+
+// Paths is a parameter (always ClientPaths) only so that its constraint types Paths[P][M] as openapi-fetch needs.
+export type PgwMethod<M extends HttpMethod, Paths extends Record<string, Record<string, any>> = ClientPaths> = <
+  P extends PathsWithMethod<Paths, M>,
+  Init extends MaybeOptionalInit<Paths[P], M>,
+>(
+  url: P,
+  ...init: InitParam<Init>
+) => Promise<Success<FetchResponse<Paths[P][M], Init, MediaType>>>;
+
+export interface PgwClient {
+  GET: PgwMethod<'get'>;
+  POST: PgwMethod<'post'>;
+  DELETE: PgwMethod<'delete'>;
+  /** The root URL the client talks to. */
+  readonly baseUrl: string;
+}
+
+const byRoute = new Map<string, ClientOperationSpec>(
+  Object.values(operations).map((op) => [`${op.method} ${op.path}`, op]),
+);
+
+/**
+ * A typed client for every REST operation of openapi.yaml: `client.GET('/payment_intents/{id}',
+ * { params: { path: { id } } })` resolves to `{ data, response }` with `data` typed by the contract, or
+ * throws PgwError. Root routes (health, documents, pages) are sent outside /v1, as the contract serves them.
+ */
+export function createClient(options: PgwClientOptions = {}): PgwClient {
+  const baseUrl = (options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
+  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const inner = createFetchClient<ClientPaths>({
+    baseUrl: `${baseUrl}/v1`,
+    fetch: retryingFetch(send, options.retry),
+    headers: { ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}), ...options.headers },
+  });
+
+  const call = (method: 'GET' | 'POST' | 'DELETE') =>
+    async (url: string, init: Record<string, any> = {}) => {
+      const op = byRoute.get(`${method} ${url}`);
+      const extra: Record<string, unknown> = {};
+      if (op?.root) extra.baseUrl = baseUrl;
+      if (op?.idempotencyKey && !hasIdempotencyKey(init)) {
+        // Made once per call, before the retry loop, so every attempt carries the same key.
+        extra.headers = { ...init.headers, 'Idempotency-Key': newIdempotencyKey() };
+      }
+      let result: { data?: unknown; error?: unknown; response: Response };
+      try {
+        result = await (inner[method] as (u: string, i: object) => Promise<typeof result>)(url, { ...init, ...extra });
+      } catch (err) {
+        if (err instanceof PgwError) throw err;
+        throw new PgwError({
+          status: 0,
+          code: 'connection_error',
+          message: `${method} ${url}: no response (${err instanceof Error ? err.message : String(err)})`,
+          cause: err,
+        });
+      }
+      if (result.error !== undefined || !result.response.ok) throw PgwError.fromResponse(result.response, result.error);
+      return { data: result.data, response: result.response };
+    };
+
+  return {
+    GET: call('GET') as PgwMethod<'get'>,
+    POST: call('POST') as PgwMethod<'post'>,
+    DELETE: call('DELETE') as PgwMethod<'delete'>,
+    baseUrl,
+  };
+}
+
+function hasIdempotencyKey(init: Record<string, any>): boolean {
+  const fromParams = init.params?.header?.['Idempotency-Key'];
+  if (typeof fromParams === 'string' && fromParams !== '') return true;
+  const headers = init.headers;
+  if (!headers) return false;
+  if (headers instanceof Headers) return headers.has('idempotency-key');
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'idempotency-key' && headers[name] != null);
+}
+
+/** 8–128 characters as the contract requires; random, so two calls never share one by accident. */
+export function newIdempotencyKey(): string {
+  return `pgw_${globalThis.crypto.randomUUID()}`;
+}
