@@ -73,9 +73,17 @@ export function deliveryQueueIdle(): Promise<void> {
   return scheduler.idle();
 }
 
-/** Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the database. */
-export function attemptStats(): { inFlight: number; queued: number; spillingAccounts: string[] } {
-  return { inFlight: scheduler.inFlight, queued: scheduler.queued, spillingAccounts: [...spilling.keys()] };
+/**
+ * Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the
+ * database, and (given an account) how many of that account's attempts wait in memory.
+ */
+export function attemptStats(accountId?: string): { inFlight: number; queued: number; queuedForAccount: number; spillingAccounts: string[] } {
+  return {
+    inFlight: scheduler.inFlight,
+    queued: scheduler.queued,
+    queuedForAccount: accountId ? scheduler.queuedFor(accountId) : 0,
+    spillingAccounts: [...spilling.keys()],
+  };
 }
 
 async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRecord[]> {

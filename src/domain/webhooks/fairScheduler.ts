@@ -75,6 +75,11 @@ export class FairScheduler {
     return this.waiting;
   }
 
+  /** Jobs of one account waiting here (not yet running). */
+  queuedFor(accountId: string): number {
+    return this.lanes.get(accountId)?.waiting ?? 0;
+  }
+
   /** True when `id` is waiting or running here (the sweeper leaves it alone). */
   holds(id: string): boolean {
     return this.queuedIds.has(id);
