@@ -11,6 +11,7 @@ import { clientTokenCors } from './cors';
 import { allRoutes } from './routes';
 import { getOperation } from './generatedContract';
 import { systemRoutes } from './system.routes';
+import { dashboardAssetsRouter } from '../dashboard/assets.router';
 
 export interface AppExtensions {
   /** Mounted at the root before the 404 handler (public pages, GraphQL). */
@@ -73,6 +74,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   app.use(systemRoutes());
 
   for (const router of ext.rootRouters ?? []) app.use(router);
+  // The dashboard app's shell and bundle (its session routes come with the root routers).
+  app.use(dashboardAssetsRouter());
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,0 +1,133 @@
+import { useState, type FormEvent } from 'react';
+import { gql, useMutation, useQuery } from 'urql';
+import { ErrorAlert } from '../graphql';
+import { formatAmount, formatTime } from '../format';
+import { BASE, Link } from '../router';
+import { AmountField, Page, StatusBadge } from '../ui';
+
+interface Session {
+  id: string;
+  url: string;
+  amount: number;
+  currency: string;
+  status: string;
+  paymentIntentId: string | null;
+  merchantReference: string | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+const FIELDS = `
+  id
+  url
+  amount
+  currency
+  status
+  paymentIntentId
+  merchantReference
+  expiresAt
+  createdAt
+`;
+
+const CREATE = gql`
+  mutation DashboardCreateCheckout($input: CreateCheckoutSessionInput!) {
+    createCheckoutSession(input: $input) {
+      ${FIELDS}
+    }
+  }
+`;
+
+const ONE = gql`
+  query DashboardCheckout($id: ID!) {
+    checkoutSession(id: $id) {
+      ${FIELDS}
+    }
+  }
+`;
+
+/**
+ * Create a hosted checkout session and look one up by id. (The API has no list of sessions: the
+ * sessions made here are listed for this visit.)
+ */
+export function CheckoutSessions() {
+  const [createState, create] = useMutation<{ createCheckoutSession: Session }>(CREATE);
+  const [amount, setAmount] = useState('10000');
+  const [reference, setReference] = useState('');
+  const [made, setMade] = useState<string[]>([]);
+  const [lookup, setLookup] = useState('');
+  const [shown, setShown] = useState<string | null>(null);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const res = await create({ input: { amount: Number(amount), ...(reference.trim() ? { merchantReference: reference.trim() } : {}) } });
+    if (res.data) setMade((m) => [res.data!.createCheckoutSession.id, ...m]);
+  };
+
+  return (
+    <Page title="Checkout sessions">
+      <form className="card" aria-labelledby="new-session-title" onSubmit={submit}>
+        <h2 id="new-session-title">New checkout session</h2>
+        <div className="fields">
+          <AmountField value={amount} onChange={setAmount} />
+          <label>
+            Merchant reference
+            <input value={reference} maxLength={64} onChange={(e) => setReference(e.target.value)} />
+          </label>
+        </div>
+        <button type="submit" disabled={createState.fetching}>
+          Create session
+        </button>
+        <ErrorAlert error={createState.error} />
+      </form>
+      <form
+        className="card inline-form"
+        aria-labelledby="find-session-title"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setShown(lookup.trim() || null);
+        }}
+      >
+        <h2 id="find-session-title">Find a session</h2>
+        <label>
+          Session id
+          <input value={lookup} onChange={(e) => setLookup(e.target.value)} placeholder="cs_…" />
+        </label>
+        <button type="submit">Find</button>
+      </form>
+      {shown && <SessionCard key={shown} id={shown} />}
+      {made.map((id) => (
+        <SessionCard key={id} id={id} />
+      ))}
+    </Page>
+  );
+}
+
+function SessionCard({ id }: { id: string }) {
+  const [result] = useQuery<{ checkoutSession: Session | null }>({ query: ONE, variables: { id } });
+  if (result.error) return <ErrorAlert error={result.error} />;
+  const s = result.data?.checkoutSession;
+  if (!s) return result.fetching ? null : <ErrorAlert error={`resource_not_found: no checkout session ${id}`} />;
+  return (
+    <section className="card" aria-label={`Checkout session ${s.id}`}>
+      <h3>{s.id}</h3>
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={s.status} />
+        </dd>
+        <dt>Amount</dt>
+        <dd>{formatAmount(s.amount, s.currency)}</dd>
+        <dt>Page</dt>
+        <dd>
+          <a href={s.url} className="break">
+            {s.url}
+          </a>
+        </dd>
+        <dt>Payment</dt>
+        <dd>{s.paymentIntentId ? <Link href={`${BASE}/payments/${encodeURIComponent(s.paymentIntentId)}`}>{s.paymentIntentId}</Link> : '—'}</dd>
+        <dt>Expires</dt>
+        <dd>{formatTime(s.expiresAt)}</dd>
+      </dl>
+    </section>
+  );
+}
