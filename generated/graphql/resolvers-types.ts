@@ -256,6 +256,14 @@ export type PaymentIntent = {
    * never returns more (`Query.events` pages through all of the account's events). Needs `events:read`.
    */
   events: Array<Event>;
+  /**
+   * Webhook deliveries of this intent's events to every endpoint of the account, in event order (oldest
+   * first): each with its endpoint, state, attempts, last status, and the exact body and `Service-Signature`
+   * header of its last attempt, as `GET /webhook_endpoints/{id}/deliveries` shows them. The first `first`,
+   * 1 to 100 (default 50: a payment's few events times the endpoints); the server never returns more.
+   * Needs `webhook_endpoints:read`.
+   */
+  webhookDeliveries: Array<WebhookDelivery>;
 };
 
 
@@ -267,6 +275,12 @@ export type PaymentIntentRefundsArgs = {
 
 /** A charge over Multicaixa Express or Multicaixa Reference. */
 export type PaymentIntentEventsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentWebhookDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -384,8 +398,18 @@ export type WebhookEndpoint = {
   createdAt: Scalars['DateTime']['output'];
   /** Signing secret `whsec_...`; only in the creation and rotation responses, null elsewhere. */
   secret?: Maybe<Scalars['String']['output']>;
-  /** The last 50 deliveries, with the exact body and signature header of their last attempt. */
+  /**
+   * The last 50 deliveries, newest first, with the exact body and signature header of their last attempt
+   * (`GET /webhook_endpoints/{id}/deliveries`); with `state`, the last 50 in that state. Needs
+   * `webhook_endpoints:read`.
+   */
   deliveries: Array<WebhookDelivery>;
+};
+
+
+/** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
+export type WebhookEndpointDeliveriesArgs = {
+  state?: InputMaybe<WebhookDeliveryState>;
 };
 
 export type DeletedWebhookEndpoint = {
@@ -406,6 +430,8 @@ export type WebhookDelivery = {
   __typename?: 'WebhookDelivery';
   /** `whd_...` */
   id: Scalars['ID']['output'];
+  /** The endpoint it is sent to (`whe_...`): with `id`, what `retryWebhookDelivery` takes. */
+  endpointId: Scalars['ID']['output'];
   eventId: Scalars['ID']['output'];
   eventType: EventType;
   state: WebhookDeliveryState;
@@ -1153,6 +1179,7 @@ export type PaymentIntentResolvers<ContextType = GraphQLContext, ParentType exte
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<PaymentIntentRefundsArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<PaymentIntentEventsArgs, 'first'>>;
+  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<PaymentIntentWebhookDeliveriesArgs, 'first'>>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1231,7 +1258,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
 }>;
 
 export type DeletedWebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedWebhookEndpoint'] = ResolversParentTypes['DeletedWebhookEndpoint']> = ResolversObject<{
@@ -1246,6 +1273,7 @@ export type TestWebhookEventResolvers<ContextType = GraphQLContext, ParentType e
 
 export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  endpointId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   eventType?: Resolver<ResolversTypes['EventType'], ParentType, ContextType>;
   state?: Resolver<ResolversTypes['WebhookDeliveryState'], ParentType, ContextType>;

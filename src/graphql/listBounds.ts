@@ -35,4 +35,6 @@ export interface PageBounds {
 export const NESTED_PAGES: Readonly<Record<string, PageBounds>> = {
   'PaymentIntent.refunds': { min: 1, max: 100, default: 20 },
   'PaymentIntent.events': { min: 1, max: 100, default: 20 },
+  // Deliveries of the payment's events to all endpoints (up to 16 each): 50 covers the usual few events.
+  'PaymentIntent.webhookDeliveries': { min: 1, max: 100, default: 50 },
 };

@@ -6,7 +6,7 @@ import { getPaymentIntentsByIds } from '../domain/payments/payment.service';
 import type { RefundResource } from '../domain/refunds/refund.serializer';
 import { listRefundsForPayments } from '../domain/refunds/refund.service';
 import { listDeliveries } from '../domain/webhooks/delivery.service';
-import type { WebhookDeliveryResource } from '../domain/webhooks/webhook.serializer';
+import { listDeliveriesForPayments, type EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 
 /**
  * Per-request batching for nested lists: a page of 100 intents that asks for their refunds and events
@@ -18,7 +18,8 @@ export interface Loaders {
   paymentIntent: DataLoader<string, PaymentIntentResource | null>;
   refundsByPayment: DataLoader<string, RefundResource[]>;
   eventsByPayment: DataLoader<string, EventResource[]>;
-  deliveriesByEndpoint: DataLoader<string, WebhookDeliveryResource[]>;
+  deliveriesByEndpoint: DataLoader<string, EndpointDelivery[]>;
+  deliveriesByPayment: DataLoader<string, EndpointDelivery[]>;
 }
 
 /**
@@ -42,6 +43,13 @@ export function createLoaders(accountId: string, opts: { cache: boolean } = { ca
     }, options),
     // An account has a handful of endpoints, each listing its last 50 deliveries: one query each, but
     // only once per endpoint per request.
-    deliveriesByEndpoint: new DataLoader((ids) => Promise.all(ids.map((id) => listDeliveries(accountId, id))), options),
+    deliveriesByEndpoint: new DataLoader(
+      (ids) => Promise.all(ids.map(async (id) => (await listDeliveries(accountId, id)).map((d) => ({ ...d, endpoint_id: id })))),
+      options,
+    ),
+    deliveriesByPayment: new DataLoader(async (ids) => {
+      const byId = await listDeliveriesForPayments(accountId, ids);
+      return ids.map((id) => byId.get(id) ?? []);
+    }, options),
   };
 }

@@ -14,7 +14,8 @@ import type { PaymentIntentResource } from '../domain/payments/payment.serialize
 import type { QrCodeResource } from '../domain/qr/qr.service';
 import type { RefundResource } from '../domain/refunds/refund.serializer';
 import type { SandboxClockResource } from '../domain/sandbox/clock.service';
-import type { WebhookDeliveryResource, WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
+import type { EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
+import type { WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
 
 /** A new account with its keys, as `POST /sandbox/accounts` returns it (the only time `sk` and `pk` are shown). */
 export type SandboxAccountModel = SandboxAccountResource;
@@ -30,7 +31,8 @@ export type QrCodeModel = QrCodeResource;
 export type CheckoutSessionModel = CheckoutSessionResource;
 /** An endpoint as listed; `secret` only in the creation and rotation responses. */
 export type WebhookEndpointModel = WebhookEndpointResource;
-export type WebhookDeliveryModel = WebhookDeliveryResource;
+/** A delivery with its endpoint's id (REST names it by the path). */
+export type WebhookDeliveryModel = EndpointDelivery;
 export interface DeletedWebhookEndpointModel {
   id: string;
   object: 'webhook_endpoint';

@@ -9,7 +9,7 @@ import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
 import { FairScheduler, type AttemptJob } from './fairScheduler';
 import { signatureHeader } from './signature';
-import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
+import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpoint.service';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
@@ -362,9 +362,11 @@ export async function sweepPendingDeliveries(limit = 100): Promise<number> {
   return started;
 }
 
-export async function listDeliveries(accountId: string, endpointId: string): Promise<WebhookDeliveryResource[]> {
+/** An endpoint's last 50 deliveries, newest first; with `state`, the last 50 in that state (GraphQL's filter). */
+export async function listDeliveries(accountId: string, endpointId: string, state?: DeliveryState): Promise<WebhookDeliveryResource[]> {
   await getWebhookEndpointRecord(accountId, endpointId);
-  const docs = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId }).sort({ event_seq: -1, _id: -1 }).limit(50).lean();
+  const filter = { endpoint_id: endpointId, account_id: accountId, ...(state && { state }) };
+  const docs = await WebhookDeliveryModel.find(filter).sort({ event_seq: -1, _id: -1 }).limit(50).lean();
   return docs.map(toWebhookDeliveryResource);
 }
 

@@ -64,6 +64,8 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
 deliverySchema.index({ event_id: 1, endpoint_id: 1 }, { unique: true });
 // An endpoint's deliveries, newest first: the order of the list (event_seq, then _id), so no sort.
 deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
+// A payment's deliveries across endpoints, in event order (paymentDeliveries.ts).
+deliverySchema.index({ payment_id: 1, event_seq: 1 });
 // Recovery of deliveries whose sender died: partial, so delivered and dead-lettered ones leave it.
 deliverySchema.index({ lease_until: 1 }, { partialFilterExpression: { state: 'PENDING' } });
 

@@ -106,9 +106,9 @@ export const Mutation: MutationResolvers = {
     requireOperation(ctx, 'sendTestWebhook');
     return sendTestWebhook(ctx.actor.accountId, id);
   },
-  retryWebhookDelivery: (_p, { endpointId, deliveryId }, ctx) => {
+  retryWebhookDelivery: async (_p, { endpointId, deliveryId }, ctx) => {
     requireOperation(ctx, 'retryWebhookDelivery');
-    return retryDeliveryNow(ctx.actor.accountId, endpointId, deliveryId);
+    return { ...(await retryDeliveryNow(ctx.actor.accountId, endpointId, deliveryId)), endpoint_id: endpointId };
   },
   rotateWebhookSecret: (_p, { id }, ctx) => {
     requireOperation(ctx, 'rotateWebhookSecret');

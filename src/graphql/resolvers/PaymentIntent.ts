@@ -31,6 +31,11 @@ export const PaymentIntent: PaymentIntentResolvers = {
     const n = pageSize('PaymentIntent.events', first);
     return (await ctx.loaders.eventsByPayment.load(p.id)).slice(0, n);
   },
+  webhookDeliveries: async (p, { first }, ctx) => {
+    requireOperation(ctx, 'listWebhookDeliveries');
+    const n = pageSize('PaymentIntent.webhookDeliveries', first);
+    return (await ctx.loaders.deliveriesByPayment.load(p.id)).slice(0, n);
+  },
 };
 
 export const PaymentReference: PaymentReferenceResolvers = {

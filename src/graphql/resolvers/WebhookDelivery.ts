@@ -2,6 +2,7 @@ import type { WebhookDeliveryResolvers, WebhookDeliveryState } from '../../../ge
 import { eventTypeFromRest, toEnumName } from '../enums';
 
 export const WebhookDelivery: WebhookDeliveryResolvers = {
+  endpointId: (d) => d.endpoint_id,
   eventId: (d) => d.event_id,
   eventType: (d) => eventTypeFromRest(d.event_type),
   state: (d) => toEnumName<WebhookDeliveryState>(d.state),

@@ -3,6 +3,7 @@ import type {
   TestWebhookEventResolvers,
   WebhookEndpointResolvers,
 } from '../../../generated/graphql/resolvers-types';
+import { listDeliveries } from '../../domain/webhooks/delivery.service';
 import { requireOperation } from '../context';
 import { LIST_BOUNDS } from '../listBounds';
 
@@ -10,9 +11,13 @@ export const WebhookEndpoint: WebhookEndpointResolvers = {
   createdAt: (e) => e.created_at,
   secret: (e) => e.secret ?? null,
   // Cut to the bound the cost limit counts on, whatever the delivery service returns.
-  deliveries: async (e, _a, ctx) => {
+  deliveries: async (e, { state }, ctx) => {
     requireOperation(ctx, 'listWebhookDeliveries');
-    return (await ctx.loaders.deliveriesByEndpoint.load(e.id)).slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
+    // A state filter is read for this endpoint alone (the loader batches the unfiltered lists).
+    const list = state
+      ? (await listDeliveries(ctx.actor.accountId, e.id, state)).map((d) => ({ ...d, endpoint_id: e.id }))
+      : await ctx.loaders.deliveriesByEndpoint.load(e.id);
+    return list.slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
   },
 };
 
