@@ -1,4 +1,6 @@
 #!/usr/bin/env node
-// Placeholder; the CLI is built in its own commits.
-process.stderr.write('pgw: not built yet\n');
-process.exit(2);
+// The CLI is TypeScript run through tsx (a dependency), so a fresh clone needs only `npm ci`: no build step.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../src/main.ts');

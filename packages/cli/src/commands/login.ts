@@ -1,0 +1,40 @@
+import { PgwError } from '@pgw/client';
+import { apiClient } from '../api';
+import { configFile, readConfig, writeConfig } from '../configStore';
+import { resolveBaseUrl, type ConnectionFlags } from '../connection';
+import { UsageError } from '../errors';
+import { createOutput } from '../output';
+import { promptHidden } from '../prompt';
+
+/**
+ * `pgw login`: checks the key with one call (GET /account) and saves it for that server in the user's
+ * config dir (file 0600, dir 0700). The key is never printed, not even in part.
+ */
+export async function login(opts: ConnectionFlags & { json?: boolean }): Promise<void> {
+  const baseUrl = resolveBaseUrl(opts);
+  const out = createOutput(opts);
+  let apiKey = opts.apiKey ?? (process.env.PGW_API_KEY?.trim() || undefined);
+  if (!apiKey) {
+    if (!process.stdin.isTTY) throw new UsageError('no key given: pass --api-key or set PGW_API_KEY (standard input is not a terminal to ask on)');
+    apiKey = (await promptHidden(`Secret key for ${baseUrl} (sk_test_…): `)).trim();
+    if (!apiKey) throw new UsageError('no key entered');
+  }
+  const api = apiClient({ baseUrl, apiKey });
+  out.progress(`checking the key against ${baseUrl}`);
+  let account: { id: string; name: string | null } | null = null;
+  try {
+    const { data } = await api.GET('/account');
+    account = { id: data.id, name: data.name ?? null };
+  } catch (err) {
+    // A restricted key without account:read is still a valid key (authentication passed).
+    if (!(err instanceof PgwError && err.code === 'permission_denied')) throw err;
+  }
+  const config = readConfig();
+  config.logins = { ...config.logins, [baseUrl]: { api_key: apiKey, account_id: account?.id ?? null, saved_at: new Date().toISOString() } };
+  config.default_base_url = baseUrl;
+  writeConfig(config);
+  const file = configFile();
+  if (out.json) return out.object({ object: 'pgw.login', base_url: baseUrl, account: account?.id ?? null, config_file: file });
+  const who = account ? `account ${account.id}${account.name ? ` (${account.name})` : ''}` : 'a restricted key (no account:read)';
+  out.line(`Logged in to ${baseUrl} as ${who}; key saved in ${file}`);
+}

@@ -1,0 +1,34 @@
+import { UsageError } from './errors';
+
+/** REST spelling → GraphQL enum value (schema.graphql `EventType`). */
+export const EVENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  'payment.created': 'PAYMENT_CREATED',
+  'payment.succeeded': 'PAYMENT_SUCCEEDED',
+  'payment.failed': 'PAYMENT_FAILED',
+  'payment.unknown': 'PAYMENT_UNKNOWN',
+  'payment.reconciled': 'PAYMENT_RECONCILED',
+  'payment.expired': 'PAYMENT_EXPIRED',
+  'payment.cancelled': 'PAYMENT_CANCELLED',
+  'reference.paid': 'REFERENCE_PAID',
+  'refund.succeeded': 'REFUND_SUCCEEDED',
+  'checkout.session.completed': 'CHECKOUT_SESSION_COMPLETED',
+  'test.ping': 'TEST_PING',
+});
+
+const REST_BY_ENUM = new Map(Object.entries(EVENT_TYPES).map(([rest, name]) => [name, rest]));
+
+export function restEventType(enumName: string): string {
+  return REST_BY_ENUM.get(enumName) ?? enumName.toLowerCase().replace(/_/g, '.');
+}
+
+/** `--events a,b` → the REST names (validated), or null for all; `*` means all too. */
+export function parseEventTypes(list: string | undefined): string[] | null {
+  if (list === undefined) return null;
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0 || names.includes('*')) return null;
+  const unknown = names.filter((n) => !(n in EVENT_TYPES));
+  if (unknown.length > 0) {
+    throw new UsageError(`unknown event type ${unknown.map((n) => `'${n}'`).join(', ')}; known: ${Object.keys(EVENT_TYPES).join(', ')}`);
+  }
+  return [...new Set(names)];
+}

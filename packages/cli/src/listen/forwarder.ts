@@ -1,0 +1,52 @@
+import { createHmac } from 'node:crypto';
+import type { GatewayEvent } from '../eventSocket';
+
+/** The gateway's own webhook User-Agent (src/domain/webhooks/delivery.service.ts): receivers see no difference. */
+export const WEBHOOK_USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
+/** A delivery attempt's deadline at the gateway; the same here, so a slow receiver shows the same way. */
+export const FORWARD_TIMEOUT_MS = 5_000;
+
+export interface ForwardResult {
+  /** HTTP status of the receiver's answer; 0 when none came. */
+  status: number;
+  ms: number;
+  /** Why no answer came (connection refused, timeout). */
+  error?: string;
+}
+
+/** `t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<body>` with the secret (spec, Authentication 7). */
+export function signatureHeader(secret: string, timestampSeconds: number, body: string): string {
+  const v1 = createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex');
+  return `t=${timestampSeconds},v1=${v1}`;
+}
+
+/**
+ * POSTs one event as the gateway delivers webhooks: the Event JSON as the body and the same headers
+ * (`Service-Signature` signed with the local secret, `Service-Event-Id`), no redirects followed, 5 s.
+ */
+export async function forwardEvent(event: GatewayEvent, url: string, secret: string): Promise<ForwardResult> {
+  const body = JSON.stringify(event);
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': WEBHOOK_USER_AGENT,
+        'Service-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000), body),
+        'Service-Event-Id': event.id,
+      },
+    });
+    // The answer's body is not used; reading it lets the connection be reused.
+    await res.arrayBuffer().catch(() => undefined);
+    return { status: res.status, ms: ms() };
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${FORWARD_TIMEOUT_MS / 1000} s` : (cause ?? (err as Error).message);
+    return { status: 0, ms: ms(), error: reason };
+  }
+}
