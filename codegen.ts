@@ -11,8 +11,8 @@
 //   generated/validators/params.js       path / query / header validators (coerceTypes, useDefaults)     + .d.ts
 //   generated/validators/responses.js    every JSON response of every operation and status               + .d.ts
 //   generated/validators/index.ts        one name -> validator map over the three modules
-//   packages/client/src/generated/openapi.ts      the same openapi-typescript types, inside @pgw/client (the
-//                                                 package must not import from the gateway's generated/)
+//   packages/client/src/generated/openapi.ts      openapi-typescript types inside @pgw/client (the package must not
+//                                                 import the gateway's generated/); defaults do not make members required
 //   packages/client/src/generated/operations.ts   per operationId: method, path, root (served outside /v1),
 //                                                 idempotencyKey (the contract requires Idempotency-Key)
 //   (hook) GraphQL resolver types from schema.graphql — see generateGraphqlResolverTypes below.
@@ -562,13 +562,17 @@ export function errorCodeFor(operationId: OperationId, error: ValidationErrorLik
 // ----- @pgw/client ----------------------------------------------------------------------------------------
 
 /** What the typed client needs at run time from the contract (the types come from openapi.ts). */
-function clientOperationsModule(ops: OperationInfo[]): string {
+function clientOperationsModule(doc: OpenApiDocument, ops: OperationInfo[]): string {
   const data = Object.fromEntries(
     ops.map((op) => [
       op.operationId,
       { method: op.method, path: op.path, root: op.basePath === '', idempotencyKey: op.idempotent },
     ]),
   );
+  // The Event union's discriminator values (checkDiscriminators() proved the mapping names every branch).
+  const eventMapping = (doc.components.schemas.Event?.discriminator as { mapping?: Record<string, string> } | undefined)?.mapping;
+  if (!eventMapping) throw new Error('components.schemas.Event has no discriminator mapping');
+  const eventTypes = Object.keys(eventMapping).sort();
   return `${GENERATED_HEADER}
 //
 // One entry per REST operation of openapi.yaml, keyed by operationId.
@@ -586,6 +590,9 @@ export interface ClientOperationSpec {
 export const operations = ${JSON.stringify(data, null, 2)} as const satisfies Record<string, ClientOperationSpec>;
 
 export type OperationId = keyof typeof operations;
+
+/** Every \`type\` of the Event union (components.schemas.Event's discriminator). */
+export const eventTypes = ${JSON.stringify(eventTypes)} as const;
 `;
 }
 
@@ -635,11 +642,14 @@ async function generateAll(): Promise<GeneratedFile[]> {
 
   const ast = await openapiTS(pathToFileURL(OPENAPI_FILE), { silent: true });
   const openapiTypes = `${GENERATED_HEADER}\n/* eslint-disable */\n${astToString(ast)}`;
+  // The client's copy leaves a property with a default optional unless the schema requires it, so that a
+  // request may omit it (POST /client_tokens without expires_in); answers list their members as required.
+  const clientAst = await openapiTS(pathToFileURL(OPENAPI_FILE), { silent: true, defaultNonNullable: false });
   const files: GeneratedFile[] = [
     { file: 'generated/openapi.json', content: docJson },
     { file: 'generated/openapi.ts', content: openapiTypes },
-    { file: 'packages/client/src/generated/openapi.ts', content: openapiTypes },
-    { file: 'packages/client/src/generated/operations.ts', content: clientOperationsModule(ops) },
+    { file: 'packages/client/src/generated/openapi.ts', content: `${GENERATED_HEADER}\n/* eslint-disable */\n${astToString(clientAst)}` },
+    { file: 'packages/client/src/generated/operations.ts', content: clientOperationsModule(doc, ops) },
     { file: 'generated/operations.ts', content: operationsModule(doc, ops) },
     { file: 'generated/validators/requests.js', content: standaloneModule(doc, specs.requests, {}) },
     {

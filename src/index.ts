@@ -1,13 +1,7 @@
 /**
- * Package entry: what integrators import. Today that is the receiver-side webhook check; the gateway
- * itself starts from src/main.ts.
+ * Package entry of the gateway repository: what integrators imported before @pgw/client existed
+ * (verifyWebhookSignature and its companions). Those helpers live in @pgw/client now (use that package in
+ * new code, with constructEvent and the typed Event); this re-export keeps old imports working. The
+ * gateway itself starts from src/main.ts.
  */
-export {
-  verifyWebhookSignature,
-  computeWebhookSignature,
-  parseSignatureHeader,
-  WebhookSignatureError,
-  type WebhookEvent,
-  type WebhookSignatureFailure,
-  type ParsedSignatureHeader,
-} from './webhooks/verifySignature';
+export * from '@pgw/client/webhooks';

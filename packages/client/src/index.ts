@@ -6,3 +6,4 @@ export { createClient, newIdempotencyKey, type PgwClient, type PgwClientOptions,
 export { PgwError } from './errors';
 export type { RetryOptions } from './retry';
 export type { ClientPaths, paths, components, operations } from './types';
+export * from './webhooks/index';

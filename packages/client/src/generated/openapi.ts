@@ -2600,7 +2600,7 @@ export interface components {
              * @description Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.
              * @default 3600
              */
-            expires_in: number;
+            expires_in?: number;
         };
         /** @description Body of `POST /payment_intents`. */
         CreatePaymentIntentRequest: {

@@ -304,3 +304,6 @@ export const operations = {
 } as const satisfies Record<string, ClientOperationSpec>;
 
 export type OperationId = keyof typeof operations;
+
+/** Every `type` of the Event union (components.schemas.Event's discriminator). */
+export const eventTypes = ["checkout.session.completed","payment.cancelled","payment.created","payment.expired","payment.failed","payment.reconciled","payment.succeeded","payment.unknown","reference.paid","refund.succeeded","test.ping"] as const;

@@ -1,0 +1,12 @@
+/** `@pgw/client/webhooks`: the receiver-side helpers alone (node:crypto only, no HTTP client). */
+export {
+  verifyWebhookSignature,
+  computeWebhookSignature,
+  parseSignatureHeader,
+  WebhookSignatureError,
+  type WebhookEvent,
+  type WebhookSignatureFailure,
+  type ParsedSignatureHeader,
+} from './signature';
+export { constructEvent, type ConstructEventOptions } from './constructEvent';
+export { isEventType, type Event, type EventType, type EventOf } from './events';
