@@ -8,7 +8,8 @@ import type { Config } from '../config';
 import { authenticate, authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { isSameOriginUpgrade, sessionCookieOf } from '../dashboard/session/session.http';
-import { authenticateSessionAndCount, sessionKey } from '../dashboard/session/session.service';
+import { authenticateSessionAndCount, sessionKey, sessionSocketKey } from '../dashboard/session/session.service';
+import { trackSessionSocket } from '../dashboard/session/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
@@ -106,6 +107,12 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             if (lease) identify(lease, key._id);
             ctx.extra.secret = secret;
             ctx.extra.session = session;
+            if (session !== undefined) {
+              // Signing out closes the session's sockets at once, as revoking a key closes the key's.
+              const socket = ctx.extra.socket;
+              const forget = trackSessionSocket(sessionSocketKey(session), () => socket.close(CloseCode.Unauthorized, 'dashboard session ended'));
+              socket.once('close', forget);
+            }
           }
           ctx.extra.requestIds = new Map();
           return true;

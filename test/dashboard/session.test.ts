@@ -215,14 +215,25 @@ describe('the session on WebSocket /graphql', () => {
 });
 
 describe('sign out', () => {
-  it('deletes the session: the old cookie is 401 on every route', async () => {
+  it('deletes the session: the old cookie is 401 on every route, and its open socket is closed', async () => {
     const acct = await createAccount(server.baseUrl);
     const { cookie } = await signIn(server.baseUrl, acct.sk);
+    const pi = await createPayment(acct.api, referenceBody());
+    let onClose!: (close: [number, string]) => void;
+    const closed = new Promise<[number, string]>((resolve) => (onClose = resolve));
+    const client = cookieWsClient(server.baseUrl, cookie!, origin, (code, reason) => onClose([code, reason]));
+    const first = await new Promise<any>((resolve) => {
+      client.subscribe({ query: 'subscription($id: ID!) { paymentIntentUpdated(id: $id) { snapshot } }', variables: { id: pi.id } }, { next: resolve, error: resolve, complete: () => undefined });
+    });
+    expect(first.data.paymentIntentUpdated.snapshot).toBe(true);
+
     expect((await session(cookie!, { origin: 'https://evil.example' }, 'DELETE')).status).toBe(403);
     const out = await session(cookie!, { origin }, 'DELETE');
     expect(out.status).toBe(200);
     expect(out.body).toEqual({ object: 'dashboard_session', deleted: true });
     expect(out.headers.get('set-cookie')).toBe('pgw_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0');
+    expect(await closed).toEqual([4401, 'dashboard session ended']);
+    await client.dispose();
     expect((await session(cookie!)).status).toBe(401);
     expect((await cookieGql(server.baseUrl, cookie!, ACCOUNT)).status).toBe(401);
     expect((await session(cookie!, {}, 'DELETE')).status).toBe(401);

@@ -7,6 +7,7 @@ import { authenticate, type AuthenticatedKey } from '../../domain/accounts/apiKe
 import { hashSecret } from '../../domain/accounts/secrets';
 import { countKeyAndAccountRequest, type RateLimits } from '../../domain/ratelimit/rateLimit.service';
 import { DashboardSessionModel, type DashboardSessionRecord } from './session.model';
+import { closeSessionSockets } from './sessionSockets';
 
 /**
  * Dashboard sessions (contract decisions, "Sandbox dashboard"): a person signs in once with a secret
@@ -96,12 +97,16 @@ export async function sessionKey(value: string | undefined): Promise<ApiKeyRecor
   return key;
 }
 
-/** Signs out: the session is gone for good. 401 when there was none to end. */
+/** Signs out: the session is gone for good, its WebSockets in this process closed. 401 when there was none to end. */
 export async function deleteSession(value: string | undefined): Promise<void> {
   const record = await findSession(value);
   if (!record) throw sessionRefused();
   await sessions().deleteOne({ _id: record._id });
+  closeSessionSockets(record._id);
 }
+
+/** The identity a session's sockets are tracked by (sessionSockets.ts): the stored hash, never the value. */
+export const sessionSocketKey = (value: string) => hashSecret(value);
 
 /** Revoking a key ends every session signed in with it. */
 export async function deleteSessionsOfKey(keyId: string): Promise<void> {
