@@ -7,6 +7,8 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Upper bound of one wait, Retry-After included (default 60 000): a longer wait is not retried. */
   maxDelayMs?: number;
+  /** How to wait `ms` before a retry (default a timer); a hook to log waits, or for tests to record them. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Statuses that mean "not done, come back": over the rate limit, or the gateway briefly unavailable. */
@@ -32,7 +34,7 @@ export function retryDelayMs(response: Response | null, attempt: number, opts: R
 export function withDefaults(opts: RetryOptions = {}): Required<RetryOptions> {
   const maxRetries = opts.maxRetries ?? 2;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError('maxRetries must be an integer >= 0');
-  return { maxRetries, baseDelayMs: opts.baseDelayMs ?? 500, maxDelayMs: opts.maxDelayMs ?? 60_000 };
+  return { maxRetries, baseDelayMs: opts.baseDelayMs ?? 500, maxDelayMs: opts.maxDelayMs ?? 60_000, sleep: opts.sleep ?? sleep };
 }
 
 /**
@@ -54,7 +56,7 @@ export function retryingFetch(
         response = await fetchImpl(last ? request : request.clone());
       } catch (err) {
         if (last) throw err;
-        await sleep(retryDelayMs(null, attempt, opts));
+        await opts.sleep(retryDelayMs(null, attempt, opts));
         continue;
       }
       if (last || !RETRY_STATUSES.has(response.status)) return response;
@@ -62,7 +64,7 @@ export function retryingFetch(
       if (delay > opts.maxDelayMs) return response;
       // Free the connection before waiting; the body of an answer we drop is not needed.
       await response.body?.cancel().catch(() => undefined);
-      await sleep(delay);
+      await opts.sleep(delay);
     }
   };
 }
