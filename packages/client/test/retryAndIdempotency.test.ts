@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, PgwError } from '../src/index';
+import { PgwError } from '../src/index';
 import { createClientAccount, EXPRESS_SUCCESS, useGateway } from './support';
 
 interface Sent {

@@ -30,7 +30,7 @@ describe('@pgw/client types', () => {
     const client = createClient();
     type Created = Awaited<ReturnType<typeof client.POST<'/payment_intents', { body: components['schemas']['CreatePaymentIntentRequest'] }>>>;
     expectTypeOf<Created['data']>().toEqualTypeOf<components['schemas']['PaymentIntent']>();
-    type Account = Awaited<ReturnType<typeof client.GET<'/account', {}>>>;
+    type Account = Awaited<ReturnType<typeof client.GET<'/account', undefined>>>;
     expectTypeOf<Account['data']['id']>().toBeString();
     // The Idempotency-Key header is optional for the caller (the client makes one).
     expectTypeOf(client.POST<'/payment_intents', { body: components['schemas']['CreatePaymentIntentRequest'] }>).toBeCallableWith('/payment_intents', {
