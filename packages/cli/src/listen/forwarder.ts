@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { computeWebhookSignature } from '@pgw/client';
 import type { GatewayEvent } from '../eventSocket';
 
 /** The gateway's own webhook User-Agent (src/domain/webhooks/delivery.service.ts): receivers see no difference. */
@@ -14,10 +14,9 @@ export interface ForwardResult {
   error?: string;
 }
 
-/** `t=<unix>,v1=<hex>`: HMAC-SHA256 of `<t>.<body>` with the secret (spec, Authentication 7). */
+/** `t=<unix>,v1=<hex>`, with the HMAC the gateway itself signs with (@pgw/client). */
 export function signatureHeader(secret: string, timestampSeconds: number, body: string): string {
-  const v1 = createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex');
-  return `t=${timestampSeconds},v1=${v1}`;
+  return `t=${timestampSeconds},v1=${computeWebhookSignature(secret, timestampSeconds, body)}`;
 }
 
 /**
