@@ -15,13 +15,13 @@ export interface Delivery {
   requestBody: string | null;
   signatureHeader: string | null;
   endpointId: string;
-  endpointUrl?: string;
 }
 
 /** What a delivery shows, wherever it is listed. */
 export const DELIVERY_FIELDS = gql`
   fragment DeliveryFields on WebhookDelivery {
     id
+    endpointId
     eventId
     eventType
     state
@@ -65,12 +65,10 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
         <code>{eventTypeName(d.eventType)}</code> <span className="muted">{d.id}</span>
       </h3>
       <dl className="facts">
-        {d.endpointUrl && (
-          <>
-            <dt>Endpoint</dt>
-            <dd className="break">{d.endpointUrl}</dd>
-          </>
-        )}
+        <dt>Event</dt>
+        <dd className="break">{d.eventId}</dd>
+        <dt>Endpoint</dt>
+        <dd className="break">{d.endpointId}</dd>
         <dt>State</dt>
         <dd>
           <StatusBadge status={d.state} />

@@ -16,10 +16,7 @@ interface Detail extends PaymentRow {
   events: Array<{ id: string; type: string; createdAt: string }>;
 }
 
-/**
- * The payment with its events and refunds, and the deliveries of the account's endpoints (each holds its
- * last 50): the page keeps those of this payment's events.
- */
+/** The payment with its events, refunds and the webhook deliveries of its events (to every endpoint). */
 const DETAIL = gql`
   query DashboardPayment($id: ID!) {
     paymentIntent(id: $id) {
@@ -41,15 +38,20 @@ const DETAIL = gql`
         createdAt
       }
     }
-    webhookEndpoints {
+  }
+  ${PAYMENT_ROW}
+`;
+
+/** Apart from the payment: a key without webhook_endpoints:read still sees the rest of the page. */
+const DELIVERIES = gql`
+  query DashboardPaymentDeliveries($id: ID!) {
+    paymentIntent(id: $id) {
       id
-      url
-      deliveries {
+      webhookDeliveries(first: 100) {
         ...DeliveryFields
       }
     }
   }
-  ${PAYMENT_ROW}
   ${DELIVERY_FIELDS}
 `;
 
@@ -98,39 +100,25 @@ const FOLLOW_UP_MS = 1500;
 const FOLLOW_UP_WINDOW_MS = 8000;
 
 export function PaymentDetail({ id }: { id: string }) {
-  const [result, refetch] = useLiveQuery<{ paymentIntent: Detail | null; webhookEndpoints: Array<{ id: string; url: string; deliveries: Delivery[] }> | null }>({
+  const [result, refetch] = useLiveQuery<{ paymentIntent: Detail | null }>({
     query: DETAIL,
     variables: { id },
   });
   const [live, setLive] = useState<PaymentRow | undefined>();
-  const [followUntil, setFollowUntil] = useState(0);
+  // Bumped on every change of the payment: the deliveries of its new events are then followed for a while.
+  const [changes, setChanges] = useState(0);
+  const changed = () => {
+    refetch({ requestPolicy: 'network-only' });
+    setChanges((n) => n + 1);
+  };
   const [updates] = useSubscription({ query: UPDATED, variables: { id } }, (_prev: unknown, data: any) => {
     const message = data.paymentIntentUpdated;
     setLive((l) => newer(l, message.paymentIntent));
-    if (!message.snapshot) {
-      refetch({ requestPolicy: 'network-only' });
-      setFollowUntil(Date.now() + FOLLOW_UP_WINDOW_MS);
-    }
+    if (!message.snapshot) changed();
     return data;
   });
 
   const intent = result.data?.paymentIntent;
-  const eventIds = new Set(intent?.events.map((e) => e.id));
-  const deliveries = (result.data?.webhookEndpoints ?? []).flatMap((endpoint) =>
-    endpoint.deliveries.filter((d) => eventIds.has(d.eventId)).map((d) => ({ ...d, endpointId: endpoint.id, endpointUrl: endpoint.url })),
-  );
-  const pending = deliveries.some((d) => d.state === 'PENDING');
-
-  useEffect(() => {
-    if (result.fetching || !(pending || Date.now() < followUntil)) return;
-    const timer = setTimeout(() => refetch({ requestPolicy: 'network-only' }), FOLLOW_UP_MS);
-    return () => clearTimeout(timer);
-  }, [result.fetching, result.data, pending, followUntil, refetch]);
-
-  const changed = () => {
-    refetch({ requestPolicy: 'network-only' });
-    setFollowUntil(Date.now() + FOLLOW_UP_WINDOW_MS);
-  };
 
   if (!result.data && result.fetching) return <Loading what="the payment" />;
   if (!intent) {
@@ -214,14 +202,31 @@ export function PaymentDetail({ id }: { id: string }) {
 
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Webhook deliveries</h2>
-        {result.data?.webhookEndpoints === null ? (
-          <p className="muted">This key may not read webhook endpoints.</p>
-        ) : (
-          <DeliveryList deliveries={deliveries} onResent={changed} empty="No deliveries of this payment's events (no endpoint listens to them, or none was registered)." />
-        )}
+        <PaymentDeliveries id={id} changes={changes} onResent={changed} />
       </section>
     </Page>
   );
+}
+
+function PaymentDeliveries({ id, changes, onResent }: { id: string; changes: number; onResent: () => void }) {
+  const [result, refetch] = useLiveQuery<{ paymentIntent: { webhookDeliveries: Delivery[] } | null }>({ query: DELIVERIES, variables: { id } });
+  const [followUntil, setFollowUntil] = useState(0);
+  useEffect(() => {
+    if (changes === 0) return;
+    refetch({ requestPolicy: 'network-only' });
+    setFollowUntil(Date.now() + FOLLOW_UP_WINDOW_MS);
+  }, [changes, refetch]);
+  const deliveries = result.data?.paymentIntent?.webhookDeliveries ?? [];
+  const pending = deliveries.some((d) => d.state === 'PENDING');
+  useEffect(() => {
+    if (result.fetching || !(pending || Date.now() < followUntil)) return;
+    const timer = setTimeout(() => refetch({ requestPolicy: 'network-only' }), FOLLOW_UP_MS);
+    return () => clearTimeout(timer);
+  }, [result.fetching, result.data, pending, followUntil, refetch]);
+
+  if (result.error) return <ErrorAlert error={result.error} />;
+  if (!result.data) return <Loading what="deliveries" />;
+  return <DeliveryList deliveries={deliveries} onResent={onResent} empty="No deliveries of this payment's events (no endpoint listens to them, or none was registered)." />;
 }
 
 function Actions({ intent, onChanged }: { intent: Detail; onChanged: () => void }) {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation } from 'urql';
+import { gql, useMutation, useQuery } from 'urql';
 import { ErrorAlert, useLiveQuery } from '../graphql';
 import { formatTime } from '../format';
 import { Page } from '../ui';
@@ -11,7 +11,7 @@ interface Endpoint {
   events: string[];
   name: string | null;
   createdAt: string;
-  deliveries: Omit<Delivery, 'endpointId'>[];
+  deliveries: Delivery[];
 }
 
 const ENDPOINTS = gql`
@@ -23,6 +23,19 @@ const ENDPOINTS = gql`
       name
       createdAt
       deliveries {
+        ...DeliveryFields
+      }
+    }
+  }
+  ${DELIVERY_FIELDS}
+`;
+
+/** The last 50 deliveries in one state (the list above holds the last 50 of any state). */
+const IN_STATE = gql`
+  query DashboardDeliveriesInState($id: ID!, $state: WebhookDeliveryState) {
+    webhookEndpoint(id: $id) {
+      id
+      deliveries(state: $state) {
         ...DeliveryFields
       }
     }
@@ -130,7 +143,12 @@ function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: Endpoint; o
   const [deleteState, remove] = useMutation(DELETE);
   const [state, setState] = useState('');
   const titleId = `endpoint-${endpoint.id}`;
-  const deliveries = endpoint.deliveries.filter((d) => !state || d.state === state).map((d) => ({ ...d, endpointId: endpoint.id }));
+  const [inState, refetchInState] = useQuery<{ webhookEndpoint: { deliveries: Delivery[] } | null }>({ query: IN_STATE, variables: { id: endpoint.id, state }, pause: !state });
+  const deliveries = state ? (inState.data?.webhookEndpoint?.deliveries ?? []) : endpoint.deliveries;
+  const changed = () => {
+    onChanged();
+    if (state) refetchInState({ requestPolicy: 'network-only' });
+  };
   return (
     <section className="card" aria-labelledby={titleId}>
       <h2 id={titleId} className="break">
@@ -158,12 +176,13 @@ function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: Endpoint; o
           <option value="">All states</option>
           {STATES.map((s) => (
             <option key={s} value={s}>
-              {s} ({endpoint.deliveries.filter((d) => d.state === s).length})
+              {s}
             </option>
           ))}
         </select>
       </label>
-      <DeliveryList deliveries={deliveries} onResent={onChanged} empty={state ? `No ${state} deliveries.` : 'No deliveries yet.'} />
+      <ErrorAlert error={inState.error} />
+      <DeliveryList deliveries={deliveries} onResent={changed} empty={state ? `No ${state} deliveries.` : 'No deliveries yet.'} />
     </section>
   );
 }

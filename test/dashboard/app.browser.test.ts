@@ -1,0 +1,347 @@
+import type { Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { startTestServer, type TestServer } from '../support/server';
+import { chromiumAvailable, fitsViewportWidth, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { startReceiver, type Receiver } from '../webhooks/support/receiver';
+import { createEndpoint } from '../webhooks/support/webhooks';
+import { ensureDashboardBundle, expectAxeClean, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
+
+/**
+ * The dashboard app in a real headless Chromium at phone size, against the real gateway: signed in with
+ * a fresh account's secret key through the form, driven by roles and names (the ones the contract
+ * decisions fix), following payments made by the API live over GraphQL subscriptions.
+ */
+warnIfNoChromium('test/dashboard/app.browser.test.ts (the dashboard app)');
+
+describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
+  let server: TestServer;
+  let browser: PhoneBrowser;
+  let receiver: Receiver;
+  /** The gateway's upgraded sockets (graphql-ws), so that a test can cut them like a network drop. */
+  const upgraded = new Set<Socket>();
+
+  beforeAll(async () => {
+    await ensureDashboardBundle();
+    server = await startTestServer();
+    server.gateway.httpServer.on('upgrade', (_req, socket: Socket) => {
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+    });
+    receiver = await startReceiver();
+    browser = await launchPhoneBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await server?.stop();
+  });
+
+  async function createIntent(account: TestAccount, body: Record<string, unknown>) {
+    const res = await account.api.post('/payment_intents', { currency: 'AOA', ...body }, { idempotencyKey: idempotencyKey() });
+    expect(res.status, res.text).toBe(201);
+    return res.body;
+  }
+  const express = (mobile: string, amount = 5000) => ({ amount, payment_method: 'multicaixa_express', customer: { mobile } });
+  const reference = (amount = 25_000) => ({ amount, payment_method: 'multicaixa_reference' });
+
+  const row = (page: Page, id: string) => page.getByRole('table', { name: 'Payments' }).getByRole('row').filter({ hasText: id });
+  const waitForRowStatus = (page: Page, id: string, status: string) =>
+    row(page, id).filter({ hasText: status }).waitFor({ timeout: LIVE_TIMEOUT });
+
+  /** Records, in page memory, each status text the row of `id` shows from now on. */
+  async function recordRowStatuses(page: Page, id: string): Promise<void> {
+    await page.evaluate((id) => {
+      const seen: string[] = [];
+      (window as any).__rowStatuses = seen;
+      const read = () => {
+        const tr = document.querySelector(`tr[data-id="${id}"]`);
+        const status = tr?.querySelector('.badge')?.textContent ?? '';
+        if (status && seen[seen.length - 1] !== status) seen.push(status);
+      };
+      read();
+      new MutationObserver(read).observe(document.body, { childList: true, subtree: true, characterData: true });
+    }, id);
+  }
+  const rowStatuses = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__rowStatuses);
+
+  it('signs in with the secret key, which then appears in no storage, no readable cookie, no URL and no HTML', async () => {
+    const account = await createAccount(server.baseUrl, 'Loja Dashboard');
+    const { page, errors } = await browser.newPage();
+    await browser.context.clearCookies();
+    await page.goto(`${server.baseUrl}/dashboard`);
+    const field = page.getByLabel('Secret key');
+    expect(await field.getAttribute('type')).toBe('password');
+    await expectAxeClean(page, 'the sign-in page');
+    await screenshot(page, 'dashboard-sign-in');
+
+    await field.fill('sk_test_thisKeyDoesNotExist000000000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent({ timeout: UI_TIMEOUT })).resolves.toContain('authentication_failed');
+    await expectAxeClean(page, 'the sign-in page with its error');
+
+    await field.fill(account.sk);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const nav = page.getByRole('navigation');
+    await nav.waitFor({ timeout: UI_TIMEOUT });
+    for (const name of ['Payments', 'Webhooks', 'Payment links', 'Checkout sessions', 'Events', 'Logs', 'API keys', 'Clock']) {
+      expect(await nav.getByRole('link', { name, exact: true }).count(), name).toBe(1);
+    }
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    await page.getByRole('table', { name: 'Payments' }).waitFor({ timeout: UI_TIMEOUT });
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/payments`);
+
+    const seen = await page.evaluate(() => ({
+      local: JSON.stringify({ ...localStorage }),
+      session: JSON.stringify({ ...sessionStorage }),
+      cookie: document.cookie,
+      html: document.documentElement.outerHTML,
+      url: location.href,
+    }));
+    for (const [where, text] of Object.entries(seen)) expect(text.includes(account.sk), where).toBe(false);
+    // The session cookie is HttpOnly: the page cannot read it at all.
+    expect(seen.cookie).not.toContain('pgw_session');
+    const cookies = await browser.context.cookies(server.baseUrl);
+    const session = cookies.find((c) => c.name === 'pgw_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(session!.value).not.toContain(account.sk);
+    expect(cookies.some((c) => c.value.includes(account.sk))).toBe(false);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('the Payments table shows payments made by the API and their status changes live, newest first', async () => {
+    const account = await createAccount(server.baseUrl);
+    const { page, errors } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    await page.getByRole('table', { name: 'Payments' }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+
+    const first = await createIntent(account, express('923000000'));
+    await row(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
+    await recordRowStatuses(page, first.id);
+    const failing = await createIntent(account, express('923000001', 1200));
+    await waitForRowStatus(page, first.id, 'SUCCEEDED');
+    await waitForRowStatus(page, failing.id, 'FAILED');
+
+    const statuses = await rowStatuses(page);
+    expect(statuses.at(-1)).toBe('SUCCEEDED');
+    // The row changed under the open page: it showed an earlier status first, in the order of the spec.
+    const order = ['PENDING', 'PROCESSING', 'SUCCEEDED'];
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses.map((s) => order.indexOf(s))).toEqual([...statuses.map((s) => order.indexOf(s))].sort());
+    expect(statuses.every((s) => order.includes(s))).toBe(true);
+
+    // Newest first: the failing payment was created after the first one.
+    const ids = await page.getByRole('table', { name: 'Payments' }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
+    expect(ids.indexOf(failing.id)).toBeLessThan(ids.indexOf(first.id));
+    const firstRow = await row(page, first.id).textContent();
+    expect(firstRow).toContain('5\u00a0000 AOA');
+    expect(firstRow).toContain('Express');
+
+    // The status filter keeps the rows in that status only.
+    await page.getByLabel('Status').selectOption('FAILED');
+    await row(page, first.id).waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    expect(await row(page, failing.id).count()).toBe(1);
+    await page.getByLabel('Status').selectOption('');
+
+    // "New test payment" makes one per scenario: here a reference payment, which stays PENDING.
+    await page.getByLabel('Scenario').selectOption('reference');
+    await page.getByRole('button', { name: 'New test payment' }).click();
+    await page.getByText(/Created pay_/).waitFor({ timeout: UI_TIMEOUT });
+    const list = (await account.api.get('/payment_intents?limit=5')).body.data;
+    const made = list.find((p: any) => p.payment_method === 'multicaixa_reference');
+    expect(made).toMatchObject({ status: 'PENDING', amount: 5000 });
+    await waitForRowStatus(page, made.id, 'PENDING');
+    expect(await fitsViewportWidth(page)).toBe(true);
+    await screenshot(page, 'dashboard-payments');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('a dropped WebSocket reconnects and the table catches up on what happened meanwhile', async () => {
+    const account = await createAccount(server.baseUrl);
+    const { page } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    expect(upgraded.size).toBeGreaterThan(0);
+    for (const socket of upgraded) socket.destroy();
+    // Made while the page's socket is down: the page learns of it when it is back.
+    const made = await createIntent(account, express('923000000'));
+    await waitForRowStatus(page, made.id, 'SUCCEEDED');
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    await page.close();
+  });
+  it('the payment page: events in order, webhook deliveries with the exact bytes sent, and Resend makes a new attempt', async () => {
+    const account = await createAccount(server.baseUrl);
+    const hookPath = `/hooks/${account.id}`;
+    await createEndpoint(account.api, `${receiver.url}${hookPath}`);
+    const { page, errors } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    const made = await createIntent(account, express('923000000', 7500));
+    await page.getByRole('link', { name: made.id }).click({ timeout: LIVE_TIMEOUT });
+    await page.getByRole('heading', { level: 1, name: new RegExp(made.id) }).waitFor({ timeout: UI_TIMEOUT });
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/payments/${made.id}`);
+    await page.getByTestId('payment-status').filter({ hasText: 'SUCCEEDED' }).waitFor({ timeout: LIVE_TIMEOUT });
+
+    const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
+    await events.nth(1).waitFor({ timeout: LIVE_TIMEOUT });
+    const types = (await events.locator('code').allTextContents()).map((t) => t.trim());
+    expect(types).toEqual(['payment.created', 'payment.succeeded']);
+
+    const sent = await receiver.waitFor((r) => r.path === hookPath, 2, LIVE_TIMEOUT);
+    const region = page.getByRole('region', { name: 'Webhook deliveries' });
+    const deliveries = region.getByRole('listitem');
+    await deliveries.filter({ hasText: 'DELIVERED' }).nth(1).waitFor({ timeout: LIVE_TIMEOUT });
+    expect(await deliveries.count()).toBe(2);
+    for (const request of sent) {
+      const card = deliveries.filter({ hasText: String(request.headers['service-event-id']) });
+      expect(await card.getByTestId('request-body').textContent()).toBe(request.rawBody);
+      expect(await card.getByTestId('signature-header').textContent()).toBe(request.headers['service-signature']);
+      expect(await card.getByTestId('delivery-attempts').textContent()).toBe('1');
+      expect(await card.textContent()).toContain('200');
+    }
+    await expectAxeClean(page, 'the payment page');
+    expect(await fitsViewportWidth(page)).toBe(true);
+    await screenshot(page, 'dashboard-payment-detail');
+
+    const succeeded = sent.find((r) => JSON.parse(r.rawBody).type === 'payment.succeeded')!;
+    const card = deliveries.filter({ hasText: String(succeeded.headers['service-event-id']) });
+    await card.getByRole('button', { name: 'Resend' }).click();
+    const again = await receiver.waitFor((r) => r.path === hookPath && r.headers['service-event-id'] === succeeded.headers['service-event-id'], 2, LIVE_TIMEOUT);
+    await card.getByTestId('delivery-attempts').filter({ hasText: '2' }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await card.getByTestId('request-body').textContent()).toBe(again[1]!.rawBody);
+    expect(await card.getByTestId('signature-header').textContent()).toBe(again[1]!.headers['service-signature']);
+    // A paid payment offers a refund, not a cancellation.
+    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('Clock: advancing 72 hours expires an unpaid reference payment, shown live in the table and on its page', async () => {
+    const account = await createAccount(server.baseUrl);
+    const made = await createIntent(account, reference());
+    const { page, errors } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    await page.goto(`${server.baseUrl}/dashboard/payments/${made.id}`);
+    await page.getByTestId('payment-status').filter({ hasText: 'PENDING' }).waitFor({ timeout: UI_TIMEOUT });
+    // What a PENDING reference payment allows.
+    expect(await page.getByRole('button', { name: 'Simulate reference paid' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Clock' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Clock' }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByTestId('sandbox-offset').waitFor({ timeout: UI_TIMEOUT });
+    expect(await page.getByTestId('sandbox-offset').textContent()).toMatch(/^0 s/);
+    expect(await page.getByRole('button', { name: 'Advance 1 minute' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Advance 1 hour' }).count()).toBe(1);
+    await page.getByRole('navigation').getByRole('link', { name: 'Payments' }).click();
+    await waitForRowStatus(page, made.id, 'PENDING');
+
+    // The Clock page, then back to the table, which follows the expiry live.
+    await page.getByRole('navigation').getByRole('link', { name: 'Clock' }).click();
+    await page.getByRole('button', { name: 'Advance 72 hours' }).click();
+    await page.getByTestId('sandbox-offset').filter({ hasText: '259200 s' }).waitFor({ timeout: UI_TIMEOUT });
+    await expectAxeClean(page, 'the Clock page');
+    await screenshot(page, 'dashboard-clock');
+    await page.getByRole('navigation').getByRole('link', { name: 'Payments' }).click();
+    await waitForRowStatus(page, made.id, 'EXPIRED');
+    await page.getByRole('link', { name: made.id }).click();
+    await page.getByTestId('payment-status').filter({ hasText: 'EXPIRED' }).waitFor({ timeout: UI_TIMEOUT });
+    const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
+    await events.nth(1).waitFor({ timeout: LIVE_TIMEOUT });
+    expect((await events.locator('code').allTextContents()).map((t) => t.trim())).toEqual(['payment.created', 'payment.expired']);
+    expect(await page.getByRole('button', { name: 'Simulate reference paid' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    expect((await account.api.get(`/payment_intents/${made.id}`)).body.status).toBe('EXPIRED');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('every page works at phone size, passes axe-core (no serious or critical violation) and is screenshotted', async () => {
+    const account = await createAccount(server.baseUrl);
+    await createEndpoint(account.api, `${receiver.url}/hooks/${account.id}`);
+    await createIntent(account, express('923000000'));
+    const { page, errors } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    const nav = page.getByRole('navigation');
+    const open = async (name: string) => {
+      await nav.getByRole('link', { name, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name }).waitFor({ timeout: UI_TIMEOUT });
+    };
+    const check = async (name: string) => {
+      await expectAxeClean(page, `the ${name} page`);
+      expect(await fitsViewportWidth(page), `${name} fits 390 px`).toBe(true);
+      await screenshot(page, `dashboard-${name.toLowerCase().replace(/ /g, '-')}`);
+    };
+
+    await open('Payments');
+    await page.getByRole('table', { name: 'Payments' }).getByRole('link').first().waitFor({ timeout: UI_TIMEOUT });
+    await check('Payments');
+
+    await open('Webhooks');
+    await page.getByRole('button', { name: 'Send test ping' }).click();
+    await receiver.waitFor((r) => r.path === `/hooks/${account.id}` && JSON.parse(r.rawBody).type === 'test.ping', 1, LIVE_TIMEOUT);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/signing secret \(shown once\): whsec_/).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByLabel('Delivery state').selectOption('DELIVERED');
+    await page.getByRole('listitem').filter({ hasText: 'test.ping' }).first().waitFor({ timeout: LIVE_TIMEOUT });
+    await check('Webhooks');
+
+    await open('Payment links');
+    await page.getByLabel('Amount (AOA)').fill('3500');
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.getByRole('img', { name: /QR code of / }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('button', { name: /^Deactivate / }).click();
+    await page.getByRole('cell', { name: 'Inactive' }).waitFor({ timeout: UI_TIMEOUT });
+    await check('Payment links');
+
+    await open('Checkout sessions');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await page.getByRole('region', { name: /^Checkout session cs_/ }).getByText('OPEN').waitFor({ timeout: UI_TIMEOUT });
+    await check('Checkout sessions');
+
+    await open('Events');
+    await page.getByRole('list', { name: 'Events' }).getByText('payment.created').first().waitFor({ timeout: UI_TIMEOUT });
+    await check('Events');
+
+    await open('Logs');
+    await page.getByRole('table', { name: 'Logs' }).getByRole('row').nth(1).waitFor({ timeout: UI_TIMEOUT });
+    await check('Logs');
+
+    await open('API keys');
+    await page.getByLabel('Key name').fill('reporting');
+    await page.getByRole('button', { name: 'Create restricted key' }).click();
+    await page.getByText(/New key \(shown once/).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('button', { name: 'Revoke reporting' }).click();
+    await page.getByRole('cell', { name: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });
+    await check('API keys');
+
+    await open('Clock');
+    await page.getByTestId('sandbox-time').waitFor({ timeout: UI_TIMEOUT });
+    await check('Clock');
+    expect(unexpectedErrors(errors)).toEqual([]);
+    await page.close();
+  });
+
+  it('Sign out ends the session: the form is back and the old cookie gets 401', async () => {
+    const account = await createAccount(server.baseUrl);
+    const { page } = await browser.newPage();
+    await signInThroughForm(page, server.baseUrl, account.sk);
+    const cookie = (await browser.context.cookies(server.baseUrl)).find((c) => c.name === 'pgw_session')!;
+    expect(cookie).toBeDefined();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Secret key').waitFor({ timeout: UI_TIMEOUT });
+    const headers = { cookie: `pgw_session=${cookie.value}`, 'content-type': 'application/json' };
+    const session = await fetch(`${server.baseUrl}/dashboard/session`, { headers });
+    expect(session.status).toBe(401);
+    const gql = await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: '{ account { id } }' }) });
+    expect(gql.status).toBe(401);
+    expect((await gql.json()).errors[0].extensions.code).toBe('authentication_failed');
+    await page.close();
+  });
+});

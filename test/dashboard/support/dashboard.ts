@@ -1,0 +1,54 @@
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/**
+ * Helpers of the dashboard app's browser tests: the bundle built when missing or stale (a developer may
+ * run vitest without `npm run build`), signing in through the form, and axe-core's verdict on a page.
+ */
+export async function ensureDashboardBundle(): Promise<void> {
+  // build.mjs is plain JavaScript; its "dashboard" target is what `npm run build` makes for /dashboard.
+  const { buildTargets } = (await import('../../../build.mjs')) as { buildTargets: (names: string[], opts: { ifStale: boolean }) => Promise<void> };
+  await buildTargets(['dashboard'], { ifStale: true });
+}
+
+/** Generous: the machine is shared and loaded; these bound a hang, they are not timing assertions. */
+export const UI_TIMEOUT = 20_000;
+export const LIVE_TIMEOUT = 30_000;
+
+/** Signs in through the form; the browser's profile is shared by the tests, so another test's session cookie goes first. */
+export async function signInThroughForm(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.context().clearCookies();
+  await page.goto(`${baseUrl}/dashboard`);
+  await page.getByLabel('Secret key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation').waitFor({ timeout: UI_TIMEOUT });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. axe is evaluated through the
+ * DevTools protocol rather than added as a <script> tag (page.addScriptTag): the dashboard's CSP allows
+ * no inline script, and the tests keep that CSP in force rather than bypassing it.
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => n.target.join(' ')) }));
+  });
+  return violations
+    .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v: any) => `${v.impact} ${v.id}: ${v.help} (${v.targets.slice(0, 5).join(', ')})`);
+}
+
+export async function expectAxeClean(page: Page, where: string): Promise<void> {
+  expect(await seriousAxeViolations(page), `axe on ${where}`).toEqual([]);
+}
+
+/** Errors from the console other than the expected 401s (the session probe before sign-in, a wrong key). */
+export function unexpectedErrors(errors: string[]): string[] {
+  return errors.filter((e) => !/status of 401 \(Unauthorized\)/.test(e));
+}
