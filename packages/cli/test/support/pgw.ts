@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export const CLI_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PGW_BIN = path.join(CLI_ROOT, 'bin/pgw.mjs');
+export const REPO_ROOT = path.resolve(CLI_ROOT, '../..');
 
 /** A throw-away config dir (XDG_CONFIG_HOME) and an environment without the developer's PGW_* settings. */
 export function tempConfigHome(): { home: string; env: NodeJS.ProcessEnv; cleanup(): void } {
@@ -25,8 +26,8 @@ export interface PgwResult {
 }
 
 /** Runs the bin to completion (as `npx pgw` would: node on bin/pgw.mjs, no build step). */
-export function runPgw(args: string[], env: NodeJS.ProcessEnv): Promise<PgwResult> {
-  const p = startPgw(args, env);
+export function runPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean } = {}): Promise<PgwResult> {
+  const p = startPgw(args, env, opts);
   return p.exited.then((code) => ({ code, stdout: p.stdout(), stderr: p.stderr() }));
 }
 
@@ -40,9 +41,15 @@ export interface PgwProcess {
   signal(sig: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the bin and follows its output line by line (for `listen` and the tails, which run until stopped). */
-export function startPgw(args: string[], env: NodeJS.ProcessEnv): PgwProcess {
-  const child = spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the bin and follows its output line by line (for `listen` and the tails, which run until
+ * stopped). With `npx`, runs `npx pgw …` from the repository root as a reader would, in its own process
+ * group so that a signal reaches pgw and not only npx.
+ */
+export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean } = {}): PgwProcess {
+  const child = opts.npx
+    ? spawn('npx', ['--no-install', 'pgw', ...args], { env, cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiters: { match: (l: string) => boolean; resolve: (l: string) => void }[] = [];
@@ -79,7 +86,10 @@ export function startPgw(args: string[], env: NodeJS.ProcessEnv): PgwProcess {
       });
     },
     signal(sig) {
-      child.kill(sig);
+      if (child.exitCode === null && child.signalCode === null) {
+        if (opts.npx) process.kill(-child.pid!, sig);
+        else child.kill(sig);
+      }
       return exited;
     },
   };
