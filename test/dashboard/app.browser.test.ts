@@ -3,10 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
-import { chromiumAvailable, fitsViewportWidth, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../webhooks/support/receiver';
 import { createEndpoint } from '../webhooks/support/webhooks';
-import { ensureDashboardBundle, expectAxeClean, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
+import {
+  ensureDashboardBundle,
+  expectAxeClean,
+  fitsPhoneWidth,
+  LIVE_TIMEOUT,
+  recordedTexts,
+  recordTexts,
+  signInThroughForm,
+  UI_TIMEOUT,
+  unexpectedErrors,
+} from './support/dashboard';
 
 /**
  * The dashboard app in a real headless Chromium at phone size, against the real gateway: signed in with
@@ -51,21 +61,6 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   const waitForRowStatus = (page: Page, id: string, status: string) =>
     row(page, id).filter({ hasText: status }).waitFor({ timeout: LIVE_TIMEOUT });
 
-  /** Records, in page memory, each status text the row of `id` shows from now on. */
-  async function recordRowStatuses(page: Page, id: string): Promise<void> {
-    await page.evaluate((id) => {
-      const seen: string[] = [];
-      (window as any).__rowStatuses = seen;
-      const read = () => {
-        const tr = document.querySelector(`tr[data-id="${id}"]`);
-        const status = tr?.querySelector('.badge')?.textContent ?? '';
-        if (status && seen[seen.length - 1] !== status) seen.push(status);
-      };
-      read();
-      new MutationObserver(read).observe(document.body, { childList: true, subtree: true, characterData: true });
-    }, id);
-  }
-  const rowStatuses = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__rowStatuses);
 
   it('signs in with the secret key, which then appears in no storage, no readable cookie, no URL and no HTML', async () => {
     const account = await createAccount(server.baseUrl, 'Loja Dashboard');
@@ -121,12 +116,12 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
 
     const first = await createIntent(account, express('923000000'));
     await row(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
-    await recordRowStatuses(page, first.id);
+    await recordTexts(page, `tr[data-id="${first.id}"] .badge`);
     const failing = await createIntent(account, express('923000001', 1200));
     await waitForRowStatus(page, first.id, 'SUCCEEDED');
     await waitForRowStatus(page, failing.id, 'FAILED');
 
-    const statuses = await rowStatuses(page);
+    const statuses = await recordedTexts(page);
     expect(statuses.at(-1)).toBe('SUCCEEDED');
     // The row changed under the open page: it showed an earlier status first, in the order of the spec.
     const order = ['PENDING', 'PROCESSING', 'SUCCEEDED'];
@@ -155,7 +150,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     const made = list.find((p: any) => p.payment_method === 'multicaixa_reference');
     expect(made).toMatchObject({ status: 'PENDING', amount: 5000 });
     await waitForRowStatus(page, made.id, 'PENDING');
-    expect(await fitsViewportWidth(page)).toBe(true);
+    expect(await fitsPhoneWidth(page)).toBe(true);
     await screenshot(page, 'dashboard-payments');
     expect(unexpectedErrors(errors)).toEqual([]);
     await page.close();
@@ -166,12 +161,15 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     const { page } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    await recordTexts(page, '.live');
     expect(upgraded.size).toBeGreaterThan(0);
     for (const socket of upgraded) socket.destroy();
-    // Made while the page's socket is down: the page learns of it when it is back.
+    // Made while the page's socket is down: the page learns of it when it is back (the first retry
+    // waits at least 500 ms; the events subscription does not replay, the refetch on reconnect does).
     const made = await createIntent(account, express('923000000'));
     await waitForRowStatus(page, made.id, 'SUCCEEDED');
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    expect(await recordedTexts(page)).toEqual(['Live', 'Connecting…', 'Live']);
     await page.close();
   });
   it('the payment page: events in order, webhook deliveries with the exact bytes sent, and Resend makes a new attempt', async () => {
@@ -204,7 +202,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
       expect(await card.textContent()).toContain('200');
     }
     await expectAxeClean(page, 'the payment page');
-    expect(await fitsViewportWidth(page)).toBe(true);
+    expect(await fitsPhoneWidth(page)).toBe(true);
     await screenshot(page, 'dashboard-payment-detail');
 
     const succeeded = sent.find((r) => JSON.parse(r.rawBody).type === 'payment.succeeded')!;
@@ -275,7 +273,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     };
     const check = async (name: string) => {
       await expectAxeClean(page, `the ${name} page`);
-      expect(await fitsViewportWidth(page), `${name} fits 390 px`).toBe(true);
+      expect(await fitsPhoneWidth(page), `${name} fits 390 px`).toBe(true);
       await screenshot(page, `dashboard-${name.toLowerCase().replace(/ /g, '-')}`);
     };
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { PHONE_VIEWPORT } from '../../support/browser';
 
 /**
  * Helpers of the dashboard app's browser tests: the bundle built when missing or stale (a developer may
@@ -52,3 +53,27 @@ export async function expectAxeClean(page: Page, where: string): Promise<void> {
 export function unexpectedErrors(errors: string[]): string[] {
   return errors.filter((e) => !/status of 401 \(Unauthorized\)/.test(e));
 }
+
+/**
+ * True when the page's layout is no wider than the phone's 390 px. (A mobile browser widens its layout
+ * viewport to overflowing content, so window.innerWidth grows with it: compare with the device width.)
+ */
+export async function fitsPhoneWidth(page: Page): Promise<boolean> {
+  return (await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE_VIEWPORT.width;
+}
+
+/** Records, in page memory, each text the element matching `selector` shows from now on; read back with `recordedTexts`. */
+export async function recordTexts(page: Page, selector: string): Promise<void> {
+  await page.evaluate((selector) => {
+    const seen: string[] = [];
+    (window as any).__recordedTexts = seen;
+    const read = () => {
+      const text = document.querySelector(selector)?.textContent?.trim() ?? '';
+      if (text && seen[seen.length - 1] !== text) seen.push(text);
+    };
+    read();
+    new MutationObserver(read).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }, selector);
+}
+
+export const recordedTexts = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__recordedTexts ?? []);
