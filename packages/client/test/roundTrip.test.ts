@@ -46,7 +46,7 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
 
   it('payment intents, reference payment, refunds, client tokens and both streams', async () => {
     const { data: express } = await pgw.POST('/payment_intents', {
-      body: { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000001' } },
+      body: { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
     });
     expect((await pgw.GET('/payment_intents/{id}', { params: { path: { id: express.id } } })).data.status).toBeTypeOf('string');
     const { data: list } = await pgw.GET('/payment_intents', { params: { query: { limit: 10 } } });
@@ -85,7 +85,7 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
     expect((await anon.GET('/public/payment_links/{code}', { params: { path: code } })).data.amount).toBe(3000);
     const { data: linkPayment } = await anon.POST('/public/payment_links/{code}/payments', {
       params: { path: code },
-      body: { payment_method: 'multicaixa_express', customer: { mobile: '923000001' } },
+      body: { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
     });
     expect(linkPayment.amount).toBe(3000);
     expect((await anon.GET('/pay/{code}', { params: { path: code }, parseAs: 'text' })).data).toContain('Mobile number');

@@ -28,4 +28,4 @@ export function useGateway(env: Record<string, string> = {}): { readonly server:
   return holder;
 }
 
-export const EXPRESS_SUCCESS = { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000001' } } as const;
+export const EXPRESS_SUCCESS = { amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } } as const;
