@@ -112,5 +112,5 @@ describe('pgw listen --forward-to', () => {
     const listed = await fetch(`${server.baseUrl}/v1/events?limit=100`, { headers: { authorization: `Bearer ${config.env.PGW_API_KEY}` } }).then((r) => r.json());
     expect(all).toEqual(listed.data.map((e: { id: string }) => e.id).reverse());
     for (const d of receiver.received) constructEvent(d.body, d.headers['service-signature'] as string, second.secret);
-  });
+  }, 120_000); // several spawned CLIs on a loaded 2-core machine: a bound on a hang, not a timing check
 });

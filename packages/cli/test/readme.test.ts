@@ -59,5 +59,5 @@ describe('README "pgw (CLI)": the first run works as written', () => {
       ['payment.succeeded', payment],
     ]);
     for (const d of receiver.received) constructEvent(d.body, d.headers['service-signature'] as string, secret);
-  });
+  }, 120_000); // several spawned CLIs on a loaded 2-core machine: a bound on a hang, not a timing check
 });

@@ -37,6 +37,8 @@ export interface PgwProcess {
   stderr(): string;
   /** Resolves with the first stdout line that satisfies `match` (already printed or still to come). */
   line(match: (line: string) => boolean): Promise<string>;
+  /** The same on stderr (notices). */
+  errLine(match: (line: string) => boolean): Promise<string>;
   exited: Promise<number | null>;
   signal(sig: NodeJS.Signals): Promise<number | null>;
 }
@@ -50,13 +52,40 @@ export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: b
   const child = opts.npx
     ? spawn('npx', ['--no-install', 'pgw', ...args], { env, cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  const waiters: { match: (l: string) => boolean; resolve: (l: string) => void }[] = [];
-  const lines: string[] = [];
+  const stdout = followLines(child.stdout!);
+  const stderr = followLines(child.stderr!);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitLine = (stream: ReturnType<typeof followLines>) => (match: (l: string) => boolean) =>
+    Promise.race([
+      stream.line(match),
+      exited.then((code) => Promise.reject(new Error(`pgw exited (${code}) before the expected line; stdout:\n${stdout.text()}\nstderr:\n${stderr.text()}`))),
+    ]);
+  return {
+    child,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    exited,
+    line: waitLine(stdout),
+    errLine: waitLine(stderr),
+    signal(sig) {
+      if (child.exitCode === null && child.signalCode === null) {
+        if (opts.npx) process.kill(-child.pid!, sig);
+        else child.kill(sig);
+      }
+      return exited;
+    },
+  };
+}
+
+/** The lines of one output stream, and a way to wait for one. */
+function followLines(stream: NodeJS.ReadableStream) {
+  let text = '';
   let partial = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
+  const lines: string[] = [];
+  const waiters: { match: (l: string) => boolean; resolve: (l: string) => void }[] = [];
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    text += chunk;
     partial += chunk;
     const parts = partial.split('\n');
     partial = parts.pop()!;
@@ -70,27 +99,11 @@ export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: b
       }
     }
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    line(match) {
+    text: () => text,
+    line: (match: (l: string) => boolean) => {
       const found = lines.find(match);
-      if (found !== undefined) return Promise.resolve(found);
-      return new Promise((resolve, reject) => {
-        waiters.push({ match, resolve });
-        void exited.then((code) => reject(new Error(`pgw exited (${code}) before the expected line; stdout:\n${out}\nstderr:\n${err}`)));
-      });
-    },
-    signal(sig) {
-      if (child.exitCode === null && child.signalCode === null) {
-        if (opts.npx) process.kill(-child.pid!, sig);
-        else child.kill(sig);
-      }
-      return exited;
+      return found !== undefined ? Promise.resolve(found) : new Promise<string>((resolve) => waiters.push({ match, resolve }));
     },
   };
 }

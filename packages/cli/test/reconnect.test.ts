@@ -1,0 +1,85 @@
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../../test/support/accounts';
+import { startTestServer, type TestServer } from '../../../test/support/server';
+import { runPgw, startPgw, startReceiver, tempConfigHome, type PgwProcess } from './support/pgw';
+
+/** A TCP proxy in front of the gateway that a test can cut (every connection reset, none accepted) and restore. */
+async function startProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  await open();
+  return {
+    url: () => `http://127.0.0.1:${port}`,
+    async cut() {
+      await new Promise<void>((resolve) => {
+        server!.close(() => resolve());
+        for (const s of sockets) s.resetAndDestroy();
+      });
+    },
+    restore: open,
+  };
+}
+
+let server: TestServer;
+let config: ReturnType<typeof tempConfigHome>;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let listener: PgwProcess | null = null;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  config = tempConfigHome();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await server.stop();
+  config.cleanup();
+});
+afterEach(async () => {
+  await listener?.signal('SIGKILL');
+});
+
+describe('pgw listen across a dropped connection', () => {
+  it('reconnects and forwards the events made while the connection was down, once each, in order', async () => {
+    const account = await createAccount(server.baseUrl);
+    const proxy = await startProxy(new URL(server.baseUrl));
+    listener = startPgw(['listen', '--forward-to', receiver.url, '--api-key', account.sk, '--base-url', proxy.url()], config.env);
+    await listener.line(() => true);
+    const direct = ['--api-key', account.sk, '--base-url', server.baseUrl, '--json'];
+
+    const before = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], config.env)).stdout);
+    await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === before.id));
+
+    await proxy.cut();
+    await listener.errLine((l) => l.includes('reconnecting'));
+    const during = JSON.parse((await runPgw(['trigger', 'express.rejected', ...direct], config.env)).stdout);
+    expect(receiver.received.some((d) => d.event.data.id === during.id)).toBe(false);
+
+    await proxy.restore();
+    await receiver.until((r) => r.some((d) => d.event.type === 'payment.failed' && d.event.data.id === during.id));
+    const after = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], config.env)).stdout);
+    await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === after.id));
+
+    const forwarded = receiver.received.map((d) => d.event.id);
+    const listed = await account.api.get('/events?limit=100');
+    expect(forwarded).toEqual(listed.body.data.map((e: { id: string }) => e.id).reverse());
+  }, 120_000); // several spawned CLIs on a loaded 2-core machine: a bound on a hang, not a timing check
+});
