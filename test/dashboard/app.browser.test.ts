@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../webhooks/support/receiver';
 import { createEndpoint } from '../webhooks/support/webhooks';
+import { waitFor } from '../support/wait';
 import {
   ensureDashboardBundle,
   expectAxeClean,
@@ -115,8 +116,9 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const first = await createIntent(account, express('923000000'));
-    await row(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
+    // Recording starts before the row shows up: every status it shows is kept.
     await recordTexts(page, `tr[data-id="${first.id}"] .badge`);
+    await row(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
     const failing = await createIntent(account, express('923000001', 1200));
     await waitForRowStatus(page, first.id, 'SUCCEEDED');
     await waitForRowStatus(page, failing.id, 'FAILED');
@@ -172,7 +174,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     expect(await recordedTexts(page)).toEqual(['Live', 'Connecting…', 'Live']);
     await page.close();
   });
-  it('the payment page: events in order, webhook deliveries with the exact bytes sent, and Resend makes a new attempt', async () => {
+  it('the payment page: events in order, webhook deliveries with the exact bytes sent, Resend makes a new attempt, Refund refunds', async () => {
     const account = await createAccount(server.baseUrl);
     const hookPath = `/hooks/${account.id}`;
     await createEndpoint(account.api, `${receiver.url}${hookPath}`);
@@ -212,18 +214,30 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await card.getByTestId('delivery-attempts').filter({ hasText: '2' }).waitFor({ timeout: UI_TIMEOUT });
     expect(await card.getByTestId('request-body').textContent()).toBe(again[1]!.rawBody);
     expect(await card.getByTestId('signature-header').textContent()).toBe(again[1]!.headers['service-signature']);
-    // A paid payment offers a refund, not a cancellation.
-    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(1);
+    // A paid payment offers a refund, not a cancellation; a full refund turns it REFUNDED, live.
     expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByTestId('payment-status').filter({ hasText: 'REFUNDED' }).waitFor({ timeout: LIVE_TIMEOUT });
+    await page.getByRole('list', { name: 'Refunds' }).getByText('SUCCEEDED').waitFor({ timeout: LIVE_TIMEOUT });
+    await events.nth(2).waitFor({ timeout: LIVE_TIMEOUT });
+    expect((await events.locator('code').allTextContents()).map((t) => t.trim())).toEqual(['payment.created', 'payment.succeeded', 'refund.succeeded']);
+    expect(await page.getByRole('button', { name: 'Refund' }).count()).toBe(0);
     expect(unexpectedErrors(errors)).toEqual([]);
     await page.close();
   });
 
-  it('Clock: advancing 72 hours expires an unpaid reference payment, shown live in the table and on its page', async () => {
+  it('Simulate reference paid pays a reference; Clock +72 hours expires an unpaid one, shown live in the table and on its page', async () => {
     const account = await createAccount(server.baseUrl);
+    const paid = await createIntent(account, reference(9000));
     const made = await createIntent(account, reference());
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
+    // "Simulate reference paid" pays one of them (reference.paid, then payment.succeeded).
+    await page.goto(`${server.baseUrl}/dashboard/payments/${paid.id}`);
+    await page.getByRole('button', { name: 'Simulate reference paid' }).click({ timeout: UI_TIMEOUT });
+    await page.getByTestId('payment-status').filter({ hasText: 'SUCCEEDED' }).waitFor({ timeout: LIVE_TIMEOUT });
+    expect(await page.getByRole('button', { name: 'Simulate reference paid' }).count()).toBe(0);
+
     await page.goto(`${server.baseUrl}/dashboard/payments/${made.id}`);
     await page.getByTestId('payment-status').filter({ hasText: 'PENDING' }).waitFor({ timeout: UI_TIMEOUT });
     // What a PENDING reference payment allows.
@@ -262,7 +276,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
 
   it('every page works at phone size, passes axe-core (no serious or critical violation) and is screenshotted', async () => {
     const account = await createAccount(server.baseUrl);
-    await createEndpoint(account.api, `${receiver.url}/hooks/${account.id}`);
+    const endpoint = await createEndpoint(account.api, `${receiver.url}/hooks/${account.id}`);
     await createIntent(account, express('923000000'));
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
@@ -284,6 +298,12 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await open('Webhooks');
     await page.getByRole('button', { name: 'Send test ping' }).click();
     await receiver.waitFor((r) => r.path === `/hooks/${account.id}` && JSON.parse(r.rawBody).type === 'test.ping', 1, LIVE_TIMEOUT);
+    // The state filter reads the server once: wait until the ping's delivery is recorded as DELIVERED.
+    await waitFor(
+      async () => (await account.api.get(`/webhook_endpoints/${endpoint.id}/deliveries`)).body.data,
+      (list: any[]) => list.some((d) => d.event_type === 'test.ping' && d.state === 'DELIVERED'),
+      LIVE_TIMEOUT,
+    );
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByText(/signing secret \(shown once\): whsec_/).waitFor({ timeout: UI_TIMEOUT });
     await page.getByLabel('Delivery state').selectOption('DELIVERED');
