@@ -50,6 +50,13 @@ describe('pgw trigger <scenario> --json', () => {
     expect(res.stdout).toMatch(/^express\.rejected: pay_\w+ FAILED rejected_by_customer \(10000 AOA\)\n$/);
   });
 
+  it('a refused key is exit 1 with the API code on stderr', async () => {
+    const res = await runPgw(['trigger', 'express.succeeded', '--api-key', 'sk_test_revoked_or_never_made_00', '--base-url', server.baseUrl], config.env);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: authentication_failed: .*\(request req_\w+\)$/m);
+    expect(res.stdout).toBe('');
+  });
+
   it('clock advance moves the account clock by the duration', async () => {
     const account = await createAccount(server.baseUrl);
     const res = await runPgw(['clock', 'advance', '1h30m', '--json', '--api-key', account.sk, '--base-url', server.baseUrl], config.env);
