@@ -1,22 +1,23 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../webhooks/support/receiver';
-import { createEndpoint } from '../webhooks/support/webhooks';
+import { createEndpoint, createPayment, expressBody, referenceBody } from '../webhooks/support/webhooks';
 import { waitFor } from '../support/wait';
 import {
   ensureDashboardBundle,
   expectAxeClean,
   fitsPhoneWidth,
   LIVE_TIMEOUT,
+  paymentRow,
   recordedTexts,
   recordTexts,
   signInThroughForm,
   UI_TIMEOUT,
   unexpectedErrors,
+  waitForRowStatus,
 } from './support/dashboard';
 
 /**
@@ -50,17 +51,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await server?.stop();
   });
 
-  async function createIntent(account: TestAccount, body: Record<string, unknown>) {
-    const res = await account.api.post('/payment_intents', { currency: 'AOA', ...body }, { idempotencyKey: idempotencyKey() });
-    expect(res.status, res.text).toBe(201);
-    return res.body;
-  }
-  const express = (mobile: string, amount = 5000) => ({ amount, payment_method: 'multicaixa_express', customer: { mobile } });
-  const reference = (amount = 25_000) => ({ amount, payment_method: 'multicaixa_reference' });
 
-  const row = (page: Page, id: string) => page.getByRole('table', { name: 'Payments' }).getByRole('row').filter({ hasText: id });
-  const waitForRowStatus = (page: Page, id: string, status: string) =>
-    row(page, id).filter({ hasText: status }).waitFor({ timeout: LIVE_TIMEOUT });
 
 
   it('signs in with the secret key, which then appears in no storage, no readable cookie, no URL and no HTML', async () => {
@@ -115,11 +106,11 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await page.getByRole('table', { name: 'Payments' }).waitFor({ timeout: UI_TIMEOUT });
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
-    const first = await createIntent(account, express('923000000'));
+    const first = await createPayment(account.api, expressBody('923000000', 5000));
     // Recording starts before the row shows up: every status it shows is kept.
     await recordTexts(page, `tr[data-id="${first.id}"] .badge`);
-    await row(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
-    const failing = await createIntent(account, express('923000001', 1200));
+    await paymentRow(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
+    const failing = await createPayment(account.api, expressBody('923000001', 1200));
     await waitForRowStatus(page, first.id, 'SUCCEEDED');
     await waitForRowStatus(page, failing.id, 'FAILED');
 
@@ -134,14 +125,14 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     // Newest first: the failing payment was created after the first one.
     const ids = await page.getByRole('table', { name: 'Payments' }).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
     expect(ids.indexOf(failing.id)).toBeLessThan(ids.indexOf(first.id));
-    const firstRow = await row(page, first.id).textContent();
+    const firstRow = await paymentRow(page, first.id).textContent();
     expect(firstRow).toContain('5\u00a0000 AOA');
     expect(firstRow).toContain('Express');
 
     // The status filter keeps the rows in that status only.
     await page.getByLabel('Status').selectOption('FAILED');
-    await row(page, first.id).waitFor({ state: 'detached', timeout: UI_TIMEOUT });
-    expect(await row(page, failing.id).count()).toBe(1);
+    await paymentRow(page, first.id).waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    expect(await paymentRow(page, failing.id).count()).toBe(1);
     await page.getByLabel('Status').selectOption('');
 
     // "New test payment" makes one per scenario: here a reference payment, which stays PENDING.
@@ -168,7 +159,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     for (const socket of upgraded) socket.destroy();
     // Made while the page's socket is down: the page learns of it when it is back (the first retry
     // waits at least 500 ms; the events subscription does not replay, the refetch on reconnect does).
-    const made = await createIntent(account, express('923000000'));
+    const made = await createPayment(account.api, expressBody('923000000', 5000));
     await waitForRowStatus(page, made.id, 'SUCCEEDED');
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
     expect(await recordedTexts(page)).toEqual(['Live', 'Connecting…', 'Live']);
@@ -180,7 +171,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await createEndpoint(account.api, `${receiver.url}${hookPath}`);
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
-    const made = await createIntent(account, express('923000000', 7500));
+    const made = await createPayment(account.api, expressBody('923000000', 7500));
     await page.getByRole('link', { name: made.id }).click({ timeout: LIVE_TIMEOUT });
     await page.getByRole('heading', { level: 1, name: new RegExp(made.id) }).waitFor({ timeout: UI_TIMEOUT });
     expect(page.url()).toBe(`${server.baseUrl}/dashboard/payments/${made.id}`);
@@ -228,8 +219,8 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
 
   it('Simulate reference paid pays a reference; Clock +72 hours expires an unpaid one, shown live in the table and on its page', async () => {
     const account = await createAccount(server.baseUrl);
-    const paid = await createIntent(account, reference(9000));
-    const made = await createIntent(account, reference());
+    const paid = await createPayment(account.api, referenceBody(9000));
+    const made = await createPayment(account.api, referenceBody());
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
     // "Simulate reference paid" pays one of them (reference.paid, then payment.succeeded).
@@ -277,7 +268,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   it('every page works at phone size, passes axe-core (no serious or critical violation) and is screenshotted', async () => {
     const account = await createAccount(server.baseUrl);
     const endpoint = await createEndpoint(account.api, `${receiver.url}/hooks/${account.id}`);
-    await createIntent(account, express('923000000'));
+    await createPayment(account.api, expressBody('923000000', 5000));
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, account.sk);
     const nav = page.getByRole('navigation');

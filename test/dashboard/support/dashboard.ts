@@ -77,3 +77,9 @@ export async function recordTexts(page: Page, selector: string): Promise<void> {
 }
 
 export const recordedTexts = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).__recordedTexts ?? []);
+
+/** The Payments table's row of one payment. */
+export const paymentRow = (page: Page, id: string) => page.getByRole('table', { name: 'Payments' }).getByRole('row').filter({ hasText: id });
+
+/** Waits until that row shows `status` (live: no reload). */
+export const waitForRowStatus = (page: Page, id: string, status: string) => paymentRow(page, id).filter({ hasText: status }).waitFor({ timeout: LIVE_TIMEOUT });

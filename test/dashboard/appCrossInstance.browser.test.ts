@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { createAccount } from '../support/accounts';
+import { ApiClient } from '../support/client';
+import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { spawnGateway, type GatewayProcess } from '../support/processes';
+import { startTestServer, type TestServer } from '../support/server';
+import { createPayment, expressBody, referenceBody } from '../webhooks/support/webhooks';
+import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInThroughForm, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
+
+/**
+ * The dashboard follows payments made through ANOTHER gateway process on the same database: the page is
+ * served by gateway A (in this process), the payments are created and paid through gateway B (a child
+ * process), and the table shows them and their status changes live, through the event bus that crosses
+ * processes.
+ */
+warnIfNoChromium('test/dashboard/appCrossInstance.browser.test.ts (the dashboard across gateways)');
+
+describe.skipIf(!chromiumAvailable)('dashboard app across gateway processes', () => {
+  let engine: EmbeddedMongo;
+  let a: TestServer;
+  let b: GatewayProcess;
+  let browser: PhoneBrowser;
+
+  beforeAll(async () => {
+    await ensureDashboardBundle();
+    engine = await startEmbeddedMongo({ port: 0 });
+    a = await startTestServer({ MONGODB_URI: engine.uri });
+    b = await spawnGateway(engine.uri);
+    browser = await launchPhoneBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await b?.stop();
+    await a?.stop();
+    await engine?.close();
+  }, 60_000);
+
+  it('payments made and paid through another gateway appear and change status live', async () => {
+    const account = await createAccount(a.baseUrl);
+    const viaB = new ApiClient(b.url, account.sk);
+    const { page } = await browser.newPage();
+    await signInThroughForm(page, a.baseUrl, account.sk);
+    await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+
+    const express = await createPayment(viaB, expressBody('923000000', 4200));
+    await recordTexts(page, `tr[data-id="${express.id}"] .badge`);
+    await waitForRowStatus(page, express.id, 'SUCCEEDED');
+    const seen = await recordedTexts(page);
+    expect(seen.at(-1)).toBe('SUCCEEDED');
+    expect(seen.length).toBeGreaterThan(1);
+
+    const ref = await createPayment(viaB, referenceBody(3100));
+    await waitForRowStatus(page, ref.id, 'PENDING');
+    const paid = await viaB.post('/sandbox/simulate/reference_paid', { reference: ref.reference.number });
+    expect(paid.status, paid.text).toBe(200);
+    await waitForRowStatus(page, ref.id, 'SUCCEEDED');
+    expect(await paymentRow(page, ref.id).textContent()).toContain('Reference');
+    await page.close();
+  });
+});
