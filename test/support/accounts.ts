@@ -1,3 +1,4 @@
+import { createClient, PgwError } from '../../packages/client/src/index';
 import { ApiClient } from './client';
 
 export interface TestAccount {
@@ -12,10 +13,14 @@ let counter = 0;
 
 /** A fresh sandbox account per test, so tests never share state. */
 export async function createAccount(baseUrl: string, name = `test account ${++counter}`): Promise<TestAccount> {
-  const anon = new ApiClient(baseUrl);
-  const res = await anon.post('/sandbox/accounts', { name });
-  if (res.status !== 201) throw new Error(`could not create account: ${res.status} ${res.text}`);
-  return { id: res.body.id, sk: res.body.sk, pk: res.body.pk, api: new ApiClient(baseUrl, res.body.sk) };
+  // Through @pgw/client, as an integrator would (issue 19): every test file exercises it.
+  try {
+    const { data } = await createClient({ baseUrl }).POST('/sandbox/accounts', { body: { name } });
+    return { id: data.id, sk: data.sk, pk: data.pk, api: new ApiClient(baseUrl, data.sk) };
+  } catch (err) {
+    if (!(err instanceof PgwError)) throw err;
+    throw new Error(`could not create account: ${err.status} ${err.code}: ${err.message}`, { cause: err });
+  }
 }
 
 export function idempotencyKey(): string {
