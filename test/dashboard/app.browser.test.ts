@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
@@ -25,6 +25,8 @@ import {
  * a fresh account's secret key through the form, driven by roles and names (the ones the contract
  * decisions fix), following payments made by the API live over GraphQL subscriptions.
  */
+// Each test walks several pages and waits for live changes on a shared, loaded 2-core machine: room for that.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 warnIfNoChromium('test/dashboard/app.browser.test.ts (the dashboard app)');
 
 describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {

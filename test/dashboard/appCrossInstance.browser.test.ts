@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
@@ -14,6 +14,8 @@ import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInTh
  * process), and the table shows them and their status changes live, through the event bus that crosses
  * processes.
  */
+// Each test walks several pages and waits for live changes on a shared, loaded 2-core machine: room for that.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 warnIfNoChromium('test/dashboard/appCrossInstance.browser.test.ts (the dashboard across gateways)');
 
 describe.skipIf(!chromiumAvailable)('dashboard app across gateway processes', () => {
