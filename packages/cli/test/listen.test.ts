@@ -1,37 +1,25 @@
 import { constructEvent } from '@pgw/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createAccount, type TestAccount } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
-import { runPgw, startPgw, startReceiver, tempConfigHome, type PgwProcess, type ReceivedDelivery } from './support/pgw';
+import { usePgwGateway } from './support/gateway';
+import { runPgw, startReceiver, type PgwProcess, type ReceivedDelivery } from './support/pgw';
 
-let server: TestServer;
+const gw = usePgwGateway();
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let config: ReturnType<typeof tempConfigHome>;
-const running: PgwProcess[] = [];
+let env: NodeJS.ProcessEnv;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server.stop());
-afterEach(async () => {
-  for (const p of running.splice(0)) if (p.child.exitCode === null) await p.signal('SIGKILL');
-  await receiver?.close();
-  config?.cleanup();
-});
+afterEach(() => receiver?.close());
 
 async function setUp(): Promise<TestAccount> {
-  const account = await createAccount(server.baseUrl);
-  config = tempConfigHome();
-  config.env.PGW_API_KEY = account.sk;
-  config.env.PGW_BASE_URL = server.baseUrl;
+  const account = await createAccount(gw.baseUrl);
+  env = { ...gw.config.env, PGW_API_KEY: account.sk, PGW_BASE_URL: gw.baseUrl };
   receiver = await startReceiver();
   return account;
 }
 
 /** Starts `listen` and returns it with the secret of its first line. */
 async function listen(extra: string[] = []): Promise<{ p: PgwProcess; secret: string }> {
-  const p = startPgw(['listen', '--forward-to', receiver.url, ...extra], config.env);
-  running.push(p);
+  const p = gw.start(['listen', '--forward-to', receiver.url, ...extra], env);
   const first = await p.line(() => true);
   const secret = /whsec_[0-9a-f]+/.exec(first)?.[0];
   expect(secret, `first line: ${first}`).toBeDefined();
@@ -39,7 +27,7 @@ async function listen(extra: string[] = []): Promise<{ p: PgwProcess; secret: st
 }
 
 async function trigger(scenario: string): Promise<{ id: string; status: string }> {
-  const res = await runPgw(['trigger', scenario, '--json'], config.env);
+  const res = await runPgw(['trigger', scenario, '--json'], env);
   expect(res.code, res.stderr).toBe(0);
   return JSON.parse(res.stdout);
 }
@@ -63,7 +51,7 @@ describe('pgw listen --forward-to', () => {
       expect(() => constructEvent(d.body, d.headers['service-signature'] as string, 'whsec_other')).toThrow();
     }
     // The same Event as GET /events lists.
-    const listed = await fetch(`${server.baseUrl}/v1/events?limit=5`, { headers: { authorization: `Bearer ${config.env.PGW_API_KEY}` } }).then((r) => r.json());
+    const listed = await fetch(`${gw.baseUrl}/v1/events?limit=5`, { headers: { authorization: `Bearer ${env.PGW_API_KEY}` } }).then((r) => r.json());
     const created = listed.data.find((e: { id: string }) => e.id === receiver.received[0]!.event.id);
     expect(JSON.parse(receiver.received[0]!.body)).toEqual(created);
 
@@ -109,7 +97,7 @@ describe('pgw listen --forward-to', () => {
     const all = ids(receiver.received);
     expect(new Set(all).size).toBe(all.length);
     // Exactly the account's events, each once, in the order they were made.
-    const listed = await fetch(`${server.baseUrl}/v1/events?limit=100`, { headers: { authorization: `Bearer ${config.env.PGW_API_KEY}` } }).then((r) => r.json());
+    const listed = await fetch(`${gw.baseUrl}/v1/events?limit=100`, { headers: { authorization: `Bearer ${env.PGW_API_KEY}` } }).then((r) => r.json());
     expect(all).toEqual(listed.data.map((e: { id: string }) => e.id).reverse());
     for (const d of receiver.received) constructEvent(d.body, d.headers['service-signature'] as string, second.secret);
   }, 120_000); // several spawned CLIs on a loaded 2-core machine: a bound on a hang, not a timing check

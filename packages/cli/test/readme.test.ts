@@ -1,26 +1,12 @@
 import { constructEvent } from '@pgw/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readmeBlock } from '../../../test/examples/readmeSnippets';
 import { createAccount } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
-import { runPgw, startPgw, startReceiver, tempConfigHome, type PgwProcess } from './support/pgw';
+import { usePgwGateway, useReceiver } from './support/gateway';
+import { runPgw } from './support/pgw';
 
-let server: TestServer;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let config: ReturnType<typeof tempConfigHome>;
-const running: PgwProcess[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  receiver = await startReceiver();
-  config = tempConfigHome();
-});
-afterAll(async () => {
-  for (const p of running) await p.signal('SIGKILL');
-  await receiver.close();
-  await server.stop();
-  config.cleanup();
-});
+const gw = usePgwGateway();
+const receiverOf = useReceiver();
 
 /**
  * The README's `pgw (CLI)` block, command by command, through `npx pgw` from the repository root. Only
@@ -29,8 +15,9 @@ afterAll(async () => {
  */
 describe('README "pgw (CLI)": the first run works as written', () => {
   it('login, listen --forward-to, trigger express.succeeded: the receiver gets both events, verifiable', async () => {
-    const account = await createAccount(server.baseUrl);
-    const env = { ...config.env, PGW_BASE_URL: server.baseUrl };
+    const receiver = receiverOf();
+    const account = await createAccount(gw.baseUrl);
+    const env = { PGW_BASE_URL: gw.baseUrl };
     const commands = readmeBlock('### pgw (CLI)', 'sh')
       .split('\n')
       .filter((l) => l.trim() !== '' && !l.trim().startsWith('#'))
@@ -42,11 +29,10 @@ describe('README "pgw (CLI)": the first run works as written', () => {
     for (const command of commands) {
       const args = command.split(/\s+/).slice(2);
       if (args[0] === 'listen') {
-        const p = startPgw(args, env, { npx: true });
-        running.push(p);
+        const p = gw.start(args, env, { npx: true });
         secret = /whsec_[0-9a-f]+/.exec(await p.line(() => true))![0];
       } else {
-        const res = await runPgw(args, env, { npx: true });
+        const res = await runPgw(args, { ...gw.config.env, ...env }, { npx: true });
         expect(res.code, `${command}\n${res.stderr}`).toBe(0);
         expect(res.stdout + res.stderr).not.toContain(account.sk);
         intentLine = res.stdout;

@@ -1,8 +1,8 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
-import { runPgw, startPgw, startReceiver, tempConfigHome, type PgwProcess } from './support/pgw';
+import { usePgwGateway, useReceiver } from './support/gateway';
+import { runPgw } from './support/pgw';
 
 /** A TCP proxy in front of the gateway that a test can cut (every connection reset, none accepted) and restore. */
 async function startProxy(target: URL) {
@@ -38,44 +38,29 @@ async function startProxy(target: URL) {
   };
 }
 
-let server: TestServer;
-let config: ReturnType<typeof tempConfigHome>;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-let listener: PgwProcess | null = null;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  config = tempConfigHome();
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await receiver.close();
-  await server.stop();
-  config.cleanup();
-});
-afterEach(async () => {
-  await listener?.signal('SIGKILL');
-});
+const gw = usePgwGateway();
+const receiverOf = useReceiver();
 
 describe('pgw listen across a dropped connection', () => {
   it('reconnects and forwards the events made while the connection was down, once each, in order', async () => {
-    const account = await createAccount(server.baseUrl);
-    const proxy = await startProxy(new URL(server.baseUrl));
-    listener = startPgw(['listen', '--forward-to', receiver.url, '--api-key', account.sk, '--base-url', proxy.url()], config.env);
+    const receiver = receiverOf();
+    const account = await createAccount(gw.baseUrl);
+    const proxy = await startProxy(new URL(gw.baseUrl));
+    const listener = gw.start(['listen', '--forward-to', receiver.url, '--api-key', account.sk, '--base-url', proxy.url()]);
     await listener.line(() => true);
-    const direct = ['--api-key', account.sk, '--base-url', server.baseUrl, '--json'];
+    const direct = ['--api-key', account.sk, '--base-url', gw.baseUrl, '--json'];
 
-    const before = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], config.env)).stdout);
+    const before = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], gw.config.env)).stdout);
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === before.id));
 
     await proxy.cut();
     await listener.errLine((l) => l.includes('reconnecting'));
-    const during = JSON.parse((await runPgw(['trigger', 'express.rejected', ...direct], config.env)).stdout);
+    const during = JSON.parse((await runPgw(['trigger', 'express.rejected', ...direct], gw.config.env)).stdout);
     expect(receiver.received.some((d) => d.event.data.id === during.id)).toBe(false);
 
     await proxy.restore();
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.failed' && d.event.data.id === during.id));
-    const after = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], config.env)).stdout);
+    const after = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], gw.config.env)).stdout);
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === after.id));
 
     const forwarded = receiver.received.map((d) => d.event.id);

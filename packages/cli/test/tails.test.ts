@@ -1,33 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
-import { startPgw, tempConfigHome, type PgwProcess } from './support/pgw';
+import { usePgwGateway } from './support/gateway';
+import type { PgwProcess } from './support/pgw';
 
-let server: TestServer;
-let config: ReturnType<typeof tempConfigHome>;
-const running: PgwProcess[] = [];
-
-beforeAll(async () => {
-  server = await startTestServer();
-  config = tempConfigHome();
-});
-afterAll(async () => {
-  await server.stop();
-  config.cleanup();
-});
-afterEach(async () => {
-  for (const p of running.splice(0)) await p.signal('SIGKILL');
-});
+const gw = usePgwGateway();
 
 function start(args: string[], key: string): PgwProcess {
-  const p = startPgw([...args, '--api-key', key, '--base-url', server.baseUrl], config.env);
-  running.push(p);
-  return p;
+  return gw.start([...args, '--api-key', key, '--base-url', gw.baseUrl]);
 }
 
 describe('pgw events tail / logs tail', () => {
   it('events tail --json prints each new event as one JSON line, only the types asked for', async () => {
-    const account = await createAccount(server.baseUrl);
+    const account = await createAccount(gw.baseUrl);
     const p = start(['events', 'tail', '--json', '--events', 'payment.created,payment.cancelled'], account.sk);
     await p.errLine((l) => l.startsWith('tailing'));
     const created = await account.api.post(
@@ -47,7 +31,7 @@ describe('pgw events tail / logs tail', () => {
   });
 
   it("logs tail --json prints the key's requests as they are logged, without its own polls", async () => {
-    const account = await createAccount(server.baseUrl);
+    const account = await createAccount(gw.baseUrl);
     const p = start(['logs', 'tail', '--json'], account.sk);
     await p.errLine((l) => l.startsWith('tailing'));
     const missing = await account.api.get('/payment_intents/pay_000000000000000000000000');

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
-import { runPgw, tempConfigHome } from './support/pgw';
+import { usePgwGateway } from './support/gateway';
+import { runPgw } from './support/pgw';
 
-let server: TestServer;
-let config: ReturnType<typeof tempConfigHome>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  config = tempConfigHome();
-});
-afterAll(async () => {
-  await server.stop();
-  config.cleanup();
-});
+const gw = usePgwGateway();
 
 // Each scenario on its own account: reference.expired moves that account's clock 72 h.
 describe('pgw trigger <scenario> --json', () => {
@@ -29,8 +19,8 @@ describe('pgw trigger <scenario> --json', () => {
     ['refund.full', { status: 'REFUNDED', amount_refunded: 10000 }],
     ['checkout.completed', { status: 'SUCCEEDED', metadata: expect.objectContaining({ checkout_session: expect.stringMatching(/^cs_/) }) }],
   ])('%s', async (scenario, expected) => {
-    const account = await createAccount(server.baseUrl);
-    const res = await runPgw(['trigger', scenario, '--json', '--api-key', account.sk, '--base-url', server.baseUrl], config.env);
+    const account = await createAccount(gw.baseUrl);
+    const res = await runPgw(['trigger', scenario, '--json', '--api-key', account.sk, '--base-url', gw.baseUrl], gw.config.env);
     expect(res.code, res.stderr).toBe(0);
     const intent = JSON.parse(res.stdout);
     expect(intent).toMatchObject({ object: 'payment_intent', ...expected });
@@ -44,22 +34,22 @@ describe('pgw trigger <scenario> --json', () => {
   });
 
   it('without --json prints one plain line (no colour when piped)', async () => {
-    const account = await createAccount(server.baseUrl);
-    const res = await runPgw(['trigger', 'express.rejected', '--api-key', account.sk, '--base-url', server.baseUrl], config.env);
+    const account = await createAccount(gw.baseUrl);
+    const res = await runPgw(['trigger', 'express.rejected', '--api-key', account.sk, '--base-url', gw.baseUrl], gw.config.env);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^express\.rejected: pay_\w+ FAILED rejected_by_customer \(10000 AOA\)\n$/);
   });
 
   it('a refused key is exit 1 with the API code on stderr', async () => {
-    const res = await runPgw(['trigger', 'express.succeeded', '--api-key', 'sk_test_revoked_or_never_made_00', '--base-url', server.baseUrl], config.env);
+    const res = await runPgw(['trigger', 'express.succeeded', '--api-key', 'sk_test_revoked_or_never_made_00', '--base-url', gw.baseUrl], gw.config.env);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error: authentication_failed: .*\(request req_\w+\)$/m);
     expect(res.stdout).toBe('');
   });
 
   it('clock advance moves the account clock by the duration', async () => {
-    const account = await createAccount(server.baseUrl);
-    const res = await runPgw(['clock', 'advance', '1h30m', '--json', '--api-key', account.sk, '--base-url', server.baseUrl], config.env);
+    const account = await createAccount(gw.baseUrl);
+    const res = await runPgw(['clock', 'advance', '1h30m', '--json', '--api-key', account.sk, '--base-url', gw.baseUrl], gw.config.env);
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ object: 'sandbox_clock', offset_seconds: 5400 });
     const clock = await account.api.get('/sandbox/clock');
