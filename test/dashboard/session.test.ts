@@ -62,7 +62,7 @@ describe('sign in', () => {
     const value = COOKIE_FLAGS.exec(res.setCookie!)![1]!;
     const stored = await DashboardSessionModel.findById(hashSecret(value)).lean();
     expect(stored).toMatchObject({ account_id: acct.id, key_id: res.body.key.id });
-    expect(JSON.stringify(await DashboardSessionModel.find({ account_id: acct.id }).lean())).not.toContain(value);
+    expect(JSON.stringify(await DashboardSessionModel.find({ key_id: res.body.key.id }).lean())).not.toContain(value);
 
     const described = await session(res.cookie!);
     expect(described.status).toBe(200);
