@@ -41,14 +41,19 @@ async function caught(promise: Promise<unknown>): Promise<PgwError> {
 describe('@pgw/client retries 429 after Retry-After (a gateway allowing 1 request per minute per key)', () => {
   const gw = useGateway({ RATE_LIMIT_PER_MINUTE: '1' });
 
-  it('waits what each Retry-After says, retries a bounded number of times, keeps the Idempotency-Key, never re-sends a keyless POST', async () => {
+  /** A fresh account's client whose waits are recorded and resolve at once: the gateway's window is a minute, the test checks what was asked. */
+  async function rateLimitedClient(retry: { maxRetries: number; maxDelayMs: number }) {
     const t = tap();
     const waits: number[] = [];
-    // The recorded waits resolve at once: the gateway's window is a minute, the test checks what was asked.
     const sleep = async (ms: number) => {
       waits.push(ms);
     };
-    const { client } = await createClientAccount(gw.server.baseUrl, { fetch: t.fetch, retry: { maxRetries: 2, maxDelayMs: 120_000, sleep } });
+    const { client } = await createClientAccount(gw.server.baseUrl, { fetch: t.fetch, retry: { ...retry, sleep } });
+    return { t, waits, client };
+  }
+
+  it('waits what each Retry-After says, retries a bounded number of times, keeps the Idempotency-Key, never re-sends a keyless POST', async () => {
+    const { t, waits, client } = await rateLimitedClient({ maxRetries: 2, maxDelayMs: 120_000 });
     await client.GET('/account'); // the one request of the window
 
     const err = await caught(client.GET('/payment_methods'));
@@ -75,12 +80,7 @@ describe('@pgw/client retries 429 after Retry-After (a gateway allowing 1 reques
   });
 
   it('does not wait beyond maxDelayMs: a Retry-After longer than that is thrown at once', async () => {
-    const t = tap();
-    const waits: number[] = [];
-    const sleep = async (ms: number) => {
-      waits.push(ms);
-    };
-    const { client } = await createClientAccount(gw.server.baseUrl, { fetch: t.fetch, retry: { maxRetries: 5, maxDelayMs: 500, sleep } });
+    const { t, waits, client } = await rateLimitedClient({ maxRetries: 5, maxDelayMs: 500 });
     await client.GET('/account');
     const err = await caught(client.GET('/account'));
     expect(err.status).toBe(429);
