@@ -53,7 +53,7 @@ export function createOutput(opts: { json?: boolean } = {}, env: NodeJS.ProcessE
     },
     progress(text) {
       if (!showProgress) return;
-      process.stderr.write(`\r\x1b[K\x1b[2m… ${text}\x1b[22m`);
+      process.stderr.write(`\r\x1b[K${color ? `\x1b[2m… ${text}\x1b[22m` : `… ${text}`}`);
       progressShown = true;
     },
     paint(style, text) {
