@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
-import { verifyWebhookSignature } from '../../src/index';
+import { verifyWebhookSignature } from '@pgw/client';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { spawnGateway, type GatewayProcess } from '../support/processes';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../src/index';
+import { verifyWebhookSignature } from '@pgw/client';
 import { sealLegacySecrets } from '../../src/domain/webhooks/secretsKey';
 import { WebhookEndpointModel } from '../../src/domain/webhooks/webhookEndpoint.model';
 import { createAccount, type TestAccount } from '../support/accounts';

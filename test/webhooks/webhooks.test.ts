@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
-import { verifyWebhookSignature, WebhookSignatureError } from '../../src/index';
+import { verifyWebhookSignature, WebhookSignatureError } from '@pgw/client';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { startReceiver, type Receiver } from './support/receiver';
