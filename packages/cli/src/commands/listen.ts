@@ -40,7 +40,10 @@ export async function listen(opts: ListenOptions): Promise<never> {
     types,
     ledger,
     out,
-    deliver: async (event) => printDelivery(out, event, await forwardEvent(event, forwardTo, secret)),
+    deliver: async (event) => {
+      const result = await forwardEvent(event, forwardTo, secret);
+      return () => printDelivery(out, event, result);
+    },
   });
 }
 

@@ -11,8 +11,11 @@ export interface FollowOptions {
   /** REST event types to hand on, or null for all. */
   types: string[] | null;
   ledger: Ledger;
-  /** Hands one event on (forward, print); resolves when done. Events come one at a time, in order. */
-  deliver: (event: GatewayEvent) => Promise<void>;
+  /**
+   * Hands one event on (forwards it); events come one at a time, in order. May return a report (the
+   * printed line), run once the ledger has recorded the event: a line on screen means it is on disk.
+   */
+  deliver: (event: GatewayEvent) => Promise<(() => void) | void>;
   out: Output;
 }
 
@@ -42,8 +45,9 @@ export async function follow(opts: FollowOptions): Promise<never> {
     const queue = new SerialQueue((err) => socket.fail(err));
     const handOn = async (e: GatewayEvent) => {
       if (ledger.has(e.id) || !matches(e)) return;
-      await deliver(e);
+      const report = await deliver(e);
       ledger.record(e.id);
+      report?.();
     };
     const catchUp = async () => {
       const { events, truncated } = await collectMissed((after) => socket.page(after), ledger, matches);
