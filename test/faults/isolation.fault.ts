@@ -50,9 +50,10 @@ beforeAll(async () => {
   A.express = await createPayment(api, { amount: 3_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000002' }, merchant_reference: `${MARK}-exp`, metadata: { note: MARK } });
   A.link = await ok(api.post('/payment_links', { amount: 4_000, description: `${MARK} link` }), 201, 'A link');
   A.session = await ok(api.post('/checkout/sessions', { amount: 4_000, merchant_reference: `${MARK}-cs` }), 201, 'A session');
+  A.clientToken = await ok(api.post('/client_tokens', { payment_intent: A.express.id }), 201, 'A client token');
   const deliveries = await waitFor(async () => (await api.get(`/webhook_endpoints/${A.endpoint.id}/deliveries`)).body.data as any[], (d) => d.length > 0);
   A.delivery = deliveries[0];
-  secrets = [MARK, a.id, A.key.id, A.endpoint.id, A.pending.id, A.paid.id, A.refund.id, A.express.id, A.link.id, A.link.code, A.session.id, A.delivery.id];
+  secrets = [MARK, a.id, A.key.id, A.endpoint.id, A.pending.id, A.paid.id, A.refund.id, A.express.id, A.link.id, A.link.code, A.session.id, A.delivery.id, A.clientToken.id, A.clientToken.token];
 }, 120_000);
 
 afterAll(async () => {
@@ -73,6 +74,7 @@ function aIdFor(op: OperationSpec, name: string): string {
   if (p.startsWith('/payment_links/')) return A.link.id;
   if (p.startsWith('/checkout/sessions/')) return A.session.id;
   if (p.startsWith('/webhook_endpoints/')) return A.endpoint.id;
+  if (p.startsWith('/client_tokens/')) return A.clientToken.id;
   throw new Error(`isolation: no fixture of account A for {${name}} of ${op.operationId} (${op.path}); add one`);
 }
 
@@ -146,6 +148,7 @@ describe('GraphQL: B\'s key on A\'s ids', () => {
   const argValue = (field: string, arg: string): string => {
     if (arg === 'endpointId') return A.endpoint.id;
     if (arg === 'deliveryId') return A.delivery.id;
+    if (/clientToken/i.test(field)) return A.clientToken.id;
     if (/paymentIntent|PaymentIntent/.test(field)) return A.pending.id;
     if (/refund/i.test(field)) return A.refund.id;
     if (/paymentLink/i.test(field)) return A.link.id;

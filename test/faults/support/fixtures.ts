@@ -46,6 +46,9 @@ export async function createFuzzFixtures(baseUrl: string, receiverUrl: string): 
   const link = await ok(api.post('/payment_links', { amount: 5_000, description: 'fuzz link' }), 201, 'link');
   const publicPayment = await ok(api.post(`/public/payment_links/${link.code}/payments`, { payment_method: 'multicaixa_reference' }, { key: null }), 201, 'public payment');
   const session = await ok(api.post('/checkout/sessions', { amount: 5_000 }), 201, 'session');
+  const [readToken, ...spareTokens] = await Promise.all(
+    Array.from({ length: 4 }, () => ok(api.post('/client_tokens', { payment_intent: publicPayment.id }), 201, 'client token')),
+  );
   const deliveries = await waitFor(
     async () => (await api.get(`/webhook_endpoints/${endpoint.id}/deliveries`)).body.data as any[],
     (d) => d.length > 0,
@@ -72,6 +75,8 @@ export async function createFuzzFixtures(baseUrl: string, receiverUrl: string): 
     sessionId: session.id,
     endpointId: endpoint.id,
     deliveryId: deliveries[0].id,
+    clientToken: readToken.token,
+    spareClientTokenIds: spareTokens.map((t) => t.id),
     spareKeyIds: spare.map((k) => k.id),
     receiverUrl,
     foreignIds: [bPay.id, bLink.id, bLink.code, bSession.id, bEndpoint.id],

@@ -23,6 +23,10 @@ export interface FuzzFixtures {
   sessionId: string;
   endpointId: string;
   deliveryId: string;
+  /** A client token of publicPaymentId, for the `client_token` of its public read and stream. */
+  clientToken: string;
+  /** Client tokens that fuzzed DELETE /client_tokens/{id} may revoke (not the one above). */
+  spareClientTokenIds: string[];
   /** Restricted keys that fuzzed DELETE /api_keys/{id} may revoke. */
   spareKeyIds: string[];
   receiverUrl: string;
@@ -52,6 +56,7 @@ export function pathParamValue(op: OperationSpec, name: string, fx: FuzzFixtures
   if (p.includes('checkout')) return fx.sessionId;
   if (p.startsWith('/webhook_endpoints/')) return fx.endpointId;
   if (p.startsWith('/api_keys/')) return rng.pick(fx.spareKeyIds);
+  if (p.startsWith('/client_tokens/')) return rng.pick(fx.spareClientTokenIds);
   throw new Error(`no fixture for path parameter ${name} of ${op.operationId}`);
 }
 
@@ -65,7 +70,8 @@ export function validRequest(contract: Contract, op: OperationSpec, fx: FuzzFixt
       if (prm.name.toLowerCase() === 'idempotency-key') req.headers['idempotency-key'] = `fz-${rng.alnum(rng.int(10, 40))}`;
       else if (prm.required || rng.bool(0.2)) req.headers[prm.name.toLowerCase()] = String(prm.example ?? valueFor(contract, prm.schema, prm.name, fx, rng, op));
     } else if (prm.in === 'query' && (prm.required || rng.bool(0.5))) {
-      req.query[prm.name] = prm.name === 'starting_after' ? rng.pick(fx.paymentIds) : String(valueFor(contract, prm.schema, prm.name, fx, rng, op));
+      req.query[prm.name] =
+        prm.name === 'starting_after' ? rng.pick(fx.paymentIds) : prm.name === 'client_token' ? fx.clientToken : String(valueFor(contract, prm.schema, prm.name, fx, rng, op));
     }
   }
   if (op.body && (op.body.required || rng.bool(0.7))) req.body = bodyFor(contract, op, fx, rng);
