@@ -15,11 +15,11 @@ export interface Config {
   /** Data directory of the embedded engine; undefined = memory only. */
   dataDir: string | undefined;
   maxBodyBytes: number;
-  /** GraphQL execution deadline and answer size cap (README "GraphQL API → Limits"). */
+  /** GraphQL execution deadline and answer size cap (docs/graphql.md, "Limits"). */
   graphqlDeadlineMs: number;
   graphqlMaxResponseBytes: number;
   rateLimitPerMinute: number;
-  /** Requests per minute of all of an account's keys together (README "Rate limiting"). */
+  /** Requests per minute of all of an account's keys together (docs/api.md, "Rate limiting"). */
   rateLimitPerAccountPerMinute: number;
   accountCreationPerMinute: number;
   publicRateLimitPerMinute: number;
@@ -27,7 +27,7 @@ export interface Config {
   /** Origins allowed to call client-token routes from a browser (CORS_ORIGINS); null = any origin. */
   corsOrigins: string[] | null;
   webhookAllowPrivateNetworks: boolean;
-  /** WEBHOOK_SECRETS_KEY: encrypts stored webhook secrets (README "Webhooks"); unset = generated (embedded engine). */
+  /** WEBHOOK_SECRETS_KEY: encrypts stored webhook secrets (docs/webhooks.md); unset = generated (embedded engine). */
   webhookSecretsKey: Buffer | undefined;
   /** How often the durable timer service polls for due timers, in ms. */
   timerPollMs: number;
@@ -38,7 +38,7 @@ export interface Config {
   refusedCountRetentionDays: number;
   rateLimitCounterRetentionSeconds: number;
   shutdownGraceMs: number;
-  /** Caps on long-lived connections, per gateway process (README "Rate limiting"). */
+  /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
 }
 
@@ -172,7 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /**
- * How long what grows is kept (README "What is kept, and for how long"). The TTL indexes that apply
+ * How long what grows is kept (docs/operations.md, "What is kept, and for how long"). The TTL indexes that apply
  * them are declared when their models load, before any Config exists, so the models read RETENTION
  * (from process.env, defaults on a bad value); loadConfig validates the same variables and stops on a
  * bad one, so a running gateway always has the values it was given.

@@ -342,7 +342,7 @@ export type PaymentLink = {
   /**
    * The link's QR code: an SVG image, 512 × 512, encoding `url`; the body of REST
    * `GET /payment_links/{id}/qr`, made by the same function. Needs `payment_links:read`. Rendering costs
-   * more than reading a field: see the cost limit in the README.
+   * more than reading a field: see the cost limit in docs/graphql.md.
    */
   qrSvg: Scalars['String']['output'];
 };

@@ -3,7 +3,7 @@ import { ApiError } from '../errors';
 /**
  * How many of each growing, listed resource one sandbox account may hold. The caps bound the work a
  * single request can cause (a GraphQL list, a webhook fan-out, a key lookup) so that one client
- * cannot make the service slower for every other. They are stated in openapi.yaml and the README;
+ * cannot make the service slower for every other. They are stated in openapi.yaml and docs/api.md;
  * change them there too.
  */
 export const ACCOUNT_CAPS = {

@@ -5,11 +5,12 @@ import { promisify } from 'node:util';
 import { ROOT } from '../support/processes';
 
 /**
- * The first fenced code block (```ts / ```sh …) under the README heading `heading` (a `### ` line), as
- * written: the tests run what the README shows, not a copy that could drift from it.
+ * The first fenced code block (```ts / ```sh …) under the heading `heading` (a `### ` line) of the tools
+ * guide the README links to (`docs/tools.md`), as written: the tests run what the guide shows, not a copy
+ * that could drift from it.
  */
-export function readmeBlock(heading: string, lang = 'ts'): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+export function readmeBlock(heading: string, lang = 'ts', file = 'docs/tools.md'): string {
+  const readme = readFileSync(path.join(ROOT, file), 'utf8');
   const start = readme.indexOf(`\n${heading}\n`);
   if (start < 0) throw new Error(`README has no heading ${heading}`);
   const nextHeading = readme.slice(start + heading.length + 2).search(/\n#{2,3} /);
