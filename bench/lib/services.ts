@@ -27,7 +27,7 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
   const child = spawnTs(
     'db',
-    'src/db/embedded/cli.ts',
+    'packages/embedded-mongo/src/cli.ts',
     { DB_PORT: String(port), DB_HOST: '127.0.0.1', DATA_DIR: opts.dataDir },
     [...(opts.profile ? cpuProfileArgs('db') : []), ...extraNodeArgs('BENCH_DB_NODE_ARGS')],
   );

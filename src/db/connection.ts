@@ -25,7 +25,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   let socketPath: string | undefined;
   if (!opts.mongodbUri) {
     // Loaded lazily: production never needs the engine's code.
-    const embedded = await import('./embedded/index');
+    const embedded = await import('@pgw/embedded-mongo');
     const engine = await startEmbeddedOnSocket(embedded, opts.dataDir);
     uri = engine.uri;
     socketPath = engine.socketPath;
@@ -56,7 +56,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   };
 }
 
-type EmbeddedModule = typeof import('./embedded/index');
+type EmbeddedModule = typeof import('@pgw/embedded-mongo');
 
 /**
  * The embedded engine listening on an owner-only Unix socket in a private directory of os.tmpdir(),

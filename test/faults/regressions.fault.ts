@@ -2,7 +2,7 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
-import { startEmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo } from '@pgw/embedded-mongo';
 import { sleep } from './support/fixtures';
 
 /**

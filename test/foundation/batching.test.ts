@@ -1,6 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { findByIdSoon, insertSoon, updateByIdSoon, updateOneSoon } from '../../src/db/batching';
 
 /** The batched helpers of src/db/batching.ts over the real (embedded) database, counting commands. */

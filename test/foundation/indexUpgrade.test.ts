@@ -5,7 +5,7 @@
  */
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo } from '@pgw/embedded-mongo';
 import { startTestServer, type TestServer } from '../support/server';
 
 let engine: Awaited<ReturnType<typeof startEmbeddedMongo>>;

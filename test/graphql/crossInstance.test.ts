@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { type TestServer } from '../support/server';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';

@@ -1,6 +1,6 @@
 import { MongoClient, type Collection } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/jobs/timers/timer.model';
 import { claimBatch, registerTimerHandler } from '../../src/jobs/timers/timer.runner';
 import { scheduleTimer } from '../../src/jobs/timers/timer.service';

@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { createPayment, expressBody, paymentEvents, sleep, waitFor } from './support/payments';

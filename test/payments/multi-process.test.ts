@@ -1,7 +1,7 @@
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';

@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { emitAccountEvent } from '../../src/domain/events';
 import { EventModel } from '../../src/domain/events/event.model';
 import { nextSequence } from '../../src/domain/events/sequence';

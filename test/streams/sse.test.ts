@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded/index';
+import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { advance, createPayment, expressBody, referenceBody, sleep } from '../webhooks/support/webhooks';

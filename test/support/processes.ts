@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GATEWAY_ENTRY = path.join(ROOT, 'src/main.ts');
-const ENGINE_CLI = path.join(ROOT, 'src/db/embedded/cli.ts');
+const ENGINE_CLI = path.join(ROOT, 'packages/embedded-mongo/src/cli.ts');
 const START_TIMEOUT_MS = 60_000;
 
 /**
@@ -102,7 +102,7 @@ export async function spawnGateway(
 }
 
 /**
- * Spawns the standalone embedded engine (`src/db/embedded/cli.ts`), memory only unless env.DATA_DIR
+ * Spawns the standalone embedded engine (`packages/embedded-mongo/src/cli.ts`), memory only unless env.DATA_DIR
  * is given, on an ephemeral port; resolves with its connection string.
  */
 export async function spawnEngine(env: Record<string, string> = {}): Promise<EngineProcess> {

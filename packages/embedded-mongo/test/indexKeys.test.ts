@@ -1,7 +1,7 @@
 import { Binary, Long, ObjectId } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { Index, type IndexSpec } from '../../src/db/embedded/indexes';
-import { canonicalKey, getPathValues, type Doc } from '../../src/db/embedded/values';
+import { Index, type IndexSpec } from '../src/indexes';
+import { canonicalKey, getPathValues, type Doc } from '../src/values';
 
 /**
  * Index.keysFor takes a short cut for documents with no array under an indexed path. This is the

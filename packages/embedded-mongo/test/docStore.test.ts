@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DocStore, encodeDoc } from '../../src/db/embedded/docStore';
+import { DocStore, encodeDoc } from '../src/docStore';
 
 const put = (s: DocStore, id: string, doc: Record<string, unknown>) => s.put(id, encodeDoc(doc));
 

@@ -1,6 +1,6 @@
 import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { canonicalKey } from '../../src/db/embedded/values';
+import { canonicalKey } from '../src/values';
 
 /**
  * canonicalKey is what _id maps, unique-index hashes and de-duplication key on: values MongoDB

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongoOptions } from '../../src/db/embedded';
+import { startEmbeddedMongo, type EmbeddedMongoOptions } from '../src/index';
 import { skipIfExternal, tempDirs } from './helpers';
 
 const tempDir = tempDirs('embedded-files-');

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { afterAll } from 'vitest';
-import { startEmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo } from '../src/index';
 
 export interface TestDb {
   uri: string;

@@ -5,9 +5,9 @@
  */
 import { Long, ObjectId } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { Collection } from '../../src/db/embedded/collection';
-import { plan, runQuery } from '../../src/db/embedded/query';
-import { canonicalKey, compareValues, type Doc } from '../../src/db/embedded/values';
+import { Collection } from '../src/collection';
+import { plan, runQuery } from '../src/query';
+import { canonicalKey, compareValues, type Doc } from '../src/values';
 
 const IDS: unknown[] = [
   5,

@@ -6,10 +6,10 @@
  */
 import { Long } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { Collection } from '../../src/db/embedded/collection';
-import { runQuery } from '../../src/db/embedded/query';
-import { applyUpdate } from '../../src/db/embedded/update';
-import { canonicalKey, deepClone, type Doc } from '../../src/db/embedded/values';
+import { Collection } from '../src/collection';
+import { runQuery } from '../src/query';
+import { applyUpdate } from '../src/update';
+import { canonicalKey, deepClone, type Doc } from '../src/values';
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === 'object' && !Object.isFrozen(v)) {

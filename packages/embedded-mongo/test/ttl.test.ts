@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index';
 import { EXTERNAL_URI, skipIfExternal, sleep } from './helpers';
 
 /**

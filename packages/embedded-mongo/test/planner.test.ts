@@ -3,9 +3,9 @@
  * the index structures, and sort+limit on an indexed field must walk the index in order.
  */
 import { describe, expect, it } from 'vitest';
-import { Collection } from '../../src/db/embedded/collection';
-import { execute, plan, runQuery } from '../../src/db/embedded/query';
-import { canonicalKey } from '../../src/db/embedded/values';
+import { Collection } from '../src/collection';
+import { execute, plan, runQuery } from '../src/query';
+import { canonicalKey } from '../src/values';
 
 function makeCollection(n: number): Collection {
   const c = new Collection('db', 'c');
@@ -104,7 +104,7 @@ describe('query planner: equality prefix then a range', () => {
 
 describe('filter matching without mingo for plain equality', () => {
   it('matches primitives exactly and leaves arrays and other values to the full matcher', async () => {
-    const { compileFilter } = await import('../../src/db/embedded/query');
+    const { compileFilter } = await import('../src/query');
     const m = compileFilter({ state: 'open', n: 3, ok: true })!;
     expect(m({ state: 'open', n: 3, ok: true, extra: 1 })).toBe(true);
     expect(m({ state: 'open', n: 4, ok: true })).toBe(false);

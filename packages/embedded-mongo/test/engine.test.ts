@@ -9,10 +9,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import mongoose from 'mongoose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo } from '../src/index';
 import { errorCode, skipIfExternal } from './helpers';
 
-const root = path.resolve(__dirname, '../..');
+const root = path.resolve(__dirname, '..');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
@@ -20,7 +20,7 @@ afterAll(() => {
 
 /** Resolves once the URI lines are printed (MONGODB_URI, plus MONGODB_SOCKET_URI with DB_SOCKET). */
 function startCli(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; uri: string; socketUri?: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts'), ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli.ts'), ...args], {
     cwd: root,
     env: { ...process.env, DB_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -91,7 +91,7 @@ describe('standalone CLI', () => {
 
 /** Runs the CLI to its exit (one that refuses to start); resolves with its code and stderr. */
 function runCliToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts'), '--memory'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli.ts'), '--memory'], {
     cwd: root,
     env: { ...process.env, DB_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -4,10 +4,10 @@ import path from 'node:path';
 import readline from 'node:readline';
 import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
-import { startEmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo } from '../src/index';
 import { skipIfExternal, tempDirs } from './helpers';
 
-const root = path.resolve(__dirname, '../..');
+const root = path.resolve(__dirname, '..');
 const tempDir = tempDirs('embedded-db-');
 
 async function withEngine<T>(dataDir: string, fn: (conn: mongoose.Connection) => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SortedList } from '../../src/db/embedded/sortedList';
+import { SortedList } from '../src/sortedList';
 
 /** Deterministic PRNG (mulberry32) so a failure reproduces. */
 function prng(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { Binary, Decimal128, Long, ObjectId, Timestamp, deserialize, serialize } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { FieldPicker, arrayOfRaw, readPutOp, serializeWithRaw } from '../../src/db/embedded/bsonRaw';
+import { FieldPicker, arrayOfRaw, readPutOp, serializeWithRaw } from '../src/bsonRaw';
 
 const OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 

@@ -6,8 +6,8 @@
  */
 import { Timestamp } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { ChangeLog, ChangeStreamCursor, type ChangeDraft, type ChangeStreamOptions } from '../../src/db/embedded/changeStreams';
-import type { Doc } from '../../src/db/embedded/values';
+import { ChangeLog, ChangeStreamCursor, type ChangeDraft, type ChangeStreamOptions } from '../src/changeStreams';
+import type { Doc } from '../src/values';
 
 function log(): ChangeLog {
   let i = 0;

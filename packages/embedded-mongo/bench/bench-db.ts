@@ -24,7 +24,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import mongoose from 'mongoose';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
 const FINDS = Number(process.env.BENCH_FINDS ?? 50_000);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 50_000);
@@ -70,7 +70,7 @@ interface EngineProcess {
 function startEngine(dataDir: string | undefined): Promise<EngineProcess> {
   // BENCH_ENGINE_NODE_ARGS e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the engine.
   const nodeArgs = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, 'src/db/embedded/cli.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, 'src/cli.ts')], {
     cwd: root,
     env: { ...process.env, DB_PORT: '0', DATA_DIR: dataDir ?? '', DB_SOCKET: 'auto' },
     stdio: ['ignore', 'pipe', 'inherit'],

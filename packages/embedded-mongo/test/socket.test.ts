@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '../../src/db/embedded';
+import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index';
 import { EXTERNAL_URI, skipIfExternal } from './helpers';
 
 interface PaymentDoc {
