@@ -37,8 +37,7 @@ async function writeBatches(conn: mongoose.Connection, batches: number, from = 0
 }
 
 describe('data directory permissions', () => {
-  it('creates the directory 0700 and every file it writes (journals, snapshot) 0600', async () => {
-    if (skipIfExternal('embedded data directory permissions')) return;
+  it.skipIf(skipIfExternal('embedded data directory permissions'))('creates the directory 0700 and every file it writes (journals, snapshot) 0600', async () => {
     const dataDir = path.join(tempDir(), 'nested', 'data');
     await withEngine(dataDir, (conn) => writeBatches(conn, 5), { compactBytes: 4096 });
     const files = fs.readdirSync(dataDir).sort();
@@ -48,8 +47,7 @@ describe('data directory permissions', () => {
     expect(files.map((f) => [f, mode(path.join(dataDir, f))])).toEqual(files.map((f) => [f, 0o600]));
   });
 
-  it('tightens a directory and files left open to others, and says so once', async () => {
-    if (skipIfExternal('embedded data directory permissions')) return;
+  it.skipIf(skipIfExternal('embedded data directory permissions'))('tightens a directory and files left open to others, and says so once', async () => {
     const dataDir = path.join(tempDir(), 'data');
     await withEngine(dataDir, (conn) => writeBatches(conn, 1));
     fs.chmodSync(dataDir, 0o755);
@@ -105,8 +103,7 @@ function contents(dir: string): Record<string, string> {
 const secondRecord = (buf: Buffer) => 8 + buf.readUInt32LE(0);
 
 describe('a corrupt journal file', () => {
-  it('that is not the last stops start-up, naming the file and offset, and leaves every file as it was', async () => {
-    if (skipIfExternal('embedded journal recovery')) return;
+  it.skipIf(skipIfExternal('embedded journal recovery'))('that is not the last stops start-up, naming the file and offset, and leaves every file as it was', async () => {
     const { dataDir, journals } = await severalJournals();
     expect(journals.length).toBeGreaterThanOrEqual(3);
     const middle = path.join(dataDir, journals[1]!);
@@ -129,8 +126,7 @@ describe('a corrupt journal file', () => {
     expect(contents(dataDir)).toEqual(before);
   });
 
-  it('that is not the last is cut at the damage, and the later files replayed, with repairTruncate', async () => {
-    if (skipIfExternal('embedded journal recovery')) return;
+  it.skipIf(skipIfExternal('embedded journal recovery'))('that is not the last is cut at the damage, and the later files replayed, with repairTruncate', async () => {
     const { dataDir, journals, total } = await severalJournals();
     const middle = path.join(dataDir, journals[1]!);
     const buf = fs.readFileSync(middle);
@@ -151,8 +147,7 @@ describe('a corrupt journal file', () => {
     expect(logged.some((l) => l.msg.includes('truncated') && JSON.stringify(l.extra).includes(middle))).toBe(true);
   });
 
-  it('whose damage is the torn tail of the last file (a crash mid-append) is truncated and start-up goes on', async () => {
-    if (skipIfExternal('embedded journal recovery')) return;
+  it.skipIf(skipIfExternal('embedded journal recovery'))('whose damage is the torn tail of the last file (a crash mid-append) is truncated and start-up goes on', async () => {
     const { dataDir, journals, total } = await severalJournals();
     const last = path.join(dataDir, journals.at(-1)!);
     const size = fs.statSync(last).size;

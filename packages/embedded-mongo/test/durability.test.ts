@@ -22,8 +22,7 @@ async function withEngine<T>(dataDir: string, fn: (conn: mongoose.Connection) =>
 }
 
 describe('durability with a data directory', () => {
-  it('every acknowledged write survives kill -9 of the engine process', async () => {
-    if (skipIfExternal('kill -9 journal recovery')) return;
+  it.skipIf(skipIfExternal('kill -9 journal recovery'))('every acknowledged write survives kill -9 of the engine process', async () => {
     const dataDir = tempDir();
     // `node --import tsx` keeps the engine in this very process: the tsx CLI would fork a
     // grandchild that survives a SIGKILL of the wrapper and keeps writing.
@@ -65,8 +64,7 @@ describe('durability with a data directory', () => {
     });
   });
 
-  it('restarts cleanly (snapshot + journal) and tolerates a torn journal tail', async () => {
-    if (skipIfExternal('journal torn-tail recovery')) return;
+  it.skipIf(skipIfExternal('journal torn-tail recovery'))('restarts cleanly (snapshot + journal) and tolerates a torn journal tail', async () => {
     const dataDir = tempDir();
     await withEngine(dataDir, async (conn) => {
       await conn.collection('items').insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i as never, v: i })));
@@ -95,8 +93,7 @@ describe('durability with a data directory', () => {
     });
   });
 
-  it('keeps nothing on disk without a data directory', async () => {
-    if (skipIfExternal('memory mode')) return;
+  it.skipIf(skipIfExternal('memory mode'))('keeps nothing on disk without a data directory', async () => {
     const db = await startEmbeddedMongo();
     const conn = await mongoose.createConnection(db.uri, { dbName: 'mem' }).asPromise();
     await conn.collection('x').insertOne({ a: 1 });

@@ -47,8 +47,7 @@ function stopCli(child: ChildProcess, signal: NodeJS.Signals): Promise<number | 
 }
 
 describe('standalone CLI', () => {
-  it('prints MONGODB_URI, serves several clients, stops on SIGTERM and keeps data in DATA_DIR', async () => {
-    if (skipIfExternal('embedded CLI')) return;
+  it.skipIf(skipIfExternal('embedded CLI'))('prints MONGODB_URI, serves several clients, stops on SIGTERM and keeps data in DATA_DIR', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-cli-'));
     dirs.push(dataDir);
     const first = await startCli({ DATA_DIR: dataDir });
@@ -70,8 +69,7 @@ describe('standalone CLI', () => {
     expect(await stopCli(second.child, 'SIGINT')).toBe(0);
   });
 
-  it('runs memory-only with --memory, and also on a Unix socket with DB_SOCKET', async () => {
-    if (skipIfExternal('embedded CLI --memory')) return;
+  it.skipIf(skipIfExternal('embedded CLI --memory'))('runs memory-only with --memory, and also on a Unix socket with DB_SOCKET', async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-cli-mem-'));
     dirs.push(cwd);
     const socketPath = path.join(cwd, 'db.sock');
@@ -110,8 +108,7 @@ function runCliToExit(env: Record<string, string>): Promise<{ code: number | nul
 }
 
 describe('standalone CLI: who may connect', () => {
-  it('refuses a DB_HOST that is not loopback with one line and exit code 2', async () => {
-    if (skipIfExternal('embedded CLI bind policy')) return;
+  it.skipIf(skipIfExternal('embedded CLI bind policy'))('refuses a DB_HOST that is not loopback with one line and exit code 2', async () => {
     for (const host of ['0.0.0.0', '::', '192.168.1.10', '']) {
       const { code, stderr } = await runCliToExit({ DB_HOST: host });
       expect([host, code]).toEqual([host, 2]);
@@ -122,8 +119,7 @@ describe('standalone CLI: who may connect', () => {
     }
   });
 
-  it('binds a loopback DB_HOST, and any address with DB_ALLOW_REMOTE=true', async () => {
-    if (skipIfExternal('embedded CLI bind policy')) return;
+  it.skipIf(skipIfExternal('embedded CLI bind policy'))('binds a loopback DB_HOST, and any address with DB_ALLOW_REMOTE=true', async () => {
     const envs: Array<Record<string, string>> = [{ DB_HOST: '127.0.0.2' }, { DB_HOST: 'localhost' }, { DB_HOST: '0.0.0.0', DB_ALLOW_REMOTE: 'true' }];
     for (const env of envs) {
       const { child, uri } = await startCli({ ...env, DATA_DIR: '' });
@@ -136,8 +132,7 @@ describe('standalone CLI: who may connect', () => {
 });
 
 describe('engine options', () => {
-  it('aborts a transaction left open longer than transactionLifetimeMs, unblocking others', async () => {
-    if (skipIfExternal('transaction lifetime option')) return;
+  it.skipIf(skipIfExternal('transaction lifetime option'))('aborts a transaction left open longer than transactionLifetimeMs, unblocking others', async () => {
     const db = await startEmbeddedMongo({ transactionLifetimeMs: 300 });
     const conn = await mongoose.createConnection(db.uri, { dbName: 'ttl' }).asPromise();
     const coll = conn.collection('t');
@@ -158,8 +153,7 @@ describe('engine options', () => {
     await db.close();
   });
 
-  it("aborts the transaction of a client that dies mid-transaction, so others don't wait", async () => {
-    if (skipIfExternal('orphaned transaction of a killed client')) return;
+  it.skipIf(skipIfExternal('orphaned transaction of a killed client'))("aborts the transaction of a client that dies mid-transaction, so others don't wait", async () => {
     // A lifetime far beyond the test timeout: only the disconnect handling can free the lock.
     const db = await startEmbeddedMongo({ transactionLifetimeMs: 10 * 60_000 });
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/txnHolder.ts')], {
@@ -183,8 +177,7 @@ describe('engine options', () => {
     await db.close();
   });
 
-  it('also works with a replicaSet=rs0 connection string', async () => {
-    if (skipIfExternal('replicaSet URI of the embedded engine')) return;
+  it.skipIf(skipIfExternal('replicaSet URI of the embedded engine'))('also works with a replicaSet=rs0 connection string', async () => {
     const db = await startEmbeddedMongo();
     const uri = db.uri.replace('directConnection=true', 'replicaSet=rs0');
     const conn = await mongoose.createConnection(uri, { dbName: 'rs' }).asPromise();

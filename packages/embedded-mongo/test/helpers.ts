@@ -44,7 +44,8 @@ export async function startTestDb(prefix: string): Promise<TestDb> {
 
 /**
  * For tests that only make sense against the embedded engine (raw wire abuse, kill -9 of the
- * engine process). Returns true (and warns loudly) when they must be skipped.
+ * engine process): `it.skipIf(skipIfExternal("what"))(...)`. Returns true, and warns loudly while the file
+ * is collected, when they must be skipped, so a skipped test reports as skipped, never as passed.
  */
 export function skipIfExternal(what: string): boolean {
   if (!EXTERNAL_URI) return false;

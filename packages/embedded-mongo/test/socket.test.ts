@@ -38,8 +38,7 @@ afterAll(async () => {
 });
 
 describe('Unix domain socket listener', () => {
-  it('serves mongoose CRUD over the socket while TCP serves the same data', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('serves mongoose CRUD over the socket while TCP serves the same data', async () => {
     expect(db!.socketUri).toBe(`mongodb://${encodeURIComponent(path.join(tmp, 'engine.sock'))}/?directConnection=true`);
     expect(fs.lstatSync(db!.socketPath!).isSocket()).toBe(true);
     expect(fs.lstatSync(db!.socketPath!).mode & 0o777).toBe(0o600); // owner only
@@ -55,8 +54,7 @@ describe('Unix domain socket listener', () => {
     await tcp.close();
   });
 
-  it('commits and aborts transactions over the socket', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('commits and aborts transactions over the socket', async () => {
     await conn.transaction(async (session) => {
       await Payment.create([{ ref: 'T1', status: 'new', amount: 1 }], { session });
       await Payment.updateOne({ ref: 'T1' }, { $set: { status: 'paid' } }, { session });
@@ -70,8 +68,7 @@ describe('Unix domain socket listener', () => {
     expect(await Payment.countDocuments({ ref: 'T2' })).toBe(0);
   });
 
-  it('delivers change stream events over the socket', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('delivers change stream events over the socket', async () => {
     const stream = Payment.collection.watch([], { fullDocument: 'updateLookup' });
     await stream.tryNext(); // the server-side cursor exists from here on
     await Payment.create({ ref: 'C1', status: 'new', amount: 3 });
@@ -85,8 +82,7 @@ describe('Unix domain socket listener', () => {
     expect(upd.operationType === 'update' && upd.fullDocument?.status).toBe('paid');
   });
 
-  it('advertises the socket path in hello to socket clients, so replicaSet=rs0 URIs work too', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('advertises the socket path in hello to socket clients, so replicaSet=rs0 URIs work too', async () => {
     const hello = await conn.db!.admin().command({ hello: 1 });
     expect(hello.me).toBe(db!.socketPath);
     expect(hello.hosts).toEqual([db!.socketPath]);
@@ -107,8 +103,7 @@ describe('Unix domain socket listener', () => {
 });
 
 describe('socket file life cycle', () => {
-  it('creates a socket (0600) in a fresh private directory (0700) of the temp directory with socketPath: true, and removes both on close', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('creates a socket (0600) in a fresh private directory (0700) of the temp directory with socketPath: true, and removes both on close', async () => {
     const a = await startEmbeddedMongo({ socketPath: true });
     const b = await startEmbeddedMongo({ socketPath: true });
     for (const db of [a, b]) {
@@ -123,8 +118,7 @@ describe('socket file life cycle', () => {
     for (const db of [a, b]) expect(fs.existsSync(path.dirname(db.socketPath!))).toBe(false);
   });
 
-  it('listens on the socket alone with tcp: false (no port, the URI is the socket\'s)', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('listens on the socket alone with tcp: false (no port, the URI is the socket\'s)', async () => {
     await expect(startEmbeddedMongo({ tcp: false })).rejects.toThrow(/socketPath/);
     const db = await startEmbeddedMongo({ tcp: false, socketPath: true });
     expect(db.port).toBeUndefined();
@@ -136,8 +130,7 @@ describe('socket file life cycle', () => {
     await db.close();
   });
 
-  it('replaces a stale socket file but refuses one a live server listens on', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('replaces a stale socket file but refuses one a live server listens on', async () => {
     const socketPath = path.join(tmp, 'stale.sock');
     // A socket file left behind by a process that died without closing it.
     const stale = net.createServer().listen(socketPath);
@@ -159,8 +152,7 @@ describe('socket file life cycle', () => {
     expect(fs.existsSync(socketPath)).toBe(false);
   });
 
-  it('rejects a socket path the driver would not recognise and never deletes a regular file', async () => {
-    if (skipIfExternal('Unix socket listener of the embedded engine')) return;
+  it.skipIf(skipIfExternal('Unix socket listener of the embedded engine'))('rejects a socket path the driver would not recognise and never deletes a regular file', async () => {
     await expect(startEmbeddedMongo({ socketPath: path.join(tmp, 'engine.socket') })).rejects.toThrow(/\.sock/);
     const file = path.join(tmp, 'file.sock');
     fs.writeFileSync(file, 'not a socket');

@@ -98,8 +98,7 @@ describe('TTL indexes', () => {
 });
 
 describe('TTL deletes are journaled', () => {
-  it('a document expired before a restart stays gone after it', async () => {
-    if (skipIfExternal('TTL deletes survive a restart of the embedded engine')) return;
+  it.skipIf(skipIfExternal('TTL deletes survive a restart of the embedded engine'))('a document expired before a restart stays gone after it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ttl-'));
     try {
       const first = await startEmbeddedMongo({ dataDir: dir, ttlMonitorIntervalMs: 50 });

@@ -102,38 +102,33 @@ describe('wire protocol', () => {
   });
 
   describe('malformed input closes only the offending connection', () => {
-    it('truncated header', async () => {
-      if (skipIfExternal('malformed wire: truncated header')) return;
+    it.skipIf(skipIfExternal('malformed wire: truncated header'))('truncated header', async () => {
       const r = await raw(Buffer.from([40, 0, 0, 0, 1, 0]), { end: true, untilClose: true });
       expect(r.closed).toBe(true);
       expect(r.data.length).toBe(0);
       await stillWorks();
     });
 
-    it('truncated message body', async () => {
-      if (skipIfExternal('malformed wire: truncated body')) return;
+    it.skipIf(skipIfExternal('malformed wire: truncated body'))('truncated message body', async () => {
       const full = opMsg({ ping: 1, $db: 'admin' });
       const r = await raw(full.subarray(0, full.length - 5), { end: true, untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
-    it('declared length over 48 MB', async () => {
-      if (skipIfExternal('malformed wire: oversize message')) return;
+    it.skipIf(skipIfExternal('malformed wire: oversize message'))('declared length over 48 MB', async () => {
       const r = await raw(header(50 * 1024 * 1024, 2013), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
-    it('declared length below the header size', async () => {
-      if (skipIfExternal('malformed wire: undersize message')) return;
+    it.skipIf(skipIfExternal('malformed wire: undersize message'))('declared length below the header size', async () => {
       const r = await raw(header(8, 2013), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
-    it('garbage BSON in the body', async () => {
-      if (skipIfExternal('malformed wire: garbage BSON')) return;
+    it.skipIf(skipIfExternal('malformed wire: garbage BSON'))('garbage BSON in the body', async () => {
       const garbage = Buffer.from([20, 0, 0, 0, 0x02, 0x61, 0x00, 0xff, 0xff, 0xff, 0x7f, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x00]);
       const rest = Buffer.concat([Buffer.alloc(4), Buffer.from([0]), garbage]);
       const r = await raw(Buffer.concat([header(16 + rest.length, 2013), rest]), { untilClose: true });
@@ -143,15 +138,13 @@ describe('wire protocol', () => {
       await stillWorks();
     });
 
-    it('unknown opcode', async () => {
-      if (skipIfExternal('malformed wire: unknown opcode')) return;
+    it.skipIf(skipIfExternal('malformed wire: unknown opcode'))('unknown opcode', async () => {
       const r = await raw(Buffer.concat([header(24, 4242), Buffer.alloc(8)]), { untilClose: true });
       expect(r.closed).toBe(true);
       await stillWorks();
     });
 
-    it('a connection that sent garbage does not affect one in the middle of a cursor', async () => {
-      if (skipIfExternal('malformed wire: concurrent cursor')) return;
+    it.skipIf(skipIfExternal('malformed wire: concurrent cursor'))('a connection that sent garbage does not affect one in the middle of a cursor', async () => {
       const coll = t.conn.collection('cursor_during_abuse');
       await coll.insertMany(Array.from({ length: 50 }, (_, i) => ({ i })));
       const cursor = coll.find({}, { batchSize: 10 }).sort({ i: 1 });
