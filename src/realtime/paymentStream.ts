@@ -1,6 +1,7 @@
 import { ApiError } from '../errors';
 import { listEventsForPayment, type EventResource } from '../domain/events';
 import { findPaymentRecord } from '../domain/payments/payment.service';
+import { isFinalStatus } from '../domain/payments/payment.states';
 import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/payment.serializer';
 import { subscribe, type BusEvent } from './eventBus';
 import type { SseConnection } from './sse';
@@ -13,12 +14,11 @@ import type { SseConnection } from './sse';
  *    nothing that happens during set-up can fall between the reads and the live feed;
  * 2. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
  *    that id, then the live events; every id is sent at most once;
- * 3. close once the intent is in a state other than PENDING, PROCESSING or UNKNOWN, and the events
+ * 3. close once the intent is in a final state (the state table's FINAL_STATUSES), and the events
  *    that announce it have been sent: `payment.succeeded` after `reference.paid` (both carry the
  *    SUCCEEDED intent), `payment.reconciled` after the late success of an UNKNOWN payment. Refunds
  *    never keep a stream open.
  */
-const OPEN_STATUSES = new Set(['PENDING', 'PROCESSING', 'UNKNOWN']);
 export const KEEP_ALIVE_MS = 15_000;
 /** Upper bound on waiting for a follow-up event (payment.succeeded, payment.reconciled) once final. */
 const FOLLOW_UP_WAIT_MS = 10_000;
@@ -95,7 +95,7 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
       });
 
       const maybeClose = () => {
-        if (OPEN_STATUSES.has(status)) return;
+        if (!isFinalStatus(status)) return;
         if (awaitingFollowUp()) {
           followUpTimer ??= setTimeout(() => conn.end(), FOLLOW_UP_WAIT_MS);
           return;

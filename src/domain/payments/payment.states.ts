@@ -17,16 +17,23 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export type PaymentEventType =
-  | 'payment.created'
-  | 'payment.succeeded'
-  | 'payment.failed'
-  | 'payment.unknown'
-  | 'payment.reconciled'
-  | 'payment.expired'
-  | 'payment.cancelled'
-  | 'reference.paid'
-  | 'refund.succeeded';
+/** The events of a payment's life (the spec's event table, less the account events). */
+export const PAYMENT_EVENT_TYPES = [
+  'payment.created',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.unknown',
+  'payment.reconciled',
+  'payment.expired',
+  'payment.cancelled',
+  'reference.paid',
+  'refund.succeeded',
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+
+/** Why a FAILED payment failed (`failure_code`). */
+export const FAILURE_CODES = ['rejected_by_customer', 'insufficient_funds', 'provider_unavailable'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export type PaymentTrigger =
   | 'rail_start' // PENDING -> PROCESSING (express), no event
@@ -107,8 +114,15 @@ export const PAID_STATUSES: readonly PaymentStatus[] = ['SUCCEEDED', 'PARTIALLY_
 /** A refund can be requested only in these states (spec, POST /refunds). */
 export const REFUNDABLE_STATUSES: readonly PaymentStatus[] = ['SUCCEEDED', 'PARTIALLY_REFUNDED'];
 
-/** States after which nothing but refunds can happen; streams close on them. */
+/**
+ * States after which nothing but refunds can happen. The one list of them: SSE streams, client-token
+ * subscriptions and the payment pages (pay.js gets it from the page's data) close on them.
+ */
 export const FINAL_STATUSES: readonly PaymentStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+
+export function isFinalStatus(status: string): boolean {
+  return (FINAL_STATUSES as readonly string[]).includes(status);
+}
 
 export function isPaymentStatus(value: string): value is PaymentStatus {
   return (PAYMENT_STATUSES as readonly string[]).includes(value);

@@ -23,8 +23,9 @@
     'reference.paid',
     'refund.succeeded',
   ];
-  // The stream closes after these; so do we (otherwise EventSource would reconnect).
-  var FINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+  // The stream closes after these; so do we (otherwise EventSource would reconnect). The page carries
+  // them from the server's state table (data-final-statuses), the one list of them.
+  var FINAL = (form.getAttribute('data-final-statuses') || '').split(' ').filter(Boolean);
   // After these the customer may try again with the same page.
   var RETRYABLE = ['FAILED', 'CANCELLED', 'EXPIRED'];
 
