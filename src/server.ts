@@ -4,7 +4,7 @@ import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
 import { requestLogService } from './domain/logs/requestLog.background';
-import { paymentsCoreService } from './jobs';
+import { paymentsCoreService } from './domain/payments/payments.jobs';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';

@@ -10,7 +10,7 @@ import { Engine } from '../../packages/embedded-mongo/src/engine';
 import { EventModel } from '../../src/domain/events/event.model';
 import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
 import { PaymentModel } from '../../src/domain/payments/payment.model';
-import { TimerModel } from '../../src/jobs/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timer.model';
 
 /**
  * CPU cost of the embedded engine's write path per statement, without the network:

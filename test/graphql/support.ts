@@ -1,6 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**

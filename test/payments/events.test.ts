@@ -4,7 +4,7 @@ import { EventModel } from '../../src/domain/events/event.model';
 import { buildTimers } from '../../src/domain/events/outbox';
 import { PaymentModel } from '../../src/domain/payments/payment.model';
 import { railStepTimer } from '../../src/domain/payments/rail';
-import { TimerModel } from '../../src/jobs/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timer.model';
 import { createAccount, createPayment, expectError, expressBody, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 

@@ -6,7 +6,7 @@ import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
 import { ROOT, spawnGateway, type GatewayProcess } from '../support/processes';
-import { newTimerRecord } from '../../src/jobs/timers/timer.model';
+import { newTimerRecord } from '../../src/platform/timers/timer.model';
 
 /** The real gateway plus a `test.count` timer kind, for counting handler runs. */
 const COUNTING_ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');

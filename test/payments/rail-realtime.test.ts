@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TimerModel } from '../../src/jobs/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timer.model';
 import { createAccount, createPayment, expressBody, getPayment, paymentEvents, sleep, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 

@@ -1,6 +1,6 @@
 import { onEventStored, type StoredEvent } from '../events/event.hooks';
 import { registerOutbox } from '../events/outbox';
-import { registerTimerHandler } from '../../jobs/timers/timer.service';
+import { registerTimerHandler } from '../../platform/timers/timer.service';
 import { CheckoutSessionModel } from './checkoutSession.model';
 import { nowForAccount } from '../clock/clock';
 import { PaymentModel, type PaymentRecord } from '../payments/payment.model';

@@ -5,7 +5,7 @@ import { buildEvents, dispatchOutbox } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { resolveMethods } from '../links/methodSelection';
 import { publicBaseUrl } from '../links/publicUrls';
-import { cancelTimers, scheduleTimer } from '../../jobs/timers/timer.service';
+import { cancelTimers, scheduleTimer } from '../../platform/timers/timer.service';
 import { inspectClaim } from './checkoutClaim';
 import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSession.model';
 import { toCheckoutSessionResource } from './checkoutSession.serializer';
@@ -20,7 +20,7 @@ export interface CreateCheckoutSessionInput {
 
 /** Spec: a checkout session is valid 30 minutes from creation. */
 export const CHECKOUT_SESSION_TTL_MS = 30 * 60_000;
-/** Durable timer that moves an unpaid session to EXPIRED (jobs/timers). */
+/** Durable timer that moves an unpaid session to EXPIRED (src/platform/timers). */
 export const CHECKOUT_EXPIRY_TIMER = 'checkout_session.expire';
 
 export async function createCheckoutSession(accountId: string, input: CreateCheckoutSessionInput): Promise<CheckoutSessionRecord> {

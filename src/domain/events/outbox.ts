@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/clock';
 import { logger } from '../../logger';
-import { dedupeTimerId, insertTimer } from '../../jobs/timers/timer.service';
+import { dedupeTimerId, insertTimer } from '../../platform/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertSoon, updateOneSoon } from '../../db/batching';
 import { announceInserted, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';

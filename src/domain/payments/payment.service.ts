@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
-import { cancelTimers } from '../../jobs/timers/timer.service';
+import { cancelTimers } from '../../platform/timers/timer.service';
 import { findByIdSoon, insertSoon } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/clock';
 import { buildEvents, buildTimers, dispatchInserted, type TimerSpec } from '../events/outbox';

@@ -1,4 +1,4 @@
-import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../platform/timers/timer.service';
 import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
-import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../platform/timers/timer.service';
 import type { TimerSpec } from '../events/outbox';
 import { isDuplicateKey } from '../../db/errors';
 import { accountIdOf, type ActorOrAccount } from './actor';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
-import type { Timer, TimerContext } from '../../jobs/timers/timer.service';
+import type { Timer, TimerContext } from '../../platform/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
 import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';

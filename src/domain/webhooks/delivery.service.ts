@@ -2,7 +2,7 @@ import { findByFieldSoon } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
-import { scheduleTimer } from '../../jobs/timers/timer.service';
+import { scheduleTimer } from '../../platform/timers/timer.service';
 import { accountOffsetMs, nowForAccount } from '../clock/clock';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';

@@ -1,6 +1,6 @@
 import type { BackgroundService } from '../../server';
 import { logger } from '../../logger';
-import { registerTimerHandler } from '../../jobs/timers/timer.service';
+import { registerTimerHandler } from '../../platform/timers/timer.service';
 import { onEventStored } from '../events';
 import { subscribeAll } from '../../realtime/eventBus';
 import {

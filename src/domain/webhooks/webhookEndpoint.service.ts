@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
-import { cancelTimers } from '../../jobs/timers/timer.service';
+import { cancelTimers } from '../../platform/timers/timer.service';
 import { nowForAccount } from '../clock/clock';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';

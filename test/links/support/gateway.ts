@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../../src/jobs/index';
+import { startCoreJobs, stopCoreJobs } from '../../../src/domain/payments/payments.jobs';
 import type { ApiClient, ApiResponse } from '../../support/client';
 import { startTestServer, type TestServer } from '../../support/server';
 import { sleep, waitFor } from '../../support/wait';

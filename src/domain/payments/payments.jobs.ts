@@ -1,11 +1,12 @@
-import type { Config } from '../config';
-import { PaymentModel } from '../domain/payments/payment.model';
-import { RAIL_TIMER_KIND, runRailStep } from '../domain/payments/rail';
-import { REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry } from '../domain/payments/reference';
-import { REFUND_TIMER_KIND, runRefundCompletion } from '../domain/refunds/refund.service';
-import { registerOutbox, startOutboxSweeper, stopOutboxSweeper } from '../domain/events/outbox';
-import { hooksIdle } from '../domain/events/event.hooks';
-import { registerTimerHandler, startTimerService, stopTimerService } from './timers/timer.service';
+import type { Config } from '../../config';
+import { registerTimerHandler, startTimerService, stopTimerService } from '../../platform/timers/timer.service';
+import { accountOffsetMs } from '../clock/clock';
+import { PaymentModel } from './payment.model';
+import { RAIL_TIMER_KIND, runRailStep } from './rail';
+import { REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry } from './reference';
+import { REFUND_TIMER_KIND, runRefundCompletion } from '../refunds/refund.service';
+import { registerOutbox, startOutboxSweeper, stopOutboxSweeper } from '../events/outbox';
+import { hooksIdle } from '../events/event.hooks';
 
 /**
  * Background work of the payments core: the timer handlers of the rail, refunds and reference expiry,
@@ -30,7 +31,8 @@ export function startCoreJobs(config: Pick<Config, 'timerPollMs'>): void {
   if (started) return;
   started = true;
   // Finished timers are deleted by their TTL index (TIMER_RETENTION_HOURS, timer.model.ts), not here.
-  startTimerService({ pollMs: config.timerPollMs });
+  // The timer platform reads accounts' sandbox clocks through the domain's lookup, given here.
+  startTimerService({ pollMs: config.timerPollMs, accountOffsetMs });
   startOutboxSweeper();
 }
 

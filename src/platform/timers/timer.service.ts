@@ -15,13 +15,13 @@
  * timer.span.ts (sandbox clock advances); this file schedules and cancels and is the public entry.
  */
 
+import { createHash } from 'node:crypto';
 import { insertSoon } from '../../db/batching';
 import { newId } from '../../ids';
-import { accountOffsetMs } from '../../domain/clock/clock';
-import { sha256Hex } from '../../domain/idempotency/canonicalJson';
 import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord } from './timer.model';
 import { armFastPath } from './timer.poller';
+import { accountOffsetMs } from './accountClock';
 
 export interface ScheduleTimerInput {
   accountId: string | null;
@@ -43,7 +43,8 @@ export interface ScheduleTimerInput {
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
-  return `tmr_${sha256Hex([accountId ?? '', kind, dedupeKey].join('\u0000')).slice(0, 40)}`;
+  const key = [accountId ?? '', kind, dedupeKey].join('\u0000');
+  return `tmr_${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
 }
 
 export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean }> {
@@ -105,4 +106,5 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 
 export { registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
 export { startTimerService, stopTimerService, timerServiceRunning } from './timer.poller';
+export type { AccountOffsetLookup } from './accountClock';
 export { runDueTimersForAccount, shiftAccountTimers } from './timer.span';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
 import { updateOneSoon } from '../../db/batching';
-import { accountOffsetMs } from '../../domain/clock/clock';
+import { accountOffsetMs } from './accountClock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
 /** Handlers, the claim of a due timer, and running one claimed timer (shared by the poller and clock advances). */

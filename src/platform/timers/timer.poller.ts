@@ -1,5 +1,6 @@
 import { logger } from '../../logger';
 import { claimBatch, runClaimed } from './timer.runner';
+import { useAccountClock, type AccountOffsetLookup } from './accountClock';
 
 /**
  * The poller: every `pollMs` (TIMER_POLL_MS) each process claims due timers in batches (claimBatch: two
@@ -42,7 +43,9 @@ interface ServiceState {
 
 let service: ServiceState | null = null;
 
-export function startTimerService(opts: { pollMs?: number; concurrency?: number } = {}): void {
+/** `accountOffsetMs` reads an account's sandbox clock offset (the domain's lookup; see accountClock.ts). */
+export function startTimerService(opts: { accountOffsetMs: AccountOffsetLookup; pollMs?: number; concurrency?: number }): void {
+  useAccountClock(opts.accountOffsetMs);
   if (service) return;
   const pollMs = opts.pollMs ?? 100;
   const s: ServiceState = {
