@@ -1,20 +1,14 @@
 import type { Response } from 'express';
 import type { Config } from '../config';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import {
-  authenticateClientToken,
-  clientTokenBucket,
-  isClientTokenLike,
-  requireGrantFor,
-  type ClientTokenGrant,
-} from '../domain/clientTokens/clientToken.service';
+import { authenticateClientToken as findClientToken, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import type { Actor } from '../domain/payments/actor';
 import type { PublicPaymentView } from '../domain/payments/payment.serializer';
-import { hitRateLimit } from '../domain/ratelimit/rateLimit.service';
 import { ApiError } from '../errors';
-import { authenticateClientTokenRequest } from '../rest/clientTokenAuth';
-import { rateLimitRefusal } from '../rest/rateLimit';
-import { bearerSecret } from './auth';
+import { bearerSecret } from '../operations/bearer';
+import { authenticateClientToken, type ClientTokenCaller } from '../operations/caller';
+import { authenticateClientTokenRequest } from '../operations/http/authenticate';
+import { refuseIfOver } from '../operations/rateLimitPolicy';
 import type { GraphQLContext } from './context';
 import {
   getOperationAST,
@@ -135,7 +129,8 @@ export async function clientTokenHttpContext(
   config: Config,
   clientIp: string,
 ): Promise<GraphQLContext> {
-  const grant = await authenticateClientTokenRequest(token, res, config);
+  const caller = await authenticateClientTokenRequest(token, res, config);
+  const grant = caller.grant;
   const { query, operationName, variables } = (body ?? {}) as { query?: unknown; operationName?: unknown; variables?: unknown };
   let document: DocumentNode | undefined;
   try {
@@ -151,27 +146,26 @@ export async function clientTokenHttpContext(
       grant,
     );
   }
-  return new ClientTokenContext(grant, requestId, config, clientIp);
+  return new ClientTokenContext(caller, requestId, config, clientIp);
 }
 
 /** `connection_init` with `{clientToken}`: the token, once it works (throws the 401 otherwise); undefined without one. */
 export async function connectionClientToken(params: unknown): Promise<string | undefined> {
   const token = (params as { clientToken?: unknown } | undefined)?.clientToken;
   if (token === undefined) return undefined;
-  await authenticateClientToken(typeof token === 'string' ? token : '');
+  await findClientToken(typeof token === 'string' ? token : '');
   return token as string;
 }
 
 /** Each WebSocket operation: the token again (expiry, revocation) and one count in its window. */
-export async function countedClientTokenGrant(token: string, config: Config): Promise<ClientTokenGrant> {
-  const grant = await authenticateClientToken(token);
-  const decision = await hitRateLimit(clientTokenBucket(grant.id), config.rateLimitPerMinute);
-  if (!decision.allowed) throw rateLimitRefusal(decision, config.rateLimitPerMinute);
-  return grant;
+export async function countedClientTokenCaller(token: string, config: Config): Promise<ClientTokenCaller> {
+  const { caller, count } = await authenticateClientToken(token, config);
+  refuseIfOver(count);
+  return caller;
 }
 
-export function createClientTokenContext(grant: ClientTokenGrant, requestId: string, config: Config, clientIp: string): GraphQLContext {
-  return new ClientTokenContext(grant, requestId, config, clientIp);
+export function createClientTokenContext(caller: ClientTokenCaller, requestId: string, config: Config, clientIp: string): GraphQLContext {
+  return new ClientTokenContext(caller, requestId, config, clientIp);
 }
 
 /**
@@ -184,13 +178,15 @@ class ClientTokenContext implements GraphQLContext {
   readonly authenticated = false;
   readonly errorCodes: string[] = [];
   readonly actor: Actor;
+  readonly clientToken: ClientTokenGrant;
   constructor(
-    readonly clientToken: ClientTokenGrant,
+    readonly caller: ClientTokenCaller,
     readonly requestId: string,
     readonly config: Config,
     readonly clientIp: string,
   ) {
-    this.actor = { accountId: clientToken.accountId, apiKeyId: null };
+    this.actor = caller.actor;
+    this.clientToken = caller.grant;
   }
   get key(): ApiKeyRecord {
     throw denied('this');

@@ -2,15 +2,17 @@ import type { Config } from '../config';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
-import { keyAllows, type Requirement } from '../domain/accounts/permissions';
 import type { Actor } from '../domain/payments/actor';
-import { ApiError } from '../errors';
-import { getOperation, type OperationId } from '../rest/generatedContract';
+import { authorize } from '../operations/authorize';
+import { keyCaller, PUBLIC_CALLER, type Caller } from '../operations/caller';
+import type { OperationId } from '../operations/contract';
 import { createLoaders, type Loaders } from './loaders';
 
 /** What every resolver gets: who is calling (one request over HTTP, one operation over WebSocket). */
 export interface GraphQLContext {
   requestId: string;
+  /** Who calls, as the operations layer knows it (authorize, execute). */
+  caller: Caller;
   actor: Actor;
   key: ApiKeyRecord;
   /** False for a request sent without a key (only public fields run then; see KeylessContext). */
@@ -34,20 +36,21 @@ export function createContext(
   clientIp: string,
   transport: 'http' | 'ws' = 'http',
 ): GraphQLContext {
-  const actor: Actor = { accountId: auth.key.account_id, apiKeyId: auth.key._id };
-  const loaders = createLoaders(actor.accountId, { cache: transport === 'http' });
-  return { requestId, actor, key: auth.key, authenticated: true, clientIp, config, loaders, errorCodes: [] };
+  const caller = keyCaller(auth.key);
+  const loaders = createLoaders(caller.actor.accountId, { cache: transport === 'http' });
+  return { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, loaders, errorCodes: [] };
 }
 
 /**
  * The context of a request sent without a key, which http.ts admits only when its operation calls
- * public fields alone (publicOperations.ts). There is no caller: reading `actor`, `key` or `loaders`
- * throws `authentication_failed`, so a resolver that needs a key cannot run without one (requireOperation
- * reads `key` for every operation that is not public). The refusals are getters of the class, on its
+ * public fields alone (publicOperations.ts). Its caller is the public one (authorize answers it
+ * `authentication_failed` for every operation that is not public), and reading `actor`, `key` or
+ * `loaders` throws `authentication_failed` too. The refusals are getters of the class, on its
  * prototype, because Apollo copies the context with Object.assign, which would call own getters.
  */
 class KeylessContext implements GraphQLContext {
   readonly authenticated = false;
+  readonly caller = PUBLIC_CALLER;
   readonly errorCodes: string[] = [];
   constructor(
     readonly requestId: string,
@@ -71,13 +74,9 @@ export function createKeylessContext(requestId: string, config: Config, clientIp
 
 /**
  * Every root field and every nested field that reads another resource names the REST operation it
- * mirrors; the key needs what that operation needs (its `x-permission` in openapi.yaml, as REST checks),
- * so a restricted key gets the same answers over both APIs. A public operation needs no key.
+ * mirrors; the caller needs what that operation needs (operations/authorize.ts, the one permission
+ * check of both APIs).
  */
 export function requireOperation(ctx: GraphQLContext, operationId: OperationId): void {
-  const op = getOperation(operationId);
-  const need = op.permission as Requirement | null;
-  if (need !== null && !keyAllows(ctx.key, need)) {
-    throw new ApiError('permission_denied', `This API key is not allowed to call ${op.method.toUpperCase()} ${op.path}`);
-  }
+  authorize(ctx.caller, operationId);
 }

@@ -1,14 +1,14 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config';
-import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { authenticateSessionRequest } from '../dashboard/session/session.graphql';
 import { sessionCookieOf } from '../dashboard/session/session.http';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
-import { readJsonBody } from '../rest/body';
-import { applyRateLimit, clientIp, countUnidentified, keyRateLimits } from '../rest/rateLimit';
-import { bearerSecret } from './auth';
+import { readJsonBody } from '../operations/http/body';
+import { bearerSecret } from '../operations/bearer';
+import { acceptKey, authenticateKeyRequest } from '../operations/http/authenticate';
+import { clientIp, countUnidentified } from '../operations/http/rateLimit';
 import { clientTokenHttpContext, clientTokenOfHeader } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
@@ -57,14 +57,12 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       } else {
         // One round trip, as on REST: find the key and count the request (a session's: its key's, after
         // the session's CSRF and origin checks).
-        const auth =
+        const caller =
           session === undefined
-            ? await authenticateAndCount(bearerSecret(req.headers.authorization), keyRateLimits(config))
-            : await authenticateSessionRequest(session, req.headers, config);
-        res.locals.auth = auth;
-        applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
+            ? await authenticateKeyRequest(bearerSecret(req.headers.authorization), res, config)
+            : acceptKey(await authenticateSessionRequest(session, req.headers, config), res, config);
         body = await readJsonBody(req, config.maxBodyBytes);
-        context = createContext(auth, requestId, config, ip);
+        context = createContext(caller, requestId, config, ip);
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw ApiError.invalid("The request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}");

@@ -1,6 +1,6 @@
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
-import { getOperation, type OperationId } from '../rest/generatedContract';
+import { getOperation, type OperationId } from '../operations/contract';
 import type { GraphQLContext } from './context';
 import { validateBody, validateIdempotencyKey } from './input';
 

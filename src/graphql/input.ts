@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
-import type { OperationId } from '../rest/generatedContract';
-import { validateRequestPart } from '../rest/validation';
+import type { OperationId } from '../operations/contract';
+import { validateRequestPart } from '../operations/validation';
 
 /**
  * Mutation inputs become the JSON body of the REST operation they mirror (snake_case, REST enum

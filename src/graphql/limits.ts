@@ -22,7 +22,7 @@ import {
   type ValueNode,
 } from './graphqljs';
 import { ApiError } from '../errors';
-import { parameterSchema, type OperationId } from '../rest/generatedContract';
+import { parameterSchema, type OperationId } from '../operations/contract';
 import { LIST_BOUNDS, NESTED_PAGES, type PageBounds } from './listBounds';
 
 export type { PageBounds } from './listBounds';

@@ -1,9 +1,7 @@
 import type { Config } from '../config';
-import { hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
 import type { ApiError } from '../errors';
-import type { OperationId } from '../rest/generatedContract';
-import { ipBucket, publicBucketLimit, rateLimitHeaders, rateLimitRefusal } from '../rest/rateLimit';
-import { publicRouteBucket } from '../rest/routes';
+import type { OperationId } from '../operations/contract';
+import { countPublicCall, rateLimitHeaders, rateLimitRefusal, type RateCount } from '../operations/rateLimitPolicy';
 import {
   Kind,
   parse,
@@ -100,16 +98,14 @@ export interface PublicCount {
 }
 
 /**
- * Counts each public call in its REST route's per-IP bucket, as the REST pipeline counts the route,
+ * Counts each public call in its operation's per-IP bucket (operations/rateLimitPolicy.ts), as REST counts the route,
  * before anything runs; stops at the first call over the limit. Null when there is no call.
  */
 export async function countPublicCalls(calls: readonly OperationId[], ip: string, config: Config): Promise<PublicCount | null> {
-  let last: RateLimitDecision | null = null;
+  let last: RateCount | null = null;
   for (const operationId of calls) {
-    const bucket = publicRouteBucket(operationId);
-    const limit = publicBucketLimit(bucket, config);
-    last = await hitRateLimit(ipBucket(bucket, ip), limit);
-    if (!last.allowed) return { headers: rateLimitHeaders(last), refusal: rateLimitRefusal(last, limit) };
+    last = await countPublicCall(operationId, ip, config);
+    if (!last.decision.allowed) return { headers: rateLimitHeaders(last.decision), refusal: rateLimitRefusal(last.decision, last.limit) };
   }
-  return last ? { headers: rateLimitHeaders(last), refusal: null } : null;
+  return last ? { headers: rateLimitHeaders(last.decision), refusal: null } : null;
 }

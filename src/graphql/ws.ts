@@ -5,7 +5,7 @@ import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
-import { authenticate, authenticateAndCount } from '../domain/accounts/apiKey.service';
+import { authenticate } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { isSameOriginUpgrade, sessionCookieOf } from '../dashboard/session/session.http';
 import { authenticateSessionAndCount, sessionKey, sessionSocketKey } from '../dashboard/session/session.service';
@@ -13,9 +13,10 @@ import { trackSessionSocket } from '../dashboard/session/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
-import { keyRateLimits, rateLimitRefusal } from '../rest/rateLimit';
-import { bearerSecret } from './auth';
-import { checkClientTokenOperation, connectionClientToken, countedClientTokenGrant, createClientTokenContext } from './clientTokenAuth';
+import { bearerSecret } from '../operations/bearer';
+import { authenticateKey, countedKey } from '../operations/caller';
+import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
+import { checkClientTokenOperation, connectionClientToken, countedClientTokenCaller, createClientTokenContext } from './clientTokenAuth';
 import { createContext } from './context';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
@@ -129,13 +130,13 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         try {
           if (config.maintenanceMode) throw maintenanceError();
           // One shared path with HTTP: the key's and its account's windows, one round trip.
-          const token = ctx.extra.clientToken === undefined ? null : await countedClientTokenGrant(ctx.extra.clientToken, config);
+          const token = ctx.extra.clientToken === undefined ? null : await countedClientTokenCaller(ctx.extra.clientToken, config);
           const auth = token
             ? null
             : ctx.extra.session === undefined
-              ? await authenticateAndCount(ctx.extra.secret, keyRateLimits(config))
+              ? (await authenticateKey(ctx.extra.secret, config)).auth
               : await authenticateSessionAndCount(ctx.extra.session, keyRateLimits(config));
-          if (auth && !auth.rate.allowed) throw rateLimitRefusal(auth.rate, config.rateLimitPerMinute);
+          if (auth) refuseIfOver(countedKey(auth, config).count);
           let document: DocumentNode;
           try {
             document = parse(payload.query);
@@ -145,7 +146,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
           checkOperationLimits(schema, document, payload.operationName, payload.variables, { mayIntrospect: auth ? auth.key.type !== 'publishable' : false });
-          if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token);
+          if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token.grant);
           // Public fields (createSandboxAccount) count in their REST route's per-IP bucket, as over HTTP.
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const counted = await countPublicCalls(publicCalls(document, payload.operationName)?.calls ?? [], ip, config);

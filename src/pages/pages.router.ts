@@ -10,7 +10,8 @@ import { nowForAccount } from '../domain/clock/clock';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
 import { configurePublicBaseUrl } from '../domain/links/publicUrls';
 import { ROOT } from '../paths';
-import { enforceRateLimit, ipBucket } from '../rest/rateLimit';
+import { enforceRateLimit } from '../operations/http/rateLimit';
+import { ipBucket } from '../operations/rateLimitPolicy';
 import { renderMessagePage, renderPaymentPage } from './paymentPage';
 
 const ASSETS_DIR = path.join(ROOT, 'src/pages/assets');

@@ -1,15 +1,15 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Config } from '../config';
-import { ApiError } from '../errors';
+import { ApiError, isApiError } from '../errors';
 import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
-import { authenticateAndCount } from '../domain/accounts/apiKey.service';
 import { bearerToken, toExpressHandler } from './pipeline';
-import { applyRateLimit, countUnidentified, keyRateLimits } from './rateLimit';
+import { authenticateKeyRequest } from '../operations/http/authenticate';
+import { countUnidentified } from '../operations/http/rateLimit';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { clientTokenCors } from './cors';
 import { allRoutes } from './routes';
-import { getOperation } from './generatedContract';
+import { getOperation } from '../operations/contract';
 import { systemRoutes } from './system.routes';
 import { dashboardAssetsRouter } from '../dashboard/assets.router';
 
@@ -56,11 +56,10 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
   // counted per client IP below. Either way the answer is 404.
   v1.use(async (req, res) => {
-    const auth = await authenticateAndCount(bearerToken(req), keyRateLimits(config)).catch(() => undefined);
-    if (auth) {
-      res.locals.auth = auth;
-      applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
-    }
+    await authenticateKeyRequest(bearerToken(req), res, config).catch((err: unknown) => {
+      // No key that works: counted per client IP below. A key over its limit: its 429.
+      if (isApiError(err) && err.code === 'rate_limit_exceeded') throw err;
+    });
     throw new ApiError('resource_not_found', `Unrecognized request URL (${req.method} ${req.baseUrl}${req.path})`);
   });
   // Every /v1 answer carries X-RateLimit-*: the errors raised before a key or a public route counted

@@ -1,16 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import {
-  authenticateClientToken,
-  clientTokenBucket,
-  clientTokenRefused,
-  isClientTokenLike,
-  requireGrantFor,
-  type ClientTokenGrant,
-} from '../domain/clientTokens/clientToken.service';
+import { clientTokenRefused, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
+import { authenticateClientTokenRequest } from '../operations/http/authenticate';
 import { bearerToken } from './pipeline';
-import { enforceRateLimit } from './rateLimit';
 
 /**
  * Client tokens on REST. The token comes in `?client_token=` (EventSource cannot send headers) or, on
@@ -27,21 +20,13 @@ export function clientTokenOf(req: Request): string | undefined {
   return typeof query === 'string' ? query : '';
 }
 
-/** Authenticates the token (401), counts it in its window (429 + X-RateLimit-* of the token). */
-export async function authenticateClientTokenRequest(token: string, res: Response, config: Config): Promise<ClientTokenGrant> {
-  const grant = await authenticateClientToken(token);
-  res.locals.clientTokenId = grant.id;
-  await enforceRateLimit(res, clientTokenBucket(grant.id), config.rateLimitPerMinute);
-  return grant;
-}
-
 /**
  * On a route that takes a client token: the grant when the request carries one (null when it carries
  * none, and the route answers as its public self).
  */
 export async function optionalClientToken(req: Request, res: Response, config: Config): Promise<ClientTokenGrant | null> {
   const token = clientTokenOf(req);
-  return token === undefined ? null : authenticateClientTokenRequest(token, res, config);
+  return token === undefined ? null : (await authenticateClientTokenRequest(token, res, config)).grant;
 }
 
 /**

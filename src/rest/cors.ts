@@ -2,7 +2,7 @@ import cors from 'cors';
 import { Router, type Request, type RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
-import { bearerSecret } from '../graphql/auth';
+import { bearerSecret } from '../operations/bearer';
 import { GRAPHQL_PATH } from '../graphql/ws';
 
 /**

@@ -3,8 +3,7 @@ import type { Request, Response } from 'express';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import type { Requirement } from '../domain/accounts/permissions';
-import type { OperationId } from './generatedContract';
-import type { PublicBucket } from './rateLimit';
+import type { OperationId } from '../operations/contract';
 
 /** Who is calling: the account and key behind the request (null key for public routes). */
 export interface Actor {
@@ -61,8 +60,6 @@ export interface AuthedRouteOptions {
 
 export interface PublicRouteOptions {
   public: true;
-  /** Which per-IP bucket counts this route (default 'public'). */
-  ipBucket?: PublicBucket;
   /**
    * The route also takes a client token (`?client_token=`): a request with one counts on the token,
    * not the IP, and reaches the handler only when the token works (401 otherwise).

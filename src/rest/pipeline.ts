@@ -1,14 +1,16 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { authenticateAndCount } from '../domain/accounts/apiKey.service';
-import { keyAllows } from '../domain/accounts/permissions';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
-import { readJsonBody } from './body';
+import { readJsonBody } from '../operations/http/body';
+import { authorize } from '../operations/authorize';
+import { bearerSecret } from '../operations/bearer';
+import { authenticateKeyRequest } from '../operations/http/authenticate';
 import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
-import { getOperation } from './generatedContract';
-import { applyRateLimit, clientIp, enforceRateLimit, ipBucket, keyRateLimits, publicBucketLimit } from './rateLimit';
-import { validateRequestPart } from './validation';
+import { getOperation } from '../operations/contract';
+import { clientIp, enforceRateLimit } from '../operations/http/rateLimit';
+import { ipBucket, publicBucketLimit, publicBucketOf } from '../operations/rateLimitPolicy';
+import { validateRequestPart } from '../operations/validation';
 import { optionalClientToken, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
 
 /**
@@ -32,19 +34,15 @@ export function toExpressHandler(def: RouteDefinition, config: Config): RequestH
       if ('public' in def.options) {
         // A client token, on the routes that take one, counts on the token instead of the IP.
         const clientToken = def.options.clientToken ? await optionalClientToken(req, res, config) : null;
-        const bucket = def.options.ipBucket ?? 'public';
+        const bucket = publicBucketOf(def.operationId);
         if (!clientToken) await enforceRateLimit(res, ipBucket(bucket, ip), publicBucketLimit(bucket, config));
         ctx = { requestId, ip, req, res, ...(clientToken && { clientToken }) };
       } else {
         await refuseClientTokenOnKeyRoute(req, res, config);
         // One round trip finds the key and counts the request in its rate-limit window.
-        const auth = await authenticateAndCount(bearerToken(req), keyRateLimits(config));
-        res.locals.auth = auth;
-        applyRateLimit(res, auth.rate, config.rateLimitPerMinute);
-        if (!keyAllows(auth.key, def.options.permission)) {
-          throw new ApiError('permission_denied', `This API key is not allowed to call ${op.method.toUpperCase()} ${op.path}`);
-        }
-        ctx = { requestId, ip, req, res, actor: { accountId: auth.key.account_id, apiKeyId: auth.key._id }, key: auth.key };
+        const caller = await authenticateKeyRequest(bearerToken(req), res, config);
+        authorize(caller, def.operationId);
+        ctx = { requestId, ip, req, res, actor: caller.actor, key: caller.key };
       }
 
       const params = validateRequestPart(def.operationId, 'params', { ...req.params });
@@ -117,8 +115,5 @@ async function readBodyFor(req: Request, op: { hasBody: boolean }, maxBytes: num
 }
 
 export function bearerToken(req: Request): string | undefined {
-  const header = req.headers.authorization;
-  if (!header) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  return bearerSecret(req.headers.authorization);
 }

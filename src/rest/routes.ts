@@ -1,6 +1,4 @@
 import type { RouteDefinition } from './defineRoute';
-import type { OperationId } from './generatedContract';
-import type { PublicBucket } from './rateLimit';
 import { accountRoutes } from './routers/accounts.routes';
 import { apiKeyRoutes } from './routers/apiKeys.routes';
 import { logRoutes } from './routers/logs.routes';
@@ -34,13 +32,3 @@ export const allRoutes: RouteDefinition[] = [
   ...clientTokenRoutes,
 ];
 
-/**
- * The per-IP bucket that counts a public operation (its route's `ipBucket`), so that GraphQL's public
- * fields count in the same bucket as the REST route they mirror. Throws for an operation that is not a
- * public route.
- */
-export function publicRouteBucket(operationId: OperationId): PublicBucket {
-  const def = allRoutes.find((r) => r.operationId === operationId);
-  if (!def || !('public' in def.options)) throw new Error(`${operationId} is not a public REST route`);
-  return def.options.ipBucket ?? 'public';
-}

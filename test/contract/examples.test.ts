@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { findOperation } from '../../src/rest/generatedContract';
+import { findOperation } from '../../src/operations/contract';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { ApiClient, findRootOperation, type ApiResponse, type RequestOptions } from '../support/client';
 import { spawnEngine, spawnGateway, ROOT, type EngineProcess, type GatewayProcess } from '../support/processes';

@@ -4,7 +4,7 @@ import { parse } from '../../src/graphql/graphqljs';
 import { getNamedType, getNullableType, isCompositeType, isListType, isObjectType, type GraphQLObjectType } from '../../src/graphql/graphqljs';
 import { checkOperationLimits, MAX_COST, MAX_DEPTH, PAGINATED_FIELDS, pageBounds } from '../../src/graphql/limits';
 import { LIST_BOUNDS, NESTED_PAGES } from '../../src/graphql/listBounds';
-import { parameterSchema } from '../../src/rest/generatedContract';
+import { parameterSchema } from '../../src/operations/contract';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 
 /** The depth / cost / `first` rules on their own. */

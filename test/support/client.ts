@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../../generated/operations';
-import { findOperation, getValidator, type Operation } from '../../src/rest/generatedContract';
+import { findOperation, getValidator, type Operation } from '../../src/operations/contract';
 import { ROOT } from './processes';
 
 export interface ApiResponse<T = any> {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config';
 import type { AuthenticatedKey } from '../../domain/accounts/apiKey.service';
-import { keyRateLimits } from '../../rest/rateLimit';
+import { keyRateLimits } from '../../operations/rateLimitPolicy';
 import { requireCsrfSafe, requireSameOriginIfSent } from './session.http';
 import { authenticateSessionAndCount } from './session.service';
 

@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { Config } from '../../config';
 import { ApiError } from '../../errors';
-import { readJsonBody } from '../../rest/body';
-import { clientIp, enforceRateLimit, ipBucket } from '../../rest/rateLimit';
+import { readJsonBody } from '../../operations/http/body';
+import { clientIp, enforceRateLimit } from '../../operations/http/rateLimit';
+import { ipBucket } from '../../operations/rateLimitPolicy';
 import { clearedSessionCookie, requireSameOriginIfSent, sessionCookieOf, sessionSetCookie } from './session.http';
 import { createSession, deleteSession, describeSession } from './session.service';
 

@@ -2,7 +2,7 @@ import { createSandboxAccount, getAccount, toAccountResource } from '../../domai
 import { defineRoute } from '../defineRoute';
 
 export const accountRoutes = [
-  defineRoute('createSandboxAccount', { public: true, ipBucket: 'account_creation' }, async (_ctx, { body }) => ({
+  defineRoute('createSandboxAccount', { public: true }, async (_ctx, { body }) => ({
     status: 201,
     body: await createSandboxAccount(body),
   })),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { errorCodeFor, operations } from '../../generated/operations';
 import { ROOT } from '../paths';
 
-export { errorCodeFor };
+export { errorCodeFor, operations };
 import * as paramValidators from '../../generated/validators/params.js';
 import * as requestValidators from '../../generated/validators/requests.js';
 import * as responseValidators from '../../generated/validators/responses.js';

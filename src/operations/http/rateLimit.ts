@@ -1,8 +1,13 @@
 import type { Request, Response } from 'express';
-import type { Config } from '../config';
-import { ApiError } from '../errors';
-import { logger } from '../logger';
-import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision, type RateLimits } from '../domain/ratelimit/rateLimit.service';
+import type { ApiError } from '../../errors';
+import { logger } from '../../logger';
+import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../../domain/ratelimit/rateLimit.service';
+import { ipBucket, rateLimitHeaders, refuseIfOver, type RateCount } from '../rateLimitPolicy';
+
+/**
+ * The rate-limit policy (../rateLimitPolicy.ts) on an Express response, for every HTTP surface (REST,
+ * POST /graphql, the pages, the dashboard session): X-RateLimit-* written, 429 thrown.
+ */
 
 /**
  * Counts the request in its bucket, sets the X-RateLimit-* headers, and refuses with 429 (plus
@@ -14,45 +19,15 @@ export async function enforceRateLimit(res: Response, bucket: string, limit: num
 
 /** The headers and the 429 of a decision already counted (e.g. by authenticateAndCount). */
 export function applyRateLimit(res: Response, decision: RateLimitDecision, limit: number): RateLimitDecision {
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
-  if (!decision.allowed) throw rateLimitRefusal(decision, limit);
+  applyCount(res, { decision, limit });
   return decision;
 }
 
-/** X-RateLimit-* of a decision. */
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(decision.resetSeconds),
-  };
+/** The headers and the 429 of a count. */
+export function applyCount(res: Response, count: RateCount): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(count.decision))) res.setHeader(name, value);
+  refuseIfOver(count);
 }
-
-/**
- * The 429 of a decision over its limit, with Retry-After: the key's (or bucket's) window, or, when its
- * account is what is over (refusedBy), the account's, which its message names.
- */
-export function rateLimitRefusal(decision: RateLimitDecision, limit: number): ApiError {
-  const retry = Math.max(1, decision.refusedBy?.resetSeconds ?? decision.resetSeconds);
-  const what = decision.refusedBy
-    ? `at most ${decision.refusedBy.limit} per minute for all of this account's API keys together`
-    : `at most ${limit} per minute`;
-  return new ApiError('rate_limit_exceeded', `Too many requests: ${what}. Retry in ${retry} s.`, { 'Retry-After': String(retry) });
-}
-
-/** The limits a key's request is counted against: its own window and its account's. */
-export function keyRateLimits(config: Pick<Config, 'rateLimitPerMinute' | 'rateLimitPerAccountPerMinute'>): RateLimits {
-  return { perKey: config.rateLimitPerMinute, perAccount: config.rateLimitPerAccountPerMinute };
-}
-
-/** The per-IP buckets of public routes: account creation has its own limit, the others share one. */
-export type PublicBucket = 'public' | 'account_creation';
-
-export function publicBucketLimit(bucket: PublicBucket, config: Pick<Config, 'accountCreationPerMinute' | 'publicRateLimitPerMinute'>): number {
-  return bucket === 'account_creation' ? config.accountCreationPerMinute : config.publicRateLimitPerMinute;
-}
-
-export const ipBucket = (kind: string, ip: string) => `ip:${kind}:${ip}`;
 
 /** The client address that per-IP buckets count (the socket's peer unless Express is told to trust a proxy). */
 export function clientIp(req: Request): string {

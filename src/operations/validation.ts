@@ -1,5 +1,5 @@
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
-import { errorCodeFor, getOperation, getValidator, type OperationId, type ValidatorFn } from './generatedContract';
+import { errorCodeFor, getOperation, getValidator, type OperationId, type ValidatorFn } from './contract';
 
 export type RequestPart = 'body' | 'query' | 'params' | 'headers';
 
