@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
+import { beforeCloseServices, startServices, stopServices, type BackgroundService } from './platform/lifecycle';
 import { requestLogService } from './domain/logs/requestLog.background';
 import { paymentsCoreService } from './domain/payments/payments.jobs';
 import { createApp } from './rest/app';
@@ -21,15 +22,6 @@ export interface Gateway {
   db: DatabaseHandle;
   /** Graceful: stop accepting, finish in-flight requests, stop background work, close the database. */
   close(): Promise<void>;
-}
-
-/** Something started with the gateway and stopped before the database closes. */
-export interface BackgroundService {
-  name: string;
-  start(ctx: { config: Config; httpServer: http.Server }): Promise<void> | void;
-  /** Called before HTTP connections are closed, e.g. to end long-lived streams. */
-  beforeClose?(): Promise<void> | void;
-  stop(): Promise<void> | void;
 }
 
 /**
@@ -72,7 +64,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
   const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
   // Background services (timer handlers above all) are running before the first request is served.
-  for (const service of services) await service.start({ config, httpServer });
+  await startServices(services, { config, httpServer });
   httpServer.off('request', holdEarly);
   httpServer.on('request', app);
   for (const [req, res] of early.splice(0)) app(req, res);
@@ -80,7 +72,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      for (const service of [...services].reverse()) await service.beforeClose?.();
+      await beforeCloseServices(services);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           httpServer.closeAllConnections();
@@ -91,7 +83,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
         });
         httpServer.closeIdleConnections();
       });
-      for (const service of [...services].reverse()) await service.stop();
+      await stopServices(services);
       await db.close();
     })();
     return closing;

@@ -6,7 +6,7 @@ import { Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
-import type { BackgroundService } from '../server';
+import type { BackgroundService } from '../platform/lifecycle';
 import type { GraphQLContext } from './context';
 import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId } from './errors';
 import { graphiqlRouter, wantsHtml } from './graphiql';

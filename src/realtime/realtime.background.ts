@@ -1,4 +1,4 @@
-import type { BackgroundService } from '../server';
+import type { BackgroundService } from '../platform/lifecycle';
 import { configureConnectionLimits, stopRevocationChecks } from './connections';
 import { startEventBus, stopEventBus } from './eventBus';
 import { closeAllSseConnections } from './sse';

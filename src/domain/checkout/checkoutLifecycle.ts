@@ -1,3 +1,4 @@
+import type { BackgroundService } from '../../platform/lifecycle';
 import { onEventStored, type StoredEvent } from '../events/event.hooks';
 import { registerOutbox } from '../events/outbox';
 import { registerTimerHandler } from '../../platform/timers/timer.service';
@@ -73,7 +74,7 @@ async function checkoutPaymentOf(event: StoredEvent): Promise<{ sessionId: strin
 }
 
 /** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */
-export const checkoutLifecycleService = {
+export const checkoutLifecycleService: BackgroundService = {
   name: 'checkout-lifecycle',
   start: () => registerCheckoutLifecycle(),
   stop: () => undefined,

@@ -1,4 +1,4 @@
-import type { BackgroundService } from '../../server';
+import type { BackgroundService } from '../../platform/lifecycle';
 import { flushRequestLogs } from './requestLog.service';
 
 /** Writes the request log entries still queued before the database closes. */

@@ -1,4 +1,5 @@
 import type { Config } from '../../config';
+import type { BackgroundService } from '../../platform/lifecycle';
 import { registerTimerHandler, startTimerService, stopTimerService } from '../../platform/timers/timer.service';
 import { accountOffsetMs } from '../clock/clock';
 import { PaymentModel } from './payment.model';
@@ -45,9 +46,9 @@ export async function stopCoreJobs(): Promise<void> {
   await hooksIdle();
 }
 
-/** For src/server.ts `backgroundServices()` (BackgroundService shape). */
-export const paymentsCoreService = {
+/** For src/server.ts `backgroundServices()`. */
+export const paymentsCoreService: BackgroundService = {
   name: 'payments-core',
-  start: ({ config }: { config: Pick<Config, 'timerPollMs'> }) => startCoreJobs(config),
+  start: ({ config }) => startCoreJobs(config),
   stop: () => stopCoreJobs(),
 };

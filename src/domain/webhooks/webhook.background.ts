@@ -1,4 +1,4 @@
-import type { BackgroundService } from '../../server';
+import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
 import { registerTimerHandler } from '../../platform/timers/timer.service';
 import { onEventStored } from '../events';
