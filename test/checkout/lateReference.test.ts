@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
 import { createAccount } from '../support/accounts';
 import type { TestServer } from '../support/server';
-import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs } from '../links/support/gateway';
+import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
 
 /**
  * A checkout session with a PENDING reference payment does not expire at +30 min: it follows that
@@ -100,9 +100,7 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
 
     expect((await api.post(`/payment_intents/${paid.body.id}/cancel`)).status).toBe(200);
     // The payment.cancelled hook gives the claim back and expires the session (its 30 minutes are over).
-    const deadline = Date.now() + 10_000;
-    while ((await storedStatus(s.id)) !== 'EXPIRED' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await storedStatus(s.id)).toBe('EXPIRED');
+    expect(await waitFor(() => storedStatus(s.id), (status) => status === 'EXPIRED', 10_000, 50)).toBe('EXPIRED');
     expectError(await paySession(api, s.id, REFERENCE), 409, 'payment_already_processed');
   });
 

@@ -57,6 +57,8 @@ beforeAll(async () => {
 
   load = new PaymentsLoad(() => [gateway.url], accounts, new Prng(SEED, 1), `crash${SEED}`);
   load.start(8);
+  // The up-times, down-times and the last stretch of load are the workload under test (kills at random
+  // moments), not waits for something.
   for (let i = 0; i < KILLS; i++) {
     await sleep(rng.int(UP_MIN, UP_MAX));
     await gateway.kill();

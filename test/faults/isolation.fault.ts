@@ -3,7 +3,7 @@ import { buildSchema, getNamedType, isObjectType, type GraphQLField } from 'grap
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/jobs/index';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { ROOT } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
@@ -225,14 +225,38 @@ describe('GraphQL: B\'s key on A\'s ids', () => {
   it('subscription events with B\'s key carries B\'s events and none of A\'s', async () => {
     const client = wsClient(server.baseUrl, b.sk);
     try {
+      const bReady = `BREADY${Date.now().toString(36)}`;
       const bMark = `BMARK${Date.now().toString(36)}`;
-      const seen = collect(client, 'subscription { events { id type data } }', {}, (m) => m.some((x) => JSON.stringify(x).includes(bMark)), 30_000);
-      // Give the subscription time to register before the events it must (and must not) see happen.
-      await new Promise((r) => setTimeout(r, 500));
-      await createPayment(a.api, { amount: 500, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: `${MARK}-sub` });
-      await ok(a.api.post(`/webhook_endpoints/${A.endpoint.id}/test`), 202, 'A ping');
-      await createPayment(b.api, { amount: 500, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: bMark });
-      const messages = await seen;
+      const messages: unknown[] = [];
+      const failed: unknown[] = [];
+      const unsubscribe = client.subscribe(
+        { query: 'subscription { events { id type data } }' },
+        { next: (m) => void messages.push(m), error: (e) => void failed.push(e), complete: () => undefined },
+      );
+      const received = (mark: string) =>
+        waitFor(async () => JSON.stringify([messages, failed]), (text) => text.includes(mark) || failed.length > 0, 30_000, 50);
+      try {
+        // One of B's own events arriving says the subscription is live before A's events happen (the
+        // protocol acknowledges no subscribe, and events are not replayed): B pays until one arrives.
+        let probes = 0;
+        await waitFor(
+          async () => {
+            await createPayment(b.api, { amount: 500, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: `${bReady}-${++probes}` });
+            return JSON.stringify([messages, failed]);
+          },
+          (text) => text.includes(bReady) || failed.length > 0,
+          30_000,
+          100,
+        );
+        await createPayment(a.api, { amount: 500, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: `${MARK}-sub` });
+        await ok(a.api.post(`/webhook_endpoints/${A.endpoint.id}/test`), 202, 'A ping');
+        await createPayment(b.api, { amount: 500, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: bMark });
+        await received(bMark);
+      } finally {
+        unsubscribe();
+      }
+      expect(failed).toEqual([]);
+      expect(JSON.stringify(messages)).toContain(bMark);
       expect(leaks(JSON.stringify(messages))).toEqual([]);
     } finally {
       await client.dispose();

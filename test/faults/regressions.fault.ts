@@ -61,6 +61,7 @@ describe('embedded engine: the driver keeps its connection', () => {
     try {
       await conn.asPromise();
       // The streaming monitor (exhaustAllowed hello) waits maxAwaitTimeMS = heartbeatFrequencyMS per reply.
+      // Proves an absence: the idle span is the test (six heartbeats), there is no signal to wait for.
       await sleep(3_000);
       expect(failures).toEqual([]);
     } finally {

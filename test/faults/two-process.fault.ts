@@ -55,6 +55,7 @@ beforeAll(async () => {
 
   load = new PaymentsLoad(() => gateways.map((g) => g.url), accounts, new Prng(SEED, 1), `two${SEED}`);
   load.start(8);
+  // The workload's duration, not a wait for something.
   await sleep(LOAD_MS);
   await load.stop();
 
@@ -77,7 +78,8 @@ beforeAll(async () => {
     await sleep(1_000);
   }
   missingDeliveries = await waitForDeliveries(receiver, states.flatMap((s) => s.events.map((e) => e.id)), 90_000);
-  // Late duplicates, if any, get the chance to arrive before they are counted.
+  // Proves an absence (no late duplicate attempt): every event has arrived once, so there is nothing to
+  // wait for but a duplicate that should not exist; 2 s covers an attempt started just before.
   await sleep(2_000);
   states = await Promise.all(accounts.map((acct) => readState(gateways[0]!.url, acct, load.creates)));
   diagnosis = await diagnoseOpenPayments(engine.uri, states);

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { registerTimerHandler, scheduleTimer } from '../../src/jobs/timers/timer.service';
-import { clockLockSettings } from '../../src/domain/sandbox/clock.service';
+import { registerTimerHandler, scheduleTimer } from '../../src/platform/timers/timer.service';
+import { clockLockSettings } from '../../src/domain/sandbox/sandboxClock.service';
 import { ClockLockModel } from '../../src/domain/sandbox/clockLock.model';
 import { createAccount, startPaymentsServer } from './support/payments';
 import type { TestServer } from '../support/server';
@@ -116,6 +116,7 @@ describe('concurrent sandbox clock advances', () => {
     while (Date.now() < until) {
       const taken = await locks().findOneAndUpdate({ _id: acct.id, lease_until: { $lte: Date.now() } }, { $set: { owner: 'thief', lease_until: Date.now() + 60_000 } });
       expect(taken).toBeNull();
+      // Not a wait for something: the thief tries again and again over the whole span, which is the test.
       await new Promise((r) => setTimeout(r, 50));
     }
     expect((await locks().findOne({ _id: acct.id }))?.owner).toBe(holder!.owner);

@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { createPayment, expressBody, paymentEvents, sleep, waitFor } from './support/payments';
+import { createPayment, expressBody, paymentEvents, waitFor } from './support/payments';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 
 /**
- * The gateway is killed with SIGKILL one second after an express payment is created, then started
- * again on the same database: the durable timers carry the payment to SUCCEEDED, and the outbox makes
- * `payment.succeeded` exist exactly once.
+ * The gateway is killed with SIGKILL once an express payment's rail timer is recorded and before it
+ * fires, then started again on the same database: the durable timers carry the payment to SUCCEEDED,
+ * and the outbox makes `payment.succeeded` exist exactly once.
  */
 let engine: EmbeddedMongo;
 const gateways: GatewayProcess[] = [];
@@ -29,40 +29,47 @@ describe('crash recovery', () => {
     const { api, sk } = await createAccount(first.url);
     const pi = await createPayment(api, expressBody('923000000', 12_000));
     const paidRef = await createPayment(api, { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' });
-    await sleep(1_000);
-    await first.kill();
-
-    const second = await spawnGateway(engine.uri);
-    gateways.push(second);
-    const client = new ApiClient(second.url, sk);
-    const done = await waitFor(
-      async () => (await client.get(`/payment_intents/${pi.id}`)).body,
-      (p: any) => p.status === 'SUCCEEDED',
-      30_000,
-      200,
-    );
-    expect(done.status).toBe('SUCCEEDED');
-    expect(done.fee).toBe(180);
-    // Give a late duplicate (if any) the chance to show up before counting.
-    await sleep(1_500);
-    const events = await paymentEvents(client, pi.id);
-    expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.succeeded']);
-    expect(events.filter((e) => e.type === 'payment.succeeded')).toHaveLength(1);
-
-    // The reference payment is still payable on the new process.
-    const paid = await client.post('/sandbox/simulate/reference_paid', { reference: paidRef.reference.number });
-    expect(paid.status).toBe(200);
-
-    // Every rail timer of the payment ran to completion exactly once.
     const conn = await mongoose.createConnection(engine.uri).asPromise();
     try {
-      const timers = await conn.collection('timers').find({ ref_id: pi.id }).toArray();
-      expect(timers).toHaveLength(2);
+      // The kill lands with the rail's first step recorded as a durable timer (due at +2 s, PROCESSING)
+      // and not yet fired: what carries the payment on is what the database holds.
+      await waitFor(() => conn.collection('timers').countDocuments({ ref_id: pi.id }), (n) => n > 0);
+      await first.kill();
+
+      const second = await spawnGateway(engine.uri);
+      gateways.push(second);
+      const client = new ApiClient(second.url, sk);
+      const done = await waitFor(
+        async () => (await client.get(`/payment_intents/${pi.id}`)).body,
+        (p: any) => p.status === 'SUCCEEDED',
+        30_000,
+        200,
+      );
+      expect(done.status).toBe('SUCCEEDED');
+      expect(done.fee).toBe(180);
+      // Every rail timer of the payment ran to completion exactly once, and its outbox is empty: no
+      // event of this payment is still to come, so the count below is final.
+      const timers = await waitFor(
+        () => conn.collection('timers').find({ ref_id: pi.id }).toArray(),
+        (ts) => ts.length === 2 && ts.every((t) => t.state !== 'scheduled' && t.state !== 'running'),
+      );
       for (const t of timers) expect(t).toMatchObject({ state: 'done', attempts: 1 });
+      await waitFor(
+        () => conn.collection('payment_intents').findOne({ _id: pi.id as any }),
+        (p) => (p?.pending_events ?? []).length === 0,
+      );
+
+      const events = await paymentEvents(client, pi.id);
+      expect(events.map((e) => e.type)).toEqual(['payment.created', 'payment.succeeded']);
+      expect(events.filter((e) => e.type === 'payment.succeeded')).toHaveLength(1);
+
+      // The reference payment is still payable on the new process.
+      const paid = await client.post('/sandbox/simulate/reference_paid', { reference: paidRef.reference.number });
+      expect(paid.status).toBe(200);
+      await second.stop();
     } finally {
       await conn.close();
     }
-    await second.stop();
   });
 
   it('an event left in an outbox by a crash is moved to events by the sweeper', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentIntent } from '../../src/domain/payments/payment.service';
 import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
 import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
-import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer } from './support/payments';
+import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import { declaredResponseHeaders } from '../support/client';
 import type { TestServer } from '../support/server';
 
@@ -111,7 +111,7 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     });
     const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });
     const inProgress = async () => (await IdempotencyModel.findById(scope).lean())?.state === 'in_progress' && written !== undefined;
-    for (let i = 0; i < 100 && !(await inProgress()); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(inProgress, Boolean, 10_000, 20);
     await IdempotencyModel.updateOne({ _id: scope }, { $set: { lease_until: Date.now() - 1 } });
     const retry = await api.post('/payment_intents', body, { idempotencyKey: key });
     expect(retry.status).toBe(201);

@@ -5,14 +5,16 @@
  */
 import mongoose from 'mongoose';
 import { loadConfig } from '../../../src/config';
-import { startCoreJobs, stopCoreJobs } from '../../../src/jobs/index';
-import { registerTimerHandler } from '../../../src/jobs/timers/timer.service';
+import { startCoreJobs, stopCoreJobs } from '../../../src/domain/payments/payments.jobs';
+import { registerTimerHandler } from '../../../src/platform/timers/timer.service';
 import { startGateway } from '../../../src/server';
 
 // A timer kind for the tests only: every run leaves a row, so "fired exactly once" can be counted.
 registerTimerHandler('test.count', async (timer) => {
   await mongoose.connection.collection('timer_test_runs').insertOne({ timer_id: timer.id, pid: process.pid, at: new Date() });
   const ms = Number(timer.payload.sleep_ms ?? 0);
+  // A handler that stays busy this long is the behaviour under test (runs and clock advances that
+  // overlap it), not a wait for something.
   if (ms > 0) await new Promise((r) => setTimeout(r, ms));
 });
 
