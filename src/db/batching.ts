@@ -145,7 +145,7 @@ async function perStatement(model: ModelLike, command: Record<string, unknown>, 
 }
 
 /** Inserts one document (which carries its own `_id`). Rejects with `code: 11000` on a duplicate key. */
-export function insertSoon<T extends { _id: unknown }>(model: ModelLike, doc: T): Promise<void> {
+export function insertBatched<T extends { _id: unknown }>(model: ModelLike, doc: T): Promise<void> {
   const name = model.collection.collectionName;
   const batcher = batcherFor<T, void>(`insert:${name}`, () =>
     new Batcher<T, void>((docs) => perStatement(model, { insert: name, documents: docs, ordered: false }, docs.length)),
@@ -154,7 +154,7 @@ export function insertSoon<T extends { _id: unknown }>(model: ModelLike, doc: T)
 }
 
 /** Reads one document by `_id` (null when absent). All reads of one batch share `projection`. */
-export function findByIdSoon<T>(model: ModelLike, id: string, projection?: Record<string, 0 | 1>): Promise<T | null> {
+export function findByIdBatched<T>(model: ModelLike, id: string, projection?: Record<string, 0 | 1>): Promise<T | null> {
   const key = `find:${model.collection.collectionName}:${projection ? JSON.stringify(projection) : ''}`;
   const batcher = batcherFor<string, T | null>(key, () =>
     new Batcher<string, T | null>(async (ids) => {
@@ -169,7 +169,7 @@ export function findByIdSoon<T>(model: ModelLike, id: string, projection?: Recor
 }
 
 /** Documents whose `field` equals `value` (for small, per-account sets such as webhook endpoints). */
-export function findByFieldSoon<T>(model: ModelLike, field: string, value: string): Promise<T[]> {
+export function findByFieldBatched<T>(model: ModelLike, field: string, value: string): Promise<T[]> {
   const batcher = batcherFor<string, T[]>(`findBy:${model.collection.collectionName}:${field}`, () =>
     new Batcher<string, T[]>(async (values) => {
       const unique = [...new Set(values)];
@@ -191,7 +191,7 @@ export function findByFieldSoon<T>(model: ModelLike, field: string, value: strin
  * reply carries totals only: use this where the caller does not need to know whether its filter
  * matched (bookkeeping such as clearing an outbox), never for a conditional write that decides.
  */
-export function updateOneSoon(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<void> {
+export function updateOneBatched(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<void> {
   const name = model.collection.collectionName;
   const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> }, void>(`update:${name}`, () =>
     new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length)),
@@ -202,7 +202,7 @@ export function updateOneSoon(model: ModelLike, filter: Record<string, unknown>,
 /**
  * Applies the same update to the document with this `_id`: the batch is one `update` statement over
  * `{_id: {$in: ids}}` (multi), cheaper on both sides than a statement per document. Bookkeeping only,
- * like updateOneSoon: it does not say whether the document was there. `update` must be the same object
+ * like updateOneBatched: it does not say whether the document was there. `update` must be the same object
  * shape for every call with the same `kind` (it names the batcher).
  */
 export function updateByIdSoon(model: ModelLike, kind: string, id: string, update: Record<string, unknown>): Promise<void> {

@@ -13,7 +13,7 @@ import type { PaymentMethodInfo } from '../domain/payments/methods';
 import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
 import type { QrCodeResource } from '../domain/qr/qr.service';
 import type { RefundResource } from '../domain/refunds/refund.serializer';
-import type { SandboxClockResource } from '../domain/sandbox/clock.service';
+import type { SandboxClockResource } from '../domain/sandbox/sandboxClock.service';
 import type { EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 import type { WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
 

@@ -6,7 +6,7 @@ import { isApiError } from '../errors';
 import { logger } from '../logger';
 import { AccountModel } from '../domain/accounts/account.model';
 import { getPublicCheckoutSession } from '../domain/checkout/checkoutSession.service';
-import { nowForAccount } from '../domain/clock/clock';
+import { nowForAccount } from '../domain/clock/accountTime';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
 import { configurePublicBaseUrl } from '../domain/links/publicUrls';
 import { ROOT } from '../paths';

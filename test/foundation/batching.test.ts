@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { findByIdSoon, insertSoon, updateByIdSoon, updateOneSoon } from '../../src/db/batching';
+import { findByIdBatched, insertBatched, updateByIdSoon, updateOneBatched } from '../../src/db/batching';
 
 /** The batched helpers of src/db/batching.ts over the real (embedded) database, counting commands. */
 let engine: EmbeddedMongo;
@@ -34,9 +34,9 @@ afterAll(async () => {
 it('inserts of one turn go out as one command; a duplicate fails its own document only, with 11000', async () => {
   commands.length = 0;
   const results = await Promise.allSettled([
-    insertSoon(Things, { _id: 'a', n: 1, tag: 'x' }),
-    insertSoon(Things, { _id: 'b', n: 2, tag: 'x' }),
-    insertSoon(Things, { _id: 'c', n: 3 }),
+    insertBatched(Things, { _id: 'a', n: 1, tag: 'x' }),
+    insertBatched(Things, { _id: 'b', n: 2, tag: 'x' }),
+    insertBatched(Things, { _id: 'c', n: 3 }),
   ]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: 11000, keyValue: { tag: 'x' } });
@@ -46,14 +46,14 @@ it('inserts of one turn go out as one command; a duplicate fails its own documen
 
 it('reads by id of one turn share one find, duplicates included', async () => {
   commands.length = 0;
-  const [a, a2, missing] = await Promise.all([findByIdSoon<Thing>(Things, 'a'), findByIdSoon<Thing>(Things, 'a'), findByIdSoon<Thing>(Things, 'zz')]);
+  const [a, a2, missing] = await Promise.all([findByIdBatched<Thing>(Things, 'a'), findByIdBatched<Thing>(Things, 'a'), findByIdBatched<Thing>(Things, 'zz')]);
   expect([a?.n, a2?.n, missing]).toEqual([1, 1, null]);
   expect(commands).toEqual(['find batchedthings']);
 });
 
-it('updateOneSoon: one statement per document in one command; updateByIdSoon: one statement for all', async () => {
+it('updateOneBatched: one statement per document in one command; updateByIdSoon: one statement for all', async () => {
   commands.length = 0;
-  await Promise.all([updateOneSoon(Things, { _id: 'a' }, { $inc: { n: 10 } }), updateOneSoon(Things, { _id: 'c' }, { $inc: { n: 20 } })]);
+  await Promise.all([updateOneBatched(Things, { _id: 'a' }, { $inc: { n: 10 } }), updateOneBatched(Things, { _id: 'c' }, { $inc: { n: 20 } })]);
   expect(commands).toEqual(['update batchedthings']);
   commands.length = 0;
   const statements: number[] = [];

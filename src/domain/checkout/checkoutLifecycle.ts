@@ -3,7 +3,7 @@ import { onEventStored, type StoredEvent } from '../events/event.hooks';
 import { registerOutbox } from '../events/outbox';
 import { registerTimerHandler } from '../../platform/timers/timer.service';
 import { CheckoutSessionModel } from './checkoutSession.model';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { PaymentModel, type PaymentRecord } from '../payments/payment.model';
 import { releaseCheckoutClaim } from './checkoutClaim';
 import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';

@@ -1,6 +1,6 @@
 import { ApiError, isApiError } from '../../errors';
 import { newId } from '../../ids';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { checkOfferedMethod, type PublicPaymentInput } from '../links/linkPayment.service';
 import { cancelPaymentIntent, createPaymentIntent } from '../payments/payment.service';
 import { toPublicPaymentView, type PublicPaymentView } from '../payments/payment.serializer';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { buildEvents, dispatchOutbox } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { resolveMethods } from '../links/methodSelection';

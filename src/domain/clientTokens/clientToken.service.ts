@@ -2,7 +2,7 @@ import type { mongo } from 'mongoose';
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { digestsEqual, hashSecret } from '../accounts/secrets';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { getPaymentIntentForAccount } from '../payments/payment.service';
 import { ClientTokenModel, type ClientTokenRecord } from './clientToken.model';
 import { toClientTokenResource, type ClientTokenResource } from './clientToken.serializer';

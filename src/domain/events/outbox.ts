@@ -1,10 +1,10 @@
 import type { Model } from 'mongoose';
 import { newId } from '../../ids';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { logger } from '../../logger';
 import { dedupeTimerId, insertTimer } from '../../platform/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
-import { insertSoon, updateOneSoon } from '../../db/batching';
+import { insertBatched, updateOneBatched } from '../../db/batching';
 import { announceInserted, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
 import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
@@ -94,7 +94,7 @@ async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Pro
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
   try {
-    await insertSoon(EventModel, {
+    await insertBatched(EventModel, {
       _id: e._id,
       account_id: e.account_id,
       type: e.type,
@@ -198,7 +198,7 @@ async function moveOutbox(
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
   // The outbox is cleared while the timers' clock check runs.
-  await Promise.all([updateOneSoon(model, { _id: docId }, { $pull: pull }), ...settling]);
+  await Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }), ...settling]);
   return stored.map((s) => s.event);
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError, isApiError } from '../../errors';
 import { randomBase62, type IdPrefix } from '../../ids';
 import { logger } from '../../logger';
-import { insertSoon, updateOneSoon } from '../../db/batching';
+import { insertBatched, updateOneBatched } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
 import { bodyFingerprint, sha256Hex } from './canonicalJson';
 import { IdempotencyModel, type IdempotencyRecord } from './idempotency.model';
@@ -144,7 +144,7 @@ export async function runIdempotent(
 async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
   const objectSuffix = randomBase62(24);
   try {
-    await insertSoon(IdempotencyModel, {
+    await insertBatched(IdempotencyModel, {
       _id: id,
       account_id: req.accountId,
       method: req.method.toUpperCase(),
@@ -213,7 +213,7 @@ async function execute(
     return { ...result, json, replayed: false };
   }
   // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
-  await updateOneSoon(IdempotencyModel, mine, {
+  await updateOneBatched(IdempotencyModel, mine, {
     $set: { state: 'completed', status: result.status, response_json: json, completed_at: new Date() },
   });
   wakeWaiters(id);

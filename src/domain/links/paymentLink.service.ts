@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { nextSequence } from '../events/sequence';
 import { isDuplicateKey } from '../../db/errors';
 import { createWithinCap } from '../createWithinCap';

@@ -1,8 +1,8 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timer.service';
-import { findByIdSoon, insertSoon } from '../../db/batching';
-import { accountNow, readAccountClock } from '../clock/clock';
+import { findByIdBatched, insertBatched } from '../../db/batching';
+import { accountNow, readAccountClock } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchInserted, type TimerSpec } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { isDuplicateKey } from '../../db/errors';
@@ -107,7 +107,7 @@ export async function createPaymentIntent(
     try {
       // The record is complete and typed: the driver's insert (batched with concurrent creations)
       // rather than mongoose's document layer, which was ~17 % of this request's CPU.
-      await insertSoon(PaymentModel, record);
+      await insertBatched(PaymentModel, record);
       break;
     } catch (err) {
       if (reference && isReferenceNumberConflict(err) && attempt < 20) {
@@ -130,7 +130,7 @@ export async function createPaymentIntent(
 
 export async function getPaymentIntentForAccount(accountId: string, id: string): Promise<PaymentIntentResource> {
   // By id (batched with concurrent reads); another account's intent is answered exactly like a missing one.
-  const p = await findByIdSoon<PaymentRecord>(PaymentModel, id, { pending_events: 0, pending_timers: 0 });
+  const p = await findByIdBatched<PaymentRecord>(PaymentModel, id, { pending_events: 0, pending_timers: 0 });
   if (!p || p.account_id !== accountId) throw ApiError.notFound('payment_intent', id);
   return toPaymentIntentResource(p);
 }

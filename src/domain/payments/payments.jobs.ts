@@ -1,7 +1,7 @@
 import type { Config } from '../../config';
 import type { BackgroundService } from '../../platform/lifecycle';
 import { registerTimerHandler, startTimerService, stopTimerService } from '../../platform/timers/timer.service';
-import { accountOffsetMs } from '../clock/clock';
+import { accountOffsetMs } from '../clock/accountTime';
 import { PaymentModel } from './payment.model';
 import { RAIL_TIMER_KIND, runRailStep } from './rail';
 import { REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry } from './reference';

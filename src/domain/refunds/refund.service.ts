@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import type { Timer, TimerContext } from '../../platform/timers/timer.service';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { PaymentModel, type PaymentRecord, type RefundRecord } from '../payments/payment.model';

@@ -1,9 +1,9 @@
-import { findByFieldSoon } from '../../db/batching';
+import { findByFieldBatched } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
 import { scheduleTimer } from '../../platform/timers/timer.service';
-import { accountOffsetMs, nowForAccount } from '../clock/clock';
+import { accountOffsetMs, nowForAccount } from '../clock/accountTime';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
@@ -95,7 +95,7 @@ async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRec
     return one ? [one] : [];
   }
   // All of the account's endpoints, in one query batched with concurrent events; filtered here.
-  const all = await findByFieldSoon<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', event.accountId);
+  const all = await findByFieldBatched<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', event.accountId);
   return all.filter((e) => e.events.includes('*') || e.events.includes(event.type));
 }
 
@@ -113,7 +113,7 @@ const creationQueue = new DeliveryQueue(32);
  * hooks get their turn (hooks run one event at a time per account). Events of one payment are
  * handled in order. Failures are left to the durable hook.
  */
-export function createDeliveriesSoon(event: StoredEvent): void {
+export function createDeliveriesFastPath(event: StoredEvent): void {
   if (engineState !== 'running') return;
   void creationQueue
     .run(event.paymentId ?? event.id, async () => {

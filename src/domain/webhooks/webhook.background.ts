@@ -4,7 +4,7 @@ import { registerTimerHandler } from '../../platform/timers/timer.service';
 import { onEventStored } from '../events';
 import { subscribeAll } from '../../realtime/eventBus';
 import {
-  createDeliveriesSoon,
+  createDeliveriesFastPath,
   deliveriesHook,
   deliveryQueueIdle,
   runRetryTimer,
@@ -41,7 +41,7 @@ export function webhookDeliveryService(): BackgroundService {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine();
-      unsubscribe = subscribeAll(createDeliveriesSoon);
+      unsubscribe = subscribeAll(createDeliveriesFastPath);
       sweepTimer = setInterval(() => {
         if (sweeping) return;
         sweeping = sweepPendingDeliveries()

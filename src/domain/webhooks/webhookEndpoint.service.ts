@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timer.service';
-import { nowForAccount } from '../clock/clock';
+import { nowForAccount } from '../clock/accountTime';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
 import { sealSecret, openSecret } from './secretBox';

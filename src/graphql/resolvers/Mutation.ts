@@ -9,7 +9,7 @@ import { cancelPaymentIntent, createPaymentIntent } from '../../domain/payments/
 import { simulateReferencePaid } from '../../domain/payments/reference';
 import { createQrCode } from '../../domain/qr/qr.service';
 import { createRefund } from '../../domain/refunds/refund.service';
-import { advanceSandboxClock } from '../../domain/sandbox/clock.service';
+import { advanceSandboxClock } from '../../domain/sandbox/sandboxClock.service';
 import { retryDeliveryNow } from '../../domain/webhooks/delivery.service';
 import {
   createWebhookEndpoint,

@@ -10,7 +10,7 @@ import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLo
 import { PAYMENT_METHODS } from '../../domain/payments/methods';
 import { getPaymentIntent, listPaymentIntents } from '../../domain/payments/payment.service';
 import { getRefund } from '../../domain/refunds/refund.service';
-import { getSandboxClock } from '../../domain/sandbox/clock.service';
+import { getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
 import { getWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import { tokenPaymentIntent } from '../clientTokenResolvers';

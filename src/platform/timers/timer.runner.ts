@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
-import { updateOneSoon } from '../../db/batching';
+import { updateOneBatched } from '../../db/batching';
 import { accountOffsetMs } from './accountClock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
@@ -117,7 +117,7 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean): Promise<
     }
     await handler(toTimer(rec), { now, advancing });
     // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
-    await updateOneSoon(
+    await updateOneBatched(
       TimerModel,
       { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
       { $set: { state: 'done', done_at: new Date(), lease_until: 0, fired_by: PROCESS_ID } },

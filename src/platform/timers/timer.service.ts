@@ -16,7 +16,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { insertSoon } from '../../db/batching';
+import { insertBatched } from '../../db/batching';
 import { newId } from '../../ids';
 import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord } from './timer.model';
@@ -63,7 +63,7 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset;
   try {
-    await insertSoon(
+    await insertBatched(
       TimerModel,
       newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset }),
     );

@@ -1,5 +1,5 @@
 import { simulateReferencePaid } from '../../domain/payments/reference';
-import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/clock.service';
+import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
 import { defineRoute } from '../defineRoute';
 
 export const sandboxRoutes = [

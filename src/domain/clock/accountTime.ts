@@ -1,10 +1,11 @@
-import { findByIdSoon } from '../../db/batching';
+import { findByIdBatched } from '../../db/batching';
 import { AccountModel, type AccountRecord } from '../accounts/account.model';
 
 /**
- * The sandbox clock: each account sees real time shifted forward by its own offset, so integrators can
- * reach 72-hour expiries and 5-minute retries in milliseconds. Everything that writes a timestamp or
- * schedules a timer for an account asks this module for "now".
+ * "Now" on an account's sandbox clock: each account sees real time shifted forward by its own offset, so
+ * integrators can reach 72-hour expiries and 5-minute retries in milliseconds. Everything that writes a
+ * timestamp or schedules a timer for an account asks this module for "now". Advancing the clock is
+ * src/domain/sandbox/sandboxClock.service.ts.
  */
 export function accountNow(offsetMs: number, realNow: number = Date.now()): Date {
   return new Date(realNow + offsetMs);
@@ -15,7 +16,7 @@ export function accountNow(offsetMs: number, realNow: number = Date.now()): Date
  * needs), always with this one projection so that concurrent reads share one batched query.
  */
 export async function readAccountClock(accountId: string): Promise<Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity'> | null> {
-  return findByIdSoon(AccountModel, accountId, { clock_offset_ms: 1, reference_entity: 1 });
+  return findByIdBatched(AccountModel, accountId, { clock_offset_ms: 1, reference_entity: 1 });
 }
 
 /** Reads the offset from the database, so every gateway process agrees on an account's time. */
@@ -31,7 +32,7 @@ export async function accountOffsetMs(accountId: string): Promise<number> {
 
 /**
  * Moves the account's clock forward by `deltaMs` (atomically, so concurrent writers agree) and returns
- * the new offset. Only the sandbox clock service calls this, after it has fired the timers in the span.
+ * the new offset. Only sandboxClock.service.ts calls this, after it has fired the timers in the span.
  */
 export async function incrementAccountOffset(accountId: string, deltaMs: number): Promise<number> {
   if (!Number.isSafeInteger(deltaMs) || deltaMs < 0) throw new RangeError('the sandbox clock only moves forward');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors';
 import { logger } from '../../logger';
 import { runDueTimersForAccount, shiftAccountTimers } from '../../platform/timers/timer.service';
-import { accountNow, accountOffsetMs, incrementAccountOffset } from '../clock/clock';
+import { accountNow, accountOffsetMs, incrementAccountOffset } from '../clock/accountTime';
 import { hooksIdle } from '../events/event.hooks';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { isDuplicateKey } from '../../db/errors';
