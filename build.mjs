@@ -30,7 +30,7 @@ const CONFIG_INPUTS = ['build.mjs', 'package.json', 'package-lock.json', 'tsconf
 /** @type {import('esbuild').BuildOptions} */
 const GATEWAY = {
   absWorkingDir: ROOT,
-  entryPoints: { main: 'src/main.ts', db: 'packages/embedded-mongo/src/cli.ts' },
+  entryPoints: { main: 'src/main.ts', db: 'packages/embedded-mongo/src/cli.ts', 'engine-worker': 'packages/embedded-mongo/src/workerMain.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -65,18 +65,34 @@ type EmbeddedModule = typeof import('@pgw/embedded-mongo');
  * Where the socket cannot be made (Windows, an unwritable temp directory) start-up fails rather than
  * fall back to TCP.
  */
-async function startEmbeddedOnSocket({ startEmbeddedMongo, SocketListenError }: EmbeddedModule, dataDir: string | undefined) {
+async function startEmbeddedOnSocket(
+  { startEmbeddedMongo, startEmbeddedMongoInWorker, SocketListenError }: EmbeddedModule,
+  dataDir: string | undefined,
+) {
   const remedy = 'set MONGODB_URI, or run `npm run db` and point MONGODB_URI at it';
   if (process.platform === 'win32') {
     throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${remedy}`);
   }
+  // DB_REPAIR_TRUNCATE: the operator's explicit choice to drop a corrupt journal file's damaged end (engine README).
+  const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: process.env.DB_REPAIR_TRUNCATE === 'true' };
   try {
-    // DB_REPAIR_TRUNCATE: the operator's explicit choice to drop a corrupt journal file's damaged end (engine README).
-    return await startEmbeddedMongo({ tcp: false, socketPath: true, dataDir, repairTruncate: process.env.DB_REPAIR_TRUNCATE === 'true' });
+    // The engine runs in a worker thread of this process: its work takes the second core, and the stored
+    // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
+    // EMBEDDED_DB_THREAD=false keeps it on this thread (to profile both in one CPU profile, say).
+    if (process.env.EMBEDDED_DB_THREAD === 'false') return await startEmbeddedMongo(options);
+    return await startEmbeddedMongoInWorker({ ...options, workerUrl: bundledWorkerUrl() });
   } catch (err) {
     if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
     throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${remedy}`, { cause: err });
   }
+}
+
+/**
+ * Run from the bundle (`npm start`: dist/main.js), the worker's entry is the bundle's own
+ * dist/engine-worker.js (build.mjs); from source the package finds its entry itself.
+ */
+function bundledWorkerUrl(): URL | undefined {
+  return import.meta.url.endsWith('.js') ? new URL('./engine-worker.js', import.meta.url) : undefined;
 }
 
 /**

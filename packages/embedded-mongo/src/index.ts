@@ -146,3 +146,4 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
 
 export type { Logger };
 export { SocketListenError };
+export { startEmbeddedMongoInWorker, type ThreadedEmbeddedMongoOptions } from './threaded';

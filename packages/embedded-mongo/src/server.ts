@@ -47,7 +47,10 @@ export interface ServerOptions {
 export class SocketListenError extends Error {
   override readonly name = 'SocketListenError';
   readonly code: string | undefined;
-  constructor(socketPath: string, cause: unknown) {
+  constructor(
+    readonly socketPath: string,
+    cause: unknown,
+  ) {
     super(`cannot listen on the Unix socket ${socketPath}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
   }

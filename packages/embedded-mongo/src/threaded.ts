@@ -1,0 +1,77 @@
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedMongo, EmbeddedMongoOptions } from './index';
+import { SocketListenError } from './server';
+import type { WorkerReply, WorkerRequest } from './workerProtocol';
+
+export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
+  /**
+   * The worker's entry. Default: `../bin/engine-worker.mjs` next to this file, which registers tsx and
+   * runs `workerMain.ts`. A bundle passes its own compiled entry (the gateway's `dist/engine-worker.js`).
+   */
+  workerUrl?: URL;
+}
+
+/**
+ * The engine in a worker thread of this process: the same engine, socket and files as
+ * `startEmbeddedMongo`, but its work (command handling, indexes, journal encoding) and its heap (every
+ * stored document) are off the caller's thread. A gateway on a multi-core machine then uses a second core
+ * for the database, and its own garbage collector never walks the stored data. A SIGKILL still takes
+ * both down together: durability is the journal's, exactly as in-process.
+ */
+export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
+  const { logger, workerUrl, ...rest } = options;
+  const worker = new Worker(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
+    workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
+    // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
+    execArgv: [],
+  });
+  let closed: (() => void) | undefined;
+  const ready = new Promise<Extract<WorkerReply, { type: 'ready' }>>((resolve, reject) => {
+    worker.on('message', (m: WorkerReply) => {
+      if (m.type === 'log') logger?.(m.msg, m.extra);
+      else if (m.type === 'ready') resolve(m);
+      else if (m.type === 'closed') closed?.();
+      else if (m.type === 'startFailed') reject(startError(m));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`embedded db worker exited (code ${code}) before it was ready`)));
+  });
+  let info: Extract<WorkerReply, { type: 'ready' }>;
+  try {
+    info = await ready;
+  } catch (err) {
+    await worker.terminate();
+    throw err;
+  }
+  // From now on the engine dying is the database gone: fail loudly in the caller's thread, as an
+  // exception thrown by the in-process engine would.
+  const onCrash = (err: Error) => {
+    setImmediate(() => {
+      throw err;
+    });
+  };
+  worker.on('error', onCrash);
+  let closing: Promise<void> | undefined;
+  return {
+    uri: info.uri,
+    port: info.port,
+    socketPath: info.socketPath,
+    socketUri: info.socketUri,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        worker.off('error', onCrash);
+        worker.once('exit', () => resolve());
+        closed = () => void worker.terminate();
+        worker.postMessage({ type: 'close' } satisfies WorkerRequest);
+      });
+      return closing;
+    },
+  };
+}
+
+/** The start-up error the worker reported, as the in-process engine would have thrown it. */
+function startError(m: Extract<WorkerReply, { type: 'startFailed' }>): Error {
+  if (!m.socketListen) return new Error(m.message);
+  const { socketPath, cause, code } = m.socketListen;
+  return new SocketListenError(socketPath, Object.assign(new Error(cause), { code }));
+}
