@@ -1,10 +1,12 @@
 import type { mongo } from 'mongoose';
 import { logger } from '../logger';
 import { EventModel, SequenceModel, type EventRecord } from '../domain/events/event.model';
-import { onEventInsertedHere, toStoredEvent, type StoredEvent } from '../domain/events/event.hooks';
+import { onEventInsertedHere, onStatusChangedHere, statusChangeId, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/event.hooks';
+import { PaymentModel } from '../domain/payments/payment.model';
+import { STATUSES_ENTERED_WITHOUT_EVENT } from '../domain/payments/payment.states';
 import { PROCESS_ID } from '../processId';
 
-type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<T>;
+type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<any, T>;
 type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument<T>;
 
 /**
@@ -21,8 +23,18 @@ type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument
  * Fan-out: subscribers are indexed by payment id and by account id, so an event costs a couple of
  * map look-ups however many thousands of streams are open. Each subscriber also remembers the ids it
  * has received, so a replayed source (resume, fallback switch) never hands it an event twice.
+ *
+ * The bus also carries a payment's status changes that no event announces (PENDING → PROCESSING when
+ * the rail starts; event.hooks.ts StatusChange), on a channel of their own (subscribeStatusChanges), so
+ * that event subscribers, GET /events and webhooks never see them. Why no poller and no extra write: the
+ * writing process announces its own change straight from payment.mutate.ts, and the other processes
+ * watch the write that already happens, the payment's update setting such a status (a change stream on
+ * `payments`, filtered by the server to those updates, next to the one on `events`). No read, no write
+ * and no round trip is added per payment; a standalone mongod, which has no change streams, is polled
+ * anyway: there the event poller also reads the payments that have a status subscriber in this process.
  */
 export type BusEvent = StoredEvent;
+export type { StatusChange };
 
 export interface SubscriptionFilter {
   accountId: string;
@@ -147,6 +159,68 @@ export function publish(event: BusEvent): void {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Status changes without an event
+
+export type StatusChangeListener = (change: StatusChange) => void;
+const statusSubscribers = new Map<string, Set<StatusChangeListener>>();
+const recentStatusChanges = new RecentIds(20_000);
+
+/**
+ * Registers `listener` for the status changes of one payment that no event announces. Same contract as
+ * `subscribe`: synchronous, must not throw or block. The change carries no account: the payment id is
+ * the key, and subscribers have checked the caller's access to the payment (its intent read) already.
+ */
+export function subscribeStatusChanges(paymentId: string, listener: StatusChangeListener): () => void {
+  let set = statusSubscribers.get(paymentId);
+  if (!set) statusSubscribers.set(paymentId, (set = new Set()));
+  set.add(listener);
+  return () => {
+    const current = statusSubscribers.get(paymentId);
+    current?.delete(listener);
+    if (current && current.size === 0) statusSubscribers.delete(paymentId);
+  };
+}
+
+/** Hands one status change to the payment's status subscribers, once whatever the sources. */
+export function publishStatusChange(change: StatusChange): void {
+  const subs = statusSubscribers.get(change.paymentId);
+  // Remembered even without subscribers: a source that repeats it later must not deliver it then.
+  if (!recentStatusChanges.add(change.id) || !subs) return;
+  for (const listener of [...subs]) {
+    try {
+      listener(change);
+    } catch (err) {
+      logger.error({ err, paymentId: change.paymentId }, 'status change listener threw');
+    }
+  }
+}
+
+interface PaymentStatusUpdate {
+  documentKey?: { _id: string };
+  updateDescription?: { updatedFields?: { status?: string; updated_at?: Date } };
+}
+
+/** A change stream document of `payments` (see the pipeline below) as a status change. */
+function statusChangeOf(change: PaymentStatusUpdate): StatusChange | null {
+  const paymentId = change.documentKey?._id;
+  const fields = change.updateDescription?.updatedFields;
+  if (!paymentId || !fields?.status || !fields.updated_at) return null;
+  return { id: statusChangeId(paymentId, fields.status, fields.updated_at), paymentId, status: fields.status, intent: null };
+}
+
+/** The poll fallback: the payments this process has status subscribers for, as they are stored now. */
+async function pollStatusChanges(): Promise<void> {
+  const ids = [...statusSubscribers.keys()];
+  for (let i = 0; i < ids.length; i += 500) {
+    const docs = await PaymentModel.find(
+      { _id: { $in: ids.slice(i, i + 500) }, status: { $in: STATUSES_ENTERED_WITHOUT_EVENT } },
+      { status: 1, updated_at: 1 },
+    ).lean<Array<{ _id: string; status: string; updated_at: Date }>>();
+    for (const d of docs) publishStatusChange({ id: statusChangeId(d._id, d.status, d.updated_at), paymentId: d._id, status: d.status, intent: null });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Sources
 
 interface Source {
@@ -162,20 +236,20 @@ function isChangeStreamUnsupported(err: unknown): boolean {
   return e?.code === 40573 || e?.code === 20 || /only supported on replica sets|changeStream/i.test(e?.message ?? '');
 }
 
-async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
+/**
+ * One change stream, reopened from its resume token after an error the driver does not resume by
+ * itself; `onFatal` when it cannot be reopened.
+ */
+async function watchCollection<T extends mongo.Document>(
+  collection: mongo.Collection<any>,
+  pipeline: mongo.Document[],
+  handle: (change: T | null) => void,
+  onFatal: () => void,
+): Promise<{ stop(): Promise<void> }> {
   let closed = false;
-  let lastSeq = 0;
-  // This process's own events reach its subscribers straight from the outbox (startEventBus).
-  const pipeline = [{ $match: { operationType: 'insert', 'fullDocument.origin': { $ne: PROCESS_ID } } }];
   // A short server-side wait keeps start-up (the first, usually empty, getMore) quick.
   const watchOptions = { maxAwaitTimeMS: 250 };
-  let stream: ChangeStream<EventRecord> = EventModel.collection.watch<EventRecord>(pipeline, watchOptions);
-  const handle = (change: ChangeStreamDocument<EventRecord> | null) => {
-    if (!change || change.operationType !== 'insert' || !change.fullDocument) return;
-    const doc = change.fullDocument;
-    lastSeq = Math.max(lastSeq, doc.seq);
-    publish(toStoredEvent(doc));
-  };
+  let stream: ChangeStream<T> = collection.watch<any, T>(pipeline, watchOptions);
   // Opening the cursor now surfaces "not supported" here rather than later in the loop.
   handle(await stream.tryNext());
 
@@ -187,17 +261,17 @@ async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<So
         if (closed) return;
         // The driver already resumes on resumable errors; anything else: reopen from our token.
         const token = stream.resumeToken;
-        logger.warn({ err }, 'event bus change stream failed; reopening');
+        logger.warn({ err, collection: collection.collectionName }, 'event bus change stream failed; reopening');
         await stream.close().catch(() => undefined);
         await new Promise((r) => setTimeout(r, 200));
         if (closed) return;
         try {
-          stream = EventModel.collection.watch<EventRecord>(pipeline, token ? { ...watchOptions, resumeAfter: token } : watchOptions);
+          stream = collection.watch<any, T>(pipeline, token ? { ...watchOptions, resumeAfter: token } : watchOptions);
           handle(await stream.tryNext());
         } catch (reopenErr) {
-          logger.error({ err: reopenErr }, 'event bus cannot reopen its change stream; switching to polling');
+          logger.error({ err: reopenErr, collection: collection.collectionName }, 'event bus cannot reopen its change stream; switching to polling');
           closed = true;
-          onFatal(lastSeq);
+          onFatal();
           return;
         }
       }
@@ -205,11 +279,70 @@ async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<So
   })();
 
   return {
-    mode: 'change_stream',
     async stop() {
       closed = true;
       await stream.close().catch(() => undefined);
       await loop.catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The change streams: other processes' events (inserts into `events` by another `origin`; this
+ * process's own reach its subscribers straight from the outbox, see startEventBus), and the payments'
+ * updates that enter a status without an event (the server filters them; only the fields that identify
+ * the change travel). Those updates include this process's own, already announced: dropped by id.
+ */
+async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
+  let lastSeq = 0;
+  let failed = false;
+  const streams: Array<{ stop(): Promise<void> }> = [];
+  const fail = () => {
+    if (failed) return;
+    failed = true;
+    for (const s of streams) void s.stop();
+    onFatal(lastSeq);
+  };
+  const eventsPipeline = [{ $match: { operationType: 'insert', 'fullDocument.origin': { $ne: PROCESS_ID } } }];
+  streams.push(
+    await watchCollection<ChangeStreamDocument<EventRecord>>(
+      EventModel.collection,
+      eventsPipeline,
+      (change) => {
+        if (!change || change.operationType !== 'insert' || !change.fullDocument) return;
+        const doc = change.fullDocument;
+        lastSeq = Math.max(lastSeq, doc.seq);
+        publish(toStoredEvent(doc));
+      },
+      fail,
+    ),
+  );
+  // operationType first: the embedded engine then skips other operations before building their documents.
+  const paymentsPipeline = [
+    { $match: { operationType: 'update', 'updateDescription.updatedFields.status': { $in: STATUSES_ENTERED_WITHOUT_EVENT } } },
+    { $project: { documentKey: 1, 'updateDescription.updatedFields.status': 1, 'updateDescription.updatedFields.updated_at': 1 } },
+  ];
+  try {
+    streams.push(
+      await watchCollection<PaymentStatusUpdate>(
+        PaymentModel.collection,
+        paymentsPipeline,
+        (change) => {
+          const sc = change && statusChangeOf(change);
+          if (sc) publishStatusChange(sc);
+        },
+        fail,
+      ),
+    );
+  } catch (err) {
+    await streams[0]!.stop();
+    throw err;
+  }
+
+  return {
+    mode: 'change_stream',
+    async stop() {
+      await Promise.all(streams.map((s) => s.stop()));
     },
   };
 }
@@ -232,6 +365,7 @@ async function startPolling(pollMs: number, startAfterSeq?: number): Promise<Sou
   let running: Promise<void> | null = null;
 
   const pollOnce = async () => {
+    if (statusSubscribers.size > 0) await pollStatusChanges();
     const docs = await EventModel.find({ seq: { $gt: frontier } }).sort({ seq: 1 }).limit(2_000).lean();
     for (const doc of docs) {
       if (seenAbove.has(doc.seq)) continue;
@@ -288,7 +422,14 @@ let stopLocal: (() => void) | null = null;
 
 export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode> {
   if (source) return source.mode;
-  stopLocal ??= onEventInsertedHere(publish);
+  if (!stopLocal) {
+    const stopEvents = onEventInsertedHere(publish);
+    const stopStatusChanges = onStatusChangedHere(publishStatusChange);
+    stopLocal = () => {
+      stopEvents();
+      stopStatusChanges();
+    };
+  }
   const mode = opts.mode ?? 'auto';
   const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {

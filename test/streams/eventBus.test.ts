@@ -2,11 +2,15 @@ import mongoose from 'mongoose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { emitAccountEvent } from '../../src/domain/events';
+import { statusChangeId, type StatusChange } from '../../src/domain/events/event.hooks';
 import { EventModel } from '../../src/domain/events/event.model';
 import { nextSequence } from '../../src/domain/events/sequence';
+import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { mutatePayment } from '../../src/domain/payments/payment.mutate';
 import { newId } from '../../src/ids';
 import { PROCESS_ID } from '../../src/processId';
-import { busStats, startEventBus, stopEventBus, subscribe, type BusEvent } from '../../src/realtime/eventBus';
+import { busStats, startEventBus, stopEventBus, subscribe, subscribeStatusChanges, type BusEvent } from '../../src/realtime/eventBus';
+import { waitFor } from '../support/wait';
 
 /** The bus in both of its modes, against a real (embedded) database. */
 let engine: EmbeddedMongo;
@@ -135,5 +139,82 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     await sleep(100);
     expect([...counts.keys()]).toEqual([target]);
     for (const u of unsubs) u();
+  });
+});
+
+/**
+ * Status changes that no event announces (PENDING → PROCESSING when the rail starts) reach the bus's
+ * status subscribers, from this process at once and from another process through the payment's own
+ * write (change stream on `payments`, or the poll fallback), once each, and never as an event.
+ */
+async function insertPayment(accountId: string): Promise<string> {
+  const id = newId('pay');
+  const now = new Date();
+  await PaymentModel.create({
+    _id: id, account_id: accountId, seq: 1, amount: 5000, currency: 'AOA', payment_method: 'multicaixa_express', status: 'PENDING',
+    customer: { mobile: '923000000' }, created_at: now, updated_at: now,
+  });
+  return id;
+}
+
+/** What another gateway process's rail write looks like from here: the update, and no announcement. */
+async function writeElsewhere(paymentId: string, status: string): Promise<Date> {
+  const updatedAt = new Date(Date.now() + 1);
+  await PaymentModel.updateOne({ _id: paymentId }, { $set: { status, updated_at: updatedAt }, $inc: { version: 1 } });
+  return updatedAt;
+}
+
+function collect(paymentId: string): { changes: StatusChange[]; stop: () => void } {
+  const changes: StatusChange[] = [];
+  return { changes, stop: subscribeStatusChanges(paymentId, (c) => changes.push(c)) };
+}
+
+describe.each(['change_stream', 'poll'] as const)('status changes on the event bus (%s)', (mode) => {
+  it("this process's own change arrives at once with the intent, another process's through the database, each once", async () => {
+    expect(await startEventBus({ mode, pollMs: 50 })).toBe(mode);
+    const acct = `acct_status_${mode}`;
+    const [mine, theirs] = [await insertPayment(acct), await insertPayment(acct)];
+    const own = collect(mine);
+    const foreign = collect(theirs);
+    const accountEvents: BusEvent[] = [];
+    const stopAccount = subscribe({ accountId: acct }, (e) => accountEvents.push(e));
+
+    const result = await mutatePayment(mine, () => ({ set: { status: 'PROCESSING' } }), { now: new Date() });
+    // Announced by the write itself, before mutatePayment returns: no database round trip.
+    expect(own.changes).toHaveLength(1);
+    expect(own.changes[0]).toMatchObject({ paymentId: mine, status: 'PROCESSING', intent: { id: mine, object: 'payment_intent', status: 'PROCESSING' } });
+    expect(own.changes[0]!.id).toBe(statusChangeId(mine, 'PROCESSING', result.payment.updated_at));
+
+    const updatedAt = await writeElsewhere(theirs, 'PROCESSING');
+    await waitFor(async () => foreign.changes.length, (n) => n > 0);
+    expect(foreign.changes).toEqual([{ id: statusChangeId(theirs, 'PROCESSING', updatedAt), paymentId: theirs, status: 'PROCESSING', intent: null }]);
+    // The source that carried the other process's change has also seen ours by now (in order): still once.
+    expect(own.changes).toHaveLength(1);
+
+    // Not an event: nothing stored, nothing for the account's event subscribers.
+    expect(await EventModel.countDocuments({ payment_id: { $in: [mine, theirs] } })).toBe(0);
+    expect(accountEvents).toEqual([]);
+    for (const stop of [own.stop, foreign.stop, stopAccount]) stop();
+  });
+
+  it('a change that emits an event, or enters a status events announce, is not a status change', async () => {
+    await startEventBus({ mode, pollMs: 50 });
+    const acct = `acct_status_evented_${mode}`;
+    const [evented, elsewhere, signal] = [await insertPayment(acct), await insertPayment(acct), await insertPayment(acct)];
+    const a = collect(evented);
+    const b = collect(elsewhere);
+    const c = collect(signal);
+    const events: BusEvent[] = [];
+    const stopEvents = subscribe({ accountId: acct, paymentId: evented }, (e) => events.push(e));
+
+    await mutatePayment(evented, () => ({ set: { status: 'CANCELLED' }, events: [{ type: 'payment.cancelled' }] }), { now: new Date() });
+    await writeElsewhere(elsewhere, 'FAILED');
+    // A status change written after both: once it is here, the others would have been too.
+    await writeElsewhere(signal, 'PROCESSING');
+    await waitFor(async () => c.changes.length, (n) => n > 0);
+    expect(a.changes).toEqual([]);
+    expect(b.changes).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(['payment.cancelled']);
+    for (const stop of [a.stop, b.stop, c.stop, stopEvents]) stop();
   });
 });

@@ -40,8 +40,23 @@ export const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
 const MAX_HOOK_ATTEMPTS = 20;
 
-type InsertedListener = (event: StoredEvent) => void;
-const insertedListeners = new Set<InsertedListener>();
+/** Listeners called synchronously, in this process, with what it has just written. */
+function localListeners<T>() {
+  const listeners = new Set<(value: T) => void>();
+  return {
+    on(fn: (value: T) => void): () => void {
+      listeners.add(fn);
+      return () => {
+        listeners.delete(fn);
+      };
+    },
+    announce(value: T): void {
+      for (const fn of listeners) fn(value);
+    },
+  };
+}
+
+const inserted = localListeners<StoredEvent>();
 
 /**
  * Listens to the events this process itself has just inserted, called synchronously in storage order
@@ -49,17 +64,39 @@ const insertedListeners = new Set<InsertedListener>();
  * events to its subscribers at once and leaves them out of its change stream, which then carries only
  * other processes' events (each event crossed the database twice more before, for nobody new).
  */
-export function onEventInsertedHere(fn: InsertedListener): () => void {
-  insertedListeners.add(fn);
-  return () => {
-    insertedListeners.delete(fn);
-  };
-}
+export const onEventInsertedHere = inserted.on;
 
 /** Called by the outbox for each event it inserted (not for one found already stored). */
-export function announceInserted(event: StoredEvent): void {
-  for (const fn of insertedListeners) fn(event);
+export const announceInserted = inserted.announce;
+
+/**
+ * A status change that no event announces: a transition of the state table with `events: []` (the rail
+ * starting, PENDING → PROCESSING). It is not an event: never stored in `events`, never listed by
+ * GET /events nor sent to webhooks (the specification fixes the event types). It only tells this
+ * process's live subscribers (the event bus) at once that the intent changed; other processes learn of
+ * it from the payment's own write (eventBus.ts), so it costs no write of its own.
+ */
+export interface StatusChange {
+  /** The same in every process that sees the change: see statusChangeId. */
+  id: string;
+  paymentId: string;
+  status: string;
+  /** The PaymentIntent after the change, when the source has it at hand (this process's own changes). */
+  intent: Record<string, unknown> | null;
 }
+
+/** Identifies a status change by what its write stored: the payment, the new status and updated_at. */
+export function statusChangeId(paymentId: string, status: string, updatedAt: Date | string | number): string {
+  return `${paymentId}:${status}:${new Date(updatedAt).getTime()}`;
+}
+
+const statusChanged = localListeners<StatusChange>();
+
+/** Listens to the status changes without an event that this process writes (the event bus). */
+export const onStatusChangedHere = statusChanged.on;
+
+/** Called by payment.mutate.ts once a status change without an event is written. */
+export const announceStatusChanged = statusChanged.announce;
 
 /** Registers a hook; returns a function that removes it (tests). */
 export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {

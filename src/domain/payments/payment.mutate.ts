@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
-import { accountOffsetMs } from '../clock/clock';
+import { accountOffsetMs } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchOutbox, type TimerSpec } from '../events/outbox';
-import type { StoredEvent } from '../events/event.hooks';
+import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/event.hooks';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { toPaymentIntentResource } from './payment.serializer';
 
@@ -11,6 +11,10 @@ import { toPaymentIntentResource } from './payment.serializer';
  * updateOne conditional on the `version` read — the fields, the version bump and the events and timers
  * pushed into the intent's outbox together — so a concurrent change makes the write miss, and `decide`
  * runs again on the fresh document. Then the outbox is dispatched.
+ *
+ * A status change that emits no event (the rail starting: PENDING → PROCESSING) is announced to this
+ * process's live subscribers right after the write (event.hooks.ts StatusChange): every status change
+ * reaches the event bus, and none adds a public event.
  */
 export interface PaymentChange {
   set?: Partial<Omit<PaymentRecord, '_id' | 'account_id' | 'version' | 'pending_events' | 'pending_timers' | 'updated_at' | 'created_at'>>;
@@ -75,6 +79,9 @@ export async function mutatePayment(
       // Lost a race: back off a little (more under heavy contention) and decide again.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
       continue;
+    }
+    if (events.length === 0 && next.status !== current.status) {
+      announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
     }
     const stored = events.length > 0 || timers.length > 0 ? await dispatchOutbox(PaymentModel, paymentId) : [];
     return { payment: { ...next, pending_events: [], pending_timers: [] }, changed: true, events: stored };

@@ -124,6 +124,18 @@ export function isFinalStatus(status: string): boolean {
   return (FINAL_STATUSES as readonly string[]).includes(status);
 }
 
+/**
+ * States a transition enters without an event (`events: []`: PROCESSING, when the rail starts). The event
+ * bus carries such changes to live subscribers as internal status changes, not events.
+ */
+export const STATUSES_ENTERED_WITHOUT_EVENT: readonly PaymentStatus[] = [
+  ...new Set(
+    Object.values(PAYMENT_TRANSITIONS)
+      .filter((rule) => rule.events.length === 0)
+      .flatMap((rule): PaymentStatus[] => (typeof rule.to === 'string' ? [rule.to] : [rule.to.partial, rule.to.whole])),
+  ),
+];
+
 export function isPaymentStatus(value: string): value is PaymentStatus {
   return (PAYMENT_STATUSES as readonly string[]).includes(value);
 }
