@@ -11,6 +11,7 @@ import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
 import { realtimeService } from './realtime/realtime.background';
+import { subscribeAll } from './realtime/eventBus';
 import { graphqlRouter, graphqlService } from './graphql/server';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
 
@@ -34,7 +35,8 @@ async function backgroundServices(): Promise<BackgroundService[]> {
     requestLogService,
     paymentsCoreService,
     checkoutLifecycleService,
-    webhookDeliveryService(),
+    // The webhook fast path hears every event from the event bus (the domain does not import realtime).
+    webhookDeliveryService({ subscribeAll }),
     realtimeService(),
     graphqlService(),
   ];

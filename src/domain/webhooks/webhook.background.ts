@@ -1,8 +1,7 @@
 import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
 import { registerTimerHandler } from '../../platform/timers/timer.service';
-import { onEventStored } from '../events';
-import { subscribeAll } from '../../realtime/eventBus';
+import { onEventStored, type StoredEvent } from '../events';
 import {
   createDeliveriesFastPath,
   deliveriesHook,
@@ -25,7 +24,14 @@ const STOP_WAIT_MS = 6_000;
  * The hook and the timer handler are registered when the service is created, before any background
  * service starts, so that an outbox sweep or timer poll at start-up never runs without them.
  */
-export function webhookDeliveryService(): BackgroundService {
+/**
+ * Subscribes a listener to every stored event of every account as this process learns of it, and returns
+ * the unsubscribe function: the event bus's subscribeAll (src/realtime/eventBus.ts), handed in by
+ * src/server.ts, because the domain does not import the realtime floor (docs/architecture.md).
+ */
+export type SubscribeAllEvents = (listener: (event: StoredEvent) => void) => () => void;
+
+export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents }): BackgroundService {
   let removeHook: (() => void) | null = onEventStored(deliveriesHook, { name: 'webhook-deliveries' });
   let unsubscribe: (() => void) | null = null;
   registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing));
@@ -41,7 +47,7 @@ export function webhookDeliveryService(): BackgroundService {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine();
-      unsubscribe = subscribeAll(createDeliveriesFastPath);
+      unsubscribe = deps.subscribeAll(createDeliveriesFastPath);
       sweepTimer = setInterval(() => {
         if (sweeping) return;
         sweeping = sweepPendingDeliveries()
