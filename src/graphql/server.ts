@@ -14,7 +14,6 @@ import { graphqlHttpHandler } from './http';
 import { checkOperationLimits } from './limits';
 import { countPublicCalls, publicCalls } from './publicOperations';
 import { buildExecutableSchema } from './schema';
-import { stopIntentWatcher } from './subscriptions/intentWatcher';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 
 /**
@@ -140,7 +139,6 @@ export function graphqlService(): BackgroundService {
     async stop() {
       await ws?.dispose();
       await apollo?.stop();
-      await stopIntentWatcher();
     },
   };
 }

@@ -1,32 +1,22 @@
 import { ApiError } from '../errors';
-import { listEventsForPayment, type EventResource } from '../domain/events';
 import { findPaymentRecord } from '../domain/payments/payment.service';
-import { isFinalStatus } from '../domain/payments/payment.states';
 import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/payment.serializer';
-import { subscribe, type BusEvent } from './eventBus';
+import { isIntentEvent, openIntentFeed } from './intentFeed';
 import type { SseConnection } from './sse';
 
 /**
  * The life of one payment intent as server-sent events (GET /payment_intents/{id}/events and its
- * public twin):
+ * public twin), over the intent feed (realtime/intentFeed.ts: subscribe, buffer, read, replay, live,
+ * and when the outcome is known), which keeps the events whose data is the intent. This file is the
+ * SSE framing:
  *
- * 1. subscribe to the bus first (buffering), then read the payment's stored events, then the intent:
- *    nothing that happens during set-up can fall between the reads and the live feed;
- * 2. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
- *    that id, then the live events; every id is sent at most once;
- * 3. close once the intent is in a final state (the state table's FINAL_STATUSES), and the events
- *    that announce it have been sent: `payment.succeeded` after `reference.paid` (both carry the
- *    SUCCEEDED intent), `payment.reconciled` after the late success of an UNKNOWN payment. Refunds
- *    never keep a stream open.
+ * 1. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
+ *    that id, then the live events (`event:` = the type, `id:` = the event id); every id is sent at most
+ *    once;
+ * 2. a `: keep-alive` comment every KEEP_ALIVE_MS;
+ * 3. the stream ends with the feed's outcome (final, and the events that announce it sent).
  */
 export const KEEP_ALIVE_MS = 15_000;
-/** Upper bound on waiting for a follow-up event (payment.succeeded, payment.reconciled) once final. */
-const FOLLOW_UP_WAIT_MS = 10_000;
-
-/** Event types whose `data` is the intent, i.e. the ones a payment stream carries. */
-export function isIntentEvent(type: string): boolean {
-  return type.startsWith('payment.') || type === 'reference.paid';
-}
 
 export type IntentView = (intent: PaymentIntentResource) => unknown;
 
@@ -60,48 +50,16 @@ export interface OpenedPaymentStream {
  * a database error is still a normal JSON answer; the caller then opens the SSE connection.
  */
 export async function preparePaymentStream(src: PaymentStreamSource, lastEventId?: string): Promise<OpenedPaymentStream> {
-  const buffered: BusEvent[] = [];
-  let onLive: ((e: BusEvent) => void) | null = null;
-  const unsubscribe = subscribe({ accountId: src.accountId, paymentId: src.paymentId }, (e) => {
-    if (!isIntentEvent(e.type)) return;
-    if (onLive) onLive(e);
-    else buffered.push(e);
-  });
-  let history: EventResource[];
-  let intent: PaymentIntentResource;
-  try {
-    history = await listEventsForPayment(src.accountId, src.paymentId);
-    intent = await src.loadIntent();
-  } catch (err) {
-    unsubscribe();
-    throw err;
-  }
+  const feed = await openIntentFeed({ accountId: src.accountId, paymentId: src.paymentId, loadIntent: src.loadIntent, accepts: isIntentEvent });
+  const { history, intent } = feed;
 
   return {
     attach(conn) {
-      const known = new Set(history.map((e) => e.id));
-      let status = intent.status;
-      const seen = new Set(history.map((e) => e.type));
-      if (status === 'UNKNOWN') seen.add('payment.unknown');
-      // Events that always follow another one in the same transition.
-      const awaitingFollowUp = () =>
-        (seen.has('reference.paid') && !seen.has('payment.succeeded')) || (seen.has('payment.unknown') && !seen.has('payment.reconciled'));
-      let followUpTimer: NodeJS.Timeout | null = null;
       const keepAlive = setInterval(() => conn.comment('keep-alive'), KEEP_ALIVE_MS);
       conn.onClose(() => {
-        unsubscribe();
+        feed.close();
         clearInterval(keepAlive);
-        if (followUpTimer) clearTimeout(followUpTimer);
       });
-
-      const maybeClose = () => {
-        if (!isFinalStatus(status)) return;
-        if (awaitingFollowUp()) {
-          followUpTimer ??= setTimeout(() => conn.end(), FOLLOW_UP_WAIT_MS);
-          return;
-        }
-        conn.end();
-      };
       const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
         conn.send({ id: e.id, event: e.type, data: render(src.view, e.data) });
       };
@@ -111,19 +69,12 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
         const from = history.findIndex((e) => e.id === lastEventId);
         if (from >= 0) for (const e of history.slice(from + 1)) if (isIntentEvent(e.type)) sendEvent(e);
       }
-
-      const live = (e: BusEvent) => {
-        if (conn.isClosed || known.has(e.id)) return;
-        known.add(e.id);
-        seen.add(e.type);
-        sendEvent(e);
-        const s = (e.data as { status?: unknown }).status;
-        if (typeof s === 'string') status = s;
-        maybeClose();
-      };
-      for (const e of buffered.splice(0)) live(e);
-      onLive = live;
-      maybeClose();
+      feed.start(
+        (item) => {
+          if (item.kind === 'event' && !conn.isClosed) sendEvent(item.event);
+        },
+        () => conn.end(),
+      );
     },
   };
 }

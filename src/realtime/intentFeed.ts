@@ -1,0 +1,133 @@
+import { listEventsForPayment, type EventResource } from '../domain/events';
+import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
+import { isFinalStatus } from '../domain/payments/payment.states';
+import { subscribe, subscribeStatusChanges, type BusEvent, type StatusChange } from './eventBus';
+
+/**
+ * The live feed of one payment intent, under both protocols that follow one (SSE streams,
+ * realtime/paymentStream.ts; GraphQL `paymentIntentUpdated`, graphql/subscriptions): each keeps only
+ * its framing. The algorithm:
+ *
+ * 1. subscribe to the bus first (buffering), then read the payment's stored events (`history`), then
+ *    the intent (`intent`, which throws a 404 for another account's payment): nothing that happens
+ *    during set-up can fall between the reads and the live feed;
+ * 2. `start`: what arrived since the subscription, then the live changes, each once and never one of
+ *    `history`;
+ * 3. the outcome: once the intent is final (the state table's FINAL_STATUSES) and the events that
+ *    announce it have been delivered (`payment.succeeded` after `reference.paid`, both carrying the
+ *    SUCCEEDED intent; `payment.reconciled` after the late success of an UNKNOWN payment), `onOutcome`
+ *    is called once; a follow-up that does not come is given up after FOLLOW_UP_WAIT_MS. Refunds never
+ *    keep a feed waiting.
+ */
+export type FeedItem = { kind: 'event'; event: BusEvent } | { kind: 'status'; change: StatusChange };
+
+/** Upper bound on waiting for a follow-up event (payment.succeeded, payment.reconciled) once final. */
+const FOLLOW_UP_WAIT_MS = 10_000;
+
+/** Event types whose `data` is the intent (refund.succeeded carries a Refund). */
+export function isIntentEvent(type: string): boolean {
+  return type.startsWith('payment.') || type === 'reference.paid';
+}
+
+export interface IntentFeedSource {
+  accountId: string;
+  paymentId: string;
+  /** Reads the current intent (throws ApiError 404 when it is not the caller's). */
+  loadIntent(): Promise<PaymentIntentResource>;
+  /** Which of the payment's events the feed carries (default: all of them). */
+  accepts?: (type: string) => boolean;
+  /** Also the status changes no event announces (PENDING → PROCESSING; eventBus.ts). */
+  statusChanges?: boolean;
+}
+
+export interface IntentFeed {
+  /** The payment's stored events when the feed opened, oldest first. */
+  readonly history: EventResource[];
+  /** The intent when the feed opened. */
+  readonly intent: PaymentIntentResource;
+  /** Starts delivering (at once, synchronously, what was buffered); see the algorithm above. */
+  start(deliver: (item: FeedItem) => void, onOutcome?: () => void): void;
+  /** Stops delivering and releases the subscriptions (idempotent). */
+  close(): void;
+}
+
+/** Subscribes and reads the starting state; throws (and releases everything) when a read fails. */
+export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed> {
+  const buffered: FeedItem[] = [];
+  let onLive: ((item: FeedItem) => void) | null = null;
+  const take = (item: FeedItem) => (onLive ? onLive(item) : buffered.push(item));
+  const releases = [
+    subscribe({ accountId: src.accountId, paymentId: src.paymentId }, (event) => {
+      if (!src.accepts || src.accepts(event.type)) take({ kind: 'event', event });
+    }),
+  ];
+  if (src.statusChanges) releases.push(subscribeStatusChanges(src.paymentId, (change) => take({ kind: 'status', change })));
+  let followUpTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    for (const release of releases) release();
+    if (followUpTimer) clearTimeout(followUpTimer);
+  };
+
+  let history: EventResource[];
+  let intent: PaymentIntentResource;
+  try {
+    history = await listEventsForPayment(src.accountId, src.paymentId);
+    intent = await src.loadIntent();
+  } catch (err) {
+    close();
+    throw err;
+  }
+
+  return {
+    history,
+    intent,
+    close,
+    start(deliver, onOutcome) {
+      const known = new Set(history.map((e) => e.id));
+      let status: string = intent.status;
+      const seen = new Set(history.map((e) => e.type));
+      if (status === 'UNKNOWN') seen.add('payment.unknown');
+      // Events that always follow another one in the same transition.
+      const awaitingFollowUp = () =>
+        (seen.has('reference.paid') && !seen.has('payment.succeeded')) || (seen.has('payment.unknown') && !seen.has('payment.reconciled'));
+      let outcomeSent = false;
+      const outcome = () => {
+        if (outcomeSent || closed || !onOutcome) return;
+        outcomeSent = true;
+        onOutcome();
+      };
+      const checkOutcome = () => {
+        if (!isFinalStatus(status)) return;
+        if (awaitingFollowUp()) {
+          followUpTimer ??= setTimeout(outcome, FOLLOW_UP_WAIT_MS);
+          return;
+        }
+        outcome();
+      };
+
+      const live = (item: FeedItem) => {
+        if (closed) return;
+        if (item.kind === 'status') {
+          // Such a status is never final; one that comes late (the payments' change stream and the
+          // events' are separate cursors) must not reopen a final intent.
+          if (!isFinalStatus(status)) status = item.change.status;
+        } else {
+          const e = item.event;
+          if (known.has(e.id)) return;
+          known.add(e.id);
+          seen.add(e.type);
+          const s = isIntentEvent(e.type) ? (e.data as { status?: unknown }).status : undefined;
+          if (typeof s === 'string') status = s;
+        }
+        deliver(item);
+        checkOutcome();
+      };
+      for (const item of buffered.splice(0)) live(item);
+      onLive = live;
+      checkOutcome();
+    },
+  };
+}
