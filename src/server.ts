@@ -12,6 +12,9 @@ import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
 import { realtimeService } from './realtime/realtime.background';
 import { subscribeAll } from './realtime/eventBus';
+import { closeConnectionsOfKey } from './realtime/connections';
+import { deleteSessionsOfKey } from './dashboard/session/session.service';
+import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { graphqlRouter, graphqlService } from './graphql/server';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
 
@@ -45,6 +48,9 @@ async function backgroundServices(): Promise<BackgroundService[]> {
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
   const services = await backgroundServices();
+  // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
+  onKeyRevoked(closeConnectionsOfKey);
+  onKeyRevoked(deleteSessionsOfKey);
   const httpServer = http.createServer();
   httpServer.keepAliveTimeout = 65_000;
   // The port opens before the services start (their start needs the server); a request arriving

@@ -5,8 +5,7 @@ import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
-import { closeConnectionsOfKey } from '../../realtime/connections';
-import { deleteSessionsOfKey } from '../../dashboard/session/session.service';
+import { keyRevoked } from './keyRevocation';
 import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 export interface ApiKeyResource {
@@ -124,11 +123,10 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
     { $set: { revoked_at: new Date() } },
     { returnDocument: 'after' },
   ).lean<ApiKeyRecord>();
-  // Its open WebSocket and SSE connections end now in this process; other processes notice within
-  // KEY_REVOCATION_CHECK_MS (src/realtime/connections.ts).
-  closeConnectionsOfKey(keyId);
-  // Dashboard sessions signed in with it end too (their sockets, identified by the key, closed above).
-  await deleteSessionsOfKey(keyId);
+  // Its open WebSocket and SSE connections end now in this process (other processes notice within
+  // KEY_REVOCATION_CHECK_MS, src/realtime/connections.ts), then the dashboard sessions signed in with it
+  // (their sockets, identified by the key, closed first): the hooks src/server.ts registers, in that order.
+  await keyRevoked(keyId);
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);

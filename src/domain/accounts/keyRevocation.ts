@@ -1,0 +1,19 @@
+/**
+ * What else ends when an API key is revoked: its open WebSocket and SSE connections (src/realtime) and
+ * the dashboard sessions signed in with it (src/dashboard). Those floors sit above the domain, so the
+ * domain does not call them: src/server.ts registers them here when a gateway starts (docs/architecture.md).
+ * They are process-wide, like what they clear, so registering one twice keeps one.
+ */
+export type KeyRevokedHook = (keyId: string) => Promise<void> | void;
+
+const hooks: KeyRevokedHook[] = [];
+
+/** Runs `hook` after every revocation in this process, after those registered before it. */
+export function onKeyRevoked(hook: KeyRevokedHook): void {
+  if (!hooks.includes(hook)) hooks.push(hook);
+}
+
+/** Called by revokeApiKey once the key is marked revoked: each hook in turn, in registration order. */
+export async function keyRevoked(keyId: string): Promise<void> {
+  for (const hook of hooks) await hook(keyId);
+}
