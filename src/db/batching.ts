@@ -205,7 +205,7 @@ export function updateOneBatched(model: ModelLike, filter: Record<string, unknow
  * like updateOneBatched: it does not say whether the document was there. `update` must be the same object
  * shape for every call with the same `kind` (it names the batcher).
  */
-export function updateByIdSoon(model: ModelLike, kind: string, id: string, update: Record<string, unknown>): Promise<void> {
+export function updateByIdBatched(model: ModelLike, kind: string, id: string, update: Record<string, unknown>): Promise<void> {
   const name = model.collection.collectionName;
   const batcher = batcherFor<string, void>(`updateById:${name}:${kind}`, () =>
     new Batcher<string, void>(async (ids) => {

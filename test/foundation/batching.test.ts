@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { findByIdBatched, insertBatched, updateByIdSoon, updateOneBatched } from '../../src/db/batching';
+import { findByIdBatched, insertBatched, updateByIdBatched, updateOneBatched } from '../../src/db/batching';
 
 /** The batched helpers of src/db/batching.ts over the real (embedded) database, counting commands. */
 let engine: EmbeddedMongo;
@@ -51,14 +51,14 @@ it('reads by id of one turn share one find, duplicates included', async () => {
   expect(commands).toEqual(['find batchedthings']);
 });
 
-it('updateOneBatched: one statement per document in one command; updateByIdSoon: one statement for all', async () => {
+it('updateOneBatched: one statement per document in one command; updateByIdBatched: one statement for all', async () => {
   commands.length = 0;
   await Promise.all([updateOneBatched(Things, { _id: 'a' }, { $inc: { n: 10 } }), updateOneBatched(Things, { _id: 'c' }, { $inc: { n: 20 } })]);
   expect(commands).toEqual(['update batchedthings']);
   commands.length = 0;
   const statements: number[] = [];
   conn.getClient().once('commandStarted', (e) => statements.push((e.command.updates as unknown[]).length));
-  await Promise.all(['a', 'c', 'a', 'nothere'].map((id) => updateByIdSoon(Things, 'done', id, { $set: { done: true } })));
+  await Promise.all(['a', 'c', 'a', 'nothere'].map((id) => updateByIdBatched(Things, 'done', id, { $set: { done: true } })));
   expect(commands).toEqual(['update batchedthings']);
   expect(statements).toEqual([1]);
   expect(await Things.find().sort({ _id: 1 }).lean()).toEqual([

@@ -1,5 +1,5 @@
 import { logger } from '../../logger';
-import { updateByIdSoon } from '../../db/batching';
+import { updateByIdBatched } from '../../db/batching';
 import { EventModel, eventDataOf, type EventRecord } from './event.model';
 
 /**
@@ -215,7 +215,7 @@ async function runHooks(event: StoredEvent, claimedUntil: number | null): Promis
   }
   // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
   // (only the sweeper reads it), so the marks of consecutive events share one batched update.
-  const marked = updateByIdSoon(EventModel, 'hooks_done', event.id, HOOKS_DONE)
+  const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE)
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
     .finally(() => marking.delete(marked));
   marking.add(marked);
