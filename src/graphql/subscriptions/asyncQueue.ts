@@ -27,6 +27,11 @@ export class AsyncQueue<T> implements AsyncIterableIterator<T> {
     this.close();
   }
 
+  /** Ends the iteration once the values already queued have been taken. */
+  end(): void {
+    this.close();
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

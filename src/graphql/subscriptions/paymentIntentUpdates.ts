@@ -12,9 +12,18 @@ import { AsyncQueue } from './asyncQueue';
  * intent carry it; `refund.succeeded` carries a Refund, so the intent is read again), and the status
  * changes no event announces (PENDING → PROCESSING) with `eventType` null. `updated_at` never goes
  * backwards, so a message older than the last one sent is dropped: the order is the intent's.
- * The subscription stays open (refunds still change a paid intent) until the client ends it.
+ * A key's subscription stays open (refunds still change a paid intent) until the client ends it;
+ * `untilOutcome` completes it once the feed knows the outcome (final per the state table, and announced).
  */
-export async function paymentIntentUpdates(ctx: GraphQLContext, paymentId: string): Promise<AsyncIterableIterator<PaymentIntentUpdateModel>> {
+export interface PaymentIntentUpdatesOptions {
+  untilOutcome?: boolean;
+}
+
+export async function paymentIntentUpdates(
+  ctx: GraphQLContext,
+  paymentId: string,
+  opts: PaymentIntentUpdatesOptions = {},
+): Promise<AsyncIterableIterator<PaymentIntentUpdateModel>> {
   const accountId = ctx.actor.accountId;
   const read = () => getPaymentIntentForAccount(accountId, paymentId);
   const feed = await openIntentFeed({ accountId, paymentId, loadIntent: read, statusChanges: true });
@@ -44,8 +53,13 @@ export async function paymentIntentUpdates(ctx: GraphQLContext, paymentId: strin
   };
 
   queue.push({ snapshot: true, eventType: null, eventId: null, paymentIntent: last });
+  const ending = opts.untilOutcome
+    ? () => {
+        chain = chain.then(() => queue.end());
+      }
+    : undefined;
   feed.start((item) => {
     chain = chain.then(() => onItem(item)).catch((err: unknown) => queue.fail(err));
-  });
+  }, ending);
   return queue;
 }
