@@ -51,6 +51,15 @@ module.exports = {
       to: { path: [ABOVE_DOMAIN, '^src/(domain|realtime|dashboard)/'] },
     },
     {
+      name: 'base-imports-nothing-above',
+      severity: 'error',
+      comment:
+        'The base modules (config, logger, errors, ids, paths, processId) are imported by every floor: they ' +
+        'import none of them.',
+      from: { path: '^src/(config|logger|errors|ids|paths|processId)\\.ts$' },
+      to: { path: '^src/([^/]+/|(server|main|index)\\.ts$)' },
+    },
+    {
       name: 'db-imports-no-gateway',
       severity: 'error',
       comment: 'src/db (connection, batching) sits under everything that stores data: it imports none of it.',

@@ -1,5 +1,3 @@
-import { decodeSecretsKey, missingKeyMessage } from './domain/webhooks/secretBox';
-
 /**
  * Configuration from the environment, validated once at start. A bad value stops the process with a
  * message naming the variable, rather than surfacing later as odd behaviour.
@@ -113,6 +111,26 @@ function origins(env: Env, name: string): string[] | null {
     }
   }
   return list.map((o) => o.replace(/\/$/, ''));
+}
+
+/**
+ * WEBHOOK_SECRETS_KEY's format (the key that seals webhook secrets at rest, src/domain/webhooks/secretBox.ts).
+ * Here, not in the domain, because reading the environment checks it; the domain reads it from here.
+ */
+const SECRETS_KEY_BYTES = 32;
+
+/** 32 bytes from base64 (or base64url) or hex text; null when the text is neither. */
+export function decodeSecretsKey(raw: string): Buffer | null {
+  const text = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return null;
+  const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return bytes.length === SECRETS_KEY_BYTES ? bytes : null;
+}
+
+/** Why a gateway on MONGODB_URI will not start without WEBHOOK_SECRETS_KEY, and how to make one. */
+export function missingKeyMessage(): string {
+  return 'WEBHOOK_SECRETS_KEY must be set with MONGODB_URI: it encrypts the webhook signing secrets stored in the database, and every gateway on that database needs the same one. Make one with `openssl rand -base64 32` and keep it safe (the stored secrets cannot be used without it)';
 }
 
 /** 32 bytes, base64 or hex. Required with MONGODB_URI: gateways sharing a database must share it. */

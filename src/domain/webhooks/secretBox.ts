@@ -11,27 +11,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * is a secret stored before encryption (`whsec_…` as is): it still opens, and is sealed at start-up.
  */
 const PREFIX = 'enc:v1:';
-const KEY_BYTES = 32;
 
 export class SecretKeyError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SecretKeyError';
   }
-}
-
-/** 32 bytes from base64 (or base64url) or hex text; null when the text is neither. */
-export function decodeSecretsKey(raw: string): Buffer | null {
-  const text = raw.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) return null;
-  const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  return bytes.length === KEY_BYTES ? bytes : null;
-}
-
-/** Why a gateway on MONGODB_URI will not start without WEBHOOK_SECRETS_KEY, and how to make one. */
-export function missingKeyMessage(): string {
-  return 'WEBHOOK_SECRETS_KEY must be set with MONGODB_URI: it encrypts the webhook signing secrets stored in the database, and every gateway on that database needs the same one. Make one with `openssl rand -base64 32` and keep it safe (the stored secrets cannot be used without it)';
 }
 
 export function isSealed(stored: string): boolean {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigError, type Config } from '../../config';
+import { ConfigError, decodeSecretsKey, missingKeyMessage, type Config } from '../../config';
 import { logger } from '../../logger';
-import { decodeSecretsKey, isSealed, missingKeyMessage, openSecret, SecretKeyError, sealSecret } from './secretBox';
+import { isSealed, openSecret, SecretKeyError, sealSecret } from './secretBox';
 import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpoint.model';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config';
-import { decodeSecretsKey, openSecret, SecretKeyError, sealSecret } from '../../../src/domain/webhooks/secretBox';
+import { ConfigError, decodeSecretsKey, loadConfig } from '../../../src/config';
+import { openSecret, SecretKeyError, sealSecret } from '../../../src/domain/webhooks/secretBox';
 
 const key = randomBytes(32);
 const secret = 'whsec_0123456789abcdefghijABCDEFGHIJKL';
