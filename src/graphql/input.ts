@@ -1,6 +1,7 @@
-import { ApiError } from '../errors';
-import type { OperationId } from '../operations/contract';
-import { validateRequestPart } from '../operations/validation';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
+import { execute, type RawInput, type ResultBody } from '../operations/execute';
+import type { ExecutableOperationId } from '../operations/types';
+import type { GraphQLContext } from './context';
 
 /**
  * Mutation inputs become the JSON body of the REST operation they mirror (snake_case, REST enum
@@ -14,21 +15,33 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null));
 }
 
-export function validateBody<T>(operationId: OperationId, body: Record<string, unknown>): T {
-  return validateRequestPart<T>(operationId, 'body', body);
-}
-
-/** The `idempotencyKey` argument, checked by the REST operation's own `Idempotency-Key` header rule. */
-export function validateIdempotencyKey(operationId: OperationId, key: string): string {
-  let headers: Record<string, unknown>;
+/**
+ * Runs the REST operation a field mirrors (operations/execute: permission, validation, idempotency,
+ * handler) for the context's caller and answers its body. Ids come from arguments, never path segments:
+ * they are looked up as given. `idempotencyKey` goes where REST's Idempotency-Key header goes, so a key
+ * used over REST replays over GraphQL (and back) with the same object, a different input is
+ * `idempotency_conflict`, and a stored 4xx is replayed as the same error.
+ */
+export async function run<K extends ExecutableOperationId>(ctx: GraphQLContext, operationId: K, input: RawInput = {}): Promise<ResultBody<K>> {
+  let result;
   try {
-    headers = validateRequestPart<Record<string, unknown>>(operationId, 'headers', { 'idempotency-key': key });
+    result = await execute(operationId, ctx.caller, input, { requestId: ctx.requestId, validateParams: false });
   } catch (err) {
-    // Same rule and code; the message names the argument rather than the REST header.
-    if (err instanceof ApiError) throw new ApiError(err.code, err.message.replace("header 'Idempotency-Key'", "argument 'idempotencyKey'"));
+    // Same rule and code as REST's header; the message names the argument rather than the header.
+    if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {
+      throw new ApiError(err.code, err.message.replace("header 'Idempotency-Key'", "argument 'idempotencyKey'"));
+    }
     throw err;
   }
-  const value = headers['idempotency-key'];
-  if (typeof value !== 'string') throw ApiError.invalid("Missing required argument 'idempotencyKey'");
-  return value;
+  if (result.status >= 400) {
+    const stored = (result.body as { error?: { code?: string; message?: string } } | null)?.error;
+    const code = stored?.code && stored.code in ERROR_STATUS ? (stored.code as ErrorCode) : 'internal_error';
+    throw new ApiError(code, stored?.message ?? 'The original request with this idempotencyKey failed');
+  }
+  return result.body;
+}
+
+/** The input of an operation that takes an Idempotency-Key: the body, and the key as REST's header. */
+export function idempotent(idempotencyKey: string, body: Record<string, unknown>): RawInput {
+  return { headers: { 'idempotency-key': idempotencyKey }, body };
 }

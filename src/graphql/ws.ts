@@ -14,6 +14,7 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
+import { GRAPHQL_PATH } from '../operations/http/paths';
 import { authenticateKey, countedKey } from '../operations/caller';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, connectionClientToken, countedClientTokenCaller, createClientTokenContext } from './clientTokenAuth';
@@ -23,7 +24,7 @@ import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadlin
 import { checkOperationLimits } from './limits';
 import { countPublicCalls, publicCalls } from './publicOperations';
 
-export const GRAPHQL_PATH = '/graphql';
+export { GRAPHQL_PATH };
 
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; clientToken?: unknown } | undefined;
 type WsState = {

@@ -4,6 +4,8 @@ import { authenticateAndCount, type AuthenticatedKey } from '../domain/accounts/
 import {
   authenticateClientToken as findClientToken,
   clientTokenBucket,
+  clientTokenRefused,
+  requireGrantFor,
   type ClientTokenGrant,
 } from '../domain/clientTokens/clientToken.service';
 import type { Actor } from '../domain/payments/actor';
@@ -70,4 +72,14 @@ export async function authenticateClientToken(token: string, config: Pick<Config
     caller: { kind: 'clientToken', grant, actor: { accountId: grant.accountId, apiKeyId: null } },
     count: { decision, limit: config.rateLimitPerMinute },
   };
+}
+
+/**
+ * On an operation that takes a client token: the caller's grant for this payment; 401 when the caller
+ * has no token or its token is for another payment.
+ */
+export function grantFor(caller: Caller, paymentId: string): ClientTokenGrant {
+  if (caller.kind !== 'clientToken') throw clientTokenRefused();
+  requireGrantFor(caller.grant, paymentId);
+  return caller.grant;
 }

@@ -8,7 +8,7 @@ import { countUnidentified } from '../operations/http/rateLimit';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { clientTokenCors } from './cors';
-import { allRoutes } from './routes';
+import { apiOperationIds } from './routes';
 import { getOperation } from '../operations/contract';
 import { systemRoutes } from './system.routes';
 import { dashboardAssetsRouter } from '../dashboard/assets.router';
@@ -39,13 +39,13 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // One router per first path segment (payment_intents, refunds, ...): a request is matched against
   // a dozen prefixes and then its resource's few routes, not against every route in turn.
   const resources = new Map<string, Router>();
-  for (const def of allRoutes) {
-    const op = getOperation(def.operationId);
+  for (const operationId of apiOperationIds) {
+    const op = getOperation(operationId);
     const method = op.method.toLowerCase() as 'get' | 'post' | 'delete' | 'put' | 'patch';
     const [, segment = '', ...rest] = op.expressPath.split('/');
     let resource = resources.get(segment);
     if (!resource) resources.set(segment, (resource = express.Router(routerOptions)));
-    resource[method](`/${rest.join('/')}`, toExpressHandler(def, config));
+    resource[method](`/${rest.join('/')}`, toExpressHandler(operationId, config));
   }
   const api = express.Router(routerOptions);
   for (const [segment, resource] of resources) api.use(`/${segment}`, resource);

@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../config';
-import { ApiError } from '../errors';
-import { clientTokenRefused, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
+import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
+import { authorize } from '../operations/authorize';
+import type { OperationId } from '../operations/contract';
 import { authenticateClientTokenRequest } from '../operations/http/authenticate';
 import { bearerToken } from './pipeline';
 
@@ -21,30 +22,15 @@ export function clientTokenOf(req: Request): string | undefined {
 }
 
 /**
- * On a route that takes a client token: the grant when the request carries one (null when it carries
- * none, and the route answers as its public self).
- */
-export async function optionalClientToken(req: Request, res: Response, config: Config): Promise<ClientTokenGrant | null> {
-  const token = clientTokenOf(req);
-  return token === undefined ? null : (await authenticateClientTokenRequest(token, res, config)).grant;
-}
-
-/**
  * On a route that needs a key: a request made with a client token (as its bearer, or without a bearer
  * but with `client_token`) is answered 401 when the token does not work, 403 when it does (a token reads
  * one payment's public view and nothing else).
  */
-export async function refuseClientTokenOnKeyRoute(req: Request, res: Response, config: Config): Promise<void> {
+export async function refuseClientTokenOnKeyRoute(req: Request, res: Response, operationId: OperationId, config: Config): Promise<void> {
   const bearer = bearerToken(req);
   const token = isClientTokenLike(bearer) ? bearer : req.headers.authorization === undefined ? clientTokenOf(req) : undefined;
   if (token === undefined) return;
-  await authenticateClientTokenRequest(token, res, config);
-  throw new ApiError('permission_denied', 'A client token reads only its payment (GET /v1/public/payments/{id} and its events); this route needs an API key.');
+  // authorize refuses a client token on every operation that needs a key (403).
+  authorize(await authenticateClientTokenRequest(token, res, config), operationId);
 }
 
-/** The grant a token route's handler received; 401 when it is missing or for another payment. */
-export function grantFor(grant: ClientTokenGrant | undefined, paymentId: string): ClientTokenGrant {
-  if (!grant) throw clientTokenRefused();
-  requireGrantFor(grant, paymentId);
-  return grant;
-}

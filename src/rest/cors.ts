@@ -3,7 +3,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
 import { bearerSecret } from '../operations/bearer';
-import { GRAPHQL_PATH } from '../graphql/ws';
+import { GRAPHQL_PATH } from '../operations/http/paths';
 
 /**
  * CORS for what a merchant's own frontend calls with a client token, and for nothing else:

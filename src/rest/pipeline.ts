@@ -1,109 +1,96 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
-import { readJsonBody } from '../operations/http/body';
 import { authorize } from '../operations/authorize';
 import { bearerSecret } from '../operations/bearer';
-import { authenticateKeyRequest } from '../operations/http/authenticate';
-import type { RouteDefinition, RouteInput, RouteResult } from './defineRoute';
-import { getOperation } from '../operations/contract';
-import { clientIp, enforceRateLimit } from '../operations/http/rateLimit';
-import { ipBucket, publicBucketLimit, publicBucketOf } from '../operations/rateLimitPolicy';
-import { validateRequestPart } from '../operations/validation';
-import { optionalClientToken, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
+import { PUBLIC_CALLER, type Caller } from '../operations/caller';
+import { getOperation, parameterSchema, type Operation } from '../operations/contract';
+import { execute, isExecutable, validateInput, type OperationResult, type RawInput } from '../operations/execute';
+import { authenticateClientTokenRequest, authenticateKeyRequest } from '../operations/http/authenticate';
+import { readJsonBody } from '../operations/http/body';
+import { applyCount, clientIp } from '../operations/http/rateLimit';
+import { countPublicCall } from '../operations/rateLimitPolicy';
+import type { ApiOperationId } from '../operations/types';
+import { clientTokenOf, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
+import { streamRoutes } from './streams';
 
 /**
- * Turns a route definition into an Express handler. Every REST operation goes through the same steps,
- * in this order: authenticate (or identify the client IP on public routes), count the rate limit,
- * check the key's permission, read and validate the request with the generated validators, run the
- * handler (inside the idempotency service when the operation takes an Idempotency-Key), send.
+ * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
+ * Authentication and the rate limit come first (the bearer key; on a public operation a client token
+ * where the contract takes one, else the client IP's bucket), then execute checks permission, validates
+ * with the generated validators and runs the handler (in the idempotency service where the contract says
+ * so). The event streams (./streams.ts) write the response themselves after the same checks.
  */
-export function toExpressHandler(def: RouteDefinition, config: Config): RequestHandler {
-  const op = getOperation(def.operationId);
-  // openapi.yaml (x-permission) and the router must agree on who may call an operation.
-  const declared = 'public' in def.options ? null : def.options.permission;
-  if (declared !== op.permission) {
-    throw new Error(`${def.operationId}: router requires ${declared} but openapi.yaml x-permission says ${op.permission}`);
-  }
+export function toExpressHandler(operationId: ApiOperationId, config: Config): RequestHandler {
+  const op = getOperation(operationId);
+  // A public operation takes a client token where openapi.yaml declares its `client_token` parameter.
+  const takesClientToken = op.public && declaresClientToken(operationId);
+  const stream = isExecutable(operationId) ? undefined : streamRoutes[operationId];
+  if (!isExecutable(operationId) && !stream) throw new Error(`${operationId}: openapi.yaml declares it but nothing serves it`);
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
-      const ip = clientIp(req);
-      let ctx: Record<string, unknown>;
-      if ('public' in def.options) {
-        // A client token, on the routes that take one, counts on the token instead of the IP.
-        const clientToken = def.options.clientToken ? await optionalClientToken(req, res, config) : null;
-        const bucket = publicBucketOf(def.operationId);
-        if (!clientToken) await enforceRateLimit(res, ipBucket(bucket, ip), publicBucketLimit(bucket, config));
-        ctx = { requestId, ip, req, res, ...(clientToken && { clientToken }) };
-      } else {
-        await refuseClientTokenOnKeyRoute(req, res, config);
-        // One round trip finds the key and counts the request in its rate-limit window.
-        const caller = await authenticateKeyRequest(bearerToken(req), res, config);
-        authorize(caller, def.operationId);
-        ctx = { requestId, ip, req, res, actor: caller.actor, key: caller.key };
-      }
-
-      const params = validateRequestPart(def.operationId, 'params', { ...req.params });
-      const query = validateRequestPart(def.operationId, 'query', { ...(req.query as object) });
-      const headers = validateRequestPart<Record<string, string | undefined>>(def.operationId, 'headers', { ...req.headers });
-      const rawBody = await readBodyFor(req, op, config.maxBodyBytes);
-
-      const run = async (idempotency?: IdempotentAttempt): Promise<RouteResult | void> => {
-        const body = validateRequestPart(def.operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
-        const input: RouteInput = { body, query, params, headers };
-        return (def.handler as (c: unknown, i: RouteInput) => Promise<RouteResult | void>)(idempotency ? { ...ctx, idempotency } : ctx, input);
-      };
-
-      if (!('public' in def.options) && def.options.idempotent) {
-        const actor = ctx.actor as { accountId: string };
-        const out = await runIdempotent(
-          {
-            accountId: actor.accountId,
-            method: op.method.toUpperCase(),
-            path: op.path,
-            key: String(headers['idempotency-key']),
-            body: rawBody ?? null,
-            requestId,
-          },
-          async (attempt) => {
-            const result = await run(attempt);
-            if (!result) throw new Error('idempotent handlers must return a result');
-            return { status: result.status, body: result.body };
-          },
-        );
-        if (out.replayed) res.setHeader('Idempotency-Replayed', 'true');
-        if (out.status >= 400) {
-          const code = (out.body as { error?: { code?: string } })?.error?.code;
-          if (code) res.locals.errorCode = code;
-        }
-        // The JSON text the key stored: the same bytes now and on every replay, serialized once.
-        res.status(out.status).type('application/json').send(out.json);
+      const caller = op.public ? await publicCaller(req, res, operationId, takesClientToken, config) : await keyCaller(req, res, operationId, config);
+      const input: RawInput = { params: { ...req.params }, query: { ...(req.query as object) }, headers: { ...req.headers } };
+      if (stream) {
+        authorize(caller, operationId);
+        await stream({ caller, ip: clientIp(req), req, res }, validateInput(operationId, input));
         return;
       }
-
-      const result = await run();
-      if (result) send(res, result);
+      const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, caller, input, {
+        requestId,
+        readBody: () => readBodyFor(req, op, config.maxBodyBytes),
+      });
+      send(res, result);
     } catch (err) {
       next(err);
     }
   };
 }
 
-function send(res: Response, result: RouteResult): void {
-  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+async function keyCaller(req: Request, res: Response, operationId: ApiOperationId, config: Config): Promise<Caller> {
+  await refuseClientTokenOnKeyRoute(req, res, operationId, config);
+  // One round trip finds the key and counts the request in its rate-limit window.
+  return authenticateKeyRequest(bearerToken(req), res, config);
+}
+
+/** A client token, on the operations that take one, counts on the token instead of the IP. */
+async function publicCaller(req: Request, res: Response, operationId: ApiOperationId, takesClientToken: boolean, config: Config): Promise<Caller> {
+  const token = takesClientToken ? clientTokenOf(req) : undefined;
+  if (token !== undefined) return authenticateClientTokenRequest(token, res, config);
+  applyCount(res, await countPublicCall(operationId, clientIp(req), config));
+  return PUBLIC_CALLER;
+}
+
+function declaresClientToken(operationId: ApiOperationId): boolean {
+  try {
+    parameterSchema(operationId, 'query', 'client_token');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function send(res: Response, result: OperationResult): void {
+  if (result.json !== undefined) {
+    if (result.replayed) res.setHeader('Idempotency-Replayed', 'true');
+    if (result.status >= 400) {
+      const code = (result.body as { error?: { code?: string } })?.error?.code;
+      if (code) res.locals.errorCode = code;
+    }
+    // The JSON text the key stored: the same bytes now and on every replay, serialized once.
+    res.status(result.status).type('application/json').send(result.json);
+    return;
+  }
   res.status(result.status);
   if (result.contentType) {
     res.type(result.contentType).send(result.body);
-  } else if (result.body === undefined) {
-    res.end();
   } else {
     res.json(result.body);
   }
 }
 
-async function readBodyFor(req: Request, op: { hasBody: boolean }, maxBytes: number): Promise<unknown> {
+async function readBodyFor(req: Request, op: Pick<Operation, 'hasBody'>, maxBytes: number): Promise<unknown> {
   if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE') return undefined;
   const body = await readJsonBody(req, maxBytes);
   // Some HTTP clients send `{}` on every POST; only a body with content is refused.

@@ -1,22 +1,14 @@
 import type { MutationResolvers } from '../../../generated/graphql/resolvers-types';
-import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientToken.service';
-import { requireOperation } from '../context';
-import { restBody, validateBody } from '../input';
+import { restBody, run } from '../input';
 
-/** The client-token mutations: the REST routes' permission, body validation and service. */
+/** The client-token mutations: the REST operations run for the caller (operations/execute), their answers in GraphQL's shape. */
 export const ClientTokenMutations: Pick<MutationResolvers, 'createClientToken' | 'deleteClientToken'> = {
   createClientToken: async (_p, { input }, ctx) => {
-    requireOperation(ctx, 'createClientToken');
-    const body = validateBody<{ payment_intent: string; expires_in?: number }>(
-      'createClientToken',
-      restBody({ payment_intent: input.paymentIntent, expires_in: input.expiresIn }),
-    );
-    const created = await createClientToken(ctx.actor.accountId, body);
+    const created = await run(ctx, 'createClientToken', { body: restBody({ payment_intent: input.paymentIntent, expires_in: input.expiresIn }) });
     return { id: created.id, token: created.token, paymentIntentId: created.payment_intent, expiresAt: created.expires_at, createdAt: created.created_at };
   },
   deleteClientToken: async (_p, { id }, ctx) => {
-    requireOperation(ctx, 'deleteClientToken');
-    await deleteClientToken(ctx.actor.accountId, id);
+    await run(ctx, 'deleteClientToken', { params: { id } });
     return { id, deleted: true };
   },
 };

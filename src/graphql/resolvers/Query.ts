@@ -1,39 +1,27 @@
-import { getAccount, toAccountResource } from '../../domain/accounts/account.service';
-import { listApiKeys, toApiKeyResource } from '../../domain/accounts/apiKey.service';
-import { toCheckoutSessionResource } from '../../domain/checkout/checkoutSession.serializer';
-import { getCheckoutSession } from '../../domain/checkout/checkoutSession.service';
 import { listEvents } from '../../domain/events/event.service';
-import { toPaymentLinkResource } from '../../domain/links/paymentLink.serializer';
-import { getPaymentLink, listPaymentLinks } from '../../domain/links/paymentLink.service';
-import { publicBaseUrl } from '../../domain/links/publicUrls';
 import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLog.service';
-import { PAYMENT_METHODS } from '../../domain/payments/methods';
-import { getPaymentIntent, listPaymentIntents } from '../../domain/payments/payment.service';
-import { getRefund } from '../../domain/refunds/refund.service';
-import { getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
-import { getWebhookEndpoint, listWebhookEndpoints } from '../../domain/webhooks/webhookEndpoint.service';
+import { listPaymentIntents } from '../../domain/payments/payment.service';
+import { getWebhookEndpoint } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
+import { run } from '../input';
 import { pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
 import { toConnection } from '../pagination';
 
-/** Each field: the permission of the REST operation it mirrors, then that operation's service call. */
+/**
+ * Each field runs the REST operation it mirrors (operations/execute). The connections page differently
+ * from REST's lists (one more item read to know whether there is a next page) and the log reads the
+ * key's own lines: those check the operation's permission (requireOperation) and call the service.
+ */
 export const Query: QueryResolvers = {
-  account: async (_p, _a, ctx) => {
-    requireOperation(ctx, 'getAccount');
-    return toAccountResource(await getAccount(ctx.actor.accountId));
-  },
-  paymentMethods: (_p, _a, ctx) => {
-    requireOperation(ctx, 'listPaymentMethods');
-    return [...PAYMENT_METHODS];
-  },
+  account: (_p, _a, ctx) => run(ctx, 'getAccount'),
+  paymentMethods: async (_p, _a, ctx) => [...(await run(ctx, 'listPaymentMethods')).data],
   paymentIntent: (_p, { id }, ctx) => {
     if (ctx.clientToken) return tokenPaymentIntent(ctx.clientToken, id);
-    requireOperation(ctx, 'getPaymentIntent');
-    return getPaymentIntent(ctx.actor, id);
+    return run(ctx, 'getPaymentIntent', { params: { id } });
   },
   paymentIntents: async (_p, { first, after, status }, ctx) => {
     requireOperation(ctx, 'listPaymentIntents');
@@ -41,28 +29,12 @@ export const Query: QueryResolvers = {
     const fetched = await listPaymentIntents(ctx.actor, { limit: n + 1, status: status ?? undefined, startingAfter: after ?? undefined });
     return toConnection(fetched, n, after);
   },
-  refund: (_p, { id }, ctx) => {
-    requireOperation(ctx, 'getRefund');
-    return getRefund(ctx.actor, id);
-  },
-  paymentLink: async (_p, { id }, ctx) => {
-    requireOperation(ctx, 'getPaymentLink');
-    return toPaymentLinkResource(await getPaymentLink(ctx.actor.accountId, id), publicBaseUrl());
-  },
-  paymentLinks: async (_p, _a, ctx) => {
-    requireOperation(ctx, 'listPaymentLinks');
-    const base = publicBaseUrl();
-    return (await listPaymentLinks(ctx.actor.accountId)).map((l) => toPaymentLinkResource(l, base));
-  },
-  checkoutSession: async (_p, { id }, ctx) => {
-    requireOperation(ctx, 'getCheckoutSession');
-    return toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, id), publicBaseUrl());
-  },
+  refund: (_p, { id }, ctx) => run(ctx, 'getRefund', { params: { id } }),
+  paymentLink: (_p, { id }, ctx) => run(ctx, 'getPaymentLink', { params: { id } }),
+  paymentLinks: async (_p, _a, ctx) => (await run(ctx, 'listPaymentLinks')).data,
+  checkoutSession: (_p, { id }, ctx) => run(ctx, 'getCheckoutSession', { params: { id } }),
   // At most ACCOUNT_CAPS.webhookEndpoints exist; the cut keeps the answer to the bound the cost counts on.
-  webhookEndpoints: async (_p, _a, ctx) => {
-    requireOperation(ctx, 'listWebhookEndpoints');
-    return (await listWebhookEndpoints(ctx.actor.accountId)).slice(0, LIST_BOUNDS['Query.webhookEndpoints']);
-  },
+  webhookEndpoints: async (_p, _a, ctx) => (await run(ctx, 'listWebhookEndpoints')).data.slice(0, LIST_BOUNDS['Query.webhookEndpoints']),
   // REST has no GET /webhook_endpoints/{id}: one endpoint is read with the permission of the list.
   webhookEndpoint: (_p, { id }, ctx) => {
     requireOperation(ctx, 'listWebhookEndpoints');
@@ -82,12 +54,6 @@ export const Query: QueryResolvers = {
     requireOperation(ctx, 'listLogs');
     return (await listRequestLogs(ctx.key, pageSize('Query.logs', first))).map(toLogEntryResource);
   },
-  apiKeys: async (_p, _a, ctx) => {
-    requireOperation(ctx, 'listApiKeys');
-    return (await listApiKeys(ctx.actor.accountId)).map(toApiKeyResource);
-  },
-  sandboxClock: (_p, _a, ctx) => {
-    requireOperation(ctx, 'getSandboxClock');
-    return getSandboxClock(ctx.actor);
-  },
+  apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
+  sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
 };

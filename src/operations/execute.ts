@@ -1,0 +1,117 @@
+import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
+import { authorizedKey, authorize } from './authorize';
+import type { Caller } from './caller';
+import { getOperation, type OperationId } from './contract';
+import { handlers, type Handlers } from './handlers';
+import type { ExecutableOperationId, KeyContext, OperationInput, PathParams, PublicContext, QueryParams } from './types';
+import { validateRequestPart } from './validation';
+
+/** A request's parts as the protocol received them, before validation. */
+export interface RawInput {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+  /** The JSON body (undefined when none was sent). */
+  body?: unknown;
+}
+
+export interface ExecuteOptions {
+  requestId: string;
+  /**
+   * Reads the body once params, query and headers are valid (REST reads the request stream then, so a
+   * bad path id is answered before a bad body). Takes the place of `input.body`.
+   */
+  readBody?: () => Promise<unknown>;
+  /**
+   * False where the protocol passes ids that were never path segments (GraphQL arguments): they are
+   * looked up as given, and an id outside the contract's pattern gets the service's own not-found.
+   */
+  validateParams?: boolean;
+}
+
+export interface OperationResult<Body = unknown> {
+  /** The contract's success status, or the stored status of an idempotent replay (a 4xx included). */
+  status: number;
+  body: Body;
+  /** The contract's content type of a success that is not JSON (an SVG). */
+  contentType?: string;
+  /** On idempotent operations: `body` as the JSON text the key stored, the same bytes on every replay. */
+  json?: string;
+  replayed?: boolean;
+}
+
+export type ResultBody<K extends ExecutableOperationId> = Awaited<ReturnType<Handlers[K]>>;
+
+/** The input parts that are valid, before the body (also what a stream operation's protocol runs on). */
+export function validateInput<K extends OperationId>(
+  operationId: K,
+  input: RawInput,
+  options: Pick<ExecuteOptions, 'validateParams'> = {},
+): Omit<OperationInput<K>, 'body'> {
+  const params = { ...input.params };
+  return {
+    params: (options.validateParams === false ? params : validateRequestPart(operationId, 'params', params)) as PathParams<K>,
+    query: validateRequestPart<QueryParams<K>>(operationId, 'query', { ...input.query }),
+    headers: validateRequestPart<Record<string, string | undefined>>(operationId, 'headers', { ...input.headers }),
+  };
+}
+
+/**
+ * Runs one operation of the contract for a caller, whatever the protocol: checks permission (authorize),
+ * validates each part with the generated validators, and runs the operation's handler, inside the
+ * idempotency service when openapi.yaml says the operation takes an Idempotency-Key. The status is the
+ * contract's success status; a failure is an ApiError thrown (or, on an idempotent operation, the stored
+ * error answer replayed as a result with its 4xx status).
+ */
+export async function execute<K extends ExecutableOperationId>(
+  operationId: K,
+  caller: Caller,
+  input: RawInput,
+  options: ExecuteOptions,
+): Promise<OperationResult<ResultBody<K>>> {
+  authorize(caller, operationId);
+  const op = getOperation(operationId);
+  const { params, query, headers } = validateInput(operationId, input, options);
+  const rawBody = options.readBody ? await options.readBody() : input.body;
+  const handler = handlers[operationId] as unknown as (ctx: KeyContext | PublicContext, input: OperationInput<K>) => Promise<ResultBody<K>>;
+  const status = successStatus(operationId);
+  const contentType = op.responseContentTypes[String(status) as keyof typeof op.responseContentTypes]?.[0];
+  const run = async (idempotency?: IdempotentAttempt): Promise<ResultBody<K>> => {
+    const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
+    const ctx: KeyContext | PublicContext =
+      caller.kind === 'key'
+        ? { caller, actor: caller.actor, key: caller.key, requestId: options.requestId, ...(idempotency && { idempotency }) }
+        : { caller, requestId: options.requestId };
+    return handler(ctx, { params, query, headers, body } as OperationInput<K>);
+  };
+
+  if (op.idempotent) {
+    const { actor } = authorizedKey(caller, operationId);
+    const out = await runIdempotent(
+      {
+        accountId: actor.accountId,
+        method: op.method.toUpperCase(),
+        path: op.path,
+        key: String(headers['idempotency-key']),
+        body: rawBody ?? null,
+        requestId: options.requestId,
+      },
+      async (attempt) => ({ status, body: await run(attempt) }),
+    );
+    return { status: out.status, body: out.body as ResultBody<K>, json: out.json, replayed: out.replayed };
+  }
+  const body = await run();
+  return contentType && contentType !== 'application/json' ? { status, body, contentType } : { status, body };
+}
+
+/** The one 2xx status openapi.yaml declares for the operation. */
+export function successStatus(operationId: OperationId): number {
+  const statuses = Object.keys(getOperation(operationId).responseContentTypes).filter((s) => s.startsWith('2'));
+  if (statuses.length !== 1) throw new Error(`openapi.yaml: ${operationId} must declare exactly one 2xx response, not ${statuses.length}`);
+  return Number(statuses[0]);
+}
+
+/** Whether `execute` runs this operation (every /v1 operation but the event streams). */
+export function isExecutable(operationId: OperationId): operationId is ExecutableOperationId {
+  return Object.hasOwn(handlers, operationId);
+}

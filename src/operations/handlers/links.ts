@@ -1,0 +1,53 @@
+import { payCheckoutSession } from '../../domain/checkout/checkoutPayment.service';
+import { toCheckoutSessionResource, toPublicCheckoutSession } from '../../domain/checkout/checkoutSession.serializer';
+import { createCheckoutSession, getCheckoutSession, getPublicCheckoutSession } from '../../domain/checkout/checkoutSession.service';
+import { payPaymentLink } from '../../domain/links/linkPayment.service';
+import { toPaymentLinkResource, toPublicPaymentLink } from '../../domain/links/paymentLink.serializer';
+import {
+  createPaymentLink,
+  deactivatePaymentLink,
+  getPaymentLink,
+  getPublicPaymentLink,
+  listPaymentLinks,
+} from '../../domain/links/paymentLink.service';
+import { publicBaseUrl } from '../../domain/links/publicUrls';
+import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qr.service';
+import type { HandlerTable } from '../types';
+
+/**
+ * Payment links, QR codes and checkout sessions, and the JSON behind their pages (the public operations:
+ * no credentials, limited per client IP, public views only: no account, merchant reference, customer,
+ * metadata or fees).
+ */
+export const linkHandlers = {
+  createPaymentLink: async (ctx, { body }) => toPaymentLinkResource(await createPaymentLink(ctx.actor.accountId, body), publicBaseUrl()),
+  listPaymentLinks: async (ctx) => {
+    const base = publicBaseUrl();
+    const links = await listPaymentLinks(ctx.actor.accountId);
+    return { object: 'list' as const, data: links.map((l) => toPaymentLinkResource(l, base)) };
+  },
+  getPaymentLink: async (ctx, { params }) => toPaymentLinkResource(await getPaymentLink(ctx.actor.accountId, params.id), publicBaseUrl()),
+  deactivatePaymentLink: async (ctx, { params }) => toPaymentLinkResource(await deactivatePaymentLink(ctx.actor.accountId, params.id), publicBaseUrl()),
+  // The contract's answer is image/svg+xml: execute sends the text as it is.
+  getPaymentLinkQr: async (ctx, { params }) => paymentLinkQrSvg(ctx.actor.accountId, params.id, publicBaseUrl()),
+  createQrCode: async (ctx, { body }) => createQrCode(ctx.actor.accountId, body, publicBaseUrl()),
+  createCheckoutSession: async (ctx, { body }) => toCheckoutSessionResource(await createCheckoutSession(ctx.actor.accountId, body), publicBaseUrl()),
+  getCheckoutSession: async (ctx, { params }) => toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, params.id), publicBaseUrl()),
+  getPublicPaymentLink: async (_ctx, { params }) => toPublicPaymentLink(await getPublicPaymentLink(params.code), publicBaseUrl()),
+  createPublicPaymentLinkPayment: async (_ctx, { params, body }) => payPaymentLink(params.code, body),
+  getPublicCheckoutSession: async (_ctx, { params }) => toPublicCheckoutSession(await getPublicCheckoutSession(params.id), publicBaseUrl()),
+  createPublicCheckoutSessionPayment: async (_ctx, { params, body }) => payCheckoutSession(params.id, body),
+} satisfies HandlerTable<
+  | 'createPaymentLink'
+  | 'listPaymentLinks'
+  | 'getPaymentLink'
+  | 'deactivatePaymentLink'
+  | 'getPaymentLinkQr'
+  | 'createQrCode'
+  | 'createCheckoutSession'
+  | 'getCheckoutSession'
+  | 'getPublicPaymentLink'
+  | 'createPublicPaymentLinkPayment'
+  | 'getPublicCheckoutSession'
+  | 'createPublicCheckoutSessionPayment'
+>;

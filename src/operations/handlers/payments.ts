@@ -1,0 +1,63 @@
+import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientToken.service';
+import { toDeletedClientToken } from '../../domain/clientTokens/clientToken.serializer';
+import { listEvents } from '../../domain/events/event.service';
+import { PAYMENT_METHODS } from '../../domain/payments/methods';
+import { toPublicPaymentView } from '../../domain/payments/payment.serializer';
+import {
+  cancelPaymentIntent,
+  createPaymentIntent,
+  getPaymentIntent,
+  getPaymentIntentForAccount,
+  listPaymentIntents,
+} from '../../domain/payments/payment.service';
+import { simulateReferencePaid } from '../../domain/payments/reference';
+import { createRefund, getRefund } from '../../domain/refunds/refund.service';
+import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
+import { grantFor } from '../caller';
+import type { HandlerTable } from '../types';
+
+/** Payments, refunds, their events, client tokens and the sandbox's payment tools. */
+export const paymentHandlers = {
+  // Any key, the publishable one included: checkout front ends read the method list.
+  listPaymentMethods: async () => ({ object: 'list' as const, data: PAYMENT_METHODS }),
+  createPaymentIntent: async (ctx, { body }) => createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency }),
+  listPaymentIntents: async (ctx, { query }) => ({
+    object: 'list' as const,
+    data: await listPaymentIntents(ctx.actor, { limit: query.limit, status: query.status, startingAfter: query.starting_after }),
+  }),
+  getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id),
+  cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.actor, params.id),
+  createRefund: async (ctx, { body }) => createRefund(ctx.actor, body, ctx.idempotency),
+  getRefund: async (ctx, { params }) => getRefund(ctx.actor, params.id),
+  listEvents: async (ctx, { query }) => ({ object: 'list' as const, data: await listEvents(ctx.actor.accountId, { limit: query.limit }) }),
+  // Client tokens: the merchant's server mints one per payment, its frontend reads that payment's public
+  // view with it. Not idempotent (each POST mints another token), like Stripe's ephemeral keys.
+  createClientToken: async (ctx, { body }) => createClientToken(ctx.actor.accountId, body),
+  deleteClientToken: async (ctx, { params }) => {
+    await deleteClientToken(ctx.actor.accountId, params.id);
+    return toDeletedClientToken(params.id);
+  },
+  // The one-shot read of a token's payment: the same public view as the pages and the public stream.
+  getPublicPayment: async (ctx, { params }) => {
+    const grant = grantFor(ctx.caller, params.id);
+    return toPublicPaymentView(await getPaymentIntentForAccount(grant.accountId, params.id));
+  },
+  simulateReferencePaid: async (ctx, { body }) => simulateReferencePaid(ctx.actor, body.reference),
+  getSandboxClock: async (ctx) => getSandboxClock(ctx.actor),
+  advanceSandboxClock: async (ctx, { body }) => advanceSandboxClock(ctx.actor, body.seconds),
+} satisfies HandlerTable<
+  | 'listPaymentMethods'
+  | 'createPaymentIntent'
+  | 'listPaymentIntents'
+  | 'getPaymentIntent'
+  | 'cancelPaymentIntent'
+  | 'createRefund'
+  | 'getRefund'
+  | 'listEvents'
+  | 'createClientToken'
+  | 'deleteClientToken'
+  | 'getPublicPayment'
+  | 'simulateReferencePaid'
+  | 'getSandboxClock'
+  | 'advanceSandboxClock'
+>;

@@ -1,0 +1,28 @@
+import { listDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookEndpoints,
+  rotateWebhookSecret,
+  sendTestWebhook,
+} from '../../domain/webhooks/webhookEndpoint.service';
+import type { HandlerTable } from '../types';
+
+/** Webhook endpoints and their deliveries. */
+export const webhookHandlers = {
+  createWebhookEndpoint: async (ctx, { body }) => createWebhookEndpoint(ctx.actor.accountId, body),
+  listWebhookEndpoints: async (ctx) => ({ object: 'list' as const, data: await listWebhookEndpoints(ctx.actor.accountId) }),
+  deleteWebhookEndpoint: async (ctx, { params }) => deleteWebhookEndpoint(ctx.actor.accountId, params.id),
+  sendTestWebhook: async (ctx, { params }) => sendTestWebhook(ctx.actor.accountId, params.id),
+  listWebhookDeliveries: async (ctx, { params }) => ({ object: 'list' as const, data: await listDeliveries(ctx.actor.accountId, params.id) }),
+  retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id),
+  rotateWebhookSecret: async (ctx, { params }) => rotateWebhookSecret(ctx.actor.accountId, params.id),
+} satisfies HandlerTable<
+  | 'createWebhookEndpoint'
+  | 'listWebhookEndpoints'
+  | 'deleteWebhookEndpoint'
+  | 'sendTestWebhook'
+  | 'listWebhookDeliveries'
+  | 'retryWebhookDelivery'
+  | 'rotateWebhookSecret'
+>;
