@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import type { TestServer } from '../support/server';
-import { startGatewayWithJobs } from '../links/support/gateway';
+import { startGatewayWithJobs, type TestServer } from '../support/server';
 import { startExampleServer } from '../../examples/client-token/server.mjs';
 import { createExpressPayment } from './support';
 

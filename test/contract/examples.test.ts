@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { ShapeComparer, type Schema } from '../support/shapes';
 import { waitFor } from '../support/wait';
 import { startGatewayWithJobs } from '../links/support/gateway';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { openSse, type SseMessage } from '../streams/support/sseClient';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 240_000 });

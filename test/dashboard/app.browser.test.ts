@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
-import { createEndpoint, createPayment, expressBody, referenceBody } from '../webhooks/support/webhooks';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { createPayment, expressBody, referenceBody } from '../support/payments';
+import { createEndpoint } from '../support/webhooks';
 import { waitFor } from '../support/wait';
 import {
   ensureDashboardBundle,

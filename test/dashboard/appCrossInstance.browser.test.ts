@@ -5,7 +5,7 @@ import { ApiClient } from '../support/client';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
-import { createPayment, expressBody, referenceBody } from '../webhooks/support/webhooks';
+import { createPayment, expressBody, referenceBody } from '../support/payments';
 import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInThroughForm, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
 
 /**

@@ -2,7 +2,8 @@ import { expect, it, vi } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { waitFor } from '../support/wait';
 import { useGatewayAndReceiver } from '../webhooks/support/gateway';
-import { createEndpoint, createPayment, referenceBody } from '../webhooks/support/webhooks';
+import { createPayment, referenceBody } from '../support/payments';
+import { createEndpoint } from '../support/webhooks';
 import { cookieData, cookieGql, signIn } from './sessionSupport';
 
 /**

@@ -4,7 +4,7 @@ import { DashboardSessionModel } from '../../src/dashboard/session/session.model
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
-import { createPayment, referenceBody } from '../webhooks/support/webhooks';
+import { createPayment, referenceBody } from '../support/payments';
 import { answer, COOKIE_FLAGS, cookieGql, cookieWsClient, signIn, upgradeAnswer } from './sessionSupport';
 
 /**

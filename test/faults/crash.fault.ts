@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
-import { ok, sleep } from './support/fixtures';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { ok, refuseSomeFirstAttempts, sleep } from './support/fixtures';
 import { badSignatures, checkInvariants, diagnoseOpenPayments, readState, waitForDeliveries, type AccountState } from './support/invariants';
 import { PaymentsLoad, type LoadAccount } from './support/load';
 import { Prng, seedFromEnv } from './support/prng';
@@ -40,13 +40,7 @@ beforeAll(async () => {
   engine = await spawnEngine();
   receiver = await startReceiver();
   // Some first attempts fail, so retries (durable timers) are part of what must survive the crashes.
-  const attempts = new Map<string, number>();
-  receiver.reply = (r) => {
-    const id = String(r.headers['service-event-id']);
-    const n = (attempts.get(id) ?? 0) + 1;
-    attempts.set(id, n);
-    return { status: n === 1 && id.charCodeAt(id.length - 1) % 5 === 0 ? 503 : 200 };
-  };
+  refuseSomeFirstAttempts(receiver);
   gateway = await spawnGateway(engine.uri, GATEWAY_ENV);
   for (const name of ['a', 'b']) {
     const acct = await createAccount(gateway.url, `crash ${name}`);

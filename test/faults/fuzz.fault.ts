@@ -7,7 +7,7 @@ import { findOperation, getValidator } from '../../src/operations/contract';
 import { spawnEngine, type EngineProcess } from '../support/processes';
 import { requiredResponseHeaders } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { loadContract, type OperationSpec } from './support/contract';
 import { createFuzzFixtures } from './support/fixtures';
 import type { FuzzFixtures } from './support/generate';

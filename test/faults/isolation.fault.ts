@@ -8,7 +8,7 @@ import { createAccount, idempotencyKey, type TestAccount } from '../support/acco
 import { ROOT } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
 import { collect, gql, wsClient } from '../graphql/support';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { loadContract, type OperationSpec } from './support/contract';
 import { createPayment, ok, paidReferencePayment, waitFor } from './support/fixtures';
 import { rawRequest } from './support/rawHttp';

@@ -2,8 +2,8 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
-import { ok, sleep } from './support/fixtures';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { ok, refuseSomeFirstAttempts, sleep } from './support/fixtures';
 import { badSignatures, checkInvariants, diagnoseOpenPayments, readState, waitForDeliveries, type AccountState } from './support/invariants';
 import { PaymentsLoad, type LoadAccount } from './support/load';
 import { Prng, seedFromEnv } from './support/prng';
@@ -36,15 +36,7 @@ beforeAll(async () => {
   console.log(`two processes: seed ${SEED} (replay with TWO_PROCESS_SEED=${SEED})`);
   engine = await spawnEngine();
   receiver = await startReceiver();
-  const attempts = new Map<string, number>();
-  receiver.reply = (r) => {
-    const id = String(r.headers['service-event-id']);
-    const n = (attempts.get(id) ?? 0) + 1;
-    attempts.set(id, n);
-    const refuse = n === 1 && id.charCodeAt(id.length - 1) % 5 === 0;
-    if (refuse) refusedFirst.add(id);
-    return { status: refuse ? 503 : 200 };
-  };
+  refuseSomeFirstAttempts(receiver, refusedFirst);
   gateways = await Promise.all([spawnGateway(engine.uri, GATEWAY_ENV), spawnGateway(engine.uri, GATEWAY_ENV)]);
   for (const [i, name] of ['a', 'b'].entries()) {
     const acct = await createAccount(gateways[i]!.url, `two-process ${name}`);

@@ -13,7 +13,7 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryShape } from '../../src/db/queryShapes';
 import { startTestServer, type TestServer } from '../support/server';
-import { seed, workload, type Seeded } from './workload';
+import { backgroundWorkDone, seed, workload, type Seeded } from './workload';
 
 /**
  * A good plan examines about what it returns: an index's equality prefix, then the filter's other
@@ -34,8 +34,8 @@ beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000' });
   seeded = await seed(server.baseUrl, PAYMENTS);
   await workload(server.baseUrl, seeded);
-  // Let the rail, the webhooks and the timers run: their queries are shapes too.
-  await new Promise((r) => setTimeout(r, 6_000));
+  // The rail, the webhooks and the timers' queries are shapes too: wait until they have run.
+  await backgroundWorkDone(seeded);
 }, 300_000);
 
 afterAll(async () => {

@@ -5,7 +5,8 @@
  */
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import type { ApiClient } from '../support/client';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver';
+import { waitFor } from '../support/wait';
+import { startReceiver, type Receiver } from '../support/receiver';
 
 const express = (mobile: string, amount: number) => ({ amount, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile } });
 const reference = (amount: number) => ({ amount, currency: 'AOA', payment_method: 'multicaixa_reference' });
@@ -129,4 +130,23 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
   await must(api.delete(`/api_keys/${key.id}`), 200);
   // The clock: a span of the account's timers fired in due order, then the others shifted.
   await must(api.post('/sandbox/clock/advance', { seconds: 10 }), 200);
+}
+
+const FINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED'];
+
+/**
+ * Waits for the background work the workload set off: the small account's express payments carried to
+ * their end by the rail in real time (the big account's payments and refunds were by its clock advance),
+ * and their payment.succeeded events delivered to the receiver.
+ */
+export async function backgroundWorkDone(s: Seeded): Promise<void> {
+  const express = async () =>
+    ((await must(s.small.api.get('/payment_intents?limit=100'), 200)).data as any[]).filter((p) => p.payment_method === 'multicaixa_express');
+  const settled = await waitFor(express, (ps) => ps.every((p) => FINAL.includes(p.status)), 60_000);
+  const succeeded = new Set(settled.filter((p) => p.status === 'SUCCEEDED').map((p) => p.id));
+  const delivered = () => {
+    const got = new Set(s.receiver.received.map((r) => JSON.parse(r.rawBody)).filter((e) => e.type === 'payment.succeeded').map((e) => e.data.id));
+    return Promise.resolve([...succeeded].filter((id) => !got.has(id)));
+  };
+  await waitFor(delivered, (missing) => missing.length === 0, 60_000);
 }

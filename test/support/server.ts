@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
 import { startGateway, type Gateway } from '../../src/server';
 import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 
@@ -27,4 +28,21 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   });
   const gateway = await startGateway(config);
   return { baseUrl: gateway.url, gateway, stop: () => gateway.close() };
+}
+
+/**
+ * The test gateway with the payments core's background work running (timer poller every 100 ms,
+ * outbox sweeper), for the suites where payments move on in real time. Starting the jobs is
+ * idempotent, so this keeps working once src/server.ts starts them itself.
+ */
+export async function startGatewayWithJobs(env: Record<string, string> = {}): Promise<TestServer> {
+  const server = await startTestServer(env);
+  startCoreJobs({ timerPollMs: 100 });
+  return {
+    ...server,
+    stop: async () => {
+      await stopCoreJobs();
+      await server.stop();
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { verifyWebhookSignature } from '@pgw/client';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
-import { startReceiver, type Receiver } from './support/receiver';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { createEndpoint, createPayment, deliveries, referenceBody, waitFor } from './support/webhooks';
 
 /**

@@ -7,7 +7,7 @@ import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { startHangingReceiver, type HangingReceiver } from './support/hangingReceiver';
-import { startReceiver, type Receiver } from './support/receiver';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { createEndpoint, createPayment, deliveries, expressBody, waitFor } from './support/webhooks';
 
 /**

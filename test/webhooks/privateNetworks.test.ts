@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookSettings } from '../../src/domain/webhooks/webhookSettings';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
 import { createAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
-import { startReceiver, type Receiver } from './support/receiver';
+import { useGatewayAndReceiver } from './support/gateway';
 import { createEndpoint, deliveries, waitFor } from './support/webhooks';
 
 /** The default policy (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset): private targets are refused. */
-let server: TestServer;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  server = await startTestServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
-  startCoreJobs({ timerPollMs: 100 });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await stopCoreJobs();
-  await server?.stop();
-  await receiver?.close();
-});
+const gw = useGatewayAndReceiver({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, { jobs: true });
 
 describe('private network policy', () => {
   it('refuses loopback, private, link-local and CGNAT targets at creation, also behind a name', async () => {
-    const { api } = await createAccount(server.baseUrl);
+    const { api } = await createAccount(gw.server.baseUrl);
     for (const url of [
-      receiver.url,
-      `http://localhost:${receiver.port}/hook`,
+      gw.receiver.url,
+      `http://localhost:${gw.receiver.port}/hook`,
       'http://[::1]/hook',
       'http://[::ffff:127.0.0.1]/hook',
       'http://0.0.0.0/hook',
@@ -51,18 +37,18 @@ describe('private network policy', () => {
   });
 
   it('accepts a public address', async () => {
-    const { api } = await createAccount(server.baseUrl);
+    const { api } = await createAccount(gw.server.baseUrl);
     const created = await api.post('/webhook_endpoints', { url: 'https://203.0.114.7/hooks', events: ['payment.succeeded'] });
     expect(created.status, created.text).toBe(201);
   });
 
   it('refuses again at delivery time: no request reaches a private address', async () => {
-    const { api } = await createAccount(server.baseUrl);
+    const { api } = await createAccount(gw.server.baseUrl);
     // An endpoint that was acceptable when created (policy relaxed for the moment), and is not any more.
     webhookSettings.allowPrivateNetworks = true;
     let endpoint;
     try {
-      endpoint = await createEndpoint(api, `${receiver.url}/hook`);
+      endpoint = await createEndpoint(api, `${gw.receiver.url}/hook`);
     } finally {
       webhookSettings.allowPrivateNetworks = false;
     }
@@ -71,6 +57,6 @@ describe('private network policy', () => {
     expect(d).toMatchObject({ event_id: ping.event_id, state: 'RETRYING', last_status: 0 });
     // The attempt is recorded only once it is over, and the receiver records a request as it arrives:
     // nothing to wait for.
-    expect(receiver.received).toHaveLength(0);
+    expect(gw.receiver.received).toHaveLength(0);
   });
 });

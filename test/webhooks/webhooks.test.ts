@@ -1,34 +1,19 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, WebhookSignatureError } from '@pgw/client';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
-import { startReceiver, type Receiver } from './support/receiver';
+import { useGatewayAndReceiver } from './support/gateway';
 import { advance, createEndpoint, createPayment, deliveries, expressBody, referenceBody, waitFor } from './support/webhooks';
 
-let server: TestServer;
-let receiver: Receiver;
+const gw = useGatewayAndReceiver({}, { jobs: true });
 let account: TestAccount;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  // Idempotent: the payments core's timers and outbox sweeper, in case server.ts does not start them.
-  startCoreJobs({ timerPollMs: 100 });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await stopCoreJobs();
-  await server?.stop();
-  await receiver?.close();
-});
 beforeEach(async () => {
-  account = await createAccount(server.baseUrl);
-  receiver.reply = () => ({ status: 200 });
+  account = await createAccount(gw.server.baseUrl);
+  gw.receiver.reply = () => ({ status: 200 });
 });
 
 const forEvent = (id: string) => (r: { headers: Record<string, unknown> }) => r.headers['service-event-id'] === id;
-const hookUrl = (name: string) => `${receiver.url}/hooks/${name}`;
+const hookUrl = (name: string) => `${gw.receiver.url}/hooks/${name}`;
 const atPath = (name: string) => (r: { path: string }) => r.path === `/hooks/${name}`;
 
 describe('webhook endpoints', () => {
@@ -57,7 +42,7 @@ describe('webhook endpoints', () => {
     expect((await api.get('/webhook_endpoints')).body.data.map((e: any) => e.id)).toEqual([all.id]);
 
     // Another account sees none of it.
-    const other = await createAccount(server.baseUrl);
+    const other = await createAccount(gw.server.baseUrl);
     expect((await other.api.get(`/webhook_endpoints/${all.id}/deliveries`)).status).toBe(404);
     expect((await other.api.post(`/webhook_endpoints/${all.id}/test`)).status).toBe(404);
     expect((await other.api.get('/webhook_endpoints')).body.data).toEqual([]);
@@ -77,7 +62,7 @@ describe('signed deliveries', () => {
     const { api } = account;
     const endpoint = await createEndpoint(api, hookUrl('signed'));
     const pi = await createPayment(api, referenceBody(30_000));
-    const [req] = await receiver.waitFor((r) => atPath('signed')(r) && JSON.parse(r.rawBody).type === 'payment.created');
+    const [req] = await gw.receiver.waitFor((r) => atPath('signed')(r) && JSON.parse(r.rawBody).type === 'payment.created');
     const r = req!;
 
     expect(r.method).toBe('POST');
@@ -138,9 +123,9 @@ describe('signed deliveries', () => {
     const paid = await api.post('/sandbox/simulate/reference_paid', { reference: pi.reference.number });
     expect(paid.status).toBe(200);
 
-    const all = await receiver.waitFor(atPath('everything'), 3);
+    const all = await gw.receiver.waitFor(atPath('everything'), 3);
     expect(all.map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.created', 'reference.paid', 'payment.succeeded']);
-    const filtered = await receiver.waitFor(atPath('filtered'), 1);
+    const filtered = await gw.receiver.waitFor(atPath('filtered'), 1);
     expect(JSON.parse(filtered[0]!.rawBody).data).toMatchObject({ id: pi.id, status: 'SUCCEEDED' });
 
     const list = await waitFor(() => deliveries(api, everything.id), (l) => l.length === 3 && l.every((d) => d.state === 'DELIVERED'));
@@ -149,7 +134,7 @@ describe('signed deliveries', () => {
     // the three above delivered, the filtered endpoint's rows are final: one, delivered once.
     const [only] = await waitFor(() => deliveries(api, onlySucceeded.id), (l) => l.length === 1 && l[0].state === 'DELIVERED');
     expect(only).toMatchObject({ event_type: 'payment.succeeded', attempts: 1 });
-    expect(receiver.received.filter(atPath('filtered')).map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.succeeded']);
+    expect(gw.receiver.received.filter(atPath('filtered')).map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.succeeded']);
   });
 
   it('test.ping goes to that endpoint only, whatever its filter, and appears in GET /events', async () => {
@@ -161,7 +146,7 @@ describe('signed deliveries', () => {
     expect(res.body).toMatchObject({ object: 'test_event', state: 'QUEUED' });
     expect(res.body.event_id).toMatch(/^evt_/);
 
-    const [ping] = await receiver.waitFor(forEvent(res.body.event_id));
+    const [ping] = await gw.receiver.waitFor(forEvent(res.body.event_id));
     expect(ping!.path).toBe('/hooks/ping-target');
     const event = JSON.parse(ping!.rawBody);
     expect(event).toMatchObject({ id: res.body.event_id, type: 'test.ping', object: 'event' });
@@ -175,7 +160,7 @@ describe('signed deliveries', () => {
     );
     expect(delivered).toMatchObject({ attempts: 1 });
     expect((await deliveries(api, bystander.id)).filter((d) => d.event_id === res.body.event_id)).toEqual([]);
-    expect(receiver.received.filter(forEvent(res.body.event_id))).toHaveLength(1);
+    expect(gw.receiver.received.filter(forEvent(res.body.event_id))).toHaveLength(1);
 
     const events = (await api.get('/events')).body.data;
     expect(events.some((e: any) => e.id === res.body.event_id && e.type === 'test.ping')).toBe(true);
@@ -186,7 +171,7 @@ describe('signed deliveries', () => {
 describe('retries', () => {
   it('a receiver answering 500 gets attempts at +10 s, +60 s and +5 min, then the delivery is DEAD_LETTER', async () => {
     const { api } = account;
-    receiver.reply = (r) => (atPath('failing')(r) ? { status: 500 } : { status: 200 });
+    gw.receiver.reply = (r) => (atPath('failing')(r) ? { status: 500 } : { status: 200 });
     const endpoint = await createEndpoint(api, hookUrl('failing'));
     const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
 
@@ -223,29 +208,29 @@ describe('retries', () => {
     expect(gaps[1]).toBe(60);
     expect(gaps[2]).toBe(300);
 
-    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
+    expect(gw.receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
     // Every attempt signs afresh with the same body.
-    const bodies = new Set(receiver.received.filter(forEvent(ping.event_id)).map((r) => r.rawBody));
+    const bodies = new Set(gw.receiver.received.filter(forEvent(ping.event_id)).map((r) => r.rawBody));
     expect(bodies.size).toBe(1);
 
     // No fifth automatic attempt, however far the clock moves (the advance answers once every timer due
     // in its span has fired, attempts included).
     await advance(api, 3600);
-    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
+    expect(gw.receiver.received.filter(forEvent(ping.event_id))).toHaveLength(4);
     expect(await delivery()).toMatchObject({ state: 'DEAD_LETTER', attempts: 4 });
 
     // A manual retry sends it again now, whatever the state.
-    receiver.reply = () => ({ status: 204 });
+    gw.receiver.reply = () => ({ status: 204 });
     const retried = await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/${d.id}/retry`);
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ id: d.id, state: 'DELIVERED', attempts: 5, last_status: 204 });
-    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(5);
+    expect(gw.receiver.received.filter(forEvent(ping.event_id))).toHaveLength(5);
     expect((await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/whd_000000000000000000000000/retry`)).status).toBe(404);
   });
 
   it('a receiver that takes 6 s gives last_status 0 (no answer within 5 s)', async () => {
     const { api } = account;
-    receiver.reply = (r) => (atPath('slow')(r) ? { status: 200, delayMs: 6_000 } : { status: 200 });
+    gw.receiver.reply = (r) => (atPath('slow')(r) ? { status: 200, delayMs: 6_000 } : { status: 200 });
     const endpoint = await createEndpoint(api, hookUrl('slow'));
     const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
     const d = await waitFor(
@@ -260,17 +245,17 @@ describe('retries', () => {
 
   it('redirects are not followed: a 3xx is a failed attempt', async () => {
     const { api } = account;
-    receiver.reply = (r) => (atPath('redirect')(r) ? { status: 302, headers: { location: hookUrl('elsewhere') } } : { status: 200 });
+    gw.receiver.reply = (r) => (atPath('redirect')(r) ? { status: 302, headers: { location: hookUrl('elsewhere') } } : { status: 200 });
     const endpoint = await createEndpoint(api, hookUrl('redirect'));
     const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
     const d = await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.attempts === 1);
     expect(d).toMatchObject({ event_id: ping.event_id, state: 'RETRYING', last_status: 302 });
-    expect(receiver.received.filter(atPath('elsewhere'))).toHaveLength(0);
+    expect(gw.receiver.received.filter(atPath('elsewhere'))).toHaveLength(0);
   });
 
   it('deleting an endpoint deletes its deliveries and cancels its pending retries', async () => {
     const { api } = account;
-    receiver.reply = (r) => (atPath('deleted')(r) ? { status: 503 } : { status: 200 });
+    gw.receiver.reply = (r) => (atPath('deleted')(r) ? { status: 503 } : { status: 200 });
     const endpoint = await createEndpoint(api, hookUrl('deleted'));
     const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
     await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.state === 'RETRYING');
@@ -278,13 +263,13 @@ describe('retries', () => {
     // The advance answers once every timer due in its span has fired: a retry left behind would have
     // reached the receiver by then.
     await advance(api, 600);
-    expect(receiver.received.filter(forEvent(ping.event_id))).toHaveLength(1);
+    expect(gw.receiver.received.filter(forEvent(ping.event_id))).toHaveLength(1);
   });
 
   it('a receiver that recovers gets the retry and the delivery ends DELIVERED', async () => {
     const { api } = account;
     let fail = true;
-    receiver.reply = (r) => (atPath('recovers')(r) && fail ? { status: 500 } : { status: 200 });
+    gw.receiver.reply = (r) => (atPath('recovers')(r) && fail ? { status: 500 } : { status: 200 });
     const endpoint = await createEndpoint(api, hookUrl('recovers'));
     await api.post(`/webhook_endpoints/${endpoint.id}/test`);
     await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.state === 'RETRYING');
@@ -307,7 +292,7 @@ describe('secret rotation', () => {
     expect((await api.get('/webhook_endpoints')).text).not.toContain('whsec_');
 
     const ping1 = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
-    const [r1] = await receiver.waitFor(forEvent(ping1.event_id));
+    const [r1] = await gw.receiver.waitFor(forEvent(ping1.event_id));
     const header1 = String(r1!.headers['service-signature']);
     const [, t, v1new, v1old] = /^t=(\d+),v1=([0-9a-f]{64}),v1=([0-9a-f]{64})$/.exec(header1) ?? [];
     expect(v1new).toBe(createHmac('sha256', rotated.body.secret).update(`${t}.${r1!.rawBody}`).digest('hex'));
@@ -317,7 +302,7 @@ describe('secret rotation', () => {
 
     await advance(api, 24 * 3600 + 1);
     const ping2 = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
-    const [r2] = await receiver.waitFor(forEvent(ping2.event_id));
+    const [r2] = await gw.receiver.waitFor(forEvent(ping2.event_id));
     const header2 = String(r2!.headers['service-signature']);
     expect(header2.match(/v1=/g)).toHaveLength(1);
     expect(verifyWebhookSignature(r2!.rawBody, header2, rotated.body.secret).id).toBe(ping2.event_id);
@@ -327,7 +312,7 @@ describe('secret rotation', () => {
   /** The signature header of a fresh test.ping to the endpoint, with its body and `v1=` values. */
   async function pingSignature(endpointId: string) {
     const ping = (await account.api.post(`/webhook_endpoints/${endpointId}/test`)).body;
-    const [req] = await receiver.waitFor(forEvent(ping.event_id));
+    const [req] = await gw.receiver.waitFor(forEvent(ping.event_id));
     const header = String(req!.headers['service-signature']);
     const t = /^t=(\d+)/.exec(header)?.[1];
     const signedWith = (secret: string) => createHmac('sha256', secret).update(`${t}.${req!.rawBody}`).digest('hex');
@@ -377,7 +362,7 @@ describe('a payment life, end to end', () => {
     const endpoint = await createEndpoint(api, hookUrl('life'));
     const pi = await createPayment(api, expressBody('923000000'));
     await advance(api, 6);
-    const got = await receiver.waitFor(atPath('life'), 2);
+    const got = await gw.receiver.waitFor(atPath('life'), 2);
     expect(got.map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.created', 'payment.succeeded']);
     expect(JSON.parse(got[1]!.rawBody).data).toMatchObject({ id: pi.id, status: 'SUCCEEDED' });
     for (const r of got) expect(verifyWebhookSignature(r.rawBody, String(r.headers['service-signature']), endpoint.secret).data.id).toBe(pi.id);

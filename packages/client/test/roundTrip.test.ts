@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../../../test/webhooks/support/receiver';
+import { startReceiver, type Receiver } from '../../../test/support/receiver';
 import { constructEvent, createClient, type PgwClient } from '../src/index';
 import { operations } from '../src/generated/operations';
 import { recordingFetch } from './recordingFetch';

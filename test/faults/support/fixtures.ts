@@ -1,10 +1,29 @@
 import { createAccount, idempotencyKey, type TestAccount } from '../../support/accounts';
 import type { ApiClient } from '../../support/client';
+import type { Receiver } from '../../support/receiver';
+import { createPayment } from '../../support/payments';
+import { sleep, waitFor } from '../../support/wait';
 import type { FuzzFixtures } from './generate';
 
-import { sleep, waitFor } from '../../support/wait';
-
 export { sleep, waitFor };
+
+/**
+ * The workloads' receiver refuses (503) the first attempt of about one event in five (chosen by the
+ * event id's last character, so every process agrees), so that retries, durable timers, are part of
+ * what must hold. Records the refused ids in `refused`.
+ */
+export function refuseSomeFirstAttempts(receiver: Receiver, refused = new Set<string>()): Set<string> {
+  const attempts = new Map<string, number>();
+  receiver.reply = (r) => {
+    const id = String(r.headers['service-event-id']);
+    const n = (attempts.get(id) ?? 0) + 1;
+    attempts.set(id, n);
+    const refuse = n === 1 && id.charCodeAt(id.length - 1) % 5 === 0;
+    if (refuse) refused.add(id);
+    return { status: refuse ? 503 : 200 };
+  };
+  return refused;
+}
 
 export async function ok<T = any>(p: Promise<{ status: number; body: T; text: string }>, status: number, what: string): Promise<T> {
   const res = await p;
@@ -16,9 +35,7 @@ export const READ_PERMISSIONS = ['payment_intents', 'refunds', 'payment_links', 
   (r) => `${r}:read`,
 );
 
-export async function createPayment(api: ApiClient, body: Record<string, unknown>, key = idempotencyKey()): Promise<any> {
-  return ok(api.post('/payment_intents', body, { idempotencyKey: key }), 201, 'create payment');
-}
+export { createPayment };
 
 /** A reference payment paid at once through the simulate endpoint. */
 export async function paidReferencePayment(api: ApiClient, amount: number): Promise<any> {

@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { verifyWebhookSignature } from '../../../src/webhooks/verifySignature';
-import type { Receiver } from '../../webhooks/support/receiver';
+import type { Receiver } from '../../support/receiver';
 import { sleep } from './fixtures';
 import type { CreateRecord, LoadAccount } from './load';
 
