@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
+import { createPayment, referenceBody } from '../support/payments';
+import { waitFor } from '../support/wait';
 import { errorCodes, gql, startGraphqlTestServer, wsClient } from './support';
 
 /** Graceful shutdown: open subscriptions are ended (1001) instead of holding the server until the grace ends. */
@@ -22,8 +24,17 @@ it('closes open WebSocket subscriptions with 1001 and stops', async () => {
         { next: (m) => received.push(m), error: () => resolve(), complete: () => resolve() },
       );
     });
-    // Wait until the server has the subscription (the account's first event reaches it).
-    await new Promise((r) => setTimeout(r, 500));
+    // Wait until the server has the subscription: one of the account's events reaches it (the protocol
+    // acknowledges no subscribe, and events are not replayed, so payments are made until one arrives).
+    await waitFor(
+      async () => {
+        await createPayment(acct.api, referenceBody(1000));
+        return received.length;
+      },
+      (n) => n > 0,
+      30_000,
+      100,
+    );
     await acct.api.post('/payment_links', { amount: 1000 });
     await server.stop();
     await subscribed;
