@@ -1,28 +1,14 @@
-import type { MethodCode } from '../payments/methods';
-import type { CheckoutSessionRecord, CheckoutSessionStatus } from './checkoutSession.model';
+import type { components } from '../../../generated/openapi';
+import type { CheckoutSessionRecord } from './checkoutSession.model';
 
-export interface CheckoutSessionResource {
-  id: string;
-  object: 'checkout_session';
-  url: string;
-  amount: number;
-  currency: 'AOA';
-  methods: MethodCode[];
-  status: CheckoutSessionStatus;
-  payment_intent: string | null;
-  merchant_reference: string | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  expires_at: string;
-  livemode: boolean;
-  created_at: string;
-}
+/** The contract's CheckoutSession (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type CheckoutSessionResource = components['schemas']['CheckoutSession'];
 
 /**
  * What the hosted page may know: what to pay, how, where to go afterwards. Not the merchant's own
  * reference, which is between the merchant and the gateway.
  */
-export type PublicCheckoutSession = Omit<CheckoutSessionResource, 'merchant_reference' | 'created_at'>;
+export type PublicCheckoutSession = components['schemas']['PublicCheckoutSession'];
 
 /** `{checkout_url}/<session id>` with `{checkout_url}` = PUBLIC_BASE_URL + "/checkout". */
 export function checkoutSessionUrl(publicBaseUrl: string, id: string): string {

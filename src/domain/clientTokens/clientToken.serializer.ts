@@ -1,15 +1,9 @@
+import type { components } from '../../../generated/openapi';
 import { iso } from '../payments/payment.serializer';
 import type { ClientTokenRecord } from './clientToken.model';
 
-export interface ClientTokenResource {
-  object: 'client_token';
-  id: string;
-  /** The secret; only in the answer that created the token. */
-  token: string;
-  payment_intent: string;
-  expires_at: string;
-  created_at: string;
-}
+/** The contract's ClientTokenWithSecret (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type ClientTokenResource = components['schemas']['ClientTokenWithSecret'];
 
 export function toClientTokenResource(record: ClientTokenRecord, token: string): ClientTokenResource {
   return {
@@ -22,6 +16,6 @@ export function toClientTokenResource(record: ClientTokenRecord, token: string):
   };
 }
 
-export function toDeletedClientToken(id: string): { id: string; object: 'client_token'; deleted: true } {
+export function toDeletedClientToken(id: string): components['schemas']['DeletedClientToken'] {
   return { id, object: 'client_token', deleted: true };
 }

@@ -1,22 +1,11 @@
-import type { MethodCode } from '../payments/methods';
+import type { components } from '../../../generated/openapi';
 import type { PaymentLinkRecord } from './paymentLink.model';
 
-export interface PaymentLinkResource {
-  id: string;
-  object: 'payment_link';
-  code: string;
-  url: string;
-  amount: number;
-  currency: 'AOA';
-  methods: MethodCode[];
-  description: string | null;
-  active: boolean;
-  livemode: boolean;
-  created_at: string;
-}
+/** The contract's PaymentLink (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type PaymentLinkResource = components['schemas']['PaymentLink'];
 
 /** What the public page may know of a link: no account, no id, nothing the merchant did not publish. */
-export type PublicPaymentLink = Omit<PaymentLinkResource, 'id' | 'active' | 'created_at'>;
+export type PublicPaymentLink = components['schemas']['PublicPaymentLink'];
 
 /** The public page of a link: `{pay_url}/<code>` with `{pay_url}` = PUBLIC_BASE_URL + "/pay". */
 export function paymentLinkUrl(publicBaseUrl: string, code: string): string {

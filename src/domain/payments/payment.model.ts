@@ -1,5 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
-import type { PaymentStatus } from './payment.states';
+import type { FailureCode, PaymentStatus } from './payment.states';
 import type { MethodCode } from './methods';
 import type { PendingEvent, PendingTimer } from '../events/event.model';
 
@@ -32,7 +32,7 @@ export interface PaymentRecord {
   currency: 'AOA';
   payment_method: MethodCode;
   status: PaymentStatus;
-  failure_code: string | null;
+  failure_code: FailureCode | null;
   customer: { mobile: string } | null;
   merchant_reference: string | null;
   reference: { entity: string; number: string; expires_at: Date } | null;

@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/openapi';
 import type { PaymentRecord } from './payment.model';
 
 /** ISO 8601 UTC with milliseconds. */
@@ -5,26 +6,8 @@ export function iso(value: Date | string | number): string {
   return new Date(value).toISOString();
 }
 
-export interface PaymentIntentResource {
-  id: string;
-  object: 'payment_intent';
-  amount: number;
-  currency: 'AOA';
-  payment_method: string;
-  status: string;
-  failure_code: string | null;
-  customer: { mobile: string } | null;
-  merchant_reference: string | null;
-  reference: { entity: string; number: string; expires_at: string } | null;
-  amount_refunded: number;
-  fee: number | null;
-  fee_version: number | null;
-  api_key_id: string | null;
-  metadata: Record<string, string>;
-  livemode: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** The contract's PaymentIntent (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type PaymentIntentResource = components['schemas']['PaymentIntent'];
 
 type PaymentFields = Pick<
   PaymentRecord,
@@ -58,11 +41,8 @@ export function toPaymentIntentResource(p: PaymentFields): PaymentIntentResource
   };
 }
 
-export type PublicPaymentView = Pick<
-  PaymentIntentResource,
-  | 'id' | 'object' | 'amount' | 'currency' | 'payment_method' | 'status' | 'failure_code' | 'reference'
-  | 'amount_refunded' | 'livemode' | 'created_at' | 'updated_at'
->;
+/** The contract's PublicPaymentIntent. */
+export type PublicPaymentView = components['schemas']['PublicPaymentIntent'];
 
 /**
  * The public view of a payment (pages and the public stream, contract decisions): no customer,

@@ -3,7 +3,7 @@ import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { mutatePayment, type PaymentChange } from './payment.mutate';
-import { planTransition, type PaymentTrigger } from './payment.states';
+import { planTransition, type FailureCode, type PaymentTrigger } from './payment.states';
 
 /**
  * The sandbox express rail. The customer's mobile number picks a scenario (spec, "Sandbox scenarios");
@@ -15,7 +15,7 @@ export interface RailStep {
   /** Milliseconds after creation. */
   at: number;
   trigger: PaymentTrigger;
-  failureCode?: 'rejected_by_customer' | 'insufficient_funds' | 'provider_unavailable';
+  failureCode?: FailureCode;
 }
 
 const PROCESSING_AT_2S: RailStep = { at: 2_000, trigger: 'rail_start' };
@@ -58,7 +58,7 @@ export function succeededFields(p: PaymentRecord, now: Date): PaymentChange['set
 }
 
 /** The change a trigger makes to an intent, or null when the table does not allow it now. */
-export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now: Date, failureCode?: string): PaymentChange | null {
+export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now: Date, failureCode?: FailureCode): PaymentChange | null {
   const plan = planTransition(trigger, { status: p.status, method: p.payment_method });
   if (!plan.allowed) return null;
   const set: PaymentChange['set'] = { status: plan.to };

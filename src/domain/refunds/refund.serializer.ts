@@ -1,16 +1,9 @@
+import type { components } from '../../../generated/openapi';
 import type { RefundRecord } from '../payments/payment.model';
 import { iso } from '../payments/payment.serializer';
 
-export interface RefundResource {
-  id: string;
-  object: 'refund';
-  payment_intent: string;
-  amount: number;
-  status: 'PENDING' | 'SUCCEEDED';
-  livemode: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** The contract's Refund (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type RefundResource = components['schemas']['Refund'];
 
 /** Exactly the Refund fields of the specification. Refunds live inside their payment intent. */
 export function toRefundResource(refund: RefundRecord, paymentId: string, livemode = false): RefundResource {
