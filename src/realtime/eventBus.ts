@@ -167,8 +167,9 @@ const recentStatusChanges = new RecentIds(20_000);
 
 /**
  * Registers `listener` for the status changes of one payment that no event announces. Same contract as
- * `subscribe`: synchronous, must not throw or block. The change carries no account: the payment id is
- * the key, and subscribers have checked the caller's access to the payment (its intent read) already.
+ * `subscribe`: synchronous, must not throw or block. The change carries no account (another process's
+ * update does not say it): the payment id is the key, and the one subscriber, the intent feed, delivers
+ * nothing before its read of the intent has checked the caller's access to the payment.
  */
 export function subscribeStatusChanges(paymentId: string, listener: StatusChangeListener): () => void {
   let set = statusSubscribers.get(paymentId);
