@@ -63,7 +63,30 @@ export interface PublicContext {
 
 export type ContextOf<K extends OperationId> = K extends PublicOperationId ? PublicContext : KeyContext;
 
+type Success<R> = R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : R extends { 202: infer S } ? S : never;
+/** The body of the operation's success answer in the contract (JSON, or the text of an SVG). */
+export type SuccessBody<K extends OperationId> =
+  Success<Contract<K>['responses']> extends { content: infer C } ? C[keyof C] : never;
+
+/**
+ * Operations whose resources the domain still types by hand (strings where the contract has enums:
+ * key permissions, event types, log error codes, method statuses): their handlers are not yet held to
+ * the contract's answer. Every other handler must return exactly what openapi.yaml describes.
+ */
+type HandTypedAnswers =
+  | 'listApiKeys'
+  | 'createApiKey'
+  | 'revokeApiKey'
+  | 'listLogs'
+  | 'listPaymentMethods'
+  | 'listEvents'
+  | 'createWebhookEndpoint'
+  | 'listWebhookEndpoints'
+  | 'listWebhookDeliveries'
+  | 'retryWebhookDelivery'
+  | 'rotateWebhookSecret';
+
 /** A handler returns the body of the operation's success answer (its status is the contract's). */
-export type Handler<K extends OperationId> = (ctx: ContextOf<K>, input: OperationInput<K>) => Promise<unknown>;
+export type Handler<K extends OperationId> = (ctx: ContextOf<K>, input: OperationInput<K>) => Promise<K extends HandTypedAnswers ? unknown : SuccessBody<K>>;
 
 export type HandlerTable<K extends ExecutableOperationId> = { [Op in K]: Handler<Op> };

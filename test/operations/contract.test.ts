@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ApiKeyRecord } from '../../src/domain/accounts/apiKey.model';
 import { authorize } from '../../src/operations/authorize';
 import { keyCaller, PUBLIC_CALLER } from '../../src/operations/caller';
 import { getOperation, operations, parameterSchema, type OperationId } from '../../src/operations/contract';
 import { isExecutable, successStatus } from '../../src/operations/execute';
-import { DEFAULTED_QUERY_PARAMETERS } from '../../src/operations/types';
+import { DEFAULTED_QUERY_PARAMETERS, type OperationInput, type Schema, type SuccessBody } from '../../src/operations/types';
 import { streamRoutes } from '../../src/rest/streams';
 import { ROOT } from '../../src/paths';
 
@@ -81,5 +81,14 @@ describe('the operations layer and the contract', () => {
         .flatMap((f) => [...readFileSync(path.join(ROOT, dir, f), 'utf8').matchAll(/from '([^']+)'/g)].map((m) => ({ file: `${dir}/${f}`, target: path.join(dir, path.dirname(f), m[1]!) })));
     expect(importsOf('src/graphql').filter((i) => i.target.startsWith('src/rest/'))).toEqual([]);
     expect(importsOf('src/rest').filter((i) => i.target.startsWith('src/graphql/'))).toEqual([]);
+  });
+
+  it('types handler input and answers from generated/openapi.ts (checked by the compiler: npm run typecheck)', () => {
+    expectTypeOf<SuccessBody<'getPaymentIntent'>>().toEqualTypeOf<Schema<'PaymentIntent'>>();
+    expectTypeOf<SuccessBody<'createRefund'>>().toEqualTypeOf<Schema<'Refund'>>();
+    expectTypeOf<SuccessBody<'getPaymentLinkQr'>>().toEqualTypeOf<string>();
+    expectTypeOf<OperationInput<'createPaymentIntent'>['body']>().toEqualTypeOf<Schema<'CreatePaymentIntentRequest'>>();
+    expectTypeOf<OperationInput<'getRefund'>['params']['id']>().toBeString();
+    expectTypeOf<OperationInput<'listPaymentIntents'>['query']['limit']>().toBeNumber();
   });
 });
