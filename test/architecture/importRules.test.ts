@@ -89,13 +89,15 @@ describe('import rules (npm run lint:deps)', () => {
     expect(run.output).toMatch(/error engine-imports-no-gateway: packages\/embedded-mongo\/src\/index\.ts → src\/domain\/payments\/payment\.states\.ts/);
   }, 120_000);
 
-  it('reports GraphQL importing REST as a warning only, for now (the lead makes it an error once src/operations lands)', async () => {
+  it('fails GraphQL importing REST, and REST importing GraphQL: both are shells over src/operations', async () => {
     const dir = await plantedTree({
-      'src/rest/routes.ts': 'export const routes = [];\n',
+      'src/rest/routes.ts': "import { schema } from '../graphql/schema';\nexport const routes = [schema];\n",
+      'src/graphql/schema.ts': 'export const schema = {};\n',
       'src/graphql/__planted.ts': "import { routes } from '../rest/routes';\nexport const planted = routes;\n",
     });
     const run = await depcruise(dir, ['src']);
-    expect(run.output).toMatch(/warn graphql-imports-no-rest: src\/graphql\/__planted\.ts → src\/rest\/routes\.ts/);
-    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/error graphql-imports-no-rest: src\/graphql\/__planted\.ts → src\/rest\/routes\.ts/);
+    expect(run.output).toMatch(/error rest-imports-no-graphql: src\/rest\/routes\.ts → src\/graphql\/schema\.ts/);
+    expect(run.code, run.output).not.toBe(0);
   }, 120_000);
 });
