@@ -4,7 +4,7 @@ import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
 import { authorize } from '../operations/authorize';
 import type { OperationId } from '../operations/contract';
 import { authenticateClientTokenRequest } from '../operations/http/authenticate';
-import { bearerToken } from './pipeline';
+import { bearerSecret } from '../operations/bearer';
 
 /**
  * Client tokens on REST. The token comes in `?client_token=` (EventSource cannot send headers) or, on
@@ -14,7 +14,7 @@ import { bearerToken } from './pipeline';
 
 /** The token a request carries, if any (undefined when it carries none). A repeated parameter is no token. */
 export function clientTokenOf(req: Request): string | undefined {
-  const bearer = bearerToken(req);
+  const bearer = bearerSecret(req.headers.authorization);
   if (isClientTokenLike(bearer)) return bearer;
   const query = (req.query as Record<string, unknown>).client_token;
   if (query === undefined) return undefined;
@@ -27,7 +27,7 @@ export function clientTokenOf(req: Request): string | undefined {
  * one payment's public view and nothing else).
  */
 export async function refuseClientTokenOnKeyRoute(req: Request, res: Response, operationId: OperationId, config: Config): Promise<void> {
-  const bearer = bearerToken(req);
+  const bearer = bearerSecret(req.headers.authorization);
   const token = isClientTokenLike(bearer) ? bearer : req.headers.authorization === undefined ? clientTokenOf(req) : undefined;
   if (token === undefined) return;
   // authorize refuses a client token on every operation that needs a key (403).
