@@ -18,29 +18,20 @@ export async function tokenPaymentIntent(grant: ClientTokenGrant, id: string): P
   return asModel(toPublicPaymentView(await getPaymentIntentForAccount(grant.accountId, id)));
 }
 
-const OPEN_STATUSES = new Set(['PENDING', 'PROCESSING', 'UNKNOWN']);
-
 /**
- * The subscription for a token: public views, and it completes once the payment is final, as the
- * public SSE stream closes (a frontend waiting for the customer has nothing more to wait for): after
- * `payment.succeeded` when `reference.paid` announced it, after `payment.reconciled` when the payment
- * was UNKNOWN. A key's subscription stays open for refunds; a token's view is of the payment's outcome.
+ * The subscription for a token: public views, and it completes once the intent feed knows the payment's
+ * outcome (final per the state table, and its follow-up event delivered: `payment.succeeded` after
+ * `reference.paid`, `payment.reconciled` after UNKNOWN), as the public SSE stream closes: a frontend
+ * waiting for the customer has nothing more to wait for. A key's subscription stays open for refunds.
  */
 export async function tokenPaymentIntentUpdates(ctx: GraphQLContext, grant: ClientTokenGrant, id: string): Promise<AsyncIterableIterator<PaymentIntentUpdateModel>> {
   requireGrantFor(grant, id);
-  return untilFinal(await paymentIntentUpdates(ctx, id));
+  return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true }));
 }
 
-async function* untilFinal(source: AsyncIterableIterator<PaymentIntentUpdateModel>): AsyncGenerator<PaymentIntentUpdateModel> {
-  let wasUnknown = false;
+async function* asPublicViews(source: AsyncIterableIterator<PaymentIntentUpdateModel>): AsyncGenerator<PaymentIntentUpdateModel> {
   try {
-    for await (const update of source) {
-      const status = update.paymentIntent.status;
-      wasUnknown ||= status === 'UNKNOWN';
-      yield { ...update, paymentIntent: asModel(toPublicPaymentView(update.paymentIntent)) };
-      const awaitingFollowUp = update.eventType === 'reference.paid' || (wasUnknown && status === 'SUCCEEDED' && update.eventType !== 'payment.reconciled');
-      if (!OPEN_STATUSES.has(status) && !awaitingFollowUp) return;
-    }
+    for await (const update of source) yield { ...update, paymentIntent: asModel(toPublicPaymentView(update.paymentIntent)) };
   } finally {
     await source.return?.();
   }
