@@ -10,6 +10,7 @@ import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
 import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from './domain/webhooks/webhook.background';
+import { webhookTargetPolicy } from './domain/webhooks/targetResolver';
 import { realtimeService } from './realtime/realtime.background';
 import { subscribeAll } from './realtime/eventBus';
 import { closeConnectionsOfKey } from './realtime/connections';
@@ -30,16 +31,18 @@ export interface Gateway {
 
 /**
  * Background services in start order (stopped in reverse). Later features add theirs here: the
- * durable timers, the event dispatcher, webhook delivery, the event bus, GraphQL subscriptions.
+ * durable timers, the event dispatcher, webhook delivery, the event bus, GraphQL subscriptions. Each is
+ * given the settings of this gateway (no process-wide setting): here, or from `config` at its start.
  */
-async function backgroundServices(): Promise<BackgroundService[]> {
+async function backgroundServices(config: Config): Promise<BackgroundService[]> {
   return [
     // First, so it stops last: the request log entries of the final requests are written.
     requestLogService,
+    // Before the payments core, so that its completion hook stays until no payment can succeed.
+    checkoutLifecycleService(),
     paymentsCoreService,
-    checkoutLifecycleService,
     // The webhook fast path hears every event from the event bus (the domain does not import realtime).
-    webhookDeliveryService({ subscribeAll }),
+    webhookDeliveryService({ subscribeAll, policy: webhookTargetPolicy(config) }),
     realtimeService(),
     graphqlService(),
   ];
@@ -47,7 +50,7 @@ async function backgroundServices(): Promise<BackgroundService[]> {
 
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
-  const services = await backgroundServices();
+  const services = await backgroundServices(config);
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
   onKeyRevoked(closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);

@@ -1,5 +1,6 @@
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
 import { execute, type RawInput, type ResultBody } from '../operations/execute';
+import { gatewaySettings } from '../operations/settings';
 import type { ExecutableOperationId } from '../operations/types';
 import type { GraphQLContext } from './context';
 
@@ -25,7 +26,7 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
 export async function run<K extends ExecutableOperationId>(ctx: GraphQLContext, operationId: K, input: RawInput = {}): Promise<ResultBody<K>> {
   let result;
   try {
-    result = await execute(operationId, ctx.caller, input, { requestId: ctx.requestId, validateParams: false });
+    result = await execute(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
   } catch (err) {
     // Same rule and code as REST's header; the message names the argument rather than the header.
     if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {

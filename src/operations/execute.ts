@@ -3,6 +3,7 @@ import { authorizedKey, authorize } from './authorize';
 import type { Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
 import { handlers, type Handlers } from './handlers';
+import type { GatewaySettings } from './settings';
 import type { ExecutableOperationId, KeyContext, OperationInput, PathParams, PublicContext, QueryParams } from './types';
 import { validateRequestPart } from './validation';
 
@@ -17,6 +18,8 @@ export interface RawInput {
 
 export interface ExecuteOptions {
   requestId: string;
+  /** The gateway's settings, for the handler (the protocol has them from its construction). */
+  settings: GatewaySettings;
   /**
    * Reads the body once params, query and headers are valid (REST reads the request stream then, so a
    * bad path id is answered before a bad body). Takes the place of `input.body`.
@@ -80,8 +83,8 @@ export async function execute<K extends ExecutableOperationId>(
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext | PublicContext =
       caller.kind === 'key'
-        ? { caller, actor: caller.actor, key: caller.key, requestId: options.requestId, ...(idempotency && { idempotency }) }
-        : { caller, requestId: options.requestId };
+        ? { caller, actor: caller.actor, key: caller.key, requestId: options.requestId, settings: options.settings, ...(idempotency && { idempotency }) }
+        : { caller, requestId: options.requestId, settings: options.settings };
     return handler(ctx, { params, query, headers, body } as OperationInput<K>);
   };
 

@@ -4,6 +4,7 @@ import type { IdempotentAttempt } from '../domain/idempotency/idempotency.servic
 import type { Actor } from '../domain/payments/actor';
 import type { ClientTokenCaller, KeyCaller, PublicCaller } from './caller';
 import type { OperationId, operations } from './contract';
+import type { GatewaySettings } from './settings';
 
 /**
  * The contract's types (generated/openapi.ts, from openapi.yaml) as handlers see them: what a validated
@@ -51,6 +52,8 @@ export interface KeyContext {
   actor: Actor;
   key: ApiKeyRecord;
   requestId: string;
+  /** The gateway's settings (public base URL, webhook target policy). */
+  settings: GatewaySettings;
   /** On idempotent operations: the attempt runIdempotent runs (the id the key reserves for the object). */
   idempotency?: IdempotentAttempt;
 }
@@ -59,6 +62,7 @@ export interface KeyContext {
 export interface PublicContext {
   caller: PublicCaller | ClientTokenCaller;
   requestId: string;
+  settings: GatewaySettings;
 }
 
 export type ContextOf<K extends OperationId> = K extends PublicOperationId ? PublicContext : KeyContext;

@@ -8,7 +8,6 @@ import { AccountModel } from '../domain/accounts/account.model';
 import { getPublicCheckoutSession } from '../domain/checkout/checkoutSession.service';
 import { nowForAccount } from '../domain/clock/accountTime';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
-import { configurePublicBaseUrl } from '../domain/links/publicUrls';
 import { ROOT } from '../paths';
 import { enforceRateLimit } from '../operations/http/rateLimit';
 import { ipBucket } from '../operations/rateLimitPolicy';
@@ -50,7 +49,6 @@ function sendPage(res: Response, status: number, html: string): void {
  * limit as the public JSON routes behind them.
  */
 export function createPagesRouter(config: Config): Router {
-  configurePublicBaseUrl(config.publicBaseUrl);
   const assets = {
     'pay.js': { body: readFileSync(path.join(ASSETS_DIR, 'pay.js'), 'utf8'), type: 'text/javascript; charset=utf-8' },
     'pay.css': { body: readFileSync(path.join(ASSETS_DIR, 'pay.css'), 'utf8'), type: 'text/css; charset=utf-8' },

@@ -10,6 +10,7 @@ import { authenticateClientTokenRequest, authenticateKeyRequest } from '../opera
 import { readJsonBody } from '../operations/http/body';
 import { applyCount, clientIp } from '../operations/http/rateLimit';
 import { countPublicCall } from '../operations/rateLimitPolicy';
+import { gatewaySettings } from '../operations/settings';
 import type { ApiOperationId } from '../operations/types';
 import { clientTokenOf, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
 import { streamRoutes } from './streams';
@@ -27,6 +28,8 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   const takesClientToken = op.public && declaresClientToken(operationId);
   const stream = isExecutable(operationId) ? undefined : streamRoutes[operationId];
   if (!isExecutable(operationId) && !stream) throw new Error(`${operationId}: openapi.yaml declares it but nothing serves it`);
+  // This gateway's, read from its Config once its port (and so the default public URL) is known.
+  const settings = gatewaySettings(config);
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
@@ -39,6 +42,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
       }
       const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, caller, input, {
         requestId,
+        settings,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),
       });
       send(res, result);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { webhookSettings } from '../../src/domain/webhooks/webhookSettings';
+import { createWebhookEndpoint } from '../../src/domain/webhooks/webhookEndpoint.service';
 import { createAccount } from '../support/accounts';
 import { useGatewayAndReceiver } from './support/gateway';
-import { createEndpoint, deliveries, waitFor } from './support/webhooks';
+import { deliveries, waitFor } from './support/webhooks';
 
 /** The default policy (WEBHOOK_ALLOW_PRIVATE_NETWORKS unset): private targets are refused. */
 const gw = useGatewayAndReceiver({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, { jobs: true });
@@ -43,15 +43,11 @@ describe('private network policy', () => {
   });
 
   it('refuses again at delivery time: no request reaches a private address', async () => {
-    const { api } = await createAccount(gw.server.baseUrl);
-    // An endpoint that was acceptable when created (policy relaxed for the moment), and is not any more.
-    webhookSettings.allowPrivateNetworks = true;
-    let endpoint;
-    try {
-      endpoint = await createEndpoint(api, `${gw.receiver.url}/hook`);
-    } finally {
-      webhookSettings.allowPrivateNetworks = false;
-    }
+    const { id: accountId, api } = await createAccount(gw.server.baseUrl);
+    // An endpoint that was acceptable when created (by a gateway that allowed private networks: the
+    // domain called here with that policy, in the test gateway's process and database), and is not for
+    // this gateway's deliveries.
+    const endpoint = await createWebhookEndpoint(accountId, { url: `${gw.receiver.url}/hook` }, { allowPrivateNetworks: true });
     const ping = (await api.post(`/webhook_endpoints/${endpoint.id}/test`)).body;
     const d = await waitFor(async () => (await deliveries(api, endpoint.id))[0], (x) => x?.attempts === 1);
     expect(d).toMatchObject({ event_id: ping.event_id, state: 'RETRYING', last_status: 0 });

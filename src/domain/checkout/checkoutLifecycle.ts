@@ -32,19 +32,19 @@ export function registerCheckoutLifecycle(): void {
   registerTimerHandler(CHECKOUT_EXPIRY_TIMER, async (timer, { now }) => {
     await expireCheckoutSession(timer.refId, now);
   });
-  onEventStored(completeSessionOnPayment, { name: 'checkout.complete' });
   onEventStored(releaseSessionOnPaymentEnd, { name: 'checkout.release' });
 }
 
 /** Payment events after which the payment can never be paid. */
 const ENDED_UNPAID_EVENTS = new Set(['payment.failed', 'payment.cancelled', 'payment.expired']);
 
-export async function completeSessionOnPayment(event: StoredEvent): Promise<void> {
+/** `publicBaseUrl`: the gateway's, for the session URL in the `checkout.session.completed` event. */
+export async function completeSessionOnPayment(event: StoredEvent, publicBaseUrl: string): Promise<void> {
   if (event.type !== 'payment.succeeded') return;
   const page = await checkoutPaymentOf(event);
   if (!page) return;
   // The event's time, not the wall clock: during a sandbox clock advance they differ.
-  await completeCheckoutSession(event.accountId, page.sessionId, page.paymentId, event.createdAt);
+  await completeCheckoutSession(event.accountId, page.sessionId, page.paymentId, event.createdAt, publicBaseUrl);
 }
 
 export async function releaseSessionOnPaymentEnd(event: StoredEvent): Promise<void> {
@@ -73,9 +73,23 @@ async function checkoutPaymentOf(event: StoredEvent): Promise<{ sessionId: strin
   return payment?.checkout_session_id === named ? { sessionId: named, paymentId } : null;
 }
 
-/** For src/server.ts `backgroundServices()`: registers the hook, the timer handler and the outbox. */
-export const checkoutLifecycleService: BackgroundService = {
-  name: 'checkout-lifecycle',
-  start: () => registerCheckoutLifecycle(),
-  stop: () => undefined,
-};
+/**
+ * For src/server.ts `backgroundServices()`: registers the hooks, the timer handler and the outbox. The
+ * completion hook is this gateway's own, with the public base URL of the Config it is started with (known
+ * once the port is), so it comes and goes with the service; server.ts starts it before the payments core
+ * so that it stops after it (no payment can succeed once the hook is gone).
+ */
+export function checkoutLifecycleService(): BackgroundService {
+  let removeCompletion: (() => void) | null = null;
+  return {
+    name: 'checkout-lifecycle',
+    start: ({ config }) => {
+      removeCompletion ??= onEventStored((event) => completeSessionOnPayment(event, config.publicBaseUrl), { name: 'checkout.complete' });
+      registerCheckoutLifecycle();
+    },
+    stop: () => {
+      removeCompletion?.();
+      removeCompletion = null;
+    },
+  };
+}

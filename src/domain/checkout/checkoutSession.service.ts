@@ -4,7 +4,6 @@ import { nowForAccount } from '../clock/accountTime';
 import { buildEvents, dispatchOutbox } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { resolveMethods } from '../links/methodSelection';
-import { publicBaseUrl } from '../links/publicUrls';
 import { cancelTimers, scheduleTimer } from '../../platform/timers/timer.service';
 import { inspectClaim } from './checkoutClaim';
 import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSession.model';
@@ -149,13 +148,13 @@ export async function expireCheckoutSession(id: string, now: Date): Promise<bool
  * the session's outbox, so the event exists exactly when the completion does; a second call (the hook
  * is at-least-once) finds the session no longer OPEN and changes nothing.
  */
-export async function completeCheckoutSession(accountId: string, id: string, paymentId: string, now: Date): Promise<boolean> {
+export async function completeCheckoutSession(accountId: string, id: string, paymentId: string, now: Date, publicBaseUrl: string): Promise<boolean> {
   const session = await CheckoutSessionModel.findOne({ _id: id, account_id: accountId }, { pending_events: 0 }).lean<CheckoutSessionRecord>();
   if (!session || session.status !== 'OPEN') return false;
   const completed = { ...session, status: 'COMPLETED' as const, payment_intent: paymentId, updated_at: now };
   const events = await buildEvents(
     accountId,
-    [{ type: 'checkout.session.completed', data: { ...toCheckoutSessionResource(completed, publicBaseUrl()) } }],
+    [{ type: 'checkout.session.completed', data: { ...toCheckoutSessionResource(completed, publicBaseUrl) } }],
     now,
   );
   const res = await CheckoutSessionModel.updateOne(

@@ -14,7 +14,7 @@ import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpo
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpoint.service';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
-import { webhookSettings } from './webhookSettings';
+import type { WebhookTargetPolicy } from './targetResolver';
 
 /**
  * The delivery engine.
@@ -113,24 +113,27 @@ const creationQueue = new DeliveryQueue(32);
  * hooks get their turn (hooks run one event at a time per account). Events of one payment are
  * handled in order. Failures are left to the durable hook.
  */
-export function createDeliveriesFastPath(event: StoredEvent): void {
+export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTargetPolicy): void {
   if (engineState !== 'running') return;
   void creationQueue
     .run(event.paymentId ?? event.id, async () => {
       if (handled.has(event.id)) return;
-      await createDeliveriesForEvent(event);
+      await createDeliveriesForEvent(event, policy);
     })
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
 }
 
 /** The durable `onEventStored` hook: does nothing when the fast path of this process got there first. */
-export async function deliveriesHook(event: StoredEvent): Promise<void> {
+export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
   if (handled.has(event.id)) return;
-  await createDeliveriesForEvent(event);
+  await createDeliveriesForEvent(event, policy);
 }
 
-/** Writes the deliveries of an event. Quick: two reads and one insert per endpoint; attempts run in the background. */
-export async function createDeliveriesForEvent(event: StoredEvent): Promise<void> {
+/**
+ * Writes the deliveries of an event. Quick: two reads and one insert per endpoint; attempts run in the
+ * background, sent where `policy` (the gateway's, from webhook.background.ts) allows.
+ */
+export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
   const endpoints = await matchingEndpoints(event);
   if (endpoints.length === 0) {
     markHandled(event.id);
@@ -173,7 +176,7 @@ export async function createDeliveriesForEvent(event: StoredEvent): Promise<void
   );
   markHandled(event.id);
   for (const item of created) {
-    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs);
+    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs, policy);
   }
 }
 
@@ -192,9 +195,9 @@ function attemptJob(d: WebhookDeliveryRecord, run: () => Promise<void>): Attempt
 const spilling = new Map<string, { started: number; finished: number }>();
 
 /** `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order). */
-function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number, fromSweep = false): void {
+function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number, policy: WebhookTargetPolicy, fromSweep = false): void {
   if (engineState === 'idle') {
-    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, fromSweep));
+    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, policy, fromSweep));
     return;
   }
   if (engineState === 'stopped') return;
@@ -204,7 +207,7 @@ function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEnd
           attemptJob(delivery, async () => {
             if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
             if (!(await holdLease(delivery))) return;
-            await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs));
+            await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
           }),
         )
       : null;
@@ -246,7 +249,7 @@ interface SentAttempt extends AttemptOutcome {
 }
 
 /** Signs with the endpoint's current secrets and POSTs the stored body. `at` is the account time. */
-async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<SentAttempt> {
+async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<SentAttempt> {
   const header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000));
   const outcome = await postWebhook(
     endpoint.url,
@@ -257,7 +260,7 @@ async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, a
       'Service-Signature': header,
       'Service-Event-Id': d.event_id,
     },
-    { allowPrivateNetworks: webhookSettings.allowPrivateNetworks },
+    { policy },
   );
   if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
   return { ...outcome, header, at };
@@ -274,8 +277,8 @@ const succeeded = (status: number) => status >= 200 && status < 300;
  * meanwhile; the next retry is scheduled (idempotently) before the state says RETRYING, so a crash in
  * between can only leave a timer that finds nothing to do.
  */
-async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date): Promise<void> {
-  const a = await send(d, endpoint, at);
+async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<void> {
+  const a = await send(d, endpoint, at, policy);
   const ok = succeeded(a.status);
   const retryDelay = RETRY_DELAYS_MS[step - 1];
   const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
@@ -301,7 +304,7 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
-export async function runRetryTimer(payload: Record<string, unknown>, now: Date, advancing = false): Promise<void> {
+export async function runRetryTimer(payload: Record<string, unknown>, now: Date, advancing: boolean, policy: WebhookTargetPolicy): Promise<void> {
   const deliveryId = String(payload.delivery_id ?? '');
   const step = Number(payload.step);
   const d = await WebhookDeliveryModel.findById(deliveryId).lean();
@@ -311,7 +314,7 @@ export async function runRetryTimer(payload: Record<string, unknown>, now: Date,
   // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
   // by the poller takes a place only when few of the account's attempts wait.
   const done = scheduler.submit(
-    attemptJob(d, () => performScheduledAttempt(d, endpoint, step, now)),
+    attemptJob(d, () => performScheduledAttempt(d, endpoint, step, now, policy)),
     advancing ? undefined : ATTEMPT_LIMITS.perAccount,
   );
   if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
@@ -323,7 +326,7 @@ export async function runRetryTimer(payload: Record<string, unknown>, now: Date,
  * released (spilled). Oldest lease first, so spilled deliveries come back in the order they left; the
  * accounts with no room now are skipped without a write.
  */
-export async function sweepPendingDeliveries(limit = 100): Promise<number> {
+export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit = 100): Promise<number> {
   if (engineState !== 'running') return 0;
   const full = scheduler.fullAccounts();
   if (!full) return 0;
@@ -348,7 +351,7 @@ export async function sweepPendingDeliveries(limit = 100): Promise<number> {
     if (!claimed) continue;
     const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
     if (!endpoint) continue;
-    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id), true);
+    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id), policy, true);
     started++;
   }
   // An account stops spilling once this pass saw all stale deliveries (not cut by the limit), none of
@@ -375,15 +378,15 @@ export async function listDeliveries(accountId: string, endpointId: string, stat
  * DELIVERED (a scheduled retry then finds nothing to do). A failure of a never-attempted delivery
  * counts as its first scheduled attempt; otherwise the state and schedule are left as they were.
  */
-export async function retryDeliveryNow(accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResource> {
+export async function retryDeliveryNow(accountId: string, endpointId: string, deliveryId: string, policy: WebhookTargetPolicy): Promise<WebhookDeliveryResource> {
   const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
   const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
   if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
   const at = await nowForAccount(accountId);
   if (d.state === 'PENDING') {
-    await performScheduledAttempt(d, endpoint, 1, at);
+    await performScheduledAttempt(d, endpoint, 1, at, policy);
   } else {
-    const a = await send(d, endpoint, at);
+    const a = await send(d, endpoint, at, policy);
     const set: Record<string, unknown> = attemptFields(a);
     if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 });
     await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: set, $inc: { attempts: 1 } });

@@ -1,8 +1,24 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { Config } from '../../config';
 import { ApiError } from '../../errors';
 import { classifyAddress } from './addressPolicy';
-import { webhookSettings } from './webhookSettings';
+
+/**
+ * Where one gateway's webhooks may go and how their names resolve. src/server.ts builds it from the
+ * gateway's Config and hands it to what creates endpoints and delivers (no process-wide setting, so two
+ * gateways in one process each keep their own).
+ */
+export interface WebhookTargetPolicy {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: deliver to loopback/private addresses (local work only). */
+  allowPrivateNetworks: boolean;
+  /** Name servers for webhook hosts (`host:port`); absent = the system's (/etc/resolv.conf). Tests point it at a local one. */
+  dnsServers?: readonly string[];
+}
+
+export function webhookTargetPolicy(config: Pick<Config, 'webhookAllowPrivateNetworks'>): WebhookTargetPolicy {
+  return { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+}
 
 /**
  * Turns a webhook URL into the one address a delivery will connect to. The address is checked
@@ -73,11 +89,11 @@ function fixedAddresses(host: string): Array<{ address: string; family: 4 | 6 }>
  * DNS only: a name known only from /etc/hosts does not resolve (use its IP literal, with
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS if it is a private one). IPv4 addresses first, then IPv6.
  */
-async function resolveBoth(host: string, timeoutMs: number): Promise<Array<{ address: string; family: 4 | 6 }>> {
+async function resolveBoth(host: string, timeoutMs: number, dnsServers: readonly string[] | undefined): Promise<Array<{ address: string; family: 4 | 6 }>> {
   const fixed = fixedAddresses(host);
   if (fixed) return fixed;
   const resolver = new Resolver({ timeout: Math.max(1, Math.min(timeoutMs, DNS_TIMEOUT_MS)), tries: 1 });
-  if (webhookSettings.dnsServers) resolver.setServers(webhookSettings.dnsServers);
+  if (dnsServers) resolver.setServers(dnsServers);
   // The resolver's own timeout is per query and server: the overall bound comes from this timer.
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<'timeout'>((resolve) => {
@@ -104,7 +120,8 @@ async function resolveBoth(host: string, timeoutMs: number): Promise<Array<{ add
  * Resolves `url` and applies the policy. Throws TargetRefusedError when any resolved address is
  * private/loopback/link-local/reserved (unless allowed) or the name does not resolve (in time).
  */
-export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boolean, timeoutMs = DNS_TIMEOUT_MS): Promise<ResolvedTarget> {
+export async function resolveWebhookTarget(url: URL, policy: WebhookTargetPolicy, timeoutMs = DNS_TIMEOUT_MS): Promise<ResolvedTarget> {
+  const { allowPrivateNetworks, dnsServers } = policy;
   const host = bareHost(url);
   const literal = isIP(host);
   if (literal) {
@@ -114,11 +131,12 @@ export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boole
     return { url, address: host, family: literal === 6 ? 6 : 4 };
   }
 
-  const key = `${allowPrivateNetworks ? 'p' : 's'}:${host.toLowerCase()}`;
+  // Per policy and name servers: a gateway with other settings in the same process resolves for itself.
+  const key = `${allowPrivateNetworks ? 'p' : 's'}:${dnsServers?.join(',') ?? ''}:${host.toLowerCase()}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return { url, address: hit.address, family: hit.family };
 
-  const addresses = await resolveBoth(host, timeoutMs);
+  const addresses = await resolveBoth(host, timeoutMs, dnsServers);
   if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`, true);
   if (!allowPrivateNetworks) {
     // Every address must be public: a name with one public and one private record is refused, or
@@ -137,11 +155,11 @@ export async function resolveWebhookTarget(url: URL, allowPrivateNetworks: boole
  * as a 400 invalid_request. A name that does not resolve yet is accepted: it is not a private
  * address, and every delivery resolves and checks again.
  */
-export async function assertAcceptableWebhookUrl(raw: string, allowPrivateNetworks: boolean): Promise<URL> {
+export async function assertAcceptableWebhookUrl(raw: string, policy: WebhookTargetPolicy): Promise<URL> {
   const url = parseWebhookUrl(raw);
-  if (allowPrivateNetworks) return url;
+  if (policy.allowPrivateNetworks) return url;
   try {
-    await resolveWebhookTarget(url, false);
+    await resolveWebhookTarget(url, policy);
   } catch (err) {
     if (err instanceof TargetRefusedError && !err.unresolved) {
       throw ApiError.invalid(`url is not allowed: ${err.message}. Webhook targets must be public addresses (set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true for local work)`);

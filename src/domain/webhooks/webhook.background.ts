@@ -14,7 +14,7 @@ import {
 import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpoint.service';
 import { closeWebhookAgents } from './webhookHttp';
-import { webhookSettings } from './webhookSettings';
+import type { WebhookTargetPolicy } from './targetResolver';
 
 const SWEEP_MS = 1_000;
 const STOP_WAIT_MS = 6_000;
@@ -31,10 +31,12 @@ const STOP_WAIT_MS = 6_000;
  */
 export type SubscribeAllEvents = (listener: (event: StoredEvent) => void) => () => void;
 
-export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents }): BackgroundService {
-  let removeHook: (() => void) | null = onEventStored(deliveriesHook, { name: 'webhook-deliveries' });
+/** `policy`: where this gateway's webhooks may go (src/server.ts builds it from the gateway's Config). */
+export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents; policy: WebhookTargetPolicy }): BackgroundService {
+  const { policy } = deps;
+  let removeHook: (() => void) | null = onEventStored((event) => deliveriesHook(event, policy), { name: 'webhook-deliveries' });
   let unsubscribe: (() => void) | null = null;
-  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing));
+  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing, policy));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
   return {
@@ -42,15 +44,14 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents 
     async start({ config }) {
       // Before anything signs or stores a secret; a wrong key stops the start here.
       await loadSecretsKey(config);
-      webhookSettings.allowPrivateNetworks = config.webhookAllowPrivateNetworks;
-      if (config.webhookAllowPrivateNetworks) {
+      if (policy.allowPrivateNetworks) {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine();
-      unsubscribe = deps.subscribeAll(createDeliveriesFastPath);
+      unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(event, policy));
       sweepTimer = setInterval(() => {
         if (sweeping) return;
-        sweeping = sweepPendingDeliveries()
+        sweeping = sweepPendingDeliveries(policy)
           .catch((err: unknown) => logger.error({ err }, 'webhook pending sweep failed'))
           .finally(() => {
             sweeping = null;

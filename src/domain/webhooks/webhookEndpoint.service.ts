@@ -6,11 +6,10 @@ import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
 import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
-import { assertAcceptableWebhookUrl } from './targetResolver';
+import { assertAcceptableWebhookUrl, type WebhookTargetPolicy } from './targetResolver';
 import { WebhookDeliveryModel } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
 import { toWebhookEndpointResource, type WebhookEndpointResource } from './webhook.serializer';
-import { webhookSettings } from './webhookSettings';
 
 export const RETRY_TIMER_KIND = 'webhook.retry';
 /** How long the previous secret keeps signing after a rotation (account clock). */
@@ -32,8 +31,8 @@ function newSecret(): string {
  * it, 400 `invalid_request` and no endpoint. The cap holds under concurrent creates (createWithinCap:
  * insert, count, remove the newcomer when over).
  */
-export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput): Promise<WebhookEndpointResource> {
-  await assertAcceptableWebhookUrl(input.url, webhookSettings.allowPrivateNetworks);
+export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput, policy: WebhookTargetPolicy): Promise<WebhookEndpointResource> {
+  await assertAcceptableWebhookUrl(input.url, policy);
   const events = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
   const now = await nowForAccount(accountId);
   const secret = newSecret();

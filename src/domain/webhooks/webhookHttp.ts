@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveWebhookTarget, TargetRefusedError } from './targetResolver';
+import { resolveWebhookTarget, TargetRefusedError, type WebhookTargetPolicy } from './targetResolver';
 
 /**
  * One HTTP POST of a webhook. Keep-alive agents reuse connections to busy receivers; the connection
@@ -36,7 +36,7 @@ export async function postWebhook(
   rawUrl: string,
   body: string,
   headers: Record<string, string>,
-  opts: { allowPrivateNetworks: boolean; timeoutMs?: number },
+  opts: { policy: WebhookTargetPolicy; timeoutMs?: number },
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -44,7 +44,7 @@ export async function postWebhook(
   let target;
   try {
     // DNS gets what is left of the same deadline (and never more than its own limit).
-    target = await resolveWebhookTarget(new URL(rawUrl), opts.allowPrivateNetworks, timeoutMs);
+    target = await resolveWebhookTarget(new URL(rawUrl), opts.policy, timeoutMs);
   } catch (err) {
     return { status: 0, ms: elapsed(), error: err instanceof TargetRefusedError ? err.message : String(err) };
   }

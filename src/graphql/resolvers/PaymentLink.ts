@@ -1,5 +1,5 @@
-import { publicBaseUrl } from '../../domain/links/publicUrls';
 import { linkQrSvg } from '../../domain/qr/qr.service';
+import { gatewaySettings } from '../../operations/settings';
 import type { PaymentLinkResolvers, PaymentMethodCode } from '../../../generated/graphql/resolvers-types';
 import { requireOperation } from '../context';
 import { toEnumName } from '../enums';
@@ -10,6 +10,6 @@ export const PaymentLink: PaymentLinkResolvers = {
   // The image of GET /payment_links/{id}/qr, from the link already read (no second read of it).
   qrSvg: (l, _a, ctx) => {
     requireOperation(ctx, 'getPaymentLinkQr');
-    return linkQrSvg(l, publicBaseUrl());
+    return linkQrSvg(l, gatewaySettings(ctx.config).publicBaseUrl);
   },
 };

@@ -10,7 +10,6 @@ import {
   getPublicPaymentLink,
   listPaymentLinks,
 } from '../../domain/links/paymentLink.service';
-import { publicBaseUrl } from '../../domain/links/publicUrls';
 import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qr.service';
 import type { HandlerTable } from '../types';
 
@@ -20,22 +19,21 @@ import type { HandlerTable } from '../types';
  * metadata or fees).
  */
 export const linkHandlers = {
-  createPaymentLink: async (ctx, { body }) => toPaymentLinkResource(await createPaymentLink(ctx.actor.accountId, body), publicBaseUrl()),
+  createPaymentLink: async (ctx, { body }) => toPaymentLinkResource(await createPaymentLink(ctx.actor.accountId, body), ctx.settings.publicBaseUrl),
   listPaymentLinks: async (ctx) => {
-    const base = publicBaseUrl();
     const links = await listPaymentLinks(ctx.actor.accountId);
-    return { object: 'list' as const, data: links.map((l) => toPaymentLinkResource(l, base)) };
+    return { object: 'list' as const, data: links.map((l) => toPaymentLinkResource(l, ctx.settings.publicBaseUrl)) };
   },
-  getPaymentLink: async (ctx, { params }) => toPaymentLinkResource(await getPaymentLink(ctx.actor.accountId, params.id), publicBaseUrl()),
-  deactivatePaymentLink: async (ctx, { params }) => toPaymentLinkResource(await deactivatePaymentLink(ctx.actor.accountId, params.id), publicBaseUrl()),
+  getPaymentLink: async (ctx, { params }) => toPaymentLinkResource(await getPaymentLink(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),
+  deactivatePaymentLink: async (ctx, { params }) => toPaymentLinkResource(await deactivatePaymentLink(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),
   // The contract's answer is image/svg+xml: execute sends the text as it is.
-  getPaymentLinkQr: async (ctx, { params }) => paymentLinkQrSvg(ctx.actor.accountId, params.id, publicBaseUrl()),
-  createQrCode: async (ctx, { body }) => createQrCode(ctx.actor.accountId, body, publicBaseUrl()),
-  createCheckoutSession: async (ctx, { body }) => toCheckoutSessionResource(await createCheckoutSession(ctx.actor.accountId, body), publicBaseUrl()),
-  getCheckoutSession: async (ctx, { params }) => toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, params.id), publicBaseUrl()),
-  getPublicPaymentLink: async (_ctx, { params }) => toPublicPaymentLink(await getPublicPaymentLink(params.code), publicBaseUrl()),
+  getPaymentLinkQr: async (ctx, { params }) => paymentLinkQrSvg(ctx.actor.accountId, params.id, ctx.settings.publicBaseUrl),
+  createQrCode: async (ctx, { body }) => createQrCode(ctx.actor.accountId, body, ctx.settings.publicBaseUrl),
+  createCheckoutSession: async (ctx, { body }) => toCheckoutSessionResource(await createCheckoutSession(ctx.actor.accountId, body), ctx.settings.publicBaseUrl),
+  getCheckoutSession: async (ctx, { params }) => toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),
+  getPublicPaymentLink: async (ctx, { params }) => toPublicPaymentLink(await getPublicPaymentLink(params.code), ctx.settings.publicBaseUrl),
   createPublicPaymentLinkPayment: async (_ctx, { params, body }) => payPaymentLink(params.code, body),
-  getPublicCheckoutSession: async (_ctx, { params }) => toPublicCheckoutSession(await getPublicCheckoutSession(params.id), publicBaseUrl()),
+  getPublicCheckoutSession: async (ctx, { params }) => toPublicCheckoutSession(await getPublicCheckoutSession(params.id), ctx.settings.publicBaseUrl),
   createPublicCheckoutSessionPayment: async (_ctx, { params, body }) => payCheckoutSession(params.id, body),
 } satisfies HandlerTable<
   | 'createPaymentLink'

@@ -10,12 +10,12 @@ import type { HandlerTable } from '../types';
 
 /** Webhook endpoints and their deliveries. */
 export const webhookHandlers = {
-  createWebhookEndpoint: async (ctx, { body }) => createWebhookEndpoint(ctx.actor.accountId, body),
+  createWebhookEndpoint: async (ctx, { body }) => createWebhookEndpoint(ctx.actor.accountId, body, ctx.settings.webhookTargets),
   listWebhookEndpoints: async (ctx) => ({ object: 'list' as const, data: await listWebhookEndpoints(ctx.actor.accountId) }),
   deleteWebhookEndpoint: async (ctx, { params }) => deleteWebhookEndpoint(ctx.actor.accountId, params.id),
   sendTestWebhook: async (ctx, { params }) => sendTestWebhook(ctx.actor.accountId, params.id),
   listWebhookDeliveries: async (ctx, { params }) => ({ object: 'list' as const, data: await listDeliveries(ctx.actor.accountId, params.id) }),
-  retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id),
+  retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id, ctx.settings.webhookTargets),
   rotateWebhookSecret: async (ctx, { params }) => rotateWebhookSecret(ctx.actor.accountId, params.id),
 } satisfies HandlerTable<
   | 'createWebhookEndpoint'

@@ -97,25 +97,25 @@ describe('webhook target checks', () => {
       'http://10.0.0.5/hook',
       'https://[fd00::5]/hook',
     ]) {
-      await expect(assertAcceptableWebhookUrl(raw, false), raw).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(assertAcceptableWebhookUrl(raw, { allowPrivateNetworks: false }), raw).rejects.toMatchObject({ code: 'invalid_request' });
     }
   });
 
   it('refuses names that resolve to loopback (checked after DNS)', async () => {
-    await expect(assertAcceptableWebhookUrl('http://localhost:9/hook', false)).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(resolveWebhookTarget(new URL('http://localhost:9/'), false)).rejects.toBeInstanceOf(TargetRefusedError);
+    await expect(assertAcceptableWebhookUrl('http://localhost:9/hook', { allowPrivateNetworks: false })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(resolveWebhookTarget(new URL('http://localhost:9/'), { allowPrivateNetworks: false })).rejects.toBeInstanceOf(TargetRefusedError);
   });
 
   it('accepts public literals, and anything when private networks are allowed', async () => {
-    await expect(assertAcceptableWebhookUrl('https://8.8.8.8/hook', false)).resolves.toBeInstanceOf(URL);
-    await expect(assertAcceptableWebhookUrl('http://127.0.0.1:1/hook', true)).resolves.toBeInstanceOf(URL);
-    const pinned = await resolveWebhookTarget(new URL('http://localhost:9/'), true);
+    await expect(assertAcceptableWebhookUrl('https://8.8.8.8/hook', { allowPrivateNetworks: false })).resolves.toBeInstanceOf(URL);
+    await expect(assertAcceptableWebhookUrl('http://127.0.0.1:1/hook', { allowPrivateNetworks: true })).resolves.toBeInstanceOf(URL);
+    const pinned = await resolveWebhookTarget(new URL('http://localhost:9/'), { allowPrivateNetworks: true });
     expect(['127.0.0.1', '::1']).toContain(pinned.address);
   });
 
   it('refuses URLs that are not absolute http(s)', async () => {
     for (const raw of ['ftp://example.com/x', '/relative', 'example.com/hook', 'javascript:alert(1)', 'http://8.8.8.8/#frag']) {
-      await expect(assertAcceptableWebhookUrl(raw, true), raw).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(assertAcceptableWebhookUrl(raw, { allowPrivateNetworks: true }), raw).rejects.toMatchObject({ code: 'invalid_request' });
     }
   });
 });

@@ -1,8 +1,7 @@
 import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveWebhookTarget, TargetRefusedError } from '../../../src/domain/webhooks/targetResolver';
-import { webhookSettings } from '../../../src/domain/webhooks/webhookSettings';
+import { resolveWebhookTarget, TargetRefusedError, type WebhookTargetPolicy } from '../../../src/domain/webhooks/targetResolver';
 
 /**
  * Webhook host names are resolved by c-ares against a name server (here a local one on UDP), with a
@@ -12,6 +11,8 @@ type Records = { a?: string[]; aaaa?: string[]; silent?: boolean };
 const zone = new Map<string, Records>();
 let server: dgram.Socket;
 let port = 0;
+/** The strict policy, resolving through the local name server below (set once it listens). */
+let strict: WebhookTargetPolicy;
 const asked: string[] = [];
 
 /** The question's name and type, read from a DNS query (RFC 1035 4.1). */
@@ -67,27 +68,26 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', () => resolve()));
   port = (server.address() as AddressInfo).port;
-  webhookSettings.dnsServers = [`127.0.0.1:${port}`];
+  strict = { allowPrivateNetworks: false, dnsServers: [`127.0.0.1:${port}`] };
 });
 afterEach(() => {
   zone.clear();
 });
 afterAll(() => {
-  webhookSettings.dnsServers = null;
   server.close();
 });
 
 describe('webhook host resolution (c-ares, with a timeout)', () => {
   it('resolves A records from the name server and pins the address', async () => {
     zone.set('shop.example', { a: ['93.184.216.34'] });
-    const target = await resolveWebhookTarget(new URL('https://shop.example/hook'), false);
+    const target = await resolveWebhookTarget(new URL('https://shop.example/hook'), strict);
     expect(target).toMatchObject({ address: '93.184.216.34', family: 4 });
     expect(asked).toContain('shop.example/1');
   });
 
   it('asks for AAAA too, and an IPv6-only name resolves to its address', async () => {
     zone.set('v6.example', { aaaa: ['2606:2800:220:1::248'] });
-    const target = await resolveWebhookTarget(new URL('https://v6.example/hook'), false);
+    const target = await resolveWebhookTarget(new URL('https://v6.example/hook'), strict);
     expect(target).toMatchObject({ address: '2606:2800:220:1::248', family: 6 });
   });
 
@@ -95,7 +95,7 @@ describe('webhook host resolution (c-ares, with a timeout)', () => {
     zone.set('mixed4.example', { a: ['93.184.216.34', '10.0.0.7'] });
     zone.set('mixed6.example', { a: ['93.184.216.34'], aaaa: ['::1'] });
     for (const host of ['mixed4.example', 'mixed6.example']) {
-      const err = await resolveWebhookTarget(new URL(`https://${host}/hook`), false).catch((e: unknown) => e);
+      const err = await resolveWebhookTarget(new URL(`https://${host}/hook`), strict).catch((e: unknown) => e);
       expect(err, host).toBeInstanceOf(TargetRefusedError);
       expect((err as TargetRefusedError).unresolved, host).toBe(false);
     }
@@ -103,15 +103,15 @@ describe('webhook host resolution (c-ares, with a timeout)', () => {
 
   it('gives up when the name server does not answer (unresolved, not a hang)', async () => {
     zone.set('slow.example', { silent: true });
-    const err = await resolveWebhookTarget(new URL('https://slow.example/hook'), false, 300).catch((e: unknown) => e);
+    const err = await resolveWebhookTarget(new URL('https://slow.example/hook'), strict, 300).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TargetRefusedError);
     expect((err as TargetRefusedError).unresolved).toBe(true);
     expect((err as Error).message).toMatch(/did not resolve within 300 ms/);
   });
 
   it('does not ask DNS for localhost: loopback, refused unless private networks are allowed', async () => {
-    await expect(resolveWebhookTarget(new URL('http://api.localhost:9/'), false)).rejects.toBeInstanceOf(TargetRefusedError);
-    expect((await resolveWebhookTarget(new URL('http://localhost:9/'), true)).address).toBe('127.0.0.1');
+    await expect(resolveWebhookTarget(new URL('http://api.localhost:9/'), strict)).rejects.toBeInstanceOf(TargetRefusedError);
+    expect((await resolveWebhookTarget(new URL('http://localhost:9/'), { ...strict, allowPrivateNetworks: true })).address).toBe('127.0.0.1');
     expect(asked.filter((q) => q.includes('localhost'))).toEqual([]);
   });
 });
