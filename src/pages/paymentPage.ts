@@ -1,5 +1,5 @@
 import { findMethod, type MethodCode } from '../domain/payments/methods';
-import { FINAL_STATUSES } from '../domain/payments/payment.states';
+import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../domain/payments/payment.states';
 import { esc, formatAoa, layout, safeWebUrl } from './html';
 
 /** What the payment page of a link or a checkout session shows. */
@@ -43,6 +43,7 @@ export function renderPaymentPage(m: PaymentPageModel): string {
     `data-pay-url="${esc(m.payUrl)}"`,
     // The statuses the stream closes on, from the state table, so that pay.js keeps no copy of them.
     `data-final-statuses="${FINAL_STATUSES.join(' ')}"`,
+    `data-stream-events="${PAYMENT_EVENT_TYPES.join(' ')}"`,
     successUrl ? `data-success-url="${esc(successUrl)}"` : '',
     cancelUrl ? `data-cancel-url="${esc(cancelUrl)}"` : '',
   ]

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FINAL_STATUSES } from '../../src/domain/payments/payment.states';
+import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../../src/domain/payments/payment.states';
 import { renderPaymentPage } from '../../src/pages/paymentPage';
 import { ROOT } from '../support/processes';
 
@@ -23,6 +23,14 @@ describe('final statuses reach the payment page from the state table', () => {
   it('the form carries FINAL_STATUSES in data-final-statuses', () => {
     const attr = /data-final-statuses="([^"]*)"/.exec(html)?.[1];
     expect(attr?.split(' ')).toEqual([...FINAL_STATUSES]);
+  });
+
+  it('the form carries the stream\'s event types (PAYMENT_EVENT_TYPES) in data-stream-events, and pay.js lists none itself', () => {
+    const attr = /data-stream-events="([^"]*)"/.exec(html)?.[1];
+    expect(attr?.split(' ')).toEqual([...PAYMENT_EVENT_TYPES]);
+    const script = readFileSync(path.join(ROOT, 'src/pages/assets/pay.js'), 'utf8');
+    expect(script).toContain("getAttribute('data-stream-events')");
+    for (const type of PAYMENT_EVENT_TYPES) expect(script).not.toContain(`'${type}'`);
   });
 
   it('pay.js reads them from the page and names no status list itself', () => {

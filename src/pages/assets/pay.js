@@ -11,18 +11,9 @@
   var form = document.getElementById('pay-form');
   if (!form) return;
 
-  var STREAM_EVENTS = [
-    'snapshot',
-    'payment.created',
-    'payment.succeeded',
-    'payment.failed',
-    'payment.unknown',
-    'payment.reconciled',
-    'payment.expired',
-    'payment.cancelled',
-    'reference.paid',
-    'refund.succeeded',
-  ];
+  // The events the payment's stream sends besides its snapshot: the page carries them from the state
+  // table (data-stream-events), as it carries the final statuses.
+  var STREAM_EVENTS = ['snapshot'].concat((form.getAttribute('data-stream-events') || '').split(' ').filter(Boolean));
   // The stream closes after these; so do we (otherwise EventSource would reconnect). The page carries
   // them from the server's state table (data-final-statuses), the one list of them.
   var FINAL = (form.getAttribute('data-final-statuses') || '').split(' ').filter(Boolean);
