@@ -35,10 +35,8 @@ export const PAYMENT_ROW = gql`
   }
 `;
 
-/** Statuses a payment can still leave; the table and the detail page follow these live. */
-export const FINAL_STATUSES = new Set(['FAILED', 'CANCELLED', 'EXPIRED', 'REFUNDED']);
-
-export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'UNKNOWN', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+/** The status filter's choices: the state table's statuses (pure data, bundled into the app as they are). */
+export { PAYMENT_STATUSES } from '../../domain/payments/payment.states';
 
 /** The later of two versions of the same intent: messages can arrive out of order from two sources. */
 export function newer(a: PaymentRow | undefined, b: PaymentRow): PaymentRow {
