@@ -3,7 +3,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { type TestServer } from '../support/server';
-import { collect, gqlData, startGraphqlTestServer, wsClient } from './support';
+import { busSubscribersAre, collect, gqlData, startGraphqlTestServer, wsClient } from './support';
 
 /**
  * Two gateway processes over one database: this one (A) and a child process (B, `tsx src/main.ts`).
@@ -54,8 +54,11 @@ it('and the other way round: a payment created on the second gateway, watched on
   const acct = await createAccount(bUrl);
   const client = wsClient(a.baseUrl, acct.sk);
   try {
+    // A's bus is where this subscription registers (the first test subscribed on B): once it counts
+    // one, A's subscription sees every event stored from now on, by either process.
+    await busSubscribersAre(0);
     const events = collect(client, 'subscription { events(types: [PAYMENT_SUCCEEDED]) { type paymentIntent { id } } }', {}, (ms) => ms.length >= 1, 45_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await busSubscribersAre(1);
     const created = await gqlData(
       bUrl,
       acct.sk,

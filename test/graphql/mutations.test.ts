@@ -1,35 +1,25 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
+import { startReceiver, type Receiver } from '../support/receiver';
 import { type TestServer } from '../support/server';
 import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './support';
 
 /** Every mutation once, its error paths with the REST codes, idempotency shared with REST, batching. */
 let server: TestServer;
 let baseUrl: string;
-let receiver: http.Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
 
 beforeAll(async () => {
   server = await startGraphqlTestServer();
   baseUrl = server.baseUrl;
-  receiver = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startReceiver();
+  receiverUrl = `${receiver.url}/hooks`;
 });
 afterAll(async () => {
   await server?.stop();
-  await new Promise((r) => receiver?.close(r));
+  await receiver?.close();
 });
 
 const m = (sk: string, query: string, variables?: Record<string, unknown>) => gqlData(baseUrl, sk, query, variables);
@@ -107,7 +97,7 @@ describe('each mutation succeeds once', () => {
       return d[0]?.state === 'DELIVERED' ? d[0] : null;
     });
     expect(delivered).toMatchObject({ eventId: test.eventId, eventType: 'TEST_PING', attempts: 1, lastStatus: 200 });
-    expect(received.some((r) => r.headers['service-event-id'] === test.eventId)).toBe(true);
+    expect(receiver.received.some((r) => r.headers['service-event-id'] === test.eventId)).toBe(true);
 
     const retried = (await m(acct.sk, 'mutation($e: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $e, deliveryId: $d) { id state attempts } }', { e: endpoint.id, d: delivered.id })).retryWebhookDelivery;
     expect(retried).toEqual({ id: delivered.id, state: 'DELIVERED', attempts: 2 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { collect, gqlData, wsClient, startGraphqlTestServer, until } from './support';
+import { busSubscribersAre, collect, gqlData, wsClient, startGraphqlTestServer, until } from './support';
 
 /** Subscriptions over graphql-ws on one gateway (the cross-instance case is in crossInstance.test.ts). */
 let server: TestServer;
@@ -75,8 +75,9 @@ describe('paymentIntentUpdated', () => {
 
       const ref = await acct.api.post('/payment_intents', { amount: 2000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
       const withRefunds = UPDATES.replace('updatedAt }', 'updatedAt refunds { id status } }');
+      await busSubscribersAre(0);
       const refundFlow = collect<Update>(client, withRefunds, { id: ref.body.id }, (ms) => ms.some((m) => statusOf(m) === 'PARTIALLY_REFUNDED'));
-      await new Promise((r) => setTimeout(r, 300));
+      await busSubscribersAre(1);
       await acct.api.post('/sandbox/simulate/reference_paid', { reference: ref.body.reference.number });
       await acct.api.post('/refunds', { payment_intent: ref.body.id, amount: 500 }, { idempotencyKey: idempotencyKey() });
       const updates = (await refundFlow).map((m) => m.data!.paymentIntentUpdated);
@@ -134,9 +135,10 @@ describe('events subscription', () => {
     const other = await createAccount(baseUrl);
     const client = wsClient(baseUrl, acct.sk);
     try {
+      await busSubscribersAre(0);
       const all = collect(client, 'subscription { events { id type data paymentIntent { id status } } }', {}, (ms) => ms.length >= 2);
       const onlyCancelled = collect(client, 'subscription { events(types: [PAYMENT_CANCELLED]) { id type } }', {}, (ms) => ms.length >= 1);
-      await new Promise((r) => setTimeout(r, 300));
+      await busSubscribersAre(2);
       await other.api.post('/payment_intents', { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
       const intent = await acct.api.post('/payment_intents', { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
       await acct.api.post(`/payment_intents/${intent.body.id}/cancel`);
@@ -171,6 +173,7 @@ describe('connection', () => {
     const key = await acct.api.post('/api_keys', { name: 'temp', permissions: ['events:read'] });
     const client = wsClient(baseUrl, key.body.secret);
     const received: unknown[] = [];
+    await busSubscribersAre(0);
     const ended = new Promise<{ code?: number; reason?: string }>((resolve) => {
       client.subscribe(
         { query: 'subscription { events { id } }' },
@@ -178,7 +181,7 @@ describe('connection', () => {
       );
     });
     try {
-      await new Promise((r) => setTimeout(r, 300));
+      await busSubscribersAre(1);
       await acct.api.post('/payment_intents', { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
       await until(async () => received.length >= 1);
       await acct.api.delete(`/api_keys/${key.body.id}`);

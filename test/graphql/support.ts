@@ -1,23 +1,13 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
-import { startTestServer, type TestServer } from '../support/server';
+import { busStats } from '../../src/realtime/eventBus';
+import { waitFor } from '../support/wait';
 
 /**
- * The real gateway with the payments core's background work (rail timers, outbox sweeper) running;
- * starting the jobs is idempotent, so this keeps working once src/server.ts starts them itself.
+ * The real gateway with the payments core's background work (rail timers, outbox sweeper) running:
+ * the shared test/support/server.ts helper under the name the GraphQL suites use.
  */
-export async function startGraphqlTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const server = await startTestServer(env);
-  startCoreJobs({ timerPollMs: 100 });
-  return {
-    ...server,
-    stop: async () => {
-      await stopCoreJobs();
-      await server.stop();
-    },
-  };
-}
+export { startGatewayWithJobs as startGraphqlTestServer } from '../support/server';
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -110,14 +100,19 @@ export function collect<T = any>(
   });
 }
 
+/** Polls `fn` until it returns something truthy and resolves with it (test/support/wait.ts waitFor). */
 export async function until<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, stepMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
+  return (await waitFor(fn, (v) => Boolean(v), timeoutMs, stepMs)) as T;
+}
+
+/**
+ * Resolves once exactly `count` subscriptions (GraphQL or SSE) are registered on this process's event
+ * bus. After a subscribe, reaching the new count says it is live and sees every event stored from now
+ * on (the protocol acknowledges no subscribe, and account events are not replayed); before one, 0
+ * says the earlier tests' subscriptions, released asynchronously after their client went, are gone.
+ */
+export async function busSubscribersAre(count: number): Promise<void> {
+  await waitFor(async () => busStats().subscribers, (n) => n === count, 30_000, 20);
 }
 
 export const INTENT_FIELDS = `
