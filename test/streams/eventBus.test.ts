@@ -29,14 +29,8 @@ afterEach(async () => {
   await stopEventBus();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await sleep(10);
-  }
+  await waitFor(async () => cond(), Boolean, ms, 10);
 }
 
 /** Stores an event directly, as a process would (seq chosen by the caller). */
@@ -47,6 +41,24 @@ async function storeRaw(accountId: string, type: string, paymentId: string | nul
     payment_id: paymentId, livemode: false, hooks_done: true, hooks_lease_until: 0, stored_at: Date.now(), origin,
   });
   return id;
+}
+
+/**
+ * Resolves once the bus's database path (change stream or poll, both in store order) has carried an
+ * event stored now as if by another process: every event stored before it has then had its chance to
+ * arrive, so what has not arrived will not (an absence proven by a signal, not by a sleep).
+ */
+let barriers = 0;
+async function busCaughtUp(): Promise<void> {
+  const acct = `acct_barrier_${++barriers}`;
+  let arrived = false;
+  const unsub = subscribe({ accountId: acct }, () => (arrived = true));
+  try {
+    await storeRaw(acct, 'test.ping', null, await nextSequence('events'), 'host:1:barrier');
+    await until(() => arrived);
+  } finally {
+    unsub();
+  }
 }
 
 describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
@@ -64,12 +76,11 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
       subscribe({ accountId: acct, types: ['payment.succeeded'] }, (e) => onlySucceeded.push(e)),
       subscribe({ accountId: 'acct_someone_else', paymentId: pay }, (e) => otherAccount.push(e)),
     ];
-    await sleep(100);
     const created = await emitAccountEvent(acct, 'payment.created', { id: pay }, { paymentId: pay });
     const ping = await emitAccountEvent(acct, 'test.ping', { message: 'hi' });
     const succeeded = await emitAccountEvent(acct, 'payment.succeeded', { id: pay }, { paymentId: pay });
     await until(() => forAccount.length === 3 && forPayment.length === 2 && onlySucceeded.length === 1);
-    await sleep(200);
+    await busCaughtUp(); // no second copy of them, and nothing for the other account
     expect(forPayment.map((e) => e.id)).toEqual([created.id, succeeded.id]);
     expect(forAccount.map((e) => e.id)).toEqual([created.id, ping.id, succeeded.id]);
     expect(onlySucceeded.map((e) => e.id)).toEqual([succeeded.id]);
@@ -79,7 +90,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     unsubs[0]!();
     await emitAccountEvent(acct, 'payment.reconciled', { id: pay }, { paymentId: pay });
     await until(() => forAccount.length === 4);
-    await sleep(100);
+    await busCaughtUp(); // nothing more for the unsubscribed listener
     expect(forPayment).toHaveLength(2);
     for (const u of unsubs) u();
     expect(busStats().subscribers).toBe(0);
@@ -90,7 +101,6 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     const acct = `acct_${mode}_origin`;
     const got: string[] = [];
     const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
-    await sleep(100);
     // Published at the moment it is stored, before the call returns: no database round trip.
     const own = await emitAccountEvent(acct, 'test.ping', { message: 'mine' });
     expect(got).toEqual([own.id]);
@@ -103,7 +113,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     const unannounced = await storeRaw(acct, 'test.ping', null, await nextSequence('events'), PROCESS_ID);
     const third = await storeRaw(acct, 'test.ping', null, await nextSequence('events'));
     await until(() => got.includes(third));
-    await sleep(200);
+    await busCaughtUp(); // the unannounced event has had its chance (change stream: it never comes)
     expect(got).toEqual(mode === 'change_stream' ? [own.id, foreign, third] : [own.id, foreign, unannounced, third]);
     unsub();
   });
@@ -113,7 +123,6 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     const acct = `acct_${mode}_2`;
     const got: string[] = [];
     const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
-    await sleep(100);
     const first = await nextSequence('events', 2);
     const later = await storeRaw(acct, 'payment.created', null, first + 1);
     await until(() => got.length === 1);
@@ -132,11 +141,10 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
       const pay = `pay_fanout_${mode}_${i % 2_000}`;
       unsubs.push(subscribe({ accountId: acct, paymentId: pay }, () => counts.set(pay, (counts.get(pay) ?? 0) + 1)));
     }
-    await sleep(100);
     const target = `pay_fanout_${mode}_7`;
     await emitAccountEvent(acct, 'payment.succeeded', { id: target }, { paymentId: target });
     await until(() => counts.get(target) === 2);
-    await sleep(100);
+    await busCaughtUp(); // and no other payment's subscribers, nor a second copy
     expect([...counts.keys()]).toEqual([target]);
     for (const u of unsubs) u();
   });
