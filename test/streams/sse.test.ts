@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { advance, createPayment, expressBody, referenceBody, sleep } from '../webhooks/support/webhooks';
+import { paymentEvents } from '../support/payments';
+import { advance, createPayment, expressBody, referenceBody, sleep, waitFor } from '../webhooks/support/webhooks';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { openSse, type SseMessage } from './support/sseClient';
 
@@ -94,16 +95,17 @@ describe('authenticated payment stream', () => {
     const [snap] = await first.waitFor((m) => m.length >= 1);
     first.close();
 
-    // Changes happen while the client is away.
+    // Changes happen while the client is away: the reconnect comes once they are stored.
+    const storedTypes = async () => (await paymentEvents(acct.apiA, pi.id)).map((e) => e.type as string);
     await advance(acct.apiA, 11);
-    await sleep(200);
+    await waitFor(storedTypes, (ts) => ts.includes('payment.unknown'));
     const second = await openSse(`${a.url}/v1/payment_intents/${pi.id}/events`, { ...auth(acct.sk), 'last-event-id': snap!.id! });
     await second.waitFor((m) => m.some((x) => x.event === 'payment.unknown'));
     const lastSeen = second.messages.at(-1)!.id!;
     second.close();
 
     await advance(acct.apiA, 25);
-    await sleep(200);
+    await waitFor(storedTypes, (ts) => ts.includes('payment.reconciled'));
     const third = await openSse(`${b.url}/v1/payment_intents/${pi.id}/events`, { ...auth(acct.sk), 'last-event-id': lastSeen });
     await third.ended;
 
@@ -163,8 +165,7 @@ describe('stream upkeep', () => {
     const pi = await createPayment(acct.apiA, referenceBody());
     const stream = await openSse(`${b.url}/v1/payment_intents/${pi.id}/events`, auth(acct.sk));
     await stream.waitFor((m) => m.length >= 1);
-    const deadline = Date.now() + 25_000;
-    while (!stream.comments.includes('keep-alive') && Date.now() < deadline) await sleep(100);
+    await waitFor(async () => stream.comments, (cs) => cs.includes('keep-alive'), 25_000);
     expect(stream.comments).toContain('keep-alive');
     expect(stream.isEnded()).toBe(false);
 
@@ -172,6 +173,7 @@ describe('stream upkeep', () => {
     // period), so the client sees a clean end of stream rather than a reset.
     const signalled = Date.now();
     b.child.kill('SIGTERM');
+    // The race only bounds a hang (the assertions below say what must hold), it synchronises nothing.
     await Promise.race([stream.ended, sleep(10_000)]);
     expect(stream.isEnded()).toBe(true);
     expect(Date.now() - signalled).toBeLessThan(3_000);

@@ -3,7 +3,7 @@ import { busStats } from '../../src/realtime/eventBus';
 import { openSseConnectionCount } from '../../src/realtime/sse';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
-import { createPayment, referenceBody, sleep } from '../webhooks/support/webhooks';
+import { createPayment, referenceBody, waitFor } from '../webhooks/support/webhooks';
 import { openSse } from './support/sseClient';
 
 /** In-process: what an SSE connection holds is released when the client goes away. */
@@ -14,11 +14,7 @@ beforeAll(async () => {
 afterAll(async () => server?.stop());
 
 async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('condition not met');
-    await sleep(20);
-  }
+  await waitFor(async () => cond(), Boolean, ms, 20);
 }
 
 describe('SSE connection lifecycle', () => {
@@ -47,8 +43,11 @@ describe('SSE connection lifecycle', () => {
       'last-event-id': 'evt_000000000000000000000000',
     });
     await s.waitFor((m) => m.length === 1);
-    await sleep(300);
-    expect(s.messages.map((m) => m.event)).toEqual(['snapshot']);
+    // A replay would come before live events: the next change arriving right after the snapshot says
+    // nothing was replayed for the unknown id.
+    await api.post(`/payment_intents/${pi.id}/cancel`);
+    await s.waitFor((m) => m.length >= 2);
+    expect(s.messages.map((m) => m.event)).toEqual(['snapshot', 'payment.cancelled']);
     s.close();
   });
 
