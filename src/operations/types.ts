@@ -78,9 +78,6 @@ export type SuccessBody<K extends OperationId> =
  * the contract's answer. Every other handler must return exactly what openapi.yaml describes.
  */
 type HandTypedAnswers =
-  | 'listApiKeys'
-  | 'createApiKey'
-  | 'revokeApiKey'
   | 'listLogs'
   | 'listPaymentMethods'
   | 'listEvents'

@@ -65,7 +65,7 @@ export function keyRecord(
   accountId: string,
   type: ApiKeyRecord['type'],
   name: string | null,
-  permissions: string[],
+  permissions: ApiKeyRecord['permissions'],
   secret: string,
   now: Date,
 ): ApiKeyRecord {

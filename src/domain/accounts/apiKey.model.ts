@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import type { Permission } from './permissions';
 
 export type ApiKeyType = 'secret' | 'publishable' | 'restricted';
 
@@ -8,7 +9,8 @@ export interface ApiKeyRecord {
   account_id: string;
   type: ApiKeyType;
   name: string | null;
-  permissions: string[];
+  /** Only ever written from a validated request (the contract's ApiKeyPermission), so never another string. */
+  permissions: Permission[];
   key_hash: string;
   last4: string;
   created_at: Date;

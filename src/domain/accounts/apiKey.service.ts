@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose';
+import type { components } from '../../../generated/openapi';
 import { ApiError } from '../../errors';
 import { createWithinCap } from '../createWithinCap';
 import { AccountModel, type AccountRecord } from './account.model';
@@ -8,16 +9,13 @@ import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
 import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
-export interface ApiKeyResource {
-  object: 'api_key';
-  id: string;
-  type: ApiKeyRecord['type'];
-  name: string | null;
-  permissions: string[];
-  last4: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+/** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
+export type ApiKeyResource = components['schemas']['ApiKey'];
+/**
+ * A new key's answer: the contract's ApiKeyWithSecret, which is also a whole ApiKey (`last4` included,
+ * though ApiKeyWithSecret leaves it optional), as GraphQL's ApiKey needs.
+ */
+export type ApiKeyWithSecretResource = components['schemas']['ApiKeyWithSecret'] & ApiKeyResource;
 
 export interface Authenticated {
   account: AccountRecord;
@@ -78,8 +76,8 @@ export async function authenticateAndCount(secret: string | undefined, limits: R
  */
 export async function createRestrictedKey(
   accountId: string,
-  input: { name: string; permissions: string[] },
-): Promise<ApiKeyResource & { secret: string }> {
+  input: { name: string; permissions: ApiKeyRecord['permissions'] },
+): Promise<ApiKeyWithSecretResource> {
   const secret = newKeySecret('sk_test_');
   const permissions = [...new Set(input.permissions)].sort();
   const record = keyRecord(accountId, 'restricted', input.name, permissions, secret, new Date());
@@ -88,7 +86,7 @@ export async function createRestrictedKey(
     countHeld: () => ApiKeyModel.countDocuments({ account_id: accountId, revoked_at: null }),
     remove: () => ApiKeyModel.deleteOne({ _id: record._id }),
   });
-  return { ...toApiKeyResource(record), secret };
+  return { ...toApiKeyResource(record), type: 'restricted', name: input.name, revoked_at: null, secret };
 }
 
 /**
