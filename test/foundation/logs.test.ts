@@ -2,22 +2,13 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.stop());
-
-async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('GET /logs', () => {
   it("lists the account's requests newest first, with error codes and without secrets", async () => {
@@ -26,11 +17,11 @@ describe('GET /logs', () => {
     await acct.api.get('/nope');
     await acct.api.post('/api_keys', { name: 'bad', permissions: [], extra: 1 });
     // Polling GET /logs is itself logged: look at the other requests.
-    const logs = await waitFor(async () => {
+    const logs = (await waitFor(async () => {
       const res = await acct.api.get('/logs?limit=100');
       const others = res.body.data.filter((l: { path: string }) => l.path !== '/v1/logs');
       return others.length === 3 ? { ...res, others } : undefined;
-    });
+    }, (v) => v !== undefined))!;
     expect(logs.status).toBe(200);
     const [newest, middle, oldest] = logs.others;
     expect(newest).toMatchObject({ method: 'POST', path: '/v1/api_keys', status: 400, error_code: 'invalid_request' });

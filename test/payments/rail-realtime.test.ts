@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimerModel } from '../../src/platform/timers/timer.model';
-import { createAccount, createPayment, expressBody, getPayment, paymentEvents, sleep, startPaymentsServer, waitFor } from './support/payments';
+import { createAccount, createPayment, expressBody, getPayment, paymentEvents, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 
 /**
@@ -22,17 +22,25 @@ interface Observation {
   to: number;
 }
 
+/** Reads the payment every 100 ms until it is `final`, recording each read with its interval. */
 async function observe(api: any, id: string, createdAt: number, final: string): Promise<Observation[]> {
   const seen: Observation[] = [];
-  const deadline = createdAt + 20_000;
-  while (Date.now() < deadline) {
-    const from = Date.now() - createdAt;
-    const pi = await getPayment(api, id);
-    seen.push({ status: pi.status, from, to: Date.now() - createdAt });
-    if (pi.status === final) return seen;
-    await sleep(100);
+  try {
+    await waitFor(
+      async () => {
+        const from = Date.now() - createdAt;
+        const pi = await getPayment(api, id);
+        seen.push({ status: pi.status, from, to: Date.now() - createdAt });
+        return pi.status as string;
+      },
+      (status) => status === final,
+      20_000,
+      100,
+    );
+  } catch (err) {
+    throw new Error(`did not reach ${final}: ${JSON.stringify(seen)}`, { cause: err });
   }
-  throw new Error(`did not reach ${final}: ${JSON.stringify(seen)}`);
+  return seen;
 }
 
 const ORDER = ['PENDING', 'PROCESSING'];

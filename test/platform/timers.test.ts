@@ -5,6 +5,7 @@ import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/platform
 import { claimBatch, registerTimerHandler } from '../../src/platform/timers/timer.runner';
 import { scheduleTimer } from '../../src/platform/timers/timer.service';
 import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /**
  * The timer service over its own engine, whose TTL monitor runs every 100 ms (on a real MongoDB,
@@ -37,15 +38,6 @@ const HOUR = 3_600_000;
 function timer(id: string, fireAt: number, extra: Partial<TimerRecord> = {}): TimerRecord {
   const base = newTimerRecord({ id, accountId: null, kind: 'test.batch', refId: `ref_${id}`, dueAt: new Date(fireAt), fireAt, offsetMs: 0 });
   return { ...base, ...extra };
-}
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('batch claims', () => {
