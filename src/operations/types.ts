@@ -79,13 +79,9 @@ export type SuccessBody<K extends OperationId> =
  */
 type HandTypedAnswers =
   | 'listLogs'
-  | 'listPaymentMethods'
   | 'listEvents'
-  | 'createWebhookEndpoint'
-  | 'listWebhookEndpoints'
   | 'listWebhookDeliveries'
-  | 'retryWebhookDelivery'
-  | 'rotateWebhookSecret';
+  | 'retryWebhookDelivery';
 
 /** A handler returns the body of the operation's success answer (its status is the contract's). */
 export type Handler<K extends OperationId> = (ctx: ContextOf<K>, input: OperationInput<K>) => Promise<K extends HandTypedAnswers ? unknown : SuccessBody<K>>;

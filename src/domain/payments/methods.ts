@@ -2,17 +2,13 @@
  * The payment-method table: the single source of method codes, status, amount limits and channels.
  * GET /payment_methods serves it as is; payment, link, QR and checkout validation read limits from it.
  */
+import type { components } from '../../../generated/openapi';
+
 export type MethodStatus = 'active' | 'coming_soon';
 export type MethodChannel = 'api' | 'checkout' | 'link';
 
-export interface PaymentMethodInfo {
-  code: string;
-  display_name: string;
-  status: MethodStatus;
-  min_amount: number | null;
-  max_amount: number | null;
-  channels: Record<MethodChannel, boolean>;
-}
+/** The contract's PaymentMethod (openapi.yaml, generated/openapi.ts): the table is held to it. */
+export type PaymentMethodInfo = components['schemas']['PaymentMethod'];
 
 /** Codes accepted when creating a payment (`MethodCode` in the contract). */
 export const ACTIVE_METHOD_CODES = ['multicaixa_express', 'multicaixa_reference'] as const;
@@ -21,7 +17,7 @@ export type MethodCode = (typeof ACTIVE_METHOD_CODES)[number];
 const ALL_CHANNELS = { api: true, checkout: true, link: true } as const;
 const NO_CHANNELS = { api: false, checkout: false, link: false } as const;
 
-function comingSoon(code: string, display_name: string): PaymentMethodInfo {
+function comingSoon(code: PaymentMethodInfo['code'], display_name: string): PaymentMethodInfo {
   return { code, display_name, status: 'coming_soon', min_amount: null, max_amount: null, channels: { ...NO_CHANNELS } };
 }
 

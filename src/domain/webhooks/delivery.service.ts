@@ -96,7 +96,11 @@ async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRec
   }
   // All of the account's endpoints, in one query batched with concurrent events; filtered here.
   const all = await findByFieldBatched<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', event.accountId);
-  return all.filter((e) => e.events.includes('*') || e.events.includes(event.type));
+  return all.filter((e) => {
+    // Read as strings: the event's type is a string here (events are not typed by the contract yet).
+    const filter: readonly string[] = e.events;
+    return filter.includes('*') || filter.includes(event.type);
+  });
 }
 
 // Events whose deliveries this process has already written (fast path), so the hook can skip them.

@@ -1,18 +1,14 @@
+import type { components } from '../../../generated/openapi';
 import { iso } from '../payments/payment.serializer';
 import type { WebhookDeliveryRecord } from './webhookDelivery.model';
 import type { WebhookEndpointRecord } from './webhookEndpoint.model';
 
-export interface WebhookEndpointResource {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  events: string[];
-  name: string | null;
-  description: string | null;
-  created_at: string;
-  /** Only in the creation and rotate_secret responses. */
-  secret?: string;
-}
+/**
+ * The contract's WebhookEndpoint (openapi.yaml, generated/openapi.ts); `secret` only in the creation and
+ * rotate_secret responses (the contract's WebhookEndpointWithSecret).
+ */
+export type WebhookEndpointResource = components['schemas']['WebhookEndpoint'] & { secret?: string };
+export type WebhookEndpointWithSecretResource = components['schemas']['WebhookEndpointWithSecret'];
 
 export interface WebhookDeliveryResource {
   id: string;

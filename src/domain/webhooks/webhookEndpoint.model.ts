@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/openapi';
 import mongoose, { Schema } from 'mongoose';
 
 /**
@@ -20,8 +21,8 @@ export interface WebhookEndpointRecord {
   account_id: string;
   /** As the caller gave it. */
   url: string;
-  /** Event types, or ['*']. */
-  events: string[];
+  /** Event types, or ['*']: only ever written from a validated request (the contract's WebhookEventFilter). */
+  events: components['schemas']['WebhookEventFilter'][];
   name: string | null;
   description: string | null;
   secrets: EndpointSecret[];

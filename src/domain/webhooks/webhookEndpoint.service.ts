@@ -9,7 +9,7 @@ import { secretsKey } from './secretsKey';
 import { assertAcceptableWebhookUrl, type WebhookTargetPolicy } from './targetResolver';
 import { WebhookDeliveryModel } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
-import { toWebhookEndpointResource, type WebhookEndpointResource } from './webhook.serializer';
+import { toWebhookEndpointResource, type WebhookEndpointResource, type WebhookEndpointWithSecretResource } from './webhook.serializer';
 
 export const RETRY_TIMER_KIND = 'webhook.retry';
 /** How long the previous secret keeps signing after a rotation (account clock). */
@@ -17,7 +17,7 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface CreateWebhookEndpointInput {
   url: string;
-  events?: string[];
+  events?: WebhookEndpointRecord['events'];
   name?: string;
   description?: string;
 }
@@ -31,9 +31,9 @@ function newSecret(): string {
  * it, 400 `invalid_request` and no endpoint. The cap holds under concurrent creates (createWithinCap:
  * insert, count, remove the newcomer when over).
  */
-export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput, policy: WebhookTargetPolicy): Promise<WebhookEndpointResource> {
+export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput, policy: WebhookTargetPolicy): Promise<WebhookEndpointWithSecretResource> {
   await assertAcceptableWebhookUrl(input.url, policy);
-  const events = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
+  const events: WebhookEndpointRecord['events'] = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
   const now = await nowForAccount(accountId);
   const secret = newSecret();
   const id = newId('whe');
@@ -91,7 +91,7 @@ export async function deleteWebhookEndpoint(accountId: string, id: string): Prom
  * both start from the same list and lose a secret that was already returned to a caller: the later
  * one keeps the earlier one's secret as its previous.
  */
-export async function rotateWebhookSecret(accountId: string, id: string): Promise<WebhookEndpointResource> {
+export async function rotateWebhookSecret(accountId: string, id: string): Promise<WebhookEndpointWithSecretResource> {
   const now = await nowForAccount(accountId);
   const secret = newSecret();
   const previousUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);

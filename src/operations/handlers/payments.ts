@@ -19,7 +19,7 @@ import type { HandlerTable } from '../types';
 /** Payments, refunds, their events, client tokens and the sandbox's payment tools. */
 export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
-  listPaymentMethods: async () => ({ object: 'list' as const, data: PAYMENT_METHODS }),
+  listPaymentMethods: async () => ({ object: 'list' as const, data: [...PAYMENT_METHODS] }),
   createPaymentIntent: async (ctx, { body }) => createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency }),
   listPaymentIntents: async (ctx, { query }) => ({
     object: 'list' as const,
