@@ -73,9 +73,11 @@ export type SuccessBody<K extends OperationId> =
   Success<Contract<K>['responses']> extends { content: infer C } ? C[keyof C] : never;
 
 /**
- * Operations whose resources the domain still types by hand (strings where the contract has enums:
- * key permissions, event types, log error codes, method statuses): their handlers are not yet held to
- * the contract's answer. Every other handler must return exactly what openapi.yaml describes.
+ * Operations whose resources the domain still types as strings where the contract has enums: their
+ * handlers are not yet held to the contract's answer. Event types (EventSpec, stored events and the
+ * deliveries copied from them are `string`; an event's `data` is the contract's per-type union) and log
+ * error codes (res.locals.errorCode, which the REST and GraphQL layers set, is read as a string). Every
+ * other handler must return exactly what openapi.yaml describes.
  */
 type HandTypedAnswers =
   | 'listLogs'
