@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
-import type { Permission } from './permissions';
+import type { ApiKeyType, Permission } from './permissions';
 
-export type ApiKeyType = 'secret' | 'publishable' | 'restricted';
+export type { ApiKeyType };
 
 /** An API key. Only the SHA-256 of the secret is stored; `last4` lets a person recognise it. */
 export interface ApiKeyRecord {

@@ -1,4 +1,5 @@
-import type { ApiKeyType } from './apiKey.model';
+/** The kinds of API key (the model stores it; the permission rules below read it). */
+export type ApiKeyType = 'secret' | 'publishable' | 'restricted';
 
 /** Resources a restricted key can be granted, each with `read` or `write` (write implies read). */
 export const PERMISSION_RESOURCES = [
