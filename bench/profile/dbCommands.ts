@@ -15,11 +15,16 @@ import { sleep } from '../lib/stats';
  * Starts the database in its own process and a gateway in this one with driver command monitoring,
  * measures the idle background rate, then runs each operation N times one after the other and prints
  * the commands per request (background commands seen meanwhile are subtracted pro rata). `C=50` runs
- * them 50 at a time instead.
+ * them 50 at a time instead. The last row is an express payment's whole life, from its POST to its
+ * `payment.succeeded` webhook received at +5 s (LIFE_N lives, C at a time; `LIFE_ONLY=1` runs that row
+ * alone).
  */
 const N = Number(process.env.N ?? 50);
 /** Requests in flight (C=50 shows how the batching in src/db/batching.ts shares commands). */
 const C = Math.max(1, Number(process.env.C ?? 1));
+/** Express lives for the last row: each takes 5 s, so C=1 runs few (default 10, or 2 waves of C). */
+const LIFE_N = Number(process.env.LIFE_N ?? (C === 1 ? 10 : 2 * C));
+const LIFE_ONLY = process.env.LIFE_ONLY === '1';
 
 /** Runs job(0..n-1), C at a time. */
 async function times(n: number, job: (i: number) => Promise<unknown>): Promise<void> {
@@ -76,52 +81,86 @@ const show = (label: string, r: { counts: Map<string, number>; ms: number }, per
 };
 console.log(`idle background: ${[...idle.counts].map(([k, v]) => `${k} ${((v / idle.ms) * 1000).toFixed(1)}/s`).join(', ') || 'none'}`);
 
-const account = await createAccount(gateway.url, 'db commands');
-const ids: string[] = [];
-for (let i = 0; i < N; i++) ids.push((await createReferenceIntent(account.api)).id);
-const gql = new Api(gateway.url, account.sk);
+if (!LIFE_ONLY) {
+  const account = await createAccount(gateway.url, 'db commands');
+  const ids: string[] = [];
+  for (let i = 0; i < N; i++) ids.push((await createReferenceIntent(account.api)).id);
+  const gql = new Api(gateway.url, account.sk);
 
-show('POST /v1/payment_intents', await record(async () => {
-  await times(N, () => account.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
-}), N);
-await sleep(1_000);
-show('GET /v1/payment_intents/{id}', await record(async () => {
-  await times(N, (i) => account.api.must(200, 'GET', `/payment_intents/${ids[i]}`));
-}), N);
-show('GET /v1/payment_intents?limit=25', await record(async () => {
-  await times(N, () => account.api.must(200, 'GET', '/payment_intents?limit=25'));
-}), N);
-show('POST /graphql paymentIntent { refunds events }', await record(async () => {
-  await times(N, (i) =>
-    gql.must(200, 'POST', '/graphql', { query: 'query($id: ID!) { paymentIntent(id: $id) { id status refunds { id } events { id type } } }', variables: { id: ids[i] } }),
-  );
-}), N);
-show('POST /v1/payment_intents/{id}/cancel', await record(async () => {
-  await times(N, (i) => account.api.must(200, 'POST', `/payment_intents/${ids[i]}/cancel`));
-}), N);
+  show('POST /v1/payment_intents', await record(async () => {
+    await times(N, () => account.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
+  }), N);
+  await sleep(1_000);
+  show('GET /v1/payment_intents/{id}', await record(async () => {
+    await times(N, (i) => account.api.must(200, 'GET', `/payment_intents/${ids[i]}`));
+  }), N);
+  show('GET /v1/payment_intents?limit=25', await record(async () => {
+    await times(N, () => account.api.must(200, 'GET', '/payment_intents?limit=25'));
+  }), N);
+  show('POST /graphql paymentIntent { refunds events }', await record(async () => {
+    await times(N, (i) =>
+      gql.must(200, 'POST', '/graphql', { query: 'query($id: ID!) { paymentIntent(id: $id) { id status refunds { id } events { id type } } }', variables: { id: ids[i] } }),
+    );
+  }), N);
+  show('POST /v1/payment_intents/{id}/cancel', await record(async () => {
+    await times(N, (i) => account.api.must(200, 'POST', `/payment_intents/${ids[i]}/cancel`));
+  }), N);
 
-// The same creations with a webhook endpoint listening (payment.created): the difference is the
-// delivery's own database work (delivery record, attempt, outcome).
-const received = new Set<string>();
-const receiver = http.createServer((req, res) => {
-  req.resume();
+  // The same creations with a webhook endpoint listening (payment.created): the difference is the
+  // delivery's own database work (delivery record, attempt, outcome).
+  const received = new Set<string>();
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received.add(String(req.headers['service-event-id']));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookAccount = await createAccount(gateway.url, 'db commands webhooks');
+  await hookAccount.api.must(201, 'POST', '/webhook_endpoints', {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    events: ['payment.created'],
+  });
+  show('POST /v1/payment_intents with one webhook endpoint, until every delivery is received', await record(async () => {
+    await times(N, () => hookAccount.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
+    while (received.size < N) await sleep(20);
+    await sleep(500);
+  }), N);
+  receiver.close();
+}
+
+// An express payment's whole life as the rail bench makes it (bench/rail/rail.ts): the POST, the rail
+// steps at +2 s and +5 s, its events, and the `payment.succeeded` webhook to an endpoint of its account,
+// counted until that webhook is received (and a moment for the bookkeeping that follows it).
+const lifeWaiters = new Map<string, () => void>();
+const lifeArrived = new Set<string>();
+const lifeReceiver = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    received.add(String(req.headers['service-event-id']));
+    const ev = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string } };
     res.end('ok');
+    if (ev.type !== 'payment.succeeded') return;
+    lifeArrived.add(ev.data.id);
+    lifeWaiters.get(ev.data.id)?.();
   });
 });
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-const hookAccount = await createAccount(gateway.url, 'db commands webhooks');
-await hookAccount.api.must(201, 'POST', '/webhook_endpoints', {
-  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
-  events: ['payment.created'],
+await new Promise<void>((r) => lifeReceiver.listen(0, '127.0.0.1', r));
+const lifeAccount = await createAccount(gateway.url, 'db commands express life');
+await lifeAccount.api.must(201, 'POST', '/webhook_endpoints', {
+  url: `http://127.0.0.1:${(lifeReceiver.address() as AddressInfo).port}/hooks`,
+  events: ['payment.succeeded'],
 });
-show('POST /v1/payment_intents with one webhook endpoint, until every delivery is received', await record(async () => {
-  await times(N, () => hookAccount.api.must(201, 'POST', '/payment_intents', CREATE_INTENT_BODY, { 'idempotency-key': idempotencyKey() }));
-  while (received.size < N) await sleep(20);
+const EXPRESS_BODY = { amount: 1_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } };
+show('Express payment, POST to payment.succeeded received (+5 s)', await record(async () => {
+  await times(LIFE_N, async () => {
+    const p = await lifeAccount.api.must<{ id: string }>(201, 'POST', '/payment_intents', EXPRESS_BODY, { 'idempotency-key': idempotencyKey() });
+    if (!lifeArrived.has(p.id)) await new Promise<void>((r) => lifeWaiters.set(p.id, r));
+  });
   await sleep(500);
-}), N);
-receiver.close();
+}), LIFE_N);
+lifeReceiver.close();
 
 await gateway.close();
 await db.stop();

@@ -139,16 +139,19 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
 }
 
 /**
- * dispatchOutbox for a document this process has just inserted with these pending events and timers:
- * nothing else can be pending in it yet, so the read is skipped. (A change written meanwhile by someone
- * else dispatches its own outbox, which includes ours; storing twice is harmless.)
+ * dispatchOutbox for a document whose outbox this process knows without reading it back: one it has
+ * just inserted with these pending events and timers, or one it has just changed with a write
+ * conditional on the version it read (the outbox it read, plus what the write pushed). Anything pushed
+ * after that write is someone else's change, which dispatches its own outbox (ours included, if still
+ * there: storing twice is harmless). So the read is skipped.
+ * `eventData`: the events' data as objects, in the order of `events` (undefined: parsed from `data_json`).
  */
-export function dispatchInserted(
+export function dispatchKnown(
   model: OutboxModel,
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
-  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown>> } = {},
+  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
 ): Promise<StoredEvent[]> {
   return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
 }
@@ -160,9 +163,13 @@ async function moveOutbox(
   timers: PendingTimer[],
   accountOffsetMs?: number,
   /** The events' data as objects, in the order of `pendingEvents` (saves parsing `data_json` back). */
-  eventData?: Array<Record<string, unknown>>,
+  eventData: Array<Record<string, unknown> | undefined> = [],
 ): Promise<StoredEvent[]> {
-  const known = new Map(eventData ? pendingEvents.map((e, i) => [e._id, eventData[i]!]) : []);
+  const known = new Map<string, Record<string, unknown>>();
+  pendingEvents.forEach((e, i) => {
+    const data = eventData[i];
+    if (data) known.set(e._id, data);
+  });
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
   if (pending.length === 0 && timers.length === 0) return [];
   const settling: Array<Promise<void>> = [];

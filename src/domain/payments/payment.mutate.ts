@@ -1,6 +1,8 @@
+import type { mongo } from 'mongoose';
 import { ApiError } from '../../errors';
+import { findByIdBatched } from '../../db/batching';
 import { accountOffsetMs } from '../clock/accountTime';
-import { buildEvents, buildTimers, dispatchOutbox, type TimerSpec } from '../events/outbox';
+import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/event.hooks';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { toPaymentIntentResource } from './payment.serializer';
@@ -10,7 +12,13 @@ import { toPaymentIntentResource } from './payment.serializer';
  * the change (or null for "nothing to do", or throws an ApiError). The change is written with one
  * updateOne conditional on the `version` read — the fields, the version bump and the events and timers
  * pushed into the intent's outbox together — so a concurrent change makes the write miss, and `decide`
- * runs again on the fresh document. Then the outbox is dispatched.
+ * runs again on the fresh document. Then the outbox is dispatched: what it held when read plus what the
+ * write pushed, which the version condition makes exactly what it held after the write (dispatchKnown),
+ * so it is not read back.
+ *
+ * Database commands: the read (by id, batched with concurrent reads, or none when the caller hands the
+ * payment it has just read, `current`), the conditional write, then the dispatch's inserts and the
+ * outbox's clearing (batched).
  *
  * A status change that emits no event (the rail starting: PENDING → PROCESSING) is announced to this
  * process's live subscribers right after the write (event.hooks.ts StatusChange): every status change
@@ -36,20 +44,33 @@ export interface MutationResult {
 
 const MAX_ATTEMPTS = 500;
 
-export async function mutatePayment(
-  paymentId: string,
-  decide: DecideChange,
-  opts: { accountId?: string; now?: Date } = {},
-): Promise<MutationResult> {
-  let offset: number | undefined;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const filter: Record<string, unknown> = { _id: paymentId };
-    if (opts.accountId) filter.account_id = opts.accountId;
-    const current = await PaymentModel.findOne(filter).lean<PaymentRecord>();
-    if (!current) throw ApiError.notFound('payment_intent', paymentId);
+export interface MutateOptions {
+  /** Only this account's payment (another account's is answered as missing). */
+  accountId?: string;
+  /** "Now" in account time (a timer's); otherwise the account's clock is read. */
+  now?: Date;
+  /**
+   * The whole payment (outbox included) as the caller has just read it: the first attempt decides on
+   * it instead of reading it again. A stale copy only costs a missed write and a fresh read.
+   */
+  current?: PaymentRecord;
+  /** The account's clock offset as the caller read it moments ago, for the timers the change schedules. */
+  offsetMs?: number;
+}
 
-    offset ??= opts.now ? 0 : await accountOffsetMs(current.account_id);
-    const base = opts.now ?? new Date(Date.now() + offset);
+/** The driver's collection: these writes are complete and typed, and mongoose's query layer costs CPU. */
+const payments = () => PaymentModel.collection as unknown as mongo.Collection<PaymentRecord>;
+
+export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
+  let offset = opts.offsetMs;
+  let handed = opts.current;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = handed ?? (await findByIdBatched<PaymentRecord>(PaymentModel, paymentId));
+    handed = undefined;
+    if (!current || (opts.accountId !== undefined && current.account_id !== opts.accountId)) throw ApiError.notFound('payment_intent', paymentId);
+
+    if (!opts.now) offset ??= await accountOffsetMs(current.account_id);
+    const base = opts.now ?? new Date(Date.now() + offset!);
     // updated_at never goes backwards, whatever clock a caller passes.
     const now = new Date(Math.max(base.getTime(), new Date(current.updated_at).getTime()));
 
@@ -74,7 +95,7 @@ export async function mutatePayment(
     if (events.length > 0) push.pending_events = { $each: events };
     if (timers.length > 0) push.pending_timers = { $each: timers };
     if (Object.keys(push).length > 0) update.$push = push;
-    const res = await PaymentModel.updateOne({ _id: paymentId, version: current.version }, update);
+    const res = await payments().updateOne({ _id: paymentId, version: current.version }, update);
     if (res.matchedCount === 0) {
       // Lost a race: back off a little (more under heavy contention) and decide again.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
@@ -83,7 +104,15 @@ export async function mutatePayment(
     if (events.length === 0 && next.status !== current.status) {
       announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
     }
-    const stored = events.length > 0 || timers.length > 0 ? await dispatchOutbox(PaymentModel, paymentId) : [];
+    const stored =
+      events.length > 0 || timers.length > 0
+        ? await dispatchKnown(PaymentModel, paymentId, [...(current.pending_events ?? []), ...events], [...(current.pending_timers ?? []), ...timers], {
+            accountOffsetMs: offset,
+            // The events' data is known for ours (the intent as written, or the caller's object); the
+            // ones left from before are parsed from their JSON.
+            eventData: [...(current.pending_events ?? []).map(() => undefined), ...(change.events ?? []).map((e) => e.data ?? resource)],
+          })
+        : [];
     return { payment: { ...next, pending_events: [], pending_timers: [] }, changed: true, events: stored };
   }
   throw new Error(`payment ${paymentId}: too much contention, gave up after ${MAX_ATTEMPTS} attempts`);

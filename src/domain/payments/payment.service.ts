@@ -3,7 +3,7 @@ import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timer.service';
 import { findByIdBatched, insertBatched } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/accountTime';
-import { buildEvents, buildTimers, dispatchInserted, type TimerSpec } from '../events/outbox';
+import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { isDuplicateKey } from '../../db/errors';
 import type { IdempotentAttempt } from '../idempotency/idempotency.service';
@@ -121,7 +121,7 @@ export async function createPaymentIntent(
       return getPaymentIntentForAccount(actor.accountId, id);
     }
   }
-  await dispatchInserted(PaymentModel, id, record.pending_events, record.pending_timers, {
+  await dispatchKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
     accountOffsetMs: account.clock_offset_ms ?? 0,
     eventData: [resource as unknown as Record<string, unknown>],
   });

@@ -1,4 +1,5 @@
 import type { Timer, TimerContext } from '../../platform/timers/timer.service';
+import { findByIdBatched } from '../../db/batching';
 import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';
@@ -67,9 +68,15 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
   return { set, events: plan.events.map((type) => ({ type })) };
 }
 
+/**
+ * One step of a payment's rail. The payment is read once, whole, by id (batched with the other steps
+ * of the claimed batch, which start in the same turn) and handed to mutatePayment, which decides on it
+ * rather than reading it again; the clock offset the timer runner read goes with it, for the next
+ * step's timer.
+ */
 export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);
-  const p = await PaymentModel.findById(timer.refId, { pending_events: 0 }).lean<PaymentRecord>();
+  const p = await findByIdBatched<PaymentRecord>(PaymentModel, timer.refId);
   if (!p) return;
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
@@ -81,6 +88,6 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
       const next = railStepTimer(cur, index + 1);
       return next ? { ...change, timers: [next] } : change;
     },
-    { now: ctx.now },
+    { now: ctx.now, current: p, offsetMs: ctx.offsetMs },
   );
 }

@@ -1,4 +1,5 @@
-import { findByFieldBatched } from '../../db/batching';
+import type { mongo } from 'mongoose';
+import { findByFieldBatched, insertBatched } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
@@ -113,6 +114,22 @@ function markHandled(id: string): void {
 const creationQueue = new DeliveryQueue(32);
 
 /**
+ * The creation of an event's deliveries under way in this process: the fast path and the durable hook
+ * of the same event usually ask within a moment of each other, and the second joins the first rather
+ * than reading the endpoints and inserting the deliveries again only to meet duplicate keys.
+ */
+const creating = new Map<string, Promise<void>>();
+
+function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
+  let run = creating.get(event.id);
+  if (!run) {
+    run = createDeliveriesForEvent(event, policy).finally(() => creating.delete(event.id));
+    creating.set(event.id, run);
+  }
+  return run;
+}
+
+/**
  * Fast path, fed by the event bus: create the deliveries right away rather than when the event's
  * hooks get their turn (hooks run one event at a time per account). Events of one payment are
  * handled in order. Failures are left to the durable hook.
@@ -122,15 +139,20 @@ export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTarg
   void creationQueue
     .run(event.paymentId ?? event.id, async () => {
       if (handled.has(event.id)) return;
-      await createDeliveriesForEvent(event, policy);
+      await createDeliveriesOnce(event, policy);
     })
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
 }
 
-/** The durable `onEventStored` hook: does nothing when the fast path of this process got there first. */
+/**
+ * The durable `onEventStored` hook: does nothing when the fast path of this process got there first,
+ * waits for it when it is under way (and creates them itself if that failed).
+ */
 export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
   if (handled.has(event.id)) return;
-  await createDeliveriesForEvent(event, policy);
+  const underWay = creating.get(event.id);
+  if (underWay && (await underWay.then(() => true, () => false))) return;
+  await createDeliveriesOnce(event, policy);
 }
 
 /**
@@ -169,7 +191,8 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         created_at: new Date(Date.now() + offsetMs),
       };
       try {
-        await WebhookDeliveryModel.create(doc);
+        // The driver's insert, batched with concurrent events' deliveries: the record is complete.
+        await insertBatched(WebhookDeliveryModel, doc);
         return { doc, endpoint };
       } catch (err) {
         // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
@@ -297,7 +320,8 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
     });
   }
   const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
-  const res = await WebhookDeliveryModel.updateOne(
+  // The driver's update: one per attempt, fully typed, so mongoose's casting only costs CPU.
+  const res = await deliveries().updateOne(
     { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
     { $set: { ...attemptFields(a), state, step, next_attempt_at: nextAt, lease_until: 0 }, $inc: { attempts: 1 } },
   );
@@ -305,6 +329,10 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
     // Delivered by a manual retry meanwhile (or deleted): the attempt still happened.
     await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
   }
+}
+
+function deliveries(): mongo.Collection<WebhookDeliveryRecord> {
+  return WebhookDeliveryModel.collection as unknown as mongo.Collection<WebhookDeliveryRecord>;
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */

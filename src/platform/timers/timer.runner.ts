@@ -26,6 +26,11 @@ export interface TimerContext {
   now: Date;
   /** True when fired by a sandbox clock advance. */
   advancing: boolean;
+  /**
+   * The account's clock offset (ms) as read just before the handler started (not during an advance):
+   * a handler scheduling follow-ups can hand it to scheduleTimer (`offsetMs`) instead of reading it again.
+   */
+  offsetMs?: number;
 }
 
 export type TimerHandler = (timer: Timer, ctx: TimerContext) => Promise<void>;
@@ -111,11 +116,12 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean): Promise<
     if (!handler) throw new Error(`no handler registered for timer kind '${rec.kind}'`);
     const due = new Date(rec.due_at);
     let now = due;
+    let offsetMs: number | undefined;
     if (!advancing) {
-      const accountNow = Date.now() + (rec.account_id ? await accountOffsetMs(rec.account_id) : 0);
-      now = new Date(Math.max(due.getTime(), accountNow));
+      offsetMs = rec.account_id ? await accountOffsetMs(rec.account_id) : 0;
+      now = new Date(Math.max(due.getTime(), Date.now() + offsetMs));
     }
-    await handler(toTimer(rec), { now, advancing });
+    await handler(toTimer(rec), { now, advancing, offsetMs });
     // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
     await updateOneBatched(
       TimerModel,
