@@ -6,8 +6,10 @@
  * decoded objects they were given. The documents themselves are kept as BSON bytes (docStore.ts).
  */
 import { Binary, UUID } from 'bson';
-import { DocStore, encodeDoc } from './docStore';
+import type { DocFiles } from './docFiles';
+import { DocStore, encodeDoc, type CapturedDocs } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
+import { FileDocStore } from './fileDocStore';
 import { FieldPicker } from './bsonRaw';
 import { Index, duplicateKeyError, type IndexEntry, type IndexSpec } from './indexes';
 import { canonicalKey, compareValues, type Doc } from './values';
@@ -17,7 +19,8 @@ export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
 const ID_FIELD = new FieldPicker(['_id']);
 
 export class Collection {
-  private readonly docs = new DocStore();
+  /** With a data directory (`files`), documents are read from its files; else they are kept in memory. */
+  private readonly docs: DocStore | FileDocStore;
   readonly indexes = new Map<string, Index>();
   readonly uuid: Binary;
 
@@ -26,7 +29,9 @@ export class Collection {
     readonly name: string,
     readonly options: Doc = {},
     uuid?: Binary,
+    files?: DocFiles,
   ) {
+    this.docs = files ? new FileDocStore(files) : new DocStore();
     this.uuid = uuid ?? new UUID();
     this.indexes.set('_id_', new Index(ID_INDEX_SPEC, () => this.docs.picked(ID_FIELD)));
   }
@@ -54,9 +59,19 @@ export class Collection {
     return this.docs.keys();
   }
 
-  /** A document's stored BSON bytes, for the journal and snapshots (written without a re-encode). */
+  /** A document's stored BSON bytes, for the journal (written without a re-encode). */
   stored(idKey: string): Uint8Array | undefined {
     return this.docs.stored(idKey);
+  }
+
+  /** The stored documents as they are now, for a snapshot. */
+  captureDocs(): CapturedDocs {
+    return this.docs.capture();
+  }
+
+  /** The journal synced `bytes` (a stored version given by `stored`) at `pos` of data file `file`. */
+  landed(bytes: Uint8Array, file: number, pos: number): void {
+    if (this.docs instanceof FileDocStore) this.docs.landed(bytes, file, pos);
   }
 
   private keysPerIndex(doc: Doc): unknown[][][] {
@@ -133,8 +148,9 @@ export class Collection {
    * with declareIndex), and finishLoad then builds each index once, from the final documents, sorted
    * in one pass: cheaper than keeping every index ordered through hundreds of thousands of inserts.
    */
-  loadPut(bytes: Uint8Array): void {
-    this.docs.adopt(canonicalKey(ID_FIELD.pick(bytes)._id), bytes);
+  loadPut(bytes: Uint8Array, file: number, pos: number): void {
+    if (!(this.docs instanceof FileDocStore)) throw new Error('embedded db: loading documents needs a data directory');
+    this.docs.locate(canonicalKey(ID_FIELD.pick(bytes)._id), file, pos, bytes.length);
   }
 
   loadDelete(id: string): void {
@@ -152,7 +168,6 @@ export class Collection {
    */
   finishLoad(): Array<{ index: string; error: string }> {
     const dropped: Array<{ index: string; error: string }> = [];
-    this.docs.endLoad();
     // The _id index is built from the documents on first need (see Index).
     const building = [...this.indexes.values()].filter((idx) => !idx.isId);
     if (building.length === 0) return dropped;

@@ -1,16 +1,14 @@
 /**
- * Where a collection's documents live: as BSON bytes packed into large slabs, not as JS object
- * graphs. A stored payment as objects cost the V8 heap about 8 KiB (every string, Date and nested
- * object its own allocation, and the garbage collector walking all of them on every full GC); as
- * bytes it costs its BSON size plus a few words. Documents are decoded on read, and the last
- * DECODED_CACHE decoded documents are kept, so the documents a workload is touching (a payment
- * moving through its states) are decoded once.
+ * Where a collection's documents live: as BSON bytes, not as JS object graphs. A stored payment as
+ * objects cost the V8 heap about 8 KiB (every string, Date and nested object its own allocation, and
+ * the garbage collector walking all of them on every full GC); as bytes it costs its BSON size plus a
+ * few words. Documents are decoded on read, and the last DECODED_CACHE decoded documents are kept, so
+ * the documents a workload is touching (a payment moving through its states) are decoded once.
  *
- * Layout: each document gets a slot (a small integer, the value in `slots`); the slot says which slab
- * and at what offset its bytes start. A slab is a sequence of [slot: int32][BSON document] records,
- * appended to. Replacing or deleting a document leaves its old record dead in its slab; when the dead
- * bytes outweigh the live ones, the emptiest slabs are compacted: their live records (those whose
- * slot still points at them) are copied forward and the slab is released.
+ * Two stores share the bookkeeping below (StoreBase: id key -> slot, the decoded cache):
+ * - DocStore (this file), memory mode: the bytes are packed into slabs in memory.
+ * - FileDocStore (fileDocStore.ts), with a data directory: the bytes stay in the snapshot and journal
+ *   files they were written to, and a slot only says where (file, offset, length).
  *
  * Stored bytes are never changed in place, and decoded documents are never handed out for writing
  * (the engine installs a new version on every update), so the cache can share one object between
@@ -42,46 +40,51 @@ export function decodeDoc(bytes: Uint8Array): Doc {
  */
 const STORED = new WeakMap<Doc, Uint8Array>();
 
-/** A document's stored BSON bytes, if it is a stored version as read from or written to a DocStore. */
+/** A document's stored BSON bytes, if it is a stored version as read from or written to a store. */
 export function storedBytesOf(doc: Doc): Uint8Array | undefined {
   return STORED.get(doc);
 }
 
-export class DocStore {
+/** Decodes stored bytes and remembers them as the document's stored form (they must not change later). */
+export function decodeStored(bytes: Uint8Array): Doc {
+  const doc = decodeDoc(bytes);
+  STORED.set(doc, bytes);
+  return doc;
+}
+
+/** A typed array twice as long (or `min` long), with the same contents. */
+export function grown<T extends Int32Array | Float64Array>(a: T, min = a.length * 2): T {
+  const b = new (a.constructor as new (n: number) => T)(Math.max(min, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+/**
+ * The live documents of a collection at the moment a snapshot was decided, for writing it out later
+ * while writes go on (stored bytes never change, so this is where each version is, not a copy).
+ */
+export interface CapturedDocs {
+  readonly count: number;
+  /** Documents from `from` on, in order, until about `maxBytes` of them: their bytes, valid for good. */
+  read(from: number, maxBytes: number): Uint8Array[];
+  /**
+   * The snapshot holding them is in place as data file `file`, document i at `positions[i]`: each
+   * document not rewritten since the capture is read from there from now on.
+   */
+  moved(file: number, positions: Float64Array): void;
+}
+
+/** Id keys to slots and the decoded cache: what both stores keep the same way. */
+export abstract class StoreBase {
   /** id key -> slot, in insertion order (collection scans iterate it). */
-  private readonly slots = new Map<string, number>();
-  private slotSlab = new Int32Array(1024);
-  private slotOff = new Int32Array(1024);
+  protected readonly slots = new Map<string, number>();
   private freeSlots: number[] = [];
   private nextSlot = 0;
-  private slabs: Array<Buffer | undefined> = [];
-  private slabLive: number[] = [];
-  /** Bytes appended (own slabs) or adopted (external slabs). */
-  private slabUsed: number[] = [];
-  /**
-   * External slabs are files read at start-up (snapshot, journals): their documents are adopted
-   * where they lie instead of being copied, and the records around them are not [slot][document].
-   */
-  private external: boolean[] = [];
-  /** While loading: the slab of each file buffer documents were adopted from. */
-  private adopted = new Map<ArrayBufferLike, number>();
-  private freeSlabs: number[] = [];
-  /** The slab being appended to, or NO_SLAB. */
-  private current = NO_SLAB;
-  private liveBytes = 0;
-  private totalBytes = 0;
-  /** Dead bytes left after the last compaction pass. */
-  private deadAfterPass = 0;
   /** Most recently read or written documents, decoded (Map order = recency). */
-  private readonly decoded = new Map<string, Doc>();
+  protected readonly decoded = new Map<string, Doc>();
 
   get size(): number {
     return this.slots.size;
-  }
-
-  /** Bytes held in slabs, and how many of them belong to current documents (tests, diagnostics). */
-  get footprint(): { slabBytes: number; liveBytes: number } {
-    return { slabBytes: this.totalBytes, liveBytes: this.liveBytes };
   }
 
   has(id: string): boolean {
@@ -92,10 +95,7 @@ export class DocStore {
     return this.slots.keys();
   }
 
-  /**
-   * A document's stored BSON bytes: a view into its slab. Slabs are only appended to and a released
-   * slab's memory lives as long as a view of it, so the bytes stay valid whatever is written later.
-   */
+  /** A document's stored BSON bytes; they stay valid whatever is written later. */
   stored(id: string): Uint8Array | undefined {
     const slot = this.slots.get(id);
     return slot === undefined ? undefined : this.bytesOf(slot);
@@ -110,115 +110,75 @@ export class DocStore {
     }
     const slot = this.slots.get(id);
     if (slot === undefined) return undefined;
-    const doc = this.decodeSlot(slot);
+    const doc = decodeStored(this.bytesOf(slot));
     this.remember(id, doc);
     return doc;
   }
 
   /** Every document, decoded, in insertion order (the cache is left alone: a scan would flush it). */
   *values(): Generator<Doc> {
-    for (const [id, slot] of this.slots) yield this.decoded.get(id) ?? this.decodeSlot(slot);
+    for (const [, doc] of this.entries()) yield doc;
   }
 
   *entries(): Generator<[string, Doc]> {
-    for (const [id, slot] of this.slots) yield [id, this.decoded.get(id) ?? this.decodeSlot(slot)];
-  }
-
-  private bytesOf(slot: number): Uint8Array {
-    const slab = this.slabs[this.slotSlab[slot]!]!;
-    const at = this.slotOff[slot]!;
-    return slab.subarray(at, at + slab.readInt32LE(at));
-  }
-
-  private decodeSlot(slot: number): Doc {
-    const bytes = this.bytesOf(slot);
-    const doc = decodeDoc(bytes);
-    STORED.set(doc, bytes);
-    return doc;
+    for (const [id, slot] of this.slots) yield [id, this.decoded.get(id) ?? decodeStored(this.bytesOf(slot))];
   }
 
   /** Every document's id key with only the fields `picker` reads, decoded from the stored bytes. */
-  *picked(picker: { pick(bytes: Uint8Array, offset: number): Doc }): Generator<[string, Doc]> {
-    for (const [id, slot] of this.slots) yield [id, picker.pick(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!)];
-  }
+  abstract picked(picker: { pick(bytes: Uint8Array, offset: number): Doc }): Iterable<[string, Doc]>;
+
+  /** The live documents as they are now, for a snapshot. */
+  abstract capture(): CapturedDocs;
 
   /** Stores a document's bytes under `id`; `doc` is its decoded form when the caller has it. */
   put(id: string, bytes: Uint8Array, doc?: Doc): void {
-    let slot = this.slots.get(id);
-    if (slot !== undefined) this.release(slot);
-    else {
-      slot = this.freeSlots.pop() ?? this.newSlot();
-      this.slots.set(id, slot);
-    }
-    this.write(slot, bytes);
+    const slot = this.claim(id);
+    const stored = this.write(slot, bytes);
     if (doc) {
-      STORED.set(doc, this.bytesOf(slot));
+      STORED.set(doc, stored);
       this.remember(id, doc);
-    } else this.decoded.delete(id);
-    this.maybeCompact();
-  }
-
-  /**
-   * Start-up: stores a document whose bytes lie in a file buffer read by the journal, without a copy.
-   * The buffer stays in memory while any of its documents is current; compaction moves them out once
-   * most of them have been replaced.
-   */
-  adopt(id: string, bytes: Uint8Array): void {
-    let s = this.adopted.get(bytes.buffer);
-    if (s === undefined) {
-      s = this.freeSlabs.pop() ?? this.slabs.length;
-      this.slabs[s] = Buffer.from(bytes.buffer, 0, bytes.buffer.byteLength);
-      this.slabLive[s] = 0;
-      this.slabUsed[s] = 0;
-      this.external[s] = true;
-      this.adopted.set(bytes.buffer, s);
     }
-    let slot = this.slots.get(id);
-    if (slot !== undefined) this.release(slot);
-    else {
-      slot = this.freeSlots.pop() ?? this.newSlot();
-      this.slots.set(id, slot);
-    }
-    const len = bytes.length;
-    this.slabUsed[s]! += len;
-    this.slabLive[s]! += len;
-    this.liveBytes += len;
-    this.totalBytes += len;
-    this.slotSlab[slot] = s;
-    this.slotOff[slot] = bytes.byteOffset;
-    this.decoded.delete(id);
-  }
-
-  /** Start-up is over: forget which file buffers were adopted (their slabs stay). */
-  endLoad(): void {
-    this.adopted.clear();
+    this.afterChange();
   }
 
   delete(id: string): boolean {
     const slot = this.slots.get(id);
     if (slot === undefined) return false;
     this.release(slot);
-    this.slotSlab[slot] = NO_SLAB;
     this.slots.delete(id);
     this.freeSlots.push(slot);
     this.decoded.delete(id);
-    this.maybeCompact();
+    this.afterChange();
     return true;
   }
 
   clear(): void {
     this.slots.clear();
     this.decoded.clear();
-    this.slabs = [];
-    this.slabLive = [];
-    this.slabUsed = [];
-    this.external = [];
-    this.adopted.clear();
-    this.freeSlabs = [];
     this.freeSlots = [];
     this.nextSlot = 0;
-    this.current = NO_SLAB;
-    this.liveBytes = this.totalBytes = this.deadAfterPass = 0;
+  }
+
+  protected abstract bytesOf(slot: number): Uint8Array;
+  /** Lets go of a slot's current bytes (replaced or deleted). */
+  protected abstract release(slot: number): void;
+  /** Stores a slot's new bytes; returns them as stored (they stay valid whatever is written later). */
+  protected abstract write(slot: number, bytes: Uint8Array): Uint8Array;
+  /** Makes room for slots up to `slot`. */
+  protected abstract ensureSlots(slot: number): void;
+  protected afterChange(): void {}
+
+  /** The slot of `id`, its current version released, or a new slot; the decoded version is forgotten. */
+  protected claim(id: string): number {
+    let slot = this.slots.get(id);
+    if (slot !== undefined) this.release(slot);
+    else {
+      slot = this.freeSlots.pop();
+      if (slot === undefined) this.ensureSlots((slot = this.nextSlot++));
+      this.slots.set(id, slot);
+    }
+    this.decoded.delete(id);
+    return slot;
   }
 
   private remember(id: string, doc: Doc): void {
@@ -226,33 +186,89 @@ export class DocStore {
     this.decoded.set(id, doc);
     if (this.decoded.size > DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
   }
+}
 
-  private newSlot(): number {
-    const slot = this.nextSlot++;
-    if (slot >= this.slotSlab.length) {
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.slotSlab = grow(this.slotSlab);
-      this.slotOff = grow(this.slotOff);
-    }
-    return slot;
+/**
+ * Memory mode: each document gets a slot; the slot says which slab and at what offset its bytes start.
+ * A slab is a sequence of [slot: int32][BSON document] records, appended to. Replacing or deleting a
+ * document leaves its old record dead in its slab; when the dead bytes outweigh the live ones, the
+ * emptiest slabs are compacted: their live records (those whose slot still points at them) are copied
+ * forward and the slab is released.
+ */
+export class DocStore extends StoreBase {
+  private slotSlab = new Int32Array(1024);
+  private slotOff = new Int32Array(1024);
+  private slabs: Array<Buffer | undefined> = [];
+  private slabLive: number[] = [];
+  private slabUsed: number[] = [];
+  private freeSlabs: number[] = [];
+  /** The slab being appended to, or NO_SLAB. */
+  private current = NO_SLAB;
+  private liveBytes = 0;
+  private totalBytes = 0;
+  /** Dead bytes left after the last compaction pass. */
+  private deadAfterPass = 0;
+
+  /** Bytes held in slabs, and how many of them belong to current documents (tests, diagnostics). */
+  get footprint(): { slabBytes: number; liveBytes: number } {
+    return { slabBytes: this.totalBytes, liveBytes: this.liveBytes };
+  }
+
+  /**
+   * A view into the document's slab. Slabs are only appended to and a released slab's memory lives
+   * as long as a view of it, so the bytes stay valid whatever is written later.
+   */
+  protected bytesOf(slot: number): Uint8Array {
+    const slab = this.slabs[this.slotSlab[slot]!]!;
+    const at = this.slotOff[slot]!;
+    return slab.subarray(at, at + slab.readInt32LE(at));
+  }
+
+  *picked(picker: { pick(bytes: Uint8Array, offset: number): Doc }): Generator<[string, Doc]> {
+    for (const [id, slot] of this.slots) yield [id, picker.pick(this.slabs[this.slotSlab[slot]!]!, this.slotOff[slot]!)];
+  }
+
+  capture(): CapturedDocs {
+    const docs = Array.from(this.slots.values(), (slot) => this.bytesOf(slot));
+    return {
+      count: docs.length,
+      read: (from, maxBytes) => {
+        let to = from;
+        for (let bytes = 0; to < docs.length && bytes < maxBytes; to++) bytes += docs[to]!.length;
+        return docs.slice(from, to);
+      },
+      moved: () => {}, // slabs stay where they are
+    };
+  }
+
+  override clear(): void {
+    super.clear();
+    this.slabs = [];
+    this.slabLive = [];
+    this.slabUsed = [];
+    this.freeSlabs = [];
+    this.current = NO_SLAB;
+    this.liveBytes = this.totalBytes = this.deadAfterPass = 0;
+  }
+
+  protected ensureSlots(slot: number): void {
+    if (slot < this.slotSlab.length) return;
+    this.slotSlab = grown(this.slotSlab);
+    this.slotOff = grown(this.slotOff);
   }
 
   /** Marks a slot's current record dead (its slab keeps the bytes until compacted or released). */
-  private release(slot: number): void {
+  protected release(slot: number): void {
     const s = this.slotSlab[slot]!;
     if (s === NO_SLAB) return;
-    const len = this.slabs[s]!.readInt32LE(this.slotOff[slot]!) + (this.external[s] ? 0 : 4);
+    const len = this.slabs[s]!.readInt32LE(this.slotOff[slot]!) + 4;
     this.slabLive[s]! -= len;
     this.liveBytes -= len;
-    // An adopted file buffer may still receive documents while loading.
-    if (this.slabLive[s] === 0 && s !== this.current && !(this.external[s] && this.adopted.size > 0)) this.dropSlab(s);
+    this.slotSlab[slot] = NO_SLAB; // before any compaction: the dead record is not copied forward
+    if (this.slabLive[s] === 0 && s !== this.current) this.dropSlab(s);
   }
 
-  private write(slot: number, bytes: Uint8Array): void {
+  protected write(slot: number, bytes: Uint8Array): Uint8Array {
     const need = bytes.length + 4;
     let s = this.current;
     if (need > LARGE_DOC) s = this.openSlab(need);
@@ -266,6 +282,7 @@ export class DocStore {
     this.liveBytes += need;
     this.slotSlab[slot] = s;
     this.slotOff[slot] = at + 4;
+    return slab.subarray(at + 4, at + need);
   }
 
   private openSlab(bytes: number): number {
@@ -275,14 +292,12 @@ export class DocStore {
     this.slabs[s] = slab;
     this.slabLive[s] = 0;
     this.slabUsed[s] = 0;
-    this.external[s] = false;
     this.totalBytes += bytes;
     return s;
   }
 
   private dropSlab(s: number): void {
-    this.totalBytes -= this.external[s] ? this.slabUsed[s]! : this.slabs[s]!.length;
-    if (this.external[s]) for (const [buf, slab] of this.adopted) if (slab === s) this.adopted.delete(buf);
+    this.totalBytes -= this.slabs[s]!.length;
     this.slabs[s] = undefined;
     this.slabLive[s] = 0;
     this.slabUsed[s] = 0;
@@ -297,18 +312,13 @@ export class DocStore {
    * are rewritten a few times early in their life and then rarely: most slabs end up either nearly
    * all dead (released without a copy) or nearly all live, so compaction copies little.
    */
-  private maybeCompact(): void {
-    if (this.adopted.size > 0) return; // loading: file buffers are still being adopted
+  protected override afterChange(): void {
     if (this.totalBytes < 4 * SLAB_BYTES || this.liveBytes * 4 > this.totalBytes * 3) return;
     // A pass that found little to move is not repeated until another slab's worth has died.
     if (this.totalBytes - this.liveBytes < this.deadAfterPass + SLAB_BYTES) return;
     for (let s = 0; s < this.slabs.length; s++) {
       const slab = this.slabs[s];
       if (!slab || s === this.current || this.slabLive[s]! * 5 > this.slabUsed[s]! * 3) continue;
-      if (this.external[s]) {
-        this.moveAdopted(s);
-        continue;
-      }
       const used = this.slabUsed[s]!;
       let at = 0;
       while (at < used) {
@@ -325,19 +335,5 @@ export class DocStore {
       this.dropSlab(s);
     }
     this.deadAfterPass = this.totalBytes - this.liveBytes;
-  }
-
-  /** Copies the current documents of an external slab into own slabs and lets the file buffer go. */
-  private moveAdopted(s: number): void {
-    const slab = this.slabs[s]!;
-    for (let slot = 0; slot < this.nextSlot; slot++) {
-      if (this.slotSlab[slot] !== s) continue;
-      const at = this.slotOff[slot]!;
-      const len = slab.readInt32LE(at);
-      this.slabLive[s]! -= len;
-      this.liveBytes -= len;
-      this.write(slot, slab.subarray(at, at + len));
-    }
-    this.dropSlab(s);
   }
 }

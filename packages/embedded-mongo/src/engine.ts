@@ -10,6 +10,7 @@ import { ChangeLog, type ChangeDraft } from './changeStreams';
 import { Clock } from './clock';
 import { Collection } from './collection';
 import { CursorRegistry } from './cursors';
+import { DocFiles } from './docFiles';
 import { decodeDoc } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import type { IndexSpec } from './indexes';
@@ -48,6 +49,8 @@ export class Engine {
   readonly txns: TransactionManager;
   readonly logger: Logger;
   private journal: Journal = new MemoryJournal();
+  /** With a data directory: its files, where stored documents are read from. */
+  private files: DocFiles | undefined;
   /** True while open() replays the data directory: documents go in, indexes are built at the end. */
   private loading = false;
 
@@ -65,17 +68,23 @@ export class Engine {
   open(): void {
     const dir = this.options.dataDir;
     if (!dir) return;
+    const files = (this.files = new DocFiles());
     const fj = new FileJournal({
       dir,
       compactBytes: this.options.compactBytes,
       repairTruncate: this.options.repairTruncate,
       capture: () => this.capture(),
+      files,
+      landed: (db, c, doc, file, pos) => this.getCollection(db, c)?.landed(doc, file, pos),
       logger: this.logger,
     });
     this.loading = true;
     let ops: number;
     try {
-      ({ ops } = fj.load((op) => this.applyOp(op)));
+      ({ ops } = fj.load((op, file, pos) => this.applyOp(op, file, pos)));
+    } catch (e) {
+      files.closeAll(); // a refused start-up keeps no descriptor open
+      throw e;
     } finally {
       this.loading = false;
     }
@@ -95,6 +104,7 @@ export class Engine {
     this.changes.wakeAll();
     this.cursors.close();
     await this.journal.close();
+    this.files?.closeAll();
   }
 
   getCollection(db: string, name: string): Collection | undefined {
@@ -105,7 +115,7 @@ export class Engine {
     const existing = this.getCollection(db, name);
     if (existing) return existing;
     validateNamespace(db, name);
-    const coll = new Collection(db, name, options);
+    const coll = new Collection(db, name, options, undefined, this.files);
     let colls = this.dbs.get(db);
     if (!colls) this.dbs.set(db, (colls = new Map()));
     colls.set(name, coll);
@@ -252,12 +262,13 @@ export class Engine {
 
   // --- recovery and snapshots ---
 
-  private applyOp(op: JournalOp): void {
+  /** `file`, `pos`: where a put's document lies in the data files (it is read from there, not kept). */
+  private applyOp(op: JournalOp, file: number, pos: number): void {
     switch (op.o) {
       case 'put': {
         let coll = this.getCollection(op.db, op.c);
         if (!coll) coll = this.ensureCollection(new OpContext(op.db, undefined), op.db, op.c);
-        if (this.loading) coll.loadPut(op.doc);
+        if (this.loading) coll.loadPut(op.doc, file, pos);
         else coll.forcePut(decodeDoc(op.doc));
         return;
       }
@@ -267,7 +278,7 @@ export class Engine {
         return;
       case 'cc':
         if (!this.getCollection(op.db, op.c)) {
-          const coll = new Collection(op.db, op.c, op.opts ?? {}, op.uuid instanceof Binary ? op.uuid : undefined);
+          const coll = new Collection(op.db, op.c, op.opts ?? {}, op.uuid instanceof Binary ? op.uuid : undefined, this.files);
           let colls = this.dbs.get(op.db);
           if (!colls) this.dbs.set(op.db, (colls = new Map()));
           colls.set(op.c, coll);
@@ -310,7 +321,7 @@ export class Engine {
           options: c.options,
           uuid: c.uuid,
           indexes: [...c.indexes.values()].filter((i) => !i.isId).map((i) => i.spec),
-          docs: Array.from(c.ids(), (id) => c.stored(id)!),
+          docs: c.captureDocs(),
         });
       }
     }

@@ -10,6 +10,10 @@
  *   in-memory state is captured (stored documents are immutable, so this is just references)
  *   and written to `snapshot.tmp`, fsync'ed and renamed to `snapshot.bson`; older journals are
  *   then deleted. Start-up = snapshot + journals with gen >= the snapshot's `journalGen`.
+ * - The files are also where stored documents are read from (docFiles.ts, fileDocStore.ts): an
+ *   append reports, once synced, where each document landed (`landed`); a snapshot re-points the
+ *   documents it holds to itself once renamed into place, before the older files are deleted.
+ *   Start-up streams each file through one reused buffer (LOAD_CHUNK) and keeps no document bytes.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -17,6 +21,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
 import { arrayOfRaw, readPutOp, serializeWithRaw } from './bsonRaw';
+import type { DocFiles } from './docFiles';
+import type { CapturedDocs } from './docStore';
 import type { IndexSpec } from './indexes';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './privateDir';
 import type { Doc } from './values';
@@ -50,6 +56,10 @@ const SNAPSHOT_TMP = 'snapshot.tmp';
 const JOURNAL_RE = /^journal-(\d+)\.log$/;
 const OP_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 const RECORD_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, fieldsAsRaw: { ops: true } } as const;
+/** Start-up reads files through a buffer this large, reused from chunk to chunk (grown for a larger record). */
+const LOAD_CHUNK = 4 * 1024 * 1024;
+/** A snapshot record holds about this many bytes of documents. */
+const SNAPSHOT_RECORD = 512 * 1024;
 
 const crc32: (data: Uint8Array) => number =
   (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32 ?? crc32Fallback;
@@ -73,9 +83,24 @@ function frame(payload: Doc): Buffer {
   return frameBody(serialize(payload));
 }
 
-/** A record `{ ops: [...] }`; put ops carry their document's stored bytes, copied in as they are. */
-function frameOps(ops: JournalOp[]): Buffer {
-  return frameBody(arrayOfRaw('ops', ops.map(encodeOp)));
+/**
+ * A record `{ ops: [...] }`; put ops carry their document's stored bytes, copied in as they are.
+ * `docAt[i]`: where op i's document lies in the record (a put's), -1 if it is not a put or could not
+ * be found there (its document then just stays in memory).
+ */
+function frameOps(ops: JournalOp[]): { buf: Buffer; docAt: number[] } {
+  const encoded = ops.map(encodeOp);
+  const buf = frameBody(arrayOfRaw('ops', encoded));
+  // Layout (bsonRaw.ts): header, { int32, 0x04 "ops\0", array { int32, then per op: 0x03 "<i>\0" op } }.
+  // A put op ends with its document then the op's closing 0x00.
+  let at = HEADER + 4 + 5 + 4;
+  const docAt = ops.map((op, i) => {
+    at += 2 + String(i).length + encoded[i]!.length;
+    if (op.o !== 'put') return -1;
+    const p = at - 1 - op.doc.length;
+    return p >= 0 && Buffer.compare(buf.subarray(p, p + op.doc.length), op.doc) === 0 ? p : -1;
+  });
+  return { buf, docAt };
 }
 
 function encodeOp(op: JournalOp): Uint8Array {
@@ -100,25 +125,56 @@ function frameBody(body: Uint8Array): Buffer {
   return out;
 }
 
-/** Parses framed records; returns the payloads and the byte offset where valid data ends. */
-function readRecords(buf: Buffer): { records: Doc[]; validEnd: number } {
-  const records: Doc[] = [];
-  let off = 0;
-  while (off + HEADER <= buf.length) {
-    const len = buf.readUInt32LE(off);
-    const crc = buf.readUInt32LE(off + 4);
-    if (len < 5 || off + HEADER + len > buf.length) break;
-    const body = buf.subarray(off + HEADER, off + HEADER + len);
-    if (crc32(body) !== crc) break;
+/**
+ * Streams the framed records of data file `n` (`size` bytes) through `chunk`, a buffer reused from
+ * read to read (fresh memory is expensive to touch, and nothing of a record is kept: a put's document
+ * is located, not copied). Calls `onRecord` with each valid record's payload, whose ops stay bytes
+ * (views into the chunk, valid during the call), and the file offset of the chunk's first byte.
+ * Returns the byte offset where valid data ends and the chunk (grown if a record needed it).
+ */
+function streamRecords(
+  files: DocFiles,
+  n: number,
+  size: number,
+  chunk: Buffer,
+  onRecord: (record: Doc, chunk: Buffer, chunkPos: number) => void,
+): { validEnd: number; chunk: Buffer } {
+  let chunkPos = 0; // file offset of chunk[0]
+  let filled = 0;
+  let off = 0; // next record, in the chunk
+  for (;;) {
+    if (off + HEADER > filled || off + HEADER + chunk.readUInt32LE(off) > filled) {
+      // Move the partial record to the front and read more behind it.
+      const need = off + HEADER <= filled ? HEADER + chunk.readUInt32LE(off) : HEADER;
+      if (chunkPos + off + need > size) break; // the file ends inside this record: a torn tail
+      if (need > chunk.length) {
+        const bigger = Buffer.allocUnsafeSlow(need);
+        chunk.copy(bigger, 0, off, filled);
+        chunk = bigger;
+      } else chunk.copyWithin(0, off, filled);
+      chunkPos += off;
+      filled -= off;
+      off = 0;
+      const len = Math.min(chunk.length - filled, size - chunkPos - filled);
+      files.readInto(n, chunk, filled, len, chunkPos + filled);
+      filled += len;
+      continue;
+    }
+    const len = chunk.readUInt32LE(off);
+    if (len < 5) break;
+    const body = chunk.subarray(off + HEADER, off + HEADER + len);
+    if (crc32(body) !== chunk.readUInt32LE(off + 4)) break;
+    let record: Doc;
     try {
-      // Ops stay bytes here: a put's document is installed as stored bytes, never decoded at start-up.
-      records.push(deserialize(body, RECORD_OPTS));
+      // Ops stay bytes here: a put's document is located, never decoded at start-up.
+      record = deserialize(body, RECORD_OPTS);
     } catch {
       break;
     }
+    onRecord(record, chunk, chunkPos);
     off += HEADER + len;
   }
-  return { records, validEnd: off };
+  return { validEnd: chunkPos + off, chunk };
 }
 
 /**
@@ -156,8 +212,8 @@ export interface SnapshotCollection {
   options: Doc;
   uuid: Binary;
   indexes: IndexSpec[];
-  /** Each document's stored BSON bytes. */
-  docs: Uint8Array[];
+  /** The documents, read while the snapshot is written and re-pointed to it once it is in place. */
+  docs: CapturedDocs;
 }
 
 export interface FileJournalOptions {
@@ -167,6 +223,10 @@ export interface FileJournalOptions {
   repairTruncate?: boolean;
   /** Captures the current committed state, or undefined if it cannot be taken right now. */
   capture: () => SnapshotCollection[] | undefined;
+  /** Where the documents are read from: this journal opens its files there and retires them. */
+  files: DocFiles;
+  /** An appended put's document was written and synced at `pos` of data file `file`. */
+  landed: (db: string, c: string, doc: Uint8Array, file: number, pos: number) => void;
   logger: (msg: string, extra?: object) => void;
 }
 
@@ -175,6 +235,11 @@ export class FileJournal implements Journal {
   private gen = 0;
   private size = 0;
   private pending: Buffer[] = [];
+  /** Per pending record: its put ops and where their documents lie in it. */
+  private pendingPuts: Array<{ ops: JournalOp[]; docAt: number[] }> = [];
+  /** Data file numbers (DocFiles) of the snapshot and of each journal generation, for reads. */
+  private snapshotFile: number | undefined;
+  private readonly genFiles = new Map<number, number>();
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private flushing = false;
   private compacting: Promise<void> | undefined;
@@ -188,26 +253,41 @@ export class FileJournal implements Journal {
     this.compactBytes = opts.compactBytes ?? 64 * 1024 * 1024;
   }
 
-  /** Reads snapshot + journals, feeding every op to `apply`, then opens the journal for appends. */
-  load(apply: (op: JournalOp) => void): { ops: number } {
+  /**
+   * Reads snapshot + journals, feeding every op to `apply` (a put's document is a view valid during
+   * the call, found at `pos` of data file `file`), then opens the journal for appends.
+   */
+  load(apply: (op: JournalOp, file: number, pos: number) => void): { ops: number } {
     const dir = this.opts.dir;
+    const files = this.opts.files;
     makePrivateDir(dir, this.opts.logger);
     let count = 0;
     let fromGen = 0;
+    let chunk: Buffer = Buffer.allocUnsafeSlow(LOAD_CHUNK);
+    /** Applies a record's ops; a put's position is its document's offset in the chunk, plus the chunk's in the file. */
+    const applyRecord = (file: number) => (record: Doc, buf: Buffer, bufPos: number) => {
+      for (const raw of record.ops as Uint8Array[]) {
+        const op = decodeOp(raw);
+        if (op.o === 'put' && op.doc.buffer !== buf.buffer) throw new Error('embedded db: journal put not read in place');
+        apply(op, file, op.o === 'put' ? bufPos + op.doc.byteOffset - buf.byteOffset : -1);
+        count++;
+      }
+    };
     const snapPath = path.join(dir, SNAPSHOT);
     if (fs.existsSync(snapPath)) {
-      const buf = fs.readFileSync(snapPath);
-      const { records, validEnd } = readRecords(buf);
-      if (validEnd !== buf.length || !records[0]?.meta) {
-        throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
-      }
-      fromGen = Number((records[0].meta as Doc).journalGen ?? 0);
-      for (const r of records.slice(1)) {
-        for (const raw of r.ops as Uint8Array[]) {
-          apply(decodeOp(raw));
-          count++;
-        }
-      }
+      const n = (this.snapshotFile = files.open(snapPath));
+      const size = files.size(n);
+      let meta: Doc | undefined;
+      const applySnapshot = applyRecord(n);
+      let validEnd: number;
+      ({ validEnd, chunk } = streamRecords(files, n, size, chunk, (record, buf, bufPos) => {
+        if (!meta) {
+          meta = record.meta as Doc | undefined;
+          if (!meta) throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
+          fromGen = Number(meta.journalGen ?? 0);
+        } else applySnapshot(record, buf, bufPos);
+      }));
+      if (validEnd !== size || !meta) throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
     }
     const gens = fs
       .readdirSync(dir)
@@ -224,30 +304,28 @@ export class FileJournal implements Journal {
         changes.push(() => fs.rmSync(file, { force: true })); // already folded into the snapshot
         continue;
       }
-      const buf = fs.readFileSync(file);
-      const { records, validEnd } = readRecords(buf);
-      if (validEnd !== buf.length) {
+      const n = files.open(file);
+      this.genFiles.set(g, n);
+      const size = files.size(n);
+      // A corrupt record stops the file's replay there: what came before is applied, what follows never is.
+      let validEnd: number;
+      ({ validEnd, chunk } = streamRecords(files, n, size, chunk, applyRecord(n)));
+      if (validEnd !== size) {
         const later = gens.slice(i + 1).map((n) => `journal-${n}.log`);
-        if (later.length > 0 && !this.opts.repairTruncate) throw new Error(corruptJournalMessage(file, validEnd, buf.length, later));
+        if (later.length > 0 && !this.opts.repairTruncate) throw new Error(corruptJournalMessage(file, validEnd, size, later));
         changes.push(() => {
           if (later.length === 0) {
             // The last file's damaged end is a write a crash cut short, never acknowledged.
-            this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: buf.length - validEnd });
+            this.opts.logger('embedded db: ignoring torn journal tail', { file, bytes: size - validEnd });
           } else {
             this.opts.logger('embedded db: repairTruncate: truncated a corrupt journal file that is not the last (its records from this offset on are lost)', {
               file,
               offset: validEnd,
-              bytesDropped: buf.length - validEnd,
+              bytesDropped: size - validEnd,
             });
           }
           fs.truncateSync(file, validEnd);
         });
-      }
-      for (const r of records) {
-        for (const raw of r.ops as Uint8Array[]) {
-          apply(decodeOp(raw));
-          count++;
-        }
       }
     }
     for (const change of changes) change();
@@ -262,14 +340,16 @@ export class FileJournal implements Journal {
     this.fd = fs.openSync(file, 'a', PRIVATE_FILE_MODE);
     this.size = fs.fstatSync(this.fd).size;
     fsyncDir(this.opts.dir);
+    if (!this.genFiles.has(gen)) this.genFiles.set(gen, this.opts.files.open(file));
   }
 
   append(ops: JournalOp[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closed) return Promise.reject(new Error('journal closed'));
-    const buf = frameOps(ops);
+    const { buf, docAt } = frameOps(ops);
     return new Promise<void>((resolve, reject) => {
       this.pending.push(buf);
+      this.pendingPuts.push({ ops, docAt });
       this.waiters.push({ resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
@@ -283,8 +363,11 @@ export class FileJournal implements Journal {
     try {
       while (this.pending.length > 0) {
         const batch = Buffer.concat(this.pending);
+        const lengths = this.pending.map((b) => b.length);
+        const puts = this.pendingPuts;
         const waiters = this.waiters;
         this.pending = [];
+        this.pendingPuts = [];
         this.waiters = [];
         try {
           const t0 = performance.now();
@@ -293,6 +376,7 @@ export class FileJournal implements Journal {
           this.stats.syncMs += performance.now() - t0;
           this.stats.batches++;
           this.stats.records += waiters.length;
+          this.reportLanded(puts, lengths, this.size);
           this.size += batch.length;
           for (const w of waiters) w.resolve();
         } catch (e) {
@@ -303,6 +387,7 @@ export class FileJournal implements Journal {
           for (const w of [...waiters, ...this.waiters]) w.reject(this.failed);
           this.waiters = [];
           this.pending = [];
+          this.pendingPuts = [];
           return;
         }
         if (this.size > this.compactBytes && !this.compacting && !this.closed) {
@@ -317,6 +402,18 @@ export class FileJournal implements Journal {
     } finally {
       this.flushing = false;
     }
+  }
+
+  /** The records of a synced batch start at `start` of the current journal: tells where each put's document is. */
+  private reportLanded(puts: Array<{ ops: JournalOp[]; docAt: number[] }>, lengths: number[], start: number): void {
+    const file = this.genFiles.get(this.gen)!;
+    let at = start;
+    puts.forEach(({ ops, docAt }, r) => {
+      ops.forEach((op, i) => {
+        if (op.o === 'put' && docAt[i]! >= 0) this.opts.landed(op.db, op.c, op.doc, file, at + docAt[i]!);
+      });
+      at += lengths[r]!;
+    });
   }
 
   /** Switches to a new journal generation and writes a snapshot of the state at that point. */
@@ -340,24 +437,55 @@ export class FileJournal implements Journal {
   private async writeSnapshot(state: SnapshotCollection[], gen: number): Promise<void> {
     const dir = this.opts.dir;
     const tmp = path.join(dir, SNAPSHOT_TMP);
+    const files = this.opts.files;
     const fh = await fsp.open(tmp, 'w', PRIVATE_FILE_MODE);
+    /** Per collection, where each of its documents is in the new snapshot. */
+    const positions = state.map((c) => new Float64Array(c.docs.count));
+    let n = -1;
     try {
-      await fh.write(frame({ meta: { journalGen: gen, version: 1, createdAt: new Date() } }));
-      for (const c of state) {
+      let size = 0;
+      const write = async (buf: Buffer) => {
+        await fh.write(buf);
+        size += buf.length;
+      };
+      await write(frame({ meta: { journalGen: gen, version: 1, createdAt: new Date() } }));
+      for (const [k, c] of state.entries()) {
         const head: JournalOp[] = [{ o: 'cc', db: c.db, c: c.name, opts: c.options, uuid: c.uuid }];
         for (const spec of c.indexes) head.push({ o: 'ci', db: c.db, c: c.name, spec });
-        await fh.write(frameOps(head));
-        for (let i = 0; i < c.docs.length; i += 1000) {
-          const ops = c.docs.slice(i, i + 1000).map((doc): JournalOp => ({ o: 'put', db: c.db, c: c.name, doc }));
-          await fh.write(frameOps(ops));
+        await write(frameOps(head).buf);
+        for (let i = 0; i < c.docs.count; ) {
+          const ops = c.docs.read(i, SNAPSHOT_RECORD).map((doc): JournalOp => ({ o: 'put', db: c.db, c: c.name, doc }));
+          const { buf, docAt } = frameOps(ops);
+          docAt.forEach((p, j) => {
+            if (p < 0) throw new Error('snapshot record layout: a document is not where it was framed');
+            positions[k]![i + j] = size + p;
+          });
+          await write(buf);
+          i += ops.length;
         }
       }
       await fh.sync();
+      n = files.open(tmp); // before the rename: the descriptor follows the file
     } finally {
       await fh.close();
     }
-    await fsp.rename(tmp, path.join(dir, SNAPSHOT));
+    try {
+      await fsp.rename(tmp, path.join(dir, SNAPSHOT));
+    } catch (e) {
+      files.retire(n);
+      throw e;
+    }
     fsyncDir(dir);
+    // Documents not rewritten since the capture are read from the new snapshot from now on; the
+    // older files hold nothing current any more (rewrites went to the journal of `gen`).
+    state.forEach((c, k) => c.docs.moved(n, positions[k]!));
+    if (this.snapshotFile !== undefined) files.retire(this.snapshotFile);
+    this.snapshotFile = n;
+    for (const [g, f] of this.genFiles) {
+      if (g >= gen) continue;
+      files.retire(f);
+      this.genFiles.delete(g);
+    }
     for (const f of await fsp.readdir(dir)) {
       const m = JOURNAL_RE.exec(f);
       if (m && Number(m[1]) < gen) await fsp.rm(path.join(dir, f), { force: true });

@@ -42,22 +42,4 @@ describe('DocStore: documents as BSON bytes in slabs', () => {
     expect(s.get('big')).toEqual({ _id: 'big', big: 'small now' });
   });
 
-  it('adopts documents from a file buffer and moves the current ones out once most are replaced', () => {
-    const s = new DocStore();
-    const docs = Array.from({ length: 3000 }, (_, i) => encodeDoc({ _id: `a${i}`, n: i, pad: 'z'.repeat(300) }));
-    const file = Buffer.concat([Buffer.from([1, 2, 3]), ...docs.flatMap((d) => [Buffer.from(d), Buffer.from([0xee])])]);
-    let at = 3;
-    docs.forEach((d, i) => {
-      s.adopt(`a${i}`, file.subarray(at, at + d.length));
-      at += d.length + 1;
-    });
-    s.endLoad();
-    expect(s.get('a1234')).toEqual({ _id: 'a1234', n: 1234, pad: 'z'.repeat(300) });
-    // Replace 80 %: the adopted buffer is compacted away, the rest still reads back.
-    for (let i = 0; i < 2400; i++) put(s, `a${i}`, { _id: `a${i}`, n: -i });
-    file.fill(0); // the buffer no longer backs anything current
-    expect(s.get('a10')).toEqual({ _id: 'a10', n: -10 });
-    expect(s.get('a2999')).toEqual({ _id: 'a2999', n: 2999, pad: 'z'.repeat(300) });
-    expect(s.size).toBe(3000);
-  });
 });
