@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedMongo, EmbeddedMongoOptions } from './index';
 import { SocketListenError } from './server';
@@ -20,11 +21,18 @@ export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
  */
 export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
   const { logger, workerUrl, ...rest } = options;
+  const semi = callerSemiSpaceMb();
+  // V8's --max-semi-space-size is process-wide and overrides resourceLimits: unset it while the worker's
+  // isolate is created (on its thread, before 'online'), so that the caller's large young generation
+  // (the gateway's `npm start` asks for 64 MiB semi-spaces) is not copied into the engine's.
+  if (semi) setFlagsFromString('--max-semi-space-size=0');
   const worker = new Worker(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
     workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
     // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
     execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: ENGINE_YOUNG_GENERATION_MB },
   });
+  if (semi) worker.once('online', () => setFlagsFromString(`--max-semi-space-size=${semi}`));
   let closed: (() => void) | undefined;
   const ready = new Promise<Extract<WorkerReply, { type: 'ready' }>>((resolve, reject) => {
     worker.on('message', (m: WorkerReply) => {
@@ -67,6 +75,25 @@ export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoO
       return closing;
     },
   };
+}
+
+/**
+ * The engine's young generation (V8 sizes it as 3 semi-spaces: 16 MiB each here, V8's default on 64-bit).
+ * The engine's garbage is per command and dies within it; a larger young generation only adds resident
+ * memory (each semi-space grows to its maximum under a burst of writes and stays there), measured with
+ * bench/profile/gatewayMemory.mts.
+ */
+const ENGINE_YOUNG_GENERATION_MB = 48;
+
+/** The caller's --max-semi-space-size (node flags or NODE_OPTIONS; the last one wins, as in V8), 0 when unset. */
+function callerSemiSpaceMb(): number {
+  const flags = [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv];
+  let mb = 0;
+  for (const f of flags) {
+    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(f);
+    if (m) mb = Number(m[1]);
+  }
+  return mb;
 }
 
 /** The start-up error the worker reported, as the in-process engine would have thrown it. */

@@ -2,6 +2,7 @@
  * The engine in a worker thread (startEmbeddedMongoInWorker): the same engine behind the same socket
  * and files, run off the caller's thread. Skipped (with a warning) when MONGODB_URI points elsewhere.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import mongoose from 'mongoose';
@@ -41,6 +42,16 @@ describe('the engine in a worker thread', () => {
     ]);
     await conn2.close();
     await again.close();
+  });
+
+  it.skipIf(skipIfExternal('worker thread of the embedded engine'))("sizes its own young generation, not the caller's --max-semi-space-size", () => {
+    // The gateway runs with 64 MiB semi-spaces (npm start); V8 flags are process-wide and would give the
+    // engine's isolate the same, resident once grown. V8 counts the young generation in heap_size_limit.
+    const out = execFileSync(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', path.join(__dirname, 'fixtures/workerHeapLimits.ts')], { encoding: 'utf8' });
+    const limits = JSON.parse(out.trim().split('\n').at(-1)!) as { main: number; engine: number; later: number };
+    expect(limits.main - limits.engine).toBeGreaterThanOrEqual(2 * (64 - 16) * 2 ** 20);
+    // The caller's flag is back for the isolates it starts afterwards.
+    expect(limits.later).toBe(limits.main);
   });
 
   it.skipIf(skipIfExternal('worker thread of the embedded engine'))('fails its start with the error the in-process engine gives', async () => {
