@@ -119,6 +119,8 @@ interface WriteReply {
   ok?: number;
   writeErrors?: WriteErrorLike[];
   writeConcernError?: { code?: number; errmsg?: string };
+  /** Statements of an `update` that inserted (upserts that matched nothing). */
+  upserted?: Array<{ index: number; _id: unknown }>;
 }
 
 /**
@@ -128,20 +130,26 @@ interface WriteReply {
  * is the command's own: a raw command does not take the client's default (writeConcern.ts).
  */
 async function perStatement(model: ModelLike, command: Record<string, unknown>, count: number): Promise<Array<Outcome<void>>> {
-  const reply = (await database(model).command({ ...command, writeConcern: WRITE_CONCERN })) as WriteReply;
-  if (reply.writeConcernError) {
-    throw Object.assign(new Error(reply.writeConcernError.errmsg ?? 'write concern error'), { code: reply.writeConcernError.code });
-  }
-  const failed = new Map(
-    (reply.writeErrors ?? []).map((we) => [
-      we.index,
-      Object.assign(new Error(we.errmsg ?? 'write failed'), { code: we.code, errInfo: we.errInfo, keyPattern: we.keyPattern, keyValue: we.keyValue }),
-    ]),
-  );
+  const reply = await writeCommand(model, command);
+  const failed = new Map((reply.writeErrors ?? []).map((we) => [we.index, writeError(we)]));
   return Array.from({ length: count }, (_v, i) => {
     const e = failed.get(i);
     return e ? { ok: false as const, error: e } : { ok: true as const, value: undefined };
   });
+}
+
+/** Sends a write command with the gateway's write concern; a write concern error fails the whole batch. */
+async function writeCommand(model: ModelLike, command: Record<string, unknown>): Promise<WriteReply> {
+  const reply = (await database(model).command({ ...command, writeConcern: WRITE_CONCERN })) as WriteReply;
+  if (reply.writeConcernError) {
+    throw Object.assign(new Error(reply.writeConcernError.errmsg ?? 'write concern error'), { code: reply.writeConcernError.code });
+  }
+  return reply;
+}
+
+/** One statement's error as a single write would report it. */
+function writeError(we: WriteErrorLike): Error {
+  return Object.assign(new Error(we.errmsg ?? 'write failed'), { code: we.code, errInfo: we.errInfo, keyPattern: we.keyPattern, keyValue: we.keyValue });
 }
 
 /** Inserts one document (which carries its own `_id`). Rejects with `code: 11000` on a duplicate key. */
@@ -197,6 +205,44 @@ export function updateOneBatched(model: ModelLike, filter: Record<string, unknow
     new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length)),
   );
   return batcher.run({ filter, update });
+}
+
+/**
+ * A conditional write that must know whether it applied (a version check, say), batched like the
+ * others: resolves true when `filter` matched and the update was applied, false when it matched nothing.
+ *
+ * The `update` command's reply carries totals only, so each statement is an upsert: one whose filter
+ * matches nothing tries to insert a document with the filter's `_id`, which exists, and fails alone
+ * with a duplicate key on `_id` at its own index, which says it missed. Standard MongoDB: an upsert
+ * whose filter is not exactly the unique key's fields is not retried by the server. Hence the rules:
+ * `filter` names the `_id`, and only for collections whose documents are never deleted. A document that
+ * is not there at all would be inserted: that is undone at once and answered as a miss.
+ */
+export function updateIfMatchBatched(model: ModelLike, filter: { _id: string } & Record<string, unknown>, update: Record<string, unknown>): Promise<boolean> {
+  const name = model.collection.collectionName;
+  type Op = { filter: Record<string, unknown>; update: Record<string, unknown> };
+  const batcher = batcherFor<Op, boolean>(`updateIfMatch:${name}`, () =>
+    new Batcher<Op, boolean>(async (ops) => {
+      const reply = await writeCommand(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update, upsert: true })), ordered: false });
+      const inserted = new Set((reply.upserted ?? []).map((u) => u.index));
+      if (inserted.size > 0) await driver(model).deleteMany({ _id: { $in: (reply.upserted ?? []).map((u) => u._id) } } as never);
+      const errors = new Map((reply.writeErrors ?? []).map((we) => [we.index, we]));
+      return ops.map((_op, i): Outcome<boolean> => {
+        const we = errors.get(i);
+        if (!we) return { ok: true, value: !inserted.has(i) };
+        if (we.code === 11000 && isIdKey(we)) return { ok: true, value: false };
+        return { ok: false, error: writeError(we) };
+      });
+    }),
+  );
+  return batcher.run({ filter, update });
+}
+
+/** A duplicate key on `_id` (the upsert of a miss), not on another unique index (a real conflict). */
+function isIdKey(we: WriteErrorLike): boolean {
+  const pattern = we.keyPattern as Record<string, unknown> | undefined;
+  if (pattern) return Object.keys(pattern).length === 1 && '_id' in pattern;
+  return /index: _id_ /.test(we.errmsg ?? '');
 }
 
 /**

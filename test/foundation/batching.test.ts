@@ -1,7 +1,7 @@
 import mongoose, { Schema } from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { findByIdBatched, insertBatched, updateByIdBatched, updateOneBatched } from '../../src/db/batching';
+import { findByIdBatched, insertBatched, updateByIdBatched, updateIfMatchBatched, updateOneBatched } from '../../src/db/batching';
 
 /** The batched helpers of src/db/batching.ts over the real (embedded) database, counting commands. */
 let engine: EmbeddedMongo;
@@ -65,4 +65,23 @@ it('updateOneBatched: one statement per document in one command; updateByIdBatch
     { _id: 'a', n: 11, tag: 'x', done: true },
     { _id: 'c', n: 23, done: true },
   ]);
+});
+
+it('updateIfMatchBatched: conditional writes of one turn in one command, each told whether it applied; a missing document stays missing', async () => {
+  await insertBatched(Things, { _id: 'v', n: 0 });
+  commands.length = 0;
+  // Two writers read n = 0: of their two version-conditional writes in the same command, exactly one applies.
+  const results = await Promise.all([
+    updateIfMatchBatched(Things, { _id: 'v', n: 0 }, { $inc: { n: 1 }, $set: { tag: 'first' } }),
+    updateIfMatchBatched(Things, { _id: 'v', n: 0 }, { $inc: { n: 1 }, $set: { tag: 'second' } }),
+    updateIfMatchBatched(Things, { _id: 'a', n: 11 }, { $set: { done: false } }),
+    updateIfMatchBatched(Things, { _id: 'gone', n: 0 }, { $inc: { n: 1 } }),
+  ]);
+  expect(results).toEqual([true, false, true, false]);
+  expect(commands.filter((c) => c.startsWith('update'))).toEqual(['update batchedthings']);
+  expect(await Things.findById('v').lean()).toEqual({ _id: 'v', n: 1, tag: 'first' });
+  expect(await Things.findById('a').lean()).toMatchObject({ n: 11, done: false });
+  expect(await Things.findById('gone').lean()).toBeNull();
+  // A conflict on another unique index is an error of its own statement, not a miss.
+  await expect(updateIfMatchBatched(Things, { _id: 'v', n: 1 }, { $set: { tag: 'x' } })).rejects.toMatchObject({ code: 11000, keyValue: { tag: 'x' } });
 });

@@ -1,3 +1,4 @@
+import type { mongo } from 'mongoose';
 import { Batcher } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
 import { SequenceModel } from './event.model';
@@ -30,10 +31,12 @@ const allocations = new Batcher<{ name: string; count: number }, number>(async (
 async function reserve(name: string, count: number): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const doc = await SequenceModel.findOneAndUpdate(
+      // The driver's collection: one of these per created payment and per event, and mongoose's query
+      // layer only costs CPU here.
+      const doc = await (SequenceModel.collection as unknown as mongo.Collection<{ _id: string; value: number }>).findOneAndUpdate(
         { _id: name },
         { $inc: { value: count } },
-        { upsert: true, returnDocument: 'after', lean: true },
+        { upsert: true, returnDocument: 'after' },
       );
       if (!doc) throw new Error(`sequence ${name} not returned`);
       return doc.value - count + 1;

@@ -1,6 +1,5 @@
-import type { mongo } from 'mongoose';
 import { ApiError } from '../../errors';
-import { findByIdBatched } from '../../db/batching';
+import { findByIdBatched, updateIfMatchBatched } from '../../db/batching';
 import { accountOffsetMs } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/event.hooks';
@@ -17,8 +16,8 @@ import { toPaymentIntentResource } from './payment.serializer';
  * so it is not read back.
  *
  * Database commands: the read (by id, batched with concurrent reads, or none when the caller hands the
- * payment it has just read, `current`), the conditional write, then the dispatch's inserts and the
- * outbox's clearing (batched).
+ * payment it has just read, `current`), the conditional write (batched too: updateIfMatchBatched), then
+ * the dispatch's inserts and the outbox's clearing (batched).
  *
  * A status change that emits no event (the rail starting: PENDING → PROCESSING) is announced to this
  * process's live subscribers right after the write (event.hooks.ts StatusChange): every status change
@@ -58,9 +57,6 @@ export interface MutateOptions {
   offsetMs?: number;
 }
 
-/** The driver's collection: these writes are complete and typed, and mongoose's query layer costs CPU. */
-const payments = () => PaymentModel.collection as unknown as mongo.Collection<PaymentRecord>;
-
 export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
   let offset = opts.offsetMs;
   let handed = opts.current;
@@ -95,8 +91,10 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
     if (events.length > 0) push.pending_events = { $each: events };
     if (timers.length > 0) push.pending_timers = { $each: timers };
     if (Object.keys(push).length > 0) update.$push = push;
-    const res = await payments().updateOne({ _id: paymentId, version: current.version }, update);
-    if (res.matchedCount === 0) {
+    // Batched with the other payments' writes of this turn (the rail steps of a claimed timer batch):
+    // still conditional on the version, and it says whether it applied. Payments are never deleted.
+    const applied = await updateIfMatchBatched(PaymentModel, { _id: paymentId, version: current.version }, update);
+    if (!applied) {
       // Lost a race: back off a little (more under heavy contention) and decide again.
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
       continue;

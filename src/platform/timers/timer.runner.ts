@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { mongo } from 'mongoose';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
 import { updateOneBatched } from '../../db/batching';
@@ -63,6 +64,10 @@ function toTimer(r: TimerRecord): Timer {
   };
 }
 
+function timers(): mongo.Collection<TimerRecord> {
+  return TimerModel.collection as unknown as mongo.Collection<TimerRecord>;
+}
+
 function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lease_until' | 'claimed_at'> {
   return { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) };
 }
@@ -87,14 +92,15 @@ export async function claim(filter: Record<string, unknown>, sort: Record<string
  * Returned in `sort` order.
  */
 export async function claimBatch(filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number): Promise<TimerRecord[]> {
-  const due = await TimerModel.find(filter).sort(sort).limit(limit).lean<TimerRecord[]>();
+  // The driver's collection: the poller runs these ten times a second, and the filters are plain.
+  const due = await timers().find(filter, { sort, limit }).toArray();
   if (due.length === 0) return [];
   const ids = due.map((d) => d._id);
   const claim = { ...leaseSet(Date.now()), claim_token: crypto.randomBytes(9).toString('base64url') };
-  const res = await TimerModel.updateMany({ $and: [filter, { _id: { $in: ids } }] }, { $set: claim, $inc: { attempts: 1 } });
+  const res = await timers().updateMany({ $and: [filter, { _id: { $in: ids } }] }, { $set: claim, $inc: { attempts: 1 } });
   if (res.modifiedCount === due.length) return due.map((d) => ({ ...d, ...claim, attempts: d.attempts + 1 }) as TimerRecord);
   if (res.modifiedCount === 0) return [];
-  const claimed = await TimerModel.find({ _id: { $in: ids }, claim_token: claim.claim_token }).lean<TimerRecord[]>();
+  const claimed = await timers().find({ _id: { $in: ids }, claim_token: claim.claim_token }).toArray();
   const rank = new Map(ids.map((id, i) => [id, i]));
   return claimed.sort((a, b) => rank.get(a._id)! - rank.get(b._id)!);
 }
