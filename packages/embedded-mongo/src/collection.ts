@@ -11,7 +11,7 @@ import { DocStore, encodeDoc, type CapturedDocs } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import { FileDocStore } from './fileDocStore';
 import { FieldPicker } from './bsonRaw';
-import { Index, duplicateKeyError, type IndexEntry, type IndexSpec } from './indexes';
+import { Index, duplicateKeyError, type IndexSpec } from './indexes';
 import { canonicalKey, compareValues, type Doc } from './values';
 
 export const ID_INDEX_SPEC: IndexSpec = { v: 2, key: { _id: 1 }, name: '_id_' };
@@ -172,13 +172,13 @@ export class Collection {
     const building = [...this.indexes.values()].filter((idx) => !idx.isId);
     if (building.length === 0) return dropped;
     const picker = new FieldPicker(building.flatMap((idx) => idx.topLevelFields()));
-    const entries = building.map((): IndexEntry[] => []);
+    const entries = building.map((): string[] => []);
     const failed = new Map<Index, unknown>();
     for (const [id, fields] of this.docs.picked(picker)) {
       building.forEach((idx, i) => {
         if (failed.has(idx)) return;
         try {
-          for (const k of idx.keysFor(fields)) entries[i]!.push({ k, id });
+          for (const k of idx.keysFor(fields)) entries[i]!.push(idx.entry(k, id));
         } catch (e) {
           failed.set(idx, e);
         }
@@ -187,7 +187,7 @@ export class Collection {
     building.forEach((idx, i) => {
       try {
         if (failed.has(idx)) throw failed.get(idx);
-        idx.buildFrom(entries[i]!);
+        idx.buildFrom(entries[i]!, (id) => this.docs.get(id));
       } catch (e) {
         this.indexes.delete(idx.name);
         dropped.push({ index: idx.name, error: String(e) });

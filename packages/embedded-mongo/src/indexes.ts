@@ -1,11 +1,13 @@
 /**
- * One secondary (or _id) index: an ordered list of (key tuple, document id) entries.
- * Equality and prefix lookups are binary searches; sort+limit walks the list in order.
+ * One secondary (or _id) index: an ordered list of (key tuple, document id) entries, each one string
+ * that sorts as its tuple does (indexKey.ts). Equality and prefix lookups are binary searches; sort+limit
+ * walks the list in order.
  */
 import { Query } from 'mingo';
 import { ErrorCodes, MongoCommandError } from './errors';
+import { encodeEntry, encodeKey, entryAfterKey, idOf, keyOf } from './indexKey';
 import { SortedList, type Cursor } from './sortedList';
-import { MEETS_ARRAY, canonicalKey, compareValues, getPathValues, singlePathValue, type Doc } from './values';
+import { MEETS_ARRAY, canonicalKey, getPathValues, singlePathValue, type Doc } from './values';
 
 export interface IndexSpec {
   v?: number;
@@ -18,13 +20,16 @@ export interface IndexSpec {
   [option: string]: unknown;
 }
 
+/** What index scans yield: the document id, and the entry it came from (its encoded key and id). */
 export interface IndexEntry {
-  k: unknown[];
   id: string;
+  entry: string;
 }
 
 /** Cap on keys produced by one document (compound over arrays multiplies). */
 const MAX_KEYS_PER_DOC = 10_000;
+
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export class Index {
   readonly spec: IndexSpec;
@@ -38,9 +43,8 @@ export class Index {
   readonly partial: Query | undefined;
   /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
   multikey = false;
-  /** The entries in key order; read it through `ordered` (see `deferredFrom`). */
-  private readonly list: SortedList<IndexEntry>;
-  private readonly cmp: (a: IndexEntry, b: IndexEntry) => number;
+  /** The entries (indexKey.ts strings) in order; read it through `ordered` (see `deferredFrom`). */
+  private readonly list = new SortedList<string>(byString);
   /**
    * The _id index only, until a query first needs _id order (a sort or a range on _id): the
    * collection's documents, from which `ordered` then builds the list, kept up to date from then on.
@@ -50,12 +54,11 @@ export class Index {
    */
   private deferredFrom: (() => Iterable<[string, Doc]>) | undefined;
   /**
-   * Unique indexes only: hash of complete key tuples (canonical key string -> id or ids) for O(1)
-   * unique checks and equality lookups. Not kept for _id, where the collection's document map plays
-   * that role, nor for non-unique indexes: there many documents can share a key (every scheduled
-   * timer under `{state, lease_until}`), and keeping a growing Set per key and a canonical string per
-   * entry cost more on every write (~15 % of the engine's CPU under the gateway's load) than the
-   * binary search of the ordered list costs the lookups.
+   * Unique indexes only: hash of complete keys (encoded key -> id or ids) for O(1) unique checks and
+   * equality lookups. Not kept for _id, where the collection's document map plays that role, nor for
+   * non-unique indexes: there many documents can share a key (every scheduled timer under
+   * `{state, lease_until}`), and keeping a growing Set per key cost more on every write (~15 % of the
+   * engine's CPU under the gateway's load) than the binary search of the ordered list costs the lookups.
    */
   private readonly eq = new Map<string, string | Set<string>>();
   private readonly hashed: boolean;
@@ -71,24 +74,31 @@ export class Index {
     this.sparse = spec.sparse === true;
     this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression) : undefined;
     this.hashed = this.unique && this.name !== '_id_';
-    this.cmp = entryOrder(this.dirs);
-    this.list = new SortedList<IndexEntry>(this.cmp);
     this.deferredFrom = this.isId ? documents : undefined;
   }
 
   /** The ordered entries; a deferred _id index builds them now, from the collection's documents. */
-  private get ordered(): SortedList<IndexEntry> {
+  private get ordered(): SortedList<string> {
     const documents = this.deferredFrom;
     if (documents) {
       this.deferredFrom = undefined;
-      const entries: IndexEntry[] = [];
-      for (const [id, doc] of documents()) for (const k of this.keysFor(doc)) entries.push({ k, id });
-      entries.sort(this.cmp);
-      for (const e of entries) this.list.insert(e); // in order, so each one is appended
+      const entries: string[] = [];
+      for (const [id, doc] of documents()) for (const k of this.keysFor(doc)) entries.push(this.entry(k, id));
+      entries.sort();
+      this.list.fill(entries);
     }
     return this.list;
   }
 
+  /** Number of entries (a deferred _id index is built first). */
+  get size(): number {
+    return this.ordered.size;
+  }
+
+  /** The entry of document `id` under key tuple `k` (what `buildFrom` takes). */
+  entry(k: unknown[], id: string): string {
+    return encodeEntry(k, this.dirs, id);
+  }
   /** The top-level fields this index reads (its keys' and its partial filter's): all keysFor needs. */
   topLevelFields(): string[] {
     const out = this.fields.map((f) => f.split('.')[0]!);
@@ -152,26 +162,11 @@ export class Index {
     return tuples;
   }
 
-  private fullProbe(k: unknown[], len = this.fields.length): (e: IndexEntry) => number {
-    const dirs = this.dirs;
-    return (e) => {
-      for (let i = 0; i < len; i++) {
-        const c = compareValues(e.k[i], k[i]);
-        if (c !== 0) return c * dirs[i]!;
-      }
-      return 0;
-    };
-  }
-
-  private tupleKey(k: unknown[]): string {
-    return k.length === 1 ? canonicalKey(k[0]) : canonicalKey(k);
-  }
-
   /** Id of another document holding one of these keys, if this index is unique. */
   findConflict(keys: unknown[][], id: string): { key: unknown[] } | undefined {
     if (!this.unique) return undefined;
     for (const k of keys) {
-      const holder = this.eq.get(this.tupleKey(k));
+      const holder = this.eq.get(encodeKey(k, this.dirs));
       if (holder === undefined) continue;
       if (typeof holder === 'string') {
         if (holder !== id) return { key: k };
@@ -184,31 +179,38 @@ export class Index {
 
   add(keys: unknown[][], id: string): void {
     for (const k of keys) {
-      if (!this.deferredFrom) this.list.insert({ k, id });
-      if (this.hashed) this.addKey(k, id);
+      if (!this.hashed) {
+        if (!this.deferredFrom) this.list.insert(encodeEntry(k, this.dirs, id));
+        continue;
+      }
+      const key = encodeKey(k, this.dirs);
+      this.list.insert(entryAfterKey(key, id));
+      this.addKey(key, id);
     }
   }
 
-  /** The unique-key hash entry of one key tuple. */
-  private addKey(k: unknown[], id: string): void {
-    const ck = this.tupleKey(k);
-    const holder = this.eq.get(ck);
-    if (holder === undefined) this.eq.set(ck, id);
+  /** The unique-key hash entry of one encoded key. */
+  private addKey(key: string, id: string): void {
+    const holder = this.eq.get(key);
+    if (holder === undefined) this.eq.set(key, id);
     else if (typeof holder === 'string') {
-      if (holder !== id) this.eq.set(ck, new Set([holder, id]));
+      if (holder !== id) this.eq.set(key, new Set([holder, id]));
     } else holder.add(id);
   }
 
   remove(keys: unknown[][], id: string): void {
     for (const k of keys) {
-      if (!this.deferredFrom) this.list.remove({ k, id });
-      if (!this.hashed) continue;
-      const ck = this.tupleKey(k);
-      const holder = this.eq.get(ck);
-      if (holder === id) this.eq.delete(ck);
+      if (!this.hashed) {
+        if (!this.deferredFrom) this.list.remove(encodeEntry(k, this.dirs, id));
+        continue;
+      }
+      const key = encodeKey(k, this.dirs);
+      this.list.remove(entryAfterKey(key, id));
+      const holder = this.eq.get(key);
+      if (holder === id) this.eq.delete(key);
       else if (holder instanceof Set) {
         holder.delete(id);
-        if (holder.size === 1) this.eq.set(ck, holder.values().next().value!);
+        if (holder.size === 1) this.eq.set(key, holder.values().next().value!);
       }
     }
   }
@@ -216,18 +218,18 @@ export class Index {
   /** Ids of documents whose complete key equals `key` (a hash lookup on unique indexes). */
   idsWithKey(key: unknown[]): Iterable<string> {
     if (!this.hashed) return this.idsWithPrefix(key);
-    const holder = this.eq.get(this.tupleKey(key));
+    const holder = this.eq.get(encodeKey(key, this.dirs));
     if (holder === undefined) return [];
     return typeof holder === 'string' ? [holder] : holder;
   }
 
   /** Ids of documents whose first `prefix.length` key components equal `prefix`. */
   *idsWithPrefix(prefix: unknown[]): Generator<string> {
-    const probe = this.fullProbe(prefix, prefix.length);
+    const p = encodeKey(prefix, this.dirs);
     const list = this.ordered;
-    for (const e of list.from(list.lowerBound(probe))) {
-      if (probe(e) !== 0) return;
-      yield e.id;
+    for (const e of list.from(list.lowerBound((e) => (e < p ? -1 : 0)))) {
+      if (!e.startsWith(p)) return;
+      yield idOf(e);
     }
   }
 
@@ -236,19 +238,20 @@ export class Index {
    * the collection is never copied or sorted as a whole.
    */
   *scanPrefix(prefix: unknown[], reverse: boolean): Generator<IndexEntry> {
-    const probe = this.fullProbe(prefix, prefix.length);
+    const p = encodeKey(prefix, this.dirs);
     const list = this.ordered;
     if (!reverse) {
-      const start: Cursor = prefix.length ? list.lowerBound(probe) : { block: 0, index: 0 };
+      const start: Cursor = p ? list.lowerBound((e) => (e < p ? -1 : 0)) : { block: 0, index: 0 };
       for (const e of list.from(start)) {
-        if (prefix.length && probe(e) !== 0) return;
-        yield e;
+        if (!e.startsWith(p)) return;
+        yield { id: idOf(e), entry: e };
       }
     } else {
-      const end = prefix.length ? list.upperBound(probe) : list.endCursor();
+      // Past the prefix: the first entry after p that does not start with it.
+      const end = p ? list.lowerBound((e) => (e < p || e.startsWith(p) ? -1 : 0)) : list.endCursor();
       for (const e of list.backFrom(end)) {
-        if (prefix.length && probe(e) !== 0) return;
-        yield e;
+        if (!e.startsWith(p)) return;
+        yield { id: idOf(e), entry: e };
       }
     }
   }
@@ -259,25 +262,21 @@ export class Index {
    * a range on the first component.
    */
   *scanRange(lo: Bound | undefined, hi: Bound | undefined, prefix: unknown[] = []): Generator<IndexEntry> {
-    const p = prefix.length;
+    const n = prefix.length;
     // Bounds are expressed in value order; translate to list order for descending components.
-    const dir = this.dirs[p]!;
-    const [first, last] = dir === 1 ? [lo, hi] : [hi, lo];
-    const inPrefix = this.fullProbe(prefix, p);
+    const [first, last] = this.dirs[n] === 1 ? [lo, hi] : [hi, lo];
+    const p = encodeKey(prefix, this.dirs);
+    const f = first && encodeKey([...prefix, first.value], this.dirs);
+    const l = last && encodeKey([...prefix, last.value], this.dirs);
     const list = this.ordered;
-    const start = list.lowerBound((e) => {
-      const c0 = inPrefix(e);
-      if (c0 !== 0 || !first) return c0;
-      const c = compareValues(e.k[p], first.value) * dir;
-      return c === 0 ? (first.inclusive ? 0 : -1) : c;
-    });
+    // An entry "starts with" a bound's encoding exactly when its component equals the bound.
+    const start = list.lowerBound(
+      f === undefined ? (e) => (e < p ? -1 : 0) : first!.inclusive ? (e) => (e < f ? -1 : 0) : (e) => (e < f || e.startsWith(f) ? -1 : 0),
+    );
     for (const e of list.from(start)) {
-      if (p > 0 && inPrefix(e) !== 0) return;
-      if (last) {
-        const c = compareValues(e.k[p], last.value) * dir;
-        if (c > 0 || (c === 0 && !last.inclusive)) return;
-      }
-      yield e;
+      if (n > 0 && !e.startsWith(p)) return;
+      if (l !== undefined && (last!.inclusive ? e > l && !e.startsWith(l) : e >= l)) return;
+      yield { id: idOf(e), entry: e };
     }
   }
 
@@ -286,23 +285,39 @@ export class Index {
    * (an insert in order is an append). Throws E11000 on a unique violation, leaving the index empty.
    */
   build(documents: Iterable<[string, Doc]>): void {
-    const entries: IndexEntry[] = [];
-    for (const [id, doc] of documents) for (const k of this.keysFor(doc)) entries.push({ k, id });
-    this.buildFrom(entries);
+    const entries: string[] = [];
+    const docs = new Map<string, Doc>();
+    for (const [id, doc] of documents) {
+      docs.set(id, doc);
+      for (const k of this.keysFor(doc)) entries.push(this.entry(k, id));
+    }
+    this.buildFrom(entries, (id) => docs.get(id));
   }
 
-  /** build() from entries already collected (start-up collects every index's in one pass). */
-  buildFrom(entries: IndexEntry[]): void {
+  /**
+   * build() from entries already collected with `entry` (start-up collects every index's in one pass,
+   * keysFor having set `multikey`). `docOf` finds a document again, for a duplicate key's message.
+   */
+  buildFrom(entries: string[], docOf: (id: string) => Doc | undefined): void {
+    const multikey = this.multikey;
     this.clear();
-    entries.sort(this.cmp);
+    this.multikey = multikey;
+    entries.sort();
     if (this.hashed) {
       for (const e of entries) {
-        if (this.findConflict([e.k], e.id)) {
-          const key = e.k;
+        const key = keyOf(e);
+        const id = idOf(e);
+        const holder = this.eq.get(key);
+        if (holder !== undefined && holder !== id) {
           this.clear();
-          throw new MongoCommandError(ErrorCodes.DuplicateKey, `E11000 duplicate key error index: ${this.name} dup key: ${formatKeyValue(this.fields, key)}`);
+          const doc = docOf(id);
+          const tuple = doc && this.keysFor(doc).find((k) => encodeKey(k, this.dirs) === key);
+          throw new MongoCommandError(
+            ErrorCodes.DuplicateKey,
+            `E11000 duplicate key error index: ${this.name} dup key: ${tuple ? formatKeyValue(this.fields, tuple) : `(documents ${holder} and ${id})`}`,
+          );
         }
-        this.addKey(e.k, e.id);
+        this.eq.set(key, id);
       }
     }
     if (!this.deferredFrom) this.list.fill(entries);
@@ -317,47 +332,6 @@ export class Index {
   describe(): Doc {
     return { ...this.spec, v: this.spec.v ?? 2 };
   }
-}
-
-/** Key components in index order: strings (ids, states) compared inline, anything else by compareValues. */
-function compareKey(x: unknown, y: unknown): number {
-  if (typeof x === 'string' && typeof y === 'string') return x < y ? -1 : x > y ? 1 : 0;
-  return compareValues(x, y);
-}
-
-function compareIds(a: IndexEntry, b: IndexEntry): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/**
- * The order of an index's entries: key components (each in its direction), then the document id.
- * Specialised for one and two components (most indexes), which every insert and remove calls some
- * 20 times: no loop, no direction array read, the common string case without a call.
- */
-function entryOrder(dirs: number[]): (a: IndexEntry, b: IndexEntry) => number {
-  const [d0, d1] = dirs;
-  if (dirs.length === 1) {
-    return (a, b) => {
-      const c = compareKey(a.k[0], b.k[0]);
-      return c !== 0 ? c * d0! : compareIds(a, b);
-    };
-  }
-  if (dirs.length === 2) {
-    return (a, b) => {
-      let c = compareKey(a.k[0], b.k[0]);
-      if (c !== 0) return c * d0!;
-      c = compareKey(a.k[1], b.k[1]);
-      return c !== 0 ? c * d1! : compareIds(a, b);
-    };
-  }
-  const n = dirs.length;
-  return (a, b) => {
-    for (let i = 0; i < n; i++) {
-      const c = compareKey(a.k[i], b.k[i]);
-      if (c !== 0) return c * dirs[i]!;
-    }
-    return compareIds(a, b);
-  };
 }
 
 export interface Bound {

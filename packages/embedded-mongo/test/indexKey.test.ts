@@ -1,0 +1,146 @@
+import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { describe, expect, it } from 'vitest';
+import { encodeEntry, encodeKey, idOf, keyOf } from '../src/indexKey';
+import { compareValues } from '../src/values';
+
+/**
+ * Index entries are strings compared with `<` (indexKey.ts): for every pair of values, and of key
+ * tuples in either direction, the order of their encodings must be the order compareValues gives,
+ * equal values must encode the same, and a tuple's prefix must be a prefix of its encoding.
+ */
+const VALUES: unknown[] = [
+  new MinKey(),
+  null,
+  undefined,
+  Number.NaN,
+  Number.NEGATIVE_INFINITY,
+  -1e300,
+  -2.5,
+  -1,
+  Long.fromNumber(-1),
+  -Number.MIN_VALUE,
+  0,
+  -0,
+  Long.ZERO,
+  Number.MIN_VALUE,
+  1,
+  new Int32(1),
+  new Double(1),
+  Decimal128.fromString('1'),
+  2,
+  2.5,
+  1e15,
+  Number.MAX_SAFE_INTEGER,
+  1e300,
+  Number.POSITIVE_INFINITY,
+  '',
+  '\0',
+  '\0\0',
+  '\u0001',
+  '\u0001a',
+  '\u0002',
+  'a',
+  'a\0',
+  'a\u0001',
+  'ab',
+  'abc',
+  'b',
+  '\u00fe',
+  '\u00ff',
+  '\u0100',
+  '\u0100a',
+  '\uffff',
+  '\ud83d\ude00',
+  {},
+  { a: 1 },
+  { a: 1, b: 2 },
+  { a: 2 },
+  { a: 'x' },
+  { b: 1 },
+  { a: null },
+  { a: { b: 1 } },
+  [],
+  [1],
+  [1, 2],
+  [1, 'a'],
+  [2],
+  ['a'],
+  [[]],
+  [null],
+  new Binary(Buffer.from('')),
+  new Binary(Buffer.from('ab')),
+  new Binary(Buffer.from('ab'), 4),
+  new Binary(Buffer.from('ac')),
+  new Binary(Buffer.from('abc')),
+  new ObjectId('000000000000000000000000'),
+  new ObjectId('65a000000000000000000001'),
+  new ObjectId('65a000000000000000000002'),
+  new ObjectId('ffffffffffffffffffffffff'),
+  false,
+  true,
+  new Date(-5),
+  new Date(0),
+  new Date(1700000000000),
+  new Date(1700000000001),
+  new Timestamp({ t: 1, i: 2 }),
+  new Timestamp({ t: 1, i: 3 }),
+  new Timestamp({ t: 2, i: 0 }),
+  /a/,
+  /a/i,
+  /b/,
+  new MaxKey(),
+];
+
+const show = (v: unknown): string => (typeof v === 'object' && v !== null ? `${v.constructor?.name ?? 'Object'} ${JSON.stringify(v)}` : String(v));
+const sign = (x: number): number => (x < 0 ? -1 : x > 0 ? 1 : 0);
+const neg = (x: number): number => (x === 0 ? 0 : -x);
+const strCmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+describe('index key encoding', () => {
+  it('orders single values as compareValues does, both directions', () => {
+    const wrong: string[] = [];
+    for (const a of VALUES) {
+      for (const b of VALUES) {
+        const want = sign(compareValues(a, b));
+        if (strCmp(encodeKey([a], [1]), encodeKey([b], [1])) !== want) wrong.push(`${show(a)} vs ${show(b)}`);
+        if (strCmp(encodeKey([a], [-1]), encodeKey([b], [-1])) !== neg(want)) wrong.push(`${show(a)} vs ${show(b)} descending`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('orders tuples component by component, with descending components, and prefixes are prefixes', () => {
+    const some = VALUES.filter((_, i) => i % 3 === 0);
+    const tuples: unknown[][] = [];
+    for (const a of some) for (const b of some) tuples.push([a, b]);
+    const wrong: string[] = [];
+    for (const dirs of [[1, 1], [1, -1], [-1, 1]]) {
+      const encoded = tuples.map((t) => encodeKey(t, dirs));
+      const firsts = tuples.map((t) => encodeKey([t[0]], dirs));
+      tuples.forEach((x, i) => {
+        const what = (y: unknown[]): string => `${show(x)} vs ${show(y)} ${String(dirs)}`;
+        if (!encoded[i]!.startsWith(firsts[i]!)) wrong.push(`${show(x)}: prefix`);
+        tuples.forEach((y, j) => {
+          const c0 = compareValues(x[0], y[0]) * dirs[0]!;
+          const want = sign(c0 !== 0 ? c0 : compareValues(x[1], y[1]) * dirs[1]!);
+          if (strCmp(encoded[i]!, encoded[j]!) !== want) wrong.push(what(y));
+          // Only a tuple whose first component is equal starts with the other's first component.
+          if (encoded[i]!.startsWith(firsts[j]!) !== (compareValues(x[0], y[0]) === 0)) wrong.push(`${what(y)}: starts with`);
+        });
+      });
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the document id, whatever its characters, and breaks ties between equal keys with it', () => {
+    const ids = ['a', 'ab', '', '\0o65a0', 'é', '\u0100x', 'x'.repeat(300), 'y'.repeat(70_000)];
+    for (const id of ids) {
+      const e = encodeEntry(['k', 5], [1, -1], id);
+      expect(idOf(e)).toBe(id);
+      expect(keyOf(e)).toBe(encodeKey(['k', 5], [1, -1]));
+    }
+    // Entries of different keys sort by key whatever their ids; of equal keys, each id once.
+    expect(encodeEntry(['a'], [1], 'zzz') < encodeEntry(['b'], [1], 'a')).toBe(true);
+    expect(encodeEntry([1], [1], 'a')).not.toBe(encodeEntry([1], [1], 'b'));
+  });
+});
