@@ -32,6 +32,9 @@ type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument
  * `payments`, filtered by the server to those updates, next to the one on `events`). No read, no write
  * and no round trip is added per payment; a standalone mongod, which has no change streams, is polled
  * anyway: there the event poller also reads the payments that have a status subscriber in this process.
+ * The stream on `payments` is open only while this process has status subscribers (and STATUS_LINGER_MS
+ * after the last leaves): otherwise the database would match every payment write against it for
+ * nobody. A status subscriber therefore awaits statusChangesReady() before it reads the payment's state.
  */
 export type BusEvent = StoredEvent;
 export type { StatusChange };
@@ -127,8 +130,8 @@ export function subscribeAll(listener: BusListener): () => void {
   };
 }
 
-export function busStats(): { mode: BusMode | null; subscribers: number; published: number } {
-  return { mode: source?.mode ?? null, subscribers: subscriberCount, published };
+export function busStats(): { mode: BusMode | null; subscribers: number; published: number; statusStreamOpen: boolean } {
+  return { mode: source?.mode ?? null, subscribers: subscriberCount, published, statusStreamOpen: source?.statusStreamOpen?.() ?? false };
 }
 
 const recentlyPublished = new RecentIds(20_000);
@@ -175,11 +178,23 @@ export function subscribeStatusChanges(paymentId: string, listener: StatusChange
   let set = statusSubscribers.get(paymentId);
   if (!set) statusSubscribers.set(paymentId, (set = new Set()));
   set.add(listener);
+  void source?.statusDemand?.();
   return () => {
     const current = statusSubscribers.get(paymentId);
     current?.delete(listener);
     if (current && current.size === 0) statusSubscribers.delete(paymentId);
+    if (statusSubscribers.size === 0) source?.statusIdle?.();
   };
+}
+
+/**
+ * Resolves once other processes' status changes reach this process's status subscribers: in change
+ * stream mode the stream on `payments` opens with the first subscriber, so a subscriber awaits this
+ * (after subscribing) before reading the payment's state, and no change can fall between its read and
+ * the stream. Polling reads the subscribed payments' state every round: nothing to wait for.
+ */
+export function statusChangesReady(): Promise<void> {
+  return source?.statusDemand?.() ?? Promise.resolve();
 }
 
 /** Hands one status change to the payment's status subscribers, once whatever the sources. */
@@ -227,6 +242,11 @@ async function pollStatusChanges(): Promise<void> {
 interface Source {
   mode: BusMode;
   stop(): Promise<void>;
+  /** Change streams: opens the stream on `payments` if status subscribers exist; resolves once it watches. */
+  statusDemand?(): Promise<void>;
+  /** Change streams: the last status subscriber left. */
+  statusIdle?(): void;
+  statusStreamOpen?(): boolean;
 }
 
 let source: Source | null = null;
@@ -289,21 +309,93 @@ async function watchCollection<T extends mongo.Document>(
 }
 
 /**
- * The change streams: other processes' events (inserts into `events` by another `origin`; this
- * process's own reach its subscribers straight from the outbox, see startEventBus), and the payments'
- * updates that enter a status without an event (the server filters them; only the fields that identify
- * the change travel). Those updates include this process's own, already announced: dropped by id.
+ * A stream opened on demand: `demand` opens it (or keeps it open) and resolves once it watches; `idle`
+ * closes it `lingerMs` later unless it is demanded again meanwhile. `open` reports its own failures.
  */
-async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<Source> {
+function onDemand(open: () => Promise<{ stop(): Promise<void> } | null>, lingerMs: number) {
+  let opened: Promise<{ stop(): Promise<void> } | null> | null = null;
+  let closing: Promise<unknown> = Promise.resolve();
+  let lingering: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const stopLingering = () => {
+    if (lingering) clearTimeout(lingering);
+    lingering = null;
+  };
+  const close = () => {
+    const o = opened;
+    opened = null;
+    closing = Promise.all([closing, o?.then((s) => s?.stop())]);
+    return closing;
+  };
+  return {
+    demand(): Promise<void> {
+      stopLingering();
+      if (stopped) return Promise.resolve();
+      // After a close, the new stream opens once the old one has let go.
+      opened ??= closing.then(open);
+      return opened.then(() => undefined);
+    },
+    idle(): void {
+      if (!opened || lingering || stopped) return;
+      lingering = setTimeout(() => {
+        lingering = null;
+        void close();
+      }, lingerMs);
+      lingering.unref();
+    },
+    isOpen: () => opened !== null,
+    async stop(): Promise<void> {
+      stopped = true;
+      stopLingering();
+      await close();
+    },
+  };
+}
+
+/** How long the stream on `payments` stays open after the last status subscriber leaves. */
+const STATUS_LINGER_MS = 30_000;
+
+/**
+ * The change streams: other processes' events (inserts into `events` by another `origin`; this
+ * process's own reach its subscribers straight from the outbox, see startEventBus), and, while this
+ * process has status subscribers, the payments' updates that enter a status without an event (the
+ * server filters them; only the fields that identify the change travel). Those updates include this
+ * process's own, already announced: dropped by id.
+ */
+async function startChangeStream(onFatal: (lastSeq: number) => void, statusLingerMs: number): Promise<Source> {
   let lastSeq = 0;
   let failed = false;
   const streams: Array<{ stop(): Promise<void> }> = [];
-  const fail = () => {
+  // operationType first: the embedded engine then skips other operations before building their documents.
+  const paymentsPipeline = [
+    { $match: { operationType: 'update', 'updateDescription.updatedFields.status': { $in: STATUSES_ENTERED_WITHOUT_EVENT } } },
+    { $project: { documentKey: 1, 'updateDescription.updatedFields.status': 1, 'updateDescription.updatedFields.updated_at': 1 } },
+  ];
+  const statusStream = onDemand(async () => {
+    try {
+      return await watchCollection<PaymentStatusUpdate>(
+        PaymentModel.collection,
+        paymentsPipeline,
+        (change) => {
+          const sc = change && statusChangeOf(change);
+          if (sc) publishStatusChange(sc);
+        },
+        fail,
+      );
+    } catch (err) {
+      // Polling takes over, and it reads the subscribed payments' state: nothing is missed.
+      logger.error({ err }, 'event bus cannot open its change stream on payments; switching to polling');
+      fail();
+      return null;
+    }
+  }, statusLingerMs);
+  function fail(): void {
     if (failed) return;
     failed = true;
     for (const s of streams) void s.stop();
+    void statusStream.stop();
     onFatal(lastSeq);
-  };
+  }
   const eventsPipeline = [{ $match: { operationType: 'insert', 'fullDocument.origin': { $ne: PROCESS_ID } } }];
   streams.push(
     await watchCollection<ChangeStreamDocument<EventRecord>>(
@@ -318,32 +410,18 @@ async function startChangeStream(onFatal: (lastSeq: number) => void): Promise<So
       fail,
     ),
   );
-  // operationType first: the embedded engine then skips other operations before building their documents.
-  const paymentsPipeline = [
-    { $match: { operationType: 'update', 'updateDescription.updatedFields.status': { $in: STATUSES_ENTERED_WITHOUT_EVENT } } },
-    { $project: { documentKey: 1, 'updateDescription.updatedFields.status': 1, 'updateDescription.updatedFields.updated_at': 1 } },
-  ];
-  try {
-    streams.push(
-      await watchCollection<PaymentStatusUpdate>(
-        PaymentModel.collection,
-        paymentsPipeline,
-        (change) => {
-          const sc = change && statusChangeOf(change);
-          if (sc) publishStatusChange(sc);
-        },
-        fail,
-      ),
-    );
-  } catch (err) {
-    await streams[0]!.stop();
-    throw err;
-  }
-
+  const demand = () => (statusSubscribers.size > 0 && !failed ? statusStream.demand() : Promise.resolve());
+  // Subscribers from before the start (none in a gateway: the bus starts first).
+  void demand();
   return {
     mode: 'change_stream',
+    statusDemand: demand,
+    statusIdle: () => {
+      if (statusSubscribers.size === 0) statusStream.idle();
+    },
+    statusStreamOpen: () => statusStream.isOpen(),
     async stop() {
-      await Promise.all(streams.map((s) => s.stop()));
+      await Promise.all([...streams.map((s) => s.stop()), statusStream.stop()]);
     },
   };
 }
@@ -417,6 +495,8 @@ export interface EventBusOptions {
   /** Default: change stream when supported, else polling. */
   mode?: 'auto' | BusMode;
   pollMs?: number;
+  /** How long the stream on `payments` stays open after the last status subscriber leaves (STATUS_LINGER_MS). */
+  statusLingerMs?: number;
 }
 
 let stopLocal: (() => void) | null = null;
@@ -439,7 +519,7 @@ export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode
         void startPolling(pollMs, lastSeq).then((s) => {
           source = s;
         });
-      });
+      }, opts.statusLingerMs ?? STATUS_LINGER_MS);
       logger.info('event bus: MongoDB change stream on events');
       return source.mode;
     } catch (err) {

@@ -1,16 +1,17 @@
 import { listEventsForPayment, type EventResource } from '../domain/events';
 import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
 import { isFinalStatus } from '../domain/payments/payment.states';
-import { subscribe, subscribeStatusChanges, type BusEvent, type StatusChange } from './eventBus';
+import { statusChangesReady, subscribe, subscribeStatusChanges, type BusEvent, type StatusChange } from './eventBus';
 
 /**
  * The live feed of one payment intent, under both protocols that follow one (SSE streams,
  * realtime/paymentStream.ts; GraphQL `paymentIntentUpdated`, graphql/subscriptions): each keeps only
  * its framing. The algorithm:
  *
- * 1. subscribe to the bus first (buffering), then read the payment's stored events (`history`), then
- *    the intent (`intent`, which throws a 404 for another account's payment): nothing that happens
- *    during set-up can fall between the reads and the live feed;
+ * 1. subscribe to the bus first (buffering; for status changes, wait until the bus watches them), then
+ *    read the payment's stored events (`history`), then the intent (`intent`, which throws a 404 for
+ *    another account's payment): nothing that happens during set-up can fall between the reads and the
+ *    live feed;
  * 2. `start`: what arrived since the subscription, then the live changes, each once and never one of
  *    `history`;
  * 3. the outcome: once the intent is final (the state table's FINAL_STATUSES) and the events that
@@ -74,6 +75,9 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
   let history: EventResource[];
   let intent: PaymentIntentResource;
   try {
+    // Other processes' status changes reach the bus once its stream on payments watches (opened for
+    // the first status subscriber): only then is the state read, so no change falls in between.
+    if (src.statusChanges) await statusChangesReady();
     history = await listEventsForPayment(src.accountId, src.paymentId);
     intent = await src.loadIntent();
   } catch (err) {

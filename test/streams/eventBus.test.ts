@@ -9,7 +9,7 @@ import { PaymentModel } from '../../src/domain/payments/payment.model';
 import { mutatePayment } from '../../src/domain/payments/payment.mutate';
 import { newId } from '../../src/ids';
 import { PROCESS_ID } from '../../src/processId';
-import { busStats, startEventBus, stopEventBus, subscribe, subscribeStatusChanges, type BusEvent } from '../../src/realtime/eventBus';
+import { busStats, startEventBus, statusChangesReady, stopEventBus, subscribe, subscribeStatusChanges, type BusEvent } from '../../src/realtime/eventBus';
 import { waitFor } from '../support/wait';
 
 /** The bus in both of its modes, against a real (embedded) database. */
@@ -184,6 +184,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
     const [mine, theirs] = [await insertPayment(acct), await insertPayment(acct)];
     const own = collect(mine);
     const foreign = collect(theirs);
+    await statusChangesReady();
     const accountEvents: BusEvent[] = [];
     const stopAccount = subscribe({ accountId: acct }, (e) => accountEvents.push(e));
 
@@ -212,6 +213,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
     const a = collect(evented);
     const b = collect(elsewhere);
     const c = collect(signal);
+    await statusChangesReady();
     const events: BusEvent[] = [];
     const stopEvents = subscribe({ accountId: acct, paymentId: evented }, (e) => events.push(e));
 
@@ -224,5 +226,32 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
     expect(b.changes).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(['payment.cancelled']);
     for (const stop of [a.stop, b.stop, c.stop, stopEvents]) stop();
+  });
+});
+
+describe('the change stream on payments', () => {
+  it('is open only while status subscribers exist (and a linger after the last leaves), and carries changes each time it opens', async () => {
+    await startEventBus({ mode: 'change_stream', statusLingerMs: 50 });
+    const acct = 'acct_status_on_demand';
+    const [first, second] = [await insertPayment(acct), await insertPayment(acct)];
+    // Nobody follows a status: the database matches no payment write against a stream.
+    expect(busStats().statusStreamOpen).toBe(false);
+
+    const a = collect(first);
+    await statusChangesReady();
+    expect(busStats().statusStreamOpen).toBe(true);
+    const at = await writeElsewhere(first, 'PROCESSING');
+    await waitFor(async () => a.changes.length, (n) => n > 0);
+    expect(a.changes).toEqual([{ id: statusChangeId(first, 'PROCESSING', at), paymentId: first, status: 'PROCESSING', intent: null }]);
+    a.stop();
+    await waitFor(async () => busStats().statusStreamOpen, (open) => !open);
+
+    // A later subscriber opens it again, and the other process's change reaches it.
+    const b = collect(second);
+    await statusChangesReady();
+    const bt = await writeElsewhere(second, 'PROCESSING');
+    await waitFor(async () => b.changes.length, (n) => n > 0);
+    expect(b.changes).toEqual([{ id: statusChangeId(second, 'PROCESSING', bt), paymentId: second, status: 'PROCESSING', intent: null }]);
+    b.stop();
   });
 });
