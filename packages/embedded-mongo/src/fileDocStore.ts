@@ -22,7 +22,7 @@ const NOWHERE = -2;
 const FIRST_BATCH = 16;
 const MAX_BATCH = 1024;
 /** Documents per batch of an index build (only a few fields of each are decoded). */
-const PICK_BATCH = 16384;
+const PICK_BATCH = 1024;
 
 export class FileDocStore extends StoreBase {
   private places: DocPlaces = { file: new Int32Array(1024).fill(NOWHERE), pos: new Float64Array(1024), len: new Int32Array(1024) };
@@ -122,19 +122,31 @@ export class FileDocStore extends StoreBase {
 
   /** Index builds: in file order within batches of PICK_BATCH, the fields picked where the bytes were read. */
   *picked(picker: { pick(bytes: Uint8Array, offset: number): Doc }): Generator<[string, Doc]> {
-    const it = this.slots.entries();
-    for (;;) {
-      const batch = take(it, PICK_BATCH);
-      if (batch.length === 0) return;
-      const out: Array<[string, Doc]> = [];
-      const idOf = new Map<number, string>();
-      for (const [id, slot] of batch) {
-        if (this.places.file[slot] === IN_MEMORY) out.push([id, picker.pick(this.mem.get(slot)!, 0)]);
-        else idOf.set(slot, id);
+    /** slot -> its index in the batch (a typed array: a Map per batch cost as much as the reads). */
+    let where = new Int32Array(this.places.file.length);
+    let ids: string[] = [];
+    let order: number[] = [];
+    const batch = (): Array<[string, Doc]> => {
+      const out = new Array<[string, Doc]>(ids.length);
+      if (this.places.file.length > where.length) where = grown(where, this.places.file.length); // inserts meanwhile
+      order.forEach((slot, k) => (where[slot] = k));
+      this.files.scan(this.places, order, (slot, buf, off) => {
+        const k = where[slot]!;
+        out[k] = [ids[k]!, picker.pick(buf, off)];
+      });
+      ids = [];
+      order = [];
+      return out;
+    };
+    for (const [id, slot] of this.slots) {
+      if (this.places.file[slot] === IN_MEMORY) yield [id, picker.pick(this.mem.get(slot)!, 0)];
+      else {
+        ids.push(id);
+        order.push(slot);
+        if (order.length === PICK_BATCH) yield* batch();
       }
-      this.files.scan(this.places, [...idOf.keys()], (slot, buf, off) => out.push([idOf.get(slot)!, picker.pick(buf, off)]));
-      yield* out;
     }
+    if (order.length > 0) yield* batch();
   }
 
   capture(): CapturedDocs {
