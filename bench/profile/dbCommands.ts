@@ -8,13 +8,15 @@ import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey } from '../lib/api';
 import { BENCH_WEBHOOK_SECRETS_KEY, startDatabase } from '../lib/services';
+import { cpuMs } from '../lib/processes';
 import { sleep } from '../lib/stats';
 
 /**
  * Counts the database commands behind each request: `npx tsx bench/profile/dbCommands.ts`.
  * Starts the database in its own process and a gateway in this one with driver command monitoring,
  * measures the idle background rate, then runs each operation N times one after the other and prints
- * the commands per request (background commands seen meanwhile are subtracted pro rata). `C=50` runs
+ * the commands per request (background commands seen meanwhile are subtracted pro rata), with the CPU
+ * per request of this process (gateway and client) and of the database's (idle rates subtracted too). `C=50` runs
  * them 50 at a time instead. The last row is an express payment's whole life, from its POST to its
  * `payment.succeeded` webhook received at +5 s (LIFE_N lives, C at a time; `LIFE_ONLY=1` runs that row
  * alone).
@@ -58,25 +60,40 @@ mongoose.connection.getClient().on('commandStarted', (e) => {
   counts.set(target, (counts.get(target) ?? 0) + 1);
 });
 
-async function record(run: () => Promise<void>): Promise<{ counts: Map<string, number>; ms: number }> {
+interface Recorded {
+  counts: Map<string, number>;
+  ms: number;
+  /** CPU ms of this process (the gateway and the requests' client) and of the database process. */
+  cpuMs: number;
+  dbCpuMs: number;
+}
+
+async function record(run: () => Promise<void>): Promise<Recorded> {
   counts = new Map();
   recording = true;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const dbCpu0 = cpuMs(db.child.pid!);
   await run();
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const dbCpuMs = cpuMs(db.child.pid!) - dbCpu0;
   recording = false;
-  return { counts, ms };
+  return { counts, ms, cpuMs: (cpu.user + cpu.system) / 1000, dbCpuMs };
 }
 
 const idle = await record(() => sleep(5_000));
 const idlePerMs = new Map([...idle.counts].map(([k, v]) => [k, v / idle.ms]));
-const show = (label: string, r: { counts: Map<string, number>; ms: number }, per: number) => {
+const show = (label: string, r: Recorded, per: number) => {
   const rows = [...r.counts]
     .map(([k, v]) => [k, (v - (idlePerMs.get(k) ?? 0) * r.ms) / per] as const)
     .filter(([, v]) => v > 0.05)
     .sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((n, [, v]) => n + v, 0);
-  console.log(`\n${label}: ${total.toFixed(1)} commands per request (${(r.ms / per).toFixed(2)} ms per request, ${C} in flight)`);
+  // CPU beyond the idle background's (pollers, change streams), per request.
+  const cpu = (r.cpuMs - (idle.cpuMs / idle.ms) * r.ms) / per;
+  const dbCpu = (r.dbCpuMs - (idle.dbCpuMs / idle.ms) * r.ms) / per;
+  console.log(`\n${label}: ${total.toFixed(1)} commands per request (${(r.ms / per).toFixed(2)} ms per request, ${C} in flight; CPU per request: this process ${cpu.toFixed(2)} ms, database ${dbCpu.toFixed(2)} ms)`);
   for (const [k, v] of rows) console.log(`  ${v.toFixed(2).padStart(6)}  ${k}`);
 };
 console.log(`idle background: ${[...idle.counts].map(([k, v]) => `${k} ${((v / idle.ms) * 1000).toFixed(1)}/s`).join(', ') || 'none'}`);
