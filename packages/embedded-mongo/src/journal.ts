@@ -337,10 +337,18 @@ export class FileJournal implements Journal {
 
   private openGen(gen: number): void {
     const file = path.join(this.opts.dir, `journal-${gen}.log`);
-    this.fd = fs.openSync(file, 'a', PRIVATE_FILE_MODE);
-    this.size = fs.fstatSync(this.fd).size;
+    const fd = fs.openSync(file, 'a', PRIVATE_FILE_MODE);
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (!this.genFiles.has(gen)) this.genFiles.set(gen, this.opts.files.open(file));
+      // Only now: appends must never go to a file other than the one `landed` reports for `gen`.
+      this.fd = fd;
+      this.size = size;
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
     fsyncDir(this.opts.dir);
-    if (!this.genFiles.has(gen)) this.genFiles.set(gen, this.opts.files.open(file));
   }
 
   append(ops: JournalOp[]): Promise<void> {
