@@ -198,10 +198,11 @@ export function findByFieldBatched<T>(model: ModelLike, field: string, value: st
  * Applies an update to at most one document. The batch is one unordered `update` command, whose
  * reply carries totals only: use this where the caller does not need to know whether its filter
  * matched (bookkeeping such as clearing an outbox), never for a conditional write that decides.
+ * `update` may be a pipeline (standard MongoDB 4.2+), for a write that decides on the stored document.
  */
-export function updateOneBatched(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown>): Promise<void> {
+export function updateOneBatched(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown> | Array<Record<string, unknown>>): Promise<void> {
   const name = model.collection.collectionName;
-  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> }, void>(`update:${name}`, () =>
+  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> | Array<Record<string, unknown>> }, void>(`update:${name}`, () =>
     new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length)),
   );
   return batcher.run({ filter, update });

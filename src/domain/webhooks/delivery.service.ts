@@ -1,5 +1,4 @@
-import type { mongo } from 'mongoose';
-import { findByFieldBatched, insertBatched } from '../../db/batching';
+import { findByFieldBatched, insertBatched, updateOneBatched } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
@@ -320,19 +319,24 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
     });
   }
   const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
-  // The driver's update: one per attempt, fully typed, so mongoose's casting only costs CPU.
-  const res = await deliveries().updateOne(
-    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
-    { $set: { ...attemptFields(a), state, step, next_attempt_at: nextAt, lease_until: 0 }, $inc: { attempts: 1 } },
-  );
-  if (res.matchedCount === 0) {
-    // Delivered by a manual retry meanwhile (or deleted): the attempt still happened.
-    await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
-  }
-}
-
-function deliveries(): mongo.Collection<WebhookDeliveryRecord> {
-  return WebhookDeliveryModel.collection as unknown as mongo.Collection<WebhookDeliveryRecord>;
+  // One atomic write whose outcome nobody waits on, so it is batched with the other attempts of this
+  // turn: the attempt is always recorded; the state moves only if the delivery has not moved on
+  // meanwhile (delivered by a manual retry, or this step already recorded). A pipeline update decides
+  // that on the stored document; values are $literal so that no string is read as a field path.
+  const live = { $and: [{ $in: ['$state', ['PENDING', 'RETRYING']] }, { $lt: ['$step', step] }] };
+  const ifLive = (value: unknown, field: string) => ({ $cond: [live, { $literal: value }, `$${field}`] });
+  await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, [
+    {
+      $set: {
+        ...Object.fromEntries(Object.entries(attemptFields(a)).map(([k, v]) => [k, { $literal: v }])),
+        attempts: { $add: ['$attempts', 1] },
+        state: ifLive(state, 'state'),
+        step: ifLive(step, 'step'),
+        next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
+        lease_until: ifLive(0, 'lease_until'),
+      },
+    },
+  ]);
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
