@@ -129,8 +129,8 @@ describe('documents read from the data files', () => {
       await c().updateOne({ _id: 'hot' as never }, { $set: { n, pad: 'p'.repeat(n % 97) } });
       if (n % 50 === 0) expect(await c().findOne({ _id: 'hot' as never })).toEqual({ _id: 'hot', n, pad: 'p'.repeat(n % 97) });
     }
+    await r.stop(); // waits for a snapshot in progress
     expect(r.logs).toContain('embedded db: snapshot written');
-    await r.stop();
     r = await start(dir);
     expect(await c().findOne({ _id: 'hot' as never })).toEqual({ _id: 'hot', n: 400, pad: 'p'.repeat(400 % 97) });
     await r.stop();
