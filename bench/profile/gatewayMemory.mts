@@ -6,7 +6,8 @@
  * isolates. The probe reaches both isolates through the inspector (`--inspect` on a free port; the worker
  * through the NodeWorker domain), so the gateway's code carries no debug hook. Per step it prints RSS, each
  * isolate's heap used / committed and external / array buffers, and /proc's anonymous memory, as found
- * (what bench:scale's RSS sees) and after the GC; then the
+ * (what bench:scale's RSS sees) and after the GC, and the anonymous memory by mapping size (malloc arenas vs
+ * V8 pages: a growing "rest" that malloc holds shows there); then the
  * growth per 1,000 payments split into: main heap live, main heap slack (committed - used), worker heap
  * live, worker heap slack, external + array buffers (both isolates), and the rest (malloc, code, stacks).
  *
@@ -14,8 +15,9 @@
  *
  * Knobs: MEMPROBE_STEPS (1000,5000,20000), MEMPROBE_CONCURRENCY (16), MEMPROBE_NODE_ARGS (extra node flags
  * for the gateway, e.g. "--max-semi-space-size=16", to A/B a V8 setting), MEMPROBE_ENV (extra gateway env,
- * "K=V,K=V"), MEMPROBE_CLASSES=1 (also sum the main isolate's heap snapshot by constructor at each step and
- * print the 25 classes that grew most: slow, a snapshot of the heap is written through the inspector).
+ * "K=V,K=V", e.g. MALLOC_ARENA_MAX=2 to A/B glibc's arenas), MEMPROBE_CLASSES=1 (also sum the main isolate's heap snapshot by constructor at each step and
+ * print the 25 classes that grew most: slow, and the snapshot's own malloc stays in the process, so that
+ * run's RSS and "rest" are not comparable with a run without it).
  * Also prints the process's CPU ms per payment created at each step (/proc), to A/B a setting's cost.
  */
 import fs from 'node:fs';
@@ -114,6 +116,24 @@ class Inspector {
   }
 }
 
+/**
+ * Resident anonymous memory by mapping size (from /proc/<pid>/smaps): glibc's thread arenas are 64 MiB
+ * reservations, V8's pages 256 KiB (code and large objects: other sizes), [heap] the main arena.
+ */
+function anonByMapping(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let key = '';
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      const size = parseInt(head[2]!, 16) - parseInt(head[1]!, 16);
+      const name = head[4]!;
+      key = name === '[heap]' ? '[heap]' : name ? 'file/other' : size === 64 * MiB ? '64 MiB (malloc arena)' : size === 256 * 1024 ? '256 KiB (V8 page)' : size < 64 * MiB ? '< 64 MiB' : '> 64 MiB';
+    } else if (line.startsWith('Anonymous:')) out[key] = (out[key] ?? 0) + Number(/(\d+)/.exec(line)![1]) / 1024;
+  }
+  return out;
+}
+
 /** Anonymous resident memory of a process (heaps, malloc, slabs), from /proc/<pid>/smaps_rollup. */
 function anonBytes(pid: number): number {
   const m = /Anonymous:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
@@ -175,6 +195,7 @@ try {
     await new Promise((r) => setTimeout(r, 2_000));
     const row = { step, cpuPerPayment, rss: rssBytes(gw.child.pid), anon: anonBytes(gw.child.pid), main, worker, asFound };
     rows.push(row);
+    console.log(`  anon by mapping (MiB): ${Object.entries(anonByMapping(gw.child.pid)).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
     console.log(
       `${step} payments (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(1)}): RSS ${f(row.rss)} anon ${f(row.anon)} | main heap ${f(main.heapUsed)}/${f(main.heapTotal)} ext ${f(main.external)} ab ${f(main.arrayBuffers)} | worker heap ${f(worker.heapUsed)}/${f(worker.heapTotal)} ext ${f(worker.external)} ab ${f(worker.arrayBuffers)} MiB`,
     );
