@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config';
 import { logger } from './logger';
+import { startDataDir } from './db/embeddedEngine';
 import { startGateway } from './server';
 
 /** Process entry: `npm start`. */
@@ -15,8 +16,8 @@ async function main(): Promise<void> {
     throw err;
   }
   // `npm start` keeps the embedded engine's data in ./data unless DATA_DIR says otherwise
-  // (DATA_DIR= with an empty value means memory only).
-  if (process.env.DATA_DIR === undefined && !config.mongodbUri) config.dataDir = './data';
+  // (DATA_DIR= with an empty value means memory only): the rule src/start.ts starts the engine early by.
+  if (!config.mongodbUri) config.dataDir = startDataDir(process.env);
 
   const gateway = await startGateway(config);
   let stopping = false;

@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import { isIndexConflict } from './errors';
 import { recordQueryShapes } from './queryShapes';
 import { WRITE_CONCERN } from './writeConcern';
+import { embeddedEngine } from './embeddedEngine';
 
 export interface DatabaseHandle {
   uri: string;
@@ -24,14 +25,12 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   let kind: DatabaseHandle['kind'] = 'external';
   let socketPath: string | undefined;
   if (!opts.mongodbUri) {
-    // Loaded lazily: production never needs the engine's code.
-    const embedded = await import('@pgw/embedded-mongo');
-    const engine = await startEmbeddedOnSocket(embedded, opts.dataDir);
+    const engine = await embeddedEngine(opts.dataDir);
     uri = engine.uri;
     socketPath = engine.socketPath;
     stopEngine = () => engine.close();
     kind = 'embedded';
-    logger.info({ dataDir: opts.dataDir ?? null, uri }, opts.dataDir
+    logger.info({ dataDir: opts.dataDir ?? null, uri, startedEarly: engine.early }, opts.dataDir
       ? 'MONGODB_URI not set: started the embedded MongoDB-compatible engine (journaled to disk; development only)'
       : 'MONGODB_URI not set: started the embedded MongoDB-compatible engine in memory (development and tests only)');
   } else {
@@ -54,45 +53,6 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
       if (stopEngine) await stopEngine();
     },
   };
-}
-
-type EmbeddedModule = typeof import('@pgw/embedded-mongo');
-
-/**
- * The embedded engine listening on an owner-only Unix socket in a private directory of os.tmpdir(),
- * and on nothing else: it has no authentication, so a TCP port (even on loopback) would let any local
- * process read and write the gateway's data. Several processes sharing one engine run `npm run db`.
- * Where the socket cannot be made (Windows, an unwritable temp directory) start-up fails rather than
- * fall back to TCP.
- */
-async function startEmbeddedOnSocket(
-  { startEmbeddedMongo, startEmbeddedMongoInWorker, SocketListenError }: EmbeddedModule,
-  dataDir: string | undefined,
-) {
-  const remedy = 'set MONGODB_URI, or run `npm run db` and point MONGODB_URI at it';
-  if (process.platform === 'win32') {
-    throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${remedy}`);
-  }
-  // DB_REPAIR_TRUNCATE: the operator's explicit choice to drop a corrupt journal file's damaged end (engine README).
-  const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: process.env.DB_REPAIR_TRUNCATE === 'true' };
-  try {
-    // The engine runs in a worker thread of this process: its work takes the second core, and the stored
-    // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
-    // EMBEDDED_DB_THREAD=false keeps it on this thread (to profile both in one CPU profile, say).
-    if (process.env.EMBEDDED_DB_THREAD === 'false') return await startEmbeddedMongo(options);
-    return await startEmbeddedMongoInWorker({ ...options, workerUrl: bundledWorkerUrl() });
-  } catch (err) {
-    if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
-    throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${remedy}`, { cause: err });
-  }
-}
-
-/**
- * Run from the bundle (`npm start`: dist/main.js), the worker's entry is the bundle's own
- * dist/engine-worker.js (build.mjs); from source the package finds its entry itself.
- */
-function bundledWorkerUrl(): URL | undefined {
-  return import.meta.url.endsWith('.js') ? new URL('./engine-worker.js', import.meta.url) : undefined;
 }
 
 /**

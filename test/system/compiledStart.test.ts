@@ -24,7 +24,7 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
       cwd: ROOT,
-      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '' },
+      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -44,6 +44,13 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
 
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('starts the embedded engine from the launcher, before the gateway bundle loads (src/start.ts)', () => {
+    // dist/main.js is the launcher; the gateway (dist/gateway.js) took the engine it started.
+    const started = output.split('\n').find((line) => line.includes('started the embedded MongoDB-compatible engine'));
+    expect(started, output).toBeDefined();
+    expect(JSON.parse(started!)).toMatchObject({ startedEarly: true, dataDir: null });
   });
 
   it('answers /readyz and serves the contract as YAML and JSON', async () => {

@@ -1,0 +1,97 @@
+import type { EmbeddedMongo } from '@pgw/embedded-mongo';
+
+/**
+ * Starting the in-process embedded engine (when MONGODB_URI is not set), and starting it early.
+ *
+ * `npm start` runs dist/main.js, a small launcher (src/start.ts) that asks for the engine before it
+ * loads the gateway's bundle: the engine then reads its data directory in its worker thread, on the
+ * second core, while this thread parses and evaluates the gateway (about a second of a start), instead
+ * of after. The gateway's connectDatabase takes that engine when it was started for the same data
+ * directory; any other way in (tests, `npm run dev`, the bench harness) starts it then, as before.
+ *
+ * The launcher and the gateway are separate bundles, so each has its own copy of this module: the
+ * early engine is handed over through a global slot, and every error is already the gateway's final
+ * message when it leaves this module (no class is compared across the two copies).
+ */
+const EARLY = Symbol.for('pgw.embeddedEngine.early');
+
+interface EarlyStart {
+  dataDir: string | undefined;
+  repairTruncate: boolean;
+  engine: Promise<EmbeddedMongo>;
+}
+
+type Slot = { [EARLY]?: EarlyStart };
+
+const REMEDY = 'set MONGODB_URI, or run `npm run db` and point MONGODB_URI at it';
+
+/** The data directory `npm start` uses: ./data unless DATA_DIR says otherwise (DATA_DIR= means memory only). */
+export function startDataDir(env: NodeJS.ProcessEnv): string | undefined {
+  return env.DATA_DIR === undefined ? './data' : env.DATA_DIR.trim() || undefined;
+}
+
+/** DB_REPAIR_TRUNCATE: the operator's explicit choice to drop a corrupt journal file's damaged end (engine README). */
+function repairTruncate(): boolean {
+  return process.env.DB_REPAIR_TRUNCATE === 'true';
+}
+
+/**
+ * Starts the engine's worker now and leaves it for connectDatabase. Only the worker-thread layout
+ * (the default) gains from it: in-process (EMBEDDED_DB_THREAD=false) loading would hold this thread.
+ */
+export function startEmbeddedEarly(dataDir: string | undefined): void {
+  if (process.env.EMBEDDED_DB_THREAD === 'false') return;
+  const engine = startEmbeddedOnSocket(dataDir);
+  // Handled here so that a failure waiting for the gateway is not an unhandled rejection; the gateway
+  // awaits `engine` itself and reports the failure as it reports any start-up error.
+  engine.catch(() => undefined);
+  (globalThis as Slot)[EARLY] = { dataDir, repairTruncate: repairTruncate(), engine };
+}
+
+/** The engine for `dataDir`: the one started early for it, or a new one. */
+export async function embeddedEngine(dataDir: string | undefined): Promise<EmbeddedMongo & { early: boolean }> {
+  const slot = globalThis as Slot;
+  const early = slot[EARLY];
+  delete slot[EARLY];
+  if (early) {
+    if (early.dataDir === dataDir && early.repairTruncate === repairTruncate()) return Object.assign(await early.engine, { early: true });
+    // Started for other settings (the environment changed in between): not used, and closed before a
+    // second engine opens the same files.
+    await early.engine.then((e) => e.close(), () => undefined);
+  }
+  return Object.assign(await startEmbeddedOnSocket(dataDir), { early: false });
+}
+
+/**
+ * The embedded engine listening on an owner-only Unix socket in a private directory of os.tmpdir(),
+ * and on nothing else: it has no authentication, so a TCP port (even on loopback) would let any local
+ * process read and write the gateway's data. Several processes sharing one engine run `npm run db`.
+ * Where the socket cannot be made (Windows, an unwritable temp directory) start-up fails rather than
+ * fall back to TCP.
+ */
+async function startEmbeddedOnSocket(dataDir: string | undefined): Promise<EmbeddedMongo> {
+  if (process.platform === 'win32') {
+    throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${REMEDY}`);
+  }
+  // Loaded lazily: production never needs the engine's code.
+  const { startEmbeddedMongo, startEmbeddedMongoInWorker, SocketListenError } = await import('@pgw/embedded-mongo');
+  const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: repairTruncate() };
+  try {
+    // The engine runs in a worker thread of this process: its work takes the second core, and the stored
+    // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
+    // EMBEDDED_DB_THREAD=false keeps it on this thread (to profile both in one CPU profile, say).
+    if (process.env.EMBEDDED_DB_THREAD === 'false') return await startEmbeddedMongo(options);
+    return await startEmbeddedMongoInWorker({ ...options, workerUrl: bundledWorkerUrl() });
+  } catch (err) {
+    if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
+    throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${REMEDY}`, { cause: err });
+  }
+}
+
+/**
+ * Run from the bundle (`npm start`: dist/main.js), the worker's entry is the bundle's own
+ * dist/engine-worker.js (build.mjs); from source the package finds its entry itself.
+ */
+function bundledWorkerUrl(): URL | undefined {
+  return import.meta.url.endsWith('.js') ? new URL('./engine-worker.js', import.meta.url) : undefined;
+}
