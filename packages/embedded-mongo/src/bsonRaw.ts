@@ -62,19 +62,36 @@ function int32(buf: Uint8Array, at: number): number {
 /** Top-level field names to pick, as bytes (compared without decoding each element's name). */
 export class FieldPicker {
   private readonly names: Uint8Array[];
+  private readonly strings: string[];
+  /** Scratch positions for pick and value. */
+  private readonly at: Int32Array;
 
   constructor(names: Iterable<string>) {
-    this.names = [...new Set(names)].map((n) => Buffer.from(n, 'utf8'));
+    this.strings = [...new Set(names)];
+    this.names = this.strings.map((n) => Buffer.from(n, 'utf8'));
+    this.at = new Int32Array(this.names.length);
   }
 
-  private wanted(buf: Uint8Array, start: number, end: number): boolean {
+  /** Number of distinct names (the length `locate` fills). */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** Position of `name` among the picked names (what `locate` fills), -1 if not picked. */
+  slotOf(name: string): number {
+    return this.strings.indexOf(name);
+  }
+
+  /** Which picked name the element name at [start, end) is, or -1. */
+  private which(buf: Uint8Array, start: number, end: number): number {
     const len = end - start;
-    outer: for (const n of this.names) {
+    outer: for (let j = 0; j < this.names.length; j++) {
+      const n = this.names[j]!;
       if (n.length !== len) continue;
       for (let i = 0; i < len; i++) if (buf[start + i] !== n[i]) continue outer;
-      return true;
+      return j;
     }
-    return false;
+    return -1;
   }
 
   /**
@@ -84,24 +101,57 @@ export class FieldPicker {
    * decode.
    */
   pick(bytes: Uint8Array, offset = 0): Doc {
-    const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const end = offset + int32(buf, offset) - 1;
+    const buf = asBuffer(bytes);
+    const at = this.at;
+    this.locate(buf, offset, at);
     const out: Doc = {};
+    for (let j = 0; j < at.length; j++) if (at[j]! >= 0) out[this.strings[j]!] = elementValue(buf, at[j]!);
+    return out;
+  }
+
+  /** The value of the first picked name in the document (undefined if absent): a document's _id without an object around it. */
+  value(bytes: Uint8Array, offset = 0): unknown {
+    const buf = asBuffer(bytes);
+    this.locate(buf, offset, this.at);
+    return this.at[0]! >= 0 ? elementValue(buf, this.at[0]!) : undefined;
+  }
+
+  /**
+   * Where the picked fields are in the document at `offset` of `buf`, without decoding anything:
+   * `at[j]` gets the offset of the element (its type byte) of the j-th picked name, -1 when absent.
+   * The walk stops once every name is found (a name appears once in a document).
+   */
+  locate(buf: Uint8Array, offset: number, at: Int32Array): void {
+    at.fill(-1);
+    const end = offset + int32(buf, offset) - 1;
+    let found = 0;
     let p = offset + 4;
     while (p < end) {
       const elemStart = p;
       const type = buf[p++]!;
       const nameStart = p;
       while (buf[p] !== 0) p++;
-      const nameEnd = p++;
-      const size = valueSize(buf, type, p);
-      if (this.wanted(buf, nameStart, nameEnd)) {
-        out[buf.toString('utf8', nameStart, nameEnd)] = readValue(buf, type, p, elemStart, p + size);
+      const j = this.which(buf, nameStart, p++);
+      if (j >= 0) {
+        at[j] = elemStart;
+        if (++found === at.length) return;
       }
-      p += size;
+      p += valueSize(buf, type, p);
     }
-    return out;
   }
+}
+
+/** The value of the element starting (at its type byte) at `elemStart`. */
+function elementValue(buf: Buffer, elemStart: number): unknown {
+  const type = buf[elemStart]!;
+  let p = elemStart + 1;
+  while (buf[p] !== 0) p++;
+  p++;
+  return readValue(buf, type, p, elemStart, p + valueSize(buf, type, p));
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -175,7 +225,7 @@ export function arrayOfRaw(name: string, docs: Uint8Array[]): Uint8Array {
  * Undefined for any other op (the caller decodes those whole: they hold no documents).
  */
 export function readPutOp(bytes: Uint8Array): { db: string; c: string; doc: Uint8Array } | undefined {
-  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const buf = asBuffer(bytes);
   const end = int32(buf, 0) - 1;
   let isPut = false;
   let db: string | undefined;

@@ -150,7 +150,7 @@ export class Collection {
    */
   loadPut(bytes: Uint8Array, file: number, pos: number): void {
     if (!(this.docs instanceof FileDocStore)) throw new Error('embedded db: loading documents needs a data directory');
-    this.docs.locate(canonicalKey(ID_FIELD.pick(bytes)._id), file, pos, bytes.length);
+    this.docs.locate(canonicalKey(ID_FIELD.value(bytes)), file, pos, bytes.length);
   }
 
   loadDelete(id: string): void {
@@ -163,8 +163,10 @@ export class Collection {
 
   /**
    * Builds every declared index from the loaded documents; returns the unique ones it had to drop.
-   * One pass over the stored bytes decodes, of each document, only the top-level fields some index
-   * reads: a start-up on a large data directory never decodes whole documents.
+   * One pass over the stored bytes: most entries are encoded straight from the BSON elements of the
+   * fields they read (Index.entryFromBson); a document is decoded, and then only the top-level fields
+   * some index reads, only for an index that needs values (a partial filter, a dotted path, an array,
+   * a subdocument...). A start-up on a large data directory never decodes whole documents.
    */
   finishLoad(): Array<{ index: string; error: string }> {
     const dropped: Array<{ index: string; error: string }> = [];
@@ -174,16 +176,37 @@ export class Collection {
     const picker = new FieldPicker(building.flatMap((idx) => idx.topLevelFields()));
     const entries = building.map((): string[] => []);
     const failed = new Map<Index, unknown>();
-    for (const [id, fields] of this.docs.picked(picker)) {
-      building.forEach((idx, i) => {
-        if (failed.has(idx)) return;
+    /** Per index read from the bytes: its fields' positions among the picker's, and scratch for theirs in a document. */
+    const fromBson = building.map((idx) => {
+      const fields = idx.bsonFields();
+      return fields && { slots: fields.map((f) => picker.slotOf(f)), at: new Int32Array(fields.length) };
+    });
+    const located = new Int32Array(picker.size);
+    const add = (id: string, fields: Doc | undefined, buf?: Buffer, offset = 0): void => {
+      if (buf) picker.locate(buf, offset, located);
+      for (let i = 0; i < building.length; i++) {
+        const idx = building[i]!;
+        if (failed.has(idx)) continue;
+        const raw = fromBson[i];
+        if (buf && raw) {
+          for (let j = 0; j < raw.slots.length; j++) raw.at[j] = located[raw.slots[j]!]!;
+          const e = idx.entryFromBson(buf, raw.at, id);
+          if (e === null) continue;
+          if (e !== undefined) {
+            entries[i]!.push(e);
+            continue;
+          }
+        }
         try {
+          fields ??= picker.pick(buf!, offset);
           for (const k of idx.keysFor(fields)) entries[i]!.push(idx.entry(k, id));
         } catch (e) {
           failed.set(idx, e);
         }
-      });
-    }
+      }
+    };
+    if (this.docs instanceof FileDocStore) this.docs.visitBytes((id, buf, offset) => add(id, undefined, buf, offset));
+    else for (const [id, fields] of this.docs.picked(picker)) add(id, fields);
     building.forEach((idx, i) => {
       try {
         if (failed.has(idx)) throw failed.get(idx);

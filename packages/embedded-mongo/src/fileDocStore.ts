@@ -149,6 +149,33 @@ export class FileDocStore extends StoreBase {
     if (order.length > 0) yield* batch();
   }
 
+  /**
+   * Start-up's index builds: every document's bytes (`buf` from `offset`, valid during the call),
+   * read as `picked` reads them but without decoding anything.
+   */
+  visitBytes(visit: (id: string, buf: Buffer, offset: number) => void): void {
+    let ids: string[] = [];
+    let order: number[] = [];
+    const where = new Int32Array(this.places.file.length);
+    const batch = (): void => {
+      order.forEach((slot, k) => (where[slot] = k));
+      this.files.scan(this.places, order, (slot, buf, off) => visit(ids[where[slot]!]!, buf, off));
+      ids = [];
+      order = [];
+    };
+    for (const [id, slot] of this.slots) {
+      if (this.places.file[slot] === IN_MEMORY) {
+        const bytes = this.mem.get(slot)!;
+        visit(id, Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0);
+      } else {
+        ids.push(id);
+        order.push(slot);
+        if (order.length === PICK_BATCH) batch();
+      }
+    }
+    if (order.length > 0) batch();
+  }
+
   capture(): CapturedDocs {
     const count = this.slots.size;
     const slotOf = new Int32Array(count);

@@ -220,3 +220,100 @@ export function keyOf(entry: string): string {
   const len = entry.charCodeAt(end) * 0x10000 + entry.charCodeAt(end + 1);
   return entry.slice(0, end - len);
 }
+
+/** Dates beyond this many ms from the epoch are invalid (new Date gives NaN): ECMAScript's TimeClip. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * Start-up's index builds: the entry of document `id` encoded straight from its BSON bytes, without
+ * decoding its values into strings, numbers and Dates first (a quarter of a start-up's CPU went to
+ * making and collecting those). `at[i]` is the offset in `buf` of the element (its type byte) of the
+ * index's i-th field, a top-level one, or -1 when the document lacks it. Gives exactly what
+ * encodeEntry gives for the decoded values, or null when a sparse index holds no entry for the
+ * document, or undefined when a value is of a type not read here (arrays, subdocuments, ObjectIds, a
+ * Long beyond 2^53...): the caller then decodes the fields and uses keysFor and encodeEntry.
+ */
+export function encodeEntryFromBson(src: Buffer, at: Int32Array, dirs: number[], sparse: boolean, id: string): string | null | undefined {
+  n = 0;
+  let missing = 0;
+  for (let i = 0; i < at.length; i++) {
+    const start = n;
+    const el = at[i]!;
+    if (el < 0) {
+      missing++;
+      ensure(1);
+      buf[n++] = 2; // null/missing
+    } else if (!writeBsonValue(src, el)) return undefined;
+    if (dirs[i] === -1) for (let j = start; j < n; j++) buf[j] = 255 - buf[j]!;
+  }
+  if (sparse && missing === at.length) return null;
+  return appendId(id);
+}
+
+/** One component from the element at `el` (type byte, name, value); false when its type is not read here. */
+function writeBsonValue(src: Buffer, el: number): boolean {
+  const type = src[el]!;
+  let v = el + 1;
+  while (src[v] !== 0) v++;
+  v++;
+  ensure(1);
+  switch (type) {
+    case 0x02: {
+      buf[n++] = 4;
+      const end = v + 4 + src.readInt32LE(v) - 1;
+      ensure(3 * (end - v) + 1);
+      // ASCII is copied as writeString would write its UTF-16 units; anything else is decoded first.
+      for (let p = v + 4; p < end; p++) {
+        const c = src[p]!;
+        if (c >= 2 && c < 0x80) buf[n++] = c;
+        else if (c < 2) {
+          buf[n++] = 1;
+          buf[n++] = c + 1;
+        } else {
+          n = n - (p - v - 4) - countEscapes(src, v + 4, p);
+          writeString(src.toString('utf8', v + 4, end));
+          return true;
+        }
+      }
+      buf[n++] = 0;
+      return true;
+    }
+    case 0x01:
+      buf[n++] = 3;
+      writeDouble(src.readDoubleLE(v));
+      return true;
+    case 0x10:
+      buf[n++] = 3;
+      writeDouble(src.readInt32LE(v));
+      return true;
+    case 0x12: {
+      const x = Number(src.readBigInt64LE(v));
+      if (!Number.isSafeInteger(x)) return false; // a Long: left to the decoding path
+      buf[n++] = 3;
+      writeDouble(x);
+      return true;
+    }
+    case 0x09: {
+      const ms = Number(src.readBigInt64LE(v));
+      buf[n++] = 10;
+      writeDouble(Math.abs(ms) > MAX_DATE_MS ? NaN : ms);
+      return true;
+    }
+    case 0x08:
+      buf[n++] = 9;
+      buf[n++] = src[v] === 1 ? 1 : 0;
+      return true;
+    case 0x0a:
+      buf[n++] = 2;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Bytes 0x00 and 0x01 in [from, to): each took two bytes of the encoding. */
+function countEscapes(src: Buffer, from: number, to: number): number {
+  let k = 0;
+  for (let p = from; p < to; p++) if (src[p]! < 2) k++;
+  return k;
+}

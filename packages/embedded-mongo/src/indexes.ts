@@ -5,7 +5,7 @@
  */
 import { Query } from 'mingo';
 import { ErrorCodes, MongoCommandError } from './errors';
-import { encodeEntry, encodeKey, entryAfterKey, idOf, keyOf } from './indexKey';
+import { encodeEntry, encodeEntryFromBson, encodeKey, entryAfterKey, idOf, keyOf } from './indexKey';
 import { SortedList, type Cursor } from './sortedList';
 import { MEETS_ARRAY, canonicalKey, getPathValues, singlePathValue, type Doc } from './values';
 
@@ -99,6 +99,22 @@ export class Index {
   entry(k: unknown[], id: string): string {
     return encodeEntry(k, this.dirs, id);
   }
+  /**
+   * The fields whose BSON elements `entryFromBson` takes, in key order; undefined when this index's
+   * entries need decoded documents (a partial filter, or a dotted path).
+   */
+  bsonFields(): string[] | undefined {
+    return this.partial || this.paths.some((p) => p.length > 1) ? undefined : this.fields;
+  }
+
+  /**
+   * `entry` for a document given as BSON (`at`: where each of `bsonFields` is in `buf`, -1 if absent);
+   * null when the document has no entry here, undefined when it must be decoded (see encodeEntryFromBson).
+   */
+  entryFromBson(buf: Buffer, at: Int32Array, id: string): string | null | undefined {
+    return encodeEntryFromBson(buf, at, this.dirs, this.sparse, id);
+  }
+
   /** The top-level fields this index reads (its keys' and its partial filter's): all keysFor needs. */
   topLevelFields(): string[] {
     const out = this.fields.map((f) => f.split('.')[0]!);

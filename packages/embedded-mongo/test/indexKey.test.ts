@@ -1,6 +1,7 @@
-import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
+import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, deserialize, serialize } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { encodeEntry, encodeKey, idOf, keyOf } from '../src/indexKey';
+import { FieldPicker } from '../src/bsonRaw';
+import { encodeEntry, encodeEntryFromBson, encodeKey, idOf, keyOf } from '../src/indexKey';
 import { compareValues } from '../src/values';
 
 /**
@@ -142,5 +143,31 @@ describe('index key encoding', () => {
     // Entries of different keys sort by key whatever their ids; of equal keys, each id once.
     expect(encodeEntry(['a'], [1], 'zzz') < encodeEntry(['b'], [1], 'a')).toBe(true);
     expect(encodeEntry([1], [1], 'a')).not.toBe(encodeEntry([1], [1], 'b'));
+  });
+
+  it('encodes entries straight from BSON bytes exactly as from the decoded values, or declines', () => {
+    // Start-up builds entries from the stored bytes (encodeEntryFromBson); whatever it does not decline
+    // must be the very string encodeEntry gives for the values a decode yields, in both directions.
+    const extra = ['é', 'aé\0', '\u0001\u0000b', new Date(8.64e15 + 1), Long.fromString('9007199254740993'), Long.fromNumber(-7), -0];
+    const picker = new FieldPicker(['k', 'b']);
+    const at = new Int32Array(2);
+    let read = 0;
+    for (const v of [...VALUES, ...extra]) {
+      const bytes = Buffer.from(serialize({ a: 1, k: v, b: 'x' }));
+      const decoded = deserialize(bytes, { promoteLongs: true, promoteValues: true, promoteBuffers: false });
+      picker.locate(bytes, 0, at);
+      for (const dirs of [[1, 1], [-1, 1], [1, -1]]) {
+        const raw = encodeEntryFromBson(bytes, at, dirs, false, 'id1');
+        if (raw === undefined) continue;
+        read++;
+        expect(raw, show(v)).toBe(encodeEntry([decoded.k === undefined ? null : decoded.k, 'x'], dirs, 'id1'));
+      }
+    }
+    expect(read).toBeGreaterThan(3 * 40); // strings, numbers, dates, booleans and null are read from the bytes
+    // A missing field is null; a sparse index has no entry when every field is missing.
+    const none = Buffer.from(serialize({ a: 1 }));
+    picker.locate(none, 0, at);
+    expect(encodeEntryFromBson(none, at, [1, 1], false, 'id2')).toBe(encodeEntry([null, null], [1, 1], 'id2'));
+    expect(encodeEntryFromBson(none, at, [1, 1], true, 'id2')).toBeNull();
   });
 });
