@@ -20,8 +20,9 @@ export interface Service {
 /** The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given. */
 export async function startDatabase(opts: { dataDir: string; profile: boolean }): Promise<Service> {
   const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  if (!GATEWAY_NODE_FLAGS.every((f) => start.split(/\s+/).includes(f))) {
-    throw new Error(`bench/lib/services.ts: GATEWAY_NODE_FLAGS (${GATEWAY_NODE_FLAGS.join(' ')}) no longer match "npm start" (${start})`);
+  const startWords = [...GATEWAY_NODE_FLAGS, ...Object.entries(GATEWAY_ENV).map(([k, v]) => `${k}=${v}`)];
+  if (!startWords.every((f) => start.split(/\s+/).includes(f))) {
+    throw new Error(`bench/lib/services.ts: GATEWAY_NODE_FLAGS and GATEWAY_ENV (${startWords.join(' ')}) no longer match "npm start" (${start})`);
   }
   const port = await freePort();
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
@@ -37,6 +38,8 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
 
 /** The node flags of `npm start` (package.json), checked against it by startGatewayProcess. */
 const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
+/** The environment `npm start` sets for the gateway (package.json), checked against it like the flags. */
+const GATEWAY_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
 /** WEBHOOK_SECRETS_KEY of bench gateways (32 bytes, base64). */
 export const BENCH_WEBHOOK_SECRETS_KEY = 'YmVuY2gtb25seSB3ZWJob29rIHNlY3JldHMga2V5MzI=';
 
@@ -77,6 +80,7 @@ export async function startGatewayProcess(opts: {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',
       NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'production',
+      ...GATEWAY_ENV,
       ...opts.env,
     },
     [...GATEWAY_NODE_FLAGS, ...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],

@@ -15,7 +15,7 @@
  *
  * Knobs: MEMPROBE_STEPS (1000,5000,20000), MEMPROBE_CONCURRENCY (16), MEMPROBE_NODE_ARGS (extra node flags
  * for the gateway, e.g. "--max-semi-space-size=16", to A/B a V8 setting), MEMPROBE_ENV (extra gateway env,
- * "K=V,K=V", e.g. MALLOC_ARENA_MAX=2 to A/B glibc's arenas), MEMPROBE_CLASSES=1 (also sum the main isolate's heap snapshot by constructor at each step and
+ * "K=V,K=V", npm start's MALLOC_ARENA_MAX=2 by default, MALLOC_ARENA_MAX=16 is glibc's default on 2 cores), MEMPROBE_CLASSES=1 (also sum the main isolate's heap snapshot by constructor at each step and
  * print the 25 classes that grew most: slow, and the snapshot's own malloc stays in the process, so that
  * run's RSS and "rest" are not comparable with a run without it).
  * Also prints the process's CPU ms per payment created at each step (/proc), to A/B a setting's cost.
