@@ -1,3 +1,4 @@
+import { loadConfig } from './config';
 import { startDataDir, startEmbeddedEarly } from './db/embeddedEngine';
 
 /**
@@ -6,10 +7,19 @@ import { startDataDir, startEmbeddedEarly } from './db/embeddedEngine';
  * second core while this thread loads the gateway's bundle (parsing and evaluating ~8 MB of JavaScript,
  * about a second), then runs the gateway, which takes that engine (src/db/embeddedEngine.ts). A restart on a
  * large data directory is then about as long as the engine's load, not the sum of both (bench/README.md).
- * Configuration errors are still the gateway's to report: nothing here reads more than MONGODB_URI and
- * DATA_DIR.
+ * A configuration the gateway will refuse starts nothing here (no data directory is created for a start
+ * that fails): the gateway reports it, as before.
  */
-if (!process.env.MONGODB_URI?.trim()) startEmbeddedEarly(startDataDir(process.env));
+if (configIsValid() && !process.env.MONGODB_URI?.trim()) startEmbeddedEarly(startDataDir(process.env));
+
+function configIsValid(): boolean {
+  try {
+    loadConfig();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // A computed specifier, so that esbuild leaves the gateway in its own bundle instead of inlining it here.
 const gateway = import.meta.url.endsWith('.ts') ? './main.ts' : './gateway.js';
