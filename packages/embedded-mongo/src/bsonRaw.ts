@@ -144,10 +144,82 @@ export class FieldPicker {
 /** The value of the element starting (at its type byte) at `elemStart`. */
 function elementValue(buf: Buffer, elemStart: number): unknown {
   const type = buf[elemStart]!;
-  let p = elemStart + 1;
-  while (buf[p] !== 0) p++;
-  p++;
+  const p = valueStart(buf, elemStart);
   return readValue(buf, type, p, elemStart, p + valueSize(buf, type, p));
+}
+
+/** Where the value of the element at `el` starts (past its type byte and name). */
+function valueStart(buf: Uint8Array, el: number): number {
+  let p = el + 1;
+  while (buf[p] !== 0) p++;
+  return p + 1;
+}
+
+/** What elementAtPath gives when the path meets something only a decode can follow (a non-empty array, a DBRef...). */
+export const UNDECIDED = -2;
+
+/**
+ * Follows a dotted path down from the element at `el` (which holds `parts[0]`) through subdocuments,
+ * as singlePathValue does on a decoded document: the offset of the element at the end of the path,
+ * -1 when it is missing (a scalar, or an empty array, on the way: what getPathValues makes of those),
+ * UNDECIDED when a decode must tell (an array with elements on the way, or a subdocument the BSON
+ * library would not decode as a plain object).
+ */
+export function elementAtPath(buf: Uint8Array, el: number, parts: string[]): number {
+  for (let i = 1; i < parts.length; i++) {
+    const type = buf[el]!;
+    const v = valueStart(buf, el);
+    if (type === 0x04) return int32(buf, v) === 5 ? -1 : UNDECIDED;
+    if (type !== 0x03) return -1;
+    const end = v + int32(buf, v) - 1;
+    const name = Buffer.from(parts[i]!, 'utf8');
+    let found = -1;
+    for (let p = v + 4; p < end; ) {
+      const at = p;
+      const t = buf[p++]!;
+      const nameStart = p;
+      while (buf[p] !== 0) p++;
+      if (buf[nameStart] === 0x24) return UNDECIDED; // a $ name: the BSON library may decode a DBRef, not a plain object
+      if (p - nameStart === name.length && name.every((b, k) => buf[nameStart + k] === b)) found = at;
+      p++;
+      p += valueSize(buf, t, p);
+    }
+    if (found < 0) return -1;
+    el = found;
+  }
+  return el;
+}
+
+/**
+ * Whether the element at `el` (-1: missing) equals `value` (a string or a boolean), as a partial
+ * filter's `{ field: value }` tests a decoded document; undefined when a decode must tell (an array,
+ * whose elements the filter would match, or a type not read here).
+ */
+export function elementEquals(buf: Uint8Array, el: number, value: string | boolean): boolean | undefined {
+  if (el < 0) return false;
+  const type = buf[el]!;
+  const v = valueStart(buf, el);
+  if (typeof value === 'string' && type === 0x02) {
+    const bytes = Buffer.from(value, 'utf8');
+    return int32(buf, v) === bytes.length + 1 && bytes.every((b, k) => buf[v + 4 + k] === b);
+  }
+  if (typeof value === 'boolean' && type === 0x08) return (buf[v] === 1) === value;
+  // Values of other types never equal a string or a boolean.
+  return isScalarType(type) ? false : undefined;
+}
+
+/** Whether the element at `el` (-1: missing) is a date, as `{ $type: 'date' }` tests a decoded value; undefined for an array. */
+export function elementIsDate(buf: Uint8Array, el: number): boolean | undefined {
+  if (el < 0) return false;
+  const type = buf[el]!;
+  return type === 0x09 ? true : isScalarType(type) ? false : undefined;
+}
+
+/** Element types holding one value of a known type (not an array): a filter on a single value tells them apart by type alone. */
+const SCALAR_TYPES = new Set([0x01, 0x02, 0x03, 0x07, 0x08, 0x09, 0x0a, 0x10, 0x11, 0x12, 0x13]);
+
+export function isScalarType(type: number): boolean {
+  return SCALAR_TYPES.has(type);
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

@@ -228,7 +228,7 @@ const MAX_DATE_MS = 8.64e15;
  * Start-up's index builds: the entry of document `id` encoded straight from its BSON bytes, without
  * decoding its values into strings, numbers and Dates first (a quarter of a start-up's CPU went to
  * making and collecting those). `at[i]` is the offset in `buf` of the element (its type byte) of the
- * index's i-th field, a top-level one, or -1 when the document lacks it. Gives exactly what
+ * index's i-th key component (i < dirs.length), or -1 when the document lacks it. Gives exactly what
  * encodeEntry gives for the decoded values, or null when a sparse index holds no entry for the
  * document, or undefined when a value is of a type not read here (arrays, subdocuments, ObjectIds, a
  * Long beyond 2^53...): the caller then decodes the fields and uses keysFor and encodeEntry.
@@ -236,7 +236,7 @@ const MAX_DATE_MS = 8.64e15;
 export function encodeEntryFromBson(src: Buffer, at: Int32Array, dirs: number[], sparse: boolean, id: string): string | null | undefined {
   n = 0;
   let missing = 0;
-  for (let i = 0; i < at.length; i++) {
+  for (let i = 0; i < dirs.length; i++) {
     const start = n;
     const el = at[i]!;
     if (el < 0) {
@@ -246,7 +246,7 @@ export function encodeEntryFromBson(src: Buffer, at: Int32Array, dirs: number[],
     } else if (!writeBsonValue(src, el)) return undefined;
     if (dirs[i] === -1) for (let j = start; j < n; j++) buf[j] = 255 - buf[j]!;
   }
-  if (sparse && missing === at.length) return null;
+  if (sparse && missing === dirs.length) return null;
   return appendId(id);
 }
 

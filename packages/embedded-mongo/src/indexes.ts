@@ -5,9 +5,10 @@
  */
 import { Query } from 'mingo';
 import { ErrorCodes, MongoCommandError } from './errors';
+import { UNDECIDED, elementAtPath, elementEquals, elementIsDate } from './bsonRaw';
 import { encodeEntry, encodeEntryFromBson, encodeKey, entryAfterKey, idOf, keyOf } from './indexKey';
 import { SortedList, type Cursor } from './sortedList';
-import { MEETS_ARRAY, canonicalKey, getPathValues, singlePathValue, type Doc } from './values';
+import { MEETS_ARRAY, canonicalKey, getPathValues, isPlainObject, singlePathValue, type Doc } from './values';
 
 export interface IndexSpec {
   v?: number;
@@ -41,6 +42,8 @@ export class Index {
   readonly unique: boolean;
   readonly sparse: boolean;
   readonly partial: Query | undefined;
+  /** The partial filter as tests on BSON elements, per field ([] without a filter); undefined when not expressible so (see bsonFields). */
+  private readonly partialTests: Array<[string, (buf: Buffer, el: number) => boolean | undefined]> | undefined;
   /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
   multikey = false;
   /** The entries (indexKey.ts strings) in order; read it through `ordered` (see `deferredFrom`). */
@@ -73,6 +76,7 @@ export class Index {
     this.unique = spec.unique === true || this.name === '_id_';
     this.sparse = spec.sparse === true;
     this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression) : undefined;
+    this.partialTests = bsonTests(spec.partialFilterExpression);
     this.hashed = this.unique && this.name !== '_id_';
     this.deferredFrom = this.isId ? documents : undefined;
   }
@@ -100,18 +104,34 @@ export class Index {
     return encodeEntry(k, this.dirs, id);
   }
   /**
-   * The fields whose BSON elements `entryFromBson` takes, in key order; undefined when this index's
-   * entries need decoded documents (a partial filter, or a dotted path).
+   * The top-level fields whose BSON elements `entryFromBson` takes: each key path's first part, then
+   * each field of the partial filter. Undefined when it cannot read this index's entries (a partial
+   * filter other than equalities to strings or booleans and `$type: 'date'`).
    */
   bsonFields(): string[] | undefined {
-    return this.partial || this.paths.some((p) => p.length > 1) ? undefined : this.fields;
+    const tests = this.partialTests;
+    return tests && [...this.paths.map((p) => p[0]!), ...tests.map(([f]) => f)];
   }
 
   /**
-   * `entry` for a document given as BSON (`at`: where each of `bsonFields` is in `buf`, -1 if absent);
-   * null when the document has no entry here, undefined when it must be decoded (see encodeEntryFromBson).
+   * `entry` for a document given as BSON (`at`: where each of `bsonFields` is in `buf`, -1 if absent;
+   * overwritten); null when the document has no entry here (sparse, or outside the partial filter),
+   * undefined when it must be decoded (an array on a key path, a value of another type...).
    */
   entryFromBson(buf: Buffer, at: Int32Array, id: string): string | null | undefined {
+    const n = this.paths.length;
+    const tests = this.partialTests!;
+    for (let k = 0; k < tests.length; k++) {
+      const r = tests[k]![1](buf, at[n + k]!);
+      if (r === undefined) return undefined;
+      if (!r) return null;
+    }
+    for (let i = 0; i < n; i++) {
+      if (this.paths[i]!.length === 1 || at[i]! < 0) continue;
+      const el = elementAtPath(buf, at[i]!, this.paths[i]!);
+      if (el === UNDECIDED) return undefined;
+      at[i] = el;
+    }
     return encodeEntryFromBson(buf, at, this.dirs, this.sparse, id);
   }
 
@@ -348,6 +368,26 @@ export class Index {
   describe(): Doc {
     return { ...this.spec, v: this.spec.v ?? 2 };
   }
+}
+
+/**
+ * A partial filter as tests on the BSON element of each field it names, for start-up's index builds:
+ * `{ field: 'string' | boolean }` and `{ field: { $type: 'date' } }` on top-level fields, each as a
+ * decoded document would be tested (undefined from a test: only a decode can tell, e.g. an array).
+ * Undefined for any other filter.
+ */
+function bsonTests(filter: Doc | undefined): Array<[string, (buf: Buffer, el: number) => boolean | undefined]> | undefined {
+  if (!filter) return [];
+  const tests: Array<[string, (buf: Buffer, el: number) => boolean | undefined]> = [];
+  for (const [field, want] of Object.entries(filter)) {
+    if (field.startsWith('$') || field.includes('.')) return undefined;
+    if (typeof want === 'boolean' || (typeof want === 'string' && !want.includes('\ufffd'))) {
+      tests.push([field, (buf, el) => elementEquals(buf, el, want)]);
+    } else if (isPlainObject(want) && Object.keys(want).length === 1 && want.$type === 'date') {
+      tests.push([field, elementIsDate]);
+    } else return undefined;
+  }
+  return tests;
 }
 
 export interface Bound {
