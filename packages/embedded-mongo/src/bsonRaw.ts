@@ -293,17 +293,61 @@ export function arrayOfRaw(name: string, docs: Uint8Array[]): Uint8Array {
 }
 
 /**
- * A journal put op `{ o: 'put', db, c, doc }` read in one walk: db and c decoded, doc left as bytes.
- * Undefined for any other op (the caller decodes those whole: they hold no documents).
+ * The ops of a journal or snapshot record `{ ops: [op, ...] }` without decoding it: fills `out` with
+ * each op's offset in `body` (an op is a document) and returns true, after checking the record's
+ * layout (one array field "ops" of documents, every length within the record). False for any other
+ * record (a snapshot's meta record), which the caller decodes whole.
  */
-export function readPutOp(bytes: Uint8Array): { db: string; c: string; doc: Uint8Array } | undefined {
+export function recordOps(body: Uint8Array, out: number[]): boolean {
+  out.length = 0;
+  const size = body.length;
+  if (size < 5 || int32(body, 0) !== size || body[size - 1] !== 0) return false;
+  // 0x04 "ops\0" then the array document, then the record's closing 0x00.
+  if (body[4] !== 0x04 || body[5] !== 0x6f || body[6] !== 0x70 || body[7] !== 0x73 || body[8] !== 0) return false;
+  const arrayEnd = 9 + int32(body, 9);
+  if (arrayEnd !== size - 1 || body[arrayEnd - 1] !== 0) return false;
+  let p = 13;
+  while (p < arrayEnd - 1) {
+    if (body[p++] !== 0x03) return false;
+    while (p < arrayEnd && body[p] !== 0) p++;
+    p++;
+    const len = p + 4 <= arrayEnd ? int32(body, p) : 0;
+    if (len < 5 || p + len > arrayEnd - 1 || body[p + len - 1] !== 0) return false;
+    out.push(p);
+    p += len;
+  }
+  return p === arrayEnd - 1;
+}
+
+/** The last string decoded per field of put ops: a run of puts to one collection decodes its names once. */
+const lastNames = { db: ['', Buffer.alloc(0)] as [string, Buffer], c: ['', Buffer.alloc(0)] as [string, Buffer] };
+
+/** The string at [start, end) of `buf`, the cached one when the bytes are the same. */
+function cachedString(buf: Buffer, start: number, end: number, last: [string, Buffer]): string {
+  const prev = last[1];
+  if (prev.length === end - start) {
+    let same = true;
+    for (let i = 0; i < prev.length && same; i++) same = buf[start + i] === prev[i];
+    if (same) return last[0];
+  }
+  last[0] = buf.toString('utf8', start, end);
+  last[1] = Buffer.from(buf.subarray(start, end));
+  return last[0];
+}
+
+/**
+ * A journal put op `{ o: 'put', db, c, doc }` read in one walk, from the document at `offset` of
+ * `bytes`: db and c decoded, doc left as bytes (a view). Undefined for any other op (the caller
+ * decodes those whole: they hold no documents).
+ */
+export function readPutOp(bytes: Uint8Array, offset = 0): { o: 'put'; db: string; c: string; doc: Uint8Array } | undefined {
   const buf = asBuffer(bytes);
-  const end = int32(buf, 0) - 1;
+  const end = offset + int32(buf, offset) - 1;
   let isPut = false;
   let db: string | undefined;
   let c: string | undefined;
   let doc: Uint8Array | undefined;
-  let p = 4;
+  let p = offset + 4;
   while (p < end) {
     const type = buf[p++]!;
     const nameStart = p;
@@ -315,13 +359,13 @@ export function readPutOp(bytes: Uint8Array): { db: string; c: string; doc: Uint
       isPut = int32(buf, p) === 4 && buf[p + 4] === 0x70 && buf[p + 5] === 0x75 && buf[p + 6] === 0x74; // "put"
       if (!isPut) return undefined;
     } else if (type === 0x02 && nameLen === 2 && n0 === 0x64 && buf[nameStart + 1] === 0x62 /* db */) {
-      db = buf.toString('utf8', p + 4, p + 4 + int32(buf, p) - 1);
+      db = cachedString(buf, p + 4, p + 4 + int32(buf, p) - 1, lastNames.db);
     } else if (type === 0x02 && nameLen === 1 && n0 === 0x63 /* c */) {
-      c = buf.toString('utf8', p + 4, p + 4 + int32(buf, p) - 1);
+      c = cachedString(buf, p + 4, p + 4 + int32(buf, p) - 1, lastNames.c);
     } else if (type === 0x03 && nameLen === 3 && n0 === 0x64 && buf[nameStart + 1] === 0x6f && buf[nameStart + 2] === 0x63 /* doc */) {
       doc = buf.subarray(p, p + size);
     }
     p += size;
   }
-  return isPut && db !== undefined && c !== undefined && doc ? { db, c, doc } : undefined;
+  return isPut && db !== undefined && c !== undefined && doc ? { o: 'put', db, c, doc } : undefined;
 }

@@ -20,7 +20,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
-import { arrayOfRaw, readPutOp, serializeWithRaw } from './bsonRaw';
+import { arrayOfRaw, readPutOp, recordOps, serializeWithRaw } from './bsonRaw';
 import type { DocFiles } from './docFiles';
 import type { CapturedDocs } from './docStore';
 import type { IndexSpec } from './indexes';
@@ -109,10 +109,11 @@ function encodeOp(op: JournalOp): Uint8Array {
 }
 
 /** A journal op; a put's document stays bytes (installed as stored, never decoded at start-up). */
-function decodeOp(raw: Uint8Array): JournalOp {
-  const put = readPutOp(raw);
-  if (put) return { o: 'put', ...put };
-  const op = deserialize(raw, OP_OPTS) as JournalOp;
+/** The op stored as a document at `offset` of `raw`. */
+function decodeOp(raw: Buffer, offset = 0): JournalOp {
+  const put = readPutOp(raw, offset);
+  if (put) return put;
+  const op = deserialize(raw.subarray(offset, offset + raw.readUInt32LE(offset)), OP_OPTS) as JournalOp;
   if (op.o === 'put') throw new Error('journal put without a document');
   return op;
 }
@@ -123,6 +124,17 @@ function frameBody(body: Uint8Array): Buffer {
   out.writeUInt32LE(crc32(body), 4);
   out.set(body, HEADER);
   return out;
+}
+
+/**
+ * A record as streamRecords hands it over (one object, reused: valid during the call). An ops record
+ * `{ ops: [op, ...] }` comes as `body` and its ops' offsets in it (`ops`); any other record (a
+ * snapshot's meta) decoded, in `fields`, its ops (if any) as bytes.
+ */
+interface ReadRecord {
+  body: Buffer;
+  ops: number[];
+  fields: Doc | undefined;
 }
 
 /**
@@ -137,8 +149,9 @@ function streamRecords(
   n: number,
   size: number,
   chunk: Buffer,
-  onRecord: (record: Doc, chunk: Buffer, chunkPos: number) => void,
+  onRecord: (record: ReadRecord, chunk: Buffer, chunkPos: number) => void,
 ): { validEnd: number; chunk: Buffer } {
+  const record: ReadRecord = { body: chunk, ops: [], fields: undefined };
   let chunkPos = 0; // file offset of chunk[0]
   let filled = 0;
   let off = 0; // next record, in the chunk
@@ -164,12 +177,16 @@ function streamRecords(
     if (len < 5) break;
     const body = chunk.subarray(off + HEADER, off + HEADER + len);
     if (crc32(body) !== chunk.readUInt32LE(off + 4)) break;
-    let record: Doc;
-    try {
-      // Ops stay bytes here: a put's document is located, never decoded at start-up.
-      record = deserialize(body, RECORD_OPTS);
-    } catch {
-      break;
+    // Ops stay bytes here: a put's document is located, never decoded at start-up. An ops record is
+    // not decoded at all (recordOps checks its layout); any other one is, ops kept as bytes.
+    record.body = body;
+    record.fields = undefined;
+    if (!recordOps(body, record.ops)) {
+      try {
+        record.fields = deserialize(body, RECORD_OPTS);
+      } catch {
+        break;
+      }
     }
     onRecord(record, chunk, chunkPos);
     off += HEADER + len;
@@ -265,13 +282,15 @@ export class FileJournal implements Journal {
     let fromGen = 0;
     let chunk: Buffer = Buffer.allocUnsafeSlow(LOAD_CHUNK);
     /** Applies a record's ops; a put's position is its document's offset in the chunk, plus the chunk's in the file. */
-    const applyRecord = (file: number) => (record: Doc, buf: Buffer, bufPos: number) => {
-      for (const raw of record.ops as Uint8Array[]) {
-        const op = decodeOp(raw);
+    const applyRecord = (file: number) => (record: ReadRecord, buf: Buffer, bufPos: number) => {
+      const applyAt = (raw: Buffer, at: number): void => {
+        const op = decodeOp(raw, at);
         if (op.o === 'put' && op.doc.buffer !== buf.buffer) throw new Error('embedded db: journal put not read in place');
         apply(op, file, op.o === 'put' ? bufPos + op.doc.byteOffset - buf.byteOffset : -1);
         count++;
-      }
+      };
+      if (!record.fields) for (const at of record.ops) applyAt(record.body, at);
+      else for (const raw of record.fields.ops as Buffer[]) applyAt(raw, 0);
     };
     const snapPath = path.join(dir, SNAPSHOT);
     if (fs.existsSync(snapPath)) {
@@ -282,7 +301,7 @@ export class FileJournal implements Journal {
       let validEnd: number;
       ({ validEnd, chunk } = streamRecords(files, n, size, chunk, (record, buf, bufPos) => {
         if (!meta) {
-          meta = record.meta as Doc | undefined;
+          meta = record.fields?.meta as Doc | undefined;
           if (!meta) throw new Error(`embedded db: snapshot ${snapPath} is corrupt; refusing to start`);
           fromGen = Number(meta.journalGen ?? 0);
         } else applySnapshot(record, buf, bufPos);

@@ -1,6 +1,6 @@
 import { Binary, Decimal128, Long, ObjectId, Timestamp, deserialize, serialize } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { FieldPicker, arrayOfRaw, readPutOp, serializeWithRaw } from '../src/bsonRaw';
+import { FieldPicker, arrayOfRaw, readPutOp, recordOps, serializeWithRaw } from '../src/bsonRaw';
 
 const OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 
@@ -53,5 +53,26 @@ describe('raw BSON helpers', () => {
     expect(readPutOp(serialize({ o: 'put', db: 'x', c: 'y' }))).toBeUndefined();
     const record = arrayOfRaw('ops', [op, serialize({ o: 'del', id: 3 })]);
     expect(deserialize(record, OPTS)).toEqual({ ops: [{ o: 'put', db: 'x', c: 'y', doc: full }, { o: 'del', id: 3 }] });
+  });
+
+  it('finds the ops of a record without decoding it, and declines any other layout', () => {
+    const put = serializeWithRaw({ o: 'put', db: 'x', c: 'y' }, [['doc', bytes]]);
+    const del = serialize({ o: 'del', db: 'x', c: 'y', id: 3 });
+    const record = Buffer.from(arrayOfRaw('ops', [put, del]));
+    const at: number[] = [];
+    expect(recordOps(record, at)).toBe(true);
+    expect(at.map((p) => deserialize(record.subarray(p, p + record.readInt32LE(p)), OPTS))).toEqual([deserialize(put, OPTS), deserialize(del, OPTS)]);
+    // Put ops read in place; a run of them shares its collection's name strings.
+    const [a, b] = [readPutOp(record, at[0]!)!, readPutOp(Buffer.from(arrayOfRaw('ops', [put])), at[0]!)!];
+    expect([a.db, a.c, Buffer.from(a.doc).equals(Buffer.from(bytes))]).toEqual(['x', 'y', true]);
+    expect(b.c).toBe(a.c);
+    expect(recordOps(Buffer.from(arrayOfRaw('ops', [])), at)).toBe(true);
+    expect(at).toEqual([]);
+    // A snapshot's meta record, other fields, a non-document op, a cut or padded record: decoded whole by the caller.
+    expect(recordOps(Buffer.from(serialize({ meta: { journalGen: 1 } })), at)).toBe(false);
+    expect(recordOps(Buffer.from(serialize({ ops: [del], more: 1 })), at)).toBe(false);
+    expect(recordOps(Buffer.from(serialize({ ops: [1] })), at)).toBe(false);
+    expect(recordOps(record.subarray(0, record.length - 1), at)).toBe(false);
+    expect(recordOps(Buffer.concat([record, Buffer.from([0])]), at)).toBe(false);
   });
 });
