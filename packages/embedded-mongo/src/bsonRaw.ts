@@ -85,11 +85,9 @@ export class FieldPicker {
   /** Which picked name the element name at [start, end) is, or -1. */
   private which(buf: Uint8Array, start: number, end: number): number {
     const len = end - start;
-    outer: for (let j = 0; j < this.names.length; j++) {
+    for (let j = 0; j < this.names.length; j++) {
       const n = this.names[j]!;
-      if (n.length !== len) continue;
-      for (let i = 0; i < len; i++) if (buf[start + i] !== n[i]) continue outer;
-      return j;
+      if (n.length === len && bytesAt(buf, start, n)) return j;
     }
     return -1;
   }
@@ -148,6 +146,12 @@ function elementValue(buf: Buffer, elemStart: number): unknown {
   return readValue(buf, type, p, elemStart, p + valueSize(buf, type, p));
 }
 
+/** Whether `bytes` are at `at` of `buf`. */
+function bytesAt(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** Where the value of the element at `el` starts (past its type byte and name). */
 function valueStart(buf: Uint8Array, el: number): number {
   let p = el + 1;
@@ -159,20 +163,21 @@ function valueStart(buf: Uint8Array, el: number): number {
 export const UNDECIDED = -2;
 
 /**
- * Follows a dotted path down from the element at `el` (which holds `parts[0]`) through subdocuments,
+ * Follows a dotted path (its parts as UTF-8 bytes) down from the element at `el` (which holds
+ * `parts[0]`) through subdocuments,
  * as singlePathValue does on a decoded document: the offset of the element at the end of the path,
  * -1 when it is missing (a scalar, or an empty array, on the way: what getPathValues makes of those),
  * UNDECIDED when a decode must tell (an array with elements on the way, or a subdocument the BSON
  * library would not decode as a plain object).
  */
-export function elementAtPath(buf: Uint8Array, el: number, parts: string[]): number {
+export function elementAtPath(buf: Uint8Array, el: number, parts: Uint8Array[]): number {
   for (let i = 1; i < parts.length; i++) {
     const type = buf[el]!;
     const v = valueStart(buf, el);
     if (type === 0x04) return int32(buf, v) === 5 ? -1 : UNDECIDED;
     if (type !== 0x03) return -1;
     const end = v + int32(buf, v) - 1;
-    const name = Buffer.from(parts[i]!, 'utf8');
+    const name = parts[i]!;
     let found = -1;
     for (let p = v + 4; p < end; ) {
       const at = p;
@@ -180,7 +185,7 @@ export function elementAtPath(buf: Uint8Array, el: number, parts: string[]): num
       const nameStart = p;
       while (buf[p] !== 0) p++;
       if (buf[nameStart] === 0x24) return UNDECIDED; // a $ name: the BSON library may decode a DBRef, not a plain object
-      if (p - nameStart === name.length && name.every((b, k) => buf[nameStart + k] === b)) found = at;
+      if (p - nameStart === name.length && bytesAt(buf, nameStart, name)) found = at;
       p++;
       p += valueSize(buf, t, p);
     }
@@ -191,18 +196,15 @@ export function elementAtPath(buf: Uint8Array, el: number, parts: string[]): num
 }
 
 /**
- * Whether the element at `el` (-1: missing) equals `value` (a string or a boolean), as a partial
+ * Whether the element at `el` (-1: missing) equals `value` (a string, as UTF-8 bytes, or a boolean), as a partial
  * filter's `{ field: value }` tests a decoded document; undefined when a decode must tell (an array,
  * whose elements the filter would match, or a type not read here).
  */
-export function elementEquals(buf: Uint8Array, el: number, value: string | boolean): boolean | undefined {
+export function elementEquals(buf: Uint8Array, el: number, value: Uint8Array | boolean): boolean | undefined {
   if (el < 0) return false;
   const type = buf[el]!;
   const v = valueStart(buf, el);
-  if (typeof value === 'string' && type === 0x02) {
-    const bytes = Buffer.from(value, 'utf8');
-    return int32(buf, v) === bytes.length + 1 && bytes.every((b, k) => buf[v + 4 + k] === b);
-  }
+  if (typeof value !== 'boolean' && type === 0x02) return int32(buf, v) === value.length + 1 && bytesAt(buf, v + 4, value);
   if (typeof value === 'boolean' && type === 0x08) return (buf[v] === 1) === value;
   // Values of other types never equal a string or a boolean.
   return isScalarType(type) ? false : undefined;

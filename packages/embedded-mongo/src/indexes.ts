@@ -38,6 +38,8 @@ export class Index {
   readonly fields: string[];
   /** The fields split on dots. */
   private readonly paths: string[][];
+  /** The same, each part as UTF-8 bytes (start-up reads dotted paths in BSON bytes). */
+  private readonly pathBytes: Uint8Array[][];
   readonly dirs: number[];
   readonly unique: boolean;
   readonly sparse: boolean;
@@ -72,6 +74,7 @@ export class Index {
     this.name = spec.name;
     this.fields = Object.keys(spec.key);
     this.paths = this.fields.map((f) => f.split('.'));
+    this.pathBytes = this.paths.map((parts) => parts.map((p) => Buffer.from(p, 'utf8')));
     this.dirs = this.fields.map((f) => (spec.key[f] === -1 ? -1 : 1));
     this.unique = spec.unique === true || this.name === '_id_';
     this.sparse = spec.sparse === true;
@@ -128,7 +131,7 @@ export class Index {
     }
     for (let i = 0; i < n; i++) {
       if (this.paths[i]!.length === 1 || at[i]! < 0) continue;
-      const el = elementAtPath(buf, at[i]!, this.paths[i]!);
+      const el = elementAtPath(buf, at[i]!, this.pathBytes[i]!);
       if (el === UNDECIDED) return undefined;
       at[i] = el;
     }
@@ -382,7 +385,8 @@ function bsonTests(filter: Doc | undefined): Array<[string, (buf: Buffer, el: nu
   for (const [field, want] of Object.entries(filter)) {
     if (field.startsWith('$') || field.includes('.')) return undefined;
     if (typeof want === 'boolean' || (typeof want === 'string' && !want.includes('\ufffd'))) {
-      tests.push([field, (buf, el) => elementEquals(buf, el, want)]);
+      const value = typeof want === 'boolean' ? want : Buffer.from(want, 'utf8');
+      tests.push([field, (buf, el) => elementEquals(buf, el, value)]);
     } else if (isPlainObject(want) && Object.keys(want).length === 1 && want.$type === 'date') {
       tests.push([field, elementIsDate]);
     } else return undefined;
