@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose';
+import { driverCollection } from './driverCollection';
 import { WRITE_CONCERN } from './writeConcern';
 
 /**
@@ -84,10 +85,6 @@ export interface ModelLike {
   db: { db?: mongo.Db };
 }
 
-function driver(model: ModelLike): mongo.Collection<any> {
-  return model.collection as unknown as mongo.Collection<any>;
-}
-
 function database(model: ModelLike): mongo.Db {
   const db = model.db.db;
   if (!db) throw new Error('database not connected');
@@ -168,7 +165,7 @@ export function findByIdBatched<T>(model: ModelLike, id: string, projection?: Re
     new Batcher<string, T | null>(async (ids) => {
       const unique = [...new Set(ids)];
       const filter = unique.length === 1 ? { _id: unique[0] } : { _id: { $in: unique } };
-      const docs = (await driver(model).find(filter as never, projection ? { projection } : {}).toArray()) as Array<T & { _id: string }>;
+      const docs = (await driverCollection<any>(model).find(filter as never, projection ? { projection } : {}).toArray()) as Array<T & { _id: string }>;
       const byId = new Map(docs.map((d) => [d._id, d]));
       return ids.map((id) => ({ ok: true as const, value: byId.get(id) ?? null }));
     }),
@@ -182,7 +179,7 @@ export function findByFieldBatched<T>(model: ModelLike, field: string, value: st
     new Batcher<string, T[]>(async (values) => {
       const unique = [...new Set(values)];
       const filter = unique.length === 1 ? { [field]: unique[0] } : { [field]: { $in: unique } };
-      const docs = (await driver(model).find(filter as never).toArray()) as Array<T & Record<string, unknown>>;
+      const docs = (await driverCollection<any>(model).find(filter as never).toArray()) as Array<T & Record<string, unknown>>;
       const groups = new Map<string, T[]>();
       for (const d of docs) {
         const k = d[field] as string;
@@ -226,7 +223,7 @@ export function updateIfMatchBatched(model: ModelLike, filter: { _id: string } &
     new Batcher<Op, boolean>(async (ops) => {
       const reply = await writeCommand(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update, upsert: true })), ordered: false });
       const inserted = new Set((reply.upserted ?? []).map((u) => u.index));
-      if (inserted.size > 0) await driver(model).deleteMany({ _id: { $in: (reply.upserted ?? []).map((u) => u._id) } } as never);
+      if (inserted.size > 0) await driverCollection<any>(model).deleteMany({ _id: { $in: (reply.upserted ?? []).map((u) => u._id) } } as never);
       const errors = new Map((reply.writeErrors ?? []).map((we) => [we.index, we]));
       return ops.map((_op, i): Outcome<boolean> => {
         const we = errors.get(i);

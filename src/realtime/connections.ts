@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { driverCollection } from '../db/driverCollection';
 import type { ConnectionLimits } from '../config';
 import { loadConfig } from '../config';
 import { ApiKeyModel, type ApiKeyRecord } from '../domain/accounts/apiKey.model';
@@ -174,7 +174,7 @@ async function checkRevocations(): Promise<void> {
   if (checking) return;
   checking = true;
   try {
-    const keys = ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
+    const keys = driverCollection<ApiKeyRecord>(ApiKeyModel);
     const revoked = await keys
       .find({ _id: { $in: [...leasesOfKey.keys()] }, revoked_at: { $ne: null } }, { projection: { _id: 1 } })
       .toArray();

@@ -1,5 +1,5 @@
+import { driverCollection } from '../../db/driverCollection';
 import { randomBytes } from 'node:crypto';
-import type { mongo } from 'mongoose';
 import { ApiError } from '../../errors';
 import { AccountModel, type AccountRecord } from '../../domain/accounts/account.model';
 import { ApiKeyModel, type ApiKeyRecord } from '../../domain/accounts/apiKey.model';
@@ -29,9 +29,9 @@ export interface DashboardSessionResource {
   expires_at: string;
 }
 
-const sessions = () => DashboardSessionModel.collection as unknown as mongo.Collection<DashboardSessionRecord>;
-const keys = () => ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
-const accounts = () => AccountModel.collection as unknown as mongo.Collection<AccountRecord>;
+const sessions = () => driverCollection<DashboardSessionRecord>(DashboardSessionModel);
+const keys = () => driverCollection<ApiKeyRecord>(ApiKeyModel);
+const accounts = () => driverCollection<AccountRecord>(AccountModel);
 
 /** The one 401 of a missing, unknown, expired or signed-out session, or one whose key was revoked. */
 export const sessionRefused = () =>

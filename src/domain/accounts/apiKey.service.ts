@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { driverCollection } from '../../db/driverCollection';
 import type { components } from '../../../generated/openapi';
 import { ApiError } from '../../errors';
 import { createWithinCap } from '../createWithinCap';
@@ -26,8 +26,8 @@ const KEY_SHAPE = /^(sk|pk)_test_[0-9A-Za-z]{32}$/;
 
 // Authentication reads on every request: the driver's collections directly, which skips mongoose's
 // query layer (about 15 % of the CPU of each read; bench/README.md).
-const keys = () => ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
-const accounts = () => AccountModel.collection as unknown as mongo.Collection<AccountRecord>;
+const keys = () => driverCollection<ApiKeyRecord>(ApiKeyModel);
+const accounts = () => driverCollection<AccountRecord>(AccountModel);
 
 /** The one 401 of a missing, malformed, unknown or revoked key. */
 export const authenticationFailed = () => new ApiError('authentication_failed', 'Invalid API key provided. Send "Authorization: Bearer sk_test_..."');

@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { driverCollection } from '../../db/driverCollection';
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { digestsEqual, hashSecret } from '../accounts/secrets';
@@ -19,7 +19,7 @@ export interface ClientTokenGrant {
   paymentIntentId: string;
 }
 
-const tokens = () => ClientTokenModel.collection as unknown as mongo.Collection<ClientTokenRecord>;
+const tokens = () => driverCollection<ClientTokenRecord>(ClientTokenModel);
 
 /**
  * The one 401 of every token that does not work: malformed, unknown, revoked, expired, or used for

@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { driverCollection } from '../../db/driverCollection';
 import { Batcher } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
 import { SequenceModel } from './event.model';
@@ -33,7 +33,7 @@ async function reserve(name: string, count: number): Promise<number> {
     try {
       // The driver's collection: one of these per created payment and per event, and mongoose's query
       // layer only costs CPU here.
-      const doc = await (SequenceModel.collection as unknown as mongo.Collection<{ _id: string; value: number }>).findOneAndUpdate(
+      const doc = await driverCollection<{ _id: string; value: number }>(SequenceModel).findOneAndUpdate(
         { _id: name },
         { $inc: { value: count } },
         { upsert: true, returnDocument: 'after' },

@@ -1,4 +1,4 @@
-import type { mongo } from 'mongoose';
+import { driverCollection } from '../../db/driverCollection';
 import { isDuplicateKey } from '../../db/errors';
 import { logger } from '../../logger';
 import type { ApiKeyRecord } from '../accounts/apiKey.model';
@@ -69,7 +69,7 @@ export async function flushRequestLogs(): Promise<void> {
   if (batch.length > 0) {
     // The entries are complete plain documents: the driver's insert skips mongoose's per-document
     // casting and validation.
-    const collection = RequestLogModel.collection as unknown as mongo.Collection<RequestLogRecord>;
+    const collection = driverCollection<RequestLogRecord>(RequestLogModel);
     track(
       collection.insertMany(batch, { ordered: false }).then(
         () => undefined,
@@ -90,7 +90,7 @@ function track(write: Promise<void>): void {
  * database client: `refused requests counted` with each account's counts of this flush.
  */
 async function writeRefusedCounts(counts: Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>): Promise<void> {
-  const collection = RefusedRequestsModel.collection as unknown as mongo.Collection<RefusedRequestsRecord>;
+  const collection = driverCollection<RefusedRequestsRecord>(RefusedRequestsModel);
   const ops = [...counts].map(([_id, c]) => ({
     updateOne: {
       filter: { _id },

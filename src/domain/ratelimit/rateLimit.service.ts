@@ -1,3 +1,4 @@
+import { driverCollection } from '../../db/driverCollection';
 import type { mongo } from 'mongoose';
 import { Batcher } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
@@ -244,9 +245,9 @@ function decide(count: number, windowEndMs: number, limit: number, nowMs: number
 // The driver's collections directly: these updates run on every request, and skipping mongoose's
 // query layer saves about 15 % of the CPU of each (bench/README.md).
 function bucketCollection(): mongo.Collection<RateLimitRecord> {
-  return RateLimitModel.collection as unknown as mongo.Collection<RateLimitRecord>;
+  return driverCollection<RateLimitRecord>(RateLimitModel);
 }
 
 function keyCollection(): mongo.Collection<ApiKeyRecord> {
-  return ApiKeyModel.collection as unknown as mongo.Collection<ApiKeyRecord>;
+  return driverCollection<ApiKeyRecord>(ApiKeyModel);
 }

@@ -1,3 +1,4 @@
+import { driverCollection } from '../../db/driverCollection';
 import crypto from 'node:crypto';
 import type { mongo } from 'mongoose';
 import { PROCESS_ID } from '../../processId';
@@ -65,7 +66,7 @@ function toTimer(r: TimerRecord): Timer {
 }
 
 function timers(): mongo.Collection<TimerRecord> {
-  return TimerModel.collection as unknown as mongo.Collection<TimerRecord>;
+  return driverCollection<TimerRecord>(TimerModel);
 }
 
 function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lease_until' | 'claimed_at'> {

@@ -1,0 +1,16 @@
+import type { mongo } from 'mongoose';
+
+/** A mongoose model, for the one thing read from it here: its driver collection. */
+export interface ModelWithCollection {
+  collection: unknown;
+}
+
+/**
+ * A model's collection with the MongoDB driver's API, typed by its stored record: for hot paths where
+ * mongoose's query layer (casting, document hydration) only costs CPU, since the records written there
+ * are complete. Mongoose's collection passes each call to the driver's; its type does not say so, hence
+ * the one cast, here rather than at every use.
+ */
+export function driverCollection<T extends mongo.Document>(model: ModelWithCollection): mongo.Collection<T> {
+  return model.collection as mongo.Collection<T>;
+}
