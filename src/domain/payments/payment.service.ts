@@ -5,6 +5,8 @@ import { findByIdBatched, insertBatched } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
+import { SequenceModel } from '../events/event.model';
+import { driverCollection } from '../../db/driverCollection';
 import { isDuplicateKey } from '../../db/errors';
 import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
@@ -53,12 +55,11 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, seq, firstEventSeq] = await Promise.all([
-    readAccountClock(actor.accountId),
-    nextSequence('payment_intents'),
-    nextSequence('events'),
-  ]);
+  const [account, firstEventSeq] = await Promise.all([readAccountClock(actor.accountId), paymentEventSequence()]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
+  // The payment's place in its account's list is the number of its `payment.created` event: unique and
+  // increasing like the events' counter it comes from, and one reservation (findAndModify) instead of two.
+  const seq = firstEventSeq;
   const now = accountNow(account.clock_offset_ms ?? 0);
 
   let reference: PaymentRecord['reference'] = null;
@@ -126,6 +127,35 @@ export async function createPaymentIntent(
     eventData: [resource as unknown as Record<string, unknown>],
   });
   return resource;
+}
+
+/**
+ * The number of a new payment's `payment.created` event, which is also the payment's `seq`.
+ *
+ * Payments used to draw `seq` from a counter of their own (`sequences` `payment_intents`). The events'
+ * counter is ahead of it in every data directory this code wrote (each payment reserved one number of
+ * each, in that order), but a process that died between the two reservations left it one behind: so,
+ * once per database and process, the events' counter is raised to at least the old one ($max), and new
+ * payments always list after the old ones.
+ */
+async function paymentEventSequence(): Promise<number> {
+  const db = SequenceModel.db.db;
+  let caughtUp = db && eventCounterCaughtUp.get(db);
+  if (db && !caughtUp) {
+    caughtUp = catchUpEventCounter();
+    eventCounterCaughtUp.set(db, caughtUp);
+    caughtUp.catch(() => eventCounterCaughtUp.delete(db));
+  }
+  await caughtUp;
+  return nextSequence('events');
+}
+
+const eventCounterCaughtUp = new WeakMap<object, Promise<void>>();
+
+async function catchUpEventCounter(): Promise<void> {
+  const sequences = driverCollection<{ _id: string; value: number }>(SequenceModel);
+  const old = await sequences.findOne({ _id: 'payment_intents' });
+  if (old) await sequences.updateOne({ _id: 'events' }, { $max: { value: old.value } }, { upsert: true });
 }
 
 export async function getPaymentIntentForAccount(accountId: string, id: string): Promise<PaymentIntentResource> {
