@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { logger } from '../logger';
-import { isIndexConflict } from './errors';
+import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
 import { WRITE_CONCERN } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
@@ -39,11 +39,14 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   }
   mongoose.set('strictQuery', true);
   const shapesDir = process.env.PGW_QUERY_SHAPES;
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: true, monitorCommands: Boolean(shapesDir), writeConcern: WRITE_CONCERN });
+  const connectStart = performance.now();
+  // autoIndex/autoCreate off: syncModelIndexes checks and builds every model's indexes in one pass below.
+  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: false, autoCreate: false, monitorCommands: Boolean(shapesDir), writeConcern: WRITE_CONCERN });
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
-  // Unique indexes carry correctness (idempotency keys, reference numbers, key hashes): build them
-  // before the first request is served rather than lazily in the background.
-  await Promise.all(Object.values(mongoose.models).map((model) => initModel(model)));
+  const indexesStart = performance.now();
+  await syncModelIndexes(mongoose.connection);
+  // How long a start spends here (a restart's time is watched: bench/profile/restartPhases.ts).
+  logger.info({ connectMs: Math.round(indexesStart - connectStart), indexesMs: Math.round(performance.now() - indexesStart), models: Object.keys(mongoose.models).length }, 'database connected, indexes checked');
   return {
     uri,
     kind,
@@ -53,25 +56,6 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
       if (stopEngine) await stopEngine();
     },
   };
-}
-
-/**
- * Builds a model's indexes and retires the ones an older version of this code declared: the gateway's
- * collections are its own, so an index the schema no longer declares (the timers' old claim index, the
- * events' hook index before it became partial) is dropped rather than left to cost every write. An
- * index of the same name with other options (one that has since become sparse, say) makes MongoDB
- * answer IndexOptionsConflict at build time; syncIndexes drops and rebuilds it.
- */
-async function initModel(model: mongoose.Model<any>): Promise<void> {
-  try {
-    await model.init();
-  } catch (err) {
-    if (!isIndexConflict(err)) throw err;
-  }
-  const dropped = await model.syncIndexes();
-  if (dropped.length > 0) {
-    logger.warn({ collection: model.collection.collectionName, dropped }, 'dropped indexes an older version declared (migration)');
-  }
 }
 
 export async function databaseReady(): Promise<boolean> {

@@ -1,7 +1,6 @@
 /** MongoDB error codes the gateway reacts to (the same from a real MongoDB and the embedded engine). */
 const DUPLICATE_KEY = 11000;
-const INDEX_OPTIONS_CONFLICT = 85;
-const INDEX_KEY_SPECS_CONFLICT = 86;
+const NAMESPACE_EXISTS = 48;
 
 function codeOf(err: unknown): unknown {
   return typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -12,8 +11,7 @@ export function isDuplicateKey(err: unknown): boolean {
   return codeOf(err) === DUPLICATE_KEY;
 }
 
-/** An index of the same name exists with other options or keys. */
-export function isIndexConflict(err: unknown): boolean {
-  const code = codeOf(err);
-  return code === INDEX_OPTIONS_CONFLICT || code === INDEX_KEY_SPECS_CONFLICT;
+/** The collection exists already (a create raced with another process's). */
+export function isNamespaceExists(err: unknown): boolean {
+  return codeOf(err) === NAMESPACE_EXISTS;
 }
