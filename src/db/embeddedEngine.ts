@@ -73,14 +73,16 @@ async function startEmbeddedOnSocket(dataDir: string | undefined): Promise<Embed
   if (process.platform === 'win32') {
     throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${REMEDY}`);
   }
-  // Loaded lazily: production never needs the engine's code.
-  const { startEmbeddedMongo, startEmbeddedMongoInWorker, SocketListenError } = await import('@pgw/embedded-mongo');
+  // Loaded lazily: production never needs the engine's code. The worker's starter alone
+  // ('@pgw/embedded-mongo/threaded') does not load the engine on this thread: evaluating the engine's
+  // modules (mingo above all, ~0.1 s) would delay the worker's start, which a restart waits for.
+  const { SocketListenError, startEmbeddedMongoInWorker } = await import('@pgw/embedded-mongo/threaded');
   const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: repairTruncate() };
   try {
     // The engine runs in a worker thread of this process: its work takes the second core, and the stored
     // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
     // EMBEDDED_DB_THREAD=false keeps it on this thread (to profile both in one CPU profile, say).
-    if (process.env.EMBEDDED_DB_THREAD === 'false') return await startEmbeddedMongo(options);
+    if (process.env.EMBEDDED_DB_THREAD === 'false') return await (await import('@pgw/embedded-mongo')).startEmbeddedMongo(options);
     return await startEmbeddedMongoInWorker({ ...options, workerUrl: bundledWorkerUrl() });
   } catch (err) {
     if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read

@@ -13,6 +13,7 @@ import { MAX_MESSAGE_BYTES } from './commands/admin';
 import type { ServerInfo } from './commands/context';
 import type { Engine } from './engine';
 import { errorReply } from './errors';
+import { SocketListenError } from './socketListenError';
 import type { Doc } from './values';
 import {
   FLAG_MORE_TO_COME,
@@ -23,6 +24,8 @@ import {
   parseMessage,
   readHeader,
 } from './wire';
+
+export { SocketListenError };
 
 export interface ServerOptions {
   /**
@@ -41,19 +44,6 @@ export interface ServerOptions {
    * user puts it in a directory only it can enter (index.ts does for `socketPath: true`).
    */
   socketPath?: string;
-}
-
-/** The Unix socket could not be listened on; `code` is the system's (EADDRINUSE, EACCES ...). */
-export class SocketListenError extends Error {
-  override readonly name = 'SocketListenError';
-  readonly code: string | undefined;
-  constructor(
-    readonly socketPath: string,
-    cause: unknown,
-  ) {
-    super(`cannot listen on the Unix socket ${socketPath}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  }
 }
 
 export class WireServer {

@@ -1,8 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedMongo, EmbeddedMongoOptions } from './index';
-import { SocketListenError } from './server';
+import { SocketListenError } from './socketListenError';
 import type { WorkerReply, WorkerRequest } from './workerProtocol';
+
+export { SocketListenError };
 
 export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
   /**

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { startEmbeddedMongo, type EmbeddedMongoOptions } from './index';
-import { SocketListenError } from './server';
+import { SocketListenError } from './socketListenError';
 import type { WorkerReply, WorkerRequest } from './workerProtocol';
 
 /** The worker side of threaded.ts: starts the engine with the options it was given and closes it on request. */

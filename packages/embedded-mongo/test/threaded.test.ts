@@ -78,4 +78,13 @@ describe('the engine in a worker thread', () => {
     expect(socketErr).toBeInstanceOf(SocketListenError);
     expect((socketErr as SocketListenError).code).toBe('ENOTDIR');
   });
+
+  it("loads none of the engine on the caller's thread from '@pgw/embedded-mongo/threaded'", () => {
+    // The gateway's launcher starts the worker through that entry: evaluating the engine's modules on its
+    // own thread first (mingo's ~300 CommonJS files) would only delay the worker a restart waits for.
+    const script = "await import('@pgw/embedded-mongo/threaded'); const { createRequire } = await import('node:module');" +
+      ' console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));';
+    const loaded = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })) as string[];
+    expect(loaded.filter((file) => file.includes(`${path.sep}mingo${path.sep}`))).toEqual([]);
+  });
 });
