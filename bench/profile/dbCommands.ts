@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
-import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey } from '../lib/api';
+import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from '../lib/api';
 import { BENCH_WEBHOOK_SECRETS_KEY, startDatabase } from '../lib/services';
 import { cpuMs } from '../lib/processes';
 import { sleep } from '../lib/stats';
@@ -19,8 +19,8 @@ import { sleep } from '../lib/stats';
  * per request of this process (gateway and client) and of the database's, with the idle background's
  * share of it. `C=50` runs
  * them 50 at a time instead. The last row is an express payment's whole life, from its POST to its
- * `payment.succeeded` webhook received at +5 s (LIFE_N lives, C at a time; `LIFE_ONLY=1` runs that row
- * alone).
+ * `payment.succeeded` webhook received at +5 s (LIFE_N lives, C at a time, over LIFE_ACCOUNTS accounts;
+ * `LIFE_ONLY=1` runs that row alone).
  */
 const N = Number(process.env.N ?? 50);
 /** Requests in flight (C=50 shows how the batching in src/db/batching.ts shares commands). */
@@ -28,6 +28,11 @@ const C = Math.max(1, Number(process.env.C ?? 1));
 /** Express lives for the last row: each takes 5 s, so C=1 runs few (default 10, or 2 waves of C). */
 const LIFE_N = Number(process.env.LIFE_N ?? (C === 1 ? 10 : 2 * C));
 const LIFE_ONLY = process.env.LIFE_ONLY === '1';
+/**
+ * Accounts the express lives are spread over, each with its own key and webhook endpoint (bench:rail
+ * uses 10): commands that serve one key or account at a time (the rate-limit counts) show here.
+ */
+const LIFE_ACCOUNTS = Math.max(1, Number(process.env.LIFE_ACCOUNTS ?? 1));
 
 /** Runs job(0..n-1), C at a time. */
 async function times(n: number, job: (i: number) => Promise<unknown>): Promise<void> {
@@ -170,14 +175,19 @@ const lifeReceiver = http.createServer((req, res) => {
   });
 });
 await new Promise<void>((r) => lifeReceiver.listen(0, '127.0.0.1', r));
-const lifeAccount = await createAccount(gateway.url, 'db commands express life');
-await lifeAccount.api.must(201, 'POST', '/webhook_endpoints', {
-  url: `http://127.0.0.1:${(lifeReceiver.address() as AddressInfo).port}/hooks`,
-  events: ['payment.succeeded'],
-});
+const lifeAccounts: BenchAccount[] = [];
+for (let i = 0; i < LIFE_ACCOUNTS; i++) {
+  const lifeAccount = await createAccount(gateway.url, `db commands express life ${i}`);
+  await lifeAccount.api.must(201, 'POST', '/webhook_endpoints', {
+    url: `http://127.0.0.1:${(lifeReceiver.address() as AddressInfo).port}/hooks`,
+    events: ['payment.succeeded'],
+  });
+  lifeAccounts.push(lifeAccount);
+}
 const EXPRESS_BODY = { amount: 1_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } };
-show('Express payment, POST to payment.succeeded received (+5 s)', await record(async () => {
-  await times(LIFE_N, async () => {
+show(`Express payment, POST to payment.succeeded received (+5 s), over ${LIFE_ACCOUNTS} account(s)`, await record(async () => {
+  await times(LIFE_N, async (i) => {
+    const lifeAccount = lifeAccounts[i % LIFE_ACCOUNTS]!;
     const p = await lifeAccount.api.must<{ id: string }>(201, 'POST', '/payment_intents', EXPRESS_BODY, { 'idempotency-key': idempotencyKey() });
     if (!lifeArrived.has(p.id)) await new Promise<void>((r) => lifeWaiters.set(p.id, r));
   });

@@ -1,5 +1,6 @@
 import type { components, operations as ContractOperations } from '../../generated/openapi';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
+import type { AccountClock } from '../domain/accounts/account.model';
 import type { IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import type { Actor } from '../domain/payments/actor';
 import type { ClientTokenCaller, KeyCaller, PublicCaller } from './caller';
@@ -56,6 +57,8 @@ export interface KeyContext {
   settings: GatewaySettings;
   /** On idempotent operations: the attempt runIdempotent runs (the id the key reserves for the object). */
   idempotency?: IdempotentAttempt;
+  /** The account's clock as this request's authentication read it, when the protocol has it (REST). */
+  account?: AccountClock;
 }
 
 /** What a handler of a public operation gets: nobody, or a client token on the operations that take one. */

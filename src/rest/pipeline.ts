@@ -1,12 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
+import type { AccountClock } from '../domain/accounts/account.model';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { authorize } from '../operations/authorize';
 import { bearerSecret } from '../operations/bearer';
-import { PUBLIC_CALLER, type Caller } from '../operations/caller';
+import { authenticateKey, PUBLIC_CALLER, type Caller } from '../operations/caller';
 import { getOperation, parameterSchema, type Operation } from '../operations/contract';
 import { execute, isExecutable, validateInput, type OperationResult, type RawInput } from '../operations/execute';
-import { authenticateClientTokenRequest, authenticateKeyRequest } from '../operations/http/authenticate';
+import { acceptKey, authenticateClientTokenRequest } from '../operations/http/authenticate';
 import { readJsonBody } from '../operations/http/body';
 import { applyCount, clientIp } from '../operations/http/rateLimit';
 import { countPublicCall } from '../operations/rateLimitPolicy';
@@ -33,7 +34,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
-      const caller = op.public ? await publicCaller(req, res, operationId, takesClientToken, config) : await keyCaller(req, res, operationId, config);
+      const { caller, account } = op.public ? { caller: await publicCaller(req, res, operationId, takesClientToken, config) } : await keyCaller(req, res, operationId, config);
       const input: RawInput = { params: { ...req.params }, query: { ...(req.query as object) }, headers: { ...req.headers } };
       if (stream) {
         authorize(caller, operationId);
@@ -43,6 +44,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
       const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, caller, input, {
         requestId,
         settings,
+        account,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),
       });
       send(res, result);
@@ -52,10 +54,12 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   };
 }
 
-async function keyCaller(req: Request, res: Response, operationId: ApiOperationId, config: Config): Promise<Caller> {
+/** The bearer key's caller, and its account's clock as the request's count read it (for the handler). */
+async function keyCaller(req: Request, res: Response, operationId: ApiOperationId, config: Config): Promise<{ caller: Caller; account?: AccountClock }> {
   await refuseClientTokenOnKeyRoute(req, res, operationId, config);
-  // One round trip finds the key and counts the request in its rate-limit window.
-  return authenticateKeyRequest(bearerToken(req), res, config);
+  // One round trip finds the key and counts the request in its rate-limit windows (and reads its account).
+  const { auth } = await authenticateKey(bearerToken(req), config);
+  return { caller: acceptKey(auth, res, config), account: auth.account };
 }
 
 /** A client token, on the operations that take one, counts on the token instead of the IP. */

@@ -12,7 +12,18 @@ export interface AccountRecord {
   reference_entity: string;
   clock_offset_ms: number;
   created_at: Date;
+  /**
+   * The rate-limit windows of the account's keys together and of each key (domain/ratelimit): requests
+   * counted so far and when the window ends. In the account's document so that one command counts a
+   * request in both and reads the account's clock for it.
+   */
+  rate_count?: number;
+  rate_window_end?: Date | null;
+  key_rates?: Record<string, { count: number; end: Date }>;
 }
+
+/** The account fields a request's work reads on hot paths: its sandbox clock, and the entity of its references. */
+export type AccountClock = Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity'>;
 
 const accountSchema = new Schema<AccountRecord>(
   {
@@ -22,6 +33,10 @@ const accountSchema = new Schema<AccountRecord>(
     reference_entity: { type: String, required: true },
     clock_offset_ms: { type: Number, required: true, default: 0 },
     created_at: { type: Date, required: true },
+    rate_count: { type: Number },
+    rate_window_end: { type: Date },
+    // Key id -> { count, end }: written by the driver only (rateLimit.service.ts).
+    key_rates: { type: Schema.Types.Mixed },
   },
   { versionKey: false, collection: 'accounts' },
 );

@@ -15,9 +15,6 @@ export interface ApiKeyRecord {
   last4: string;
   created_at: Date;
   revoked_at: Date | null;
-  /** The key's rate-limit window (domain/ratelimit): requests counted so far, and when it ends. */
-  rate_count?: number;
-  rate_window_end?: Date | null;
 }
 
 const apiKeySchema = new Schema<ApiKeyRecord>(
@@ -31,8 +28,8 @@ const apiKeySchema = new Schema<ApiKeyRecord>(
     last4: { type: String, required: true },
     created_at: { type: Date, required: true },
     revoked_at: { type: Date, default: null },
-    rate_count: { type: Number },
-    rate_window_end: { type: Date },
+    // rate_count and rate_window_end, the key's rate-limit window before it moved into its account's
+    // document (key_rates), may still be in older keys' documents: nothing reads them.
   },
   { versionKey: false, collection: 'api_keys' },
 );

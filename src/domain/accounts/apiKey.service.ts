@@ -2,12 +2,12 @@ import { driverCollection } from '../../db/driverCollection';
 import type { components } from '../../../generated/openapi';
 import { ApiError } from '../../errors';
 import { createWithinCap } from '../createWithinCap';
-import { AccountModel, type AccountRecord } from './account.model';
+import { AccountModel, type AccountClock, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
-import { countKeyAndAccountRequest, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
+import { countKeyAndAccountRequest, dropKeyWindow, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 /** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
 export type ApiKeyResource = components['schemas']['ApiKey'];
@@ -51,22 +51,27 @@ export async function authenticate(secret: string | undefined): Promise<Authenti
 export interface AuthenticatedKey {
   key: ApiKeyRecord;
   rate: RateLimitDecision;
+  /**
+   * The key's account (its sandbox clock) as the request's count read it: for that request's handler
+   * only (another request, or another process, may move the clock since). Absent where the key was
+   * counted without it.
+   */
+  account?: AccountClock;
 }
 
 /**
  * The REST pipeline's first step: resolves the bearer secret to its key (same 401 rules as
  * authenticate()) and counts the request in the key's rate-limit window and its account's, in one
  * database round trip once this process knows the key's account (countKeyAndAccountRequest). The
- * decision is returned, not enforced: the caller answers 429. The account is not read: the key
- * names it (`account_id`), accounts are never deleted, and handlers that need account data (its
- * sandbox clock) read it themselves, fresh.
+ * decision is returned, not enforced: the caller answers 429. The count also reads the account's
+ * clock, which the request's handler takes instead of reading it again.
  */
 export async function authenticateAndCount(secret: string | undefined, limits: RateLimits): Promise<AuthenticatedKey> {
   if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
   const hash = hashSecret(secret);
   const counted = await countKeyAndAccountRequest(hash, limits);
   if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
-  return { key: counted.key, rate: counted.decision };
+  return { key: counted.key, rate: counted.decision, account: counted.account };
 }
 
 /**
@@ -125,6 +130,8 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
   // KEY_REVOCATION_CHECK_MS, src/realtime/connections.ts), then the dashboard sessions signed in with it
   // (their sockets, identified by the key, closed first): the hooks src/server.ts registers, in that order.
   await keyRevoked(keyId);
+  // Its rate-limit window in the account's document will not count again.
+  if (updated) await dropKeyWindow(accountId, keyId);
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);

@@ -12,6 +12,7 @@ import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
 import type { MethodChannel } from './methods';
 import { PaymentModel, type PaymentRecord } from './payment.model';
+import type { AccountClock } from '../accounts/account.model';
 import { mutatePayment } from './payment.mutate';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
@@ -26,6 +27,8 @@ export interface CreatePaymentOptions {
   idempotency?: IdempotentAttempt;
   /** An id chosen beforehand: a checkout session's claim names its payment before the payment exists. */
   paymentId?: string;
+  /** The account's clock as this request read it moments ago (its authentication's count): not read again. */
+  account?: AccountClock;
 }
 
 /**
@@ -55,7 +58,7 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, firstEventSeq] = await Promise.all([readAccountClock(actor.accountId), paymentEventSequence()]);
+  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), paymentEventSequence()]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   // The payment's place in its account's list is the number of its `payment.created` event: unique and
   // increasing like the events' counter it comes from, and one reservation (findAndModify) instead of two.

@@ -1,7 +1,8 @@
 import { driverCollection } from '../../db/driverCollection';
 import type { mongo } from 'mongoose';
-import { Batcher } from '../../db/batching';
+import { Batcher, findByFieldBatched } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
+import { AccountModel, type AccountClock, type AccountRecord } from '../accounts/account.model';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
 import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
 
@@ -26,9 +27,9 @@ const WINDOW_MS = 60_000;
  * opening a new window is guarded by a condition on the old window's end, so two processes can never
  * both start a fresh window.
  *
- * Buckets (client IPs, accounts) have a document each in `rate_limits`, which its TTL index deletes a
- * little after the window ends (rateLimit.model.ts). A key's own window lives in the key's document
- * instead (countKeyRequest), so that authentication and counting are one round trip.
+ * Buckets (client IPs, client tokens) have a document each in `rate_limits`, which its TTL index
+ * deletes a little after the window ends (rateLimit.model.ts). A key's window and its account's live in
+ * the account's document instead (countKeyAndAccountRequest), so that both are one command.
  */
 export async function hitRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): Promise<RateLimitDecision> {
   const counted = await countInBucket(bucket, 1, nowMs);
@@ -67,37 +68,47 @@ export interface RateLimits {
   perAccount: number;
 }
 
-export const accountBucket = (accountId: string) => `account:${accountId}`;
+/** A key's request, counted: the key, its decision, and its account's clock as the count read it. */
+export interface CountedKeyRequest {
+  key: ApiKeyRecord;
+  decision: RateLimitDecision;
+  /**
+   * The account as it was when this request was counted (its sandbox clock offset and reference
+   * entity): this request's own read, for its handler, never kept for another request.
+   */
+  account: AccountClock;
+}
 
 /**
  * Counts one request of the key whose secret hashes to `keyHash` in the key's window AND in its
  * account's window (so that creating keys buys no extra requests), and returns the key with the key's
  * decision, refused as well when the account is over its limit; null when no such unrevoked key exists.
  *
+ * Both windows live in the account's document (`rate_count`/`rate_window_end` and `key_rates.<key id>`),
+ * so one findAndModify counts both and returns the account's clock, which the request's handler then
+ * need not read again. The key itself is read by its hash (one `find` for all the keys of a turn,
+ * src/db/batching.ts): it says whether the key still works.
+ *
  * Round trips: the account a key belongs to never changes, so once this process has seen a key it
- * knows the account and sends both counts at once (one round trip of latency, as before the account
- * limit). The first request of a key in a process learns the account from the key count, then counts
- * the account. A key revoked since it was remembered adds one request to its account's count before its
- * own count says it is gone and it is forgotten; unknown secrets never reach an account's count.
+ * knows its id and account and sends the read and the count at once (one round trip of latency). The
+ * first request of a key in a process reads the key, then counts. A key revoked since it was remembered
+ * adds one request to its account's count before its read says it is gone and it is forgotten; unknown
+ * secrets never reach an account's count.
  */
-export async function countKeyAndAccountRequest(
-  keyHash: string,
-  limits: RateLimits,
-  nowMs: number = Date.now(),
-): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
-  const countAccount = (accountId: string) => accountCounts.run({ group: accountId, limit: limits.perAccount, nowMs });
-  const knownAccount = accountOfKey.get(keyHash);
-  const [counted, early] = await Promise.all([
-    countKeyRequest({ key_hash: keyHash }, limits.perKey, nowMs),
-    knownAccount ? countAccount(knownAccount) : null,
-  ]);
-  if (!counted) {
-    accountOfKey.delete(keyHash);
+export async function countKeyAndAccountRequest(keyHash: string, limits: RateLimits, nowMs: number = Date.now()): Promise<CountedKeyRequest | null> {
+  const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, ...k, limits, nowMs });
+  const known = keyOfHash.get(keyHash);
+  const [found, early] = await Promise.all([findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash), known ? count(known) : null]);
+  const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
+  if (!key) {
+    keyOfHash.delete(keyHash);
     return null;
   }
-  if (!knownAccount) rememberAccount(keyHash, counted.key.account_id);
-  const account = early ?? (await countAccount(counted.key.account_id));
-  return { key: counted.key, decision: combine(counted.decision, account) };
+  const ids = { keyId: key._id, accountId: key.account_id };
+  if (!known) rememberKey(keyHash, ids);
+  const counted = early ?? (await count(ids));
+  // A key whose account is not there does not work (accounts are never deleted).
+  return counted && { key, ...counted };
 }
 
 /**
@@ -110,47 +121,32 @@ function combine(key: RateLimitDecision, account: RateLimitDecision): RateLimitD
   return { ...key, allowed: false, refusedBy: { scope: 'account', limit: account.limit, resetSeconds: wait } };
 }
 
-/** key hash → account id of the keys this process has counted (an id never moves to another account). */
-const accountOfKey = new Map<string, string>();
-const ACCOUNT_OF_KEY_MAX = 50_000;
+interface KnownKey {
+  keyId: string;
+  accountId: string;
+}
 
-function rememberAccount(keyHash: string, accountId: string): void {
+/** key hash → id and account of the keys this process has counted (neither ever changes). */
+const keyOfHash = new Map<string, KnownKey>();
+const KEY_OF_HASH_MAX = 50_000;
+
+function rememberKey(keyHash: string, ids: KnownKey): void {
   // Insertion order: the oldest entry goes first; a forgotten key costs one sequential round trip.
-  if (accountOfKey.size >= ACCOUNT_OF_KEY_MAX) accountOfKey.delete(accountOfKey.keys().next().value!);
-  accountOfKey.set(keyHash, accountId);
+  if (keyOfHash.size >= KEY_OF_HASH_MAX) keyOfHash.delete(keyOfHash.keys().next().value!);
+  keyOfHash.set(keyHash, ids);
 }
 
-/**
- * Counts one request of the (unrevoked) key matching `identity` and returns the key as it is after
- * the count, with the decision; null when no such key exists. In the usual case (window open) this is
- * a single findOneAndUpdate, which is also the key lookup of authentication.
- */
-export function countKeyRequest(
-  identity: { _id: string } | { key_hash: string },
-  limit: number,
-  nowMs: number = Date.now(),
-): Promise<{ key: ApiKeyRecord; decision: RateLimitDecision } | null> {
-  return keyCounts.run({ group: JSON.stringify(identity), identity, limit, nowMs });
-}
-
-interface CountRequest {
-  /** Requests of the same group (key, account) are counted together. */
-  group: string;
-  limit: number;
-  nowMs: number;
-}
-
-type Counted = { count: number; windowEndMs: number };
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /**
- * Requests of the same group that arrive in the same turn of the event loop are counted together, with
- * one `$inc` of their number (src/db/batching.ts): each still counts, in the database, and gets its own
- * position in the window, so the decisions are exactly those of counting them one by one.
+ * Requests of the same group (key, account) that arrive in the same turn of the event loop are counted
+ * together, with one `$inc` of their number (src/db/batching.ts): each still counts, in the database,
+ * and gets its own position in the window (`after`: how many of its group were counted after it), so
+ * the decisions are exactly those of counting them one by one.
  */
-function groupedCounter<R extends CountRequest, C extends Counted, O>(
-  countN: (first: R, n: number) => Promise<C | null>,
-  answer: (counted: C | null, decision: RateLimitDecision) => O,
+function groupedCounter<R extends { group: string }, C, O>(
+  countN: (first: R, n: number) => Promise<C>,
+  answer: (counted: C, request: R, after: number) => O,
 ): Batcher<R, O> {
   return new Batcher<R, O>(async (requests) => {
     const groups = new Map<string, number[]>();
@@ -161,10 +157,7 @@ function groupedCounter<R extends CountRequest, C extends Counted, O>(
         try {
           const counted = await countN(requests[indexes[0]!]!, indexes.length);
           indexes.forEach((requestIndex, j) => {
-            const r = requests[requestIndex]!;
-            // This request's position in the window: the ones before it in the batch counted first.
-            const position = counted ? counted.count - indexes.length + 1 + j : 0;
-            out[requestIndex] = { ok: true, value: answer(counted, decide(position, counted?.windowEndMs ?? 0, r.limit, r.nowMs)) };
+            out[requestIndex] = { ok: true, value: answer(counted, requests[requestIndex]!, indexes.length - 1 - j) };
           });
         } catch (error) {
           for (const requestIndex of indexes) out[requestIndex] = { ok: false, error };
@@ -175,43 +168,70 @@ function groupedCounter<R extends CountRequest, C extends Counted, O>(
   });
 }
 
-const keyCounts = groupedCounter(
-  (r: CountRequest & { identity: { _id: string } | { key_hash: string } }, n) => countKeyRequests(r.identity, n, r.nowMs),
-  (counted, decision) => (counted ? { key: counted.key, decision } : null),
+type KeyRequest = KnownKey & { group: string; limits: RateLimits; nowMs: number };
+
+const requestCounts = groupedCounter(
+  (r: KeyRequest, n) => countOnAccount(r.accountId, r.keyId, n, r.nowMs),
+  (counted, r, after): Omit<CountedKeyRequest, 'key'> | null =>
+    counted && {
+      account: counted.account,
+      decision: combine(
+        decide(counted.keyCount - after, counted.keyWindowEndMs, r.limits.perKey, r.nowMs),
+        decide(counted.accountCount - after, counted.accountWindowEndMs, r.limits.perAccount, r.nowMs),
+      ),
+    },
 );
 
-const accountCounts = groupedCounter(
-  (r: CountRequest, n) => countInBucket(accountBucket(r.group), n, r.nowMs),
-  (_counted, decision) => decision,
-);
-
-/** Adds `n` requests to the key's window (opening a new one when needed); the count after them. */
-async function countKeyRequests(
-  identity: { _id: string } | { key_hash: string },
+/**
+ * Adds `n` requests to the key's window and to its account's, both in the account's document, opening
+ * either when it has ended (or was never opened); the counts after them and the account's clock. Null
+ * when the account does not exist.
+ */
+async function countOnAccount(
+  accountId: string,
+  keyId: string,
   n: number,
   nowMs: number,
-): Promise<{ key: ApiKeyRecord; count: number; windowEndMs: number } | null> {
-  const keys = keyCollection();
-  const filter = { ...identity, revoked_at: null };
+): Promise<{ account: AccountClock; keyCount: number; keyWindowEndMs: number; accountCount: number; accountWindowEndMs: number } | null> {
+  const accounts = accountCollection();
   const now = new Date(nowMs);
+  const keyField = `key_rates.${keyId}`;
+  const ended = (field: string) => ({ $or: [{ [field]: null }, { [field]: { $lte: now } }] });
   for (let attempt = 0; attempt < 5; attempt++) {
-    const counted =
-      (await keys.findOneAndUpdate({ ...filter, rate_window_end: { $gt: now } }, { $inc: { rate_count: n } }, { returnDocument: 'after' })) ??
-      // No open window (first request, or the last one ended): open one. `null` also matches a key
-      // that has never been counted.
-      (await keys.findOneAndUpdate(
-        { ...filter, $or: [{ rate_window_end: null }, { rate_window_end: { $lte: now } }] },
-        { $set: { rate_count: n, rate_window_end: new Date(nowMs + WINDOW_MS) } },
-        { returnDocument: 'after' },
-      ));
-    if (counted) {
-      return { key: counted, count: counted.rate_count ?? n, windowEndMs: (counted.rate_window_end ?? now).getTime() };
+    const doc = await accounts.findOneAndUpdate(
+      { _id: accountId, rate_window_end: { $gt: now }, [`${keyField}.end`]: { $gt: now } },
+      { $inc: { rate_count: n, [`${keyField}.count`]: n } },
+      { returnDocument: 'after', projection: { clock_offset_ms: 1, reference_entity: 1, rate_count: 1, rate_window_end: 1, [keyField]: 1 } },
+    );
+    const keyWindow = doc?.key_rates?.[keyId];
+    if (doc && keyWindow) {
+      return {
+        account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity },
+        keyCount: keyWindow.count,
+        keyWindowEndMs: keyWindow.end.getTime(),
+        accountCount: doc.rate_count ?? n,
+        accountWindowEndMs: (doc.rate_window_end ?? now).getTime(),
+      };
     }
-    // Neither matched: the key does not exist (or is revoked), or another request opened the window
-    // between the two updates, in which case the next attempt counts in it.
-    if (!(await keys.findOne(filter, { projection: { _id: 1 } }))) return null;
+    // A window has ended, or was never opened (the account's first request, the key's first): open it
+    // at zero, conditional on its end so that two processes never both do, then count again. This
+    // happens about once a minute per key.
+    const windowEnd = new Date(nowMs + WINDOW_MS);
+    const opened = await accounts.bulkWrite(
+      [
+        { updateOne: { filter: { _id: accountId, ...ended('rate_window_end') }, update: { $set: { rate_count: 0, rate_window_end: windowEnd } } } },
+        { updateOne: { filter: { _id: accountId, ...ended(`${keyField}.end`) }, update: { $set: { [keyField]: { count: 0, end: windowEnd } } } } },
+      ],
+      { ordered: false },
+    );
+    if (opened.matchedCount === 0 && !(await accounts.findOne({ _id: accountId }, { projection: { _id: 1 } }))) return null;
   }
   throw new Error('rate limit of an API key is contended');
+}
+
+/** Forgets a revoked key's window in its account's document (it will never count again). */
+export async function dropKeyWindow(accountId: string, keyId: string): Promise<void> {
+  await accountCollection().updateOne({ _id: accountId }, { $unset: { [`key_rates.${keyId}`]: '' } });
 }
 
 /**
@@ -248,6 +268,6 @@ function bucketCollection(): mongo.Collection<RateLimitRecord> {
   return driverCollection<RateLimitRecord>(RateLimitModel);
 }
 
-function keyCollection(): mongo.Collection<ApiKeyRecord> {
-  return driverCollection<ApiKeyRecord>(ApiKeyModel);
+function accountCollection(): mongo.Collection<AccountRecord> {
+  return driverCollection<AccountRecord>(AccountModel);
 }

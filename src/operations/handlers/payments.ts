@@ -20,7 +20,7 @@ import type { HandlerTable } from '../types';
 export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
   listPaymentMethods: async () => ({ object: 'list' as const, data: [...PAYMENT_METHODS] }),
-  createPaymentIntent: async (ctx, { body }) => createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency }),
+  createPaymentIntent: async (ctx, { body }) => createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account }),
   listPaymentIntents: async (ctx, { query }) => ({
     object: 'list' as const,
     data: await listPaymentIntents(ctx.actor, { limit: query.limit, status: query.status, startingAfter: query.starting_after }),
