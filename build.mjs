@@ -7,7 +7,8 @@
 //
 // Targets:
 // - gateway: dist/main.js (`npm start`'s entry, src/start.ts: starts the embedded engine's worker, then loads
-//   dist/gateway.js, the gateway), dist/db.js (`npm run db`'s engine), dist/engine-worker.js (the engine's worker).
+//   dist/gateway.js, the gateway), dist/background.js (the gateway's background thread: timers and their webhooks),
+//   dist/db.js (`npm run db`'s engine), dist/engine-worker.js (the engine's worker).
 // - dashboard: dist/dashboard/app.js and app.css, the React app of /dashboard (src/dashboard/app), minified
 //   for browsers. Served by src/dashboard/assets.router.ts; no CDN and nothing built at run time.
 //
@@ -31,7 +32,7 @@ const CONFIG_INPUTS = ['build.mjs', 'package.json', 'package-lock.json', 'tsconf
 /** @type {import('esbuild').BuildOptions} */
 const GATEWAY = {
   absWorkingDir: ROOT,
-  entryPoints: { main: 'src/start.ts', gateway: 'src/main.ts', db: 'packages/embedded-mongo/src/cli.ts', 'engine-worker': 'packages/embedded-mongo/src/workerMain.ts' },
+  entryPoints: { main: 'src/start.ts', gateway: 'src/main.ts', background: 'src/background/worker.ts', db: 'packages/embedded-mongo/src/cli.ts', 'engine-worker': 'packages/embedded-mongo/src/workerMain.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -29,6 +29,12 @@ export interface Config {
   webhookSecretsKey: Buffer | undefined;
   /** How often the durable timer service polls for due timers, in ms. */
   timerPollMs: number;
+  /**
+   * BACKGROUND_THREAD: timers and their webhooks run in a thread of their own (src/background/thread.ts).
+   * On by default for `npm start` (src/main.ts); a gateway started in-process by startGateway() (the
+   * tests) runs everything in one thread unless this says otherwise.
+   */
+  backgroundThread: boolean;
   /** How long finished (done or cancelled) timers are kept before they are deleted, in hours. */
   timerRetentionHours: number;
   /** Retention of request logs, refused-request counts and ended rate-limit windows (RETENTION). */
@@ -172,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookSecretsKey: secretsKey(env, 'WEBHOOK_SECRETS_KEY', mongodbUri),
     timerPollMs: int(env, 'TIMER_POLL_MS', 100, 10, 60_000),
+    backgroundThread: bool(env, 'BACKGROUND_THREAD', false),
     timerRetentionHours: int(env, 'TIMER_RETENTION_HOURS', 24, 1, 24 * 365),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     connections: {

@@ -3,20 +3,16 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
-import { beforeCloseServices, startServices, stopServices, type BackgroundService } from './platform/lifecycle';
-import { requestLogService } from './domain/logs/requestLog.background';
-import { paymentsCoreService } from './domain/payments/payments.jobs';
+import { beforeCloseServices, startServices, stopServices } from './platform/lifecycle';
+import { httpThreadServices } from './background/services';
+import { startBackgroundThread, type BackgroundThread } from './background/thread';
+import { secretsKey } from './domain/webhooks/secretsKey';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pages.router';
-import { checkoutLifecycleService } from './domain/checkout/checkoutLifecycle';
-import { webhookDeliveryService } from './domain/webhooks/webhook.background';
-import { webhookTargetPolicy } from './domain/webhooks/targetResolver';
-import { realtimeService } from './realtime/realtime.background';
-import { subscribeAll } from './realtime/eventBus';
 import { closeConnectionsOfKey } from './realtime/connections';
 import { deleteSessionsOfKey } from './dashboard/session/session.service';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
-import { graphqlRouter, graphqlService } from './graphql/server';
+import { graphqlRouter } from './graphql/server';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
 
 export interface Gateway {
@@ -29,28 +25,9 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/**
- * Background services in start order (stopped in reverse). Later features add theirs here: the
- * durable timers, the event dispatcher, webhook delivery, the event bus, GraphQL subscriptions. Each is
- * given the settings of this gateway (no process-wide setting): here, or from `config` at its start.
- */
-async function backgroundServices(config: Config): Promise<BackgroundService[]> {
-  return [
-    // First, so it stops last: the request log entries of the final requests are written.
-    requestLogService,
-    // Before the payments core, so that its completion hook stays until no payment can succeed.
-    checkoutLifecycleService(),
-    paymentsCoreService,
-    // The webhook fast path hears every event from the event bus (the domain does not import realtime).
-    webhookDeliveryService({ subscribeAll, policy: webhookTargetPolicy(config) }),
-    realtimeService(),
-    graphqlService(),
-  ];
-}
-
 export async function startGateway(config: Config): Promise<Gateway> {
   const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
-  const services = await backgroundServices(config);
+  const services = httpThreadServices(config, { backgroundThread: config.backgroundThread });
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
   onKeyRevoked(closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);
@@ -76,6 +53,11 @@ export async function startGateway(config: Config): Promise<Gateway> {
   const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
   // Background services (timer handlers above all) are running before the first request is served.
   await startServices(services, { config, httpServer });
+  // After this thread's services: the final PUBLIC_BASE_URL and the webhook secrets key it loaded (a
+  // memory-only gateway makes one up) are the background thread's too.
+  const background: BackgroundThread | undefined = config.backgroundThread
+    ? startBackgroundThread({ ...config, webhookSecretsKey: secretsKey() }, db.uri)
+    : undefined;
   httpServer.off('request', holdEarly);
   httpServer.on('request', app);
   for (const [req, res] of early.splice(0)) app(req, res);
@@ -94,6 +76,8 @@ export async function startGateway(config: Config): Promise<Gateway> {
         });
         httpServer.closeIdleConnections();
       });
+      // The background thread's timers and webhooks finish while this thread's hooks still can.
+      await background?.stop();
       await stopServices(services);
       await db.close();
     })();

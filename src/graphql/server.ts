@@ -114,9 +114,10 @@ export function graphqlService(): BackgroundService {
   let ws: { dispose(): Promise<void> } | null = null;
   return {
     name: 'graphql',
-    async start({ config, httpServer }: { config: Config; httpServer: http.Server }) {
+    async start({ config, httpServer }: { config: Config; httpServer?: http.Server }) {
       const endpoint = endpoints.get(config);
       if (!endpoint) return; // the router is not mounted: no GraphQL in this gateway
+      if (!httpServer) throw new Error('the GraphQL service runs beside the HTTP server');
       try {
         const server = createApollo(endpoint.schema, [
           ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: config.shutdownGraceMs }),

@@ -16,7 +16,8 @@ export interface BackgroundService {
 
 export interface ServiceContext {
   config: Config;
-  httpServer: http.Server;
+  /** Absent in the gateway's background thread (src/background), which serves no HTTP. */
+  httpServer?: http.Server;
 }
 
 /** Starts the services in order, each after the previous one has started. */

@@ -49,7 +49,8 @@ export interface SubscriptionFilter {
 
 export type BusListener = (event: BusEvent) => void;
 
-export type BusMode = 'change_stream' | 'poll';
+/** 'local': only this thread's own events (a gateway's background thread, which serves no stream). */
+export type BusMode = 'change_stream' | 'poll' | 'local';
 
 /** A bounded set of recently seen ids (insertion order eviction). */
 class RecentIds {
@@ -512,6 +513,10 @@ export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode
     };
   }
   const mode = opts.mode ?? 'auto';
+  if (mode === 'local') {
+    source = { mode, stop: async () => undefined };
+    return source.mode;
+  }
   const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {
     try {

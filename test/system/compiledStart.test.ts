@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { freePort, ROOT } from '../support/processes';
+import { startReceiver } from '../support/receiver';
 
 /**
  * What `npm start` runs: the esbuild bundle (build.mjs → dist/main.js), started as its own process with
@@ -24,7 +25,7 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
       cwd: ROOT,
-      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '' },
+      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -101,6 +102,46 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     const graphiql = await fetch(`${url}/graphql/assets/graphiql.min.js`);
     expect(graphiql.status).toBe(200);
     expect((await graphiql.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it('runs the timers in its background thread: the rail reaches SUCCEEDED at +5 s and its webhook arrives (src/background)', async () => {
+    // The HTTP thread runs no poller beside a background thread: the rail moving on on its own is the
+    // background thread's work, and its webhook is sent from there.
+    expect(output).toContain('background thread running');
+    const receiver = await startReceiver();
+    try {
+      const account = await createAccount(url, 'background thread');
+      expect((await account.api.post('/webhook_endpoints', { url: receiver.url, events: ['payment.succeeded'] })).status).toBe(201);
+      const intent = await account.api.post(
+        '/payment_intents',
+        { amount: 7000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+        { idempotencyKey: idempotencyKey() },
+      );
+      expect(intent.status).toBe(201);
+      const [hook] = await receiver.waitFor((r) => r.rawBody.includes(intent.body.id), 1, 30_000);
+      expect(JSON.parse(hook!.rawBody)).toMatchObject({ type: 'payment.succeeded', data: { id: intent.body.id, status: 'SUCCEEDED' } });
+      const final = await account.api.get(`/payment_intents/${intent.body.id}`);
+      expect(final.body.status).toBe('SUCCEEDED');
+      // Fired at its due time or after (how late is bench:rail's measure, not a test's).
+      expect(Date.parse(final.body.updated_at) - Date.parse(final.body.created_at)).toBeGreaterThanOrEqual(5_000);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('runs a sandbox clock advance in the thread that serves it, beside the background thread', async () => {
+    const account = await createAccount(url, 'clock beside the background thread');
+    const intent = await account.api.post(
+      '/payment_intents',
+      { amount: 8000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+      { idempotencyKey: idempotencyKey() },
+    );
+    expect(intent.status).toBe(201);
+    expect((await account.api.post('/sandbox/clock/advance', { seconds: 10 })).status).toBe(200);
+    // The advance runs every timer due in its span before it answers.
+    const after = await account.api.get(`/payment_intents/${intent.body.id}`);
+    expect(after.body.status).toBe('SUCCEEDED');
+    expect(Date.parse(after.body.updated_at) - Date.parse(after.body.created_at)).toBe(5_000);
   });
 
   it('stops cleanly on SIGTERM', async () => {

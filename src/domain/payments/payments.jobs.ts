@@ -1,6 +1,6 @@
 import type { Config } from '../../config';
 import type { BackgroundService } from '../../platform/lifecycle';
-import { registerTimerHandler, startTimerService, stopTimerService } from '../../platform/timers/timer.service';
+import { registerTimerHandler, startTimerService, stopTimerService, useAccountClock } from '../../platform/timers/timer.service';
 import { accountOffsetMs } from '../clock/accountTime';
 import { PaymentModel } from './payment.model';
 import { RAIL_TIMER_KIND, runRailStep } from './rail';
@@ -21,6 +21,9 @@ let started = false;
 export function registerCoreJobs(): void {
   if (registered) return;
   registered = true;
+  // The timer platform reads accounts' sandbox clocks through the domain's lookup, given here: a thread
+  // that runs no poller (beside a background thread) still schedules timers and advances clocks.
+  useAccountClock(accountOffsetMs);
   registerOutbox(PaymentModel);
   registerTimerHandler(RAIL_TIMER_KIND, runRailStep);
   registerTimerHandler(REFERENCE_EXPIRY_TIMER_KIND, runReferenceExpiry);

@@ -82,13 +82,32 @@ export async function stopTimerService(): Promise<void> {
   service = null;
 }
 
+/**
+ * Where this thread's soon-due timers are announced when it runs no poller of its own: the gateway's
+ * HTTP thread, when a background thread runs the timers (src/background). One message per wake-up slot.
+ */
+let remoteWake: ((fireAt: number) => void) | null = null;
+const remoteSlots = new Set<number>();
+
+export function wakeElsewhere(wake: ((fireAt: number) => void) | null): void {
+  remoteWake = wake;
+  remoteSlots.clear();
+}
+
 /** In-process fast path: wake the poller exactly when a soon-due timer becomes due. */
 export function armFastPath(fireAt: number): void {
-  const s = service;
-  if (!s || s.stopping) return;
   const delay = fireAt - Date.now();
   if (delay > FAST_PATH_WINDOW_MS) return;
   const slot = Math.ceil((fireAt + 1) / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
+  const s = service;
+  if ((!s || s.stopping) && remoteWake) {
+    if (remoteSlots.has(slot)) return;
+    remoteSlots.add(slot);
+    setTimeout(() => remoteSlots.delete(slot), Math.max(0, slot - Date.now())).unref();
+    remoteWake(fireAt);
+    return;
+  }
+  if (!s || s.stopping) return;
   if (s.wakeups.has(slot)) return;
   const t = setTimeout(() => {
     s.wakeups.delete(slot);

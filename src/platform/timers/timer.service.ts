@@ -105,6 +105,6 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 
 
 export { registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
-export { startTimerService, stopTimerService, timerServiceRunning } from './timer.poller';
-export type { AccountOffsetLookup } from './accountClock';
+export { startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere } from './timer.poller';
+export { useAccountClock, type AccountOffsetLookup } from './accountClock';
 export { runDueTimersForAccount, shiftAccountTimers } from './timer.span';

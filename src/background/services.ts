@@ -1,0 +1,48 @@
+import type { Config } from '../config';
+import type { BackgroundService } from '../platform/lifecycle';
+import { requestLogService } from '../domain/logs/requestLog.background';
+import { paymentsCoreService, registerCoreJobs } from '../domain/payments/payments.jobs';
+import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
+import { webhookDeliveryService } from '../domain/webhooks/webhook.background';
+import { webhookTargetPolicy } from '../domain/webhooks/targetResolver';
+import { hooksIdle, onEventInsertedHere } from '../domain/events/event.hooks';
+import { realtimeService } from '../realtime/realtime.background';
+import { subscribeAll } from '../realtime/eventBus';
+import { graphqlService } from '../graphql/server';
+
+/**
+ * The background services of each thread, in start order (stopped in reverse). Each is given the
+ * settings of its gateway (no process-wide setting): here, or from `config` at its start.
+ *
+ * One thread (tests, BACKGROUND_THREAD=false): the HTTP thread runs everything.
+ * With a background thread (`npm start`'s default, src/background/thread.ts), the work that is not an
+ * answer to a request moves there: the timer poller (the rail's +2 s / +5 s, refunds, expiries, webhook
+ * retries) and the outbox sweeper, with the webhooks of the events those timers store. The HTTP thread
+ * keeps every timer handler registered (a sandbox clock advance runs an account's due timers in the
+ * thread that serves it) and delivers the webhooks of the events it stores itself. The two threads share
+ * the database as two gateway processes do: a claim decides who runs a timer, the unique index on
+ * (event, endpoint) who creates a delivery. The background thread's own list is in workerServices.ts
+ * (its bundle carries none of the HTTP side).
+ */
+export function httpThreadServices(config: Config, opts: { backgroundThread: boolean }): BackgroundService[] {
+  return [
+    // First, so it stops last: the request log entries of the final requests are written.
+    requestLogService,
+    // Before the payments core, so that its completion hook stays until no payment can succeed.
+    checkoutLifecycleService(),
+    opts.backgroundThread ? coreHandlersOnly : paymentsCoreService,
+    // The webhook fast path hears every event from the event bus (the domain does not import realtime);
+    // beside a background thread, only the events this thread stores: the other thread delivers its own.
+    webhookDeliveryService({ subscribeAll: opts.backgroundThread ? onEventInsertedHere : subscribeAll, policy: webhookTargetPolicy(config) }),
+    realtimeService(),
+    graphqlService(),
+  ];
+}
+
+/** The timer handlers without the poller and the sweeper: the HTTP thread's part beside a background thread. */
+const coreHandlersOnly: BackgroundService = {
+  name: 'payments-core-handlers',
+  start: () => registerCoreJobs(),
+  // Hooks already queued finish before the database closes (the sweeper would redo them otherwise).
+  stop: () => hooksIdle(),
+};

@@ -1,0 +1,70 @@
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config';
+import { logger } from '../logger';
+import { wakeElsewhere } from '../platform/timers/timer.service';
+import type { ToBackground, FromBackground } from './messages';
+
+/**
+ * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD, on by default).
+ *
+ * Why: at a few hundred express payments per second one thread serving the API and also running the
+ * rail's timers and their webhooks saturates, and the rail's +2 s / +5 s slip by seconds
+ * (bench/README.md, bench:rail). The timers and the webhooks of the events they store move to a thread
+ * of their own, which the second core runs; both threads share the database as two gateway processes
+ * do (src/background/services.ts).
+ *
+ * The thread connects to the same database (the embedded engine's socket, or MONGODB_URI), with this
+ * gateway's final Config. Timers this thread schedules for the next minute are announced to it (one
+ * message per 10 ms wake-up slot), so it fires them on time rather than at its next poll. The first
+ * request does not wait for the thread: the timers are durable and its first poll takes whatever is
+ * due. A thread that fails is a gateway that fails: the process exits, as it would on an uncaught error
+ * (nothing is lost: the timers wait in the database for the next start).
+ */
+export interface BackgroundThread {
+  /** Stops the thread's services (timers finish, queued webhooks stay pending) and ends it. */
+  stop(): Promise<void>;
+}
+
+const STOP_TIMEOUT_MS = 20_000;
+
+export function startBackgroundThread(config: Config, databaseUri: string): BackgroundThread {
+  const fromSource = import.meta.url.endsWith('.ts');
+  // Bundled (`npm start`): dist/background.js (build.mjs). From source, an entry that registers tsx in
+  // the thread first, as `npm run dev` runs the gateway.
+  const entry = new URL(fromSource ? './workerFromSource.mjs' : './background.js', import.meta.url);
+  const worker = new Worker(entry, {
+    workerData: { config, databaseUri },
+    // Not the parent's flags: its --import loaders, and `npm start`'s semi-space size, are its own.
+    execArgv: [],
+    name: 'pgw-background',
+  });
+  let stopping = false;
+  const send = (message: ToBackground) => worker.postMessage(message);
+  wakeElsewhere((fireAt) => send({ type: 'wake', fireAt }));
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  worker.on('error', (err) => {
+    logger.fatal({ err }, 'the background thread failed');
+  });
+  void exited.then((code) => {
+    if (stopping) return;
+    logger.fatal({ code }, 'the background thread stopped unexpectedly: the gateway stops');
+    process.exit(1);
+  });
+  worker.on('message', (message: FromBackground) => {
+    if (message.type === 'ready') logger.info('background thread running: timers and their webhooks');
+  });
+  return {
+    async stop() {
+      if (stopping) return exited.then(() => undefined);
+      stopping = true;
+      wakeElsewhere(null);
+      send({ type: 'stop' });
+      const timeout = setTimeout(() => {
+        logger.warn('the background thread did not stop in time: terminated');
+        void worker.terminate();
+      }, STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}

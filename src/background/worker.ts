@@ -1,0 +1,40 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import mongoose from 'mongoose';
+import { logger } from '../logger';
+import { WRITE_CONCERN } from '../db/writeConcern';
+import { startServices, stopServices } from '../platform/lifecycle';
+import { armFastPath } from '../platform/timers/timer.poller';
+import { backgroundThreadServices } from './workerServices';
+import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';
+
+/**
+ * The background thread's entry (src/background/thread.ts starts it; bundled as dist/background.js).
+ * It connects to the database the HTTP thread already prepared (indexes are built there, before the
+ * first request), runs the background services, and stops when told.
+ */
+const port = parentPort;
+if (!port) throw new Error('src/background/worker.ts runs as the gateway background thread only');
+const data = workerData as BackgroundWorkerData;
+// A Buffer arrives as a plain Uint8Array.
+const config = { ...data.config, webhookSecretsKey: data.config.webhookSecretsKey && Buffer.from(data.config.webhookSecretsKey) };
+const send = (message: FromBackground) => port.postMessage(message);
+
+await mongoose.connect(data.databaseUri, { serverSelectionTimeoutMS: 10_000, autoIndex: false, autoCreate: false, writeConcern: WRITE_CONCERN });
+const services = backgroundThreadServices(config);
+await startServices(services, { config });
+send({ type: 'ready' });
+
+let stopping: Promise<void> | null = null;
+port.on('message', (message: ToBackground) => {
+  if (message.type === 'wake') armFastPath(message.fireAt);
+  else if (message.type === 'stop') {
+    stopping ??= (async () => {
+      await stopServices(services);
+      await mongoose.disconnect();
+      port.close();
+    })().catch((err: unknown) => {
+      logger.error({ err }, 'background thread: stopping failed');
+      process.exit(1);
+    });
+  }
+});
