@@ -6,8 +6,9 @@
  * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
  * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
- * SUCCEEDED payments. The gateway runs in its own process, the embedded engine inside it (memory
- * only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
+ * SUCCEEDED payments. The gateway runs in its own process as `npm start` runs it (dist/main.js: its
+ * background thread runs the timers; BACKGROUND_THREAD=false runs all in one thread), the embedded engine
+ * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../lib/api';
-import { cpuMs, TMP } from '../lib/processes';
+import { busiestThreads, cpuMs, threadCpuMs, TMP } from '../lib/processes';
 import { startDatabase, startGatewayProcess } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
 
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   // BENCH_RAIL_LAYOUT=separate: the engine in its own process (`npm run db`), the gateway over MONGODB_URI.
   const separate = process.env.BENCH_RAIL_LAYOUT === 'separate';
   const db = separate ? await startDatabase({ dataDir: dataDir ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1' }) : undefined;
-  const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', name: 'rail-gateway', env: { DATA_DIR: dataDir && !separate ? dataDir : '' } });
+  const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', compiled: true, name: 'rail-gateway', env: { DATA_DIR: dataDir && !separate ? dataDir : '' } });
   const arrivals = new Map<string, number>();
   const receiver = await startReceiver(arrivals);
   const apis: Api[] = [];
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   const statuses = new Map<number | string, number>();
   const inFlight = new Set<Promise<void>>();
   const cpu0 = cpuMs(gw.child.pid);
+  const threads0 = threadCpuMs(gw.child.pid);
   const dbCpu0 = db ? cpuMs(db.child.pid) : 0;
   const t0 = Date.now() + 200;
   let sent = 0;
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
   const drainUntil = Date.now() + DRAIN_S * 1000;
   while (Date.now() < drainUntil && [...created.keys()].some((id) => !arrivals.has(id))) await sleep(200);
   const gatewayCpuS = (cpuMs(gw.child.pid) - cpu0) / 1000;
+  const threads = busiestThreads(threads0, threadCpuMs(gw.child.pid), gw.child.pid);
   const dbCpuS = db ? (cpuMs(db.child.pid) - dbCpu0) / 1000 : 0;
 
   const late: number[] = [];
@@ -141,6 +144,7 @@ async function main(): Promise<void> {
     lost,
     railMs: { p50: percentile(took, 50), p99: percentile(took, 99), sampled: sample.length, notFinal },
     gatewayCpuS,
+    threads,
     dbCpuS,
     loadavg: os.loadavg(),
   };
@@ -149,7 +153,7 @@ async function main(): Promise<void> {
       `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
-      `gateway CPU ${gatewayCpuS.toFixed(1)} s${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     ].join('\n'),
   );
   fs.mkdirSync(TMP, { recursive: true });
