@@ -25,7 +25,8 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   let kind: DatabaseHandle['kind'] = 'external';
   let socketPath: string | undefined;
   if (!opts.mongodbUri) {
-    const engine = await embeddedEngine(opts.dataDir);
+    // The engine's code is loaded only here, and only for EMBEDDED_DB_THREAD=false (embeddedEngine.ts).
+    const engine = await embeddedEngine(opts.dataDir, async (options) => (await import('@pgw/embedded-mongo')).startEmbeddedMongo(options));
     uri = engine.uri;
     socketPath = engine.socketPath;
     stopEngine = () => engine.close();

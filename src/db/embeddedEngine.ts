@@ -1,4 +1,11 @@
-import type { EmbeddedMongo } from '@pgw/embedded-mongo';
+import type { EmbeddedMongo, EmbeddedMongoOptions } from '@pgw/embedded-mongo';
+
+/**
+ * Starts the engine on the calling thread (EMBEDDED_DB_THREAD=false). connectDatabase hands it in, so
+ * that this module does not import the engine itself: the launcher's bundle (dist/main.js) then holds
+ * only the worker's starter, not the whole engine it would read and compile before starting the worker.
+ */
+export type InProcessStart = (options: EmbeddedMongoOptions) => Promise<EmbeddedMongo>;
 
 /**
  * Starting the in-process embedded engine (when MONGODB_URI is not set), and starting it early.
@@ -49,7 +56,7 @@ export function startEmbeddedEarly(dataDir: string | undefined): void {
 }
 
 /** The engine for `dataDir`: the one started early for it, or a new one. */
-export async function embeddedEngine(dataDir: string | undefined): Promise<EmbeddedMongo & { early: boolean }> {
+export async function embeddedEngine(dataDir: string | undefined, inProcess: InProcessStart): Promise<EmbeddedMongo & { early: boolean }> {
   const slot = globalThis as Slot;
   const early = slot[EARLY];
   delete slot[EARLY];
@@ -59,7 +66,7 @@ export async function embeddedEngine(dataDir: string | undefined): Promise<Embed
     // second engine opens the same files.
     await early.engine.then((e) => e.close(), () => undefined);
   }
-  return Object.assign(await startEmbeddedOnSocket(dataDir), { early: false });
+  return Object.assign(await startEmbeddedOnSocket(dataDir, inProcess), { early: false });
 }
 
 /**
@@ -69,20 +76,24 @@ export async function embeddedEngine(dataDir: string | undefined): Promise<Embed
  * Where the socket cannot be made (Windows, an unwritable temp directory) start-up fails rather than
  * fall back to TCP.
  */
-async function startEmbeddedOnSocket(dataDir: string | undefined): Promise<EmbeddedMongo> {
+async function startEmbeddedOnSocket(dataDir: string | undefined, inProcess?: InProcessStart): Promise<EmbeddedMongo> {
   if (process.platform === 'win32') {
     throw new Error(`the in-process embedded engine needs a Unix domain socket, which Windows does not offer here: ${REMEDY}`);
   }
   // Loaded lazily: production never needs the engine's code. The worker's starter alone
   // ('@pgw/embedded-mongo/threaded') does not load the engine on this thread: evaluating the engine's
   // modules (mingo above all, ~0.1 s) would delay the worker's start, which a restart waits for.
+  // (startEmbeddedEarly never passes `inProcess`: it starts nothing for EMBEDDED_DB_THREAD=false.)
   const { SocketListenError, startEmbeddedMongoInWorker } = await import('@pgw/embedded-mongo/threaded');
   const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: repairTruncate() };
   try {
     // The engine runs in a worker thread of this process: its work takes the second core, and the stored
     // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
     // EMBEDDED_DB_THREAD=false keeps it on this thread (to profile both in one CPU profile, say).
-    if (process.env.EMBEDDED_DB_THREAD === 'false') return await (await import('@pgw/embedded-mongo')).startEmbeddedMongo(options);
+    if (process.env.EMBEDDED_DB_THREAD === 'false') {
+      if (!inProcess) throw new Error('embeddedEngine: EMBEDDED_DB_THREAD=false needs the in-process starter');
+      return await inProcess(options);
+    }
     return await startEmbeddedMongoInWorker({ ...options, workerUrl: bundledWorkerUrl() });
   } catch (err) {
     if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
