@@ -20,7 +20,8 @@ const SEED = seedFromEnv('CRASH_SEED');
 const KILLS = Number(process.env.CRASH_KILLS ?? 3);
 /** Up-time before each kill, drawn in [min, max] ms (CRASH_UP_MS=min-max). */
 const [UP_MIN, UP_MAX] = (process.env.CRASH_UP_MS ?? '4000-9000').split('-').map(Number) as [number, number];
-const GATEWAY_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+// As `npm start` runs it: the timers in the gateway's background thread, killed with the process.
+const GATEWAY_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' };
 
 let engine: EngineProcess;
 let gateway: GatewayProcess;

@@ -86,6 +86,10 @@ export async function spawnGateway(
       TIMER_POLL_MS: '100',
       SHUTDOWN_GRACE_MS: '2000',
       WEBHOOK_SECRETS_KEY: TEST_WEBHOOK_SECRETS_KEY,
+      // One thread unless a test asks for npm start's background thread (the crash suite does, and the
+      // compiled start test runs the bundle with it): from source, that thread compiles its TypeScript
+      // through tsx at start, seconds of CPU that short multi-process workloads would otherwise pay for.
+      BACKGROUND_THREAD: 'false',
       ...env,
       PORT: String(port),
     },
