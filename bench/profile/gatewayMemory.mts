@@ -18,8 +18,13 @@
  * "K=V,K=V", npm start's MALLOC_ARENA_MAX=2 by default, MALLOC_ARENA_MAX=16 is glibc's default on 2 cores), MEMPROBE_CLASSES=1 (also sum the main isolate's heap snapshot by constructor at each step and
  * print the 25 classes that grew most: slow, and the snapshot's own malloc stays in the process, so that
  * run's RSS and "rest" are not comparable with a run without it).
+ * MEMPROBE_MALLOC=1 (needs gdb): also glibc's own account at each step, as found and after the GC
+ * (malloc_info through gdb, which stops the process for a moment): per arena the bytes it has from the
+ * system and how many of them are free chunks it keeps, and after the last step the RSS that
+ * malloc_trim(0) gives back (free memory malloc held, not memory in use).
  * Also prints the process's CPU ms per payment created at each step (/proc), to A/B a setting's cost.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +36,7 @@ import { startGatewayProcess } from '../lib/services';
 const STEPS = (process.env.MEMPROBE_STEPS ?? '1000,5000,20000').split(',').map(Number);
 const CONCURRENCY = Number(process.env.MEMPROBE_CONCURRENCY ?? 16);
 const CLASSES = process.env.MEMPROBE_CLASSES === '1';
+const MALLOC = process.env.MEMPROBE_MALLOC === '1';
 const MiB = 2 ** 20;
 
 /** A Chrome DevTools Protocol session on the gateway's main thread, with its engine worker reachable too. */
@@ -134,6 +140,30 @@ function anonByMapping(pid: number): Record<string, number> {
   return out;
 }
 
+/** Runs gdb commands in a process (attached for a moment, then let go). */
+function gdb(pid: number, ...commands: string[]): void {
+  execFileSync('gdb', ['-p', String(pid), '-batch', ...commands.flatMap((c) => ['-ex', c])], { stdio: 'ignore', timeout: 60_000 });
+}
+
+/**
+ * glibc malloc's account of itself (malloc_info, written by the process through gdb): per arena
+ * (0: the main one, [heap]; then the threads'), MiB taken from the system and MiB of it in free chunks.
+ */
+function mallocInfo(pid: number): string {
+  const file = path.join(os.tmpdir(), `memprobe-malloc-${pid}.xml`);
+  gdb(pid, `set $f = (void*)fopen("${file}", "w")`, 'call (int)malloc_info(0, $f)', 'call (int)fclose($f)');
+  const xml = fs.readFileSync(file, 'utf8');
+  fs.rmSync(file);
+  const f = (b: number) => (b / MiB).toFixed(1);
+  const arenas = [...xml.matchAll(/<heap nr="(\d+)">([\s\S]*?)<\/heap>/g)].map(([, nr, body]) => {
+    const free = [...body!.matchAll(/<total type="(?:fast|rest)" count="\d+" size="(\d+)"\/>/g)].reduce((a, m) => a + Number(m[1]), 0);
+    const system = Number(/<system type="current" size="(\d+)"\/>/.exec(body!)![1]);
+    return `#${nr} ${f(system)} (free ${f(free)})`;
+  });
+  const mmap = /<total type="mmap" count="(\d+)" size="(\d+)"\/>\s*<system/.exec(xml);
+  return `${arenas.join(', ')}, mmapped ${mmap ? `${f(Number(mmap[2]))} in ${mmap[1]}` : '?'}`;
+}
+
 /** Anonymous resident memory of a process (heaps, malloc, slabs), from /proc/<pid>/smaps_rollup. */
 function anonBytes(pid: number): number {
   const m = /Anonymous:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
@@ -189,6 +219,7 @@ try {
     console.log(`  CPU ${cpuPerPayment.toFixed(2)} ms per payment while growing`);
     const asFound = { rss: rssBytes(gw.child.pid), main: await insp.usage(false, false), worker: await insp.usage(true, false) };
     console.log(`  as found: RSS ${f(asFound.rss)} | main heap ${f(asFound.main.heapUsed)}/${f(asFound.main.heapTotal)} | worker heap ${f(asFound.worker.heapUsed)}/${f(asFound.worker.heapTotal)} MiB`);
+    if (MALLOC) console.log(`  malloc as found (MiB): ${mallocInfo(gw.child.pid)}`);
     const main = await insp.usage(false, true);
     const worker = await insp.usage(true, true);
     // V8 hands the pages a full GC freed back to the system from a background thread: let it.
@@ -196,6 +227,7 @@ try {
     const row = { step, cpuPerPayment, rss: rssBytes(gw.child.pid), anon: anonBytes(gw.child.pid), main, worker, asFound };
     rows.push(row);
     console.log(`  anon by mapping (MiB): ${Object.entries(anonByMapping(gw.child.pid)).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    if (MALLOC) console.log(`  malloc after the GC (MiB): ${mallocInfo(gw.child.pid)}`);
     console.log(
       `${step} payments (${((Date.now() - t0) / 1000).toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(1)}): RSS ${f(row.rss)} anon ${f(row.anon)} | main heap ${f(main.heapUsed)}/${f(main.heapTotal)} ext ${f(main.external)} ab ${f(main.arrayBuffers)} | worker heap ${f(worker.heapUsed)}/${f(worker.heapTotal)} ext ${f(worker.external)} ab ${f(worker.arrayBuffers)} MiB`,
     );
@@ -225,6 +257,11 @@ try {
   console.log(`  worker heap slack                ${per(a.worker.heapTotal - a.worker.heapUsed, b.worker.heapTotal - b.worker.heapUsed)}`);
   console.log(`  external + array buffers         ${per(ext(a), ext(b))}  (worker ab ${per(a.worker.arrayBuffers, b.worker.arrayBuffers)})`);
   console.log(`  rest (malloc, code, stacks)      ${per(rest(a), rest(b))}`);
+  if (MALLOC) {
+    const before = rssBytes(gw.child.pid);
+    gdb(gw.child.pid, 'call (int)malloc_trim(0)');
+    console.log(`  at ${b.step}: malloc_trim(0) gave back ${((before - rssBytes(gw.child.pid)) / MiB).toFixed(1)} MiB of RSS (free memory malloc kept)`);
+  }
   console.log(JSON.stringify({ steps: STEPS, loadavg: os.loadavg(), rows }));
 } finally {
   await gw.stop();
