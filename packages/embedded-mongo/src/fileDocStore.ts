@@ -201,12 +201,25 @@ export class FileDocStore extends StoreBase {
         for (let bytes = 0; to < count && bytes < maxBytes; to++) bytes += at.len[to]!;
         const out = new Array<Uint8Array>(to - from);
         const order: number[] = [];
+        let inFiles = 0;
         for (let j = from; j < to; j++) {
           const bytes = mem.get(j);
           if (bytes) out[j - from] = bytes;
-          else order.push(j);
+          else {
+            order.push(j);
+            inFiles += at.len[j]!;
+          }
         }
-        this.files.scan(at, order, (j, buf, off) => (out[j - from] = Buffer.from(buf.subarray(off, off + at.len[j]!))));
+        // The batch's documents copied into one buffer, not one allocation each: a snapshot passes every
+        // stored document through here, and thousands of small buffers freed only by the next full GC
+        // left malloc holding that much more memory after each snapshot (issue 13).
+        const copies = Buffer.allocUnsafeSlow(inFiles);
+        let filled = 0;
+        this.files.scan(at, order, (j, buf, off) => {
+          const len = at.len[j]!;
+          buf.copy(copies, filled, off, off + len);
+          out[j - from] = copies.subarray(filled, (filled += len));
+        });
         return out;
       },
       moved: (file, positions) => {

@@ -20,7 +20,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
-import { arrayOfRaw, readPutOp, recordOps, serializeWithRaw } from './bsonRaw';
+import { readPutOp, recordOps } from './bsonRaw';
 import type { DocFiles } from './docFiles';
 import type { CapturedDocs } from './docStore';
 import type { IndexSpec } from './indexes';
@@ -85,28 +85,65 @@ function frame(payload: Doc): Buffer {
 
 /**
  * A record `{ ops: [...] }`; put ops carry their document's stored bytes, copied in as they are.
- * `docAt[i]`: where op i's document lies in the record (a put's), -1 if it is not a put or could not
- * be found there (its document then just stays in memory).
+ * `docAt[i]`: where op i's document lies in the record (a put's), -1 if it is not a put.
+ * Written straight into the one buffer it returns (a put's `{ o, db, c }` serialized once per run of
+ * puts to one collection), not op by op and then copied twice more (array, record, frame): a snapshot
+ * passes every document through here, and the intermediate buffers, freed only by a later GC, left
+ * malloc holding that much more memory (issue 13). The bytes are those of the layout bsonRaw.ts reads.
  */
 function frameOps(ops: JournalOp[]): { buf: Buffer; docAt: number[] } {
-  const encoded = ops.map(encodeOp);
-  const buf = frameBody(arrayOfRaw('ops', encoded));
-  // Layout (bsonRaw.ts): header, { int32, 0x04 "ops\0", array { int32, then per op: 0x03 "<i>\0" op } }.
-  // A put op ends with its document then the op's closing 0x00.
-  let at = HEADER + 4 + 5 + 4;
-  const docAt = ops.map((op, i) => {
-    at += 2 + String(i).length + encoded[i]!.length;
-    if (op.o !== 'put') return -1;
-    const p = at - 1 - op.doc.length;
-    return p >= 0 && Buffer.compare(buf.subarray(p, p + op.doc.length), op.doc) === 0 ? p : -1;
+  const heads = new Array<Uint8Array>(ops.length);
+  let last: { db: string; c: string; head: Uint8Array } | undefined;
+  // int32, 0x04 "ops\0", the array's int32, the array's closing 0x00, the record's closing 0x00.
+  let body = 4 + 5 + 4 + 1 + 1;
+  ops.forEach((op, i) => {
+    body += 2 + String(i).length; // 0x03 "<i>\0"
+    if (op.o !== 'put') {
+      heads[i] = serialize(op);
+      body += heads[i]!.length;
+      return;
+    }
+    if (last?.db !== op.db || last.c !== op.c) last = { db: op.db, c: op.c, head: serialize({ o: op.o, db: op.db, c: op.c }) };
+    const head = (heads[i] = last.head);
+    body += head.length - 1 + PUT_DOC.length + op.doc.length + 1; // its fields, 0x03 "doc\0", the document, 0x00
   });
+  const buf = Buffer.allocUnsafe(HEADER + body);
+  let w = HEADER;
+  buf.writeInt32LE(body, w);
+  w += 4;
+  w += buf.write('\x04ops\0', w, 'latin1');
+  const arrayStart = w;
+  w += 4;
+  const docAt = ops.map((op, i) => {
+    w += buf.write(`\x03${i}\0`, w, 'latin1');
+    const head = heads[i]!;
+    if (op.o !== 'put') {
+      buf.set(head, w);
+      w += head.length;
+      return -1;
+    }
+    const opStart = w;
+    buf.set(head.subarray(0, head.length - 1), w);
+    w += head.length - 1;
+    buf.set(PUT_DOC, w);
+    w += PUT_DOC.length;
+    const at = w;
+    buf.set(op.doc, w);
+    w += op.doc.length;
+    buf[w++] = 0;
+    buf.writeInt32LE(w - opStart, opStart);
+    return at;
+  });
+  buf[w++] = 0;
+  buf.writeInt32LE(w - arrayStart, arrayStart);
+  buf[w++] = 0;
+  buf.writeUInt32LE(body, 0);
+  buf.writeUInt32LE(crc32(buf.subarray(HEADER)), 4);
   return { buf, docAt };
 }
 
-function encodeOp(op: JournalOp): Uint8Array {
-  if (op.o !== 'put') return serialize(op);
-  return serializeWithRaw({ o: op.o, db: op.db, c: op.c }, [['doc', op.doc]]);
-}
+/** A put op's document element: type 0x03 and name "doc". */
+const PUT_DOC = Buffer.from('\x03doc\0', 'latin1');
 
 /** A journal op; a put's document stays bytes (installed as stored, never decoded at start-up). */
 /** The op stored as a document at `offset` of `raw`. */
