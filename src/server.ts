@@ -26,7 +26,12 @@ export interface Gateway {
 }
 
 export async function startGateway(config: Config): Promise<Gateway> {
-  const db = await connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
+  // The database connects (on a restart: the embedded engine loads its data, in its own thread) while
+  // this thread opens the port and builds the app, the GraphQL schema among it: neither needs the
+  // database, and a restart then takes about as long as the engine's load, not the sum.
+  const connecting = connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
+  // Awaited below; until then a failure must not count as unhandled.
+  connecting.catch(() => undefined);
   const services = httpThreadServices(config, { backgroundThread: config.backgroundThread });
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
   onKeyRevoked(closeConnectionsOfKey);
@@ -39,18 +44,29 @@ export async function startGateway(config: Config): Promise<Gateway> {
   const holdEarly = (req: http.IncomingMessage, res: http.ServerResponse) => early.push([req, res]);
   httpServer.on('request', holdEarly);
 
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(config.port, config.host, () => {
-      httpServer.off('error', reject);
-      resolve();
+  let db: DatabaseHandle;
+  let app: ReturnType<typeof createApp>;
+  let port: number;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(config.port, config.host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
     });
-  });
-  const port = (httpServer.address() as AddressInfo).port;
-  // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
-  // URLs must point at the port actually served.
-  if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
-  const app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
+    port = (httpServer.address() as AddressInfo).port;
+    // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
+    // URLs must point at the port actually served.
+    if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
+    app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
+    db = await connecting;
+  } catch (err) {
+    // Whichever failed, nothing stays open: the port, and the database once it has connected.
+    if (httpServer.listening) await new Promise((resolve) => httpServer.close(resolve));
+    await connecting.then((opened) => opened.close(), () => undefined);
+    throw err;
+  }
   // Background services (timer handlers above all) are running before the first request is served.
   await startServices(services, { config, httpServer });
   // After this thread's services: the final PUBLIC_BASE_URL and the webhook secrets key it loaded (a
