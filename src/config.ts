@@ -31,8 +31,8 @@ export interface Config {
   timerPollMs: number;
   /**
    * BACKGROUND_THREAD: timers and their webhooks run in a thread of their own (src/background/thread.ts).
-   * On by default for `npm start` (src/main.ts); a gateway started in-process by startGateway() (the
-   * tests) runs everything in one thread unless this says otherwise.
+   * Off by default: on the 2-core machine the rail at 300/s was later with it (a third busy thread
+   * beside the HTTP thread and the engine's; docs/operations.md, "The background thread").
    */
   backgroundThread: boolean;
   /** How long finished (done or cancelled) timers are kept before they are deleted, in hours. */

@@ -7,8 +7,7 @@ import { startGateway } from './server';
 async function main(): Promise<void> {
   let config;
   try {
-    // The process entry runs the timers in a background thread unless BACKGROUND_THREAD=false.
-    config = loadConfig({ BACKGROUND_THREAD: 'true', ...process.env });
+    config = loadConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);

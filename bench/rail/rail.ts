@@ -6,8 +6,8 @@
  * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
  * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
- * SUCCEEDED payments. The gateway runs in its own process as `npm start` runs it (dist/main.js: its
- * background thread runs the timers; BACKGROUND_THREAD=false runs all in one thread), the embedded engine
+ * SUCCEEDED payments. The gateway runs in its own process as `npm start` runs it (dist/main.js: one
+ * thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
  */
 import fs from 'node:fs';

@@ -1,17 +1,19 @@
-import { Worker } from 'node:worker_threads';
+import { workerWithoutCallerSemiSpace } from '@pgw/embedded-mongo/threaded';
 import type { Config } from '../config';
 import { logger } from '../logger';
 import { wakeElsewhere } from '../platform/timers/timer.service';
 import type { ToBackground, FromBackground } from './messages';
 
 /**
- * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD, on by default).
+ * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD=true; off by default).
  *
  * Why: at a few hundred express payments per second one thread serving the API and also running the
  * rail's timers and their webhooks saturates, and the rail's +2 s / +5 s slip by seconds
  * (bench/README.md, bench:rail). The timers and the webhooks of the events they store move to a thread
- * of their own, which the second core runs; both threads share the database as two gateway processes
- * do (src/background/services.ts).
+ * of their own; both threads share the database as two gateway processes do (src/background/services.ts).
+ * On a 2-core machine that third busy thread (beside the HTTP thread and the engine's worker) made the
+ * rail at 300/s later, not earlier (bench/README.md, round 4), so it is opt-in: for machines with cores to
+ * spare.
  *
  * The thread connects to the same database (the embedded engine's socket, or MONGODB_URI), with this
  * gateway's final Config. Timers this thread schedules for the next minute are announced to it (one
@@ -32,9 +34,10 @@ export function startBackgroundThread(config: Config, databaseUri: string): Back
   // Bundled (`npm start`): dist/background.js (build.mjs). From source, an entry that registers tsx in
   // the thread first, as `npm run dev` runs the gateway.
   const entry = new URL(fromSource ? './workerFromSource.mjs' : './background.js', import.meta.url);
-  const worker = new Worker(entry, {
+  // Not npm start's 64 MiB semi-spaces, which are for the HTTP thread's request garbage (threaded.ts).
+  const worker = workerWithoutCallerSemiSpace(entry, {
     workerData: { config, databaseUri },
-    // Not the parent's flags: its --import loaders, and `npm start`'s semi-space size, are its own.
+    // Not the parent's flags: its --import loaders are its own.
     execArgv: [],
     name: 'pgw-background',
   });

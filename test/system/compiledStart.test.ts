@@ -25,7 +25,7 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
       cwd: ROOT,
-      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+      env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (c: Buffer) => (output += c.toString()));

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { EmbeddedMongo, EmbeddedMongoOptions } from './index';
 import { SocketListenError } from './socketListenError';
 import type { WorkerReply, WorkerRequest } from './workerProtocol';
@@ -23,18 +23,12 @@ export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
  */
 export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
   const { logger, workerUrl, ...rest } = options;
-  const semi = callerSemiSpaceMb();
-  // V8's --max-semi-space-size is process-wide and overrides resourceLimits: unset it while the worker's
-  // isolate is created (on its thread, before 'online'), so that the caller's large young generation
-  // (the gateway's `npm start` asks for 64 MiB semi-spaces) is not copied into the engine's.
-  if (semi) setFlagsFromString('--max-semi-space-size=0');
-  const worker = new Worker(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
+  const worker = workerWithoutCallerSemiSpace(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
     workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
     // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
     execArgv: [],
     resourceLimits: { maxYoungGenerationSizeMb: ENGINE_YOUNG_GENERATION_MB },
   });
-  if (semi) worker.once('online', () => setFlagsFromString(`--max-semi-space-size=${semi}`));
   let closed: (() => void) | undefined;
   const ready = new Promise<Extract<WorkerReply, { type: 'ready' }>>((resolve, reject) => {
     worker.on('message', (m: WorkerReply) => {
@@ -86,6 +80,21 @@ export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoO
  * bench/profile/gatewayMemory.mts.
  */
 const ENGINE_YOUNG_GENERATION_MB = 48;
+
+/**
+ * A worker whose isolate does not take the caller's --max-semi-space-size. That V8 flag is process-wide
+ * and overrides resourceLimits, so it is unset while the worker's isolate is created (on its thread,
+ * before 'online') and set back after: the gateway's `npm start` asks for 64 MiB semi-spaces for its own
+ * request garbage, which a worker would otherwise copy (a 128 MiB young generation, resident once a burst
+ * of work has filled it). Exported for the gateway's other worker (its background thread).
+ */
+export function workerWithoutCallerSemiSpace(url: URL, options: WorkerOptions): Worker {
+  const semi = callerSemiSpaceMb();
+  if (semi) setFlagsFromString('--max-semi-space-size=0');
+  const worker = new Worker(url, options);
+  if (semi) worker.once('online', () => setFlagsFromString(`--max-semi-space-size=${semi}`));
+  return worker;
+}
 
 /** The caller's --max-semi-space-size (node flags or NODE_OPTIONS; the last one wins, as in V8), 0 when unset. */
 function callerSemiSpaceMb(): number {
