@@ -19,11 +19,13 @@ const RECOVERY_ORDER = { lease_until: 1 } as const;
 const RECOVERY_EVERY_MS = 1_000;
 /**
  * Handlers in flight per process. They spend their time waiting on the database, so under load the slots,
- * not the CPU, capped the drain at 64 (slots / handler latency): at 200 express payments/s in one process,
- * 64 slots left the rail 6 s late and 128 2 s (bench/profile/timerDrain.ts). A claim takes at most the
+ * not the CPU, cap the drain (slots / handler latency): at 200 express payments/s in one process, 64 slots
+ * left the rail 6 s late and 128 2 s (bench/profile/timerDrain.ts). At 300/s with a data directory, where
+ * each write also waits for the journal, 128 slots fell behind for good (bench:rail journaled, four runs:
+ * payment.succeeded p99 8.4-14.6 s late) and 512 kept up (three runs: 0.8-4.6 s). A claim takes at most the
  * free slots, so of a burst larger than that a second process gets the rest.
  */
-const DEFAULT_CONCURRENCY = 128;
+const DEFAULT_CONCURRENCY = 512;
 
 interface ServiceState {
   pollMs: number;
