@@ -37,7 +37,7 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
 }
 
 /** The node flags of `npm start` (package.json), checked against it by startGatewayProcess. */
-const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64'];
+const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64', '--heap-growing-percent=50'];
 /** The environment `npm start` sets for the gateway (package.json), checked against it like the flags. */
 const GATEWAY_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
 /** WEBHOOK_SECRETS_KEY of bench gateways (32 bytes, base64). */

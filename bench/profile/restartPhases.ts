@@ -10,7 +10,7 @@ import { freePort, ROOT, TMP } from '../lib/processes';
  * `DATA_DIR=<a copy of a data directory> npx tsx bench/profile/restartPhases.ts` (env: RUNS, PROBE_DIST,
  * CPU_PROFILE=1, TIMELINE=1).
  *
- * Starts the gateway as `npm start` does (MALLOC_ARENA_MAX=2 node --max-semi-space-size=64 main.js) on the
+ * Starts the gateway as `npm start` does (MALLOC_ARENA_MAX=2 node --max-semi-space-size=64 --heap-growing-percent=50 main.js) on the
  * data directory RUNS times (default 3) and prints, for each start, when each of its log lines came
  * (relative to the spawn), when /readyz first answered 200 and when a known payment was first served (the
  * moment bench:scale's restart time ends), with the CPU time of each thread of the process at that moment
@@ -70,7 +70,7 @@ async function startGateway(dist: string, extraArgs: string[]): Promise<Started>
     ACCOUNT_CREATION_PER_MINUTE: '100000000',
   };
   const spawnedAt = Date.now();
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...extraArgs, path.join(dist, 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--heap-growing-percent=50', ...extraArgs, path.join(dist, 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Started['lines'] = [];
   const started: Started = { proc, url: `http://127.0.0.1:${port}`, spawnedAt, lines, exited: new Promise<void>((resolve) => proc.once('exit', () => resolve())) };
   let partial = '';

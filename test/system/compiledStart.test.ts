@@ -23,7 +23,7 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     await promisify(execFile)(process.execPath, ['build.mjs'], { cwd: ROOT, timeout: 120_000 });
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--max-semi-space-size=64', 'dist/main.js'], {
+    child = spawn(process.execPath, ['--max-semi-space-size=64', '--heap-growing-percent=50', 'dist/main.js'], {
       cwd: ROOT,
       env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
