@@ -7,7 +7,7 @@
  *
  * Layout: the gateway in its own process with DATA_DIR set and no MONGODB_URI, i.e. the embedded
  * engine inside the gateway process, compiled (dist/main.js), as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
- * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing).
+ * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing), BENCH_SCALE_RESTARTS (3 restarts timed, the median reported).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +20,7 @@ import { percentile, pool, sleep } from '../lib/stats';
 const STEPS = (process.env.BENCH_SCALE_STEPS ?? '1000,10000,50000').split(',').map(Number);
 const SAMPLES = Number(process.env.BENCH_SCALE_SAMPLES ?? 40);
 const CONCURRENCY = Number(process.env.BENCH_SCALE_CONCURRENCY ?? 32);
+const RESTARTS = Number(process.env.BENCH_SCALE_RESTARTS ?? 3);
 
 interface Account {
   name: string;
@@ -140,14 +141,18 @@ async function main(): Promise<void> {
     rss.push({ step, rssMiB: rssBytes(gw.child.pid) / 2 ** 20 });
     console.log(`  RSS ${rss.at(-1)!.rssMiB.toFixed(0)} MiB`);
   }
-  // Restart on the same data: time to a served payment, and nothing lost.
+  // Restart on the same data, RESTARTS times (one start is at the mercy of whatever else the machine
+  // does): time to a served payment each time, and nothing lost after the last.
   const before = (await big.api.must<{ data: unknown[] }>(200, 'GET', '/v1/payment_intents?limit=100')).data.length;
-  await gw.stop();
-  const t0 = Date.now();
-  gw = await startGateway(dataDir);
-  const sample = big.ids[0]!;
-  await get(`${gw.url}/v1/payment_intents/${sample}`, big.sk);
-  const restartMs = Date.now() - t0;
+  const restarts: number[] = [];
+  for (let r = 0; r < RESTARTS; r++) {
+    await gw.stop();
+    const t0 = Date.now();
+    gw = await startGateway(dataDir);
+    await get(`${gw.url}/v1/payment_intents/${big.ids[r % big.ids.length]!}`, big.sk);
+    restarts.push(Date.now() - t0);
+  }
+  const restartMs = percentile(restarts, 50);
   const afterApi = new Api(gw.url, big.sk);
   let found = 0;
   for (const id of big.ids.slice(0, 200)) if ((await afterApi.request('GET', `/v1/payment_intents/${id}`)).status === 200) found++;
@@ -168,10 +173,10 @@ async function main(): Promise<void> {
   }
   const perK = rss.length > 1 ? (rss.at(-1)!.rssMiB - rss[0]!.rssMiB) / ((last - first) / 1000) : NaN;
   lines.push('', `RSS: ${rss.map((r) => `${r.rssMiB.toFixed(0)} MiB at ${r.step}`).join(', ')}; ${perK.toFixed(1)} MiB per 1,000 payments between ${first} and ${last}.`);
-  lines.push(`Restart on ${last} payments' data: ${(restartMs / 1000).toFixed(2)} s to a served payment; ${found}/200 sampled payments found after it; newest-100 page ${before} before, ${after} after.`);
+  lines.push(`Restart on ${last} payments' data: ${restarts.map((ms) => (ms / 1000).toFixed(2)).join(' / ')} s to a served payment (median ${(restartMs / 1000).toFixed(2)} s); ${found}/200 sampled payments found after it; newest-100 page ${before} before, ${after} after.`);
   console.log(`\n${lines.join('\n')}`);
   fs.mkdirSync(TMP, { recursive: true });
-  fs.writeFileSync(path.join(TMP, 'scale.json'), JSON.stringify({ steps: STEPS, samples: SAMPLES, rows, rss, restartMs, found, loadavg: os.loadavg() }, null, 2));
+  fs.writeFileSync(path.join(TMP, 'scale.json'), JSON.stringify({ steps: STEPS, samples: SAMPLES, rows, rss, restarts, restartMs, found, loadavg: os.loadavg() }, null, 2));
 }
 
 main().then(
