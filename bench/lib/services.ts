@@ -19,11 +19,6 @@ export interface Service {
 
 /** The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given. */
 export async function startDatabase(opts: { dataDir: string; profile: boolean }): Promise<Service> {
-  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
-  const startWords = [...GATEWAY_NODE_FLAGS, ...Object.entries(GATEWAY_ENV).map(([k, v]) => `${k}=${v}`)];
-  if (!startWords.every((f) => start.split(/\s+/).includes(f))) {
-    throw new Error(`bench/lib/services.ts: GATEWAY_NODE_FLAGS and GATEWAY_ENV (${startWords.join(' ')}) no longer match "npm start" (${start})`);
-  }
   const port = await freePort();
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
   const child = spawnTs(
@@ -36,10 +31,18 @@ export async function startDatabase(opts: { dataDir: string; profile: boolean })
   return { child, url: m[1]!, stop: () => child.stop() };
 }
 
-/** The node flags of `npm start` (package.json), checked against it by startGatewayProcess. */
-const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=64', '--heap-growing-percent=50'];
-/** The environment `npm start` sets for the gateway (package.json), checked against it like the flags. */
-const GATEWAY_ENV: Record<string, string> = { MALLOC_ARENA_MAX: '2' };
+/**
+ * What `npm start` sets for the gateway, read from its command line in package.json
+ * (`VAR=value ... node --flag ... dist/main.js`), so that every bench gateway runs as it does.
+ */
+export const NPM_START = ((): { env: Record<string, string>; nodeFlags: string[] } => {
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const words = start.split(/\s+/).filter(Boolean);
+  const node = words.indexOf('node');
+  if (node < 0) throw new Error(`bench/lib/services.ts: "npm start" (${start}) does not run node`);
+  const env = Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string]));
+  return { env, nodeFlags: words.slice(node + 1).filter((w) => w.startsWith('--')) };
+})();
 /** WEBHOOK_SECRETS_KEY of bench gateways (32 bytes, base64). */
 export const BENCH_WEBHOOK_SECRETS_KEY = 'YmVuY2gtb25seSB3ZWJob29rIHNlY3JldHMga2V5MzI=';
 
@@ -80,10 +83,10 @@ export async function startGatewayProcess(opts: {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',
       NODE_ENV: process.env.BENCH_GATEWAY_NODE_ENV ?? 'production',
-      ...GATEWAY_ENV,
+      ...NPM_START.env,
       ...opts.env,
     },
-    [...GATEWAY_NODE_FLAGS, ...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],
+    [...NPM_START.nodeFlags, ...(opts.profile ? cpuProfileArgs(opts.name) : []), ...extraNodeArgs('BENCH_GATEWAY_NODE_ARGS'), ...(opts.nodeArgs ?? [])],
   );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, 60_000, (s) => s === 200);

@@ -1,6 +1,6 @@
 /**
  * Where the compiled gateway's RSS goes as one account's stored payments grow, per isolate: the gateway as
- * `npm start` runs it (dist/main.js, `--max-semi-space-size=64 --heap-growing-percent=50`, DATA_DIR set, the engine in a worker
+ * `npm start` runs it (dist/main.js with its environment and node flags, DATA_DIR set, the engine in a worker
  * thread), grown by 16 concurrent POSTs (three in four reference, one in four express 923000001, as
  * bench:scale), measured at each step after the express payments settled and a forced full GC of both
  * isolates. The probe reaches both isolates through the inspector (`--inspect` on a free port; the worker

@@ -4,13 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort, ROOT, TMP } from '../lib/processes';
+import { NPM_START } from '../lib/services';
 
 /**
  * Where a restart of the compiled gateway on a large data directory spends its time:
  * `DATA_DIR=<a copy of a data directory> npx tsx bench/profile/restartPhases.ts` (env: RUNS, PROBE_DIST,
  * CPU_PROFILE=1, TIMELINE=1).
  *
- * Starts the gateway as `npm start` does (MALLOC_ARENA_MAX=2 node --max-semi-space-size=64 --heap-growing-percent=50 main.js) on the
+ * Starts the gateway as `npm start` does (its environment and node flags, read from package.json by bench/lib/services.ts) on the
  * data directory RUNS times (default 3) and prints, for each start, when each of its log lines came
  * (relative to the spawn), when /readyz first answered 200 and when a known payment was first served (the
  * moment bench:scale's restart time ends), with the CPU time of each thread of the process at that moment
@@ -60,7 +61,7 @@ async function startGateway(dist: string, extraArgs: string[]): Promise<Started>
   const port = await freePort();
   const env = {
     ...process.env,
-    MALLOC_ARENA_MAX: '2',
+    ...NPM_START.env,
     DATA_DIR: dataDir,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -70,7 +71,7 @@ async function startGateway(dist: string, extraArgs: string[]): Promise<Started>
     ACCOUNT_CREATION_PER_MINUTE: '100000000',
   };
   const spawnedAt = Date.now();
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--heap-growing-percent=50', ...extraArgs, path.join(dist, 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...NPM_START.nodeFlags, ...extraArgs, path.join(dist, 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Started['lines'] = [];
   const started: Started = { proc, url: `http://127.0.0.1:${port}`, spawnedAt, lines, exited: new Promise<void>((resolve) => proc.once('exit', () => resolve())) };
   let partial = '';

@@ -23,7 +23,10 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     await promisify(execFile)(process.execPath, ['build.mjs'], { cwd: ROOT, timeout: 120_000 });
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--max-semi-space-size=64', '--heap-growing-percent=50', 'dist/main.js'], {
+    // npm start's node flags, from its command line in package.json.
+    const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const nodeFlags = start.split(/\s+/).filter((w) => w.startsWith('--'));
+    child = spawn(process.execPath, [...nodeFlags, 'dist/main.js'], {
       cwd: ROOT,
       env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
