@@ -9,6 +9,8 @@
  * SUCCEEDED payments. The gateway runs in its own process as `npm start` runs it (dist/main.js: one
  * thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
+ * The load is sent over node:http (bench/lib/leanHttp.ts), not fetch, which took twice the CPU of this
+ * machine's two cores that the gateway needs; this process's CPU is reported beside the gateway's.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../lib/api';
+import { leanJson } from '../lib/leanHttp';
 import { busiestThreads, cpuMs, threadCpuMs, TMP } from '../lib/processes';
 import { startDatabase, startGatewayProcess } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
@@ -25,6 +28,8 @@ const SECONDS = Number(process.env.BENCH_RAIL_SECONDS ?? 30);
 const ACCOUNTS = Number(process.env.BENCH_RAIL_ACCOUNTS ?? 10);
 const DRAIN_S = Number(process.env.BENCH_RAIL_DRAIN_S ?? 30);
 
+/** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
+let receiverConnections = 0;
 function startReceiver(arrivals: Map<string, number>): Promise<{ url: string; close: () => void }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -41,6 +46,7 @@ function startReceiver(arrivals: Map<string, number>): Promise<{ url: string; cl
     });
   });
   server.keepAliveTimeout = 60_000;
+  server.on('connection', () => receiverConnections++);
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, close: () => server.close() })));
 }
 
@@ -68,9 +74,12 @@ async function main(): Promise<void> {
   /** Non-201 answers by status, and failed requests by error, for the report. */
   const statuses = new Map<number | string, number>();
   const inFlight = new Set<Promise<void>>();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const postUrl = new URL(`${gw.url}/v1/payment_intents`);
   const cpu0 = cpuMs(gw.child.pid);
   const threads0 = threadCpuMs(gw.child.pid);
   const dbCpu0 = db ? cpuMs(db.child.pid) : 0;
+  const benchCpu0 = process.cpuUsage();
   const t0 = Date.now() + 200;
   let sent = 0;
   // Open loop: every tick sends whatever is due by now, without waiting for earlier answers.
@@ -80,8 +89,13 @@ async function main(): Promise<void> {
       const i = sent;
       const api = apis[i % ACCOUNTS]!;
       const start = Date.now();
-      const p = api
-        .request<{ id: string; created_at: string }>('POST', '/v1/payment_intents', { amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { 'idempotency-key': `rail-${t0}-${i}` })
+      const p = leanJson<{ id: string; created_at: string }>(
+        agent,
+        postUrl,
+        'POST',
+        { amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } },
+        { ...api.authHeaders, 'idempotency-key': `rail-${t0}-${i}` },
+      )
         .then((res) => {
           postMs.push(Date.now() - start);
           if (res.status !== 201) {
@@ -102,11 +116,15 @@ async function main(): Promise<void> {
   }
   const sendSeconds = (Date.now() - t0) / 1000;
   await Promise.all(inFlight);
+  agent.destroy();
   const drainUntil = Date.now() + DRAIN_S * 1000;
   while (Date.now() < drainUntil && [...created.keys()].some((id) => !arrivals.has(id))) await sleep(200);
   const gatewayCpuS = (cpuMs(gw.child.pid) - cpu0) / 1000;
   const threads = busiestThreads(threads0, threadCpuMs(gw.child.pid), gw.child.pid);
   const dbCpuS = db ? (cpuMs(db.child.pid) - dbCpu0) / 1000 : 0;
+  const benchCpu = process.cpuUsage(benchCpu0);
+  // The load generator and the webhook receiver (this process) share the machine with the gateway.
+  const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
 
   const late: number[] = [];
   let lost = 0;
@@ -146,14 +164,16 @@ async function main(): Promise<void> {
     gatewayCpuS,
     threads,
     dbCpuS,
+    benchCpuS,
+    webhookConnections: receiverConnections,
     loadavg: os.loadavg(),
   };
   console.log(
     [
       `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
-      `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s`,
+      `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
-      `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+      `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load generator and receiver CPU ${benchCpuS.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     ].join('\n'),
   );
   fs.mkdirSync(TMP, { recursive: true });
