@@ -19,7 +19,12 @@ import { resolveWebhookTarget, TargetRefusedError, type WebhookTargetPolicy } fr
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 };
+/**
+ * Up to 64 connections per endpoint host, all of them kept alive between bursts (idle ones close after
+ * 30 s): with 16 kept, every burst above 16 deliveries reconnected, and bench:rail at 300 payments/s
+ * opened about 1,300 connections to its one receiver instead of 64.
+ */
+const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 };
 const httpAgent = new http.Agent(agentOptions);
 const httpsAgent = new https.Agent(agentOptions);
 
