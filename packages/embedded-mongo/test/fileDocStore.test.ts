@@ -8,7 +8,7 @@ import { Binary, ObjectId } from 'bson';
 import mongoose from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { DocFiles } from '../src/docFiles';
-import { encodeDoc } from '../src/docStore';
+import { decodeDoc, encodeDoc } from '../src/docStore';
 import { FileDocStore } from '../src/fileDocStore';
 import { FieldPicker } from '../src/bsonRaw';
 import { startEmbeddedMongo, type EmbeddedMongo } from '../src/index';
@@ -193,6 +193,43 @@ describe('FileDocStore', () => {
     expect(s.get('k1')).toEqual({ _id: 1, v: 'v2' });
     files.closeAll();
     expect(() => s.stored('k3')).toThrow(/closed data file/);
+  });
+
+  it('reads a document synced moments ago from the bytes it kept, and older ones from their file', () => {
+    const dir = tempDir();
+    const files = new DocFiles();
+    const s = new FileDocStore(files);
+    const land = (name: string, docs: Array<[string, Uint8Array]>) => {
+      docs.forEach(([k, d]) => s.put(k, d));
+      const file = path.join(dir, name);
+      const at = writeFile(file, docs.map(([, d]) => d));
+      const f = files.open(file);
+      docs.forEach(([, d], i) => s.landed(d, f, at[i]!));
+      return file;
+    };
+    const v1 = encodeDoc({ _id: 1, v: 'first' });
+    const a = land('a', [['k1', v1]]);
+    expect(s.memoryBytes).toBe(0);
+    // The file no longer holds it: only the bytes kept from the write can answer.
+    fs.writeFileSync(a, Buffer.alloc(fs.statSync(a).size, 0xff));
+    expect(decodeDoc(s.stored('k1')!)).toEqual({ _id: 1, v: 'first' });
+
+    // A rewrite replaces the kept bytes.
+    const v2 = encodeDoc({ _id: 1, v: 'second' });
+    const b = land('b', [['k1', v2]]);
+    expect(decodeDoc(s.stored('k1')!)).toEqual({ _id: 1, v: 'second' });
+
+    // 5 MiB written since: k1's bytes are no longer kept, and it is read from its file.
+    const big = 'x'.repeat(64 * 1024);
+    land('c', Array.from({ length: 80 }, (_, i): [string, Uint8Array] => [`big${i}`, encodeDoc({ _id: i, big })]));
+    expect(decodeDoc(s.stored('k1')!)).toEqual({ _id: 1, v: 'second' });
+    fs.writeFileSync(b, Buffer.alloc(fs.statSync(b).size, 0xff));
+    expect(Buffer.from(s.stored('k1')!).equals(Buffer.from(v2))).toBe(false);
+    expect(decodeDoc(s.stored('big79')!)).toEqual({ _id: 79, big }); // the newest are still kept
+
+    s.delete('big79');
+    expect(s.stored('big79')).toBeUndefined();
+    files.closeAll();
   });
 
   it('re-points captured documents to the snapshot, except those rewritten since the capture', () => {
