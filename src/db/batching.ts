@@ -35,6 +35,11 @@ export class Batcher<I, O> {
     private readonly flush: (items: I[]) => Promise<Array<Outcome<O>>>,
     private readonly maxBatch = 500,
     private readonly maxInFlight = MAX_IN_FLIGHT,
+    /**
+     * 0: a batch goes out at the end of the turn its first item arrived in. More: it waits that many ms
+     * for more items, for bookkeeping that nobody waits on (see updateByIdBatched).
+     */
+    private readonly windowMs = 0,
   ) {}
 
   run(item: I): Promise<O> {
@@ -44,11 +49,13 @@ export class Batcher<I, O> {
         this.drain();
       } else if (!this.scheduled) {
         this.scheduled = true;
-        // setImmediate, not nextTick: every I/O callback of this loop turn gets to add to the batch.
-        setImmediate(() => {
+        const go = () => {
           this.scheduled = false;
           this.drain();
-        });
+        };
+        // setImmediate, not nextTick: every I/O callback of this loop turn gets to add to the batch.
+        if (this.windowMs > 0) setTimeout(go, this.windowMs);
+        else setImmediate(go);
       }
     });
   }
@@ -247,9 +254,10 @@ function isIdKey(we: WriteErrorLike): boolean {
  * Applies the same update to the document with this `_id`: the batch is one `update` statement over
  * `{_id: {$in: ids}}` (multi), cheaper on both sides than a statement per document. Bookkeeping only,
  * like updateOneBatched: it does not say whether the document was there. `update` must be the same object
- * shape for every call with the same `kind` (it names the batcher).
+ * shape for every call with the same `kind` (it names the batcher). `windowMs`: how long a batch waits
+ * for more ids (the same for every call of a kind), for marks that nobody waits on.
  */
-export function updateByIdBatched(model: ModelLike, kind: string, id: string, update: Record<string, unknown>): Promise<void> {
+export function updateByIdBatched(model: ModelLike, kind: string, id: string, update: Record<string, unknown>, windowMs = 0): Promise<void> {
   const name = model.collection.collectionName;
   const batcher = batcherFor<string, void>(`updateById:${name}:${kind}`, () =>
     new Batcher<string, void>(async (ids) => {
@@ -258,7 +266,7 @@ export function updateByIdBatched(model: ModelLike, kind: string, id: string, up
       const [outcome] = await perStatement(model, { update: name, updates: [{ q, u: update, multi: true }], ordered: false }, 1);
       if (!outcome!.ok) throw outcome!.error;
       return ids.map(() => ({ ok: true as const, value: undefined }));
-    }),
+    }, 500, MAX_IN_FLIGHT, windowMs),
   );
   return batcher.run(id);
 }

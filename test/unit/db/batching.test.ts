@@ -27,6 +27,18 @@ describe('Batcher', () => {
     expect(f.batches).toEqual([[1, 2, 3]]);
   });
 
+  it('with a window, gathers the items of several turns into one batch', async () => {
+    const f = recordingFlush({ immediate: true });
+    const b = new Batcher(f.flush, 500, 2, 50);
+    const first = b.run(1);
+    await turn();
+    await turn();
+    const second = b.run(2);
+    expect(f.batches).toEqual([]); // still waiting for more
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(f.batches).toEqual([[1, 2]]);
+  });
+
   it('fails only the item whose outcome failed', async () => {
     const f = recordingFlush({ immediate: true, failIndex: (i) => i === 2 });
     const b = new Batcher(f.flush);
