@@ -12,6 +12,7 @@
  */
 import type { DocFiles, DocPlaces } from './docFiles';
 import { StoreBase, decodeStored, grown, type CapturedDocs } from './docStore';
+import { RecentBytes } from './recentBytes';
 import type { Doc } from './values';
 
 /** File number of a slot whose bytes are in `mem` (written, not yet synced to the journal). */
@@ -24,10 +25,9 @@ const MAX_BATCH = 1024;
 /** Documents per batch of an index build (only a few fields of each are decoded). */
 const PICK_BATCH = 1024;
 /**
- * Bytes of recently synced writes kept per store, so that a document read soon after it was written
- * (a payment's rail steps at +2 s and +5 s, a timer claimed when due) is not read back from its file:
- * under bench:rail journaled, those positional reads (a syscall and a buffer each) were 9 % of the
- * engine thread. A bounded constant per collection, not a cost per stored document.
+ * Bytes of recently synced writes kept per store (recentBytes.ts): under bench:rail journaled, reading
+ * documents written moments before back from their files (a syscall and a buffer each) was 9 % of the
+ * engine thread. A constant per collection, allocated on its first write, not a cost per document.
  */
 const RECENT_BYTES = 4 * 1024 * 1024;
 
@@ -37,9 +37,8 @@ export class FileDocStore extends StoreBase {
   private readonly mem = new Map<number, Uint8Array>();
   /** Bytes written here -> their slot, until the journal says where it wrote them. Weak: bytes never journaled (an aborted transaction's) just go. */
   private readonly unflushed = new WeakMap<Uint8Array, number>();
-  /** slot -> the bytes its current version was written with, for the most recently synced RECENT_BYTES. */
-  private readonly recent = new Map<number, Uint8Array>();
-  private recentBytes = 0;
+  /** Copies of the most recently synced writes' bytes, by slot. */
+  private readonly recent = new RecentBytes(RECENT_BYTES);
 
   constructor(private readonly files: DocFiles) {
     super();
@@ -66,25 +65,7 @@ export class FileDocStore extends StoreBase {
     if (this.places.file[slot] !== IN_MEMORY || this.mem.get(slot) !== bytes) return;
     this.mem.delete(slot);
     this.point(slot, file, pos, bytes.length);
-    this.keepRecent(slot, bytes);
-  }
-
-  private keepRecent(slot: number, bytes: Uint8Array): void {
-    this.dropRecent(slot);
-    this.recent.set(slot, bytes);
-    this.recentBytes += bytes.length;
-    for (const [oldest, b] of this.recent) {
-      if (this.recentBytes <= RECENT_BYTES) break;
-      this.recent.delete(oldest);
-      this.recentBytes -= b.length;
-    }
-  }
-
-  private dropRecent(slot: number): void {
-    const b = this.recent.get(slot);
-    if (b === undefined) return;
-    this.recent.delete(slot);
-    this.recentBytes -= b.length;
+    this.recent.keep(slot, bytes);
   }
 
   protected bytesOf(slot: number): Uint8Array {
@@ -103,7 +84,7 @@ export class FileDocStore extends StoreBase {
   protected release(slot: number): void {
     if (this.places.file[slot] === IN_MEMORY) this.mem.delete(slot);
     // The slot's next version (or none) replaces these bytes; a snapshot's re-pointing keeps them.
-    this.dropRecent(slot);
+    this.recent.drop(slot);
     this.places.file[slot] = NOWHERE;
   }
 
@@ -124,7 +105,6 @@ export class FileDocStore extends StoreBase {
     super.clear();
     this.mem.clear();
     this.recent.clear();
-    this.recentBytes = 0;
     this.places.file.fill(NOWHERE);
   }
 

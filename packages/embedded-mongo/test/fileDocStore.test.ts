@@ -220,15 +220,15 @@ describe('FileDocStore', () => {
     expect(decodeDoc(s.stored('k1')!)).toEqual({ _id: 1, v: 'second' });
 
     // 5 MiB written since: k1's bytes are no longer kept, and it is read from its file.
-    const big = 'x'.repeat(64 * 1024);
-    land('c', Array.from({ length: 80 }, (_, i): [string, Uint8Array] => [`big${i}`, encodeDoc({ _id: i, big })]));
+    const big = 'x'.repeat(32 * 1024);
+    land('c', Array.from({ length: 160 }, (_, i): [string, Uint8Array] => [`big${i}`, encodeDoc({ _id: i, big })]));
     expect(decodeDoc(s.stored('k1')!)).toEqual({ _id: 1, v: 'second' });
     fs.writeFileSync(b, Buffer.alloc(fs.statSync(b).size, 0xff));
     expect(Buffer.from(s.stored('k1')!).equals(Buffer.from(v2))).toBe(false);
-    expect(decodeDoc(s.stored('big79')!)).toEqual({ _id: 79, big }); // the newest are still kept
+    expect(decodeDoc(s.stored('big159')!)).toEqual({ _id: 159, big }); // the newest are still kept
 
-    s.delete('big79');
-    expect(s.stored('big79')).toBeUndefined();
+    s.delete('big159');
+    expect(s.stored('big159')).toBeUndefined();
     files.closeAll();
   });
 
