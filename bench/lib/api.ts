@@ -22,14 +22,7 @@ export class Api {
       headers: { ...this.authHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.status, body: parsed as T };
+    return { status: res.status, body: parseBody(await res.text()) as T };
   }
 
   /** Like request(), but throws unless the status is `expect`. */
@@ -37,6 +30,15 @@ export class Api {
     const res = await this.request<T>(method, path, body, headers);
     if (res.status !== expect) throw new Error(`${method} ${path}: expected ${expect}, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     return res.body;
+  }
+}
+
+/** An answer's body: its JSON, or the text itself when it is not JSON (undefined when empty). */
+export function parseBody(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
   }
 }
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { parseBody } from './api';
 
 /**
  * A lean JSON request over node:http with a keep-alive agent, for load generators. Global fetch
@@ -14,16 +15,7 @@ export function leanJson<T = any>(agent: http.Agent, url: URL, method: string, b
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            // not JSON: keep the text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed as T });
-        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: parseBody(Buffer.concat(chunks).toString('utf8')) as T }));
         res.on('error', reject);
       },
     );
