@@ -76,3 +76,44 @@ it("a revoked key's window leaves the account document, and the key is refused w
   expect(Object.keys((await storedAccount(acct.id)).key_rates)).not.toContain(created.body.id);
   expect((await restricted.get('/account')).status).toBe(401);
 });
+
+it('a key both processes remember is refused by both from the moment it is revoked in either', async () => {
+  const acct = await createAccount(a.baseUrl);
+  const created = await acct.api.post('/api_keys', { name: 'remembered', permissions: ['account:read'] });
+  expect(created.status, created.text).toBe(201);
+  const get = (base: string) => fetch(`${base}/v1/account`, { headers: { authorization: `Bearer ${created.body.secret}` } });
+  // Both processes have read the key and now only count it.
+  for (const base of [a.baseUrl, b.url, a.baseUrl, b.url]) expect((await get(base)).status).toBe(200);
+
+  const revoked = await fetch(`${b.url}/v1/api_keys/${created.body.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${acct.sk}` } });
+  expect(revoked.status).toBe(200);
+  for (const base of [a.baseUrl, b.url]) {
+    const res = await get(base);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('authentication_failed');
+  }
+  const stored = (await mongoose.connection.collection('accounts').findOne({ _id: acct.id as never })) as unknown as { revoked_keys: Record<string, Date> };
+  expect(stored.revoked_keys[created.body.id]).toBeInstanceOf(Date);
+});
+
+it("the account's revocation mark alone refuses a key, remembered or not (a crash before the key's own revoked_at)", async () => {
+  const acct = await createAccount(a.baseUrl);
+  const remembered = await acct.api.post('/api_keys', { name: 'remembered', permissions: ['account:read'] });
+  const unseen = await acct.api.post('/api_keys', { name: 'unseen', permissions: ['account:read'] });
+  const get = (base: string, secret: string) => fetch(`${base}/v1/account`, { headers: { authorization: `Bearer ${secret}` } });
+  for (const base of [a.baseUrl, b.url]) expect((await get(base, remembered.body.secret)).status).toBe(200);
+
+  // The first of a revocation's two writes, and not the second.
+  await mongoose.connection
+    .collection('accounts')
+    .updateOne({ _id: acct.id as never }, { $set: { [`revoked_keys.${remembered.body.id}`]: new Date(), [`revoked_keys.${unseen.body.id}`]: new Date() } });
+  for (const base of [a.baseUrl, b.url]) {
+    expect((await get(base, remembered.body.secret)).status).toBe(401);
+    expect((await get(base, unseen.body.secret)).status).toBe(401);
+  }
+  // Revoking completes it: the key's own revoked_at, and the list shows it revoked.
+  const revoked = await acct.api.delete(`/api_keys/${remembered.body.id}`);
+  expect(revoked.status).toBe(200);
+  expect(revoked.body.revoked_at).not.toBeNull();
+  expect((await get(a.baseUrl, acct.sk)).status).toBe(200);
+});

@@ -20,6 +20,12 @@ export interface AccountRecord {
   rate_count?: number;
   rate_window_end?: Date | null;
   key_rates?: Record<string, { count: number; end: Date }>;
+  /**
+   * Key id -> when it was revoked, for every revoked key of the account. Each request's count reads its
+   * key's entry (domain/ratelimit), so a process that remembers a key (and no longer reads it) still
+   * refuses it from the moment it is revoked. Written before the key's own `revoked_at`.
+   */
+  revoked_keys?: Record<string, Date>;
 }
 
 /** The account fields a request's work reads on hot paths: its sandbox clock, and the entity of its references. */
@@ -37,6 +43,8 @@ const accountSchema = new Schema<AccountRecord>(
     rate_window_end: { type: Date },
     // Key id -> { count, end }: written by the driver only (rateLimit.service.ts).
     key_rates: { type: Schema.Types.Mixed },
+    // Key id -> revocation time: written by the driver only (rateLimit.service.ts).
+    revoked_keys: { type: Schema.Types.Mixed },
   },
   { versionKey: false, collection: 'accounts' },
 );

@@ -7,7 +7,7 @@ import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
-import { countKeyAndAccountRequest, dropKeyWindow, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
+import { countKeyAndAccountRequest, markKeyRevoked, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 /** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
 export type ApiKeyResource = components['schemas']['ApiKey'];
@@ -43,7 +43,8 @@ export async function authenticate(secret: string | undefined): Promise<Authenti
   const key = await keys().findOne({ key_hash: hash });
   if (!key || !digestsEqual(key.key_hash, hash) || key.revoked_at) throw fail();
   const account = await accounts().findOne({ _id: key.account_id });
-  if (!account) throw fail();
+  // The account's mark is a revocation's first write (markKeyRevoked): it counts even before the key's own.
+  if (!account || account.revoked_keys?.[key._id]) throw fail();
   return { account, key };
 }
 
@@ -121,17 +122,20 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
   if (!target) throw ApiError.notFound('api_key', keyId);
   // The full secret key is the only key that manages keys: revoking it would lock the account out.
   if (target.type === 'secret') throw ApiError.invalid("The account's full secret key cannot be revoked");
+  // The account's mark first: from it on, every process refuses the key, including those that remember
+  // it and no longer read it (countKeyAndAccountRequest); a crash before the key's own write leaves it
+  // refused, and revoking again completes it.
+  const revokedAt = new Date();
+  await markKeyRevoked(accountId, keyId, revokedAt);
   const updated = await ApiKeyModel.findOneAndUpdate(
     { _id: keyId, account_id: accountId, revoked_at: null },
-    { $set: { revoked_at: new Date() } },
+    { $set: { revoked_at: revokedAt } },
     { returnDocument: 'after' },
   ).lean<ApiKeyRecord>();
   // Its open WebSocket and SSE connections end now in this process (other processes notice within
   // KEY_REVOCATION_CHECK_MS, src/realtime/connections.ts), then the dashboard sessions signed in with it
   // (their sockets, identified by the key, closed first): the hooks src/server.ts registers, in that order.
   await keyRevoked(keyId);
-  // Its rate-limit window in the account's document will not count again.
-  if (updated) await dropKeyWindow(accountId, keyId);
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);

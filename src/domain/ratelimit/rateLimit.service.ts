@@ -86,29 +86,33 @@ export interface CountedKeyRequest {
  *
  * Both windows live in the account's document (`rate_count`/`rate_window_end` and `key_rates.<key id>`),
  * so one findAndModify counts both and returns the account's clock, which the request's handler then
- * need not read again. The key itself is read by its hash (one `find` for all the keys of a turn,
- * src/db/batching.ts): it says whether the key still works.
+ * need not read again. The same command reads the key's entry in the account's `revoked_keys`.
  *
- * Round trips: the account a key belongs to never changes, so once this process has seen a key it
- * knows its id and account and sends the read and the count at once (one round trip of latency). The
- * first request of a key in a process reads the key, then counts. A key revoked since it was remembered
- * adds one request to its account's count before its read says it is gone and it is forgotten; unknown
- * secrets never reach an account's count.
+ * Round trips: a key's record never changes except for its revocation, and a revocation is written to
+ * the account's `revoked_keys` before anything else (markKeyRevoked). So once this process has read a
+ * key it keeps the record and sends only the count: one command per request, and a revoked key is
+ * refused by the first count after its revocation, in every process. The first request of a key in a
+ * process reads the key by its hash (one `find` for all the keys of a turn, src/db/batching.ts), then
+ * counts. A revoked key adds one request to its account's count before the count says it is gone;
+ * unknown secrets never reach an account's count.
  */
 export async function countKeyAndAccountRequest(keyHash: string, limits: RateLimits, nowMs: number = Date.now()): Promise<CountedKeyRequest | null> {
-  const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, ...k, limits, nowMs });
-  const known = keyOfHash.get(keyHash);
-  const [found, early] = await Promise.all([findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash), known ? count(known) : null]);
-  const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
-  if (!key) {
+  const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
+  let known = keyOfHash.get(keyHash);
+  if (!known) {
+    const found = await findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash);
+    const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
+    if (!key) return null;
+    known = { keyId: key._id, accountId: key.account_id, key };
+  }
+  const counted = await count(known);
+  // A key whose account is not there does not work (accounts are never deleted).
+  if (!counted || counted.revoked) {
     keyOfHash.delete(keyHash);
     return null;
   }
-  const ids = { keyId: key._id, accountId: key.account_id };
-  if (!known) rememberKey(keyHash, ids);
-  const counted = early ?? (await count(ids));
-  // A key whose account is not there does not work (accounts are never deleted).
-  return counted && { key, ...counted };
+  if (!keyOfHash.has(keyHash)) rememberKey(keyHash, known);
+  return { key: known.key, account: counted.account, decision: counted.decision };
 }
 
 /**
@@ -124,9 +128,11 @@ function combine(key: RateLimitDecision, account: RateLimitDecision): RateLimitD
 interface KnownKey {
   keyId: string;
   accountId: string;
+  /** As read when it was unrevoked; only `revoked_at` ever changes, and the account's count says that. */
+  key: ApiKeyRecord;
 }
 
-/** key hash → id and account of the keys this process has counted (neither ever changes). */
+/** key hash → the keys this process has counted. */
 const keyOfHash = new Map<string, KnownKey>();
 const KEY_OF_HASH_MAX = 50_000;
 
@@ -168,13 +174,14 @@ function groupedCounter<R extends { group: string }, C, O>(
   });
 }
 
-type KeyRequest = KnownKey & { group: string; limits: RateLimits; nowMs: number };
+type KeyRequest = Omit<KnownKey, 'key'> & { group: string; limits: RateLimits; nowMs: number };
 
 const requestCounts = groupedCounter(
   (r: KeyRequest, n) => countOnAccount(r.accountId, r.keyId, n, r.nowMs),
-  (counted, r, after): Omit<CountedKeyRequest, 'key'> | null =>
+  (counted, r, after): (Omit<CountedKeyRequest, 'key'> & { revoked: boolean }) | null =>
     counted && {
       account: counted.account,
+      revoked: counted.revoked,
       decision: combine(
         decide(counted.keyCount - after, counted.keyWindowEndMs, r.limits.perKey, r.nowMs),
         decide(counted.accountCount - after, counted.accountWindowEndMs, r.limits.perAccount, r.nowMs),
@@ -184,15 +191,15 @@ const requestCounts = groupedCounter(
 
 /**
  * Adds `n` requests to the key's window and to its account's, both in the account's document, opening
- * either when it has ended (or was never opened); the counts after them and the account's clock. Null
- * when the account does not exist.
+ * either when it has ended (or was never opened); the counts after them, the account's clock and whether
+ * the key is revoked. Null when the account does not exist.
  */
 async function countOnAccount(
   accountId: string,
   keyId: string,
   n: number,
   nowMs: number,
-): Promise<{ account: AccountClock; keyCount: number; keyWindowEndMs: number; accountCount: number; accountWindowEndMs: number } | null> {
+): Promise<{ account: AccountClock; revoked: boolean; keyCount: number; keyWindowEndMs: number; accountCount: number; accountWindowEndMs: number } | null> {
   const accounts = accountCollection();
   const now = new Date(nowMs);
   const keyField = `key_rates.${keyId}`;
@@ -201,12 +208,16 @@ async function countOnAccount(
     const doc = await accounts.findOneAndUpdate(
       { _id: accountId, rate_window_end: { $gt: now }, [`${keyField}.end`]: { $gt: now } },
       { $inc: { rate_count: n, [`${keyField}.count`]: n } },
-      { returnDocument: 'after', projection: { clock_offset_ms: 1, reference_entity: 1, rate_count: 1, rate_window_end: 1, [keyField]: 1 } },
+      {
+        returnDocument: 'after',
+        projection: { clock_offset_ms: 1, reference_entity: 1, rate_count: 1, rate_window_end: 1, [keyField]: 1, [`revoked_keys.${keyId}`]: 1 },
+      },
     );
     const keyWindow = doc?.key_rates?.[keyId];
     if (doc && keyWindow) {
       return {
         account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity },
+        revoked: Boolean(doc.revoked_keys?.[keyId]),
         keyCount: keyWindow.count,
         keyWindowEndMs: keyWindow.end.getTime(),
         accountCount: doc.rate_count ?? n,
@@ -229,9 +240,16 @@ async function countOnAccount(
   throw new Error('rate limit of an API key is contended');
 }
 
-/** Forgets a revoked key's window in its account's document (it will never count again). */
-export async function dropKeyWindow(accountId: string, keyId: string): Promise<void> {
-  await accountCollection().updateOne({ _id: accountId }, { $unset: { [`key_rates.${keyId}`]: '' } });
+/**
+ * Revokes a key in its account's document: every count from now on, in any process, refuses it
+ * (countKeyAndAccountRequest), and its window is dropped (it will never count again). The first write of
+ * a revocation, before the key's own `revoked_at`: a crash between the two leaves the key refused.
+ */
+export async function markKeyRevoked(accountId: string, keyId: string, at: Date): Promise<void> {
+  await accountCollection().updateOne(
+    { _id: accountId },
+    { $set: { [`revoked_keys.${keyId}`]: at }, $unset: { [`key_rates.${keyId}`]: '' } },
+  );
 }
 
 /**
