@@ -7,7 +7,7 @@ import { accountOffsetMs, nowForAccount } from '../clock/accountTime';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
-import { FairScheduler, type AttemptJob } from './fairScheduler';
+import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
 import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
@@ -210,7 +210,7 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
-function attemptJob(d: WebhookDeliveryRecord, run: () => Promise<void>): AttemptJob {
+function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
   return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run };
 }
 
@@ -233,7 +233,7 @@ function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEnd
           attemptJob(delivery, async () => {
             if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
             if (!(await holdLease(delivery))) return;
-            await performScheduledAttempt(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
+            return attemptStep(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
           }),
         )
       : null;
@@ -304,7 +304,21 @@ const succeeded = (status: number) => status >= 200 && status < 300;
  * between can only leave a timer that finds nothing to do.
  */
 async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<void> {
+  await (await attemptStep(d, endpoint, step, at, policy))();
+}
+
+/**
+ * performScheduledAttempt in two parts, for the scheduler: the request now, in an attempt slot, and
+ * the recording it hands back, after the slot is freed. The slots bound the sockets a receiver can
+ * hold (ATTEMPT_LIMITS); with the database write inside them, an account's deliveries also queued
+ * behind the writes of its earlier attempts (a journaled write waits for the disk).
+ */
+async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
   const a = await send(d, endpoint, at, policy);
+  return () => recordAttempt(d, step, at, a);
+}
+
+async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
   const ok = succeeded(a.status);
   const retryDelay = RETRY_DELAYS_MS[step - 1];
   const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
@@ -350,7 +364,7 @@ export async function runRetryTimer(payload: Record<string, unknown>, now: Date,
   // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
   // by the poller takes a place only when few of the account's attempts wait.
   const done = scheduler.submit(
-    attemptJob(d, () => performScheduledAttempt(d, endpoint, step, now, policy)),
+    attemptJob(d, () => attemptStep(d, endpoint, step, now, policy)),
     advancing ? undefined : ATTEMPT_LIMITS.perAccount,
   );
   if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);

@@ -11,6 +11,9 @@
  *   database, where it stays durable and is picked up later (see delivery.service.ts);
  * - attempts that share a key (endpoint + payment) run one at a time, in the order submitted, so a
  *   receiver gets `reference.paid` before `payment.succeeded`.
+ * - what a job does after its request (recording the outcome in the database) runs outside its slot:
+ *   `run` may hand it back (`then`), so the socket limits bound requests, not database writes. A job
+ *   settles, and `idle` waits, until that part has finished too.
  *
  * Maps keep insertion order; an account or endpoint that just got a turn is moved to the back.
  */
@@ -28,8 +31,12 @@ export interface AttemptJob {
   endpointId: string;
   /** Jobs with the same key run one after another, in order. */
   key: string;
-  run: () => Promise<void>;
+  /** The request; what it returns (if anything) runs once the job's slot is free for the next one. */
+  run: () => Promise<void | Then>;
 }
+
+/** The part of a job that runs after its slot is freed. */
+export type Then = () => Promise<void>;
 
 interface Waiting extends AttemptJob {
   settle: (err?: unknown) => void;
@@ -63,6 +70,8 @@ export class FairScheduler {
   private readonly queuedIds = new Set<string>();
   private running = 0;
   private waiting = 0;
+  /** Jobs past their slot, running what `run` handed back. */
+  private finishing = 0;
   private idleWaiters: Array<() => void> = [];
 
   constructor(readonly limits: SchedulerLimits) {}
@@ -80,7 +89,7 @@ export class FairScheduler {
     return this.lanes.get(accountId)?.waiting ?? 0;
   }
 
-  /** True when `id` is waiting or running here (the sweeper leaves it alone). */
+  /** True when `id` is waiting, running or finishing here (the sweeper leaves it alone). */
   holds(id: string): boolean {
     return this.queuedIds.has(id);
   }
@@ -120,10 +129,18 @@ export class FairScheduler {
     return done;
   }
 
-  /** Resolves when nothing waits or runs (shutdown). */
+  /** Resolves when nothing waits, runs or finishes (shutdown). */
   idle(): Promise<void> {
-    if (this.running === 0 && this.waiting === 0) return Promise.resolve();
+    if (this.isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private isIdle(): boolean {
+    return this.running === 0 && this.waiting === 0 && this.finishing === 0;
+  }
+
+  private wakeIdle(): void {
+    if (this.isIdle()) for (const wake of this.idleWaiters.splice(0)) wake();
   }
 
   private pump(): void {
@@ -153,19 +170,31 @@ export class FairScheduler {
     lane.running++;
     this.runningKeys.add(job.key);
     let failure: unknown;
+    let then: void | Then = undefined;
     try {
-      await job.run();
+      then = await job.run();
     } catch (err) {
       failure = err ?? new Error('webhook attempt failed');
     } finally {
       this.running--;
       lane.running--;
       this.runningKeys.delete(job.key);
-      this.queuedIds.delete(job.id);
       if (lane.running === 0 && lane.waiting === 0 && this.lanes.get(job.accountId) === lane) this.lanes.delete(job.accountId);
-      job.settle(failure);
+      if (then) this.finishing++;
       this.pump();
-      if (this.running === 0 && this.waiting === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+    if (then) {
+      try {
+        await then();
+      } catch (err) {
+        failure = err ?? new Error('webhook attempt failed');
+      } finally {
+        this.finishing--;
+      }
+    }
+    // Held until here: the same delivery is not taken again while its outcome is being recorded.
+    this.queuedIds.delete(job.id);
+    job.settle(failure);
+    this.wakeIdle();
   }
 }

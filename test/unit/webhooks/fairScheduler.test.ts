@@ -84,3 +84,60 @@ describe('FairScheduler', () => {
     expect(scheduler.inFlight + scheduler.queued).toBe(0);
   });
 });
+
+describe('FairScheduler: what a job hands back', () => {
+  it('runs after the slot is freed: the next job starts while it runs, and the job settles (and idle resolves) only when it is done', async () => {
+    const scheduler = new FairScheduler({ total: 1, perAccount: 1, backlogPerAccount: 5, backlogTotal: 5 });
+    const order: string[] = [];
+    let finishRecording!: () => void;
+    const recorded = new Promise<void>((r) => (finishRecording = r));
+    const first = scheduler.submit({
+      id: 'd1',
+      accountId: 'a',
+      endpointId: 'e',
+      key: 'e:p1',
+      run: async () => {
+        order.push('request 1');
+        return async () => {
+          order.push('recording 1');
+          await recorded;
+          order.push('recorded 1');
+        };
+      },
+    })!;
+    let firstSettled = false;
+    void first.then(() => (firstSettled = true));
+    const second = scheduler.submit({ id: 'd2', accountId: 'a', endpointId: 'e', key: 'e:p1', run: async () => void order.push('request 2') })!;
+    await second;
+    // The second request (same account, same ordering key, one slot) did not wait for the first's recording.
+    expect(order).toEqual(['request 1', 'request 2', 'recording 1']);
+    expect(firstSettled).toBe(false);
+    expect(scheduler.holds('d1')).toBe(true);
+    let idle = false;
+    void scheduler.idle().then(() => (idle = true));
+    await new Promise((r) => setImmediate(r));
+    expect(idle).toBe(false);
+
+    finishRecording();
+    await first;
+    await new Promise((r) => setImmediate(r));
+    expect(order.at(-1)).toBe('recorded 1');
+    expect(scheduler.holds('d1')).toBe(false);
+    expect(idle).toBe(true);
+  });
+
+  it('settles with the error of the part handed back', async () => {
+    const scheduler = new FairScheduler({ total: 1, perAccount: 1, backlogPerAccount: 5, backlogTotal: 5 });
+    const done = scheduler.submit({
+      id: 'd1',
+      accountId: 'a',
+      endpointId: 'e',
+      key: 'k',
+      run: async () => async () => {
+        throw new Error('write failed');
+      },
+    })!;
+    await expect(done).rejects.toThrow('write failed');
+    await scheduler.idle();
+  });
+});
