@@ -134,6 +134,37 @@ describe('running due timers', () => {
   });
 });
 
+describe("a running timer's account clock", () => {
+  const seen = new Map<string, { offsetMs: number | undefined; now: number }>();
+  registerTimerHandler('test.clock', async (t, ctx) => {
+    seen.set(t.id, { offsetMs: ctx.offsetMs, now: ctx.now.getTime() });
+  });
+  const DAY = 86_400_000;
+  // An account that does not exist reads as offset 0, so the offset the handler gets says where it came from.
+  const clockTimer = (id: string, extra: Partial<TimerRecord>) => ({
+    ...newTimerRecord({ id, accountId: 'acct_clock_source', kind: 'test.clock', refId: id, dueAt: new Date(Date.now() + DAY), fireAt: Date.now(), offsetMs: DAY }),
+    ...extra,
+  });
+
+  it('is the offset the claim found on the scheduled timer (every clock shift moves it), not a read of the account', async () => {
+    const id = `tmr_clock_${Date.now()}`;
+    await timers.insertOne(clockTimer(id, {}));
+    await waitFor(() => timers.findOne({ _id: id }), (d) => d?.state === 'done', 10_000);
+    expect(seen.get(id)?.offsetMs).toBe(DAY);
+    // Account time: real time + the offset, never before the timer's due time.
+    expect(seen.get(id)!.now).toBeGreaterThanOrEqual(Date.now() + DAY - 10_000);
+  });
+
+  it("is read from the account for a timer recovered from a dead process (a shift may have come since it was claimed)", async () => {
+    const id = `tmr_clock_rec_${Date.now()}`;
+    await timers.insertOne(
+      clockTimer(id, { state: 'running', attempts: 1, lease_owner: 'dead-process', lease_until: Date.now() - 1, claimed_at: new Date(Date.now() - 31_000) }),
+    );
+    await waitFor(() => timers.findOne({ _id: id }), (d) => d?.state === 'done', 10_000);
+    expect(seen.get(id)?.offsetMs).toBe(0);
+  });
+});
+
 describe('retention of finished timers', () => {
   it('done and cancelled timers past TIMER_RETENTION_HOURS are deleted by the TTL index; failed, recent and live ones stay', { timeout: 120_000 }, async () => {
     const run = `p${Date.now()}`;

@@ -150,15 +150,17 @@ async function pollOnce(s: ServiceState): Promise<void> {
     const free = s.concurrency - s.running.size;
     const now = Date.now();
     let batch = await claimBatch({ state: 'scheduled', fire_at: { $lte: now } }, CLAIM_ORDER, free);
+    let clock: 'claimed' | 'read' = 'claimed';
     // Leases of processes that died mid-handler: they last 30 s, so a look every second is plenty.
     if (batch.length === 0 && now >= s.recoverAt) {
       s.recoverAt = now + RECOVERY_EVERY_MS;
       batch = await claimBatch({ state: 'running', lease_until: { $lte: now } }, RECOVERY_ORDER, free);
+      clock = 'read';
     }
     // A full batch may have left due timers behind: the next slot to free up claims more at once.
     s.backlog = batch.length === free;
     for (const rec of batch) {
-      const p: Promise<unknown> = runClaimed(rec, false).finally(() => {
+      const p: Promise<unknown> = runClaimed(rec, false, clock).finally(() => {
         s.running.delete(p);
         if (s.backlog && !s.stopping) void pollNow();
       });

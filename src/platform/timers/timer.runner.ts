@@ -109,8 +109,15 @@ export async function claimBatch(filter: Record<string, unknown>, sort: Record<s
 /**
  * Runs one claimed timer: calls its handler (renewing the lease while it runs), then marks it done, or
  * reschedules it with backoff when the handler throws.
+ *
+ * `clock`: where the account's clock offset comes from. 'claimed': the timer's own `offset_ms`, as the
+ * claim found it scheduled. Every clock shift moves the scheduled timers' `offset_ms` with `fire_at`
+ * (timer.span.ts, and the settle step of insertTimer), so it is the account's offset unless a shift
+ * runs at this very moment; then the handler runs as just before that shift, at its due time. That
+ * saves reading the account for each timer. 'read': the account is read (a timer recovered from a
+ * dead process may have been claimed long before a shift).
  */
-export async function runClaimed(rec: TimerRecord, advancing: boolean): Promise<boolean> {
+export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'claimed' | 'read' = 'read'): Promise<boolean> {
   const renew = setInterval(() => {
     TimerModel.updateOne(
       { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
@@ -125,7 +132,7 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean): Promise<
     let now = due;
     let offsetMs: number | undefined;
     if (!advancing) {
-      offsetMs = rec.account_id ? await accountOffsetMs(rec.account_id) : 0;
+      offsetMs = !rec.account_id ? 0 : clock === 'claimed' && typeof rec.offset_ms === 'number' ? rec.offset_ms : await accountOffsetMs(rec.account_id);
       now = new Date(Math.max(due.getTime(), Date.now() + offsetMs));
     }
     await handler(toTimer(rec), { now, advancing, offsetMs });
