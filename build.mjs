@@ -43,7 +43,8 @@ const GATEWAY = {
   // mingo (the engine's query matching) ships ESM and CommonJS; esbuild's `node` condition picks the
   // CommonJS build, about twice the bytes and ~60 ms more to evaluate in the engine's worker at every
   // start (measured on dist/engine-worker.js: 1,030,867 -> 559,092 bytes, 162-188 -> 90-128 ms).
-  alias: { mingo: './node_modules/mingo/esm/index.js' },
+  // The directory, so that subpaths (mingo/core, mingo/query) resolve to their ESM files too.
+  alias: { mingo: './node_modules/mingo/esm' },
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
   // dist/*.js.map point into src/ and node_modules rather than carrying copies of them. Node reads them
   // only with --enable-source-maps (NODE_OPTIONS=--enable-source-maps npm start), which adds ~0.5 s to a

@@ -7,7 +7,7 @@
  * partial indexes when the query implies their filter) is a candidate, and a bounded trial picks the
  * one that finishes first (see execute). A collection scan only when no index applies.
  */
-import { Query } from 'mingo';
+import { mingoQuery, type Matcher } from './mingoQuery';
 import type { Collection } from './collection';
 import type { Bound, Index } from './indexes';
 import { canonicalKey, compareValues, deepEqual, getPathValues, isOperatorObject, isPlainObject, type Doc } from './values';
@@ -36,7 +36,7 @@ export function compileFilter(filter: Doc | undefined): ((doc: Doc) => boolean) 
   if (!filter || Object.keys(filter).length === 0) return undefined;
   const plain = plainEqualityMatcher(filter);
   if (plain) return plain;
-  const q = new Query(filter);
+  const q = mingoQuery(filter);
   return (doc) => q.test(doc);
 }
 
@@ -55,7 +55,7 @@ function plainEqualityMatcher(filter: Doc): ((doc: Doc) => boolean) | undefined 
     const t = typeof v;
     if (t !== 'string' && t !== 'boolean' && !(t === 'number' && !Number.isNaN(v))) return undefined;
   }
-  let mingo: Query | undefined;
+  let mingo: Matcher | undefined;
   return (doc) => {
     for (const k of keys) {
       const dv = Object.hasOwn(doc, k) ? doc[k] : undefined;
@@ -65,7 +65,7 @@ function plainEqualityMatcher(filter: Doc): ((doc: Doc) => boolean) | undefined 
       } else if (dv === undefined || dv === null) {
         return false;
       } else {
-        mingo ??= new Query(filter);
+        mingo ??= mingoQuery(filter);
         return mingo.test(doc);
       }
     }

@@ -4,7 +4,8 @@
  * left untouched so the caller can install the result atomically (or throw it away on a unique
  * violation).
  */
-import { Aggregator, Query } from 'mingo';
+import { Aggregator } from 'mingo';
+import { mingoQuery, type Matcher } from './mingoQuery';
 import { Decimal128, Long, ObjectId, Timestamp } from 'bson';
 import { ErrorCodes, MongoCommandError, badValue } from './errors';
 import { compareValues, deepClone, deepEqual, getPath, isOperatorObject, isPlainObject, setOwn, toNumber, type Doc } from './values';
@@ -148,17 +149,17 @@ function requireArray(path: string, v: unknown): unknown[] {
 /** $pull condition: a query on elements, an operator expression, or a value to compare with. */
 function pullMatcher(cond: unknown): (elem: unknown) => boolean {
   if (isOperatorObject(cond)) {
-    const q = new Query({ v: cond });
+    const q = mingoQuery({ v: cond });
     return (e) => q.test({ v: e });
   }
   if (isPlainObject(cond)) {
     const fast = pullByFieldValues(cond);
-    let q: Query | undefined;
+    let q: Matcher | undefined;
     return (e) => {
       if (!isPlainObject(e)) return false;
       const hit = fast?.(e);
       if (hit !== undefined) return hit;
-      q ??= new Query(cond);
+      q ??= mingoQuery(cond);
       return q.test(e);
     };
   }
@@ -334,7 +335,7 @@ function positionalIndex(arr: unknown[], prefix: string, filter: Doc | undefined
   };
   gather(filter);
   if (Object.keys(conds).length === 0) return -1;
-  const q = new Query(conds);
+  const q = mingoQuery(conds);
   return arr.findIndex((e) => q.test({ x: [e] }));
 }
 
