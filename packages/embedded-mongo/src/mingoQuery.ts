@@ -28,7 +28,10 @@ const EXPRESSION_OPERATORS = new Set(['$expr', '$where', '$function', '$jsonSche
 
 function needsExpressions(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(needsExpressions);
-  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  if (value === null || typeof value !== 'object') return false;
+  // Dates, ObjectIds, Longs, buffers: values, not operator documents.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
   for (const [k, v] of Object.entries(value)) {
     if (EXPRESSION_OPERATORS.has(k) || needsExpressions(v)) return true;
   }

@@ -49,5 +49,8 @@ describe('mingoQuery', () => {
   it('matches on aggregation expressions ($expr), at the top and nested in $or', () => {
     expect(docs.filter((d) => mingoQuery({ $expr: { $gt: ['$n', 10] } }).test(d)).map((d) => d._id)).toEqual([2]);
     expect(docs.filter((d) => mingoQuery({ $or: [{ _id: 4 }, { $expr: { $eq: ['$state', 'DONE'] } }] }).test(d)).map((d) => d._id)).toEqual([3, 4]);
+    // A filter built on a prototype-less object (as some decoders make them) is looked into too.
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { $expr: { $eq: ['$state', 'RETRYING'] } });
+    expect(docs.filter((d) => mingoQuery({ $and: [bare] }).test(d)).map((d) => d._id)).toEqual([2]);
   });
 });
