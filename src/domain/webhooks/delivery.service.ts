@@ -311,7 +311,7 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
  * performScheduledAttempt in two parts, for the scheduler: the request now, in an attempt slot, and
  * the recording it hands back, after the slot is freed. The slots bound the sockets a receiver can
  * hold (ATTEMPT_LIMITS); with the database write inside them, an account's deliveries also queued
- * behind the writes of its earlier attempts (a journaled write waits for the disk).
+ * behind the writes of its earlier attempts, each waiting its turn on a busy engine.
  */
 async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
   const a = await send(d, endpoint, at, policy);
