@@ -7,7 +7,7 @@ import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
-import { countKeyAndAccountRequest, markKeyRevoked, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
+import { accountRevokedKey, countKeyAndAccountRequest, markKeyRevoked, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 /** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
 export type ApiKeyResource = components['schemas']['ApiKey'];
@@ -44,7 +44,7 @@ export async function authenticate(secret: string | undefined): Promise<Authenti
   if (!key || !digestsEqual(key.key_hash, hash) || key.revoked_at) throw fail();
   const account = await accounts().findOne({ _id: key.account_id });
   // The account's mark is a revocation's first write (markKeyRevoked): it counts even before the key's own.
-  if (!account || account.revoked_keys?.[key._id]) throw fail();
+  if (!account || accountRevokedKey(account, key._id)) throw fail();
   return { account, key };
 }
 

@@ -217,7 +217,7 @@ async function countOnAccount(
     if (doc && keyWindow) {
       return {
         account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity },
-        revoked: Boolean(doc.revoked_keys?.[keyId]),
+        revoked: accountRevokedKey(doc, keyId),
         keyCount: keyWindow.count,
         keyWindowEndMs: keyWindow.end.getTime(),
         accountCount: doc.rate_count ?? n,
@@ -238,6 +238,11 @@ async function countOnAccount(
     if (opened.matchedCount === 0 && !(await accounts.findOne({ _id: accountId }, { projection: { _id: 1 } }))) return null;
   }
   throw new Error('rate limit of an API key is contended');
+}
+
+/** Whether the account's document marks the key revoked (markKeyRevoked): then the key is refused, whatever the key's own record says. */
+export function accountRevokedKey(account: Pick<AccountRecord, 'revoked_keys'>, keyId: string): boolean {
+  return Boolean(account.revoked_keys?.[keyId]);
 }
 
 /**
