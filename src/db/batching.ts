@@ -1,6 +1,6 @@
 import type { mongo } from 'mongoose';
 import { driverCollection } from './driverCollection';
-import { WRITE_CONCERN } from './writeConcern';
+import { writeConcernFor, type Acknowledge } from './writeConcern';
 
 /**
  * Coalesces the database operations that concurrent requests issue in the same turn of the event loop
@@ -133,8 +133,8 @@ interface WriteReply {
  * only (code, message, keyPattern and keyValue as a single write would report them). The write concern
  * is the command's own: a raw command does not take the client's default (writeConcern.ts).
  */
-async function perStatement(model: ModelLike, command: Record<string, unknown>, count: number): Promise<Array<Outcome<void>>> {
-  const reply = await writeCommand(model, command);
+async function perStatement(model: ModelLike, command: Record<string, unknown>, count: number, ack: Acknowledge = 'durable'): Promise<Array<Outcome<void>>> {
+  const reply = await writeCommand(model, command, ack);
   const failed = new Map((reply.writeErrors ?? []).map((we) => [we.index, writeError(we)]));
   return Array.from({ length: count }, (_v, i) => {
     const e = failed.get(i);
@@ -143,8 +143,8 @@ async function perStatement(model: ModelLike, command: Record<string, unknown>, 
 }
 
 /** Sends a write command with the gateway's write concern; a write concern error fails the whole batch. */
-async function writeCommand(model: ModelLike, command: Record<string, unknown>): Promise<WriteReply> {
-  const reply = (await database(model).command({ ...command, writeConcern: WRITE_CONCERN })) as WriteReply;
+async function writeCommand(model: ModelLike, command: Record<string, unknown>, ack: Acknowledge = 'durable'): Promise<WriteReply> {
+  const reply = (await database(model).command({ ...command, writeConcern: writeConcernFor(ack) })) as WriteReply;
   if (reply.writeConcernError) {
     throw Object.assign(new Error(reply.writeConcernError.errmsg ?? 'write concern error'), { code: reply.writeConcernError.code });
   }
@@ -157,10 +157,10 @@ function writeError(we: WriteErrorLike): Error {
 }
 
 /** Inserts one document (which carries its own `_id`). Rejects with `code: 11000` on a duplicate key. */
-export function insertBatched<T extends { _id: unknown }>(model: ModelLike, doc: T): Promise<void> {
+export function insertBatched<T extends { _id: unknown }>(model: ModelLike, doc: T, ack: Acknowledge = 'durable'): Promise<void> {
   const name = model.collection.collectionName;
-  const batcher = batcherFor<T, void>(`insert:${name}`, () =>
-    new Batcher<T, void>((docs) => perStatement(model, { insert: name, documents: docs, ordered: false }, docs.length)),
+  const batcher = batcherFor<T, void>(`insert:${name}:${ack}`, () =>
+    new Batcher<T, void>((docs) => perStatement(model, { insert: name, documents: docs, ordered: false }, docs.length, ack)),
   );
   return batcher.run(doc);
 }
@@ -204,10 +204,15 @@ export function findByFieldBatched<T>(model: ModelLike, field: string, value: st
  * matched (bookkeeping such as clearing an outbox), never for a conditional write that decides.
  * `update` may be a pipeline (standard MongoDB 4.2+), for a write that decides on the stored document.
  */
-export function updateOneBatched(model: ModelLike, filter: Record<string, unknown>, update: Record<string, unknown> | Array<Record<string, unknown>>): Promise<void> {
+export function updateOneBatched(
+  model: ModelLike,
+  filter: Record<string, unknown>,
+  update: Record<string, unknown> | Array<Record<string, unknown>>,
+  ack: Acknowledge = 'durable',
+): Promise<void> {
   const name = model.collection.collectionName;
-  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> | Array<Record<string, unknown>> }, void>(`update:${name}`, () =>
-    new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length)),
+  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> | Array<Record<string, unknown>> }, void>(`update:${name}:${ack}`, () =>
+    new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length, ack)),
   );
   return batcher.run({ filter, update });
 }
@@ -257,13 +262,13 @@ function isIdKey(we: WriteErrorLike): boolean {
  * shape for every call with the same `kind` (it names the batcher). `windowMs`: how long a batch waits
  * for more ids (the same for every call of a kind), for marks that nobody waits on.
  */
-export function updateByIdBatched(model: ModelLike, kind: string, id: string, update: Record<string, unknown>, windowMs = 0): Promise<void> {
+export function updateByIdBatched(model: ModelLike, kind: string, id: string, update: Record<string, unknown>, windowMs = 0, ack: Acknowledge = 'durable'): Promise<void> {
   const name = model.collection.collectionName;
   const batcher = batcherFor<string, void>(`updateById:${name}:${kind}`, () =>
     new Batcher<string, void>(async (ids) => {
       const unique = [...new Set(ids)];
       const q = unique.length === 1 ? { _id: unique[0] } : { _id: { $in: unique } };
-      const [outcome] = await perStatement(model, { update: name, updates: [{ q, u: update, multi: true }], ordered: false }, 1);
+      const [outcome] = await perStatement(model, { update: name, updates: [{ q, u: update, multi: true }], ordered: false }, 1, ack);
       if (!outcome!.ok) throw outcome!.error;
       return ids.map(() => ({ ok: true as const, value: undefined }));
     }, 500, MAX_IN_FLIGHT, windowMs),

@@ -208,12 +208,22 @@ export class Engine {
     op.events.push(draft);
   }
 
-  /** Makes a command's non-transactional changes durable, then publishes its change events. */
-  async finish(op: OpContext): Promise<void> {
-    if (op.ops.length) {
-      const p = this.journal.append(op.ops);
-      if (p) await p;
+  /**
+   * Makes a command's non-transactional changes durable, then publishes its change events.
+   * `acknowledge: 'applied'` (a write concern of `{ w: 1 }` without `j: true`, see writeAcknowledgement)
+   * answers once the changes are applied, as a MongoDB primary does: the journal write goes on and the
+   * change events are published when it lands, so a change stream still only carries durable changes,
+   * in journal order. A later write's durability implies this one's (the journal is appended in order).
+   */
+  async finish(op: OpContext, acknowledge: 'durable' | 'applied' = 'durable'): Promise<void> {
+    const landed = op.ops.length ? this.journal.append(op.ops) : undefined;
+    if (acknowledge === 'applied' && landed) {
+      const events = op.events;
+      // A failed journal refuses every later write and says so in the log; nothing to answer here.
+      landed.then(() => events.length && this.changes.publish(events)).catch(() => undefined);
+      return;
     }
+    if (landed) await landed;
     if (op.events.length) this.changes.publish(op.events);
   }
 

@@ -217,7 +217,7 @@ async function runHooks(event: StoredEvent, claimedUntil: number | null): Promis
   // (only the sweeper reads it, for events whose lease of HOOK_LEASE_MS has run out), so the marks of
   // HOOKS_DONE_WINDOW_MS share one batched update. A crash in that window runs the hooks again, as a
   // crash between the hooks and their mark always could: hooks are idempotent.
-  const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE, HOOKS_DONE_WINDOW_MS)
+  const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE, HOOKS_DONE_WINDOW_MS, 'applied')
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
     .finally(() => marking.delete(marked));
   marking.add(marked);

@@ -9,6 +9,7 @@ import { announceInserted, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type Stor
 import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
 import { isDuplicateKey } from '../../db/errors';
+import type { Acknowledge } from '../../db/writeConcern';
 
 /**
  * The single-document outbox. A state change and the events it emits are one atomic update: the
@@ -89,27 +90,31 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(e: PendingEvent, known?: Record<string, unknown>): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+async function storeEvent(e: PendingEvent, known: Record<string, unknown> | undefined, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
   try {
-    await insertBatched(EventModel, {
-      _id: e._id,
-      account_id: e.account_id,
-      type: e.type,
-      data_json: e.data_json,
-      created_at: new Date(e.created_at),
-      seq: e.seq,
-      payment_id: e.payment_id,
-      livemode: false,
-      hooks_done: false,
-      hooks_lease_until: claimedUntil,
-      hook_attempts: 1,
-      hooks_failed: false,
-      stored_at: storedAt,
-      origin: PROCESS_ID,
-    });
+    await insertBatched(
+      EventModel,
+      {
+        _id: e._id,
+        account_id: e.account_id,
+        type: e.type,
+        data_json: e.data_json,
+        created_at: new Date(e.created_at),
+        seq: e.seq,
+        payment_id: e.payment_id,
+        livemode: false,
+        hooks_done: false,
+        hooks_lease_until: claimedUntil,
+        hook_attempts: 1,
+        hooks_failed: false,
+        stored_at: storedAt,
+        origin: PROCESS_ID,
+      },
+      ack,
+    );
   } catch (err) {
     if (!isDuplicateKey(err)) throw err;
     inserted = false;
@@ -189,7 +194,11 @@ async function moveOutbox(
   };
   const storeEvents = async () => {
     const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
-    for (const e of pending) out.push(await storeEvent(e, known.get(e._id)));
+    // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
+    // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
+    // stored again from there, with the same id and content; anything durable done after it (a webhook
+    // delivery's insert) implies that it is durable too.
+    for (const e of pending) out.push(await storeEvent(e, known.get(e._id), 'applied'));
     return out;
   };
   // Timers and events are independent of each other (events stay in order among themselves); the
@@ -205,7 +214,8 @@ async function moveOutbox(
   if (pending.length > 0) pull.pending_events = { _id: { $in: pending.map((e) => e._id) } };
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
   // The outbox is cleared while the timers' clock check runs.
-  await Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }), ...settling]);
+  // Acknowledged once applied: an outbox clearing lost with a crash is dispatched again (storing is idempotent).
+  await Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }, 'applied'), ...settling]);
   return stored.map((s) => s.event);
 }
 
@@ -218,7 +228,8 @@ export async function emitAccountEvent(
 ): Promise<StoredEvent> {
   const createdAt = opts.now ?? (await nowForAccount(accountId));
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
-  const stored = await storeEvent(built!);
+  // No outbox holds it: acknowledged once durable.
+  const stored = await storeEvent(built!, undefined, 'durable');
   afterStore(stored);
   return stored.event;
 }

@@ -1,6 +1,7 @@
 import { driverCollection } from '../../db/driverCollection';
 import { Batcher } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
+import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { SequenceModel } from './event.model';
 
 /**
@@ -36,7 +37,10 @@ async function reserve(name: string, count: number): Promise<number> {
       const doc = await driverCollection<{ _id: string; value: number }>(SequenceModel).findOneAndUpdate(
         { _id: name },
         { $inc: { value: count } },
-        { upsert: true, returnDocument: 'after' },
+        // Acknowledged once applied: a reservation lost with a crash or a failover was used by no durable
+        // write (one that used it comes later in the journal or oplog, so its durability implies this one's),
+        // and numbers handed out again are then still unique.
+        { upsert: true, returnDocument: 'after', writeConcern: APPLIED_WRITE_CONCERN },
       );
       if (!doc) throw new Error(`sequence ${name} not returned`);
       return doc.value - count + 1;

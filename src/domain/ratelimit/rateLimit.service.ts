@@ -2,6 +2,7 @@ import { driverCollection } from '../../db/driverCollection';
 import type { mongo } from 'mongoose';
 import { Batcher, findByFieldBatched } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
+import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { AccountModel, type AccountClock, type AccountRecord } from '../accounts/account.model';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
 import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
@@ -43,7 +44,8 @@ async function countInBucket(bucket: string, n: number, nowMs: number): Promise<
     const current = await bucketCollection().findOneAndUpdate(
       { _id: bucket, window_end: { $gt: now } },
       { $inc: { count: n } },
-      { returnDocument: 'after' },
+      // A count lost with a crash or a failover lets a request or so more through: acknowledged once applied.
+      { returnDocument: 'after', writeConcern: APPLIED_WRITE_CONCERN },
     );
     if (current) return { count: current.count, windowEndMs: current.window_end.getTime() };
     try {
@@ -211,6 +213,9 @@ async function countOnAccount(
       {
         returnDocument: 'after',
         projection: { clock_offset_ms: 1, reference_entity: 1, rate_count: 1, rate_window_end: 1, [keyField]: 1, [`revoked_keys.${keyId}`]: 1 },
+        // Every request's first write: it does not wait for a journal commit. A count lost with a crash
+        // or a failover lets a few requests more through; what it reads (the revocation mark) is durable.
+        writeConcern: APPLIED_WRITE_CONCERN,
       },
     );
     const keyWindow = doc?.key_rates?.[keyId];

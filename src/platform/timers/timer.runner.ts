@@ -4,6 +4,7 @@ import type { mongo } from 'mongoose';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
 import { updateOneBatched } from '../../db/batching';
+import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
@@ -98,7 +99,9 @@ export async function claimBatch(filter: Record<string, unknown>, sort: Record<s
   if (due.length === 0) return [];
   const ids = due.map((d) => d._id);
   const claim = { ...leaseSet(Date.now()), claim_token: crypto.randomBytes(9).toString('base64url') };
-  const res = await timers().updateMany({ $and: [filter, { _id: { $in: ids } }] }, { $set: claim, $inc: { attempts: 1 } });
+  // Acknowledged once applied: a claim lost with a crash or a failover leaves its timers to be claimed
+  // again, and handlers are idempotent; the handler's own writes come after it in the journal.
+  const res = await timers().updateMany({ $and: [filter, { _id: { $in: ids } }] }, { $set: claim, $inc: { attempts: 1 } }, { writeConcern: APPLIED_WRITE_CONCERN });
   if (res.modifiedCount === due.length) return due.map((d) => ({ ...d, ...claim, attempts: d.attempts + 1 }) as TimerRecord);
   if (res.modifiedCount === 0) return [];
   const claimed = await timers().find({ _id: { $in: ids }, claim_token: claim.claim_token }).toArray();
@@ -141,6 +144,8 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
       TimerModel,
       { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
       { $set: { state: 'done', done_at: new Date(), lease_until: 0, fired_by: PROCESS_ID } },
+      // A done mark lost with a crash fires the timer again, which finds its work done.
+      'applied',
     );
     return true;
   } catch (err) {

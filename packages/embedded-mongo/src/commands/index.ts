@@ -6,7 +6,7 @@
 import { OpContext, type Engine } from '../engine';
 import { ErrorCodes, MongoCommandError, errorReply } from '../errors';
 import type { Transaction } from '../transactions';
-import type { Doc } from '../values';
+import { isPlainObject, type Doc } from '../values';
 import { adminCommands } from './admin';
 import { aggregateCommands } from './aggregate';
 import type { Handler, ServerInfo } from './context';
@@ -28,6 +28,19 @@ const handlers = new Map<string, Handler>(
   }),
 );
 
+/**
+ * When a write is answered. MongoDB answers `{ w: 1 }` (without `j: true`) once the primary has applied
+ * the write, before its journal commit, and `{ w: 0 }` is not waited for at all; so does this engine.
+ * Any other write concern (`w: "majority"`, `j: true`) or none is answered once the write is durable:
+ * on a real replica set those wait for the journal too, and without a write concern the cluster's
+ * default (`w: "majority"` since MongoDB 5.0) applies.
+ */
+export function writeAcknowledgement(cmd: Doc): 'durable' | 'applied' {
+  const wc = cmd.writeConcern;
+  if (!isPlainObject(wc) || wc.j === true) return 'durable';
+  return wc.w === 1 || wc.w === 0 ? 'applied' : 'durable';
+}
+
 /** Commands that change documents; inside a transaction they need the transaction lock. */
 const TXN_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify', 'findandmodify']);
 
@@ -47,7 +60,7 @@ export async function runCommand(engine: Engine, db: string, cmd: Doc, server: S
       try {
         reply = await handler({ engine, db, cmd, name, op, txn, server });
       } finally {
-        await engine.finish(op);
+        await engine.finish(op, writeAcknowledgement(cmd));
       }
       // A failed write aborts the surrounding transaction, as on a real server.
       if (txn && txn.state === 'active' && Array.isArray(reply.writeErrors) && reply.writeErrors.length) {
