@@ -26,6 +26,11 @@ export interface AccountRecord {
    * refuses it from the moment it is revoked. Written before the key's own `revoked_at`.
    */
   revoked_keys?: Record<string, Date>;
+  /**
+   * Bumped after every change to the account's webhook endpoints (domain/webhooks/endpointCache.ts):
+   * read with the clock on the delivery path, it says whether endpoints a process remembers are current.
+   */
+  endpoints_version?: number;
 }
 
 /** The account fields a request's work reads on hot paths: its sandbox clock, and the entity of its references. */
@@ -45,6 +50,7 @@ const accountSchema = new Schema<AccountRecord>(
     key_rates: { type: Schema.Types.Mixed },
     // Key id -> revocation time: written by the driver only (rateLimit.service.ts).
     revoked_keys: { type: Schema.Types.Mixed },
+    endpoints_version: { type: Number },
   },
   { versionKey: false, collection: 'accounts' },
 );

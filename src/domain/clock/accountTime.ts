@@ -12,11 +12,14 @@ export function accountNow(offsetMs: number, realNow: number = Date.now()): Date
 }
 
 /**
- * The account fields read on hot paths (its clock offset, and the reference entity a new payment
- * needs), always with this one projection so that concurrent reads share one batched query.
+ * The account fields read on hot paths (its clock offset, the reference entity a new payment needs,
+ * and the version of its webhook endpoints a delivery needs), always with this one projection so that
+ * concurrent reads share one batched query.
  */
-export async function readAccountClock(accountId: string): Promise<Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity'> | null> {
-  return findByIdBatched(AccountModel, accountId, { clock_offset_ms: 1, reference_entity: 1 });
+export async function readAccountClock(
+  accountId: string,
+): Promise<Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity' | 'endpoints_version'> | null> {
+  return findByIdBatched(AccountModel, accountId, { clock_offset_ms: 1, reference_entity: 1, endpoints_version: 1 });
 }
 
 /** Reads the offset from the database, so every gateway process agrees on an account's time. */

@@ -1,9 +1,10 @@
-import { findByFieldBatched, insertBatched, updateOneBatched } from '../../db/batching';
+import { insertBatched, updateOneBatched } from '../../db/batching';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
 import { scheduleTimer } from '../../platform/timers/timer.service';
-import { accountOffsetMs, nowForAccount } from '../clock/accountTime';
+import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
+import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
@@ -86,7 +87,8 @@ export function attemptStats(accountId?: string): { inFlight: number; queued: nu
   };
 }
 
-async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRecord[]> {
+/** `endpointsVersion`: the account's `endpoints_version` as just read (endpointCache.ts). */
+async function matchingEndpoints(event: StoredEvent, endpointsVersion: number): Promise<WebhookEndpointRecord[]> {
   if (event.type === 'test.ping') {
     // A test ping goes to the endpoint it was sent to, whatever that endpoint's filter.
     const target = testPingTarget(event.data);
@@ -94,8 +96,7 @@ async function matchingEndpoints(event: StoredEvent): Promise<WebhookEndpointRec
     const one = await WebhookEndpointModel.findOne({ _id: target, account_id: event.accountId }).lean();
     return one ? [one] : [];
   }
-  // All of the account's endpoints, in one query batched with concurrent events; filtered here.
-  const all = await findByFieldBatched<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', event.accountId);
+  const all = await accountEndpoints(event.accountId, endpointsVersion);
   return all.filter((e) => {
     // Read as strings: the event's type is a string here (events are not typed by the contract yet).
     const filter: readonly string[] = e.events;
@@ -155,17 +156,19 @@ export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPo
 }
 
 /**
- * Writes the deliveries of an event. Quick: two reads and one insert per endpoint; attempts run in the
- * background, sent where `policy` (the gateway's, from webhook.background.ts) allows.
+ * Writes the deliveries of an event. Quick: one read of the account (and of its endpoints when they
+ * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the gateway's, from webhook.background.ts) allows.
  */
 export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
-  const endpoints = await matchingEndpoints(event);
+  // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
+  // the version of its endpoints, which are read again only when it moved.
+  const account = await readAccountClock(event.accountId);
+  const endpoints = await matchingEndpoints(event, account?.endpoints_version ?? 0);
   if (endpoints.length === 0) {
     markHandled(event.id);
     return;
   }
-  // Only now: most events have no endpoint to go to, and then the clock is not needed.
-  const offsetMs = await accountOffsetMs(event.accountId);
+  const offsetMs = account?.clock_offset_ms ?? 0;
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {

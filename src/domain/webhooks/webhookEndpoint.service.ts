@@ -4,6 +4,7 @@ import { cancelTimers } from '../../platform/timers/timer.service';
 import { nowForAccount } from '../clock/accountTime';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
+import { bumpEndpointsVersion } from './endpointCache';
 import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
 import { assertAcceptableWebhookUrl, type WebhookTargetPolicy } from './targetResolver';
@@ -53,6 +54,7 @@ export async function createWebhookEndpoint(accountId: string, input: CreateWebh
     // An event in the moment it existed may have made a delivery to it: those go with it.
     remove: (created) => deleteWebhookEndpoint(accountId, created._id),
   });
+  await bumpEndpointsVersion(accountId);
   return { ...toWebhookEndpointResource(doc.toObject()), secret };
 }
 
@@ -76,6 +78,7 @@ export async function getWebhookEndpointRecord(accountId: string, id: string): P
 export async function deleteWebhookEndpoint(accountId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   const res = await WebhookEndpointModel.deleteOne({ _id: id, account_id: accountId });
   if (res.deletedCount !== 1) throw ApiError.notFound('webhook endpoint', id);
+  await bumpEndpointsVersion(accountId);
   await cancelTimers({ accountId, kind: RETRY_TIMER_KIND, refId: id });
   await WebhookDeliveryModel.deleteMany({ endpoint_id: id, account_id: accountId });
   return { id, object: 'webhook_endpoint', deleted: true };
@@ -119,6 +122,7 @@ export async function rotateWebhookSecret(accountId: string, id: string): Promis
     { returnDocument: 'after', lean: true, updatePipeline: true },
   );
   if (!updated) throw ApiError.notFound('webhook endpoint', id);
+  await bumpEndpointsVersion(accountId);
   return { ...toWebhookEndpointResource(updated), secret };
 }
 
