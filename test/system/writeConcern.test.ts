@@ -3,6 +3,11 @@
  * implicit default is w: 1 (one with an arbiter), a write acknowledged by the primary alone can be
  * rolled back by a failover, an idempotency record among them. Watched with the driver's own command
  * monitoring on the gateway's connection, so it holds on the embedded engine and a real MongoDB alike.
+ *
+ * The exceptions ask for w: 1 (APPLIED_WRITE_CONCERN, docs/operations.md): writes whose loss is harmless
+ * and whose durability a later durable write implies. They are listed here by collection and command, so
+ * that a new one is a decision made in this file too; the writes that commit a request (a payment's
+ * insert, an idempotency record's answer, a webhook delivery, an endpoint) stay w: "majority".
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +29,19 @@ interface SentWrite {
   /** How many documents or statements it carries (a batch carries several). */
   size: number;
 }
+
+/** The (collection, command) pairs that may ask for w: 1, and why (each call site says more). */
+const APPLIED: Record<string, string> = {
+  'rate_limits findAndModify': 'a request count',
+  'accounts findAndModify': "a key's request count in its account",
+  'sequences findAndModify': 'a counter reservation',
+  'idempotency_keys insert': "a key's claim, answered only after a later durable write",
+  'events insert': 'an event copied out of its outbox',
+  'events update': 'a hooks-done mark',
+  'timers insert': 'a timer scheduled out of its outbox',
+  'timers update': "a timer's claim or done mark",
+  'payment_intents update': "an outbox's clearing",
+};
 
 const sent: SentWrite[] = [];
 let server: TestServer;
@@ -54,7 +72,7 @@ afterAll(async () => {
 });
 
 describe('write concern of what the gateway writes', () => {
-  it('asks for w: "majority" on every write, batched ones included', async () => {
+  it('asks for w: "majority" on every write, batched ones included, but for the listed w: 1 kinds', async () => {
     const account = await createAccount(server.baseUrl);
     // Concurrent creations, so the batched inserts (events, timers) carry several documents.
     const created = await Promise.all(
@@ -78,7 +96,19 @@ describe('write concern of what the gateway writes', () => {
     expect(sent.some((w) => w.collection === 'events' && w.name === 'insert' && w.size > 1)).toBe(true);
     expect(sent.some((w) => w.collection === 'accounts' && w.name === 'insert')).toBe(true);
     expect(sent.some((w) => w.name === 'findAndModify')).toBe(true);
-    const without = sent.filter((w) => (w.writeConcern as { w?: unknown } | undefined)?.w !== 'majority');
-    expect(without).toEqual([]);
+    const majority = (w: SentWrite) => JSON.stringify(w.writeConcern) === JSON.stringify({ w: 'majority' });
+    const applied = (w: SentWrite) => JSON.stringify(w.writeConcern) === JSON.stringify({ w: 1 });
+    // Every write asks for one of the two, and w: 1 only where listed.
+    expect(sent.filter((w) => !majority(w) && !(applied(w) && `${w.collection} ${w.name}` in APPLIED))).toEqual([]);
+    // The writes that commit a request stay durable.
+    for (const commit of ['payment_intents insert', 'idempotency_keys update', 'webhook_endpoints insert', 'accounts insert']) {
+      const writes = sent.filter((w) => `${w.collection} ${w.name}` === commit);
+      expect(writes.length, commit).toBeGreaterThan(0);
+      expect(writes.filter((w) => !majority(w)), commit).toEqual([]);
+    }
+    // And the listed kinds are really sent with w: 1 (the list is not stale).
+    for (const kind of ['accounts findAndModify', 'sequences findAndModify', 'idempotency_keys insert', 'events insert', 'timers insert']) {
+      expect(sent.some((w) => `${w.collection} ${w.name}` === kind && applied(w)), kind).toBe(true);
+    }
   });
 });

@@ -188,6 +188,9 @@ async function moveOutbox(
         payload: t.payload,
         dedupeKey: t.dedupe_key,
         offsetMs: accountOffsetMs,
+        // Acknowledged once applied: the timer is in its outbox document, durably, until the outbox is
+        // cleared after it (as for the events below); lost with a crash, it is scheduled again from there.
+        acknowledge: 'applied',
       });
       settling.push(inserted.settled);
     }

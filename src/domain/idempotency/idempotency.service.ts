@@ -144,22 +144,29 @@ export async function runIdempotent(
 async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
   const objectSuffix = randomBase62(24);
   try {
-    await insertBatched(IdempotencyModel, {
-      _id: id,
-      account_id: req.accountId,
-      method: req.method.toUpperCase(),
-      path: req.path,
-      key: req.key,
-      body_hash: bodyHash,
-      object_suffix: objectSuffix,
-      state: 'in_progress',
-      owner,
-      lease_until: Date.now() + LEASE_MS,
-      status: null,
-      response_json: null,
-      created_at: new Date(),
-      completed_at: null,
-    });
+    await insertBatched(
+      IdempotencyModel,
+      {
+        _id: id,
+        account_id: req.accountId,
+        method: req.method.toUpperCase(),
+        path: req.path,
+        key: req.key,
+        body_hash: bodyHash,
+        object_suffix: objectSuffix,
+        state: 'in_progress',
+        owner,
+        lease_until: Date.now() + LEASE_MS,
+        status: null,
+        response_json: null,
+        created_at: new Date(),
+        completed_at: null,
+      },
+      // Acknowledged once applied: the request is answered only after a durable write that follows this
+      // one (its object's, or the stored answer's), whose durability implies this one's; a claim lost
+      // with a crash belonged to a request that was never answered, and its retry claims the key again.
+      'applied',
+    );
     return objectSuffix;
   } catch (err) {
     if (isDuplicateKey(err)) return null;

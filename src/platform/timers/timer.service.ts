@@ -17,6 +17,7 @@
 
 import { createHash } from 'node:crypto';
 import { insertBatched } from '../../db/batching';
+import type { Acknowledge } from '../../db/writeConcern';
 import { newId } from '../../ids';
 import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord } from './timer.model';
@@ -40,6 +41,11 @@ export interface ScheduleTimerInput {
    * offset is checked once more after the insert either way, which corrects for an advance in between.
    */
   offsetMs?: number;
+  /**
+   * When the insert is answered (src/db/writeConcern.ts): 'durable' (default), or 'applied' when a
+   * durable record of the timer exists already and outlives a lost insert (an outbox's pending timer).
+   */
+  acknowledge?: Acknowledge;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -66,6 +72,7 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
     await insertBatched(
       TimerModel,
       newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset }),
+      input.acknowledge,
     );
   } catch (err) {
     if (isDuplicateKey(err)) return { id, created: false, settled: Promise.resolve() };
