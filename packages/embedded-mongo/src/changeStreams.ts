@@ -5,6 +5,7 @@
  */
 import { Aggregator, ProcessingMode, Query } from 'mingo';
 import { Timestamp } from 'bson';
+import { decodeStored, encodeDoc, storedBytesOf } from './docStore';
 import { ErrorCodes, MongoCommandError, badValue } from './errors';
 import { deepEqual, isPlainObject, type Doc } from './values';
 
@@ -26,10 +27,42 @@ export interface ChangeEvent extends ChangeDraft {
   seq: number;
   ts: Timestamp;
   wall: Date;
+  /** `before` and `after` as BSON, once the event is no longer among the RECENT_DECODED newest. */
+  beforeBytes?: Uint8Array;
+  afterBytes?: Uint8Array;
 }
 
 /** Events kept for resuming; trimmed in chunks so publishing stays O(1) amortised. */
 const MAX_EVENTS = 10_000;
+/**
+ * How many of the newest events keep their documents decoded: the streams that keep up read them
+ * within moments of the write, as the objects the write made. Older ones keep the stored BSON bytes
+ * and are decoded again if a stream that fell behind (or resumes) reads them. Kept as objects, the
+ * documents of 10,000 events lived seconds, long enough to be promoted, and made most of the engine's
+ * old-generation garbage under a steady write load.
+ */
+const RECENT_DECODED = 256;
+
+/** The document before the change, decoded again when the event kept only its bytes. */
+function beforeOf(e: ChangeEvent): Doc | undefined {
+  return e.before ?? (e.beforeBytes ? decodeStored(e.beforeBytes) : undefined);
+}
+
+function afterOf(e: ChangeEvent): Doc | undefined {
+  return e.after ?? (e.afterBytes ? decodeStored(e.afterBytes) : undefined);
+}
+
+/** Lets go of an event's documents as objects, keeping them as BSON (the stored bytes when known). */
+function keepAsBytes(e: ChangeEvent): void {
+  if (e.before) {
+    e.beforeBytes = storedBytesOf(e.before) ?? encodeDoc(e.before);
+    e.before = undefined;
+  }
+  if (e.after) {
+    e.afterBytes = storedBytesOf(e.after) ?? encodeDoc(e.after);
+    e.after = undefined;
+  }
+}
 const TOKEN_PREFIX = 'E1';
 
 export type DocLookup = (db: string, coll: string, id: unknown) => Doc | undefined;
@@ -57,6 +90,8 @@ export class ChangeLog {
       e.ts = this.nextTs();
       e.wall = wall;
       this.events.push(e);
+      const aged = this.events[this.events.length - 1 - RECENT_DECODED];
+      if (aged) keepAsBytes(aged);
     }
     if (this.events.length > MAX_EVENTS * 1.25) this.events = this.events.slice(this.events.length - MAX_EVENTS);
     // Only streams that can see one of these changes are woken: every write command would otherwise
@@ -187,15 +222,16 @@ export class ChangeStreamCursor {
       out.documentKey = { _id: e.id };
     }
     const fd = this.opts.fullDocument;
-    if (e.op === 'insert' || e.op === 'replace') out.fullDocument = e.after;
+    if (e.op === 'insert' || e.op === 'replace') out.fullDocument = afterOf(e);
     else if (e.op === 'update') {
+      const after = afterOf(e);
       if (fd === 'updateLookup') out.fullDocument = this.lookup(e.db, e.coll!, e.id) ?? null;
-      else if (fd === 'whenAvailable' || fd === 'required') out.fullDocument = e.after ?? null;
-      out.updateDescription = diff(e.before ?? {}, e.after ?? {});
+      else if (fd === 'whenAvailable' || fd === 'required') out.fullDocument = after ?? null;
+      out.updateDescription = diff(beforeOf(e) ?? {}, after ?? {});
     }
     const fdb = this.opts.fullDocumentBeforeChange;
     if ((fdb === 'whenAvailable' || fdb === 'required') && e.op !== 'insert') {
-      out.fullDocumentBeforeChange = e.before ?? null;
+      out.fullDocumentBeforeChange = beforeOf(e) ?? null;
     }
     if (e.lsid !== undefined) {
       out.lsid = e.lsid;

@@ -103,6 +103,33 @@ describe('change streams', () => {
     expect(third!.operationType === 'insert' && third!.fullDocument.ref).toBe('D3');
   });
 
+  it('a stream resumed behind hundreds of changes gets each one whole (documents, update descriptions)', async () => {
+    const stream = Order.collection.watch([]);
+    await opened(stream);
+    const marker = await Order.create({ ref: 'R-start', status: 'new', amount: 0 });
+    const [first] = await take(stream, 1);
+    await stream.close();
+    expect(first!.operationType === 'insert' && String(first!.fullDocument._id)).toBe(String(marker._id));
+    // More changes than the newest few the embedded engine keeps as objects: the rest it keeps as BSON.
+    const docs = await Order.insertMany(Array.from({ length: 300 }, (_, i) => ({ ref: `R${i}`, status: 'new', amount: i })));
+    for (const d of docs) await Order.updateOne({ _id: d._id }, { $set: { status: 'paid' }, $inc: { amount: 1000 } });
+    await Order.deleteOne({ _id: docs[0]!._id });
+
+    const resumed = Order.collection.watch([], { resumeAfter: first!._id, fullDocument: 'whenAvailable' });
+    const evs = await take(resumed, 601);
+    await resumed.close();
+    const inserts = evs.filter((e) => e.operationType === 'insert');
+    const updates = evs.filter((e) => e.operationType === 'update');
+    expect([inserts.length, updates.length, evs[600]!.operationType]).toEqual([300, 300, 'delete']);
+    expect(inserts.map((e) => (e.operationType === 'insert' ? `${e.fullDocument.ref}:${e.fullDocument.amount}` : ''))).toEqual(
+      docs.map((_, i) => `R${i}:${i}`),
+    );
+    expect(
+      updates.map((e) => (e.operationType === 'update' ? [e.updateDescription.updatedFields, e.updateDescription.removedFields] : [])),
+    ).toEqual(docs.map((_, i) => [{ status: 'paid', amount: 1000 + i }, []]));
+    expect(String(evs[600]!.operationType === 'delete' && evs[600]!.documentKey._id)).toBe(String(docs[0]!._id));
+  });
+
   it('only sees transaction writes once committed, and never aborted ones', async () => {
     const stream = Order.collection.watch([{ $match: { operationType: 'insert' } }]);
     await opened(stream);
