@@ -27,6 +27,12 @@ const RATE = Number(process.env.BENCH_RAIL_RATE ?? 300);
 const SECONDS = Number(process.env.BENCH_RAIL_SECONDS ?? 30);
 const ACCOUNTS = Number(process.env.BENCH_RAIL_ACCOUNTS ?? 10);
 const DRAIN_S = Number(process.env.BENCH_RAIL_DRAIN_S ?? 30);
+/**
+ * Seconds of warm-up before the measured load (default 0: a gateway that has just started): the same
+ * payments at a third of the rate, not measured, then a pause until their rail is done. A gateway that
+ * has served traffic has its hot paths compiled by V8 and its heaps grown; one just started has neither.
+ */
+const WARMUP_S = Number(process.env.BENCH_RAIL_WARMUP_S ?? 0);
 
 /** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
 let receiverConnections = 0;
@@ -66,6 +72,24 @@ async function main(): Promise<void> {
     const api = new Api(gw.url, a.sk);
     await api.must(201, 'POST', '/v1/webhook_endpoints', { url: receiver.url, events: ['payment.succeeded'] });
     apis.push(api);
+  }
+  if (WARMUP_S > 0) {
+    const warmAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+    const warmUrl = new URL(`${gw.url}/v1/payment_intents`);
+    const sends: Array<Promise<unknown>> = [];
+    const warmRate = Math.max(1, Math.round(RATE / 3));
+    const w0 = Date.now();
+    for (let i = 0; i < warmRate * WARMUP_S; i++) {
+      while (Date.now() - w0 < (i / warmRate) * 1000) await sleep(2);
+      const api = apis[i % ACCOUNTS]!;
+      const body = { amount: 1000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '923000000' } };
+      sends.push(leanJson(warmAgent, warmUrl, 'POST', body, { ...api.authHeaders, 'idempotency-key': `warm-${w0}-${i}` }).catch(() => undefined));
+    }
+    await Promise.all(sends);
+    warmAgent.destroy();
+    // Their rail (+5 s) and webhooks done, so that the measured load starts from a quiet gateway.
+    await sleep(6_000);
+    arrivals.clear();
   }
   const total = RATE * SECONDS;
   const created = new Map<string, { createdAt: number; api: Api }>();
@@ -151,6 +175,7 @@ async function main(): Promise<void> {
     rate: RATE,
     seconds: SECONDS,
     accounts: ACCOUNTS,
+    warmupSeconds: WARMUP_S,
     journaled: dataDir !== undefined,
     layout: separate ? 'engine in its own process' : 'engine in the gateway process',
     achievedRate: total / sendSeconds,
@@ -170,7 +195,7 @@ async function main(): Promise<void> {
   };
   console.log(
     [
-      `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
+      `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}${WARMUP_S > 0 ? `, after ${WARMUP_S} s of warm-up at ${Math.round(RATE / 3)}/s` : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
       `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load generator and receiver CPU ${benchCpuS.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
