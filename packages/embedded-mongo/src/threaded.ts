@@ -23,12 +23,14 @@ export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
  */
 export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
   const { logger, workerUrl, ...rest } = options;
-  const worker = workerWithoutCallerSemiSpace(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
-    workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
-    // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
-    execArgv: [],
-    resourceLimits: { maxYoungGenerationSizeMb: ENGINE_YOUNG_GENERATION_MB },
-  });
+  const worker = withInitialOldGeneration(ENGINE_INITIAL_OLD_GENERATION_MB, () =>
+    workerWithoutCallerSemiSpace(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
+      workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
+      // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: ENGINE_YOUNG_GENERATION_MB },
+    }),
+  );
   let closed: (() => void) | undefined;
   const ready = new Promise<Extract<WorkerReply, { type: 'ready' }>>((resolve, reject) => {
     worker.on('message', (m: WorkerReply) => {
@@ -82,6 +84,30 @@ export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoO
 const ENGINE_YOUNG_GENERATION_MB = 48;
 
 /**
+ * The size the engine's old generation may reach before its first full collection. Under a steady write
+ * load the engine promotes garbage (commands and documents that waited on a busy thread past two
+ * scavenges) at 15-30 MB/s while holding about 40 MB, so with the gateway's --heap-growing-percent=50
+ * its old generation was collected every 0.6 s (61 mark-compacts in a 37 s bench:rail run at 300/s),
+ * each marked by V8's helper threads on the same two cores. From 128 MB on it is collected every few
+ * seconds (11 in the same run) and the helper threads took 6 s less CPU. Only the engine's isolate:
+ * the gateway's own old generation was collected 14-16 times either way. The floor costs resident memory
+ * only until the engine's live data is larger than it (its indexes grow with the data).
+ */
+const ENGINE_INITIAL_OLD_GENERATION_MB = 128;
+
+/**
+ * Runs `create` (which creates a worker) with V8's --initial-old-space-size set to `mb`, and sets the
+ * caller's value back once the worker is online: a process-wide flag, read when the worker's isolate is
+ * created on its thread.
+ */
+function withInitialOldGeneration(mb: number, create: () => Worker): Worker {
+  setFlagsFromString(`--initial-old-space-size=${mb}`);
+  const worker = create();
+  worker.once('online', () => setFlagsFromString(`--initial-old-space-size=${callerFlagMb('initial-old-space-size')}`));
+  return worker;
+}
+
+/**
  * A worker whose isolate does not take the caller's --max-semi-space-size. That V8 flag is process-wide
  * and overrides resourceLimits, so it is unset while the worker's isolate is created (on its thread,
  * before 'online') and set back after: the gateway's `npm start` asks for 64 MiB semi-spaces for its own
@@ -89,19 +115,20 @@ const ENGINE_YOUNG_GENERATION_MB = 48;
  * of work has filled it). Exported for the gateway's other worker (its background thread).
  */
 export function workerWithoutCallerSemiSpace(url: URL, options: WorkerOptions): Worker {
-  const semi = callerSemiSpaceMb();
+  const semi = callerFlagMb('max-semi-space-size');
   if (semi) setFlagsFromString('--max-semi-space-size=0');
   const worker = new Worker(url, options);
   if (semi) worker.once('online', () => setFlagsFromString(`--max-semi-space-size=${semi}`));
   return worker;
 }
 
-/** The caller's --max-semi-space-size (node flags or NODE_OPTIONS; the last one wins, as in V8), 0 when unset. */
-function callerSemiSpaceMb(): number {
+/** The caller's `--<name>=<MiB>` V8 flag (node flags or NODE_OPTIONS; the last one wins, as in V8), 0 when unset. */
+function callerFlagMb(name: string): number {
   const flags = [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv];
+  const re = new RegExp(`^--${name.split('-').join('[-_]')}=(\\d+)$`);
   let mb = 0;
   for (const f of flags) {
-    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(f);
+    const m = re.exec(f);
     if (m) mb = Number(m[1]);
   }
   return mb;
