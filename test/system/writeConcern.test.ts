@@ -41,6 +41,7 @@ const APPLIED: Record<string, string> = {
   'timers insert': 'a timer scheduled out of its outbox',
   'timers update': "a timer's claim or done mark",
   'payment_intents update': "an outbox's clearing",
+  'webhook_deliveries insert': "a delivery, whose attempt's durable recording follows (at-least-once delivery)",
 };
 
 const sent: SentWrite[] = [];

@@ -194,7 +194,12 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
       };
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
-        await insertBatched(WebhookDeliveryModel, doc);
+        // Acknowledged once applied, so that the first attempt does not wait for a journal commit: the
+        // attempt's recording (durable) comes after it and implies it. Lost with a crash before that, the
+        // event's hooks (not yet marked done) create it again and it is sent again: delivery is
+        // at-least-once by contract (receivers de-duplicate by Service-Event-Id), as after a crash
+        // between a request and its recording.
+        await insertBatched(WebhookDeliveryModel, doc, 'applied');
         return { doc, endpoint };
       } catch (err) {
         // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
