@@ -12,10 +12,11 @@ export const WRITE_CONCERN = { w: 'majority' } as const;
 /**
  * For writes whose loss in a crash or a failover is harmless and whose durability a later durable write
  * implies (the journal, like the oplog, is one ordered log): a request count, a counter reservation, a
- * timer's claim or done mark, an outbox's clearing, a hooks-done mark. Acknowledged once the primary
- * has applied the write, as MongoDB answers `w: 1`, so the caller does not wait for a journal commit;
- * the embedded engine answers the same way (packages/embedded-mongo, writeAcknowledgement).
- * What each such write may lose, and why that is safe, is said where it is used.
+ * timer's claim or done mark, an outbox's clearing, a hooks-done mark, and the few more that
+ * test/system/writeConcern.test.ts lists (APPLIED). Acknowledged once the primary has applied the write,
+ * as MongoDB answers `w: 1`, so the caller does not wait for a journal commit; the embedded engine
+ * answers the same way (packages/embedded-mongo, writeAcknowledgement). What each such write may lose,
+ * and why that is safe, is said where it is used.
  */
 export const APPLIED_WRITE_CONCERN = { w: 1 } as const;
 

@@ -157,7 +157,8 @@ export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPo
 
 /**
  * Writes the deliveries of an event. Quick: one read of the account (and of its endpoints when they
- * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the gateway's, from webhook.background.ts) allows.
+ * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the
+ * gateway's, from webhook.background.ts) allows.
  */
 export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
   // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
