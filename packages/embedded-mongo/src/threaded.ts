@@ -23,7 +23,7 @@ export interface ThreadedEmbeddedMongoOptions extends EmbeddedMongoOptions {
  */
 export async function startEmbeddedMongoInWorker(options: ThreadedEmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
   const { logger, workerUrl, ...rest } = options;
-  const worker = withInitialOldGeneration(ENGINE_INITIAL_OLD_GENERATION_MB, () =>
+  const worker = withFlagWhileCreated('initial-old-space-size', ENGINE_INITIAL_OLD_GENERATION_MB, () =>
     workerWithoutCallerSemiSpace(workerUrl ?? new URL('../bin/engine-worker.mjs', import.meta.url), {
       workerData: { options: { ...rest, forwardLogs: Boolean(logger) } },
       // The worker's own loaders (tsx, through the entry) must not be doubled by the parent's --import flags.
@@ -96,14 +96,14 @@ const ENGINE_YOUNG_GENERATION_MB = 48;
 const ENGINE_INITIAL_OLD_GENERATION_MB = 128;
 
 /**
- * Runs `create` (which creates a worker) with V8's --initial-old-space-size set to `mb`, and sets the
- * caller's value back once the worker is online: a process-wide flag, read when the worker's isolate is
- * created on its thread.
+ * Runs `create` (which creates a worker) with the V8 flag `--<name>=<mb>`, and sets the caller's value
+ * back once the worker is online: V8 flags are process-wide, and this one is read when the worker's
+ * isolate is created on its thread.
  */
-function withInitialOldGeneration(mb: number, create: () => Worker): Worker {
-  setFlagsFromString(`--initial-old-space-size=${mb}`);
+function withFlagWhileCreated(name: string, mb: number, create: () => Worker): Worker {
+  setFlagsFromString(`--${name}=${mb}`);
   const worker = create();
-  worker.once('online', () => setFlagsFromString(`--initial-old-space-size=${callerFlagMb('initial-old-space-size')}`));
+  worker.once('online', () => setFlagsFromString(`--${name}=${callerFlagMb(name)}`));
   return worker;
 }
 
@@ -115,11 +115,7 @@ function withInitialOldGeneration(mb: number, create: () => Worker): Worker {
  * of work has filled it). Exported for the gateway's other worker (its background thread).
  */
 export function workerWithoutCallerSemiSpace(url: URL, options: WorkerOptions): Worker {
-  const semi = callerFlagMb('max-semi-space-size');
-  if (semi) setFlagsFromString('--max-semi-space-size=0');
-  const worker = new Worker(url, options);
-  if (semi) worker.once('online', () => setFlagsFromString(`--max-semi-space-size=${semi}`));
-  return worker;
+  return withFlagWhileCreated('max-semi-space-size', 0, () => new Worker(url, options));
 }
 
 /** The caller's `--<name>=<MiB>` V8 flag (node flags or NODE_OPTIONS; the last one wins, as in V8), 0 when unset. */
