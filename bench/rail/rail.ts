@@ -6,7 +6,8 @@
  * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
  * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
- * SUCCEEDED payments. The gateway runs in its own process as `npm start` runs it (dist/main.js: one
+ * SUCCEEDED payments; lateness p99 and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
+ * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as `npm start` runs it (dist/main.js: one
  * thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
  * The load is sent over node:http (bench/lib/leanHttp.ts), not fetch, which took twice the CPU of this
@@ -33,6 +34,8 @@ const DRAIN_S = Number(process.env.BENCH_RAIL_DRAIN_S ?? 30);
  * has served traffic has its hot paths compiled by V8 and its heaps grown; one just started has neither.
  */
 const WARMUP_S = Number(process.env.BENCH_RAIL_WARMUP_S ?? 0);
+/** Width of the slices of the run that lateness and POST latency are also reported by (BENCH_RAIL_SLICE_S). */
+const SLICE_MS = Number(process.env.BENCH_RAIL_SLICE_S ?? 5) * 1000;
 
 /** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
 let receiverConnections = 0;
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
   const total = RATE * SECONDS;
   const created = new Map<string, { createdAt: number; api: Api }>();
   const postMs: number[] = [];
+  const postMsBySlice: number[][] = [];
   let errors = 0;
   /** Non-201 answers by status, and failed requests by error, for the report. */
   const statuses = new Map<number | string, number>();
@@ -122,6 +126,7 @@ async function main(): Promise<void> {
       )
         .then((res) => {
           postMs.push(Date.now() - start);
+          (postMsBySlice[Math.max(0, Math.floor((start - t0) / SLICE_MS))] ??= []).push(Date.now() - start);
           if (res.status !== 201) {
             errors++;
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -151,11 +156,17 @@ async function main(): Promise<void> {
   const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
 
   const late: number[] = [];
+  // Lateness by when the payment was created, a slice of the run at a time: a backlog that formed while
+  // the gateway was cold shows in the first slices, one that grows with time in the last.
+  const lateBySlice: number[][] = [];
   let lost = 0;
   for (const [id, c] of created) {
     const at = arrivals.get(id);
     if (at === undefined) lost++;
-    else late.push(at - (c.createdAt + 5_000));
+    else {
+      late.push(at - (c.createdAt + 5_000));
+      (lateBySlice[Math.max(0, Math.floor((c.createdAt - t0) / SLICE_MS))] ??= []).push(at - (c.createdAt + 5_000));
+    }
   }
   // From the API: how long the rail took, for a sample of the payments.
   const sample = [...created.entries()].filter((_, i) => i % Math.max(1, Math.floor(created.size / 500)) === 0);
@@ -184,6 +195,11 @@ async function main(): Promise<void> {
     postMs: { p50: percentile(postMs, 50), p99: percentile(postMs, 99) },
     lateMs: { p50: percentile(late, 50), p95: percentile(late, 95), p99: percentile(late, 99), max: late.length ? Math.max(...late) : NaN },
     moreThan5sLate: late.filter((l) => l > 5_000).length,
+    lateP99BySlice: Array.from(lateBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
+    postP99BySlice: Array.from(postMsBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
+    // The same p99 without the payments created in the first 10 s: a gateway just started compiles its
+    // hot paths then (V8), which a gateway that has served traffic has done.
+    lateP99After10s: percentile(lateBySlice.slice(Math.ceil(10_000 / SLICE_MS)).flat(), 99),
     lost,
     railMs: { p50: percentile(took, 50), p99: percentile(took, 99), sampled: sample.length, notFinal },
     gatewayCpuS,
@@ -197,6 +213,7 @@ async function main(): Promise<void> {
     [
       `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}${WARMUP_S > 0 ? `, after ${WARMUP_S} s of warm-up at ${Math.round(RATE / 3)}/s` : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
+      `by ${SLICE_MS / 1000} s of the run, p99 (ms): lateness ${result.lateP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; POST ${result.postP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; lateness of the payments created after the first 10 s: p99 ${result.lateP99After10s.toFixed(0)}`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
       `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load generator and receiver CPU ${benchCpuS.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     ].join('\n'),
