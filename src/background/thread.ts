@@ -17,7 +17,7 @@ import type { ToBackground, FromBackground } from './messages';
  *
  * The thread connects to the same database (the embedded engine's socket, or MONGODB_URI), with this
  * gateway's final Config. Timers this thread schedules for the next minute are announced to it (one
- * message per 25 ms wake-up slot), so it fires them on time rather than at its next poll. The first
+ * message per 50 ms wake-up slot), so it fires them on time rather than at its next poll. The first
  * request does not wait for the thread: the timers are durable and its first poll takes whatever is
  * due. A thread that fails is a gateway that fails: the process exits, as it would on an uncaught error
  * (nothing is lost: the timers wait in the database for the next start).

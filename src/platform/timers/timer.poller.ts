@@ -13,12 +13,15 @@ import { useAccountClock, type AccountOffsetLookup } from './accountClock';
  */
 const FAST_PATH_WINDOW_MS = 60_000;
 /**
- * A claim costs the same few commands whatever it carries, so the grain sets how many timers share them:
- * at 300 express payments/s (600 rail steps/s) a 10 ms slot claimed about 6, a 25 ms slot about 15. The
- * rail's +2 s / +5 s may be up to one slot late; bench:rail gave payment.succeeded p99 1,144 / 415 ms late
- * with 10 ms and 293 / 291 ms with 25 ms (runs alternated, gateway CPU 50-52 s against 49 s).
+ * A claim costs the same few commands whatever it carries, so the grain sets how many timers share them
+ * (and the rail steps it starts share their batched reads and writes): at 300 express payments/s (600
+ * rail steps/s) a 10 ms slot claimed about 6, a 25 ms slot about 15, a 50 ms slot about 30. The rail's
+ * +2 s / +5 s may be up to one slot late. bench:rail gave payment.succeeded p99 1,144 / 415 ms late with
+ * 10 ms and 293 / 291 ms with 25 ms (runs alternated, gateway CPU 50-52 s against 49 s); journaled, 420 /
+ * 373 / 436 ms with 25 ms and 296 / 295 / 462 ms with 50 ms (alternated, gateway CPU 50.7-51.8 s against
+ * 49.1-49.9 s).
  */
-const WAKE_GRAIN_MS = 25;
+const WAKE_GRAIN_MS = 50;
 /** The orders of the partial indexes `scheduled_by_fire_at` and `running_by_lease_until`. */
 const CLAIM_ORDER = { fire_at: 1, created_at: 1 } as const;
 const RECOVERY_ORDER = { lease_until: 1 } as const;
