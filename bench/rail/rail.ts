@@ -7,8 +7,8 @@
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
  * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
  * SUCCEEDED payments; lateness p99 and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
- * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as `npm start` runs it (dist/main.js: one
- * thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
+ * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as
+ * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
  * The load is sent over node:http (bench/lib/leanHttp.ts), not fetch, which took twice the CPU of this
  * machine's two cores that the gateway needs; this process's CPU is reported beside the gateway's.
