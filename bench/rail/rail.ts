@@ -8,7 +8,8 @@
  * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
  * SUCCEEDED payments; lateness p99 and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
  * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as
- * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the timers to a thread of their own), the embedded engine
+ * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the
+ * timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
  * The load is sent over node:http (bench/lib/leanHttp.ts), not fetch, which took twice the CPU of this
  * machine's two cores that the gateway needs; this process's CPU is reported beside the gateway's.
@@ -36,6 +37,11 @@ const DRAIN_S = Number(process.env.BENCH_RAIL_DRAIN_S ?? 30);
 const WARMUP_S = Number(process.env.BENCH_RAIL_WARMUP_S ?? 0);
 /** Width of the slices of the run that lateness and POST latency are also reported by (BENCH_RAIL_SLICE_S). */
 const SLICE_MS = Number(process.env.BENCH_RAIL_SLICE_S ?? 5) * 1000;
+
+/** Adds `value` to the slice of the run (from `t0`) that `at` falls in. */
+function addToSlice(slices: number[][], t0: number, at: number, value: number): void {
+  (slices[Math.max(0, Math.floor((at - t0) / SLICE_MS))] ??= []).push(value);
+}
 
 /** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
 let receiverConnections = 0;
@@ -126,7 +132,7 @@ async function main(): Promise<void> {
       )
         .then((res) => {
           postMs.push(Date.now() - start);
-          (postMsBySlice[Math.max(0, Math.floor((start - t0) / SLICE_MS))] ??= []).push(Date.now() - start);
+          addToSlice(postMsBySlice, t0, start, Date.now() - start);
           if (res.status !== 201) {
             errors++;
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -164,8 +170,9 @@ async function main(): Promise<void> {
     const at = arrivals.get(id);
     if (at === undefined) lost++;
     else {
-      late.push(at - (c.createdAt + 5_000));
-      (lateBySlice[Math.max(0, Math.floor((c.createdAt - t0) / SLICE_MS))] ??= []).push(at - (c.createdAt + 5_000));
+      const lateness = at - (c.createdAt + 5_000);
+      late.push(lateness);
+      addToSlice(lateBySlice, t0, c.createdAt, lateness);
     }
   }
   // From the API: how long the rail took, for a sample of the payments.
