@@ -45,15 +45,21 @@ function addToSlice(slices: number[][], t0: number, at: number, value: number): 
 
 /** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
 let receiverConnections = 0;
-function startReceiver(arrivals: Map<string, number>): Promise<{ url: string; close: () => void }> {
+/** When each payment.succeeded arrived, and the payment's updated_at it carries (when the rail moved it). */
+interface Arrival {
+  at: number;
+  updatedAt: number;
+}
+
+function startReceiver(arrivals: Map<string, Arrival>): Promise<{ url: string; close: () => void }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const at = Date.now();
       try {
-        const ev = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string } };
-        if (ev.type === 'payment.succeeded' && !arrivals.has(ev.data.id)) arrivals.set(ev.data.id, at);
+        const ev = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id: string; updated_at: string } };
+        if (ev.type === 'payment.succeeded' && !arrivals.has(ev.data.id)) arrivals.set(ev.data.id, { at, updatedAt: Date.parse(ev.data.updated_at) });
       } catch {
         // not an event: ignore
       }
@@ -73,7 +79,7 @@ async function main(): Promise<void> {
   const separate = process.env.BENCH_RAIL_LAYOUT === 'separate';
   const db = separate ? await startDatabase({ dataDir: dataDir ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1' }) : undefined;
   const gw = await startGatewayProcess({ mongodbUri: db?.url ?? '', profile: process.env.BENCH_RAIL_PROFILE === '1', compiled: true, name: 'rail-gateway', env: { DATA_DIR: dataDir && !separate ? dataDir : '' } });
-  const arrivals = new Map<string, number>();
+  const arrivals = new Map<string, Arrival>();
   const receiver = await startReceiver(arrivals);
   const apis: Api[] = [];
   for (let i = 0; i < ACCOUNTS; i++) {
@@ -162,16 +168,26 @@ async function main(): Promise<void> {
   const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
 
   const late: number[] = [];
+  // The lateness in two parts: the rail's (updated_at of SUCCEEDED against created_at + 5 s) and the
+  // webhook's (arrival against that updated_at: storing the event, writing the delivery, sending it).
+  const railLate: number[] = [];
+  const deliveryMs: number[] = [];
+  const railLateBySlice: number[][] = [];
+  const deliveryMsBySlice: number[][] = [];
   // Lateness by when the payment was created, a slice of the run at a time: a backlog that formed while
   // the gateway was cold shows in the first slices, one that grows with time in the last.
   const lateBySlice: number[][] = [];
   let lost = 0;
   for (const [id, c] of created) {
-    const at = arrivals.get(id);
-    if (at === undefined) lost++;
+    const arrival = arrivals.get(id);
+    if (arrival === undefined) lost++;
     else {
-      const lateness = at - (c.createdAt + 5_000);
+      const lateness = arrival.at - (c.createdAt + 5_000);
       late.push(lateness);
+      railLate.push(arrival.updatedAt - (c.createdAt + 5_000));
+      deliveryMs.push(arrival.at - arrival.updatedAt);
+      addToSlice(railLateBySlice, t0, c.createdAt, arrival.updatedAt - (c.createdAt + 5_000));
+      addToSlice(deliveryMsBySlice, t0, c.createdAt, arrival.at - arrival.updatedAt);
       addToSlice(lateBySlice, t0, c.createdAt, lateness);
     }
   }
@@ -201,9 +217,13 @@ async function main(): Promise<void> {
     postErrors: errors,
     postMs: { p50: percentile(postMs, 50), p99: percentile(postMs, 99) },
     lateMs: { p50: percentile(late, 50), p95: percentile(late, 95), p99: percentile(late, 99), max: late.length ? Math.max(...late) : NaN },
+    railLateMs: { p50: percentile(railLate, 50), p99: percentile(railLate, 99) },
+    deliveryMs: { p50: percentile(deliveryMs, 50), p99: percentile(deliveryMs, 99) },
     moreThan5sLate: late.filter((l) => l > 5_000).length,
     lateP99BySlice: Array.from(lateBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
     postP99BySlice: Array.from(postMsBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
+    railLateP99BySlice: Array.from(railLateBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
+    deliveryP99BySlice: Array.from(deliveryMsBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
     // The same p99 without the payments created in the first 10 s: a gateway just started compiles its
     // hot paths then (V8), which a gateway that has served traffic has done.
     lateP99After10s: percentile(lateBySlice.slice(Math.ceil(10_000 / SLICE_MS)).flat(), 99),
@@ -220,7 +240,8 @@ async function main(): Promise<void> {
     [
       `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}${WARMUP_S > 0 ? `, after ${WARMUP_S} s of warm-up at ${Math.round(RATE / 3)}/s` : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
-      `by ${SLICE_MS / 1000} s of the run, p99 (ms): lateness ${result.lateP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; POST ${result.postP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; lateness of the payments created after the first 10 s: p99 ${result.lateP99After10s.toFixed(0)}`,
+      `of which the rail's (updated_at of SUCCEEDED - created_at - 5 s): p50 ${result.railLateMs.p50.toFixed(0)}, p99 ${result.railLateMs.p99.toFixed(0)}; the webhook's (arrival - updated_at): p50 ${result.deliveryMs.p50.toFixed(0)}, p99 ${result.deliveryMs.p99.toFixed(0)}`,
+      `by ${SLICE_MS / 1000} s of the run, p99 (ms): lateness ${result.lateP99BySlice.map((l) => l.toFixed(0)).join(' / ')} (rail ${result.railLateP99BySlice.map((l) => l.toFixed(0)).join(' / ')}, webhook ${result.deliveryP99BySlice.map((l) => l.toFixed(0)).join(' / ')}); POST ${result.postP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; lateness of the payments created after the first 10 s: p99 ${result.lateP99After10s.toFixed(0)}`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
       `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load generator and receiver CPU ${benchCpuS.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     ].join('\n'),
