@@ -55,6 +55,11 @@ export interface MutateOptions {
   current?: PaymentRecord;
   /** The account's clock offset as the caller read it moments ago, for the timers the change schedules. */
   offsetMs?: number;
+  /**
+   * Event numbers the caller reserved (nextSequence('events', count)) while it read the payment: taken
+   * when the change emits exactly `count` events, otherwise left unused and the events reserve their own.
+   */
+  eventSeq?: { first: number; count: number };
 }
 
 export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
@@ -77,11 +82,10 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
     if (change.touch !== false) set.updated_at = now;
     const next: PaymentRecord = { ...current, ...(set as Partial<PaymentRecord>), version: current.version + 1 };
     const resource = toPaymentIntentResource(next);
-    const events = await buildEvents(
-      current.account_id,
-      (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId })),
-      now,
-    );
+    const specs = (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId }));
+    // Numbers of a write that missed are still unused: a retry may take them too.
+    const reserved = opts.eventSeq?.count === specs.length ? opts.eventSeq.first : undefined;
+    const events = await buildEvents(current.account_id, specs, now, reserved);
 
     const timers = buildTimers(change.timers ?? []);
 

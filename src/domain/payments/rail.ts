@@ -4,7 +4,8 @@ import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { mutatePayment, type PaymentChange } from './payment.mutate';
-import { planTransition, type FailureCode, type PaymentTrigger } from './payment.states';
+import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentTrigger } from './payment.states';
+import { nextSequence } from '../events/sequence';
 
 /**
  * The sandbox express rail. The customer's mobile number picks a scenario (spec, "Sandbox scenarios");
@@ -47,7 +48,9 @@ export function railStepTimer(p: Pick<PaymentRecord, '_id' | 'account_id' | 'cre
     kind: RAIL_TIMER_KIND,
     refId: p._id,
     dueAt: new Date(new Date(p.created_at).getTime() + step.at),
-    payload: { step: index },
+    // `emits`: how many events the step's transition emits, so that the step reserves their numbers
+    // while it reads the payment (runRailStep) instead of after.
+    payload: { step: index, emits: PAYMENT_TRANSITIONS[step.trigger].events.length },
     dedupeKey: `rail:${p._id}:${index}`,
   };
 }
@@ -72,11 +75,18 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
  * One step of a payment's rail. The payment is read once, whole, by id (batched with the other steps
  * of the claimed batch, which start in the same turn) and handed to mutatePayment, which decides on it
  * rather than reading it again; the clock offset the timer runner read goes with it, for the next
- * step's timer.
+ * step's timer. The numbers of the events the step emits (`emits`, set by railStepTimer; absent from
+ * timers scheduled before it was) are reserved during the read: one round trip less between the state
+ * change and its webhook. A step that then finds nothing to do leaves them unused, a gap in the events'
+ * numbers, which order events and are not promised to be consecutive.
  */
 export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);
-  const p = await findByIdBatched<PaymentRecord>(PaymentModel, timer.refId);
+  const emits = Number(timer.payload.emits ?? 0);
+  const [p, firstSeq] = await Promise.all([
+    findByIdBatched<PaymentRecord>(PaymentModel, timer.refId),
+    emits > 0 ? nextSequence('events', emits) : undefined,
+  ]);
   if (!p) return;
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
@@ -88,6 +98,6 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
       const next = railStepTimer(cur, index + 1);
       return next ? { ...change, timers: [next] } : change;
     },
-    { now: ctx.now, current: p, offsetMs: ctx.offsetMs },
+    { now: ctx.now, current: p, offsetMs: ctx.offsetMs, eventSeq: firstSeq === undefined ? undefined : { first: firstSeq, count: emits } },
   );
 }
