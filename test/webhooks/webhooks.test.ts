@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, WebhookSignatureError } from '@pgw/client';
 import { createAccount, type TestAccount } from '../support/accounts';
+import { onEventStoring } from '../../src/domain/events';
 import { useGatewayAndReceiver } from './support/gateway';
 import { advance, createEndpoint, createPayment, deliveries, expressBody, referenceBody, waitFor } from './support/webhooks';
 
@@ -366,5 +367,35 @@ describe('a payment life, end to end', () => {
     expect(got.map((r) => JSON.parse(r.rawBody).type)).toEqual(['payment.created', 'payment.succeeded']);
     expect(JSON.parse(got[1]!.rawBody).data).toMatchObject({ id: pi.id, status: 'SUCCEEDED' });
     for (const r of got) expect(verifyWebhookSignature(r.rawBody, String(r.headers['service-signature']), endpoint.secret).data.id).toBe(pi.id);
+  });
+
+  it('writes the deliveries while the event is stored and sends them once it is: a receiver finds the event at once', async () => {
+    const { api } = account;
+    await createEndpoint(api, hookUrl('stored-first'));
+    // When each event's insert finished, as the outbox tells its listeners (the delivery engine is one).
+    const storedAt = new Map<string, number>();
+    const stopListening = onEventStoring(({ event, stored }) => void stored.then(() => storedAt.set(event.id, performance.now())));
+    const arrivedAt = new Map<string, number>();
+    const lookups: Array<Promise<boolean>> = [];
+    gw.receiver.reply = (r) => {
+      const id = String(r.headers['service-event-id']);
+      arrivedAt.set(id, performance.now());
+      // What a receiver may do first: look the event up in GET /events.
+      lookups.push(api.get('/events?limit=100').then((res) => res.status === 200 && res.body.data.some((e: { id: string }) => e.id === id)));
+      return { status: 200 };
+    };
+    try {
+      await createPayment(api, expressBody('923000000'));
+      await advance(api, 6);
+      const got = await gw.receiver.waitFor(atPath('stored-first'), 2);
+      for (const r of got) {
+        const id = String(r.headers['service-event-id']);
+        expect(storedAt.get(id), `${id} went through the outbox`).toBeTypeOf('number');
+        expect(arrivedAt.get(id)!).toBeGreaterThanOrEqual(storedAt.get(id)!);
+      }
+      expect(await Promise.all(lookups)).toEqual([true, true]);
+    } finally {
+      stopListening();
+    }
   });
 });

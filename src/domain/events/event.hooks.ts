@@ -69,6 +69,37 @@ export const onEventInsertedHere = inserted.on;
 /** Called by the outbox for each event it inserted (not for one found already stored). */
 export const announceInserted = inserted.announce;
 
+/** An event of this process's outbox about to be inserted: its state change is written, the event not yet stored. */
+export interface EventStoring {
+  event: StoredEvent;
+  /**
+   * Settles once the insert is done: fulfilled when the event is stored (by this insert or one before
+   * it), rejected when the insert failed (the event then stays in its outbox for the sweeper).
+   */
+  stored: Promise<void>;
+}
+
+const storing = localListeners<EventStoring>();
+
+/**
+ * Listens to the events this process is about to insert from an outbox, called synchronously before
+ * each insert: a hook can do, while the insert runs, what does not need the event stored (reads,
+ * writes of its own), and wait for `stored` before what does (the webhook deliveries).
+ */
+export const onEventStoring = storing.on;
+
+/** Called by the outbox before it inserts an event; settle `stored` with the insert's outcome. */
+export function announceStoring(event: StoredEvent): { stored: () => void; failed: (err: unknown) => void } {
+  let settle!: { stored: () => void; failed: (err: unknown) => void };
+  const stored = new Promise<void>((resolve, reject) => {
+    settle = { stored: resolve, failed: reject };
+  });
+  // Met by whoever waits on it; with no listener waiting, a failed insert must not be an unhandled rejection.
+  stored.catch(() => undefined);
+  storing.announce({ event, stored });
+  return settle;
+}
+
 /**
  * A status change that no event announces: a transition of the state table with `events: []` (the rail
  * starting, PENDING → PROCESSING). It is not an event: never stored in `events`, never listed by

@@ -5,7 +5,7 @@ import { logger } from '../../logger';
 import { dedupeTimerId, insertTimer } from '../../platform/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertBatched, updateOneBatched } from '../../db/batching';
-import { announceInserted, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
+import { announceInserted, announceStoring, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
 import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
 import { isDuplicateKey } from '../../db/errors';
@@ -90,7 +90,7 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(e: PendingEvent, known: Record<string, unknown> | undefined, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
@@ -119,8 +119,12 @@ async function storeEvent(e: PendingEvent, known: Record<string, unknown> | unde
     if (!isDuplicateKey(err)) throw err;
     inserted = false;
   }
-  const event = toStoredEvent({ ...e, data: known, data_json: known ? undefined : e.data_json, livemode: false });
   return { event, claimedUntil: inserted ? claimedUntil : null };
+}
+
+/** The event a pending one becomes; `known`: its data as an object (otherwise parsed from `data_json` on first use). */
+function storedEventOf(e: PendingEvent, known: Record<string, unknown> | undefined): StoredEvent {
+  return toStoredEvent({ ...e, data: known, data_json: known ? undefined : e.data_json, livemode: false });
 }
 
 /** An event just stored: announced in this process if this call inserted it, then its hooks queued. */
@@ -197,11 +201,22 @@ async function moveOutbox(
   };
   const storeEvents = async () => {
     const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
-    // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
-    // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
-    // stored again from there, with the same id and content; anything durable done after it (a webhook
-    // delivery's insert) implies that it is durable too.
-    for (const e of pending) out.push(await storeEvent(e, known.get(e._id), 'applied'));
+    // Announced before their inserts (onEventStoring), in order, each with the outcome of its insert.
+    const events = pending.map((e) => storedEventOf(e, known.get(e._id)));
+    const settles = events.map((event) => announceStoring(event));
+    try {
+      // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
+      // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
+      // stored again from there, with the same id and content.
+      for (const [i, e] of pending.entries()) {
+        out.push(await storeEvent(e, events[i]!, 'applied'));
+        settles[i]!.stored();
+      }
+    } catch (err) {
+      // The ones stored already stay fulfilled.
+      for (const settle of settles) settle.failed(err);
+      throw err;
+    }
     return out;
   };
   // Timers and events are independent of each other (events stay in order among themselves); the
@@ -232,7 +247,7 @@ export async function emitAccountEvent(
   const createdAt = opts.now ?? (await nowForAccount(accountId));
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
   // No outbox holds it: acknowledged once durable.
-  const stored = await storeEvent(built!, undefined, 'durable');
+  const stored = await storeEvent(built!, storedEventOf(built!, undefined), 'durable');
   afterStore(stored);
   return stored.event;
 }

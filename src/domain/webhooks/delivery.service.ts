@@ -6,6 +6,7 @@ import { scheduleTimer } from '../../platform/timers/timer.service';
 import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
 import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
+import type { EventStoring } from '../events/event.hooks';
 import { isDuplicateKey } from '../../db/errors';
 import { DeliveryQueue } from './deliveryQueue';
 import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
@@ -120,10 +121,10 @@ const creationQueue = new DeliveryQueue(32);
  */
 const creating = new Map<string, Promise<void>>();
 
-function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
+function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
   let run = creating.get(event.id);
   if (!run) {
-    run = createDeliveriesForEvent(event, policy).finally(() => creating.delete(event.id));
+    run = createDeliveriesForEvent(event, policy, stored).finally(() => creating.delete(event.id));
     creating.set(event.id, run);
   }
   return run;
@@ -134,14 +135,30 @@ function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy): 
  * hooks get their turn (hooks run one event at a time per account). Events of one payment are
  * handled in order. Failures are left to the durable hook.
  */
-export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTargetPolicy): void {
+export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): void {
   if (engineState !== 'running') return;
   void creationQueue
     .run(event.paymentId ?? event.id, async () => {
       if (handled.has(event.id)) return;
-      await createDeliveriesOnce(event, policy);
+      await createDeliveriesOnce(event, policy, stored);
     })
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
+}
+
+/**
+ * The fast path started earlier still, for the events of this process's outboxes (onEventStoring):
+ * the account is read and the deliveries are written while the event itself is inserted, and each
+ * first attempt waits for that insert, so that a receiver who looks the event up finds it. Two round
+ * trips less between a state change and its webhook. The fast path that follows the insert then finds
+ * the event handled, or joins the creation under way.
+ *
+ * Read after the state change was written, so after the event's created_at: an endpoint the read
+ * misses was created after the event, which it need not receive. A crash can leave a delivery written
+ * without its event: the outbox sweeper stores the event again (same id), whose hook finds the
+ * delivery there, and the pending sweeper sends it once its lease lapses.
+ */
+export function createDeliveriesWhileStoring(storing: EventStoring, policy: WebhookTargetPolicy): void {
+  createDeliveriesFastPath(storing.event, policy, storing.stored);
 }
 
 /**
@@ -160,7 +177,7 @@ export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPo
  * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the
  * gateway's, from webhook.background.ts) allows.
  */
-export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
+export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
   // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
   // the version of its endpoints, which are read again only when it moved.
   const account = await readAccountClock(event.accountId);
@@ -196,10 +213,10 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
         // Acknowledged once applied, so that the first attempt does not wait for a journal commit: the
-        // attempt's recording (durable) comes after it and implies it. Lost with a crash before that, the
-        // event's hooks (not yet marked done) create it again and it is sent again: delivery is
-        // at-least-once by contract (receivers de-duplicate by Service-Event-Id), as after a crash
-        // between a request and its recording.
+        // attempt's recording (durable) comes after it and after its event's insert, and implies both.
+        // Lost with a crash before that, the event's hooks (not yet marked done) create it again and it
+        // is sent again: delivery is at-least-once by contract (receivers de-duplicate by
+        // Service-Event-Id), as after a crash between a request and its recording.
         await insertBatched(WebhookDeliveryModel, doc, 'applied');
         return { doc, endpoint };
       } catch (err) {
@@ -211,7 +228,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   );
   markHandled(event.id);
   for (const item of created) {
-    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs, policy);
+    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs, policy, false, stored);
   }
 }
 
@@ -229,10 +246,20 @@ function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJo
  */
 const spilling = new Map<string, { started: number; finished: number }>();
 
-/** `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order). */
-function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number, policy: WebhookTargetPolicy, fromSweep = false): void {
+/**
+ * `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order).
+ * `stored`: the insert of the delivery's event, when it was still under way (createDeliveriesWhileStoring).
+ */
+function startFirstAttempt(
+  delivery: WebhookDeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  offsetMs: number,
+  policy: WebhookTargetPolicy,
+  fromSweep = false,
+  stored?: Promise<void>,
+): void {
   if (engineState === 'idle') {
-    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, policy, fromSweep));
+    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, policy, fromSweep, stored));
     return;
   }
   if (engineState === 'stopped') return;
@@ -241,6 +268,8 @@ function startFirstAttempt(delivery: WebhookDeliveryRecord, endpoint: WebhookEnd
       ? scheduler.submit(
           attemptJob(delivery, async () => {
             if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
+            // Its event's insert failed: left PENDING too, sent by the sweeper once the event is stored again.
+            if (stored && !(await stored.then(() => true, () => false))) return;
             if (!(await holdLease(delivery))) return;
             return attemptStep(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
           }),

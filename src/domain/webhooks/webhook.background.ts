@@ -1,9 +1,10 @@
 import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
 import { registerTimerHandler } from '../../platform/timers/timer.service';
-import { onEventStored, type StoredEvent } from '../events';
+import { onEventStored, onEventStoring, type StoredEvent } from '../events';
 import {
   createDeliveriesFastPath,
+  createDeliveriesWhileStoring,
   deliveriesHook,
   deliveryQueueIdle,
   runRetryTimer,
@@ -36,6 +37,7 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
   const { policy } = deps;
   let removeHook: (() => void) | null = onEventStored((event) => deliveriesHook(event, policy), { name: 'webhook-deliveries' });
   let unsubscribe: (() => void) | null = null;
+  let stopEarlyPath: (() => void) | null = null;
   registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing, policy));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
@@ -48,6 +50,7 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine();
+      stopEarlyPath = onEventStoring((storing) => createDeliveriesWhileStoring(storing, policy));
       unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(event, policy));
       sweepTimer = setInterval(() => {
         if (sweeping) return;
@@ -63,6 +66,8 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
       stopDeliveryEngine();
       unsubscribe?.();
       unsubscribe = null;
+      stopEarlyPath?.();
+      stopEarlyPath = null;
       removeHook?.();
       removeHook = null;
       if (sweepTimer) clearInterval(sweepTimer);
