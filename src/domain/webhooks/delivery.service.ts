@@ -112,7 +112,13 @@ function markHandled(id: string): void {
   if (handled.size > 20_000) handled.delete(handled.values().next().value as string);
 }
 
-const creationQueue = new DeliveryQueue(32);
+/**
+ * The creations of deliveries under way (each reads the account and inserts one delivery per endpoint,
+ * no request to a receiver: those wait in the fair scheduler), in order per payment. 256 rather than
+ * the 32 it was: at 300 express payments/s every payment's two events pass here, and with 32 a
+ * payment.succeeded waited for a place p99 38 ms (bench:rail, journaled, 12:58); with 256, 6 ms.
+ */
+const creationQueue = new DeliveryQueue(256);
 
 /**
  * The creation of an event's deliveries under way in this process: the fast path and the durable hook

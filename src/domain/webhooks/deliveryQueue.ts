@@ -1,7 +1,7 @@
 /**
- * Bounds the number of webhook requests in flight from this process (a burst of events must not open
- * thousands of sockets) and keeps deliveries that share a key (endpoint + payment) in order, so that a
- * receiver gets `reference.paid` before `payment.succeeded` when both are sent right away.
+ * Bounds the number of tasks in flight (the creation of webhook deliveries: a burst of events must not
+ * start thousands at once) and keeps tasks that share a key (a payment) in order, so that a receiver
+ * gets `reference.paid` before `payment.succeeded` when both are sent right away.
  */
 export class DeliveryQueue {
   private active = 0;
