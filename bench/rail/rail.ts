@@ -5,8 +5,9 @@
  * accounts, each with a webhook endpoint for payment.succeeded pointing at a receiver in this process.
  * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
- * BENCH_RAIL_DRAIN_S after the last send); and, from the API, updated_at − created_at of a sample of
- * SUCCEEDED payments; lateness p99 and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
+ * BENCH_RAIL_DRAIN_S after the last send), and its two parts: the rail's (the updated_at the webhook's
+ * body carries, against created_at + 5 s) and the webhook's (arrival against that updated_at); and, from the API, updated_at − created_at of a sample of
+ * SUCCEEDED payments; lateness p99 (and its parts) and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
  * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as
  * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the
  * timers to a thread of their own), the embedded engine
