@@ -84,7 +84,7 @@ describe('outbox timers', () => {
     const pi = await createPayment(api, expressBody('923000000'));
     // As if the process died right after the insert that carried the first rail timer, before
     // dispatching it: the timer is not scheduled, it is still in the intent's outbox.
-    const [timer] = buildTimers([railStepTimer({ _id: pi.id, account_id: accountId, created_at: new Date(pi.created_at), customer: pi.customer }, 0)!]);
+    const [timer] = buildTimers([railStepTimer({ _id: pi.id, account_id: accountId, created_at: new Date(pi.created_at), customer: pi.customer }, 0, 0)!]);
     const removed = await TimerModel.deleteOne({ _id: timer!._id, state: 'scheduled' });
     expect(removed.deletedCount).toBe(1);
     await PaymentModel.collection.updateOne({ _id: pi.id as never }, { $push: { pending_timers: { ...timer!, queued_at: Date.now() - 10_000 } } as never });

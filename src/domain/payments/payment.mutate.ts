@@ -56,8 +56,10 @@ export interface MutateOptions {
   /** The account's clock offset as the caller read it moments ago, for the timers the change schedules. */
   offsetMs?: number;
   /**
-   * Event numbers the caller reserved (nextSequence('events', count)) while it read the payment: taken
-   * when the change emits exactly `count` events, otherwise left unused and the events reserve their own.
+   * Event numbers the caller reserved (nextSequence('events', count)) while it read the payment, and
+   * found it as the caller's own last write left it (so no change in between holds a later number for
+   * an earlier event): taken by the first attempt when the change emits exactly `count` events,
+   * otherwise left unused and the events reserve their own.
    */
   eventSeq?: { first: number; count: number };
 }
@@ -83,8 +85,8 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
     const next: PaymentRecord = { ...current, ...(set as Partial<PaymentRecord>), version: current.version + 1 };
     const resource = toPaymentIntentResource(next);
     const specs = (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId }));
-    // Numbers of a write that missed are still unused: a retry may take them too.
-    const reserved = opts.eventSeq?.count === specs.length ? opts.eventSeq.first : undefined;
+    // Not on a retry: it follows a change written meanwhile, whose events may hold later numbers.
+    const reserved = attempt === 0 && opts.eventSeq?.count === specs.length ? opts.eventSeq.first : undefined;
     const events = await buildEvents(current.account_id, specs, now, reserved);
 
     const timers = buildTimers(change.timers ?? []);

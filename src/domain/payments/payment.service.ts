@@ -102,7 +102,7 @@ export async function createPaymentIntent(
     created_at: now,
     updated_at: now,
   };
-  if (valid.payment_method === 'multicaixa_express') timers.push(railStepTimer(record, 0)!);
+  if (valid.payment_method === 'multicaixa_express') timers.push(railStepTimer(record, 0, record.version)!);
   record.pending_timers = buildTimers(timers);
 
   let resource = toPaymentIntentResource(record);

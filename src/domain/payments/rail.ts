@@ -39,8 +39,11 @@ export function railScenario(mobile: string): readonly RailStep[] {
 
 export const RAIL_TIMER_KIND = 'payment.rail_step';
 
-/** The timer of step `index` of the payment's scenario, or null after the last step. */
-export function railStepTimer(p: Pick<PaymentRecord, '_id' | 'account_id' | 'created_at' | 'customer'>, index: number): TimerSpec | null {
+/**
+ * The timer of step `index` of the payment's scenario, or null after the last step. `version`: the
+ * payment's version once the write that schedules the timer is applied.
+ */
+export function railStepTimer(p: Pick<PaymentRecord, '_id' | 'account_id' | 'created_at' | 'customer'>, index: number, version: number): TimerSpec | null {
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return null;
   return {
@@ -49,8 +52,9 @@ export function railStepTimer(p: Pick<PaymentRecord, '_id' | 'account_id' | 'cre
     refId: p._id,
     dueAt: new Date(new Date(p.created_at).getTime() + step.at),
     // `emits`: how many events the step's transition emits, so that the step reserves their numbers
-    // while it reads the payment (runRailStep) instead of after.
-    payload: { step: index, emits: PAYMENT_TRANSITIONS[step.trigger].events.length },
+    // while it reads the payment (runRailStep) instead of after; `version`: to tell whether anything
+    // changed the payment in between.
+    payload: { step: index, emits: PAYMENT_TRANSITIONS[step.trigger].events.length, version },
     dedupeKey: `rail:${p._id}:${index}`,
   };
 }
@@ -77,8 +81,10 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
  * rather than reading it again; the clock offset the timer runner read goes with it, for the next
  * step's timer. The numbers of the events the step emits (`emits`, set by railStepTimer; absent from
  * timers scheduled before it was) are reserved during the read: one round trip less between the state
- * change and its webhook. A step that then finds nothing to do leaves them unused, a gap in the events'
- * numbers, which order events and are not promised to be consecutive.
+ * change and its webhook. They are used only if the payment is still at the version that scheduled the
+ * step: a change written in between (a cancellation) may have reserved its event's number after ours,
+ * and ours must come after it. Unused, they are a gap in the events' numbers, which order events and
+ * are not promised to be consecutive.
  */
 export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);
@@ -90,14 +96,15 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
   if (!p) return;
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
+  const untouched = p.version === Number(timer.payload.version);
   await mutatePayment(
     p._id,
     (cur, now) => {
       const change = transitionChange(cur, step.trigger, now, step.failureCode);
       if (!change) return null; // moved on (cancelled), or this step already ran
-      const next = railStepTimer(cur, index + 1);
+      const next = railStepTimer(cur, index + 1, cur.version + 1);
       return next ? { ...change, timers: [next] } : change;
     },
-    { now: ctx.now, current: p, offsetMs: ctx.offsetMs, eventSeq: firstSeq === undefined ? undefined : { first: firstSeq, count: emits } },
+    { now: ctx.now, current: p, offsetMs: ctx.offsetMs, eventSeq: firstSeq !== undefined && untouched ? { first: firstSeq, count: emits } : undefined },
   );
 }
