@@ -274,7 +274,8 @@ function startFirstAttempt(
       ? scheduler.submit(
           attemptJob(delivery, async () => {
             if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
-            // Its event's insert failed: left PENDING too, sent by the sweeper once the event is stored again.
+            // Its event's insert failed: left PENDING too. The pending sweeper sends it when its lease lapses
+            // (15 s); the outbox sweeper, which looks every second, will have stored the event again by then.
             if (stored && !(await stored.then(() => true, () => false))) return;
             if (!(await holdLease(delivery))) return;
             return attemptStep(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
