@@ -6,9 +6,10 @@
  * Reported: the achieved send rate and POST latency; the lateness of each payment.succeeded webhook
  * against created_at + 5 s (p50/p95/p99/max, how many more than 5 s late, how many never arrived within
  * BENCH_RAIL_DRAIN_S after the last send), and its two parts: the rail's (the updated_at the webhook's
- * body carries, against created_at + 5 s) and the webhook's (arrival against that updated_at); and, from the API, updated_at − created_at of a sample of
- * SUCCEEDED payments; lateness p99 (and its parts) and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the
- * lateness p99 of the payments created after the first 10 s. The gateway runs in its own process as
+ * body carries, against created_at + 5 s) and the webhook's (arrival against that updated_at); and,
+ * from the API, updated_at − created_at of a sample of SUCCEEDED payments; lateness p99 (and its parts)
+ * and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the lateness p99 of the payments
+ * created after the first 10 s. The gateway runs in its own process as
  * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the
  * timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
@@ -39,9 +40,18 @@ const WARMUP_S = Number(process.env.BENCH_RAIL_WARMUP_S ?? 0);
 /** Width of the slices of the run that lateness and POST latency are also reported by (BENCH_RAIL_SLICE_S). */
 const SLICE_MS = Number(process.env.BENCH_RAIL_SLICE_S ?? 5) * 1000;
 
-/** Adds `value` to the slice of the run (from `t0`) that `at` falls in. */
-function addToSlice(slices: number[][], t0: number, at: number, value: number): void {
-  (slices[Math.max(0, Math.floor((at - t0) / SLICE_MS))] ??= []).push(value);
+/** Values of one measure, all of them and by the slice of the run (from `t0`) they fall in. */
+class Sliced {
+  readonly all: number[] = [];
+  readonly bySlice: number[][] = [];
+  constructor(private readonly t0: number) {}
+  add(at: number, value: number): void {
+    this.all.push(value);
+    (this.bySlice[Math.max(0, Math.floor((at - this.t0) / SLICE_MS))] ??= []).push(value);
+  }
+  p99BySlice(): number[] {
+    return Array.from(this.bySlice, (slice) => (slice ? percentile(slice, 99) : NaN));
+  }
 }
 
 /** Connections the gateway opened to the receiver (its webhook agent keeps them alive between bursts). */
@@ -109,8 +119,6 @@ async function main(): Promise<void> {
   }
   const total = RATE * SECONDS;
   const created = new Map<string, { createdAt: number; api: Api }>();
-  const postMs: number[] = [];
-  const postMsBySlice: number[][] = [];
   let errors = 0;
   /** Non-201 answers by status, and failed requests by error, for the report. */
   const statuses = new Map<number | string, number>();
@@ -122,6 +130,7 @@ async function main(): Promise<void> {
   const dbCpu0 = db ? cpuMs(db.child.pid) : 0;
   const benchCpu0 = process.cpuUsage();
   const t0 = Date.now() + 200;
+  const postMs = new Sliced(t0);
   let sent = 0;
   // Open loop: every tick sends whatever is due by now, without waiting for earlier answers.
   while (sent < total) {
@@ -138,8 +147,7 @@ async function main(): Promise<void> {
         { ...api.authHeaders, 'idempotency-key': `rail-${t0}-${i}` },
       )
         .then((res) => {
-          postMs.push(Date.now() - start);
-          addToSlice(postMsBySlice, t0, start, Date.now() - start);
+          postMs.add(start, Date.now() - start);
           if (res.status !== 201) {
             errors++;
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -168,28 +176,21 @@ async function main(): Promise<void> {
   // The load generator and the webhook receiver (this process) share the machine with the gateway.
   const benchCpuS = (benchCpu.user + benchCpu.system) / 1e6;
 
-  const late: number[] = [];
-  // The lateness in two parts: the rail's (updated_at of SUCCEEDED against created_at + 5 s) and the
-  // webhook's (arrival against that updated_at: storing the event, writing the delivery, sending it).
-  const railLate: number[] = [];
-  const deliveryMs: number[] = [];
-  const railLateBySlice: number[][] = [];
-  const deliveryMsBySlice: number[][] = [];
   // Lateness by when the payment was created, a slice of the run at a time: a backlog that formed while
-  // the gateway was cold shows in the first slices, one that grows with time in the last.
-  const lateBySlice: number[][] = [];
+  // the gateway was cold shows in the first slices, one that grows with time in the last. In two parts:
+  // the rail's (updated_at of SUCCEEDED against created_at + 5 s) and the webhook's (arrival against that
+  // updated_at: storing the event, writing the delivery, sending it).
+  const late = new Sliced(t0);
+  const railLate = new Sliced(t0);
+  const deliveryMs = new Sliced(t0);
   let lost = 0;
   for (const [id, c] of created) {
     const arrival = arrivals.get(id);
     if (arrival === undefined) lost++;
     else {
-      const lateness = arrival.at - (c.createdAt + 5_000);
-      late.push(lateness);
-      railLate.push(arrival.updatedAt - (c.createdAt + 5_000));
-      deliveryMs.push(arrival.at - arrival.updatedAt);
-      addToSlice(railLateBySlice, t0, c.createdAt, arrival.updatedAt - (c.createdAt + 5_000));
-      addToSlice(deliveryMsBySlice, t0, c.createdAt, arrival.at - arrival.updatedAt);
-      addToSlice(lateBySlice, t0, c.createdAt, lateness);
+      late.add(c.createdAt, arrival.at - (c.createdAt + 5_000));
+      railLate.add(c.createdAt, arrival.updatedAt - (c.createdAt + 5_000));
+      deliveryMs.add(c.createdAt, arrival.at - arrival.updatedAt);
     }
   }
   // From the API: how long the rail took, for a sample of the payments.
@@ -216,18 +217,18 @@ async function main(): Promise<void> {
     achievedRate: total / sendSeconds,
     created: created.size,
     postErrors: errors,
-    postMs: { p50: percentile(postMs, 50), p99: percentile(postMs, 99) },
-    lateMs: { p50: percentile(late, 50), p95: percentile(late, 95), p99: percentile(late, 99), max: late.length ? Math.max(...late) : NaN },
-    railLateMs: { p50: percentile(railLate, 50), p99: percentile(railLate, 99) },
-    deliveryMs: { p50: percentile(deliveryMs, 50), p99: percentile(deliveryMs, 99) },
-    moreThan5sLate: late.filter((l) => l > 5_000).length,
-    lateP99BySlice: Array.from(lateBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
-    postP99BySlice: Array.from(postMsBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
-    railLateP99BySlice: Array.from(railLateBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
-    deliveryP99BySlice: Array.from(deliveryMsBySlice, (slice) => (slice ? percentile(slice, 99) : NaN)),
+    postMs: { p50: percentile(postMs.all, 50), p99: percentile(postMs.all, 99) },
+    lateMs: { p50: percentile(late.all, 50), p95: percentile(late.all, 95), p99: percentile(late.all, 99), max: late.all.length ? Math.max(...late.all) : NaN },
+    railLateMs: { p50: percentile(railLate.all, 50), p99: percentile(railLate.all, 99) },
+    deliveryMs: { p50: percentile(deliveryMs.all, 50), p99: percentile(deliveryMs.all, 99) },
+    moreThan5sLate: late.all.filter((l) => l > 5_000).length,
+    lateP99BySlice: late.p99BySlice(),
+    postP99BySlice: postMs.p99BySlice(),
+    railLateP99BySlice: railLate.p99BySlice(),
+    deliveryP99BySlice: deliveryMs.p99BySlice(),
     // The same p99 without the payments created in the first 10 s: a gateway just started compiles its
     // hot paths then (V8), which a gateway that has served traffic has done.
-    lateP99After10s: percentile(lateBySlice.slice(Math.ceil(10_000 / SLICE_MS)).flat(), 99),
+    lateP99After10s: percentile(late.bySlice.slice(Math.ceil(10_000 / SLICE_MS)).flat(), 99),
     lost,
     railMs: { p50: percentile(took, 50), p99: percentile(took, 99), sampled: sample.length, notFinal },
     gatewayCpuS,
@@ -240,7 +241,7 @@ async function main(): Promise<void> {
   console.log(
     [
       `express 923000000 at ${RATE}/s for ${SECONDS} s over ${ACCOUNTS} accounts${dataDir ? ' (journaled)' : ''}${WARMUP_S > 0 ? `, after ${WARMUP_S} s of warm-up at ${Math.round(RATE / 3)}/s` : ''}, ${result.layout}: sent at ${result.achievedRate.toFixed(0)}/s, ${created.size} created, ${errors} errors${statuses.size ? ` (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(", ")})` : ""}; POST ms p50 ${result.postMs.p50.toFixed(0)}, p99 ${result.postMs.p99.toFixed(0)}`,
-      `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
+      `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late.all)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
       `of which the rail's (updated_at of SUCCEEDED - created_at - 5 s): p50 ${result.railLateMs.p50.toFixed(0)}, p99 ${result.railLateMs.p99.toFixed(0)}; the webhook's (arrival - updated_at): p50 ${result.deliveryMs.p50.toFixed(0)}, p99 ${result.deliveryMs.p99.toFixed(0)}`,
       `by ${SLICE_MS / 1000} s of the run, p99 (ms): lateness ${result.lateP99BySlice.map((l) => l.toFixed(0)).join(' / ')} (rail ${result.railLateP99BySlice.map((l) => l.toFixed(0)).join(' / ')}, webhook ${result.deliveryP99BySlice.map((l) => l.toFixed(0)).join(' / ')}); POST ${result.postP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; lateness of the payments created after the first 10 s: p99 ${result.lateP99After10s.toFixed(0)}`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
