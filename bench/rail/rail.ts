@@ -17,9 +17,9 @@
  * machine's two cores that the gateway needs; this process's CPU is reported beside the gateway's.
  *
  * BENCH_RAIL_RUNS=<n> repeats the whole run n times, each in a fresh process of its own with a gateway
- * just started (and a fresh data directory), then prints each run's p99 and how many were under the
- * target: on a shared 2-core VM one run's p99 swings by 2-3x between identical runs (bench/README.md),
- * so a verdict needs the spread, not one figure.
+ * just started (and a fresh data directory when journaled), then prints each run's p99 and how many were
+ * under the target: on a shared 2-core VM one run's p99 swings by 2-3x between identical runs
+ * (bench/README.md), so a verdict needs the spread, not one figure.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -263,8 +263,8 @@ const TARGET_P99_MS = 500;
 const RUNS = Number(process.env.BENCH_RAIL_RUNS ?? 1);
 /** What the repeat mode reads back from each run's rail.json (written by main). */
 interface RailResult {
-  journaled: boolean;
-  lateMs: { p99: number };
+  /** Null (NaN in JSON) when no webhook arrived. */
+  lateMs: { p99: number | null };
   /** Null (NaN in JSON) for a run of 10 s or less. */
   lateP99After10s: number | null;
   moreThan5sLate: number;
@@ -274,6 +274,9 @@ interface RailResult {
   benchCpuS: number;
 }
 type RunSummary = RailResult & { startedAt: string; loadavgAtStart: number };
+/** A run that failed or in which no webhook arrived counts as missing the target. */
+const p99Of = (r: RunSummary | null): number => r?.lateMs.p99 ?? Infinity;
+const msOrMiss = (ms: number): string => (Number.isFinite(ms) ? `${ms.toFixed(0)} ms` : 'a run without a figure');
 
 /**
  * Runs this bench `runs` times, each in a process of its own (so that each load generator starts as cold
@@ -281,23 +284,32 @@ type RunSummary = RailResult & { startedAt: string; loadavgAtStart: number };
  * Every run's result is kept in bench/.tmp/rail-runs.json.
  */
 async function repeat(runs: number): Promise<void> {
-  const results: RunSummary[] = [];
+  /** Null for a run that failed: it is listed, and counted as a miss. */
+  const results: Array<RunSummary | null> = [];
   for (let i = 1; i <= runs; i++) {
     const startedAt = new Date().toISOString().slice(11, 19);
     const load = os.loadavg()[0]!.toFixed(2);
     console.log(`== run ${i} of ${runs}, ${startedAt} UTC, load average ${load}`);
     const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!], { env: { ...process.env, BENCH_RAIL_RUNS: '1' }, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (child.status !== 0) throw new Error(`run ${i} failed (exit ${child.status ?? child.signal})`);
-    results.push({ startedAt, loadavgAtStart: Number(load), ...(JSON.parse(fs.readFileSync(path.join(TMP, 'rail.json'), 'utf8')) as RailResult) });
+    if (child.status === 0) {
+      results.push({ startedAt, loadavgAtStart: Number(load), ...(JSON.parse(fs.readFileSync(path.join(TMP, 'rail.json'), 'utf8')) as RailResult) });
+    } else {
+      console.log(`run ${i} failed (exit ${child.status ?? child.signal})`);
+      results.push(null);
+    }
   }
-  const p99s = results.map((r) => r.lateMs.p99);
+  const p99s = results.map(p99Of);
   const under = p99s.filter((p) => p < TARGET_P99_MS).length;
-  console.log(`\n${runs} runs at ${RATE}/s for ${SECONDS} s${results[0]!.journaled ? ' (journaled)' : ''}, each on a gateway just started${WARMUP_S > 0 ? ` after ${WARMUP_S} s of warm-up` : ''}:`);
+  const done = results.filter((r): r is RunSummary => r !== null);
+  const mode = process.env.BENCH_RAIL_DATA_DIR === '1' ? ' (journaled)' : '';
+  console.log(`\n${runs} runs at ${RATE}/s for ${SECONDS} s${mode}, each on a gateway just started${WARMUP_S > 0 ? ` after ${WARMUP_S} s of warm-up` : ''}:`);
   for (const [i, r] of results.entries()) {
-    console.log(`  run ${i + 1} (${r.startedAt}, load ${r.loadavgAtStart}): lateness p99 ${r.lateMs.p99.toFixed(0)} ms (after the first 10 s ${r.lateP99After10s?.toFixed(0) ?? 'n/a'}), ${r.moreThan5sLate} more than 5 s late, ${r.lost} lost, ${r.postErrors} POST errors; gateway CPU ${r.gatewayCpuS.toFixed(1)} s, load generator ${r.benchCpuS.toFixed(1)} s`);
+    if (!r) console.log(`  run ${i + 1}: failed`);
+    else console.log(`  run ${i + 1} (${r.startedAt}, load ${r.loadavgAtStart}): lateness p99 ${r.lateMs.p99?.toFixed(0) ?? 'n/a (none arrived)'} ms (after the first 10 s ${r.lateP99After10s?.toFixed(0) ?? 'n/a'}), ${r.moreThan5sLate} more than 5 s late, ${r.lost} lost, ${r.postErrors} POST errors; gateway CPU ${r.gatewayCpuS.toFixed(1)} s, load generator ${r.benchCpuS.toFixed(1)} s`);
   }
-  console.log(`lateness p99 under ${TARGET_P99_MS} ms in ${under} of ${runs} runs; median ${percentile(p99s, 50).toFixed(0)} ms, worst ${Math.max(...p99s).toFixed(0)} ms; more than 5 s late in all: ${results.reduce((n, r) => n + r.moreThan5sLate, 0)}; lost in all: ${results.reduce((n, r) => n + r.lost, 0)}`);
+  console.log(`lateness p99 under ${TARGET_P99_MS} ms in ${under} of ${runs} runs; median ${msOrMiss(percentile(p99s, 50))}, worst ${msOrMiss(Math.max(...p99s))}; more than 5 s late in all: ${done.reduce((n, r) => n + r.moreThan5sLate, 0)}; lost in all: ${done.reduce((n, r) => n + r.lost, 0)}`);
   fs.writeFileSync(path.join(TMP, 'rail-runs.json'), JSON.stringify(results, null, 2));
+  if (done.length < runs) throw new Error(`${runs - done.length} of ${runs} runs failed (their output is above)`);
 }
 
 (RUNS > 1 ? repeat(RUNS) : main()).then(
