@@ -56,12 +56,13 @@ export interface MutateOptions {
   /** The account's clock offset as the caller read it moments ago, for the timers the change schedules. */
   offsetMs?: number;
   /**
-   * Event numbers the caller reserved (nextSequence('events', count)) while it read the payment, and
-   * found it as the caller's own last write left it (so no change in between holds a later number for
-   * an earlier event): taken by the first attempt when the change emits exactly `count` events,
-   * otherwise left unused and the events reserve their own.
+   * Event numbers the caller reserved (nextSequence('events', count)) while it read the payment, for
+   * the payment at `version` (as the caller's own last write left it): taken when the change is made on
+   * that version and emits exactly `count` events, otherwise left unused and the events reserve their
+   * own. On any other version a change written in between may hold later numbers than these, and its
+   * events must come first; a retry always finds another version.
    */
-  eventSeq?: { first: number; count: number };
+  eventSeq?: { first: number; count: number; version: number };
 }
 
 export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
@@ -85,8 +86,8 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
     const next: PaymentRecord = { ...current, ...(set as Partial<PaymentRecord>), version: current.version + 1 };
     const resource = toPaymentIntentResource(next);
     const specs = (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId }));
-    // Not on a retry: it follows a change written meanwhile, whose events may hold later numbers.
-    const reserved = attempt === 0 && opts.eventSeq?.count === specs.length ? opts.eventSeq.first : undefined;
+    const seq = opts.eventSeq;
+    const reserved = seq && seq.version === current.version && seq.count === specs.length ? seq.first : undefined;
     const events = await buildEvents(current.account_id, specs, now, reserved);
 
     const timers = buildTimers(change.timers ?? []);

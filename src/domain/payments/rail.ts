@@ -96,7 +96,6 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
   if (!p) return;
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
-  const untouched = p.version === Number(timer.payload.version);
   await mutatePayment(
     p._id,
     (cur, now) => {
@@ -105,6 +104,6 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
       const next = railStepTimer(cur, index + 1, cur.version + 1);
       return next ? { ...change, timers: [next] } : change;
     },
-    { now: ctx.now, current: p, offsetMs: ctx.offsetMs, eventSeq: firstSeq !== undefined && untouched ? { first: firstSeq, count: emits } : undefined },
+    { now: ctx.now, current: p, offsetMs: ctx.offsetMs, eventSeq: firstSeq === undefined ? undefined : { first: firstSeq, count: emits, version: Number(timer.payload.version) } },
   );
 }
