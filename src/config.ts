@@ -42,6 +42,11 @@ export interface Config {
   refusedCountRetentionDays: number;
   rateLimitCounterRetentionSeconds: number;
   shutdownGraceMs: number;
+  /**
+   * WRITE_CONCURRENCY: API writes (non-GET /v1 requests, GraphQL over HTTP) handled at once per process
+   * while its event loop is saturated; more wait in arrival order (src/operations/http/admission.ts).
+   */
+  writeConcurrency: number;
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
 }
@@ -181,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     backgroundThread: bool(env, 'BACKGROUND_THREAD', false),
     timerRetentionHours: int(env, 'TIMER_RETENTION_HOURS', 24, 1, 24 * 365),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    writeConcurrency: int(env, 'WRITE_CONCURRENCY', 64, 1, 1_000_000),
     connections: {
       wsPerKey: int(env, 'WS_MAX_CONNECTIONS_PER_KEY', 20, 1, 1_000_000),
       wsPerIp: int(env, 'WS_MAX_CONNECTIONS_PER_IP', 50, 1, 1_000_000),

@@ -15,6 +15,7 @@ import { checkOperationLimits } from './limits';
 import { countPublicCalls, publicCalls } from './publicOperations';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
+import { writeAdmission } from '../operations/http/admission';
 
 /**
  * The GraphQL endpoint of one gateway: `graphqlRouter(config)` is mounted in the Express app (root
@@ -51,7 +52,8 @@ export function graphqlRouter(config: Config): Router {
   const endpoint = endpointFor(config);
   const router = Router();
   router.use(graphiqlRouter());
-  router.post(GRAPHQL_PATH, graphqlHttpHandler(config, () => endpoint.apollo));
+  // GraphQL over HTTP waits with the API's writes (its mutations create payments): admission.ts.
+  router.post(GRAPHQL_PATH, writeAdmission(config), graphqlHttpHandler(config, () => endpoint.apollo));
   router.get(GRAPHQL_PATH, (req, _res, next) => {
     if (wantsHtml(req)) return next();
     next(ApiError.invalid('Send GraphQL operations with POST /graphql (or over WebSocket); GET /graphql serves GraphiQL to browsers'));

@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../operations/http/authenticate';
 import { countUnidentified } from '../operations/http/rateLimit';
+import { writeAdmission } from '../operations/http/admission';
 import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { clientTokenCors } from './cors';
@@ -36,6 +37,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
       throw new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
     });
   }
+  // Writes past the cap wait here, before they cost anything (admission.ts).
+  v1.use(writeAdmission(config));
   // One router per first path segment (payment_intents, refunds, ...): a request is matched against
   // a dozen prefixes and then its resource's few routes, not against every route in turn.
   const resources = new Map<string, Router>();

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config';
+import { loadConfig, type Config } from '../../src/config';
 import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
 import { startGateway, type Gateway } from '../../src/server';
 import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
@@ -6,6 +6,8 @@ import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 export interface TestServer {
   baseUrl: string;
   gateway: Gateway;
+  /** The Config the gateway was started with (per-gateway state, such as its write admission, is keyed on it). */
+  config: Config;
   stop(): Promise<void>;
 }
 
@@ -27,7 +29,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const gateway = await startGateway(config);
-  return { baseUrl: gateway.url, gateway, stop: () => gateway.close() };
+  return { baseUrl: gateway.url, gateway, config, stop: () => gateway.close() };
 }
 
 /**
