@@ -95,6 +95,8 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
     };
     const run = () => {
       // 'close' comes after 'finish', and alone when the connection ends first: one release either way.
+      // A client that leaves mid-request frees its place while its handler may still be finishing: the
+      // cap bounds what is admitted, not what is left running.
       res.once('finish', release);
       res.once('close', release);
       next();
