@@ -37,7 +37,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
       throw new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
     });
   }
-  // Writes past the cap wait here, before they cost anything (admission.ts).
+  // While this thread is saturated, writes past the cap wait here, before they cost anything (admission.ts).
   v1.use(writeAdmission(config));
   // One router per first path segment (payment_intents, refunds, ...): a request is matched against
   // a dozen prefixes and then its resource's few routes, not against every route in turn.

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, publicBaseUrl: 'http://localhost:3000', maxBodyBytes: 65536, rateLimitPerMinute: 120, accountCreationPerMinute: 30, maintenanceMode: false, webhookAllowPrivateNetworks: false });
+    expect(c).toMatchObject({ port: 3000, publicBaseUrl: 'http://localhost:3000', maxBodyBytes: 65536, rateLimitPerMinute: 120, accountCreationPerMinute: 30, maintenanceMode: false, webhookAllowPrivateNetworks: false, writeConcurrency: 64 });
     expect(c.mongodbUri).toBeUndefined();
   });
 
@@ -15,6 +15,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://x' })).toThrow(/PUBLIC_BASE_URL/);
     expect(() => loadConfig({ MONGODB_URI: 'postgres://x' })).toThrow(/MONGODB_URI/);
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadConfig({ WRITE_CONCURRENCY: '0' })).toThrow(/WRITE_CONCURRENCY/);
   });
 
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash', () => {
