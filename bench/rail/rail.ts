@@ -30,6 +30,7 @@ import path from 'node:path';
 import { Api } from '../lib/api';
 import { leanJson } from '../lib/leanHttp';
 import { busiestThreads, cpuMs, threadCpuMs, TMP } from '../lib/processes';
+import { sampleCpu } from './cpuBySlice';
 import { startDatabase, startGatewayProcess } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
 
@@ -137,6 +138,7 @@ async function main(): Promise<void> {
   const benchCpu0 = process.cpuUsage();
   const t0 = Date.now() + 200;
   const postMs = new Sliced(t0);
+  const cpuSampler = sampleCpu(gw.child.pid, t0, SLICE_MS);
   let sent = 0;
   // Open loop: every tick sends whatever is due by now, without waiting for earlier answers.
   while (sent < total) {
@@ -175,6 +177,7 @@ async function main(): Promise<void> {
   agent.destroy();
   const drainUntil = Date.now() + DRAIN_S * 1000;
   while (Date.now() < drainUntil && [...created.keys()].some((id) => !arrivals.has(id))) await sleep(200);
+  const cpuBySlice = cpuSampler.stop();
   const gatewayCpuS = (cpuMs(gw.child.pid) - cpu0) / 1000;
   const threads = busiestThreads(threads0, threadCpuMs(gw.child.pid), gw.child.pid);
   const dbCpuS = db ? (cpuMs(db.child.pid) - dbCpu0) / 1000 : 0;
@@ -239,6 +242,7 @@ async function main(): Promise<void> {
     railMs: { p50: percentile(took, 50), p99: percentile(took, 99), sampled: sample.length, notFinal },
     gatewayCpuS,
     threads,
+    cpuBySlice,
     dbCpuS,
     benchCpuS,
     webhookConnections: receiverConnections,
@@ -250,6 +254,7 @@ async function main(): Promise<void> {
       `payment.succeeded lateness vs created_at + 5 s (ms): ${fmt(late.all)}; ${result.moreThan5sLate} more than 5 s late; ${lost} never arrived within ${DRAIN_S} s; over ${receiverConnections} connections`,
       `of which the rail's (updated_at of SUCCEEDED - created_at - 5 s): p50 ${result.railLateMs.p50.toFixed(0)}, p99 ${result.railLateMs.p99.toFixed(0)}; the webhook's (arrival - updated_at): p50 ${result.deliveryMs.p50.toFixed(0)}, p99 ${result.deliveryMs.p99.toFixed(0)}`,
       `by ${SLICE_MS / 1000} s of the run, p99 (ms): lateness ${result.lateP99BySlice.map((l) => l.toFixed(0)).join(' / ')} (rail ${result.railLateP99BySlice.map((l) => l.toFixed(0)).join(' / ')}, webhook ${result.deliveryP99BySlice.map((l) => l.toFixed(0)).join(' / ')}); POST ${result.postP99BySlice.map((l) => l.toFixed(0)).join(' / ')}; lateness of the payments created after the first 10 s: p99 ${result.lateP99After10s.toFixed(0)}`,
+      `by ${SLICE_MS / 1000} s of the run (when spent, not when created), % of the time on a core (and waiting for one): HTTP thread ${pcts(cpuBySlice.http)} (${pcts(cpuBySlice.httpWaiting)}); engine thread ${pcts(cpuBySlice.engine)} (${pcts(cpuBySlice.engineWaiting)}); the gateway's other threads (V8's compiler and GC helpers, libuv's pool) ${pcts(cpuBySlice.others)}; machine idle (% of all cores) ${pcts(cpuBySlice.machineIdle)}`,
       `updated_at - created_at of SUCCEEDED (ms, ${took.length} sampled): p50 ${result.railMs.p50}, p99 ${result.railMs.p99}; ${notFinal} sampled not SUCCEEDED`,
       `gateway CPU ${gatewayCpuS.toFixed(1)} s (${threads})${db ? `, engine process CPU ${dbCpuS.toFixed(1)} s` : ''}; load generator and receiver CPU ${benchCpuS.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     ].join('\n'),
@@ -257,6 +262,8 @@ async function main(): Promise<void> {
   fs.mkdirSync(TMP, { recursive: true });
   fs.writeFileSync(path.join(TMP, 'rail.json'), JSON.stringify(result, null, 2));
 }
+
+const pcts = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(' / ');
 
 /** The p99 lateness the issue's target is checked against (ms). */
 const TARGET_P99_MS = 500;
