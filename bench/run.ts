@@ -169,7 +169,22 @@ async function main(): Promise<void> {
   if (prismStarting && !restKeys.some(want)) await (await prismStarting).stop();
 
   if (want('fanout')) {
-    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-fanout' });
+    // Every subscriber comes from this one machine with one key: the per-key and per-IP caps on long-lived
+    // connections (abuse resistance, docs/operations.md) are raised to the bench's scale, as startGatewayProcess
+    // raises the rate limits. Left at their defaults they admitted 100 SSE streams and 20 WebSockets of 4,000.
+    const connectionCaps = String(settings.subscribers);
+    const gw = await startGatewayProcess({
+      mongodbUri: db.url,
+      profile: settings.profile,
+      name: 'gateway-fanout',
+      env: {
+        SSE_MAX_STREAMS_PER_KEY: connectionCaps,
+        SSE_MAX_STREAMS_PER_IP: connectionCaps,
+        WS_MAX_CONNECTIONS_PER_KEY: connectionCaps,
+        WS_MAX_CONNECTIONS_PER_IP: connectionCaps,
+        WS_MAX_SUBSCRIPTIONS_PER_KEY: connectionCaps,
+      },
+    });
     const account = await createAccount(gw.url, 'bench probe');
     const graphql = await graphqlServed(gw, account.sk);
     results.graphqlAvailable ||= graphql;
