@@ -9,7 +9,9 @@
  * body carries, against created_at + 5 s) and the webhook's (arrival against that updated_at); and,
  * from the API, updated_at − created_at of a sample of SUCCEEDED payments; lateness p99 (and its parts)
  * and POST p99 by slice of the run (BENCH_RAIL_SLICE_S, 5 s), and the lateness p99 of the payments
- * created after the first 10 s. The gateway runs in its own process as
+ * created after the first 10 s; and by slice, where the two cores went (cpuBySlice.ts): the share of the
+ * time the gateway's HTTP and engine threads were on a core and waiting for one, its other threads' CPU,
+ * the machine's idle share. The gateway runs in its own process as
  * `npm start` runs it (dist/main.js: one thread for HTTP and timers; BACKGROUND_THREAD=true moves the
  * timers to a thread of their own), the embedded engine
  * inside it (memory only; BENCH_RAIL_DATA_DIR=1 journals to a fresh data directory, as `npm start` with DATA_DIR does).
