@@ -170,7 +170,7 @@ async function main(): Promise<void> {
 
   if (want('fanout')) {
     // Every subscriber comes from this one machine with one key: the per-key and per-IP caps on long-lived
-    // connections (abuse resistance, docs/operations.md) are raised to the bench's scale, as startGatewayProcess
+    // connections (docs/api.md, with their variables) are raised to the bench's scale, as startGatewayProcess
     // raises the rate limits. Left at their defaults they admitted 100 SSE streams and 20 WebSockets of 4,000.
     const connectionCaps = String(settings.subscribers);
     const gw = await startGatewayProcess({

@@ -32,9 +32,9 @@ import path from 'node:path';
 import { Api } from '../lib/api';
 import { leanJson } from '../lib/leanHttp';
 import { busiestThreads, cpuMs, threadCpuMs, TMP } from '../lib/processes';
-import { sampleCpu } from './cpuBySlice';
 import { startDatabase, startGatewayProcess } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
+import { sampleCpu } from './cpuBySlice';
 
 const RATE = Number(process.env.BENCH_RAIL_RATE ?? 300);
 const SECONDS = Number(process.env.BENCH_RAIL_SECONDS ?? 30);
@@ -265,7 +265,8 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(TMP, 'rail.json'), JSON.stringify(result, null, 2));
 }
 
-const pcts = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(' / ');
+/** Whole percentages by slice; '-' where there is no figure (no schedstat on this kernel). */
+const pcts = (xs: number[]): string => xs.map((x) => (Number.isFinite(x) ? x.toFixed(0) : '-')).join(' / ');
 
 /** The p99 lateness the target is checked against (ms). */
 const TARGET_P99_MS = 500;
