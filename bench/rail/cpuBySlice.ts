@@ -4,11 +4,11 @@ import { threadCpuMs } from '../lib/processes';
 /**
  * Where the machine's two cores go during a bench:rail run, slice by slice of the run: the gateway's
  * HTTP thread (its main thread), its engine thread (the busiest other thread over the whole run: the
- * embedded engine's worker in the default layout; with BENCH_RAIL_LAYOUT=separate or BACKGROUND_THREAD=true
- * it is whichever other thread worked most), its
- * other threads together (V8's platform threads, which compile hot functions with TurboFan and help the
- * garbage collector, and libuv's pool, which writes the journal), and how much of the machine stayed
- * idle. Sampled from this process every SAMPLE_MS out of /proc, so the gateway runs unchanged.
+ * embedded engine's worker in the default layout; with BENCH_RAIL_LAYOUT=separate or
+ * BACKGROUND_THREAD=true it is whichever other thread worked most), its other threads together (V8's
+ * platform threads, which compile hot functions with TurboFan and help the garbage collector, and
+ * libuv's pool, which writes the journal), and how much of the machine stayed idle. Sampled from this
+ * process every SAMPLE_MS out of /proc, so the gateway runs unchanged.
  *
  * Why: a thread's CPU time alone does not say whether it waited for a core. Round 12 (bench/README.md)
  * found the HTTP thread busy (event loop utilization) about 90 % of the run but on a core only 55-70 %
