@@ -1,13 +1,14 @@
 import { driverCollection } from '../../db/driverCollection';
 import type { components } from '../../../generated/openapi';
 import { ApiError } from '../../errors';
+import { logger } from '../../logger';
 import { createWithinCap } from '../createWithinCap';
 import { AccountModel, type AccountClock, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
-import { accountRevokedKey, countKeyAndAccountRequest, markKeyRevoked, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
+import { accountRevokedKey, countKeyAndAccountRequest, forgetKey, markKeyRevoked, pruneRevokedMarks, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 /** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
 export type ApiKeyResource = components['schemas']['ApiKey'];
@@ -136,6 +137,11 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<Ap
   // KEY_REVOCATION_CHECK_MS, src/realtime/connections.ts), then the dashboard sessions signed in with it
   // (their sockets, identified by the key, closed first): the hooks src/server.ts registers, in that order.
   await keyRevoked(keyId);
+  if (updated) forgetKey(updated.key_hash);
+  // The marks of keys revoked minutes ago are no longer needed (their records refuse them): they go now,
+  // so that the account's document keeps only the last few minutes' marks. A failure leaves them for the
+  // next revocation: the key revoked now is refused either way.
+  await pruneRevokedMarks(accountId).catch((err: unknown) => logger.warn({ err, accountId }, 'could not prune revoked-key marks'));
   if (updated) return updated;
   const existing = await ApiKeyModel.findOne({ _id: keyId, account_id: accountId }).lean<ApiKeyRecord>();
   if (!existing) throw ApiError.notFound('api_key', keyId);

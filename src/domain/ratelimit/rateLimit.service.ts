@@ -95,17 +95,21 @@ export interface CountedKeyRequest {
  * key it keeps the record and sends only the count: one command per request, and a revoked key is
  * refused by the first count after its revocation, in every process. The first request of a key in a
  * process reads the key by its hash (one `find` for all the keys of a turn, src/db/batching.ts), then
- * counts. A revoked key adds one request to its account's count before the count says it is gone;
+ * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its account's count before the count says it is gone;
  * unknown secrets never reach an account's count.
  */
 export async function countKeyAndAccountRequest(keyHash: string, limits: RateLimits, nowMs: number = Date.now()): Promise<CountedKeyRequest | null> {
   const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
   let known = keyOfHash.get(keyHash);
+  if (known && nowMs - known.readAtMs >= KEY_RECHECK_MS) {
+    keyOfHash.delete(keyHash);
+    known = undefined;
+  }
   if (!known) {
     const found = await findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash);
     const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
     if (!key) return null;
-    known = { keyId: key._id, accountId: key.account_id, key };
+    known = { keyId: key._id, accountId: key.account_id, key, readAtMs: nowMs };
   }
   const counted = await count(known);
   // A key whose account is not there does not work (accounts are never deleted).
@@ -132,11 +136,26 @@ interface KnownKey {
   accountId: string;
   /** As read when it was unrevoked; only `revoked_at` ever changes, and the account's count says that. */
   key: ApiKeyRecord;
+  /** When this process read the key's record (ms), for KEY_RECHECK_MS. */
+  readAtMs: number;
 }
+
+/**
+ * How long this process goes on with a key's record it has read before reading it again (at the key's
+ * next request: one `find` every few minutes per key in use). It bounds how long a revocation needs the
+ * account's mark: once every process has read a revoked key's record again, the record refuses the key
+ * by itself, and the mark can go (pruneRevokedMarks).
+ */
+export const KEY_RECHECK_MS = 5 * 60_000;
 
 /** key hash → the keys this process has counted. */
 const keyOfHash = new Map<string, KnownKey>();
 const KEY_OF_HASH_MAX = 50_000;
+
+/** This process revoked the key: it reads the key's record again at its next request. */
+export function forgetKey(keyHash: string): void {
+  keyOfHash.delete(keyHash);
+}
 
 function rememberKey(keyHash: string, ids: KnownKey): void {
   // Insertion order: the oldest entry goes first; a forgotten key costs one sequential round trip.
@@ -176,7 +195,7 @@ function groupedCounter<R extends { group: string }, C, O>(
   });
 }
 
-type KeyRequest = Omit<KnownKey, 'key'> & { group: string; limits: RateLimits; nowMs: number };
+type KeyRequest = Omit<KnownKey, 'key' | 'readAtMs'> & { group: string; limits: RateLimits; nowMs: number };
 
 const requestCounts = groupedCounter(
   (r: KeyRequest, n) => countOnAccount(r.accountId, r.keyId, n, r.nowMs),
@@ -260,6 +279,43 @@ export async function markKeyRevoked(accountId: string, keyId: string, at: Date)
     { _id: accountId },
     { $set: { [`revoked_keys.${keyId}`]: at }, $unset: { [`key_rates.${keyId}`]: '' } },
   );
+}
+
+/**
+ * How long a revocation's mark stays in its account's document: KEY_RECHECK_MS, after which no process
+ * goes on with the key's record as it read it before the revocation, and a minute more for a request
+ * that was already under way then.
+ */
+export const REVOKED_MARK_KEPT_MS = KEY_RECHECK_MS + 60_000;
+
+/**
+ * Drops the account's revocation marks older than REVOKED_MARK_KEPT_MS whose key's own record says
+ * revoked (a mark whose key's write never happened, a crash between the two, is kept: it alone refuses
+ * the key), with the rate-limit windows those keys left behind (a process that still knew a key counted
+ * it once more after its mark). Returns how many went.
+ *
+ * Why: the marks and windows live in the account's document, which every request of the account counts
+ * in (one findAndModify that reads and writes the whole document). Kept for ever, a client creating and
+ * revoking keys in a loop (60 a minute, what its secret key's 120 requests a minute allow) grew its
+ * account's document by about 3 MB a day, and every later request of that account made the engine
+ * decode, encode and journal all of it.
+ * Pruned at each revocation, the marks are those of the last few minutes' revocations.
+ */
+export async function pruneRevokedMarks(accountId: string, nowMs: number = Date.now()): Promise<number> {
+  const accounts = accountCollection();
+  const account = await accounts.findOne({ _id: accountId }, { projection: { revoked_keys: 1 } });
+  const old = Object.entries(account?.revoked_keys ?? {})
+    .filter(([, at]) => new Date(at).getTime() <= nowMs - REVOKED_MARK_KEPT_MS)
+    .map(([keyId]) => keyId);
+  if (old.length === 0) return 0;
+  const revoked = await driverCollection<ApiKeyRecord>(ApiKeyModel)
+    .find({ _id: { $in: old }, account_id: accountId, revoked_at: { $ne: null } }, { projection: { _id: 1 } })
+    .toArray();
+  if (revoked.length === 0) return 0;
+  const unset: Record<string, ''> = {};
+  for (const k of revoked) unset[`revoked_keys.${k._id}`] = unset[`key_rates.${k._id}`] = '';
+  await accounts.updateOne({ _id: accountId }, { $unset: unset });
+  return revoked.length;
 }
 
 /**
