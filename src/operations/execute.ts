@@ -1,6 +1,7 @@
 import type { AccountClock } from '../domain/accounts/account.model';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { authorizedKey, authorize } from './authorize';
+import { beforeClaim } from './beforeClaim';
 import type { Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
 import { handlers, type Handlers } from './handlers';
@@ -85,7 +86,7 @@ export async function execute<K extends ExecutableOperationId>(
   const handler = handlers[operationId] as unknown as (ctx: KeyContext | PublicContext, input: OperationInput<K>) => Promise<ResultBody<K>>;
   const status = successStatus(operationId);
   const contentType = op.responseContentTypes[String(status) as keyof typeof op.responseContentTypes]?.[0];
-  const run = async (idempotency?: IdempotentAttempt): Promise<ResultBody<K>> => {
+  const run = async (idempotency?: IdempotentAttempt, early?: Promise<unknown>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext | PublicContext =
       caller.kind === 'key'
@@ -96,6 +97,7 @@ export async function execute<K extends ExecutableOperationId>(
             requestId: options.requestId,
             settings: options.settings,
             ...(idempotency && { idempotency }),
+            ...(early && { early }),
             ...(options.account?._id === caller.actor.accountId && { account: options.account }),
           }
         : { caller, requestId: options.requestId, settings: options.settings };
@@ -104,6 +106,9 @@ export async function execute<K extends ExecutableOperationId>(
 
   if (op.idempotent) {
     const { actor } = authorizedKey(caller, operationId);
+    const early = beforeClaim[operationId]?.();
+    // A replay never reads it: its failure must not go unhandled (the handler that reads it sees it).
+    early?.catch(() => undefined);
     const out = await runIdempotent(
       {
         accountId: actor.accountId,
@@ -113,7 +118,7 @@ export async function execute<K extends ExecutableOperationId>(
         body: rawBody ?? null,
         requestId: options.requestId,
       },
-      async (attempt) => ({ status, body: await run(attempt) }),
+      async (attempt) => ({ status, body: await run(attempt, early) }),
     );
     return { status: out.status, body: out.body as ResultBody<K>, json: out.json, replayed: out.replayed };
   }

@@ -59,6 +59,8 @@ export interface KeyContext {
   idempotency?: IdempotentAttempt;
   /** The account's clock as this request's authentication read it, when the protocol has it (REST). */
   account?: AccountClock;
+  /** On idempotent operations: what the operation's beforeClaim started beside the key's claim (beforeClaim.ts). */
+  early?: Promise<unknown>;
 }
 
 /** What a handler of a public operation gets: nobody, or a client token on the operations that take one. */

@@ -160,9 +160,18 @@ export function dispatchKnown(
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
-  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
+  opts: {
+    accountOffsetMs?: number;
+    eventData?: Array<Record<string, unknown> | undefined>;
+    /**
+     * Takes the outbox's clearing (and the timers' clock checks) instead of waiting for it here, once the
+     * events and timers are stored: an idempotent request's alongsideAnswer, which runs it beside the
+     * storing of the answer and answers once both are done.
+     */
+    clearAlongside?: (work: Promise<unknown>) => void;
+  } = {},
 ): Promise<StoredEvent[]> {
-  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
+  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData, opts.clearAlongside);
 }
 
 async function moveOutbox(
@@ -173,6 +182,7 @@ async function moveOutbox(
   accountOffsetMs?: number,
   /** The events' data as objects, in the order of `pendingEvents` (saves parsing `data_json` back). */
   eventData: Array<Record<string, unknown> | undefined> = [],
+  clearAlongside?: (work: Promise<unknown>) => void,
 ): Promise<StoredEvent[]> {
   const known = new Map<string, Record<string, unknown>>();
   pendingEvents.forEach((e, i) => {
@@ -233,7 +243,9 @@ async function moveOutbox(
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
   // The outbox is cleared while the timers' clock check runs.
   // Acknowledged once applied: an outbox clearing lost with a crash is dispatched again (storing is idempotent).
-  await Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }, 'applied'), ...settling]);
+  const clearing = Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }, 'applied'), ...settling]);
+  if (clearAlongside) clearAlongside(clearing);
+  else await clearing;
   return stored.map((s) => s.event);
 }
 

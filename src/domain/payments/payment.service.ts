@@ -29,6 +29,8 @@ export interface CreatePaymentOptions {
   paymentId?: string;
   /** The account's clock as this request read it moments ago (its authentication's count): not read again. */
   account?: AccountClock;
+  /** The payment's number, reserved beforehand (reservePaymentNumber): alongside the Idempotency-Key's claim. */
+  paymentNumber?: Promise<number>;
 }
 
 /**
@@ -58,7 +60,7 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), paymentEventSequence()]);
+  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), opts.paymentNumber ?? paymentEventSequence()]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   // The payment's place in its account's list is the number of its `payment.created` event: unique and
   // increasing like the events' counter it comes from, and one reservation (findAndModify) instead of two.
@@ -128,8 +130,19 @@ export async function createPaymentIntent(
   await dispatchKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
     accountOffsetMs: account.clock_offset_ms ?? 0,
     eventData: [resource as unknown as Record<string, unknown>],
+    // Under an Idempotency-Key the outbox is cleared while the answer is stored, and answered after both.
+    clearAlongside: opts.idempotency ? (work) => opts.idempotency!.alongsideAnswer(work) : undefined,
   });
   return resource;
+}
+
+/**
+ * Reserves a new payment's number (paymentEventSequence) ahead of its creation: a number reserved and not
+ * used (the Idempotency-Key's claim found an answer to replay, or the body was invalid) is a gap, which
+ * numbers of payments and events are allowed to have.
+ */
+export function reservePaymentNumber(): Promise<number> {
+  return paymentEventSequence();
 }
 
 /**

@@ -20,7 +20,8 @@ import type { HandlerTable } from '../types';
 export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
   listPaymentMethods: async () => ({ object: 'list' as const, data: [...PAYMENT_METHODS] }),
-  createPaymentIntent: async (ctx, { body }) => createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account }),
+  createPaymentIntent: async (ctx, { body }) =>
+    createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.early as Promise<number> | undefined }),
   listPaymentIntents: async (ctx, { query }) => ({
     object: 'list' as const,
     data: await listPaymentIntents(ctx.actor, { limit: query.limit, status: query.status, startingAfter: query.starting_after }),
