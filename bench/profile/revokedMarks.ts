@@ -11,12 +11,13 @@
  *   GW=http://127.0.0.1:3999 MONGODB_URI='mongodb://127.0.0.1:27991/?directConnection=true' MARKS=86400 npx tsx bench/profile/revokedMarks.ts
  */
 import mongoose from 'mongoose';
+import { createAccount } from '../lib/api';
+import { percentile } from '../lib/stats';
+
 const base = process.env.GW!;
 const N = Number(process.env.MARKS ?? 86_400);
-async function account(name: string) {
-  const r = await fetch(`${base}/v1/sandbox/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  return (await r.json()) as { id: string; sk: string };
-}
+
+/** `GET /v1/account` 300 times, one at a time: latencies in ms. */
 async function time(sk: string, n = 300): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -25,10 +26,10 @@ async function time(sk: string, n = 300): Promise<number[]> {
     await r.arrayBuffer();
     out.push(performance.now() - t);
   }
-  return out.sort((a, b) => a - b);
+  return out;
 }
-const plain = await account('plain');
-const churned = await account('churned');
+const plain = await createAccount(base, 'plain');
+const churned = await createAccount(base, 'churned');
 await mongoose.connect(process.env.MONGODB_URI!);
 const marks: Record<string, Date> = {};
 for (let i = 0; i < N; i++) marks[`revoked_keys.key_${String(i).padStart(24, '0')}`] = new Date();
@@ -36,6 +37,6 @@ await mongoose.connection.collection('accounts').updateOne({ _id: churned.id as 
 console.log('marks', N);
 for (const [name, a] of [['plain', plain], ['churned', churned], ['plain', plain], ['churned', churned]] as const) {
   const t = await time(a.sk);
-  console.log(name, 'GET /v1/account p50', t[150]!.toFixed(1), 'ms p95', t[285]!.toFixed(1), 'ms');
+  console.log(name, 'GET /v1/account p50', percentile(t, 50).toFixed(1), 'ms p95', percentile(t, 95).toFixed(1), 'ms');
 }
 await mongoose.disconnect();

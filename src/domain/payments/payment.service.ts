@@ -29,7 +29,7 @@ export interface CreatePaymentOptions {
   paymentId?: string;
   /** The account's clock as this request read it moments ago (its authentication's count): not read again. */
   account?: AccountClock;
-  /** The payment's number, reserved beforehand (reservePaymentNumber): alongside the Idempotency-Key's claim. */
+  /** The payment's number, reserved beforehand (reservePaymentNumber): beside the Idempotency-Key's claim. */
   paymentNumber?: Promise<number>;
 }
 
@@ -60,7 +60,7 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), opts.paymentNumber ?? paymentEventSequence()]);
+  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), opts.paymentNumber ?? reservePaymentNumber()]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   // The payment's place in its account's list is the number of its `payment.created` event: unique and
   // increasing like the events' counter it comes from, and one reservation (findAndModify) instead of two.
@@ -137,15 +137,6 @@ export async function createPaymentIntent(
 }
 
 /**
- * Reserves a new payment's number (paymentEventSequence) ahead of its creation: a number reserved and not
- * used (the Idempotency-Key's claim found an answer to replay, or the body was invalid) is a gap, which
- * numbers of payments and events are allowed to have.
- */
-export function reservePaymentNumber(): Promise<number> {
-  return paymentEventSequence();
-}
-
-/**
  * The number of a new payment's `payment.created` event, which is also the payment's `seq`.
  *
  * Payments used to draw `seq` from a counter of their own (`sequences` `payment_intents`). The events'
@@ -153,8 +144,12 @@ export function reservePaymentNumber(): Promise<number> {
  * each, in that order), but a process that died between the two reservations left it one behind: so,
  * once per database and process, the events' counter is raised to at least the old one ($max), and new
  * payments always list after the old ones.
+ *
+ * It may be reserved ahead of the payment's creation (src/operations/beforeClaim.ts): a number reserved
+ * and not used (the Idempotency-Key's claim found an answer to replay, or the body was invalid) is a gap,
+ * which the numbers of payments and events may have.
  */
-async function paymentEventSequence(): Promise<number> {
+export async function reservePaymentNumber(): Promise<number> {
   const db = SequenceModel.db.db;
   let caughtUp = db && eventCounterCaughtUp.get(db);
   if (db && !caughtUp) {

@@ -95,8 +95,8 @@ export interface CountedKeyRequest {
  * key it keeps the record and sends only the count: one command per request, and a revoked key is
  * refused by the first count after its revocation, in every process. The first request of a key in a
  * process reads the key by its hash (one `find` for all the keys of a turn, src/db/batching.ts), then
- * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its account's count before the count says it is gone;
- * unknown secrets never reach an account's count.
+ * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its
+ * account's count before the count says it is gone; unknown secrets never reach an account's count.
  */
 export async function countKeyAndAccountRequest(keyHash: string, limits: RateLimits, nowMs: number = Date.now()): Promise<CountedKeyRequest | null> {
   const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
