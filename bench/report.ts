@@ -124,7 +124,7 @@ export function renderResults(r: BenchResults): string {
   L.push(...machine());
   L.push(`- load average (1/5/15 min) before: ${r.loadBefore.map((n) => n.toFixed(2)).join(' / ')}; after: ${r.loadAfter.map((n) => n.toFixed(2)).join(' / ')}`);
   L.push(
-    `- settings: BENCH_SCALE=${s.scale}, ${s.durationS} s per row after ${s.warmupS} s warm-up, in ${s.slices} slices taken in turns with the rows it is compared with, ${s.connections} connections; ` +
+    `- settings: gateway and database ${s.compiled ? 'from their bundles (dist/, as `npm start` runs them)' : 'from src/ through tsx (BENCH_FROM_SOURCE)'}; BENCH_SCALE=${s.scale}, ${s.durationS} s per row after ${s.warmupS} s warm-up, in ${s.slices} slices taken in turns with the rows it is compared with, ${s.connections} connections; ` +
       `${s.subscribers} SSE + ${s.subscribers} graphql-ws subscribers over ${s.fanoutPayments} payments, ${s.fanoutRate} changes/s; ${s.webhookEvents} webhook events ${s.webhookRate > 0 ? `at ${s.webhookRate}/s` : 'as fast as possible'}` +
       `${s.profile ? '; **CPU profiling on (slower)**' : ''}`,
     '',

@@ -84,12 +84,12 @@ async function main(): Promise<void> {
   const prismStarting = want('prism') ? startPrism() : null;
   prismStarting?.catch(() => undefined);
 
-  const db = await startDatabase({ dataDir: settings.dataDir, profile: settings.profile });
+  const db = await startDatabase({ dataDir: settings.dataDir, profile: settings.profile, compiled: settings.compiled });
   log(`database process ${db.child.pid} at ${db.url}`);
 
   const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'insert', 'post', 'prism', 'find'];
   if (restKeys.some(want)) {
-    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-rest' });
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-rest' });
     log(`gateway process ${gw.child.pid} at ${gw.url}`);
     const account = await createAccount(gw.url, 'bench rest');
     const auth = { authorization: `Bearer ${account.sk}` };
@@ -176,6 +176,7 @@ async function main(): Promise<void> {
     const gw = await startGatewayProcess({
       mongodbUri: db.url,
       profile: settings.profile,
+      compiled: settings.compiled,
       name: 'gateway-fanout',
       env: {
         SSE_MAX_STREAMS_PER_KEY: connectionCaps,
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
   }
 
   if (want('webhooks')) {
-    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, name: 'gateway-webhooks' });
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-webhooks' });
     log(`webhooks: ${settings.webhookEvents} events to a local receiver`);
     results.webhooks = await runWebhooks(gw, settings, log);
     const w = results.webhooks;

@@ -17,13 +17,16 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given. */
-export async function startDatabase(opts: { dataDir: string; profile: boolean }): Promise<Service> {
+/**
+ * The embedded engine in its own process (`npm run db`), memory only unless `dataDir` is given; its
+ * bundle (dist/db.js) when `compiled`, else its source through tsx.
+ */
+export async function startDatabase(opts: { dataDir: string; profile: boolean; compiled?: boolean }): Promise<Service> {
   const port = await freePort();
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawnTs(
+  const child = (opts.compiled ? spawnCompiled : spawnTs)(
     'db',
-    'packages/embedded-mongo/src/cli.ts',
+    opts.compiled ? 'dist/db.js' : 'packages/embedded-mongo/src/cli.ts',
     { DB_PORT: String(port), DB_HOST: '127.0.0.1', DATA_DIR: opts.dataDir },
     [...(opts.profile ? cpuProfileArgs('db') : []), ...extraNodeArgs('BENCH_DB_NODE_ARGS')],
   );

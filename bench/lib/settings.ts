@@ -39,6 +39,11 @@ export interface BenchSettings {
   only: Set<string>;
   /** Write CPU profiles of the gateway and database processes into bench/.tmp/profiles. */
   profile: boolean;
+  /**
+   * Run the gateway and the database from their bundles (dist/, what `npm start` runs), as bench:rail and
+   * bench:scale do; BENCH_FROM_SOURCE=1 runs src/ through tsx instead (its keepNames wrappers cost CPU).
+   */
+  compiled: boolean;
   /** Embedded engine data directory; empty = memory only. */
   dataDir: string;
 }
@@ -63,6 +68,7 @@ export function loadSettings(): BenchSettings {
         .filter(Boolean),
     ),
     profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
+    compiled: process.env.BENCH_FROM_SOURCE !== '1' && process.env.BENCH_FROM_SOURCE !== 'true',
     dataDir: process.env.BENCH_DATA_DIR ?? '',
   };
 }
