@@ -10,6 +10,7 @@ import { requestContext } from './requestContext';
 import { securityHeaders } from './securityHeaders';
 import { clientTokenCors } from './cors';
 import { apiOperationIds } from './routes';
+import { operationDispatcher } from './operationDispatch';
 import { getOperation } from '../operations/contract';
 import { systemRoutes } from './system.routes';
 import { dashboardAssetsRouter } from '../dashboard/assets.router';
@@ -39,22 +40,16 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   }
   // While this thread is saturated, writes past the cap wait here, before they cost anything (admission.ts).
   v1.use(writeAdmission(config));
-  // One router per first path segment (payment_intents, refunds, ...): a request is matched against
-  // a dozen prefixes and then its resource's few routes, not against every route in turn.
-  const resources = new Map<string, Router>();
-  for (const operationId of apiOperationIds) {
-    const op = getOperation(operationId);
-    const method = op.method.toLowerCase() as 'get' | 'post' | 'delete' | 'put' | 'patch';
-    const [, segment = '', ...rest] = op.expressPath.split('/');
-    let resource = resources.get(segment);
-    if (!resource) resources.set(segment, (resource = express.Router(routerOptions)));
-    resource[method](`/${rest.join('/')}`, toExpressHandler(operationId, config));
-  }
-  const api = express.Router(routerOptions);
-  for (const [segment, resource] of resources) api.use(`/${segment}`, resource);
-  // A doubled slash names no operation (the contract refuses it), but a router mounted on
-  // /payment_intents would take `/payment_intents//` for its `/`: such paths go to the 404 below.
-  v1.use((req, res, next) => (req.path.includes('//') ? next() : api(req, res, next)));
+  // Every operation of openapi.yaml, found by one table lookup (operationDispatch.ts says which of
+  // Express's routing rules it keeps); what it does not find goes on to the 404 below.
+  v1.use(
+    operationDispatcher(
+      apiOperationIds.map((operationId) => {
+        const op = getOperation(operationId);
+        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config) };
+      }),
+    ),
+  );
   // An unknown /v1 route made with a valid key is still that account's request: it counts in the key's
   // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
   // counted per client IP below. Either way the answer is 404.

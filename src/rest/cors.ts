@@ -1,5 +1,5 @@
 import cors from 'cors';
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
 import { bearerSecret } from '../operations/bearer';
@@ -18,7 +18,7 @@ import { GRAPHQL_PATH } from '../operations/http/paths';
  * Any origin (`*`), never credentials; env CORS_ORIGINS (comma-separated origins) narrows it to those,
  * echoed back with `Vary: Origin`. The `cors` package does the header work (preflight, Vary, lists).
  */
-export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): Router {
+export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): RequestHandler {
   const handler = cors({
     origin: config.corsOrigins ?? '*',
     credentials: false,
@@ -29,17 +29,23 @@ export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): Router {
     maxAge: 600,
     optionsSuccessStatus: 204,
   });
-  const router = Router();
-  router.use('/v1/public/payments', handler);
-  router.options(GRAPHQL_PATH, handler);
-  router.post(GRAPHQL_PATH, onlyWhen(isClientTokenRequest, handler));
-  return router;
+  // A plain test of the path rather than an Express Router of three routes: every request of the
+  // gateway passes here, and a Router's layers cost each one a few regular expressions. Paths compare
+  // as Express's default router did (case-insensitive, a trailing slash allowed).
+  return (req, res, next) => {
+    const path = req.path.toLowerCase();
+    const tokenPaths = path === PUBLIC_PAYMENTS || path.startsWith(`${PUBLIC_PAYMENTS}/`);
+    const graphql = path === GRAPHQL_PATH || path === `${GRAPHQL_PATH}/`;
+    if (tokenPaths || (graphql && (req.method === 'OPTIONS' || (req.method === 'POST' && isClientTokenRequest(req))))) {
+      handler(req, res, next);
+      return;
+    }
+    next();
+  };
 }
+
+const PUBLIC_PAYMENTS = '/v1/public/payments';
 
 function isClientTokenRequest(req: Request): boolean {
   return isClientTokenLike(bearerSecret(req.headers.authorization));
-}
-
-function onlyWhen(test: (req: Request) => boolean, handler: RequestHandler): RequestHandler {
-  return (req, res, next) => (test(req) ? handler(req, res, next) : next());
 }

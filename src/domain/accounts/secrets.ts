@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../../ids';
 
 /** A new key secret: `sk_test_` / `pk_test_` + 32 base62 characters from the CSPRNG. */
@@ -6,8 +6,9 @@ export function newKeySecret(prefix: 'sk_test_' | 'pk_test_'): string {
   return prefix + randomBase62(32);
 }
 
+/** SHA-256, hex. Every key request hashes its bearer: the one-shot `hash` is about a third of `createHash`'s cost. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of two hex digests of equal length. */
