@@ -67,12 +67,17 @@ export async function startGatewayProcess(opts: {
    * The first compiled start builds (a few seconds): to time a start, call buildOnce() (processes.ts) first.
    */
   compiled?: boolean;
+  /**
+   * With `compiled`: run the bundle of another checkout (its dist/main.js, built there beforehand), to
+   * compare two versions of the gateway on one machine at one time (bench/profile/postCost.ts, AB_TREE).
+   */
+  tree?: string;
 }): Promise<Service> {
   const port = await freePort();
   const spawn = opts.compiled ? spawnCompiled : spawnTs;
   const child = spawn(
     opts.name,
-    opts.compiled ? 'dist/main.js' : 'src/main.ts',
+    opts.compiled ? path.join(opts.tree ?? '', 'dist/main.js') : 'src/main.ts',
     {
       PORT: String(port),
       HOST: '127.0.0.1',

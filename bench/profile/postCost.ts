@@ -12,18 +12,22 @@ import { pool } from '../lib/stats';
  * HTTP, auth, rate limit and request log, no payment work) and the real POST, and prints the gateway's
  * and the database's CPU per request (medians). With `AB_ENV='NAME=value ...'` and/or
  * `AB_NODE_ARGS='--flag ...'` a second gateway (B) with those settings runs the same rows against the
- * same database, alternating with A, so that both see the same machine. `ROWS=post` runs only the POST.
+ * same database, alternating with A, so that both see the same machine. With `AB_TREE=<checkout>` B
+ * runs that checkout's bundle instead (build it there first: `npm run build`), to compare two versions
+ * of the code; a `git worktree` with node_modules linked to this one's will do. `ROWS=post` runs only
+ * the POST. Both gateways run their bundles (dist/), as `npm start` does.
  */
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const DURATION_S = Number(process.env.DURATION_S ?? 6);
 const ONLY = new Set((process.env.ROWS ?? '').split(',').filter(Boolean));
 const abEnv = Object.fromEntries((process.env.AB_ENV ?? '').split(/\s+/).filter(Boolean).map((kv) => kv.split('=', 2) as [string, string]));
 const abArgs = (process.env.AB_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-const withB = Object.keys(abEnv).length > 0 || abArgs.length > 0;
+const abTree = process.env.AB_TREE;
+const withB = Object.keys(abEnv).length > 0 || abArgs.length > 0 || Boolean(abTree);
 
-const db = await startDatabase({ dataDir: '', profile: false });
-const gateways: Array<{ name: string; gw: Service }> = [{ name: 'A', gw: await startGatewayProcess({ mongodbUri: db.url, profile: false, name: 'gateway-cost-a' }) }];
-if (withB) gateways.push({ name: 'B', gw: await startGatewayProcess({ mongodbUri: db.url, profile: false, name: 'gateway-cost-b', env: abEnv, nodeArgs: abArgs }) });
+const db = await startDatabase({ dataDir: '', profile: false, compiled: true });
+const gateways: Array<{ name: string; gw: Service }> = [{ name: 'A', gw: await startGatewayProcess({ mongodbUri: db.url, profile: false, compiled: true, name: 'gateway-cost-a' }) }];
+if (withB) gateways.push({ name: 'B', gw: await startGatewayProcess({ mongodbUri: db.url, profile: false, compiled: true, tree: abTree, name: 'gateway-cost-b', env: abEnv, nodeArgs: abArgs }) });
 try {
   const first = gateways[0]!.gw;
   const account = await createAccount(first.url, 'post cost');
@@ -51,7 +55,7 @@ try {
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`\nmedians of ${ROUNDS} rounds${withB ? ` (B: ${JSON.stringify(abEnv)} ${abArgs.join(' ')})` : ''}:`);
+  console.log(`\nmedians of ${ROUNDS} rounds${withB ? ` (B: ${abTree ?? ''} ${JSON.stringify(abEnv)} ${abArgs.join(' ')})` : ''}:`);
   for (const [label, list] of [...samples].sort((a, b) => a[0].localeCompare(b[0]))) {
     console.log(`${label.padEnd(40)} ${median(list.map((s) => s.rps)).toFixed(0).padStart(6)}/s  gateway ${median(list.map((s) => s.gateway)).toFixed(3)}  db ${median(list.map((s) => s.db)).toFixed(3)} ms/req`);
   }
