@@ -66,7 +66,9 @@ beforeAll(async () => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
   servers = [await listen(expressRouters()), await listen(dispatcher())];
-  [oldUrl, newUrl] = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+  const url = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  oldUrl = url(servers[0]!);
+  newUrl = url(servers[1]!);
 });
 
 afterAll(async () => {
