@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { CREATE_INTENT_BODY } from '../lib/api';
+
+/**
+ * A fixed number of requests (not a duration) at 20 connections, for instructionsPerRequest.sh:
+ *   npx tsx bench/profile/fixedLoad.ts get|post <gateway url> <secret key> <count> [payment id]
+ * `get` reads the payment by id; `post` creates payments, each with its own Idempotency-Key.
+ * Prints the count of 2xx and other answers.
+ */
+const [mode, url, sk, count, paymentId] = process.argv.slice(2);
+if ((mode !== 'get' && mode !== 'post') || !url || !sk || !count || (mode === 'get' && !paymentId)) {
+  console.error('usage: fixedLoad.ts get|post <gateway url> <secret key> <count> [payment id]');
+  process.exit(2);
+}
+const auth = { authorization: `Bearer ${sk}` };
+const result = await autocannon(
+  mode === 'get'
+    ? { url: `${url}/v1/payment_intents/${paymentId}`, connections: 20, amount: Number(count), headers: auth }
+    : {
+        url: `${url}/v1/payment_intents`,
+        connections: 20,
+        amount: Number(count),
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(CREATE_INTENT_BODY),
+        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `ipr-${randomBytes(9).toString('hex')}` } }) }],
+      },
+);
+const ok = Object.entries(result.statusCodeStats).filter(([code]) => code.startsWith('2')).reduce((n, [, s]) => n + s.count, 0);
+console.log(`${ok} 2xx, ${result.non2xx} other`);
