@@ -28,7 +28,16 @@ port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=
 DB_PORT=$(port) DB_HOST=127.0.0.1 DATA_DIR= node dist/db.js > "$work/db.log" 2>&1 &
 DB_PID=$!
 GW_PID=
-cleanup() { [ -n "$GW_PID" ] && kill "$GW_PID" 2> /dev/null; kill "$DB_PID" 2> /dev/null; rm -rf "$work"; }
+# The gateway stops first, while its database still answers (a gateway whose database is gone keeps
+# retrying), and is killed if it has not stopped within 15 s.
+cleanup() {
+  if [ -n "$GW_PID" ] && kill "$GW_PID" 2> /dev/null; then
+    for _ in $(seq 1 150); do kill -0 "$GW_PID" 2> /dev/null || break; sleep 0.1; done
+    kill -9 "$GW_PID" 2> /dev/null || true
+  fi
+  kill "$DB_PID" 2> /dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q '^MONGODB_URI=' "$work/db.log" && break; sleep 0.1; done
 URI=$(sed -n 's/^MONGODB_URI=//p' "$work/db.log" | head -1)
