@@ -171,7 +171,9 @@ async function catchUpEventCounter(): Promise<void> {
 
 export async function getPaymentIntentForAccount(accountId: string, id: string): Promise<PaymentIntentResource> {
   // By id (batched with concurrent reads); another account's intent is answered exactly like a missing one.
-  const p = await findByIdBatched<PaymentRecord>(PaymentModel, id, { pending_events: 0, pending_timers: 0 });
+  // The whole document, outbox fields and all (empty once dispatched): without a projection the embedded
+  // engine copies the stored bytes into its reply instead of decoding, projecting and encoding them again.
+  const p = await findByIdBatched<PaymentRecord>(PaymentModel, id);
   if (!p || p.account_id !== accountId) throw ApiError.notFound('payment_intent', id);
   return toPaymentIntentResource(p);
 }
