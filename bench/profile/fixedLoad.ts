@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { CREATE_INTENT_BODY } from '../lib/api';
+import { uniqueKeyRequest } from '../lib/load';
 
 /**
  * A fixed number of requests (not a duration) at 20 connections, for instructionsPerRequest.sh:
@@ -14,18 +14,16 @@ if ((mode !== 'get' && mode !== 'post') || !url || !sk || !count || (mode === 'g
   process.exit(2);
 }
 const auth = { authorization: `Bearer ${sk}` };
-const result = await autocannon(
-  mode === 'get'
-    ? { url: `${url}/v1/payment_intents/${paymentId}`, connections: 20, amount: Number(count), headers: auth }
-    : {
-        url: `${url}/v1/payment_intents`,
-        connections: 20,
-        amount: Number(count),
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify(CREATE_INTENT_BODY),
-        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `ipr-${randomBytes(9).toString('hex')}` } }) }],
-      },
-);
+const json = { ...auth, 'content-type': 'application/json' };
+const result = await autocannon({
+  url,
+  connections: 20,
+  amount: Number(count),
+  requests: [
+    mode === 'get'
+      ? { method: 'GET', path: `/v1/payment_intents/${paymentId}`, headers: auth }
+      : uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: json, body: JSON.stringify(CREATE_INTENT_BODY) }),
+  ],
+});
 const ok = Object.entries(result.statusCodeStats).filter(([code]) => code.startsWith('2')).reduce((n, [, s]) => n + s.count, 0);
 console.log(`${ok} 2xx, ${result.non2xx} other`);
