@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
 import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
@@ -14,35 +14,29 @@ import { operationDispatcher } from './operationDispatch';
 import { getOperation } from '../operations/contract';
 import { systemRoutes } from './system.routes';
 import { dashboardAssetsRouter } from '../dashboard/assets.router';
+import { series } from './series';
 
 export interface AppExtensions {
   /** Mounted at the root before the 404 handler (public pages, GraphQL). */
   rootRouters?: Router[];
 }
 
-export function createApp(config: Config, ext: AppExtensions = {}): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.set('query parser', 'simple');
-
-  app.use(securityHeaders);
-  app.use(requestContext);
-  // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.
-  app.use(clientTokenCors(config));
-
-  const routerOptions = { caseSensitive: true, strict: false };
-  const v1 = express.Router(routerOptions);
+/**
+ * Every /v1 request: maintenance, the write gate, the operation, else the 404 of an unknown route; and
+ * their errors counted per client IP where nothing counted them yet, before the app's error handler.
+ */
+function apiHandler(config: Config): RequestHandler {
+  const handlers: RequestHandler[] = [];
   if (config.maintenanceMode) {
-    v1.use(() => {
+    handlers.push(() => {
       throw new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
     });
   }
   // While this thread is saturated, writes past the cap wait here, before they cost anything (admission.ts).
-  v1.use(writeAdmission(config));
+  handlers.push(writeAdmission(config));
   // Every operation of openapi.yaml, found by one table lookup (operationDispatch.ts says which of
   // Express's routing rules it keeps); what it does not find goes on to the 404 below.
-  v1.use(
+  handlers.push(
     operationDispatcher(
       apiOperationIds.map((operationId) => {
         const op = getOperation(operationId);
@@ -53,7 +47,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // An unknown /v1 route made with a valid key is still that account's request: it counts in the key's
   // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
   // counted per client IP below. Either way the answer is 404.
-  v1.use(async (req, res) => {
+  handlers.push(async (req, res) => {
     await authenticateKeyRequest(bearerToken(req), res, config).catch((err: unknown) => {
       // No key that works: counted per client IP below. A key over its limit: its 429.
       if (isApiError(err) && err.code === 'rate_limit_exceeded') throw err;
@@ -62,11 +56,30 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   });
   // Every /v1 answer carries X-RateLimit-*: the errors raised before a key or a public route counted
   // the request (401, maintenance, unknown routes, undecodable paths) are counted per client IP here.
-  v1.use(async (err: unknown, req: Request, res: Response, next: NextFunction) => {
+  return series(handlers, async (err: unknown, req: Request, res: Response, next: NextFunction) => {
     const apiError = toApiError(err, req, String(res.locals.requestId ?? ''));
     next(await countUnidentified(apiError, req, res, config.publicRateLimitPerMinute));
   });
-  app.use('/v1', v1);
+}
+
+export function createApp(config: Config, ext: AppExtensions = {}): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  // The prologue of every request, one layer (series.ts says why).
+  app.use(
+    series([
+      securityHeaders,
+      requestContext,
+      // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.
+      clientTokenCors(config),
+    ]),
+  );
+  // The API: Express matches the /v1 mount (any case, as it always has) and strips it from req.url;
+  // every /v1 request is answered in there.
+  app.use('/v1', apiHandler(config));
   // After the API: its requests need not walk past the probes and docs.
   app.use(systemRoutes());
 
