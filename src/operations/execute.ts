@@ -84,8 +84,7 @@ export async function execute<K extends ExecutableOperationId>(
   const { params, query, headers } = validateInput(operationId, input, options);
   const rawBody = options.readBody ? await options.readBody() : input.body;
   const handler = handlers[operationId] as unknown as (ctx: KeyContext | PublicContext, input: OperationInput<K>) => Promise<ResultBody<K>>;
-  const status = successStatus(operationId);
-  const contentType = op.responseContentTypes[String(status) as keyof typeof op.responseContentTypes]?.[0];
+  const { status, contentType } = successResponse(operationId);
   const run = async (idempotency?: IdempotentAttempt, early?: Promise<unknown>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext | PublicContext =
@@ -128,9 +127,22 @@ export async function execute<K extends ExecutableOperationId>(
 
 /** The one 2xx status openapi.yaml declares for the operation. */
 export function successStatus(operationId: OperationId): number {
-  const statuses = Object.keys(getOperation(operationId).responseContentTypes).filter((s) => s.startsWith('2'));
-  if (statuses.length !== 1) throw new Error(`openapi.yaml: ${operationId} must declare exactly one 2xx response, not ${statuses.length}`);
-  return Number(statuses[0]);
+  return successResponse(operationId).status;
+}
+
+const successResponses = new Map<OperationId, { status: number; contentType: string | undefined }>();
+
+/** The operation's 2xx status and its first content type, read from the contract once per operation. */
+function successResponse(operationId: OperationId): { status: number; contentType: string | undefined } {
+  let found = successResponses.get(operationId);
+  if (!found) {
+    const types = getOperation(operationId).responseContentTypes as Record<string, readonly string[] | undefined>;
+    const statuses = Object.keys(types).filter((s) => s.startsWith('2'));
+    if (statuses.length !== 1) throw new Error(`openapi.yaml: ${operationId} must declare exactly one 2xx response, not ${statuses.length}`);
+    found = { status: Number(statuses[0]), contentType: types[statuses[0]!]?.[0] };
+    successResponses.set(operationId, found);
+  }
+  return found;
 }
 
 /** Whether `execute` runs this operation (every /v1 operation but the event streams). */

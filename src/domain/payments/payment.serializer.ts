@@ -3,7 +3,8 @@ import type { PaymentRecord } from './payment.model';
 
 /** ISO 8601 UTC with milliseconds. */
 export function iso(value: Date | string | number): string {
-  return new Date(value).toISOString();
+  // A stored date reads back as a Date: formatted as it is, without a copy (every resource has two or three).
+  return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
 /** The contract's PaymentIntent (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
