@@ -3,7 +3,8 @@ import { CREATE_INTENT_BODY } from '../lib/api';
 import { uniqueKeyRequest } from '../lib/load';
 
 /**
- * A fixed number of requests (not a duration) at 20 connections, for instructionsPerRequest.sh:
+ * A fixed number of requests (not a duration) at 20 connections (env CONNECTIONS to change it), for
+ * instructionsPerRequest.sh:
  *   npx tsx bench/profile/fixedLoad.ts get|post <gateway url> <secret key> <count> [payment id]
  * `get` reads the payment by id; `post` creates payments, each with its own Idempotency-Key.
  * Prints the count of 2xx and other answers.
@@ -17,7 +18,7 @@ const auth = { authorization: `Bearer ${sk}` };
 const json = { ...auth, 'content-type': 'application/json' };
 const result = await autocannon({
   url,
-  connections: 20,
+  connections: Number(process.env.CONNECTIONS ?? 20),
   amount: Number(count),
   requests: [
     mode === 'get'

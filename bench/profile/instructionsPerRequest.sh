@@ -9,7 +9,8 @@
 # off, the gateway of `checkout` (its dist/main.js, as `npm start` runs it; build it there first), with
 # the bench's settings. It creates an account and a payment, sends WARM requests (default 3000) so
 # that V8 compiles the hot paths, then counts the instructions of `count` requests (default 3000) at 20
-# connections (bench/profile/fixedLoad.ts) and prints their total divided by `count`. The count still
+# connections (bench/profile/fixedLoad.ts) and prints their total divided by `count` (KEEP=1 keeps the
+# working directory with the callgrind output and the logs, for a run that failed). The count still
 # includes what V8 compiles and collects meanwhile: a GET's figure moved by about 3 % between runs of
 # one build, a POST's by up to 10 % (whether a major GC fell in the window), so compare a few runs of
 # each, alternated. Slow: a GET run takes about 1.5 minutes.
@@ -36,7 +37,7 @@ cleanup() {
     kill -9 "$GW_PID" 2> /dev/null || true
   fi
   kill "$DB_PID" 2> /dev/null || true
-  rm -rf "$work"
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q '^MONGODB_URI=' "$work/db.log" && break; sleep 0.1; done
