@@ -8,8 +8,8 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
  *
  * Why not an `express.Router()` of them: every request of the gateway passes the app's prologue and
  * every /v1 request the API's middlewares, and each Router layer costs a request a path match, a
- * closure or two and a `next` through the router's bookkeeping. Mounted as plain functions they cost
- * about an eighth fewer instructions per GET (bench/README.md, "Round 16").
+ * closure or two and a `next` through the router's bookkeeping. As one function each, a GET cost
+ * about 1 % fewer instructions (bench/README.md, "Round 16"): little, but on every request.
  */
 export function series(handlers: readonly RequestHandler[], onError?: ErrorRequestHandler): RequestHandler {
   return (req: Request, res: Response, out: NextFunction) => {
