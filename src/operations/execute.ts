@@ -37,6 +37,8 @@ export interface ExecuteOptions {
    * looked up as given, and an id outside the contract's pattern gets the service's own not-found.
    */
   validateParams?: boolean;
+  /** The operation's read started beside the key's count (readAhead.ts), for its handler's ctx.early. */
+  early?: Promise<unknown>;
 }
 
 export interface OperationResult<Body = unknown> {
@@ -121,7 +123,7 @@ export async function execute<K extends ExecutableOperationId>(
     );
     return { status: out.status, body: out.body as ResultBody<K>, json: out.json, replayed: out.replayed };
   }
-  const body = await run();
+  const body = await run(undefined, options.early);
   return contentType && contentType !== 'application/json' ? { status, body, contentType } : { status, body };
 }
 

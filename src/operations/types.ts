@@ -59,7 +59,10 @@ export interface KeyContext {
   idempotency?: IdempotentAttempt;
   /** The account's clock as this request's authentication read it, when the protocol has it (REST). */
   account?: AccountClock;
-  /** On idempotent operations: what the operation's beforeClaim started beside the key's claim (beforeClaim.ts). */
+  /**
+   * What was started before the handler: on idempotent operations, beside the key's claim
+   * (beforeClaim.ts); on others, beside the key's count (readAhead.ts). Absent when nothing was.
+   */
   early?: Promise<unknown>;
 }
 

@@ -12,7 +12,8 @@ import { readJsonBody } from '../operations/http/body';
 import { applyCount, clientIp } from '../operations/http/rateLimit';
 import { countPublicCall } from '../operations/rateLimitPolicy';
 import { gatewaySettings } from '../operations/settings';
-import type { ApiOperationId } from '../operations/types';
+import { readAhead } from '../operations/readAhead';
+import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
 import { clientTokenOf, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
 import { streamRoutes } from './streams';
 
@@ -34,7 +35,9 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
-      const { caller, account } = op.public ? { caller: await publicCaller(req, res, operationId, takesClientToken, config) } : await keyCaller(req, res, operationId, config);
+      const { caller, account, early } = op.public
+        ? { caller: await publicCaller(req, res, operationId, takesClientToken, config) }
+        : await keyCaller(req, res, operationId, config);
       // validateInput copies each part before its validator coerces it: nothing here writes to req.
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
@@ -46,6 +49,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
         requestId,
         settings,
         account,
+        early,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),
       });
       send(req, res, result);
@@ -55,12 +59,27 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   };
 }
 
-/** The bearer key's caller, and its account's clock as the request's count read it (for the handler). */
-async function keyCaller(req: Request, res: Response, operationId: ApiOperationId, config: Config): Promise<{ caller: Caller; account?: AccountClock }> {
+/**
+ * The bearer key's caller, its account's clock as the request's count read it, and the operation's
+ * read started beside the count (readAhead.ts), all for the handler.
+ */
+async function keyCaller(
+  req: Request,
+  res: Response,
+  operationId: ApiOperationId,
+  config: Config,
+): Promise<{ caller: Caller; account?: AccountClock; early?: Promise<unknown> }> {
   await refuseClientTokenOnKeyRoute(req, res, operationId, config);
+  const read = readAhead[operationId as ExecutableOperationId];
+  let early: Promise<unknown> | undefined;
+  const startRead = read && (() => {
+    early = read(req.params);
+    // Not read when the request is refused or invalid: its failure must not go unhandled.
+    early?.catch(() => undefined);
+  });
   // One round trip finds the key and counts the request in its rate-limit windows (and reads its account).
-  const { auth } = await authenticateKey(bearerToken(req), config);
-  return { caller: acceptKey(auth, res, config), account: auth.account };
+  const { auth } = await authenticateKey(bearerToken(req), config, startRead);
+  return { caller: acceptKey(auth, res, config), account: auth.account, early };
 }
 
 /** A client token, on the operations that take one, counts on the token instead of the IP. */

@@ -66,12 +66,13 @@ export interface AuthenticatedKey {
  * authenticate()) and counts the request in the key's rate-limit window and its account's, in one
  * database round trip once this process knows the key's account (countKeyAndAccountRequest). The
  * decision is returned, not enforced: the caller answers 429. The count also reads the account's
- * clock, which the request's handler takes instead of reading it again.
+ * clock, which the request's handler takes instead of reading it again. `alongside`: see
+ * countKeyAndAccountRequest.
  */
-export async function authenticateAndCount(secret: string | undefined, limits: RateLimits): Promise<AuthenticatedKey> {
+export async function authenticateAndCount(secret: string | undefined, limits: RateLimits, alongside?: () => void): Promise<AuthenticatedKey> {
   if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
   const hash = hashSecret(secret);
-  const counted = await countKeyAndAccountRequest(hash, limits);
+  const counted = await countKeyAndAccountRequest(hash, limits, Date.now(), alongside);
   if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
   return { key: counted.key, rate: counted.decision, account: counted.account };
 }

@@ -169,17 +169,29 @@ async function catchUpEventCounter(): Promise<void> {
   if (old) await sequences.updateOne({ _id: 'events' }, { $max: { value: old.value } }, { upsert: true });
 }
 
-export async function getPaymentIntentForAccount(accountId: string, id: string): Promise<PaymentIntentResource> {
-  // By id (batched with concurrent reads); another account's intent is answered exactly like a missing one.
-  // The whole document, outbox fields and all (empty once dispatched): without a projection the embedded
-  // engine copies the stored bytes into its reply instead of decoding, projecting and encoding them again.
-  const p = await findByIdBatched<PaymentRecord>(PaymentModel, id);
+/**
+ * A payment by id, whatever its account (batched with concurrent reads). The whole document, outbox
+ * fields and all (empty once dispatched): without a projection the embedded engine copies the stored
+ * bytes into its reply instead of decoding, projecting and encoding them again.
+ */
+export function readPaymentById(id: string): Promise<PaymentRecord | null> {
+  return findByIdBatched<PaymentRecord>(PaymentModel, id);
+}
+
+/**
+ * `early`: the same read, already started (src/operations/readAhead.ts). Another account's intent is
+ * answered exactly like a missing one.
+ */
+export async function getPaymentIntentForAccount(accountId: string, id: string, early?: Promise<unknown>): Promise<PaymentIntentResource> {
+  let p = early ? ((await early) as PaymentRecord | null) : await readPaymentById(id);
+  // A read ahead of another id (it cannot be: both come from the same path) is not trusted: read again.
+  if (early && p && p._id !== id) p = await readPaymentById(id);
   if (!p || p.account_id !== accountId) throw ApiError.notFound('payment_intent', id);
   return toPaymentIntentResource(p);
 }
 
-export function getPaymentIntent(actor: ActorOrAccount, id: string): Promise<PaymentIntentResource> {
-  return getPaymentIntentForAccount(accountIdOf(actor), id);
+export function getPaymentIntent(actor: ActorOrAccount, id: string, early?: Promise<unknown>): Promise<PaymentIntentResource> {
+  return getPaymentIntentForAccount(accountIdOf(actor), id, early);
 }
 
 /** Batch read (DataLoader): the account's intents among `ids`; unknown or foreign ids are absent. */

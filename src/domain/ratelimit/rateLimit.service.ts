@@ -97,8 +97,18 @@ export interface CountedKeyRequest {
  * process reads the key by its hash (one `find` for all the keys of a turn, src/db/batching.ts), then
  * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its
  * account's count before the count says it is gone; unknown secrets never reach an account's count.
+ *
+ * `alongside` is called in the same turn as the count is sent when the key is one this process has
+ * already read and whose last count it let through: the caller starts there what its request reads next
+ * (src/operations/readAhead.ts), so that both go out together. Never for a key read for the first time
+ * (an unknown secret reads nothing more) nor for one that was refused (429) last time.
  */
-export async function countKeyAndAccountRequest(keyHash: string, limits: RateLimits, nowMs: number = Date.now()): Promise<CountedKeyRequest | null> {
+export async function countKeyAndAccountRequest(
+  keyHash: string,
+  limits: RateLimits,
+  nowMs: number = Date.now(),
+  alongside?: () => void,
+): Promise<CountedKeyRequest | null> {
   const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
   let known = keyOfHash.get(keyHash);
   if (known && nowMs - known.readAtMs >= KEY_RECHECK_MS) {
@@ -109,7 +119,11 @@ export async function countKeyAndAccountRequest(keyHash: string, limits: RateLim
     const found = await findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash);
     const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
     if (!key) return null;
-    known = { keyId: key._id, accountId: key.account_id, key, readAtMs: nowMs };
+    known = { keyId: key._id, accountId: key.account_id, key, readAtMs: nowMs, refused: false };
+  } else if (alongside && !known.refused) {
+    // A key this process has counted, and let through last time: what the request reads next goes out
+    // in this turn too, beside the count (alongside's caller uses it only if the count lets it through).
+    alongside();
   }
   const counted = await count(known);
   // A key whose account is not there does not work (accounts are never deleted).
@@ -118,6 +132,7 @@ export async function countKeyAndAccountRequest(keyHash: string, limits: RateLim
     return null;
   }
   if (!keyOfHash.has(keyHash)) rememberKey(keyHash, known);
+  known.refused = !counted.decision.allowed;
   return { key: known.key, account: counted.account, decision: counted.decision };
 }
 
@@ -138,6 +153,8 @@ interface KnownKey {
   key: ApiKeyRecord;
   /** When this process read the key's record (ms), for KEY_RECHECK_MS. */
   readAtMs: number;
+  /** Whether its last count here refused it (429): a refused key's requests read nothing alongside their count. */
+  refused: boolean;
 }
 
 /**
@@ -195,7 +212,7 @@ function groupedCounter<R extends { group: string }, C, O>(
   });
 }
 
-type KeyRequest = Omit<KnownKey, 'key' | 'readAtMs'> & { group: string; limits: RateLimits; nowMs: number };
+type KeyRequest = Omit<KnownKey, 'key' | 'readAtMs' | 'refused'> & { group: string; limits: RateLimits; nowMs: number };
 
 const requestCounts = groupedCounter(
   (r: KeyRequest, n) => countOnAccount(r.accountId, r.keyId, n, r.nowMs),

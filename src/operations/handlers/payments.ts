@@ -26,7 +26,8 @@ export const paymentHandlers = {
     object: 'list' as const,
     data: await listPaymentIntents(ctx.actor, { limit: query.limit, status: query.status, startingAfter: query.starting_after }),
   }),
-  getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id),
+  // ctx.early: the payment read beside the key's count (readAhead.ts).
+  getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id, ctx.early),
   cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.actor, params.id),
   createRefund: async (ctx, { body }) => createRefund(ctx.actor, body, ctx.idempotency),
   getRefund: async (ctx, { params }) => getRefund(ctx.actor, params.id),
