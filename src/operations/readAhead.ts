@@ -13,6 +13,27 @@ import type { ExecutableOperationId } from './types';
  * GET's second step; beside the count, a GET has one, and under load each command carries twice the
  * requests (bench/README.md, "Round 16").
  */
-export const readAhead: Partial<Record<ExecutableOperationId, (params: Record<string, unknown>) => Promise<unknown> | undefined>> = {
+const reads: Partial<Record<ExecutableOperationId, (params: Record<string, unknown>) => Promise<unknown> | undefined>> = {
   getPaymentIntent: (params) => (typeof params.id === 'string' ? readPaymentById(params.id) : undefined),
 };
+
+/** One request's read ahead: `start` for the count to call (its `alongside`), then `early`, if it started. */
+export interface ReadAhead {
+  start: () => void;
+  early: Promise<unknown> | undefined;
+}
+
+/** The operation's read ahead for this request's path parameters; undefined when the operation has none. */
+export function readAheadOf(operationId: ExecutableOperationId, params: Record<string, unknown>): ReadAhead | undefined {
+  const read = reads[operationId];
+  if (!read) return undefined;
+  const ahead: ReadAhead = {
+    early: undefined,
+    start: () => {
+      ahead.early = read(params);
+      // Not read when the request is refused or invalid: its failure must not go unhandled.
+      ahead.early?.catch(() => undefined);
+    },
+  };
+  return ahead;
+}

@@ -12,7 +12,7 @@ import { readJsonBody } from '../operations/http/body';
 import { applyCount, clientIp } from '../operations/http/rateLimit';
 import { countPublicCall } from '../operations/rateLimitPolicy';
 import { gatewaySettings } from '../operations/settings';
-import { readAhead } from '../operations/readAhead';
+import { readAheadOf } from '../operations/readAhead';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
 import { clientTokenOf, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
 import { streamRoutes } from './streams';
@@ -70,16 +70,10 @@ async function keyCaller(
   config: Config,
 ): Promise<{ caller: Caller; account?: AccountClock; early?: Promise<unknown> }> {
   await refuseClientTokenOnKeyRoute(req, res, operationId, config);
-  const read = readAhead[operationId as ExecutableOperationId];
-  let early: Promise<unknown> | undefined;
-  const startRead = read && (() => {
-    early = read(req.params);
-    // Not read when the request is refused or invalid: its failure must not go unhandled.
-    early?.catch(() => undefined);
-  });
+  const ahead = readAheadOf(operationId as ExecutableOperationId, req.params);
   // One round trip finds the key and counts the request in its rate-limit windows (and reads its account).
-  const { auth } = await authenticateKey(bearerToken(req), config, startRead);
-  return { caller: acceptKey(auth, res, config), account: auth.account, early };
+  const { auth } = await authenticateKey(bearerToken(req), config, ahead?.start);
+  return { caller: acceptKey(auth, res, config), account: auth.account, early: ahead?.early };
 }
 
 /** A client token, on the operations that take one, counts on the token instead of the IP. */
@@ -110,14 +104,14 @@ function send(req: Request, res: Response, result: OperationResult): void {
     sendJson(req, res, result.status, result.json);
     return;
   }
-  const text = result.contentType ? undefined : (JSON.stringify(result.body) as string | undefined);
-  if (text !== undefined) {
-    sendJson(req, res, result.status, text);
-  } else if (result.contentType) {
+  if (result.contentType) {
     res.status(result.status).type(result.contentType).send(result.body);
-  } else {
-    res.status(result.status).json(result.body);
+    return;
   }
+  // A body JSON cannot write (undefined) is answered as Express answers it; every operation has one.
+  const text = JSON.stringify(result.body) as string | undefined;
+  if (text === undefined) res.status(result.status).json(result.body);
+  else sendJson(req, res, result.status, text);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
