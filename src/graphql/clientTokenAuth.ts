@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import type { Config } from '../config';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import { authenticateClientToken as findClientToken, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
@@ -6,14 +5,11 @@ import type { Actor } from '../domain/payments/actor';
 import type { PublicPaymentView } from '../domain/payments/payment.serializer';
 import { ApiError } from '../errors';
 import { bearerSecret } from '../operations/bearer';
-import { authenticateClientToken, type ClientTokenCaller } from '../operations/caller';
-import { authenticateClientTokenRequest } from '../operations/http/authenticate';
-import { refuseIfOver } from '../operations/rateLimitPolicy';
+import type { ClientTokenCaller } from '../operations/caller';
 import type { GraphQLContext } from './context';
 import {
   getOperationAST,
   Kind,
-  parse,
   type DocumentNode,
   type FragmentDefinitionNode,
   type SelectionSetNode,
@@ -117,51 +113,12 @@ export function clientTokenOfHeader(authorization: string | undefined): string |
   return isClientTokenLike(secret) ? secret : undefined;
 }
 
-/**
- * `POST /graphql` with a client token: authenticate and count it (401, 429 with the token's
- * X-RateLimit-*), then hold the operation to what a token may run. The body is the request's JSON.
- */
-export async function clientTokenHttpContext(
-  token: string,
-  body: unknown,
-  res: Response,
-  requestId: string,
-  config: Config,
-  clientIp: string,
-): Promise<GraphQLContext> {
-  const caller = await authenticateClientTokenRequest(token, res, config);
-  const grant = caller.grant;
-  const { query, operationName, variables } = (body ?? {}) as { query?: unknown; operationName?: unknown; variables?: unknown };
-  let document: DocumentNode | undefined;
-  try {
-    document = typeof query === 'string' ? parse(query) : undefined;
-  } catch {
-    document = undefined; // Apollo answers the syntax error; nothing can run
-  }
-  if (document) {
-    checkClientTokenOperation(
-      document,
-      typeof operationName === 'string' ? operationName : undefined,
-      typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined,
-      grant,
-    );
-  }
-  return new ClientTokenContext(caller, requestId, config, clientIp);
-}
-
 /** `connection_init` with `{clientToken}`: the token, once it works (throws the 401 otherwise); undefined without one. */
 export async function connectionClientToken(params: unknown): Promise<string | undefined> {
   const token = (params as { clientToken?: unknown } | undefined)?.clientToken;
   if (token === undefined) return undefined;
   await findClientToken(typeof token === 'string' ? token : '');
   return token as string;
-}
-
-/** Each WebSocket operation: the token again (expiry, revocation) and one count in its window. */
-export async function countedClientTokenCaller(token: string, config: Config): Promise<ClientTokenCaller> {
-  const { caller, count } = await authenticateClientToken(token, config);
-  refuseIfOver(count);
-  return caller;
 }
 
 export function createClientTokenContext(caller: ClientTokenCaller, requestId: string, config: Config, clientIp: string): GraphQLContext {

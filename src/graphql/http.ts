@@ -1,77 +1,70 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
 import { authenticateSessionRequest } from '../dashboard/session/session.graphql';
 import { sessionCookieOf } from '../dashboard/session/session.http';
+import { authenticationFailed } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
-import { readJsonBody } from '../operations/http/body';
+import { authenticate, type Admission, type Credentials } from '../operations/admit';
 import { bearerSecret } from '../operations/bearer';
-import { acceptKey, authenticateKeyRequest } from '../operations/http/authenticate';
+import { applyAdmission } from '../operations/http/authenticate';
+import { readJsonBody } from '../operations/http/body';
 import { clientIp, countUnidentified } from '../operations/http/rateLimit';
-import { clientTokenHttpContext, clientTokenOfHeader } from './clientTokenAuth';
-import { createContext, createKeylessContext, type GraphQLContext } from './context';
+import {
+  admitDocument,
+  contextOf,
+  parseQuery,
+  persistedQueryScope,
+  requestParams,
+  requestParamsOfSearch,
+  resolveQueryText,
+  type GraphQLRequestParams,
+} from './admission';
+import { clientTokenOfHeader } from './clientTokenAuth';
+import type { GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
-import { countPublicCalls, keylessPublicCalls } from './publicOperations';
+import { getOperationAST, type DocumentNode } from './graphqljs';
 
 /**
- * `POST /graphql`. Before GraphQL runs, the same steps as a REST call: authenticate the bearer key,
- * count the request against the key's rate limit (one GraphQL request = one request, X-RateLimit-*
- * headers set), read the JSON body with the REST body reader (size limit, invalid_json). A refusal at
- * this stage answers with the REST status (401, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
+ * `POST /graphql` and `GET /graphql?query=…` (queries only). Before GraphQL runs, the same admission as
+ * every transport (src/operations/admit.ts, ./admission.ts): the caller authenticated and counted (a
+ * bearer key, a client token, a dashboard session's cookie, or none), the body read with the REST body
+ * reader (size limit, invalid_json), the document resolved (its text, or an automatic persisted query's
+ * hash in the caller's account), and the document's rules applied: a token's scope, one count per
+ * mutation field, a keyless request's public calls in their per-IP buckets. A refusal at this stage
+ * answers with the REST status (401, 403, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
  * `{errors: [{message, extensions: {code, request_id}}]}`. Then Apollo executes it.
  *
- * A request without an `Authorization` header is read first: if its operation calls public fields only
- * (`createSandboxAccount`), it runs without a key, like the public REST route it mirrors, each call
- * counted in that route's per-IP bucket (X-RateLimit-* of that bucket, 429 over it); anything else is
- * the 401 it always was. Public calls in a request with a key are counted in server.ts, per operation.
- *
  * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
- * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session).
+ * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session). Without
+ * either, the request runs only when its operation calls public fields alone (`createSandboxAccount`);
+ * anything else, or a body that cannot be read, is the 401 of a request without a key.
  */
 export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
     try {
       if (config.maintenanceMode) throw maintenanceError();
-      const ip = clientIp(req);
-      let body: unknown;
-      let context: GraphQLContext;
-      // A dashboard session's cookie stands for a key when no Authorization header is sent.
-      const session = req.headers.authorization === undefined ? sessionCookieOf(req.headers) : undefined;
-      // Unreadable, or not public: the 401 of authenticateAndCount below, as for any keyless request.
-      const keyless =
-        req.headers.authorization === undefined && session === undefined ? await readJsonBody(req, config.maxBodyBytes).catch(() => undefined) : undefined;
-      const calls = keyless === undefined ? null : keylessPublicCalls(keyless);
-      const clientToken = clientTokenOfHeader(req.headers.authorization);
-      if (calls) {
-        const counted = await countPublicCalls(calls, ip, config);
-        for (const [name, value] of Object.entries(counted?.headers ?? {})) res.setHeader(name, value);
-        if (counted?.refusal) throw counted.refusal;
-        body = keyless;
-        context = createKeylessContext(requestId, config, ip);
-      } else if (clientToken) {
-        body = await readJsonBody(req, config.maxBodyBytes);
-        context = await clientTokenHttpContext(clientToken, body, res, requestId, config, ip);
-      } else {
-        // One round trip, as on REST: find the key and count the request (a session's: its key's, after
-        // the session's CSRF and origin checks).
-        const caller =
-          session === undefined
-            ? await authenticateKeyRequest(bearerSecret(req.headers.authorization), res, config)
-            : acceptKey(await authenticateSessionRequest(session, req.headers, config), res, config);
-        body = await readJsonBody(req, config.maxBodyBytes);
-        context = createContext(caller, requestId, config, ip);
-      }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw ApiError.invalid("The request body must be a JSON object: {\"query\": \"...\", \"variables\": {...}}");
-      }
+      const client = { ip: clientIp(req) };
+      const credentials = await httpCredentials(req, config);
+      const admission = await authenticate(credentials, config);
+      applyAdmission(res, admission);
+      const { params, document } = await readOperation(req, admission, credentials.kind === 'none', config);
+      const count = await admitDocument(admission, document, params, client, config);
+      if (count) applyAdmission(res, { caller: admission.caller, count });
+      const context = contextOf(admission, requestId, config, client.ip);
       const server = await apollo();
       const headers = new HeaderMap();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
+      // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came.
+      headers.set('content-type', 'application/json');
+      const body: Record<string, unknown> = { query: params.query };
+      if (params.operationName !== undefined) body.operationName = params.operationName;
+      if (params.variables !== undefined) body.variables = params.variables;
       startDeadline(context, config.graphqlDeadlineMs);
       const result = await withinDeadline(
         server.executeHTTPGraphQLRequest({
@@ -116,6 +109,46 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       res.status(apiError.status).json(errorResponseBody(apiError, requestId));
     }
   };
+}
+
+/**
+ * What an HTTP request presents: `Authorization: Bearer` with a client token or a key; without that
+ * header, a dashboard session's cookie (its key, found and counted after the CSRF and origin checks);
+ * else nothing.
+ */
+async function httpCredentials(req: Request, config: Config): Promise<Credentials> {
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const token = clientTokenOfHeader(authorization);
+    return token === undefined ? { kind: 'key', secret: bearerSecret(authorization) } : { kind: 'clientToken', token };
+  }
+  const session = sessionCookieOf(req.headers);
+  if (session !== undefined) return { kind: 'counted', auth: await authenticateSessionRequest(session, req.headers, config) };
+  return { kind: 'none' };
+}
+
+/**
+ * The request's parameters and the document it runs. A GET runs queries only (a mutation sent as a link
+ * would change state: CSRF). Without credentials, what cannot be read is the 401 of a keyless request.
+ */
+async function readOperation(
+  req: Request,
+  admission: Admission,
+  keyless: boolean,
+  config: Config,
+): Promise<{ params: GraphQLRequestParams & { query: string }; document: DocumentNode }> {
+  try {
+    const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await readJsonBody(req, config.maxBodyBytes));
+    const query = resolveQueryText(params, persistedQueryScope(admission.caller, { ip: clientIp(req) }));
+    const document = parseQuery(query);
+    if (req.method === 'GET' && getOperationAST(document, params.operationName)?.operation === 'mutation') {
+      throw ApiError.invalid('Mutations are sent with POST /graphql, never GET');
+    }
+    return { params: { ...params, query }, document };
+  } catch (err) {
+    if (keyless && isApiError(err)) throw authenticationFailed();
+    throw err;
+  }
 }
 
 /**

@@ -1,10 +1,6 @@
-import type { Config } from '../config';
-import type { ApiError } from '../errors';
 import type { OperationId } from '../operations/contract';
-import { countPublicCall, rateLimitHeaders, rateLimitRefusal, type RateCount } from '../operations/rateLimitPolicy';
 import {
   Kind,
-  parse,
   type DocumentNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
@@ -70,42 +66,4 @@ export function publicCalls(document: DocumentNode, operationName: string | null
   };
   walk(operation.selectionSet);
   return out;
-}
-
-/**
- * For a request sent without credentials: its public calls when the body is a GraphQL request whose
- * operation calls only public fields (at least one), otherwise null (the request then needs a key).
- */
-export function keylessPublicCalls(body: unknown): OperationId[] | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { query, operationName } = body as { query?: unknown; operationName?: unknown };
-  if (typeof query !== 'string' || (operationName !== undefined && operationName !== null && typeof operationName !== 'string')) return null;
-  let document: DocumentNode;
-  try {
-    document = parse(query);
-  } catch {
-    return null;
-  }
-  const found = publicCalls(document, operationName);
-  return found?.onlyPublic && found.calls.length > 0 ? found.calls : null;
-}
-
-export interface PublicCount {
-  /** X-RateLimit-* of the last bucket counted (for a keyless request, whose answer has no key's). */
-  headers: Record<string, string>;
-  /** The 429 (with Retry-After) when a call was over its bucket's limit; null when all were allowed. */
-  refusal: ApiError | null;
-}
-
-/**
- * Counts each public call in its operation's per-IP bucket (operations/rateLimitPolicy.ts), as REST counts the route,
- * before anything runs; stops at the first call over the limit. Null when there is no call.
- */
-export async function countPublicCalls(calls: readonly OperationId[], ip: string, config: Config): Promise<PublicCount | null> {
-  let last: RateCount | null = null;
-  for (const operationId of calls) {
-    last = await countPublicCall(operationId, ip, config);
-    if (!last.decision.allowed) return { headers: rateLimitHeaders(last.decision), refusal: rateLimitRefusal(last.decision, last.limit) };
-  }
-  return last ? { headers: rateLimitHeaders(last.decision), refusal: null } : null;
 }

@@ -12,7 +12,6 @@ import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId }
 import { graphiqlRouter, wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
 import { checkOperationLimits } from './limits';
-import { countPublicCalls, publicCalls } from './publicOperations';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 import { writeAdmission } from '../operations/http/admission';
@@ -53,17 +52,16 @@ export function graphqlRouter(config: Config): Router {
   const router = Router();
   router.use(graphiqlRouter());
   // GraphQL over HTTP waits with the API's writes (its mutations create payments): admission.ts.
-  router.post(GRAPHQL_PATH, writeAdmission(config), graphqlHttpHandler(config, () => endpoint.apollo));
-  router.get(GRAPHQL_PATH, (req, _res, next) => {
-    if (wantsHtml(req)) return next();
-    next(ApiError.invalid('Send GraphQL operations with POST /graphql (or over WebSocket); GET /graphql serves GraphiQL to browsers'));
-  });
+  // GET runs queries (cacheable, and how APQ clients send a hash); a browser asking for HTML gets GraphiQL.
+  const handler = graphqlHttpHandler(config, () => endpoint.apollo);
+  router.post(GRAPHQL_PATH, writeAdmission(config), handler);
+  router.get(GRAPHQL_PATH, (req, res, next) => (wantsHtml(req) ? next() : handler(req, res, next)));
   return router;
 }
 
 /**
- * Per-request hooks (HTTP): limits before execution, then the per-IP count of public calls made with a
- * key (a keyless request had them counted in http.ts); request ids on errors, internal errors logged.
+ * Per-request hooks (HTTP): limits before execution (admission, with its counts, ran in http.ts); request
+ * ids on errors, internal errors logged.
  */
 const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
@@ -76,10 +74,6 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
           // A publishable key may read payment methods only: not the schema either.
           const mayIntrospect = contextValue.authenticated && contextValue.key.type !== 'publishable';
           checkOperationLimits(schema, document, operationName, request.variables, { mayIntrospect });
-          if (contextValue.authenticated) {
-            const counted = await countPublicCalls(publicCalls(document, operationName)?.calls ?? [], contextValue.clientIp, contextValue.config);
-            if (counted?.refusal) throw counted.refusal;
-          }
         } catch (err) {
           throw isApiError(err) ? apiGraphQLError(err) : err;
         }
@@ -102,6 +96,9 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
   return new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
+    // Automatic persisted queries are resolved before Apollo, in the caller's account (admission.ts), so
+    // that every rule sees the document that runs; Apollo's own cache would be shared by every account.
+    persistedQueries: false,
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     // The gateway owns SIGTERM/SIGINT (src/main.ts) and stops Apollo in order with everything else;

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, getOperationAST, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { getOperationAST, validate, type GraphQLSchema } from './graphqljs';
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -15,23 +15,23 @@ import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
 import { GRAPHQL_PATH } from '../operations/http/paths';
-import { authenticateKey, countedKey } from '../operations/caller';
+import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
-import { checkClientTokenOperation, connectionClientToken, countedClientTokenCaller, createClientTokenContext } from './clientTokenAuth';
-import { createContext } from './context';
+import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';
+import { connectionClientToken } from './clientTokenAuth';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';
-import { countPublicCalls, publicCalls } from './publicOperations';
 
 export { GRAPHQL_PATH };
 
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; clientToken?: unknown } | undefined;
 type WsState = {
-  /** A client token given at connection instead of a key (clientTokenAuth.ts), checked again per operation. */
-  clientToken?: string;
-  /** The key given at connection, authenticated again for each operation (a revoked key stops working). */
-  secret?: string;
+  /**
+   * The key or client token given at connection, authenticated and counted again for each operation
+   * (a revoked key or token stops working).
+   */
+  credentials?: Credentials;
   /** Or the dashboard session of the upgrade's cookie, checked again for each operation likewise. */
   session?: string;
   requestIds?: Map<string, string>;
@@ -98,8 +98,10 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       onConnect: async (ctx: WsContext) => {
         const params = ctx.connectionParams;
         try {
-          ctx.extra.clientToken = await connectionClientToken(params);
-          if (ctx.extra.clientToken === undefined) {
+          const clientToken = await connectionClientToken(params);
+          if (clientToken !== undefined) {
+            ctx.extra.credentials = { kind: 'clientToken', token: clientToken };
+          } else {
             const secret = bearerSecret(params?.authorization ?? params?.Authorization, true);
             // Without a key in connection_init, the upgrade's session cookie (same origin, checked above).
             const session = secret === undefined ? sessionCookieOf(ctx.extra.request.headers) : undefined;
@@ -107,7 +109,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             const lease = leases.get(ctx.extra.request);
             // Identified by its key, a session's socket closes when the key is revoked, like the key's own.
             if (lease) identify(lease, key._id);
-            ctx.extra.secret = secret;
+            if (session === undefined) ctx.extra.credentials = { kind: 'key', secret };
             ctx.extra.session = session;
             if (session !== undefined) {
               // Signing out closes the session's sockets at once, as revoking a key closes the key's.
@@ -130,34 +132,28 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         ctx.extra.requestIds?.set(id, requestId);
         try {
           if (config.maintenanceMode) throw maintenanceError();
-          // One shared path with HTTP: the key's and its account's windows, one round trip.
-          const token = ctx.extra.clientToken === undefined ? null : await countedClientTokenCaller(ctx.extra.clientToken, config);
-          const auth = token
-            ? null
-            : ctx.extra.session === undefined
-              ? (await authenticateKey(ctx.extra.secret, config)).auth
-              : await authenticateSessionAndCount(ctx.extra.session, keyRateLimits(config));
-          if (auth) refuseIfOver(countedKey(auth, config).count);
-          let document: DocumentNode;
-          try {
-            document = parse(payload.query);
-          } catch (err) {
-            return [err instanceof GraphQLError ? err : new GraphQLError('Invalid GraphQL document')];
-          }
+          // The admission of every transport (./admission.ts): the caller counted again per operation
+          // (a revoked key or token stops working), then the rules of the document that runs.
+          const credentials: Credentials =
+            ctx.extra.session === undefined
+              ? ctx.extra.credentials ?? { kind: 'key', secret: undefined }
+              : { kind: 'counted', auth: await authenticateSessionAndCount(ctx.extra.session, keyRateLimits(config)) };
+          const admission = await admitCaller(credentials, config);
+          if (admission.count) refuseIfOver(admission.count);
+          const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+          const params = requestParams(payload);
+          const document = parseQuery(resolveQueryText(params, persistedQueryScope(admission.caller, { ip })));
           const errors = validate(schema, document);
           if (errors.length > 0) return errors;
-          checkOperationLimits(schema, document, payload.operationName, payload.variables, { mayIntrospect: auth ? auth.key.type !== 'publishable' : false });
-          if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token.grant);
-          // Public fields (createSandboxAccount) count in their REST route's per-IP bucket, as over HTTP.
-          const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-          const counted = await countPublicCalls(publicCalls(document, payload.operationName)?.calls ?? [], ip, config);
-          if (counted?.refusal) throw counted.refusal;
+          checkOperationLimits(schema, document, params.operationName, params.variables, { mayIntrospect: admission.auth ? admission.auth.key.type !== 'publishable' : false });
+          const count = await admitDocument(admission, document, params, { ip }, config);
+          if (count) refuseIfOver(count);
           const lease = leases.get(ctx.extra.request);
-          if (lease && getOperationAST(document, payload.operationName)?.operation === 'subscription') addSubscription(lease, id);
-          const contextValue = auth ? createContext(auth, requestId, config, ip, 'ws') : createClientTokenContext(token!, requestId, config, ip);
+          if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') addSubscription(lease, id);
+          const contextValue = contextOf(admission, requestId, config, ip, 'ws');
           // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
-          if (getOperationAST(document, payload.operationName)?.operation !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);
-          return { schema, document, operationName: payload.operationName, variableValues: payload.variables, contextValue };
+          if (getOperationAST(document, params.operationName)?.operation !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);
+          return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];
           throw err;

@@ -1,9 +1,6 @@
-import type { Request, Response } from 'express';
-import type { Config } from '../config';
+import type { Request } from 'express';
 import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
-import { authorize } from '../operations/authorize';
-import type { OperationId } from '../operations/contract';
-import { authenticateClientTokenRequest } from '../operations/http/authenticate';
+import type { Credentials } from '../operations/admit';
 import { bearerSecret } from '../operations/bearer';
 
 /**
@@ -22,15 +19,18 @@ export function clientTokenOf(req: Request): string | undefined {
 }
 
 /**
- * On a route that needs a key: a request made with a client token (as its bearer, or without a bearer
- * but with `client_token`) is answered 401 when the token does not work, 403 when it does (a token reads
- * one payment's public view and nothing else).
+ * The credentials of a REST request. A public operation takes a client token where the contract declares
+ * its `client_token` parameter, else nothing (the client IP's bucket counts it). Every other operation
+ * takes the bearer key; a client token sent there (as its bearer, or without a bearer but with
+ * `client_token`) is authenticated as the token, so that it is answered 401 when it does not work and
+ * 403 when it does (authorize: a token reads one payment's public view and nothing else).
  */
-export async function refuseClientTokenOnKeyRoute(req: Request, res: Response, operationId: OperationId, config: Config): Promise<void> {
+export function restCredentials(req: Request, isPublic: boolean, takesClientToken: boolean): Credentials {
+  if (isPublic) {
+    const token = takesClientToken ? clientTokenOf(req) : undefined;
+    return token === undefined ? { kind: 'none' } : { kind: 'clientToken', token };
+  }
   const bearer = bearerSecret(req.headers.authorization);
   const token = isClientTokenLike(bearer) ? bearer : req.headers.authorization === undefined ? clientTokenOf(req) : undefined;
-  if (token === undefined) return;
-  // authorize refuses a client token on every operation that needs a key (403).
-  authorize(await authenticateClientTokenRequest(token, res, config), operationId);
+  return token === undefined ? { kind: 'key', secret: bearer } : { kind: 'clientToken', token };
 }
-

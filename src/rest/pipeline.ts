@@ -1,20 +1,18 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { AccountClock } from '../domain/accounts/account.model';
 import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { authorize } from '../operations/authorize';
 import { bearerSecret } from '../operations/bearer';
-import { authenticateKey, PUBLIC_CALLER, type Caller } from '../operations/caller';
+import { admit } from '../operations/admit';
 import { getOperation, parameterSchema, type Operation } from '../operations/contract';
 import { execute, isExecutable, validateInput, type OperationResult, type RawInput } from '../operations/execute';
-import { acceptKey, authenticateClientTokenRequest } from '../operations/http/authenticate';
+import { applyAdmission } from '../operations/http/authenticate';
 import { readJsonBody } from '../operations/http/body';
-import { applyCount, clientIp } from '../operations/http/rateLimit';
-import { countPublicCall } from '../operations/rateLimitPolicy';
+import { clientIp } from '../operations/http/rateLimit';
 import { gatewaySettings } from '../operations/settings';
 import { readAheadOf } from '../operations/readAhead';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
-import { clientTokenOf, refuseClientTokenOnKeyRoute } from './clientTokenAuth';
+import { restCredentials } from './clientTokenAuth';
 import { streamRoutes } from './streams';
 
 /**
@@ -35,9 +33,12 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   return async (req, res, next) => {
     try {
       const requestId = res.locals.requestId as string;
-      const { caller, account, early } = op.public
-        ? { caller: await publicCaller(req, res, operationId, takesClientToken, config) }
-        : await keyCaller(req, res, operationId, config);
+      // The one admission of every transport (operations/admit.ts): the caller found and counted.
+      const ahead = op.public ? undefined : readAheadOf(operationId as ExecutableOperationId, req.params);
+      const admission = await admit(restCredentials(req, op.public, takesClientToken), { ip: clientIp(req) }, operationId, config, ahead?.start);
+      applyAdmission(res, admission);
+      const { caller, account } = admission;
+      const early = ahead?.early;
       // validateInput copies each part before its validator coerces it: nothing here writes to req.
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
@@ -57,31 +58,6 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
       next(err);
     }
   };
-}
-
-/**
- * The bearer key's caller, its account's clock as the request's count read it, and the operation's
- * read started beside the count (readAhead.ts), all for the handler.
- */
-async function keyCaller(
-  req: Request,
-  res: Response,
-  operationId: ApiOperationId,
-  config: Config,
-): Promise<{ caller: Caller; account?: AccountClock; early?: Promise<unknown> }> {
-  await refuseClientTokenOnKeyRoute(req, res, operationId, config);
-  const ahead = readAheadOf(operationId as ExecutableOperationId, req.params);
-  // One round trip finds the key and counts the request in its rate-limit windows (and reads its account).
-  const { auth } = await authenticateKey(bearerToken(req), config, ahead?.start);
-  return { caller: acceptKey(auth, res, config), account: auth.account, early: ahead?.early };
-}
-
-/** A client token, on the operations that take one, counts on the token instead of the IP. */
-async function publicCaller(req: Request, res: Response, operationId: ApiOperationId, takesClientToken: boolean, config: Config): Promise<Caller> {
-  const token = takesClientToken ? clientTokenOf(req) : undefined;
-  if (token !== undefined) return authenticateClientTokenRequest(token, res, config);
-  applyCount(res, await countPublicCall(operationId, clientIp(req), config));
-  return PUBLIC_CALLER;
 }
 
 function declaresClientToken(operationId: ApiOperationId): boolean {

@@ -230,8 +230,12 @@ describe('GraphiQL', () => {
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/<script>|<style>/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    const api = await fetch(`${baseUrl}/graphql`, { headers: { accept: 'application/json' } });
+    // Not a browser: GET runs a query, so one without a query is the request's error (a key's 400; 401 without one).
+    const { sk } = await createAccount(baseUrl);
+    const api = await fetch(`${baseUrl}/graphql`, { headers: { accept: 'application/json', authorization: `Bearer ${sk}` } });
     expect(api.status).toBe(400);
+    expect((await api.json()).errors[0].extensions.code).toBe('invalid_request');
+    expect((await fetch(`${baseUrl}/graphql`, { headers: { accept: 'application/json' } })).status).toBe(401);
   });
 });
 

@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../config';
+import { authenticationFailed } from '../domain/accounts/apiKey.service';
+import { ApiError } from '../errors';
+import { countOperations, type Admission, type Client } from '../operations/admit';
+import type { Caller } from '../operations/caller';
+import type { RateCount } from '../operations/rateLimitPolicy';
+import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
+import { createContext, createKeylessContext, type GraphQLContext } from './context';
+import { getOperationAST, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from './graphqljs';
+import { publicCalls } from './publicOperations';
+
+/**
+ * GraphQL's side of admission (src/operations/admit.ts), the same for HTTP POST, HTTP GET and
+ * WebSocket: the request's document is resolved first (query text, or an automatic persisted query's
+ * hash looked up in the caller's account), and every rule is applied to that document, whatever way it
+ * arrived: a client token's scope, the public calls of a keyless request, one count per mutation field.
+ */
+
+/** Mutation fields one operation may hold (aliases included): each is a request of its own. */
+export const MAX_MUTATION_FIELDS = 10;
+/**
+ * Brackets (`{`, `(`, `[`) one document may nest. The depth limit (limits.ts: 8 fields; GraphiQL's
+ * introspection nests about 20 brackets) is checked on the parsed document; this one keeps a document
+ * nested thousands deep from reaching graphql-js's recursive parser at all.
+ */
+export const MAX_NESTING = 64;
+/** Tokens graphql-js reads before it gives up (a 64 KiB body holds at most ~32,000). */
+const MAX_TOKENS = 20_000;
+
+/** One GraphQL request as sent, over any transport. */
+export interface GraphQLRequestParams {
+  query?: string;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+  /** `persistedQuery: {version: 1, sha256Hash}` of an automatic persisted query. */
+  extensions?: Record<string, unknown>;
+}
+
+const invalid = (message: string) => ApiError.invalid(message);
+
+/** A POST body or a WebSocket `subscribe` payload, checked for shape (400 `invalid_request`). */
+export function requestParams(body: unknown): GraphQLRequestParams {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('The request body must be a JSON object: {"query": "...", "variables": {...}}');
+  }
+  const { query, operationName, variables, extensions } = body as Record<string, unknown>;
+  if (query !== undefined && query !== null && typeof query !== 'string') throw invalid("'query' must be a string");
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw invalid("'operationName' must be a string");
+  if (variables !== undefined && variables !== null && !isObject(variables)) throw invalid("'variables' must be an object");
+  if (extensions !== undefined && extensions !== null && !isObject(extensions)) throw invalid("'extensions' must be an object");
+  return {
+    query: typeof query === 'string' && query !== '' ? query : undefined,
+    operationName: typeof operationName === 'string' ? operationName : undefined,
+    variables: isObject(variables) ? variables : undefined,
+    extensions: isObject(extensions) ? extensions : undefined,
+  };
+}
+
+/** `GET /graphql?query=…&variables=…&operationName=…&extensions=…` (variables and extensions JSON-encoded). */
+export function requestParamsOfSearch(search: Record<string, unknown>): GraphQLRequestParams {
+  const one = (name: string): string | undefined => {
+    const value = search[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw invalid(`The query parameter '${name}' may be given once`);
+    return value;
+  };
+  const json = (name: string): unknown => {
+    const text = one(name);
+    if (text === undefined || text === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw invalid(`The query parameter '${name}' must be JSON`);
+    }
+  };
+  return requestParams({ query: one('query'), operationName: one('operationName'), variables: json('variables'), extensions: json('extensions') });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Automatic persisted queries, kept per account (a hash stored by one account is unknown to every
+ * other: a probe tells nothing about anyone else's queries), in this process's memory, least recently
+ * used first out. A client that meets another process, or an evicted entry, gets the 400 and sends the
+ * text again, as the protocol expects.
+ */
+const APQ_BUDGET_BYTES = 16 * 2 ** 20;
+const persisted = new Map<string, string>();
+let persistedBytes = 0;
+
+function rememberQuery(entry: string, query: string): void {
+  const old = persisted.get(entry);
+  if (old !== undefined) {
+    persisted.delete(entry);
+    persistedBytes -= old.length;
+  }
+  persisted.set(entry, query);
+  persistedBytes += query.length;
+  while (persistedBytes > APQ_BUDGET_BYTES) {
+    const [oldest, text] = persisted.entries().next().value!;
+    persisted.delete(oldest);
+    persistedBytes -= text.length;
+  }
+}
+
+function recallQuery(entry: string): string | undefined {
+  const query = persisted.get(entry);
+  if (query !== undefined) {
+    persisted.delete(entry);
+    persisted.set(entry, query);
+  }
+  return query;
+}
+
+/** Whose persisted queries a caller sees: its account's; a keyless caller, its address's. */
+export function persistedQueryScope(caller: Caller, client: Client): string {
+  return caller.kind === 'public' ? `ip:${client.ip}` : `acct:${caller.actor.accountId}`;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The query text the request runs: its own, or the persisted one its hash names in `scope`. A hash that
+ * does not match the text sent with it, an unknown hash, or an unsupported version is 400
+ * `invalid_request` (the message of an unknown hash starts with `PersistedQueryNotFound`, the word APQ
+ * clients look for before they send the text again).
+ */
+export function resolveQueryText(params: GraphQLRequestParams, scope: string): string {
+  const apq = params.extensions?.persistedQuery;
+  if (apq === undefined || apq === null) {
+    if (params.query === undefined) throw invalid("Send the operation as 'query' (or an automatic persisted query's sha256Hash in extensions.persistedQuery)");
+    return params.query;
+  }
+  const { version, sha256Hash } = (isObject(apq) ? apq : {}) as { version?: unknown; sha256Hash?: unknown };
+  if (version !== 1) throw invalid('extensions.persistedQuery.version must be 1');
+  if (typeof sha256Hash !== 'string' || !/^[0-9a-f]{64}$/i.test(sha256Hash)) throw invalid('extensions.persistedQuery.sha256Hash must be a SHA-256 hex digest');
+  const entry = `${scope}\u0000${sha256Hash.toLowerCase()}`;
+  if (params.query === undefined) {
+    const known = recallQuery(entry);
+    if (known === undefined) throw invalid('PersistedQueryNotFound: no query with this sha256Hash was sent from this account; send it again with its text');
+    return known;
+  }
+  if (sha256(params.query) !== sha256Hash.toLowerCase()) throw invalid('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it');
+  rememberQuery(entry, params.query);
+  return params.query;
+}
+
+/**
+ * Parses a query text, refused as `invalid_request` when it is not GraphQL or nests deeper than
+ * MAX_NESTING (before graphql-js's recursive descent could overflow the stack). Parsed documents are
+ * kept by text: a client sends the same few queries again and again.
+ */
+const documents = new Map<string, DocumentNode>();
+const DOCUMENTS_KEPT = 500;
+
+export function parseQuery(query: string): DocumentNode {
+  const cached = documents.get(query);
+  if (cached) return cached;
+  const nesting = bracketNesting(query);
+  if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: MAX_TOKENS });
+  } catch (err) {
+    // graphql-js's GraphQLError names the position; anything else is the engine's and stays here.
+    const message = err instanceof Error && err.name === 'GraphQLError' ? err.message : 'Query could not be parsed';
+    throw invalid(message);
+  }
+  if (documents.size >= DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!);
+  documents.set(query, document);
+  return document;
+}
+
+/** The deepest bracket nesting of a GraphQL text, strings and comments left out. */
+export function bracketNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x28 || c === 0x5b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x23) {
+      // A comment runs to the end of its line.
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x22) {
+      if (text.startsWith('"""', i)) {
+        const end = text.indexOf('"""', i + 3);
+        i = end === -1 ? text.length : end + 2;
+      } else {
+        for (i++; i < text.length; i++) {
+          const s = text.charCodeAt(i);
+          if (s === 0x5c) i++;
+          else if (s === 0x22 || s === 0x0a || s === 0x0d) break;
+        }
+      }
+    }
+  }
+  return deepest;
+}
+
+/** The root fields of the selected operation, through fragments (aliases each count); `__typename` left out. */
+function rootFieldCount(document: DocumentNode, selection: SelectionSetNode): number {
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+  const count = (set: SelectionSetNode, visiting: ReadonlySet<string>): number => {
+    let n = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value !== '__typename') n++;
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        n += count(sel.selectionSet, visiting);
+      } else {
+        const fragment = fragments.get(sel.name.value);
+        // Unknown or cyclic spreads: validation refuses the document before anything runs.
+        if (fragment && !visiting.has(fragment.name.value)) n += count(fragment.selectionSet, new Set([...visiting, fragment.name.value]));
+      }
+    }
+    return n;
+  };
+  return count(selection, new Set());
+}
+
+/**
+ * The rules of the document that runs, for the caller `authenticate` found: at most MAX_MUTATION_FIELDS
+ * mutation fields, each counted as one request; a client token runs only its payment's public view
+ * (403/401 otherwise); a request without credentials runs public fields only (401 otherwise), each
+ * counted in its per-IP bucket. Returns the count to report (X-RateLimit-*), the 429 to answer when it
+ * is over its limit; throws the other refusals.
+ * An operation name that selects nothing is left to graphql-js, which answers it (counted as one).
+ */
+export async function admitDocument(
+  admission: Admission,
+  document: DocumentNode,
+  params: Pick<GraphQLRequestParams, 'operationName' | 'variables'>,
+  client: Client,
+  config: Config,
+): Promise<RateCount | null> {
+  const operation = getOperationAST(document, params.operationName);
+  const mutationFields = operation?.operation === 'mutation' ? rootFieldCount(document, operation.selectionSet) : 0;
+  if (mutationFields > MAX_MUTATION_FIELDS) {
+    throw invalid(`Too many mutations: ${mutationFields} mutation fields in one operation, at most ${MAX_MUTATION_FIELDS} (each counts as a request)`);
+  }
+  const caller = admission.caller;
+  if (caller.kind === 'clientToken' && operation) checkClientTokenOperation(document, params.operationName, params.variables, caller.grant);
+  const calls = operation ? publicCalls(document, params.operationName) : null;
+  if (caller.kind === 'public' && !(calls?.onlyPublic && calls.calls.length > 0)) throw authenticationFailed();
+  return countOperations(admission, { requests: Math.max(1, mutationFields), publicCalls: calls?.calls ?? [] }, client, config);
+}
+
+/** The resolvers' context for the admitted caller (`ws`: one context serves every message of a subscription). */
+export function contextOf(admission: Admission, requestId: string, config: Config, ip: string, transport: 'http' | 'ws' = 'http'): GraphQLContext {
+  const caller = admission.caller;
+  if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, config, ip);
+  if (caller.kind === 'public' || !admission.auth) return createKeylessContext(requestId, config, ip);
+  return createContext(admission.auth, requestId, config, ip, transport);
+}

@@ -1,0 +1,120 @@
+import type { Config } from '../config';
+import type { AccountClock } from '../domain/accounts/account.model';
+import { authenticationFailed, type AuthenticatedKey } from '../domain/accounts/apiKey.service';
+import { countKeyAndAccountRequest } from '../domain/ratelimit/rateLimit.service';
+import { authenticateClientToken, authenticateKey, countedKey, PUBLIC_CALLER, type Caller } from './caller';
+import { getOperation, type OperationId } from './contract';
+import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolicy';
+
+/**
+ * Admission: who may run what, counted, before anything runs. One rule for every transport (REST, the
+ * SSE streams, GraphQL over HTTP POST and GET, GraphQL over WebSocket): the shell says which credentials
+ * came and which operations the request runs, and admission answers with the caller and its count. The
+ * shell writes the count as it can (X-RateLimit-* on HTTP) and refuses with its 429.
+ *
+ * It comes in two steps because GraphQL needs the caller before it knows what runs (a persisted query
+ * is looked up in the caller's account): `authenticate` finds and counts the caller (one request, one
+ * database round trip), `countOperations` counts what the request runs beyond that one request. REST
+ * knows its operation from the route and calls `admit`, both at once.
+ */
+
+/** What a request presented. `counted`: a key found and counted elsewhere (a dashboard session's). */
+export type Credentials =
+  | { kind: 'key'; secret: string | undefined }
+  | { kind: 'counted'; auth: AuthenticatedKey }
+  | { kind: 'clientToken'; token: string }
+  | { kind: 'none' };
+
+/** Where the request came from: what per-IP buckets count. */
+export interface Client {
+  ip: string;
+}
+
+export interface Admission {
+  caller: Caller;
+  /** The request's count in its window (null: nothing counted yet, a keyless request before its calls). */
+  count: RateCount | null;
+  /** The key's account as the count read it (its sandbox clock), for the request's handler only. */
+  account?: AccountClock;
+  /** The key as authenticated, for what the request log names. */
+  auth?: AuthenticatedKey;
+}
+
+/**
+ * Finds the caller and counts one request in its window: a key in its window and its account's, a
+ * client token in its own. Nothing is counted for a request without credentials: what it runs is
+ * (countOperations, per public call). `alongside`: see countKeyAndAccountRequest.
+ */
+export async function authenticate(credentials: Credentials, config: Config, alongside?: () => void): Promise<Admission> {
+  switch (credentials.kind) {
+    case 'key': {
+      const { caller, count, auth } = await authenticateKey(credentials.secret, config, alongside);
+      return { caller, count, account: auth.account, auth };
+    }
+    case 'counted': {
+      const { caller, count } = countedKey(credentials.auth, config);
+      return { caller, count, account: credentials.auth.account, auth: credentials.auth };
+    }
+    case 'clientToken':
+      return authenticateClientToken(credentials.token, config);
+    case 'none':
+      return { caller: PUBLIC_CALLER, count: null };
+  }
+}
+
+/**
+ * What a request runs, for counting: `requests`, how many requests it stands for (a GraphQL operation
+ * with several mutation fields is that many; anything else is one), and the public operations it calls
+ * (each counted in its per-IP bucket, as the public REST route it mirrors).
+ */
+export interface Runs {
+  requests: number;
+  publicCalls: readonly OperationId[];
+}
+
+/**
+ * Counts what `runs` adds to the request `authenticate` counted: the requests beyond the first in the
+ * key's windows (in one command: concurrent counts of one key go out together), and each public call in
+ * its per-IP bucket. Stops at the first count over its limit and returns it (the caller refuses); else
+ * the key's count after all of them, or the last public call's for a request without a key.
+ */
+export async function countOperations(admission: Admission, runs: Runs, client: Client, config: Config): Promise<RateCount | null> {
+  let count = admission.count;
+  const extra = runs.requests - 1;
+  if (extra > 0 && admission.auth) {
+    const limits = keyRateLimits(config);
+    const hash = admission.auth.key.key_hash;
+    const counted = await Promise.all(Array.from({ length: extra }, () => countKeyAndAccountRequest(hash, limits)));
+    // Revoked meanwhile: every count after the revocation refuses the key.
+    if (counted.some((c) => c === null)) throw authenticationFailed();
+    const refused = counted.find((c) => !c!.decision.allowed);
+    count = { decision: (refused ?? counted[counted.length - 1]!)!.decision, limit: config.rateLimitPerMinute };
+    if (refused) return count;
+  }
+  for (const operationId of runs.publicCalls) {
+    const publicCount = await countPublicCall(operationId, client.ip, config);
+    if (!publicCount.decision.allowed) return publicCount;
+    // A keyless request's answer carries its public bucket's X-RateLimit-*; a key's, the key's.
+    if (!admission.auth) count = publicCount;
+  }
+  return count;
+}
+
+/**
+ * REST: the route names its one operation. A public operation without a client token runs without
+ * credentials and counts in its per-IP bucket; every other operation needs a key (401 otherwise).
+ */
+export async function admit(
+  credentials: Credentials,
+  client: Client,
+  operationId: OperationId,
+  config: Config,
+  alongside?: () => void,
+): Promise<Admission> {
+  const isPublic = getOperation(operationId).public;
+  if (credentials.kind === 'none' && !isPublic) throw authenticationFailed();
+  const admission = await authenticate(credentials, config, alongside);
+  const publicCalls = credentials.kind === 'none' ? [operationId] : [];
+  const count = await countOperations(admission, { requests: 1, publicCalls }, client, config);
+  return { ...admission, count };
+}
