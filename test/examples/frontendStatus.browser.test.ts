@@ -17,6 +17,12 @@ warnIfNoChromium('test/examples/frontendStatus.browser.test.ts (examples/fronten
 const NOT_FINAL = ['PENDING', 'PROCESSING', 'UNKNOWN'];
 const WAITING_TEXT = 'Confirm the payment in your Multicaixa Express app';
 
+/**
+ * How a network blocks WebSockets, as the page sees it: `refused`, the socket closes before it is
+ * acknowledged (a proxy that drops the upgrade); `silent`, it opens and nothing ever answers.
+ */
+type Block = 'refused' | 'silent';
+
 interface Checkout {
   page: Page;
   errors: string[];
@@ -28,8 +34,8 @@ interface Checkout {
   /** URLs of the page's HTTP requests, and of the WebSockets it opened. */
   requests: string[];
   sockets: string[];
-  /** How many WebSockets to /graphql the test refused (blockWebSocket). */
-  refusedSockets: number;
+  /** How many WebSockets to /graphql the test blocked (blockWebSocket). */
+  blockedSockets: number;
 }
 
 describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page shows its payment live with a client token', () => {
@@ -51,18 +57,18 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
   });
 
   /** Orders through the shop's form, as a customer does, and waits for the first status the page receives. */
-  async function checkout(mobile: string, { blockWebSocket = false } = {}): Promise<Checkout> {
+  async function checkout(mobile: string, { blockWebSocket }: { blockWebSocket?: Block } = {}): Promise<Checkout> {
     const { page, errors } = await browser.newPage();
     const requests: string[] = [];
     const sockets: string[] = [];
     page.on('request', (req) => requests.push(req.url()));
     page.on('websocket', (ws) => sockets.push(ws.url()));
-    const result = { page, errors, requests, sockets, refusedSockets: 0 };
+    const result = { page, errors, requests, sockets, blockedSockets: 0 };
     if (blockWebSocket) {
-      // What a proxy that refuses WebSockets looks like to the page: the socket closes, never acknowledged.
+      // Never connected to the gateway: the route answers in its place (silent: not at all).
       await page.routeWebSocket(/\/graphql$/, (ws) => {
-        result.refusedSockets++;
-        void ws.close();
+        result.blockedSockets++;
+        if (blockWebSocket === 'refused') void ws.close();
       });
     }
     await page.goto(example.url);
@@ -83,7 +89,7 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
    * live. The rail moves in real time too (final at +5 s): on a machine slow enough for the page to open
    * after that, a new order is made (3 tries at most).
    */
-  async function liveCheckout(mobile: string, options: { blockWebSocket?: boolean } = {}): Promise<Checkout> {
+  async function liveCheckout(mobile: string, options: { blockWebSocket?: Block } = {}): Promise<Checkout> {
     for (let attempt = 1; ; attempt++) {
       const c = await checkout(mobile, options);
       if (NOT_FINAL.includes(c.firstStatus) || attempt === 3) {
@@ -160,16 +166,30 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
     await c.page.close();
   }, 180_000);
 
-  it('with WebSockets blocked, falls back to the SSE stream and still shows paid live', async () => {
-    const c = await liveCheckout('923000000', { blockWebSocket: true });
+  it('with WebSockets refused, falls back to the SSE stream and still shows paid live', async () => {
+    const c = await liveCheckout('923000000', { blockWebSocket: 'refused' });
     expectNoSecrets(c);
     await c.page.locator('#live-channel[data-channel="sse"]').waitFor({ timeout: LIVE_TIMEOUT });
-    expect(c.refusedSockets).toBe(1);
+    expect(c.blockedSockets).toBe(1);
     expect(sseRequests(c)).toHaveLength(1);
 
     expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
     await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
     await expectSoundPage(c, 'frontend-status-paid-over-sse');
+    await c.page.close();
+  }, 180_000);
+
+  it('with a WebSocket that opens and never answers, takes the SSE stream once its 10 s are up', async () => {
+    // The rail may be final by then (+5 s): this one shows the fallback reaching paid, the test above that
+    // it follows the stream live.
+    const c = await checkout('923000000', { blockWebSocket: 'silent' });
+    await advanceClock(merchant.api, 10);
+    await c.page.locator('#checkout[data-state="paid"]').waitFor({ timeout: LIVE_TIMEOUT });
+    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
+    expect(c.blockedSockets).toBe(1);
+    expect(sseRequests(c)).toHaveLength(1);
+    expect((await getPayment(merchant.api, c.config.paymentId)).status).toBe('SUCCEEDED');
+    await expectSoundPage(c, 'frontend-status-paid-over-sse-silent');
     await c.page.close();
   }, 180_000);
 });
