@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'packages/embedded-mongo/src/cli.ts', 'packages/embedded-mongo/bench/**', 'packages/embedded-mongo/test/**', 'codegen.ts', 'test/**', 'examples/merchant-express/main.ts'],
+    files: ['bench/**', 'packages/embedded-mongo/src/cli.ts', 'packages/embedded-mongo/bench/**', 'packages/embedded-mongo/test/**', 'codegen.ts', 'test/**', 'examples/merchant-express/main.ts', 'examples/frontend-status/main.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -1,0 +1,195 @@
+// examples/frontend-status in Chromium against the real gateway: a customer orders on the merchant's page
+// (its own origin), the merchant's server creates the express payment and mints a client token, and the
+// page turns to paid or failed live, over the GraphQL subscription, or over the SSE stream when the
+// WebSocket is blocked. No secret key reaches the browser.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startCheckoutServer, type CheckoutServer } from '../../examples/frontend-status/server';
+import type { CheckoutConfig } from '../../examples/frontend-status/config';
+import { createAccount, type TestAccount } from '../support/accounts';
+import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { advanceClock, getPayment } from '../support/payments';
+import { startTestServer, type TestServer } from '../support/server';
+import { expectAxeClean, fitsPhoneWidth, LIVE_TIMEOUT, recordedTexts, recordTexts } from '../dashboard/support/dashboard';
+
+warnIfNoChromium('test/examples/frontendStatus.browser.test.ts (examples/frontend-status)');
+
+const NOT_FINAL = ['PENDING', 'PROCESSING', 'UNKNOWN'];
+const WAITING_TEXT = 'Confirm the payment in your Multicaixa Express app';
+
+/**
+ * How a network blocks WebSockets, as the page sees it: `refused`, the socket closes before it is
+ * acknowledged (a proxy that drops the upgrade); `silent`, it opens and nothing ever answers.
+ */
+type Block = 'refused' | 'silent';
+
+interface Checkout {
+  page: Page;
+  errors: string[];
+  /** The status page's HTML as the merchant's server sent it. */
+  html: string;
+  config: CheckoutConfig;
+  /** The first status the page received from the gateway (data-status). */
+  firstStatus: string;
+  /** URLs of the page's HTTP requests, and of the WebSockets it opened. */
+  requests: string[];
+  sockets: string[];
+  /** How many WebSockets to /graphql the test blocked (blockWebSocket). */
+  blockedSockets: number;
+}
+
+describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page shows its payment live with a client token', () => {
+  let server: TestServer;
+  let browser: PhoneBrowser;
+  let merchant: TestAccount;
+  let example: CheckoutServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    merchant = await createAccount(server.baseUrl, 'Loja Kianda');
+    example = await startCheckoutServer({ gatewayUrl: server.baseUrl, secretKey: merchant.sk });
+    browser = await launchPhoneBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await example?.close();
+    await server?.stop();
+  });
+
+  /** Orders through the shop's form, as a customer does, and waits for the first status the page receives. */
+  async function checkout(mobile: string, { blockWebSocket }: { blockWebSocket?: Block } = {}): Promise<Checkout> {
+    const { page, errors } = await browser.newPage();
+    const requests: string[] = [];
+    const sockets: string[] = [];
+    page.on('request', (req) => requests.push(req.url()));
+    page.on('websocket', (ws) => sockets.push(ws.url()));
+    const result = { page, errors, requests, sockets, blockedSockets: 0 };
+    if (blockWebSocket) {
+      // Never connected to the gateway: the route answers in its place (silent: not at all).
+      await page.routeWebSocket(/\/graphql$/, (ws) => {
+        result.blockedSockets++;
+        if (blockWebSocket === 'refused') void ws.close();
+      });
+    }
+    await page.goto(example.url);
+    await page.getByLabel('Multicaixa Express mobile number').fill(mobile);
+    const [response] = await Promise.all([
+      page.waitForResponse((res) => /\/orders\/[0-9A-F]+$/.test(res.url())),
+      page.getByRole('button', { name: 'Pay with Multicaixa Express' }).click(),
+    ]);
+    const html = await response.text();
+    await page.locator('#checkout[data-status]').waitFor({ timeout: LIVE_TIMEOUT });
+    const firstStatus = (await page.locator('#checkout').getAttribute('data-status'))!;
+    const config = JSON.parse((await page.locator('#checkout-config').textContent())!) as CheckoutConfig;
+    return { ...result, html, config, firstStatus };
+  }
+
+  /**
+   * A checkout whose page received a status that is not final yet, so that the final one can only arrive
+   * live. The rail moves in real time too (final at +5 s): on a machine slow enough for the page to open
+   * after that, a new order is made (3 tries at most).
+   */
+  async function liveCheckout(mobile: string, options: { blockWebSocket?: Block } = {}): Promise<Checkout> {
+    for (let attempt = 1; ; attempt++) {
+      const c = await checkout(mobile, options);
+      if (NOT_FINAL.includes(c.firstStatus) || attempt === 3) {
+        expect(NOT_FINAL, `first status received on attempt ${attempt}`).toContain(c.firstStatus);
+        await recordTexts(c.page, '[role="status"]');
+        return c;
+      }
+      await c.page.close();
+    }
+  }
+
+  function expectNoSecrets(c: Checkout): void {
+    expect(c.html).not.toContain(merchant.sk);
+    expect(c.html).not.toMatch(/sk_test_|pk_test_/);
+    expect(Object.keys(c.config).sort()).toEqual(['clientToken', 'gatewayUrl', 'graphqlWsUrl', 'paymentId']);
+    expect(c.config.clientToken).toMatch(/^ct_test_/);
+  }
+
+  const sseRequests = (c: Checkout) => c.requests.filter((url) => url.includes(`/v1/public/payments/${c.config.paymentId}/events?client_token=`));
+
+  /**
+   * Moves the account's sandbox clock past the rail's outcome (+5 s) and waits for the page to show it;
+   * the same document showed "confirm" first (no reload). Resolves with the payment as the API reads it.
+   */
+  async function settle(c: Checkout, state: 'paid' | 'failed', title: string): Promise<any> {
+    await advanceClock(merchant.api, 10);
+    await c.page.locator(`#checkout[data-state="${state}"]`).waitFor({ timeout: LIVE_TIMEOUT });
+    const texts = await recordedTexts(c.page);
+    expect(texts[0]).toContain(WAITING_TEXT);
+    expect(texts.at(-1)).toContain(title);
+    return getPayment(merchant.api, c.config.paymentId);
+  }
+
+  /** What the page must hold in each state: it fits the phone, axe finds nothing serious, nothing was logged as an error. */
+  async function expectSoundPage(c: Checkout, name: string): Promise<void> {
+    expect(await fitsPhoneWidth(c.page)).toBe(true);
+    await expectAxeClean(c.page, name);
+    await screenshot(c.page, name);
+    expect(c.errors).toEqual([]);
+  }
+
+  it('923000000: shows "confirm in the app", then paid live over the GraphQL subscription', async () => {
+    const c = await liveCheckout('923000000');
+    expect(new URL(example.url).origin).not.toBe(new URL(server.baseUrl).origin);
+    expectNoSecrets(c);
+    expect(c.config.paymentId).toMatch(/^pay_/);
+    const status = c.page.getByRole('status');
+    await expect(status.getAttribute('aria-live')).resolves.toBe('polite');
+    await expect(status.textContent()).resolves.toContain(WAITING_TEXT);
+    await c.page.locator('#live-channel[data-channel="websocket"]').waitFor({ timeout: LIVE_TIMEOUT });
+    await expectSoundPage(c, 'frontend-status-waiting');
+
+    expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
+    await expect(status.textContent()).resolves.toContain('Thank you');
+    // Over the subscription only, never through the SSE stream.
+    expect(c.sockets).toEqual([c.config.graphqlWsUrl]);
+    expect(sseRequests(c)).toEqual([]);
+    await expectSoundPage(c, 'frontend-status-paid');
+    await c.page.close();
+  }, 180_000);
+
+  it('923000001 (the customer rejects it): shows failed live, with the reason and a way to try again', async () => {
+    const c = await liveCheckout('923000001');
+    expectNoSecrets(c);
+    await c.page.locator('#live-channel[data-channel="websocket"]').waitFor({ timeout: LIVE_TIMEOUT });
+    await expect(c.page.getByRole('link', { name: 'Try again' }).isVisible()).resolves.toBe(false);
+
+    const payment = await settle(c, 'failed', 'Payment failed');
+    expect([payment.status, payment.failure_code]).toEqual(['FAILED', 'rejected_by_customer']);
+    await expect(c.page.getByRole('status').textContent()).resolves.toContain('declined in the Multicaixa Express app');
+    await expect(c.page.getByRole('link', { name: 'Try again' }).isVisible()).resolves.toBe(true);
+    expect(sseRequests(c)).toEqual([]);
+    await expectSoundPage(c, 'frontend-status-failed');
+    await c.page.close();
+  }, 180_000);
+
+  it('with WebSockets refused, falls back to the SSE stream and still shows paid live', async () => {
+    const c = await liveCheckout('923000000', { blockWebSocket: 'refused' });
+    expectNoSecrets(c);
+    await c.page.locator('#live-channel[data-channel="sse"]').waitFor({ timeout: LIVE_TIMEOUT });
+    expect(c.blockedSockets).toBe(1);
+    expect(sseRequests(c)).toHaveLength(1);
+
+    expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
+    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
+    await expectSoundPage(c, 'frontend-status-paid-over-sse');
+    await c.page.close();
+  }, 180_000);
+
+  it('with a WebSocket that opens and never answers, takes the SSE stream once its 10 s are up', async () => {
+    // The rail may be final by then (+5 s): this one shows the fallback reaching paid, the test above that
+    // it follows the stream live.
+    const c = await checkout('923000000', { blockWebSocket: 'silent' });
+    await advanceClock(merchant.api, 10);
+    await c.page.locator('#checkout[data-state="paid"]').waitFor({ timeout: LIVE_TIMEOUT });
+    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
+    expect(c.blockedSockets).toBe(1);
+    expect(sseRequests(c)).toHaveLength(1);
+    expect((await getPayment(merchant.api, c.config.paymentId)).status).toBe('SUCCEEDED');
+    await expectSoundPage(c, 'frontend-status-paid-over-sse-silent');
+    await c.page.close();
+  }, 180_000);
+});
