@@ -6,12 +6,12 @@
  * violation of each kind in a throw-away tree and shows the check fails with the rule's name.
  *
  * Floors, bottom up: the base modules (src/config.ts, logger, errors, ids, paths, processId), src/db,
- * src/platform, src/domain, src/operations, the protocols (src/rest, src/graphql, src/realtime,
- * src/pages, src/dashboard), then src/server.ts and src/main.ts. The packages (packages/*) stand alone.
+ * src/platform, src/domain, src/operations, src/http (what the HTTP protocols share), the protocols
+ * (src/rest, src/graphql, src/realtime, src/pages, src/dashboard), then src/server.ts and src/main.ts. The packages (packages/*) stand alone.
  */
 
 /** The floors above the domain: the domain is called by them, never the other way round. */
-const ABOVE_DOMAIN = '^src/(operations|rest|graphql|pages|server\\.ts|main\\.ts)';
+const ABOVE_DOMAIN = '^src/(operations|http|rest|graphql|pages|server\\.ts|main\\.ts)';
 
 /** `src/<from>` imports nothing from `src/<to>` (two protocols over the same operations layer). */
 function protocolsApart(from, to, severity) {
@@ -69,6 +69,16 @@ module.exports = {
         'or the server. What it must tell them (an event, a revoked key) goes through a hook they register.',
       from: { path: '^src/domain/' },
       to: { path: [ABOVE_DOMAIN, '^src/(realtime|dashboard)/'] },
+    },
+    {
+      name: 'operations-imports-no-http',
+      severity: 'error',
+      comment:
+        'src/operations runs an operation for any transport (REST, GraphQL over HTTP and WebSocket, SSE): it ' +
+        'knows no Express request or response. What HTTP needs (headers, bodies, the write gate) lives in ' +
+        'src/http, which the HTTP protocols import.',
+      from: { path: '^src/operations/' },
+      to: { path: ['^src/(http|rest|graphql|realtime|pages|dashboard)/', '^express$', 'node_modules/(express|@types/express)/'] },
     },
     // GraphQL and REST are both shells over src/operations: neither imports the other.
     protocolsApart('graphql', 'rest', 'error'),

@@ -44,7 +44,7 @@ export interface Config {
   shutdownGraceMs: number;
   /**
    * WRITE_CONCURRENCY: API writes (non-GET /v1 requests, GraphQL over HTTP) handled at once per process
-   * while its event loop is saturated; more wait in arrival order (src/operations/http/admission.ts).
+   * while its event loop is saturated; more wait in arrival order (src/http/admission.ts).
    */
   writeConcurrency: number;
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */

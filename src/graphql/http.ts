@@ -8,9 +8,9 @@ import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { authenticate, type Admission, type Credentials } from '../operations/admit';
 import { bearerSecret } from '../operations/bearer';
-import { applyAdmission } from '../operations/http/authenticate';
-import { readJsonBody } from '../operations/http/body';
-import { clientIp, countUnidentified } from '../operations/http/rateLimit';
+import { applyAdmission } from '../http/authenticate';
+import { readJsonBody } from '../http/body';
+import { clientIp, countUnidentified } from '../http/rateLimit';
 import {
   admitDocument,
   contextOf,

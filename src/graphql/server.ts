@@ -14,7 +14,7 @@ import { graphqlHttpHandler } from './http';
 import { checkOperationLimits } from './limits';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
-import { writeAdmission } from '../operations/http/admission';
+import { writeAdmission } from '../http/admission';
 
 /**
  * The GraphQL endpoint of one gateway: `graphqlRouter(config)` is mounted in the Express app (root

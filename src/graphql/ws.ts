@@ -14,7 +14,7 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
-import { GRAPHQL_PATH } from '../operations/http/paths';
+import { GRAPHQL_PATH } from '../http/paths';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';

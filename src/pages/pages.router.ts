@@ -9,7 +9,7 @@ import { getPublicCheckoutSession } from '../domain/checkout/checkoutSession.ser
 import { nowForAccount } from '../domain/clock/accountTime';
 import { getPublicPaymentLink } from '../domain/links/paymentLink.service';
 import { ROOT } from '../paths';
-import { enforceRateLimit } from '../operations/http/rateLimit';
+import { enforceRateLimit } from '../http/rateLimit';
 import { ipBucket } from '../operations/rateLimitPolicy';
 import { renderMessagePage, renderPaymentPage } from './paymentPage';
 

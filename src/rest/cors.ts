@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
 import { bearerSecret } from '../operations/bearer';
-import { GRAPHQL_PATH } from '../operations/http/paths';
+import { GRAPHQL_PATH } from '../http/paths';
 
 /**
  * CORS for what a merchant's own frontend calls with a client token, and for nothing else:

@@ -100,4 +100,14 @@ describe('import rules (npm run lint:deps)', () => {
     expect(run.output).toMatch(/error rest-imports-no-graphql: src\/rest\/routes\.ts → src\/graphql\/schema\.ts/);
     expect(run.code, run.output).not.toBe(0);
   }, 120_000);
+
+  it('fails the operations layer importing Express or src/http: it runs operations for every transport', async () => {
+    const dir = await plantedTree({
+      'src/http/body.ts': 'export const readJsonBody = () => undefined;\n',
+      'src/operations/__planted.ts': "import { readJsonBody } from '../http/body';\nexport const planted = readJsonBody;\n",
+    });
+    const run = await depcruise(dir, ['src']);
+    expect(run.output).toMatch(/error operations-imports-no-http: src\/operations\/__planted\.ts → src\/http\/body\.ts/);
+    expect(run.code, run.output).not.toBe(0);
+  }, 120_000);
 });

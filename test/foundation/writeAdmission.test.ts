@@ -1,12 +1,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAdmission } from '../../src/operations/http/admission';
+import { writeAdmission } from '../../src/http/admission';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
 /**
- * The write admission (src/operations/http/admission.ts) on the real gateway: with WRITE_CONCURRENCY=1
+ * The write admission (src/http/admission.ts) on the real gateway: with WRITE_CONCURRENCY=1
  * and the event loop kept busy (the gateway runs in this process), one write is handled at a time, the
  * next waits before anything is done for it, reads still pass, and a write whose client leaves while it
  * waits is never run.

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { createWriteAdmission, type Saturation } from '../../src/operations/http/admission';
+import { createWriteAdmission, type Saturation } from '../../src/http/admission';
 
 /** A saturation the test sets, telling the gate of each change as the real sampler does. */
 function fakeSaturation(initially: boolean) {

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { Config } from '../../config';
 import { ApiError } from '../../errors';
-import { readJsonBody } from '../../operations/http/body';
-import { clientIp, enforceRateLimit } from '../../operations/http/rateLimit';
+import { readJsonBody } from '../../http/body';
+import { clientIp, enforceRateLimit } from '../../http/rateLimit';
 import { ipBucket } from '../../operations/rateLimitPolicy';
 import { clearedSessionCookie, requireSameOriginIfSent, sessionCookieOf, sessionSetCookie } from './session.http';
 import { createSession, deleteSession, describeSession } from './session.service';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApiError } from '../../errors';
+import { ApiError } from '../errors';
 
 /**
  * Reads a JSON request body ourselves rather than through express.json(), so each failure has the

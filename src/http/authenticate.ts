@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import type { Config } from '../../config';
-import { authenticate, type Admission } from '../admit';
-import type { KeyCaller } from '../caller';
+import type { Config } from '../config';
+import { authenticate, type Admission } from '../operations/admit';
+import type { KeyCaller } from '../operations/caller';
 import { applyCount } from './rateLimit';
 
 /**

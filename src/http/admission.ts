@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import type { Config } from '../../config';
+import type { Config } from '../config';
 
 /**
  * Admission of API writes while this thread is saturated. Writes are every /v1 request but GET, HEAD

@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
-import type { ApiError } from '../../errors';
-import { logger } from '../../logger';
-import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../../domain/ratelimit/rateLimit.service';
-import { ipBucket, rateLimitHeaders, refuseIfOver, type RateCount } from '../rateLimitPolicy';
+import type { ApiError } from '../errors';
+import { logger } from '../logger';
+import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
+import { ipBucket, rateLimitHeaders, refuseIfOver, type RateCount } from '../operations/rateLimitPolicy';
 
 /**
  * The rate-limit policy (../rateLimitPolicy.ts) on an Express response, for every HTTP surface (REST,
