@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openRawDriverBench } from './baselines/rawDriver';
 import { runFanout } from './fanout/fanout';
+import { GRAPHQL_DETAIL_QUERY, GRAPHQL_ONE_QUERY } from './lib/graphqlQueries';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
 import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
 import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
@@ -25,31 +26,6 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 const want = (key: string) => settings.only.size === 0 || settings.only.has(key);
 
-
-/**
- * The payment detail page in one query: the intent, its refunds and its events, every field of each,
- * and each event's `data` also as its typed object (paymentIntent, refund, checkoutSession) with every
- * field. Left out: the links back to the intent (`Refund.paymentIntent`, `CheckoutSession.paymentIntent`),
- * which the page already has and the cost limit prices as a cycle, and `webhookDeliveries` (another view).
- */
-const INTENT_FIELDS = `id amount currency paymentMethod status failureCode customer { mobile } merchantReference
-    reference { entity number expiresAt } amountRefunded fee feeVersion apiKeyId metadata livemode createdAt updatedAt`;
-const REFUND_FIELDS = 'id paymentIntentId amount status livemode createdAt updatedAt';
-const CHECKOUT_SESSION_FIELDS = 'id url amount currency methods status paymentIntentId merchantReference successUrl cancelUrl expiresAt livemode createdAt';
-const GRAPHQL_QUERY = `query PaymentDetail($id: ID!) {
-  paymentIntent(id: $id) {
-    ${INTENT_FIELDS}
-    refunds { ${REFUND_FIELDS} }
-    events {
-      id type livemode createdAt data
-      paymentIntent { ${INTENT_FIELDS} }
-      refund { ${REFUND_FIELDS} }
-      checkoutSession { ${CHECKOUT_SESSION_FIELDS} }
-    }
-  }
-}`;
-/** One intent with what `GET /v1/payment_intents/{id}` answers (REST's `object` has no GraphQL field). */
-const GRAPHQL_ONE_QUERY = `query Intent($id: ID!) { paymentIntent(id: $id) { ${INTENT_FIELDS} } }`;
 
 async function graphqlServed(gw: Service, sk: string): Promise<boolean> {
   const res = await fetch(`${gw.url}/graphql`, {
@@ -144,7 +120,7 @@ async function main(): Promise<void> {
     const express = want('express') ? await startExpressBaseline() : null;
     let graphqlBody: string | null = null;
     if (graphqlIntent) {
-      graphqlBody = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
+      graphqlBody = JSON.stringify({ query: GRAPHQL_DETAIL_QUERY, variables: { id: graphqlIntent } });
       const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(graphqlBody));
       const refunds = (check.body as any)?.data?.paymentIntent?.refunds?.length;
       if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
