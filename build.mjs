@@ -44,7 +44,9 @@ const GATEWAY = {
   // CommonJS build, about twice the bytes and ~60 ms more to evaluate in the engine's worker at every
   // start (measured on dist/engine-worker.js: 1,030,867 -> 559,092 bytes, 162-188 -> 90-128 ms).
   // The directory, so that subpaths (mingo/core, mingo/query) resolve to their ESM files too.
-  alias: { mingo: './node_modules/mingo/esm' },
+  // Apollo hashes each request's query with @apollo/utils.createhash, which falls back to a JavaScript
+  // SHA-256 in a bundle: src/graphql/apolloCreateHash.ts gives it node:crypto's.
+  alias: { mingo: './node_modules/mingo/esm', '@apollo/utils.createhash': './src/graphql/apolloCreateHash.ts' },
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
   // dist/*.js.map point into src/ and node_modules rather than carrying copies of them. Node reads them
   // only with --enable-source-maps (NODE_OPTIONS=--enable-source-maps npm start), which adds ~0.5 s to a

@@ -19,7 +19,7 @@ export interface BenchResults {
   notes: string[];
 }
 
-export type RowKey = 'express' | 'get' | 'list' | 'graphql' | 'insert' | 'post' | 'prism' | 'find';
+export type RowKey = 'express' | 'get' | 'list' | 'graphql' | 'graphqlOne' | 'insert' | 'post' | 'prism' | 'find';
 
 interface RowSpec {
   key: RowKey;
@@ -32,14 +32,15 @@ const ROWS: RowSpec[] = [
   { key: 'express', label: 'Baseline: bare Express 5 route, small JSON (framework ceiling)' },
   { key: 'get', label: '`GET /v1/payment_intents/{id}`', baseline: 'express' },
   { key: 'list', label: '`GET /v1/payment_intents?limit=25`', baseline: 'express' },
-  { key: 'graphql', label: '`POST /graphql`: intent with its refunds and events', baseline: 'express' },
+  { key: 'graphql', label: '`POST /graphql`: detail page, intent with its refunds and events (every field, events\' nested objects)', baseline: 'get' },
+  { key: 'graphqlOne', label: '`POST /graphql`: one intent with REST\'s fields', baseline: 'get' },
   { key: 'insert', label: 'Baseline: driver `insertOne` (storage limit)' },
   { key: 'post', label: '`POST /v1/payment_intents` (unique Idempotency-Key each)', baseline: 'insert' },
   { key: 'prism', label: 'Baseline: Prism 5.14.2 mock of `POST /payment_intents`' },
   { key: 'find', label: 'Baseline: driver `findOne` by _id (storage limit)' },
 ];
 
-const BASELINE_NAME: Partial<Record<RowKey, string>> = { express: 'Express ceiling', insert: 'insertOne', find: 'findOne', prism: 'Prism' };
+const BASELINE_NAME: Partial<Record<RowKey, string>> = { express: 'Express ceiling', get: 'GET by id', insert: 'insertOne', find: 'findOne', prism: 'Prism' };
 
 const f0 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? 'n/a' : n.toFixed(0));
 const f1 = (n: number | undefined | null) => (n === undefined || n === null || !Number.isFinite(n) ? 'n/a' : n.toFixed(1));
@@ -76,6 +77,17 @@ export function evaluateTargets(r: BenchResults): TargetOutcome[] {
     measured: `${pct(getExpress)} (${f0(rows.get?.rps)} vs ${f0(rows.express?.rps)} req/s)`,
     pass: Number.isFinite(getExpress) ? getExpress >= 0.4 && clean(rows.get, rows.express) : null,
   });
+  for (const [key, what, min] of [
+    ['graphql', 'GraphQL detail page (intent + refunds + events, every field)', 0.35],
+    ['graphqlOne', "GraphQL one intent with REST's fields", 0.75],
+  ] as const) {
+    const r = ratio(rows[key], rows.get);
+    out.push({
+      target: `${what} ≥ ${min.toFixed(2)}× \`GET /payment_intents/{id}\``,
+      measured: `${Number.isFinite(r) ? r.toFixed(2) : 'n/a'}× (${f0(rows[key]?.rps)} vs ${f0(rows.get?.rps)} req/s)`,
+      pass: Number.isFinite(r) ? r >= min && clean(rows[key], rows.get) : null,
+    });
+  }
   if (fanout) {
     const live = fanout.sseOpen + fanout.wsOpen;
     const full = live >= 4000;

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { openRawDriverBench } from './baselines/rawDriver';
 import { runFanout } from './fanout/fanout';
+import { GRAPHQL_DETAIL_QUERY, GRAPHQL_ONE_QUERY } from './lib/graphqlQueries';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
-import { rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
+import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
 import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
 import { startDatabase, startExpressBaseline, startGatewayProcess, startPrism, type Service } from './lib/services';
 import { loadSettings } from './lib/settings';
@@ -25,14 +26,6 @@ const started = Date.now();
 const log = (m: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
 const want = (key: string) => settings.only.size === 0 || settings.only.has(key);
 
-
-const GRAPHQL_QUERY = `query Intent($id: ID!) {
-  paymentIntent(id: $id) {
-    id status amount amountRefunded createdAt updatedAt
-    refunds { id amount status createdAt }
-    events { id type createdAt }
-  }
-}`;
 
 async function graphqlServed(gw: Service, sk: string): Promise<boolean> {
   const res = await fetch(`${gw.url}/graphql`, {
@@ -87,7 +80,7 @@ async function main(): Promise<void> {
   const db = await startDatabase({ dataDir: settings.dataDir, profile: settings.profile, compiled: settings.compiled });
   log(`database process ${db.child.pid} at ${db.url}`);
 
-  const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'insert', 'post', 'prism', 'find'];
+  const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'graphqlOne', 'insert', 'post', 'prism', 'find'];
   if (restKeys.some(want)) {
     const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-rest' });
     log(`gateway process ${gw.child.pid} at ${gw.url}`);
@@ -127,19 +120,29 @@ async function main(): Promise<void> {
     const express = want('express') ? await startExpressBaseline() : null;
     let graphqlBody: string | null = null;
     if (graphqlIntent) {
-      graphqlBody = JSON.stringify({ query: GRAPHQL_QUERY, variables: { id: graphqlIntent } });
+      graphqlBody = JSON.stringify({ query: GRAPHQL_DETAIL_QUERY, variables: { id: graphqlIntent } });
       const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(graphqlBody));
       const refunds = (check.body as any)?.data?.paymentIntent?.refunds?.length;
       if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
       else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.events.length} events`);
     }
+    // The same 200 intents as the GET row, one body each, in turn.
+    const graphqlOneBodies = results.graphqlAvailable && want('graphqlOne') ? seeded.map((id) => JSON.stringify({ query: GRAPHQL_ONE_QUERY, variables: { id } })) : null;
+    if (graphqlOneBodies) {
+      const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(graphqlOneBodies[0]!));
+      if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL one-intent check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
+    }
+    const graphqlHeaders = { ...auth, 'content-type': 'application/json' };
     try {
       await interleaved([
         ...(express ? [{ key: 'express' as const, label: 'baseline: bare Express 5', run: http(express.url, [{ method: 'GET', path: '/v1/ping' }], { server: express.child.pid }) }] : []),
         { key: 'get', label: 'GET /v1/payment_intents/{id}', run: http(gw.url, [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)]) },
         { key: 'list', label: 'GET /v1/payment_intents?limit=25', run: http(gw.url, [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }]) },
         ...(graphqlBody
-          ? [{ key: 'graphql' as const, label: 'POST /graphql (intent + refunds + events)', run: http(gw.url, [{ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body: graphqlBody }]) }]
+          ? [{ key: 'graphql' as const, label: 'POST /graphql (detail page: intent + refunds + events, every field)', run: http(gw.url, [{ method: 'POST', path: '/graphql', headers: graphqlHeaders, body: graphqlBody }]) }]
+          : []),
+        ...(graphqlOneBodies
+          ? [{ key: 'graphqlOne' as const, label: "POST /graphql (one intent, REST's fields)", run: http(gw.url, [rotatingBodies('/graphql', graphqlOneBodies, graphqlHeaders)]) }]
           : []),
       ]);
     } finally {

@@ -58,13 +58,20 @@ export function uniqueKeyRequest(spec: { method: string; path: string; headers: 
 
 /** Requests cycling over `paths` (e.g. GET of many different ids). */
 export function rotatingPaths(paths: string[], headers: Record<string, string>): RequestSpec {
+  return rotating({ method: 'GET', path: paths[0], headers }, 'path', paths);
+}
+
+/** POSTs cycling over `bodies` (e.g. one GraphQL query over many different ids). */
+export function rotatingBodies(path: string, bodies: string[], headers: Record<string, string>): RequestSpec {
+  return rotating({ method: 'POST', path, headers, body: bodies[0] }, 'body', bodies);
+}
+
+function rotating(spec: RequestSpec, part: 'path' | 'body', values: string[]): RequestSpec {
   let i = 0;
   return {
-    method: 'GET',
-    path: paths[0],
-    headers,
+    ...spec,
     setupRequest(req) {
-      req.path = paths[i++ % paths.length];
+      req[part] = values[i++ % values.length];
       return req;
     },
   };

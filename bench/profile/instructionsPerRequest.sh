@@ -3,19 +3,20 @@
 # not move with what else the machine is doing (bench/README.md, Round 15), for comparing two versions
 # of the code where `npm run bench`'s ratios swing by more than the change.
 #
-#   bash bench/profile/instructionsPerRequest.sh get|post [checkout] [count]
+#   bash bench/profile/instructionsPerRequest.sh get|post|graphql-one|graphql-detail [checkout] [count]
 #
 # Starts this checkout's database (dist/db.js, memory only) and, under callgrind with instrumentation
 # off, the gateway of `checkout` (its dist/main.js, as `npm start` runs it; build it there first), with
-# the bench's settings. It creates an account and a payment, sends WARM requests (default 3000) so
-# that V8 compiles the hot paths, then counts the instructions of `count` requests (default 3000) at 20
+# the bench's settings. It creates an account and a payment (for graphql-detail paid, and refunded
+# twice), sends WARM requests (default 3000) so that V8 compiles the hot paths, then counts the
+# instructions of `count` requests (default 3000) at 20
 # connections (bench/profile/fixedLoad.ts) and prints their total divided by `count` (KEEP=1 keeps the
 # working directory with the callgrind output and the logs, for a run that failed). The count still
 # includes what V8 compiles and collects meanwhile: a GET's figure moved by about 3 % between runs of
 # one build, a POST's by up to 10 % (whether a major GC fell in the window), so compare a few runs of
 # each, alternated. Slow: a GET run takes about 1.5 minutes.
 set -euo pipefail
-MODE=${1:?get or post}
+MODE=${1:?get, post, graphql-one or graphql-detail}
 TREE=$(cd "${2:-.}" && pwd)
 COUNT=${3:-3000}
 WARM=${WARM:-3000}
@@ -56,6 +57,16 @@ for _ in $(seq 1 300); do curl -sf "$URL/readyz" > /dev/null && break; sleep 1; 
 SK=$(curl -sf -XPOST "$URL/v1/sandbox/accounts" -H 'content-type: application/json' -d '{"name":"instructions","email":"ipr@example.com"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).sk')
 PAY=$(curl -sf -XPOST "$URL/v1/payment_intents" -H "authorization: Bearer $SK" -H 'content-type: application/json' -H "idempotency-key: ipr-first-payment" \
   -d '{"amount":5000,"currency":"AOA","payment_method":"multicaixa_reference"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
+if [ "$MODE" = graphql-detail ]; then
+  # As the bench's detail-page row reads it: paid, with two refunds that have succeeded (about 3 s each).
+  REF=$(curl -sf "$URL/v1/payment_intents/$PAY" -H "authorization: Bearer $SK" | node -pe 'JSON.parse(require("fs").readFileSync(0)).reference.number')
+  curl -sf -XPOST "$URL/v1/sandbox/simulate/reference_paid" -H "authorization: Bearer $SK" -H 'content-type: application/json' -d "{\"reference\":\"$REF\"}" > /dev/null
+  for i in 1 2; do
+    curl -sf -XPOST "$URL/v1/refunds" -H "authorization: Bearer $SK" -H 'content-type: application/json' -H "idempotency-key: ipr-refund-$i" \
+      -d "{\"payment_intent\":\"$PAY\",\"amount\":1000}" > /dev/null
+  done
+  sleep 5
+fi
 npx tsx bench/profile/fixedLoad.ts "$MODE" "$URL" "$SK" "$WARM" "$PAY" > /dev/null
 callgrind_control -i on "$GW_PID" > /dev/null 2>&1
 answers=$(npx tsx bench/profile/fixedLoad.ts "$MODE" "$URL" "$SK" "$COUNT" "$PAY")

@@ -180,18 +180,25 @@ export function findByIdBatched<T>(model: ModelLike, id: string, projection?: Re
   return batcher.run(id);
 }
 
-/** Documents whose `field` equals `value` (for small, per-account sets such as webhook endpoints). */
-export function findByFieldBatched<T>(model: ModelLike, field: string, value: string): Promise<T[]> {
-  const batcher = batcherFor<string, T[]>(`findBy:${model.collection.collectionName}:${field}`, () =>
+/**
+ * Documents whose `field` equals `value` (for small sets such as an account's webhook endpoints or a
+ * payment's events), with only the `projection`'s fields when one is given.
+ */
+export function findByFieldBatched<T>(model: ModelLike, field: string, value: string, projection?: Record<string, 0 | 1>): Promise<T[]> {
+  const key = `findBy:${model.collection.collectionName}:${field}:${projection ? JSON.stringify(projection) : ''}`;
+  const batcher = batcherFor<string, T[]>(key, () =>
     new Batcher<string, T[]>(async (values) => {
       const unique = [...new Set(values)];
       const filter = unique.length === 1 ? { [field]: unique[0] } : { [field]: { $in: unique } };
-      const docs = (await driverCollection<any>(model).find(filter as never).toArray()) as Array<T & Record<string, unknown>>;
+      const docs = (await driverCollection<any>(model).find(filter as never, projection ? { projection } : {}).toArray()) as Array<T & Record<string, unknown>>;
       const groups = new Map<string, T[]>();
       for (const d of docs) {
         const k = d[field] as string;
-        groups.set(k, [...(groups.get(k) ?? []), d]);
+        const group = groups.get(k);
+        if (group) group.push(d);
+        else groups.set(k, [d]);
       }
+      // Callers of the same value share one array: they must not change it.
       return values.map((v) => ({ ok: true as const, value: groups.get(v) ?? [] }));
     }),
   );

@@ -1,5 +1,5 @@
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
-import { execute, type RawInput, type ResultBody } from '../operations/execute';
+import { execute, type ExecuteOptions, type RawInput, type ResultBody } from '../operations/execute';
 import { gatewaySettings } from '../operations/settings';
 import type { ExecutableOperationId } from '../operations/types';
 import type { GraphQLContext } from './context';
@@ -21,12 +21,18 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
  * handler) for the context's caller and answers its body. Ids come from arguments, never path segments:
  * they are looked up as given. `idempotencyKey` goes where REST's Idempotency-Key header goes, so a key
  * used over REST replays over GraphQL (and back) with the same object, a different input is
- * `idempotency_conflict`, and a stored 4xx is replayed as the same error.
+ * `idempotency_conflict`, and a stored 4xx is replayed as the same error. `early`: the operation's read,
+ * already started (as REST's read-ahead), for its handler.
  */
-export async function run<K extends ExecutableOperationId>(ctx: GraphQLContext, operationId: K, input: RawInput = {}): Promise<ResultBody<K>> {
+export async function run<K extends ExecutableOperationId>(
+  ctx: GraphQLContext,
+  operationId: K,
+  input: RawInput = {},
+  options: Pick<ExecuteOptions, 'early'> = {},
+): Promise<ResultBody<K>> {
   let result;
   try {
-    result = await execute(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
+    result = await execute(operationId, ctx.caller, input, { ...options, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
   } catch (err) {
     // Same rule and code as REST's header; the message names the argument rather than the header.
     if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {

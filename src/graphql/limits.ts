@@ -6,6 +6,7 @@ import {
   isObjectType,
   isInterfaceType,
   Kind,
+  visit,
   __Schema,
   __Type,
   type DocumentNode,
@@ -138,6 +139,21 @@ const NOTHING: Measure = { depth: 0, cost: 0, schemas: 0, introspections: 0 };
 /** Costs are saturated here: far above any limit, and never Infinity or NaN in a message. */
 const COST_CEILING = 1e12;
 
+/**
+ * Operations already measured within the limits, per schema and parsed document: Apollo hands every
+ * request of the same query text the same DocumentNode, and what the walk finds depends only on it, the
+ * operation, whether the caller may introspect, and the values of the variables it reads (those given as
+ * `first` or `name`). Refusals are not kept: they are measured again, which costs no more than before.
+ */
+const measuredOperations = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, DocumentLimits>>();
+interface DocumentLimits {
+  /** Variables given directly as a `first` or `name` argument somewhere in the document. */
+  read: string[];
+  passed: Map<string, { depth: number; cost: number }>;
+}
+/** Entries kept per document (one per operation name and value of `first`, say): a bound on what a client can make it hold. */
+const MAX_MEASURED_PER_DOCUMENT = 64;
+
 /** Refuses an operation over the limits (ApiError); otherwise its depth and cost (null: no operation to measure). */
 export function checkOperationLimits(
   schema: GraphQLSchema,
@@ -145,6 +161,37 @@ export function checkOperationLimits(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
   options: LimitOptions = { mayIntrospect: true },
+): { depth: number; cost: number } | null {
+  let perSchema = measuredOperations.get(schema);
+  if (!perSchema) measuredOperations.set(schema, (perSchema = new WeakMap()));
+  let known = perSchema.get(document);
+  if (!known) perSchema.set(document, (known = { read: variablesReadByLimits(document), passed: new Map() }));
+  const vars = variables ?? {};
+  const key = JSON.stringify([operationName ?? null, options.mayIntrospect, known.read.map((name) => (Object.hasOwn(vars, name) ? [vars[name] ?? null] : 0))]);
+  const passed = known.passed.get(key);
+  if (passed) return { ...passed };
+  const measured = measureOperation(schema, document, operationName, variables, options);
+  if (measured && known.passed.size < MAX_MEASURED_PER_DOCUMENT) known.passed.set(key, { ...measured });
+  return measured;
+}
+
+/** The variables the limits read (see argumentValue): those given directly as a `first` or `name` argument. */
+function variablesReadByLimits(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(node) {
+      if ((node.name.value === 'first' || node.name.value === 'name') && node.value.kind === Kind.VARIABLE) names.add(node.value.name.value);
+    },
+  });
+  return [...names].sort();
+}
+
+function measureOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  options: LimitOptions,
 ): { depth: number; cost: number } | null {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];

@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
 import type { EventResource } from '../domain/events/event.serializer';
 import { listEventsForPayments } from '../domain/events/event.service';
-import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
-import { getPaymentIntentsByIds } from '../domain/payments/payment.service';
+import type { PaymentRecord } from '../domain/payments/payment.model';
+import { toPaymentIntentResource, type PaymentIntentResource } from '../domain/payments/payment.serializer';
+import { readPaymentsOfAccount } from '../domain/payments/payment.service';
 import type { RefundResource } from '../domain/refunds/refund.serializer';
-import { listRefundsForPayments } from '../domain/refunds/refund.service';
+import { refundsOf } from '../domain/refunds/refund.service';
 import { listDeliveries } from '../domain/webhooks/delivery.service';
 import { listDeliveriesForPayments, type EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 
@@ -15,6 +16,11 @@ import { listDeliveriesForPayments, type EndpointDelivery } from '../domain/webh
  * A fresh set per request, so nothing is cached across callers.
  */
 export interface Loaders {
+  /**
+   * The account's stored intent (null: none, or another account's). One read serves the intent and its
+   * refunds, which live inside it; Query.paymentIntent starts it before execute() checks and serializes.
+   */
+  paymentRecord: DataLoader<string, PaymentRecord | null>;
   paymentIntent: DataLoader<string, PaymentIntentResource | null>;
   refundsByPayment: DataLoader<string, RefundResource[]>;
   eventsByPayment: DataLoader<string, EventResource[]>;
@@ -28,15 +34,14 @@ export interface Loaders {
  */
 export function createLoaders(accountId: string, opts: { cache: boolean } = { cache: true }): Loaders {
   const options = { cache: opts.cache };
+  const paymentRecord = new DataLoader<string, PaymentRecord | null>((ids) => readPaymentsOfAccount(accountId, ids), options);
+  /** What each stored intent gives, an intent that failed to read failing its key alone. */
+  const fromRecords = <T>(make: (p: PaymentRecord | null) => T) => async (ids: readonly string[]) =>
+    (await paymentRecord.loadMany(ids)).map((p) => (p instanceof Error ? p : make(p)));
   return {
-    paymentIntent: new DataLoader(async (ids) => {
-      const byId = await getPaymentIntentsByIds(accountId, ids);
-      return ids.map((id) => byId.get(id) ?? null);
-    }, options),
-    refundsByPayment: new DataLoader(async (ids) => {
-      const byId = await listRefundsForPayments(accountId, ids);
-      return ids.map((id) => byId.get(id) ?? []);
-    }, options),
+    paymentRecord,
+    paymentIntent: new DataLoader(fromRecords((p) => (p ? toPaymentIntentResource(p) : null)), options),
+    refundsByPayment: new DataLoader(fromRecords((p) => (p ? refundsOf(p) : [])), options),
     eventsByPayment: new DataLoader(async (ids) => {
       const byId = await listEventsForPayments(accountId, ids);
       return ids.map((id) => byId.get(id) ?? []);

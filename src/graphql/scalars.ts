@@ -4,6 +4,9 @@ import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from './graphql
 export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
   serialize(value) {
+    // The resources carry their timestamps already formatted (iso()): answered as they are when they are
+    // exactly what toISOString() would give, without parsing and formatting each again.
+    if (typeof value === 'string' && isCanonicalIso(value)) return value;
     const date = value instanceof Date ? value : new Date(String(value));
     if (Number.isNaN(date.getTime())) throw new GraphQLError(`DateTime cannot represent '${String(value)}'`);
     return date.toISOString();
@@ -16,6 +19,22 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
     return parseDate(ast.value);
   },
 });
+
+const CANONICAL_ISO = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * True when `new Date(value).toISOString() === value`: the format of toISOString for years 0000 to 9999,
+ * with a day that the month has (Date would roll 2026-02-30 over into March).
+ */
+export function isCanonicalIso(value: string): boolean {
+  const m = CANONICAL_ISO.exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return Number(m[3]) <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
+}
 
 function parseDate(value: unknown): string {
   const date = typeof value === 'string' ? new Date(value) : new Date(NaN);

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -82,6 +82,8 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
         logInternalErrors(errors, contextValue.requestId);
       },
       async willSendResponse({ response, contextValue }) {
+        // What Apollo's cache-control plugin answered for every operation here (none has a cache hint).
+        response.http.headers.set('cache-control', 'no-store');
         if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
         const errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
         response.body.singleResult.errors = errors;
@@ -104,7 +106,9 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
     // The gateway owns SIGTERM/SIGINT (src/main.ts) and stops Apollo in order with everything else;
     // Apollo's own handler raced it and left `npm start` hanging on shutdown.
     stopOnTerminationSignals: false,
-    plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), requestPlugin],
+    // No cache hints exist in this schema, but the default cache-control plugin wraps every field's
+    // resolver to compute them: a call or two more per field per item (its header is set above).
+    plugins: [...plugins, ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), requestPlugin],
   });
 }
 

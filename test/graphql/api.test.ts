@@ -37,6 +37,7 @@ describe('authentication and rate limit', () => {
     expect(first.body.data.account).toMatchObject({ id: acct.id, livemode: false });
     expect(first.body.data.account.referenceEntity).toMatch(/^\d{5}$/);
     expect(first.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(first.headers.get('cache-control')).toBe('no-store');
     const remaining1 = Number(first.headers.get('x-ratelimit-remaining'));
     const second = await gql(baseUrl, acct.sk, '{ account { id } paymentMethods { code } }');
     // Two root fields, still one request.

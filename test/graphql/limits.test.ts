@@ -45,6 +45,26 @@ it('multiplies the cost of what sits under a list by its size, with first from l
   expect(60 * 401).toBeGreaterThan(MAX_COST);
 });
 
+it('remembers a document within the limits, and measures it again for other variables, another operation or caller', () => {
+  const text = `query A($n: Int, $m: Int = 100) { paymentIntents(first: $n) { nodes { id amount status } } events(first: $m) { nodes { id } } }
+    query B { __schema { queryType { name } } }`;
+  const document = parse(text);
+  const fresh = (operation: string, variables: Record<string, unknown>) => checkOperationLimits(schema, parse(text), operation, variables);
+  expect(checkOperationLimits(schema, document, 'A', { n: 20 })).toEqual(fresh('A', { n: 20 }));
+  expect(checkOperationLimits(schema, document, 'A', { n: 20 })).toEqual(fresh('A', { n: 20 }));
+  // 1 + 20 × 4, then 1 + 100 × 2 (the variable's default).
+  expect(checkOperationLimits(schema, document, 'A', { n: 20 })?.cost).toBe(81 + 201);
+  // Another value of a variable the limits read: measured again, and refused when over them.
+  expect(checkOperationLimits(schema, document, 'A', { n: 500 })?.cost).toBe(2001 + 201);
+  expect(() => checkOperationLimits(schema, document, 'A', { n: 501 })).toThrow(/'first'/);
+  // Left out, $m is its default (100); given as null, the field's (20).
+  expect(checkOperationLimits(schema, document, 'A', { n: 20, m: null })?.cost).toBe(81 + 41);
+  expect(() => checkOperationLimits(schema, document, 'A', { n: 20, m: 101 })).toThrow(/'first'/);
+  // The other operation of the document, then the same one for a caller who may not introspect.
+  expect(checkOperationLimits(schema, document, 'B', {}, { mayIntrospect: true })).toEqual(fresh('B', {}));
+  expect(() => checkOperationLimits(schema, document, 'B', {}, { mayIntrospect: false })).toThrow(/publishable key cannot introspect/);
+});
+
 it('measures each fragment once, so a fan-out of fragments is refused instead of walked 2^30 times', () => {
   const defs = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join('\n');
   const query = `{ ...F0 }\n${defs}\nfragment F30 on Query { paymentMethods { code } }`;

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors';
-import { EventModel } from './event.model';
+import { findByFieldBatched } from '../../db/batching';
+import { EventModel, type EventRecord } from './event.model';
 import { toEventResource, type EventResource } from './event.serializer';
 
 export interface ListEventsOptions {
@@ -31,12 +32,26 @@ export async function listEventsForPayment(accountId: string, paymentId: string)
   return docs.map(toEventResource);
 }
 
-/** Batch read (DataLoader): each payment's events, oldest first, for the account's payments among `paymentIds`. */
+/** What an event's resource is made of, and what places it (account, payment, order). */
+const EVENT_RESOURCE_FIELDS = { _id: 1, account_id: 1, payment_id: 1, seq: 1, type: 1, created_at: 1, livemode: 1, data: 1, data_json: 1 } as const;
+type EventResourceFields = Pick<EventRecord, keyof typeof EVENT_RESOURCE_FIELDS>;
+
+/**
+ * Batch read (DataLoader): each payment's events, oldest first, for the account's payments among
+ * `paymentIds`. The read is coalesced with other requests' in the same turn (db/batching.ts): one
+ * command for all the payments of all of them, rather than one per request.
+ */
 export async function listEventsForPayments(accountId: string, paymentIds: readonly string[]): Promise<Map<string, EventResource[]>> {
-  const docs = await EventModel.find({ account_id: accountId, payment_id: { $in: [...paymentIds] } }).sort({ seq: 1 }).lean();
-  const byPayment = new Map<string, EventResource[]>(paymentIds.map((id) => [id, []]));
-  for (const d of docs) byPayment.get(d.payment_id ?? '')?.push(toEventResource(d));
-  return byPayment;
+  const lists = await Promise.all(paymentIds.map((id) => findByFieldBatched<EventResourceFields>(EventModel, 'payment_id', id, EVENT_RESOURCE_FIELDS)));
+  return new Map(
+    paymentIds.map((id, i) => [
+      id,
+      lists[i]!
+        .filter((d) => d.account_id === accountId)
+        .sort((a, b) => a.seq - b.seq)
+        .map(toEventResource),
+    ]),
+  );
 }
 
 export async function getEvent(accountId: string, eventId: string): Promise<EventResource> {

@@ -194,10 +194,15 @@ export function getPaymentIntent(actor: ActorOrAccount, id: string, early?: Prom
   return getPaymentIntentForAccount(accountIdOf(actor), id, early);
 }
 
-/** Batch read (DataLoader): the account's intents among `ids`; unknown or foreign ids are absent. */
-export async function getPaymentIntentsByIds(accountId: string, ids: readonly string[]): Promise<Map<string, PaymentIntentResource>> {
-  const docs = await PaymentModel.find({ _id: { $in: [...ids] }, account_id: accountId }, { pending_events: 0 }).lean<PaymentRecord[]>();
-  return new Map(docs.map((d) => [d._id, toPaymentIntentResource(d)]));
+/**
+ * Batch read (DataLoader): the account's stored intents among `ids`, in their order; null for an unknown
+ * or foreign id. Read by id with the other requests of the same turn (readPaymentById).
+ */
+export function readPaymentsOfAccount(accountId: string, ids: readonly string[]): Promise<Array<PaymentRecord | null>> {
+  return Promise.all(ids.map(async (id) => {
+    const p = await readPaymentById(id);
+    return p && p.account_id === accountId ? p : null;
+  }));
 }
 
 /**

@@ -135,8 +135,7 @@ export async function listRefundsForPayment(actor: ActorOrAccount, paymentId: st
   return (p.refunds ?? []).map((r) => toRefundResource(r, p._id));
 }
 
-/** Batch read (DataLoader): the refunds of each of the account's intents among `paymentIds`. */
-export async function listRefundsForPayments(accountId: string, paymentIds: readonly string[]): Promise<Map<string, RefundResource[]>> {
-  const docs = await PaymentModel.find({ _id: { $in: [...paymentIds] }, account_id: accountId }, { refunds: 1, livemode: 1 }).lean<PaymentRecord[]>();
-  return new Map(docs.map((d) => [d._id, (d.refunds ?? []).map((r) => toRefundResource(r, d._id, d.livemode ?? false))]));
+/** An intent's refunds, oldest first, from its stored record (they live inside it). */
+export function refundsOf(p: Pick<PaymentRecord, '_id' | 'refunds' | 'livemode'>): RefundResource[] {
+  return (p.refunds ?? []).map((r) => toRefundResource(r, p._id, p.livemode ?? false));
 }

@@ -21,7 +21,12 @@ export const Query: QueryResolvers = {
   paymentMethods: async (_p, _a, ctx) => [...(await run(ctx, 'listPaymentMethods')).data],
   paymentIntent: (_p, { id }, ctx) => {
     if (ctx.clientToken) return tokenPaymentIntent(ctx.clientToken, id);
-    return run(ctx, 'getPaymentIntent', { params: { id } });
+    // Read through the request's loader, so that the intent's refunds (stored inside it) need no second
+    // read; checked first so that nothing is read for a caller without the permission.
+    requireOperation(ctx, 'getPaymentIntent');
+    const early = ctx.loaders.paymentRecord.load(id);
+    early.catch(() => undefined); // execute() may refuse before its handler reads it; the handler sees a failure
+    return run(ctx, 'getPaymentIntent', { params: { id } }, { early });
   },
   paymentIntents: async (_p, { first, after, status }, ctx) => {
     requireOperation(ctx, 'listPaymentIntents');
