@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, getOperationAST, parse, validate, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { GraphQLError, getOperationAST, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { parseDocument, validateDocument } from './documentCache';
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -140,11 +141,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (auth) refuseIfOver(countedKey(auth, config).count);
           let document: DocumentNode;
           try {
-            document = parse(payload.query);
+            document = parseDocument(payload.query);
           } catch (err) {
             return [err instanceof GraphQLError ? err : new GraphQLError('Invalid GraphQL document')];
           }
-          const errors = validate(schema, document);
+          const errors = validateDocument(schema, document);
           if (errors.length > 0) return errors;
           checkOperationLimits(schema, document, payload.operationName, payload.variables, { mayIntrospect: auth ? auth.key.type !== 'publishable' : false });
           if (token) checkClientTokenOperation(document, payload.operationName, payload.variables, token.grant);
