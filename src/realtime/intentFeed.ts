@@ -57,9 +57,12 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
   const buffered: FeedItem[] = [];
   let onLive: ((item: FeedItem) => void) | null = null;
   const take = (item: FeedItem) => (onLive ? onLive(item) : buffered.push(item));
+  // The closures below outlive this call: they take what they use, not `src`, whose loadIntent would
+  // keep the opening request's objects for the stream's life.
+  const accepts = src.accepts;
   const releases = [
     subscribe({ accountId: src.accountId, paymentId: src.paymentId }, (event) => {
-      if (!src.accepts || src.accepts(event.type)) take({ kind: 'event', event });
+      if (!accepts || accepts(event.type)) take({ kind: 'event', event });
     }),
   ];
   if (src.statusChanges) releases.push(subscribeStatusChanges(src.paymentId, (change) => take({ kind: 'status', change })));

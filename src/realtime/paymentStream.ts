@@ -53,6 +53,8 @@ export interface OpenedPaymentStream {
  */
 export async function preparePaymentStream(src: PaymentStreamSource, lastEventId?: string): Promise<OpenedPaymentStream> {
   const feed = await openIntentFeed({ accountId: src.accountId, paymentId: src.paymentId, loadIntent: src.loadIntent, accepts: isIntentEvent });
+  // Only the view outlives this call (src.loadIntent would keep the opening request's objects).
+  const view = src.view;
 
   return {
     attach(conn) {
@@ -63,10 +65,10 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
         stopKeepAlive();
       });
       const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
-        conn.send({ id: e.id, event: e.type, data: render(src.view, e.data) });
+        conn.send({ id: e.id, event: e.type, data: render(view, e.data) });
       };
 
-      conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(src.view(intent)) });
+      conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(view(intent)) });
       if (lastEventId) {
         const from = history.findIndex((e) => e.id === lastEventId);
         if (from >= 0) for (const e of history.slice(from + 1)) if (isIntentEvent(e.type)) sendEvent(e);
