@@ -60,7 +60,7 @@ export interface ConnectionLimits {
   ssePerIp: number;
   ssePerKey: number;
   sseLifetimeMs: number;
-  /** How often open connections' keys are checked for a revocation made by another process. */
+  /** How often open connections' keys (and client tokens' streams: revoked or expired) are checked. */
   revocationCheckMs: number;
 }
 

@@ -12,6 +12,8 @@ import { createPagesRouter } from './pages/pages.router';
 import { closeConnectionsOfKey } from './realtime/connections';
 import { deleteSessionsOfKey } from './dashboard/session/session.service';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
+import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
+import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
 import { graphqlRouter } from './graphql/server';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
 
@@ -36,6 +38,8 @@ export async function startGateway(config: Config): Promise<Gateway> {
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
   onKeyRevoked(closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);
+  // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
+  onClientTokenRevoked(endStreamsOfClientToken);
   const httpServer = http.createServer();
   httpServer.keepAliveTimeout = 65_000;
   // The port opens before the services start (their start needs the server); a request arriving

@@ -7,7 +7,8 @@ import type { Caller } from '../operations/caller';
 import type { RateCount } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
-import { getOperationAST, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from './graphqljs';
+import { parseDocument } from './documentCache';
+import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from './graphqljs';
 import { publicCalls } from './publicOperations';
 
 /**
@@ -151,27 +152,18 @@ export function resolveQueryText(params: GraphQLRequestParams, scope: string): s
 /**
  * Parses a query text, refused as `invalid_request` when it is not GraphQL or nests deeper than
  * MAX_NESTING (before graphql-js's recursive descent could overflow the stack). Parsed documents are
- * kept by text: a client sends the same few queries again and again.
+ * shared by text (documentCache.ts).
  */
-const documents = new Map<string, DocumentNode>();
-const DOCUMENTS_KEPT = 500;
-
 export function parseQuery(query: string): DocumentNode {
-  const cached = documents.get(query);
-  if (cached) return cached;
   const nesting = bracketNesting(query);
   if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
-  let document: DocumentNode;
   try {
-    document = parse(query, { maxTokens: MAX_TOKENS });
+    return parseDocument(query, { maxTokens: MAX_TOKENS });
   } catch (err) {
     // graphql-js's GraphQLError names the position; anything else is the engine's and stays here.
     const message = err instanceof Error && err.name === 'GraphQLError' ? err.message : 'Query could not be parsed';
     throw invalid(message);
   }
-  if (documents.size >= DOCUMENTS_KEPT) documents.delete(documents.keys().next().value!);
-  documents.set(query, document);
-  return document;
 }
 
 /** The deepest bracket nesting of a GraphQL text, strings and comments left out. */

@@ -23,10 +23,11 @@ export async function tokenPaymentIntent(grant: ClientTokenGrant, id: string): P
  * outcome (final per the state table, and its follow-up event delivered: `payment.succeeded` after
  * `reference.paid`, `payment.reconciled` after UNKNOWN), as the public SSE stream closes: a frontend
  * waiting for the customer has nothing more to wait for. A key's subscription stays open for refunds.
+ * The token's revocation or expiry ends it with the error `authentication_failed`.
  */
 export async function tokenPaymentIntentUpdates(ctx: GraphQLContext, grant: ClientTokenGrant, id: string): Promise<AsyncIterableIterator<PaymentIntentUpdateModel>> {
   requireGrantFor(grant, id);
-  return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true }));
+  return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true, clientToken: grant }));
 }
 
 async function* asPublicViews(source: AsyncIterableIterator<PaymentIntentUpdateModel>): AsyncGenerator<PaymentIntentUpdateModel> {

@@ -37,8 +37,17 @@ export function createContext(
   transport: 'http' | 'ws' = 'http',
 ): GraphQLContext {
   const caller = keyCaller(auth.key);
-  const loaders = createLoaders(caller.actor.accountId, { cache: transport === 'http' });
-  return { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, loaders, errorCodes: [] };
+  const base = { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, errorCodes: [] };
+  if (transport === 'http') return { ...base, loaders: createLoaders(caller.actor.accountId, { cache: true }) };
+  // A subscription's context lives as long as it does, and its messages seldom read a nested list:
+  // the loaders are made when first used.
+  let loaders: Loaders | undefined;
+  return {
+    ...base,
+    get loaders() {
+      return (loaders ??= createLoaders(caller.actor.accountId, { cache: false }));
+    },
+  };
 }
 
 /**

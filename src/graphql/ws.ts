@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getOperationAST, validate, type GraphQLSchema } from './graphqljs';
+import { getOperationAST, type GraphQLSchema } from './graphqljs';
+import { validateDocument } from './documentCache';
 import { CloseCode, type Context } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -143,7 +144,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const params = requestParams(payload);
           const document = parseQuery(resolveQueryText(params, persistedQueryScope(admission.caller, { ip })));
-          const errors = validate(schema, document);
+          const errors = validateDocument(schema, document);
           if (errors.length > 0) return errors;
           checkOperationLimits(schema, document, params.operationName, params.variables, { mayIntrospect: admission.auth ? admission.auth.key.type !== 'publishable' : false });
           const count = await admitDocument(admission, document, params, { ip }, config);

@@ -104,7 +104,8 @@ export function subscribe(filter: SubscriptionFilter, listener: BusListener): ()
     filter,
     types: filter.types && filter.types.length > 0 ? new Set(filter.types) : null,
     listener,
-    seen: new RecentIds(256),
+    // A payment's subscriber (an intent feed, which also drops the ids it has seen) needs few.
+    seen: new RecentIds(filter.paymentId ? 32 : 256),
   };
   if (filter.paymentId) addTo(byPayment, filter.paymentId, sub);
   else addTo(byAccount, filter.accountId, sub);

@@ -42,9 +42,9 @@ export interface IntentFeedSource {
 }
 
 export interface IntentFeed {
-  /** The payment's stored events when the feed opened, oldest first. */
+  /** The payment's stored events when the feed opened, oldest first (until `start`). */
   readonly history: EventResource[];
-  /** The intent when the feed opened. */
+  /** The intent when the feed opened (until `start`). */
   readonly intent: PaymentIntentResource;
   /** Starts delivering (at once, synchronously, what was buffered); see the algorithm above. */
   start(deliver: (item: FeedItem) => void, onOutcome?: () => void): void;
@@ -57,9 +57,12 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
   const buffered: FeedItem[] = [];
   let onLive: ((item: FeedItem) => void) | null = null;
   const take = (item: FeedItem) => (onLive ? onLive(item) : buffered.push(item));
+  // The closures below outlive this call: they take what they use, not `src`, whose loadIntent would
+  // keep the opening request's objects for the stream's life.
+  const accepts = src.accepts;
   const releases = [
     subscribe({ accountId: src.accountId, paymentId: src.paymentId }, (event) => {
-      if (!src.accepts || src.accepts(event.type)) take({ kind: 'event', event });
+      if (!accepts || accepts(event.type)) take({ kind: 'event', event });
     }),
   ];
   if (src.statusChanges) releases.push(subscribeStatusChanges(src.paymentId, (change) => take({ kind: 'status', change })));
@@ -72,8 +75,10 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
     if (followUpTimer) clearTimeout(followUpTimer);
   };
 
-  let history: EventResource[];
-  let intent: PaymentIntentResource;
+  // Released once the feed starts: a stream lives for minutes or hours, and these are a copy of the
+  // intent and of each of its stored events that nothing reads after the snapshot.
+  let history: EventResource[] | null;
+  let intent: PaymentIntentResource | null;
   try {
     // Other processes' status changes reach the bus once its stream on payments watches (opened for
     // the first status subscriber): only then is the state read, so no change falls in between.
@@ -86,13 +91,20 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
   }
 
   return {
-    history,
-    intent,
+    get history() {
+      return history ?? [];
+    },
+    get intent() {
+      if (!intent) throw new Error('the intent feed has started: its starting state is gone');
+      return intent;
+    },
     close,
     start(deliver, onOutcome) {
-      const known = new Set(history.map((e) => e.id));
-      let status: string = intent.status;
-      const seen = new Set(history.map((e) => e.type));
+      const known = new Set(history!.map((e) => e.id));
+      let status: string = intent!.status;
+      const seen = new Set(history!.map((e) => e.type));
+      history = null;
+      intent = null;
       if (status === 'UNKNOWN') seen.add('payment.unknown');
       // Events that always follow another one in the same transition.
       const awaitingFollowUp = () =>

@@ -2,6 +2,7 @@ import { ApiError } from '../errors';
 import { findPaymentRecord } from '../domain/payments/payment.service';
 import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/payment.serializer';
 import { isIntentEvent, openIntentFeed } from './intentFeed';
+import { keepAliveWheel } from './keepAlive';
 import type { SseConnection } from './sse';
 
 /**
@@ -13,10 +14,11 @@ import type { SseConnection } from './sse';
  * 1. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
  *    that id, then the live events (`event:` = the type, `id:` = the event id); every id is sent at most
  *    once;
- * 2. a `: keep-alive` comment every KEEP_ALIVE_MS;
+ * 2. a `: keep-alive` comment every KEEP_ALIVE_MS (one timer for all streams, keepAlive.ts);
  * 3. the stream ends with the feed's outcome (final, and the events that announce it sent).
  */
 export const KEEP_ALIVE_MS = 15_000;
+const keepAlive = keepAliveWheel(KEEP_ALIVE_MS);
 
 export type IntentView = (intent: PaymentIntentResource) => unknown;
 
@@ -51,20 +53,22 @@ export interface OpenedPaymentStream {
  */
 export async function preparePaymentStream(src: PaymentStreamSource, lastEventId?: string): Promise<OpenedPaymentStream> {
   const feed = await openIntentFeed({ accountId: src.accountId, paymentId: src.paymentId, loadIntent: src.loadIntent, accepts: isIntentEvent });
-  const { history, intent } = feed;
+  // Only the view outlives this call (src.loadIntent would keep the opening request's objects).
+  const view = src.view;
 
   return {
     attach(conn) {
-      const keepAlive = setInterval(() => conn.comment('keep-alive'), KEEP_ALIVE_MS);
+      const stopKeepAlive = keepAlive.add(conn);
+      const { close, history, intent } = feed;
       conn.onClose(() => {
-        feed.close();
-        clearInterval(keepAlive);
+        close();
+        stopKeepAlive();
       });
       const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
-        conn.send({ id: e.id, event: e.type, data: render(src.view, e.data) });
+        conn.send({ id: e.id, event: e.type, data: render(view, e.data) });
       };
 
-      conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(src.view(intent)) });
+      conn.send({ id: history.at(-1)?.id, event: 'snapshot', data: JSON.stringify(view(intent)) });
       if (lastEventId) {
         const from = history.findIndex((e) => e.id === lastEventId);
         if (from >= 0) for (const e of history.slice(from + 1)) if (isIntentEvent(e.type)) sendEvent(e);

@@ -1,4 +1,5 @@
 import type { BackgroundService } from '../platform/lifecycle';
+import { configureClientTokenChecks, stopClientTokenChecks } from './clientTokenStreams';
 import { configureConnectionLimits, stopRevocationChecks } from './connections';
 import { startEventBus, stopEventBus } from './eventBus';
 import { closeAllSseConnections } from './sse';
@@ -9,6 +10,7 @@ export function realtimeService(): BackgroundService {
     name: 'realtime',
     async start({ config }) {
       configureConnectionLimits(config.connections);
+      configureClientTokenChecks(config.connections.revocationCheckMs);
       await startEventBus();
     },
     beforeClose() {
@@ -17,6 +19,7 @@ export function realtimeService(): BackgroundService {
     },
     async stop() {
       stopRevocationChecks();
+      stopClientTokenChecks();
       await stopEventBus();
     },
   };

@@ -38,12 +38,9 @@ export class SseConnection {
     open.add(this);
     if (lease) {
       this.onClose(() => release(lease));
-      attach(lease, (reason) => {
-        // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and
-        // gets 401 when the key was revoked).
-        this.comment(CLOSE_COMMENT[reason]);
-        this.end();
-      });
+      // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and gets
+      // 401 when the key was revoked).
+      attach(lease, (reason) => this.endWith(CLOSE_COMMENT[reason]));
     }
     // The client may have gone while the stream was being prepared: 'close' will not fire again.
     if (res.destroyed || req.socket.destroyed) this.markClosed();
@@ -79,6 +76,12 @@ export class SseConnection {
   onClose(fn: () => void): void {
     if (this.closed) fn();
     else this.closeHandlers.push(fn);
+  }
+
+  /** Ends the stream after a comment saying why (the stream's convention: no error frame). */
+  endWith(why: string): void {
+    this.comment(why);
+    this.end();
   }
 
   end(): void {

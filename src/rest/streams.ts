@@ -4,7 +4,8 @@ import { authorizedKey } from '../operations/authorize';
 import { grantFor, type Caller } from '../operations/caller';
 import type { OperationInput, StreamOperationId } from '../operations/types';
 import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../realtime/paymentStream';
-import { openSseStream } from '../realtime/sse';
+import { holdClientTokenStream } from '../realtime/clientTokenStreams';
+import { openSseStream, type SseConnection } from '../realtime/sse';
 
 export interface StreamContext {
   caller: Caller;
@@ -38,8 +39,16 @@ export const streamRoutes: StreamRoutes = {
     const grant = ctx.caller.kind === 'clientToken' ? grantFor(ctx.caller, id) : undefined;
     const { accountId } = grant ?? (await loadPublicStreamPayment(id));
     const loadIntent = grant ? () => getPaymentIntentForAccount(accountId, id) : async () => (await loadPublicStreamPayment(id)).intent;
-    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: null }, () =>
-      preparePaymentStream({ accountId, paymentId: id, loadIntent, view: publicView }, headers['last-event-id']),
-    );
+    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: null }, async () => {
+      const stream = await preparePaymentStream({ accountId, paymentId: id, loadIntent, view: publicView }, headers['last-event-id']);
+      if (!grant) return stream;
+      return {
+        attach(conn: SseConnection) {
+          stream.attach(conn);
+          // The token's expiry or revocation ends the stream; EventSource's reconnection then gets 401.
+          conn.onClose(holdClientTokenStream(grant, () => conn.endWith('client token expired or revoked')));
+        },
+      };
+    });
   },
 };

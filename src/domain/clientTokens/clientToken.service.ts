@@ -3,6 +3,7 @@ import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { digestsEqual, hashSecret } from '../accounts/secrets';
 import { nowForAccount } from '../clock/accountTime';
+import { clientTokenRevoked } from './clientTokenRevocation';
 import { getPaymentIntentForAccount } from '../payments/payment.service';
 import { ClientTokenModel, type ClientTokenRecord } from './clientToken.model';
 import { toClientTokenResource, type ClientTokenResource } from './clientToken.serializer';
@@ -17,6 +18,8 @@ export interface ClientTokenGrant {
   id: string;
   accountId: string;
   paymentIntentId: string;
+  /** When it stops working, on the account's sandbox clock (open streams end then: src/realtime/clientTokenStreams.ts). */
+  expiresAt: Date;
 }
 
 const tokens = () => driverCollection<ClientTokenRecord>(ClientTokenModel);
@@ -58,6 +61,7 @@ export async function createClientToken(accountId: string, input: { payment_inte
 export async function deleteClientToken(accountId: string, id: string): Promise<void> {
   const { deletedCount } = await tokens().deleteOne({ _id: id, account_id: accountId });
   if (deletedCount !== 1) throw ApiError.notFound('client_token', id);
+  clientTokenRevoked(id);
 }
 
 /**
@@ -70,7 +74,7 @@ export async function authenticateClientToken(token: string | undefined): Promis
   const record = await tokens().findOne({ token_hash: hash });
   if (!record || !digestsEqual(record.token_hash, hash)) throw clientTokenRefused();
   if (record.expires_at.getTime() <= (await nowForAccount(record.account_id)).getTime()) throw clientTokenRefused();
-  return { id: record._id, accountId: record.account_id, paymentIntentId: record.payment_intent };
+  return { id: record._id, accountId: record.account_id, paymentIntentId: record.payment_intent, expiresAt: record.expires_at };
 }
 
 /** A grant used for a payment: only its own (another payment's id is the same 401 as a bad token). */

@@ -1,5 +1,7 @@
+import { clientTokenRefused, type ClientTokenGrant } from '../../domain/clientTokens/clientToken.service';
 import { getPaymentIntentForAccount } from '../../domain/payments/payment.service';
 import type { PaymentIntentResource } from '../../domain/payments/payment.serializer';
+import { holdClientTokenStream } from '../../realtime/clientTokenStreams';
 import { openIntentFeed, type FeedItem } from '../../realtime/intentFeed';
 import type { GraphQLContext } from '../context';
 import type { PaymentIntentUpdateModel } from '../models';
@@ -17,6 +19,11 @@ import { AsyncQueue } from './asyncQueue';
  */
 export interface PaymentIntentUpdatesOptions {
   untilOutcome?: boolean;
+  /**
+   * The client token the subscription was opened with: its revocation or expiry ends the subscription
+   * with `authentication_failed` (realtime/clientTokenStreams.ts).
+   */
+  clientToken?: ClientTokenGrant;
 }
 
 export async function paymentIntentUpdates(
@@ -27,7 +34,12 @@ export async function paymentIntentUpdates(
   const accountId = ctx.actor.accountId;
   const read = () => getPaymentIntentForAccount(accountId, paymentId);
   const feed = await openIntentFeed({ accountId, paymentId, loadIntent: read, statusChanges: true });
-  const queue = new AsyncQueue<PaymentIntentUpdateModel>(() => feed.close());
+  let releaseToken: (() => void) | null = null;
+  const queue = new AsyncQueue<PaymentIntentUpdateModel>(() => {
+    feed.close();
+    releaseToken?.();
+  });
+  if (opts.clientToken) releaseToken = holdClientTokenStream(opts.clientToken, () => queue.fail(clientTokenRefused()));
   let last = feed.intent;
 
   // Messages are emitted in order even when one needs a read (refund.succeeded, another process's

@@ -1,0 +1,105 @@
+import { driverCollection } from '../db/driverCollection';
+import { accountOffsetMs } from '../domain/clock/accountTime';
+import { ClientTokenModel, type ClientTokenRecord } from '../domain/clientTokens/clientToken.model';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
+import { logger } from '../logger';
+
+/**
+ * The open streams of client tokens (the public SSE stream, GraphQL `paymentIntentUpdated` over a
+ * token's WebSocket), so that they end once their token stops working:
+ * - revoked in this process: at once (`endStreamsOfClientToken`, the revocation's hook, src/server.ts);
+ * - revoked in another process, or expired: within one check interval (KEY_REVOCATION_CHECK_MS, the
+ *   interval of the keys' own check), by one query for the held tokens still stored and their
+ *   accounts' clock offsets. Expiry follows the account's sandbox clock, which any process may advance,
+ *   so a wall-clock timer at `expires_at` could not see an advance; the shared check does, and
+ *   there is no per-stream timer. The check runs only while this process holds token streams.
+ */
+interface Held {
+  grant: ClientTokenGrant;
+  ends: Set<() => void>;
+}
+
+const held = new Map<string, Held>();
+let checkMs = 500;
+let timer: NodeJS.Timeout | null = null;
+let checking = false;
+
+const tokens = () => driverCollection<ClientTokenRecord>(ClientTokenModel);
+
+export function configureClientTokenChecks(intervalMs: number): void {
+  checkMs = intervalMs;
+}
+
+/**
+ * Registers a stream opened with `grant`; `end` runs once when the token is revoked or expires (the
+ * stream then ends itself). Returns the release to call when the stream ends for another reason.
+ */
+export function holdClientTokenStream(grant: ClientTokenGrant, end: () => void): () => void {
+  let entry = held.get(grant.id);
+  if (!entry) held.set(grant.id, (entry = { grant, ends: new Set() }));
+  const own = entry;
+  own.ends.add(end);
+  if (!timer) {
+    timer = setInterval(() => void check(), checkMs);
+    timer.unref();
+  }
+  return () => {
+    own.ends.delete(end);
+    if (own.ends.size === 0 && held.get(grant.id) === own) held.delete(grant.id);
+  };
+}
+
+/** Ends every stream of the token in this process. */
+export function endStreamsOfClientToken(tokenId: string): void {
+  const entry = held.get(tokenId);
+  if (!entry) return;
+  held.delete(tokenId);
+  for (const end of entry.ends) {
+    try {
+      end();
+    } catch (err) {
+      logger.warn({ err, clientTokenId: tokenId }, 'could not end a client token stream');
+    }
+  }
+}
+
+export function clientTokenStreamCount(): number {
+  let n = 0;
+  for (const entry of held.values()) n += entry.ends.size;
+  return n;
+}
+
+/** Stops the periodic check (gateway shutdown); the next token stream starts it again. */
+export function stopClientTokenChecks(): void {
+  if (timer) clearInterval(timer);
+  timer = null;
+}
+
+const BATCH = 500;
+
+async function check(): Promise<void> {
+  if (held.size === 0) return stopClientTokenChecks();
+  if (checking) return;
+  checking = true;
+  try {
+    const ids = [...held.keys()];
+    const stored = new Map<string, Pick<ClientTokenRecord, 'account_id' | 'expires_at'>>();
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const docs = await tokens()
+        .find({ _id: { $in: ids.slice(i, i + BATCH) } }, { projection: { _id: 1, account_id: 1, expires_at: 1 } })
+        .toArray();
+      for (const d of docs) stored.set(d._id, d);
+    }
+    const accounts = [...new Set([...stored.values()].map((d) => d.account_id))];
+    const offsets = new Map(await Promise.all(accounts.map(async (a) => [a, await accountOffsetMs(a)] as const)));
+    const now = Date.now();
+    for (const id of ids) {
+      const d = stored.get(id);
+      if (!d || d.expires_at.getTime() <= now + (offsets.get(d.account_id) ?? 0)) endStreamsOfClientToken(id);
+    }
+  } catch (err) {
+    logger.warn({ err }, 'could not check open client token streams');
+  } finally {
+    checking = false;
+  }
+}
