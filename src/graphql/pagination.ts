@@ -14,6 +14,25 @@ export function toConnection<T extends { id: string }>(fetched: T[], first: numb
   };
 }
 
+/**
+ * A connection over a REST list operation, whose answer says nothing of what follows: `page(limit,
+ * startingAfter)` reads one page of REST's. One item more than `first` tells whether there is a next
+ * page; where `first` is already REST's maximum `limit`, a second, one-item read after the page's last
+ * item does (only when the page is full).
+ */
+export async function restConnection<T extends { id: string }>(
+  page: (limit: number, startingAfter: string | null | undefined) => Promise<T[]>,
+  first: number,
+  after: string | null | undefined,
+  maxLimit: number,
+): Promise<ConnectionModel<T>> {
+  if (first < maxLimit) return toConnection(await page(first + 1, after), first, after);
+  const items = await page(first, after);
+  const last = items[items.length - 1];
+  const next = items.length === first && last !== undefined ? await page(1, last.id) : [];
+  return toConnection([...items, ...next], first, after);
+}
+
 export function connectionFields<T>() {
   return {
     edges: (c: ConnectionModel<T>) => c.items.map((node) => ({ cursor: c.cursorOf(node), node })),

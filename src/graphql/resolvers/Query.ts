@@ -1,20 +1,19 @@
 import { listEvents } from '../../domain/events/event.service';
-import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLog.service';
-import { listPaymentIntents } from '../../domain/payments/payment.service';
 import { getWebhookEndpoint } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation } from '../context';
 import { eventTypeToRest } from '../enums';
 import { run } from '../input';
-import { pageSize } from '../limits';
+import { pageBounds, pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
-import { toConnection } from '../pagination';
+import { restConnection, toConnection } from '../pagination';
 
 /**
- * Each field runs the REST operation it mirrors (operations/execute). The connections page differently
- * from REST's lists (one more item read to know whether there is a next page) and the log reads the
- * key's own lines: those check the operation's permission (requireOperation) and call the service.
+ * Each field runs the REST operation it mirrors (operations/execute), lists included. Two read what REST
+ * has no operation for and check the permission of the nearest one (requireOperation) before calling the
+ * service: `events` filters by type and pages with `after` (REST's list takes a limit only), and
+ * `webhookEndpoint(id)` reads one endpoint (REST lists them).
  */
 export const Query: QueryResolvers = {
   account: (_p, _a, ctx) => run(ctx, 'getAccount'),
@@ -28,11 +27,12 @@ export const Query: QueryResolvers = {
     early.catch(() => undefined); // execute() may refuse before its handler reads it; the handler sees a failure
     return run(ctx, 'getPaymentIntent', { params: { id } }, { early });
   },
+  // The REST list, page by page (hasNextPage: restConnection).
   paymentIntents: async (_p, { first, after, status }, ctx) => {
-    requireOperation(ctx, 'listPaymentIntents');
-    const n = pageSize('Query.paymentIntents', first);
-    const fetched = await listPaymentIntents(ctx.actor, { limit: n + 1, status: status ?? undefined, startingAfter: after ?? undefined });
-    return toConnection(fetched, n, after);
+    const filter = status ? { status } : {};
+    const page = (limit: number, startingAfter: string | null | undefined) =>
+      run(ctx, 'listPaymentIntents', { query: { limit: String(limit), ...filter, ...(startingAfter ? { starting_after: startingAfter } : {}) } }).then((list) => list.data);
+    return restConnection(page, pageSize('Query.paymentIntents', first), after, pageBounds('Query.paymentIntents').max);
   },
   refund: (_p, { id }, ctx) => run(ctx, 'getRefund', { params: { id } }),
   paymentLink: (_p, { id }, ctx) => run(ctx, 'getPaymentLink', { params: { id } }),
@@ -55,10 +55,7 @@ export const Query: QueryResolvers = {
     });
     return toConnection(fetched, n, after);
   },
-  logs: async (_p, { first }, ctx) => {
-    requireOperation(ctx, 'listLogs');
-    return (await listRequestLogs(ctx.key, pageSize('Query.logs', first))).map(toLogEntryResource);
-  },
+  logs: async (_p, { first }, ctx) => (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)) } })).data,
   apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
 };
