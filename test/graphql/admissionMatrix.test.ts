@@ -6,7 +6,7 @@ import { mintToken, createExpressPayment } from '../clientTokens/support';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { type TestServer } from '../support/server';
-import { collect, startGraphqlTestServer } from './support';
+import { startGraphqlTestServer } from './support';
 
 /**
  * One admission rule per operation, whatever the transport (src/operations/admit.ts,
@@ -74,7 +74,29 @@ async function overWebSocket(who: Credential, payload: { query: string; variable
     lazy: true,
   });
   try {
-    const messages = await collect(client, payload.query, payload.variables ?? {}, () => true, 20_000);
+    const messages = await new Promise<Array<{ data?: any; errors?: any[] }>>((resolve, reject) => {
+      const got: Array<{ data?: any; errors?: any[] }> = [];
+      const timer = setTimeout(() => reject(new Error('no answer over WebSocket in 20 s')), 20_000);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(got);
+      };
+      client.subscribe(
+        { query: payload.query, variables: payload.variables ?? {}, ...(payload.extensions ? { extensions: payload.extensions as Record<string, unknown> } : {}) },
+        {
+          next: (msg) => {
+            got.push(msg as { data?: any; errors?: any[] });
+            done();
+          },
+          error: (err) => {
+            if (Array.isArray(err)) got.push({ errors: err });
+            else return reject(err instanceof Error ? err : new Error(JSON.stringify(err)));
+            done();
+          },
+          complete: done,
+        },
+      );
+    });
     const errors = messages.flatMap((m) => m.errors ?? []);
     return { status: 200, codes: errors.map((e) => e.extensions?.code ?? '?'), messages: errors.map((e) => e.message), data: messages[0]?.data };
   } finally {
@@ -233,6 +255,19 @@ describe('persisted queries', () => {
       expect(probe.codes).toEqual(['invalid_request']);
       expect(probe.messages[0]).toMatch(/^PersistedQueryNotFound/);
     }
+  });
+
+  it('resolve over WebSocket too: the hash alone (query "") runs the account\'s stored text', async () => {
+    const acct = await createAccount(baseUrl);
+    const query = `{ account { id } } # ${idempotencyKey()}`;
+    const persistedQuery = { version: 1, sha256Hash: sha256(query) };
+    const unknown = await overWebSocket({ key: acct.sk }, { query: '', extensions: { persistedQuery } });
+    expect(unknown.codes).toEqual(['invalid_request']);
+    expect(unknown.messages[0]).toMatch(/^PersistedQueryNotFound/);
+    expect((await http('POST', { key: acct.sk }, { query, extensions: { persistedQuery } })).codes).toEqual([]);
+    const known = await overWebSocket({ key: acct.sk }, { query: '', extensions: { persistedQuery } });
+    expect(known.codes).toEqual([]);
+    expect(known.data.account.id).toBe(acct.id);
   });
 
   it('a hash that is not the SHA-256 of its text is invalid_request, not internal_error', async () => {
