@@ -15,6 +15,8 @@ export interface BenchResults {
   graphqlAvailable: boolean;
   rows: Partial<Record<RowKey, Measure>>;
   fanout?: FanoutResult;
+  /** The large row: 5,000 SSE + 5,000 graphql-ws at scale 1, on a gateway of its own. */
+  fanoutLarge?: FanoutResult;
   webhooks?: WebhookResult;
   notes: string[];
 }
@@ -99,6 +101,33 @@ export function evaluateTargets(r: BenchResults): TargetOutcome[] {
   } else {
     out.push({ target: 'Fan-out p99 < 250 ms with 4,000 live subscribers', measured: 'not run', pass: null });
   }
+  const large = r.fanoutLarge;
+  const wanted = 2 * settings.largeSubscribers;
+  if (large) {
+    const live = large.sseOpen + large.wsOpen;
+    const full = live >= 10_000;
+    out.push({
+      target: 'Fan-out p99 < 250 ms with 10,000 live subscribers (5,000 SSE + 5,000 graphql-ws)',
+      measured: `p99 ${f0(large.all.p99)} ms with ${live} live${full ? '' : ` (not 10,000: ${wanted} asked)`}, ${large.all.missed} missed`,
+      pass: large.all.p99 < 250 && large.all.missed === 0 && large.connectFailures.length === 0 && full,
+    });
+  } else {
+    out.push({ target: 'Fan-out p99 < 250 ms with 10,000 live subscribers (5,000 SSE + 5,000 graphql-ws)', measured: 'not run', pass: null });
+  }
+  // Per kind, from the largest run made (the fixed part of the growth weighs least there).
+  const memory = large ?? fanout;
+  const perKind: Array<[string, number | null | undefined]> = [
+    ['SSE streams', memory?.perThousand.sse],
+    ['graphql-ws subscriptions', memory?.perThousand.ws],
+  ];
+  for (const [kind, bytes] of perKind) {
+    const target = `Gateway RSS per 1,000 ${kind} ≤ 25 MiB`;
+    if (!memory || bytes === null || bytes === undefined) out.push({ target, measured: 'not run', pass: null });
+    else {
+      const open = kind.startsWith('SSE') ? memory.sseOpen : memory.wsOpen;
+      out.push({ target, measured: `${mib(bytes)} (${open} open)`, pass: Number.isFinite(bytes) && bytes <= 25 * 2 ** 20 && memory.connectFailures.length === 0 });
+    }
+  }
   if (webhooks) {
     out.push({
       target: 'Webhook lag p99 < 500 ms',
@@ -169,9 +198,12 @@ export function renderResults(r: BenchResults): string {
   if (!r.graphqlAvailable) L.push('', 'GraphQL was not served by this build (POST /graphql answered 404): its rows were skipped.');
   L.push('');
 
-  if (r.fanout) {
-    const fo = r.fanout;
-    L.push('## Live fan-out (one gateway process)', '');
+  for (const [title, fo] of [
+    ['Live fan-out (one gateway process)', r.fanout],
+    ['Live fan-out, 10,000 subscribers (one gateway process)', r.fanoutLarge],
+  ] as const) {
+    if (!fo) continue;
+    L.push(`## ${title}`, '');
     L.push(
       `${fo.sseOpen} SSE streams and ${fo.wsOpen} graphql-ws subscriptions (one WebSocket each), spread over ${fo.payments} reference payments; ` +
         `each payment cancelled in turn, ${fo.ratePerSecond} per second. Latency = from just before the cancel request is sent to the ` +

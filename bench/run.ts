@@ -171,16 +171,18 @@ async function main(): Promise<void> {
   // Prism is stopped by the REST phase; when that phase did not run, here.
   if (prismStarting && !restKeys.some(want)) await (await prismStarting).stop();
 
-  if (want('fanout')) {
-    // Every subscriber comes from this one machine with one key: the per-key and per-IP caps on long-lived
-    // connections (docs/api.md, with their variables) are raised to the bench's scale, as startGatewayProcess
-    // raises the rate limits. Left at their defaults they admitted 100 SSE streams and 20 WebSockets of 4,000.
-    const connectionCaps = String(settings.subscribers);
+  /**
+   * Every subscriber comes from this one machine with one key: the per-key and per-IP caps on long-lived
+   * connections (docs/api.md, with their variables) are raised to the bench's scale, as startGatewayProcess
+   * raises the rate limits. Left at their defaults they admitted 100 SSE streams and 20 WebSockets of 4,000.
+   */
+  const fanoutPhase = async (name: string, subscribers: number, workers: number) => {
+    const connectionCaps = String(subscribers);
     const gw = await startGatewayProcess({
       mongodbUri: db.url,
       profile: settings.profile,
       compiled: settings.compiled,
-      name: 'gateway-fanout',
+      name,
       env: {
         SSE_MAX_STREAMS_PER_KEY: connectionCaps,
         SSE_MAX_STREAMS_PER_IP: connectionCaps,
@@ -189,16 +191,28 @@ async function main(): Promise<void> {
         WS_MAX_SUBSCRIPTIONS_PER_KEY: connectionCaps,
       },
     });
-    const account = await createAccount(gw.url, 'bench probe');
-    const graphql = await graphqlServed(gw, account.sk);
-    results.graphqlAvailable ||= graphql;
-    log(`fan-out: ${settings.subscribers} SSE${graphql ? ` + ${settings.subscribers} graphql-ws` : ' (GraphQL not served)'} subscribers on gateway ${gw.child.pid}`);
-    results.fanout = await runFanout(gw, settings, graphql, log);
-    const fo = results.fanout;
-    log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}; RSS/1000 conn ${(fo.perThousand.all / 2 ** 20).toFixed(1)} MiB`);
-    log(`  cancel request p50 ${fo.trigger.p50.toFixed(1)} ms p99 ${fo.trigger.p99.toFixed(1)} ms; updated_at -> receipt p50 ${fo.sinceChange.p50.toFixed(1)} ms p99 ${fo.sinceChange.p99.toFixed(1)} ms`);
-    await gw.stop();
+    try {
+      const account = await createAccount(gw.url, 'bench probe');
+      const graphql = await graphqlServed(gw, account.sk);
+      results.graphqlAvailable ||= graphql;
+      log(`fan-out: ${subscribers} SSE${graphql ? ` + ${subscribers} graphql-ws` : ' (GraphQL not served)'} subscribers on gateway ${gw.child.pid}, ${workers} client processes`);
+      const fo = await runFanout(gw, { ...settings, subscribers, fanoutWorkers: workers }, graphql, log);
+      const perK = (b: number | null) => (b === null ? 'n/a' : (b / 2 ** 20).toFixed(1));
+      log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}; RSS/1000 conn: SSE ${perK(fo.perThousand.sse)} MiB, graphql-ws ${perK(fo.perThousand.ws)} MiB`);
+      log(`  cancel request p50 ${fo.trigger.p50.toFixed(1)} ms p99 ${fo.trigger.p99.toFixed(1)} ms; updated_at -> receipt p50 ${fo.sinceChange.p50.toFixed(1)} ms p99 ${fo.sinceChange.p99.toFixed(1)} ms`);
+      return fo;
+    } finally {
+      await gw.stop();
+    }
+  };
+  if (want('fanout')) results.fanout = await fanoutPhase('gateway-fanout', settings.subscribers, settings.fanoutWorkers);
+  if (want('fanout10k')) {
+    // Each connection is a descriptor in the gateway and one in a client process; both inherit this limit.
+    const limit = Number(/Max open files\s+(\d+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
+    const needed = 2 * settings.largeSubscribers + 1_000;
+    if (limit < needed) results.notes.push(`open files limit ${limit} is below the ${needed} the 10,000 row needs in the gateway: raise it (ulimit -n) before npm run bench`);
   }
+  if (want('fanout10k')) results.fanoutLarge = await fanoutPhase('gateway-fanout-10k', settings.largeSubscribers, settings.largeFanoutWorkers);
 
   if (want('webhooks')) {
     const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-webhooks' });
