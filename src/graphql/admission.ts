@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
 import { ApiError } from '../errors';
+import type { PaymentRecord } from '../domain/payments/payment.model';
 import { countOperations, type Admission, type Client } from '../operations/admit';
+import { readAheadOf, type ReadAhead } from '../operations/readAhead';
 import type { Caller } from '../operations/caller';
 import type { RateCount } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
@@ -252,4 +254,43 @@ export function contextOf(admission: Admission, requestId: string, config: Confi
   if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, config, ip);
   if (caller.kind === 'public' || !admission.auth) return createKeylessContext(requestId, config, ip);
   return createContext(admission.auth, requestId, config, ip, transport);
+}
+
+/**
+ * The intent a `paymentIntent(id)` query reads, started beside the key's count as REST's GET starts it
+ * (operations/readAhead.ts): found in the request's own text before anything is counted, so only for a
+ * query sent as text (a hash alone is looked up in the account, once it is known). Undefined for any
+ * other request, or one that cannot be read (admission answers it as it would).
+ */
+export function readAheadOfRequest(body: unknown): { id: string; ahead: ReadAhead } | undefined {
+  let params: GraphQLRequestParams;
+  let document: DocumentNode;
+  try {
+    params = requestParams(body);
+    if (params.query === undefined) return undefined;
+    document = parseQuery(params.query);
+  } catch {
+    return undefined;
+  }
+  const operation = getOperationAST(document, params.operationName);
+  if (operation?.operation !== 'query') return undefined;
+  const field = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD && s.name.value === 'paymentIntent');
+  if (field?.kind !== Kind.FIELD) return undefined;
+  const value = field.arguments?.find((a) => a.name.value === 'id')?.value;
+  const id = value?.kind === Kind.STRING ? value.value : value?.kind === Kind.VARIABLE ? params.variables?.[value.name.value] : undefined;
+  if (typeof id !== 'string') return undefined;
+  const ahead = readAheadOf('getPaymentIntent', { id });
+  return ahead && { id, ahead };
+}
+
+/**
+ * Hands a read started ahead to the request's loader, as the account's: another account's intent is a
+ * missing one, as the loader's own read (readPaymentsOfAccount) would answer.
+ */
+export function primeReadAhead(context: GraphQLContext, accountId: string, started: { id: string; ahead: ReadAhead } | undefined): void {
+  const early = started?.ahead.early as Promise<PaymentRecord | null> | undefined;
+  if (!started || !early) return;
+  const own = early.then((p) => (p && p.account_id === accountId ? p : null));
+  own.catch(() => undefined); // read only if a resolver asks for it
+  context.loaders.paymentRecord.prime(started.id, own);
 }

@@ -16,6 +16,8 @@ import {
   contextOf,
   parseQuery,
   persistedQueryScope,
+  primeReadAhead,
+  readAheadOfRequest,
   requestParams,
   requestParamsOfSearch,
   resolveQueryText,
@@ -49,12 +51,17 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       if (config.maintenanceMode) throw maintenanceError();
       const client = { ip: clientIp(req) };
       const credentials = await httpCredentials(req, config);
-      const admission = await authenticate(credentials, config);
+      // A key's POST is read first: the intent it asks for goes out beside the key's count (one round
+      // trip, as REST's GET). What the reading refuses is answered after authentication, as before.
+      const sent = credentials.kind === 'key' && req.method === 'POST' ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
+      const started = sent?.ok ? readAheadOfRequest(sent.value) : undefined;
+      const admission = await authenticate(credentials, config, started?.ahead.start);
       applyAdmission(res, admission);
-      const { params, document } = await readOperation(req, admission, credentials.kind === 'none', config);
+      const { params, document } = await readOperation(req, admission, credentials.kind === 'none', config, sent);
       const count = await admitDocument(admission, document, params, client, config);
       if (count) applyAdmission(res, { caller: admission.caller, count });
       const context = contextOf(admission, requestId, config, client.ip);
+      if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, started);
       const server = await apollo();
       const headers = new HeaderMap();
       for (const [name, value] of Object.entries(req.headers)) {
@@ -136,9 +143,15 @@ async function readOperation(
   admission: Admission,
   keyless: boolean,
   config: Config,
+  body: Settled<unknown> | undefined,
 ): Promise<{ params: GraphQLRequestParams & { query: string }; document: DocumentNode }> {
   try {
-    const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await readJsonBody(req, config.maxBodyBytes));
+    const read = async () => {
+      if (!body) return readJsonBody(req, config.maxBodyBytes);
+      if (!body.ok) throw body.error;
+      return body.value;
+    };
+    const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await read());
     const query = resolveQueryText(params, persistedQueryScope(admission.caller, { ip: clientIp(req) }));
     const document = parseQuery(query);
     if (req.method === 'GET' && getOperationAST(document, params.operationName)?.operation === 'mutation') {
@@ -149,6 +162,15 @@ async function readOperation(
     if (keyless && isApiError(err)) throw authenticationFailed();
     throw err;
   }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 /**

@@ -300,6 +300,21 @@ describe('probes', () => {
     expect(over.codes).toEqual(['invalid_request']);
   });
 
+  it("another account's intent, read ahead beside a known key's count, is not found, nothing of it answered", async () => {
+    const owner = await createAccount(baseUrl);
+    const other = await createAccount(baseUrl);
+    const payment = await createExpressPayment(owner);
+    const query = 'query($id: ID!) { paymentIntent(id: $id) { id amount refunds { id } events { id } } }';
+    // The first request makes the key known to this process; the read ahead goes with the next ones.
+    for (let i = 0; i < 3; i++) {
+      const res = await http('POST', { key: other.sk }, { query, variables: { id: payment.id } });
+      expect(res.codes).toEqual(['resource_not_found']);
+      expect(res.data.paymentIntent).toBeNull();
+    }
+    const own = await http('POST', { key: owner.sk }, { query, variables: { id: payment.id } });
+    expect(own.data.paymentIntent).toMatchObject({ id: payment.id, amount: payment.amount });
+  });
+
   it('400 aliased createPaymentIntent in one request: refused whole, no payment made', async () => {
     const acct = await createAccount(baseUrl);
     // One idempotency key for all (the body stays under its 64 KiB limit): nothing runs either way.
