@@ -25,14 +25,8 @@ export interface FanoutResult {
   /** From the intent's `updated_at` (the state change) to receipt: the fan-out part of the latency. */
   sinceChange: { p50: number; p99: number };
   rss: { before: number; afterSse: number; afterWs: number | null };
-  /** Bytes of gateway RSS per 1,000 connections of each kind, from the idle gateway (fixed growth included). */
+  /** Bytes of gateway RSS per 1,000 connections of each kind. */
   perThousand: { sse: number; ws: number | null; all: number };
-  /**
-   * Bytes per 1,000 connections of each kind added to those already open: the second half of each kind,
-   * after its first half (what a connection costs, without the one-time growth a first burst of
-   * connections causes, such as V8's young generation reaching its maximum).
-   */
-  marginalPerThousand: { sse: number; ws: number | null };
   ratePerSecond: number;
 }
 
@@ -102,9 +96,9 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
     await Promise.all(workers.map((w) => w.next('ready', 30_000)));
     const parallel = Math.max(1, Math.floor(64 / workers.length));
     const failures: string[] = [];
-    const connectAll = async (kind: 'sse' | 'ws', count = perPayment) => {
+    const connectAll = async (kind: 'sse' | 'ws') => {
       const t0 = performance.now();
-      workers.forEach((w) => w.send({ type: kind === 'sse' ? 'connectSse' : 'connectWs', perPayment: count, parallel }));
+      workers.forEach((w) => w.send({ type: kind === 'sse' ? 'connectSse' : 'connectWs', perPayment, parallel }));
       const replies = await Promise.all(workers.map((w) => w.next('connected', 600_000)));
       for (const r of replies) if (r.failed) failures.push(`${kind}: ${r.failed} failed (${r.firstError})`);
       const open = replies.reduce((n, r) => n + r.open, 0);
@@ -112,27 +106,14 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
       return open;
     };
 
-    // Each kind in two halves, RSS read after each: the second half's growth is the marginal cost.
-    const firstHalf = Math.max(1, Math.floor(perPayment / 2));
-    const inHalves = async (kind: 'sse' | 'ws') => {
-      const halfOpen = await connectAll(kind, firstHalf);
-      const atHalf = await settledRss(gw.child.pid);
-      const open = perPayment > firstHalf ? await connectAll(kind, perPayment - firstHalf) : halfOpen;
-      const after = await settledRss(gw.child.pid);
-      return { open, after, marginal: open > halfOpen ? ((after - atHalf) / (open - halfOpen)) * 1000 : NaN };
-    };
     const before = await settledRss(gw.child.pid);
-    const sseRun = await inHalves('sse');
-    const sseOpen = sseRun.open;
-    const afterSse = sseRun.after;
+    const sseOpen = await connectAll('sse');
+    const afterSse = await settledRss(gw.child.pid);
     let wsOpen = 0;
     let afterWs: number | null = null;
-    let wsMarginal: number | null = null;
     if (graphql) {
-      const wsRun = await inHalves('ws');
-      wsOpen = wsRun.open;
-      afterWs = wsRun.after;
-      wsMarginal = wsRun.marginal;
+      wsOpen = await connectAll('ws');
+      afterWs = await settledRss(gw.child.pid);
     }
 
     const globalInterval = 1000 / s.fanoutRate;
@@ -161,7 +142,6 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
         ws: afterWs !== null && wsOpen ? ((afterWs - afterSse) / wsOpen) * 1000 : null,
         all: sseOpen + wsOpen ? (((afterWs ?? afterSse) - before) / (sseOpen + wsOpen)) * 1000 : NaN,
       },
-      marginalPerThousand: { sse: sseRun.marginal, ws: wsMarginal },
       ratePerSecond: s.fanoutRate,
     };
   } finally {
