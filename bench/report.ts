@@ -219,7 +219,7 @@ export function renderResults(r: BenchResults): string {
       `The cancel request itself: p50 ${f1(fo.trigger.p50)} ms, p99 ${f1(fo.trigger.p99)} ms (${fo.trigger.errors} errors). ` +
         `From the intent's \`updated_at\` (set with the change) to receipt: p50 ${f1(fo.sinceChange.p50)} ms, p99 ${f1(fo.sinceChange.p99)} ms ` +
         '(diagnostic: the fan-out part alone, wall clocks of one machine, `updated_at` in whole ms). ' +
-        `Gateway RSS: ${mib(fo.rss.before)} before, ${mib(fo.rss.afterSse)} with the SSE streams, ${mib(fo.rss.afterWs)} with the WebSockets too.`,
+        `Gateway RSS: ${mib(fo.rss.before)} before (after 5 s of GETs, which grow V8's young generation to its maximum as any load does), ${mib(fo.rss.afterSse)} with the SSE streams, ${mib(fo.rss.afterWs)} with the WebSockets too.`,
     );
     if (fo.connectFailures.length) L.push('', `Connection failures: ${fo.connectFailures.join('; ')}`);
     L.push('');

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createAccount, createReferenceIntent } from '../lib/api';
+import { runHttpRow, rotatingPaths } from '../lib/load';
 import { forkTs, rssBytes } from '../lib/processes';
 import type { Service } from '../lib/services';
 import type { BenchSettings } from '../lib/settings';
@@ -70,6 +71,9 @@ function summarizeLatencies(samples: number[], missed: number): LatencySummary {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), received: samples.length, missed };
 }
 
+/** Seconds of GET load before the first RSS reading. */
+const WARM_S = 5;
+
 /** Reads RSS after the gateway has been idle for a moment (settled buffers, timers). */
 async function settledRss(pid: number): Promise<number> {
   await sleep(2_000);
@@ -106,6 +110,11 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
       return open;
     };
 
+    // A gateway holding connections has served requests: 5 s of GETs first grow V8's young generation to
+    // its maximum (--max-semi-space-size, as any load does), so that this one-time growth is not charged
+    // to the first kind of connection measured (bench/README.md, Round 18).
+    const auth = { authorization: `Bearer ${account.sk}` };
+    await runHttpRow({ url: gw.url, connections: 50, durationS: WARM_S, warmupS: 0, requests: [rotatingPaths(payments.map((id) => `/v1/payment_intents/${id}`), auth)] });
     const before = await settledRss(gw.child.pid);
     const sseOpen = await connectAll('sse');
     const afterSse = await settledRss(gw.child.pid);
