@@ -14,7 +14,8 @@ import { deleteSessionsOfKey } from './dashboard/session/session.service';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
 import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
-import { graphqlRouter } from './graphql/server';
+import { graphqlEndpoint } from './graphql/server';
+import { graphiqlRouter } from './graphql/graphiql';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
 
 export interface Gateway {
@@ -63,7 +64,10 @@ export async function startGateway(config: Config): Promise<Gateway> {
     // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
     // URLs must point at the port actually served.
     if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
-    app = createApp(config, { rootRouters: [createPagesRouter(config), graphqlRouter(config), dashboardSessionRouter(config)] });
+    app = createApp(config, {
+      endpoints: [graphqlEndpoint(config)],
+      rootRouters: [createPagesRouter(config), graphiqlRouter(), dashboardSessionRouter(config)],
+    });
     db = await connecting;
   } catch (err) {
     // Whichever failed, nothing stays open: the port, and the database once it has connected.

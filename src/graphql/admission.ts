@@ -9,7 +9,7 @@ import type { Caller } from '../operations/caller';
 import type { RateCount } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
-import { parseDocument } from './documentCache';
+import { parseDocument, parsedDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from './graphqljs';
 import { publicCalls } from './publicOperations';
 
@@ -157,6 +157,8 @@ export function resolveQueryText(params: GraphQLRequestParams, scope: string): s
  * shared by text (documentCache.ts).
  */
 export function parseQuery(query: string): DocumentNode {
+  const parsed = parsedDocument(query);
+  if (parsed) return parsed;
   const nesting = bracketNesting(query);
   if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
   try {

@@ -11,6 +11,11 @@ const MAX_ENTRIES = 1_000;
 const documents = new Map<string, DocumentNode>();
 const valid = new WeakMap<GraphQLSchema, WeakSet<DocumentNode>>();
 
+/** The document already parsed from this text, if any. */
+export function parsedDocument(query: string): DocumentNode | undefined {
+  return documents.get(query);
+}
+
 export function parseDocument(query: string, options?: ParseOptions): DocumentNode {
   let document = documents.get(query);
   if (document) return document;

@@ -92,7 +92,9 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       for (const [name, value] of result.headers) res.setHeader(name, value);
       res.status(result.status ?? 200);
       if (result.body.kind === 'complete') {
-        res.send(result.body.string);
+        // Written as it is: res.send would hash every answer for an ETag no GraphQL client sends back.
+        res.setHeader('Content-Length', bytes);
+        res.end(result.body.string);
       } else {
         for await (const chunk of result.body.asyncIterator) res.write(chunk);
         res.end();

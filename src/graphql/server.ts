@@ -2,14 +2,14 @@ import type http from 'node:http';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
 import type { BackgroundService } from '../platform/lifecycle';
 import type { GraphQLContext } from './context';
 import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId } from './errors';
-import { graphiqlRouter, wantsHtml } from './graphiql';
+import { wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
 import { checkOperationLimits } from './limits';
 import { buildExecutableSchema } from './schema';
@@ -17,9 +17,9 @@ import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 import { writeAdmission } from '../http/admission';
 
 /**
- * The GraphQL endpoint of one gateway: `graphqlRouter(config)` is mounted in the Express app (root
- * routers) and `graphqlService()` starts Apollo and graphql-ws once the HTTP server exists (the drain
- * plugin and the WebSocket server need it). They meet through the gateway's Config object; requests
+ * The GraphQL endpoint of one gateway: `graphqlEndpoint(config)` is mounted in the Express app (an
+ * endpoint layer, src/rest/app.ts) and `graphqlService()` starts Apollo and graphql-ws once the HTTP
+ * server exists (the drain plugin and the WebSocket server need it). They meet through the gateway's Config object; requests
  * that arrive before the start wait for it.
  */
 interface Endpoint {
@@ -47,16 +47,21 @@ function endpointFor(config: Config): Endpoint {
   return endpoint;
 }
 
-export function graphqlRouter(config: Config): Router {
+/**
+ * `POST /graphql` (after the write gate: its mutations create payments, admission.ts) and `GET
+ * /graphql` for queries, as one layer matched on the exact path; a browser asking for HTML goes on to
+ * GraphiQL (graphiqlRouter, mounted with the root routers).
+ */
+export function graphqlEndpoint(config: Config): RequestHandler {
   const endpoint = endpointFor(config);
-  const router = Router();
-  router.use(graphiqlRouter());
-  // GraphQL over HTTP waits with the API's writes (its mutations create payments): admission.ts.
-  // GET runs queries (cacheable, and how APQ clients send a hash); a browser asking for HTML gets GraphiQL.
   const handler = graphqlHttpHandler(config, () => endpoint.apollo);
-  router.post(GRAPHQL_PATH, writeAdmission(config), handler);
-  router.get(GRAPHQL_PATH, (req, res, next) => (wantsHtml(req) ? next() : handler(req, res, next)));
-  return router;
+  const gate = writeAdmission(config);
+  return (req, res, next) => {
+    if (req.path !== GRAPHQL_PATH) return next();
+    if (req.method === 'POST') return gate(req, res, (err?: unknown) => (err ? next(err) : handler(req, res, next)));
+    if ((req.method === 'GET' || req.method === 'HEAD') && !wantsHtml(req)) return handler(req, res, next);
+    next();
+  };
 }
 
 /**

@@ -17,7 +17,12 @@ import { dashboardAssetsRouter } from '../dashboard/assets.router';
 import { series } from './series';
 
 export interface AppExtensions {
-  /** Mounted at the root before the 404 handler (public pages, GraphQL). */
+  /**
+   * Endpoints of one exact path, each one layer, tried right after the API (GraphQL's /graphql): their
+   * requests need not walk past the probes, the docs and the page routers.
+   */
+  endpoints?: RequestHandler[];
+  /** Mounted at the root before the 404 handler (public pages, GraphiQL, the dashboard session). */
   rootRouters?: Router[];
 }
 
@@ -80,6 +85,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // The API: Express matches the /v1 mount (any case, as it always has) and strips it from req.url;
   // every /v1 request is answered in there.
   app.use('/v1', apiHandler(config));
+  for (const endpoint of ext.endpoints ?? []) app.use(endpoint);
   // After the API: its requests need not walk past the probes and docs.
   app.use(systemRoutes());
 
