@@ -56,8 +56,10 @@ export function graphqlEndpoint(config: Config): RequestHandler {
   const endpoint = endpointFor(config);
   const handler = graphqlHttpHandler(config, () => endpoint.apollo);
   const gate = writeAdmission(config);
+  // Express's own matching, kept: any case, one trailing slash.
+  const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
   return (req, res, next) => {
-    if (req.path !== GRAPHQL_PATH) return next();
+    if (!matches(req.path)) return next();
     if (req.method === 'POST') return gate(req, res, (err?: unknown) => (err ? next(err) : handler(req, res, next)));
     if ((req.method === 'GET' || req.method === 'HEAD') && !wantsHtml(req)) return handler(req, res, next);
     next();

@@ -237,6 +237,10 @@ describe('GraphiQL', () => {
     expect(api.status).toBe(400);
     expect((await api.json()).errors[0].extensions.code).toBe('invalid_request');
     expect((await fetch(`${baseUrl}/graphql`, { headers: { accept: 'application/json' } })).status).toBe(401);
+    // Matched as Express matched it: any case, one trailing slash.
+    const other = await fetch(`${baseUrl}/GraphQL/`, { method: 'POST', headers: { authorization: `Bearer ${sk}`, 'content-type': 'application/json' }, body: '{"query":"{ account { id } }"}' });
+    expect(other.status).toBe(200);
+    expect((await other.json()).data.account.id).toMatch(/^acct_/);
   });
 });
 
