@@ -10,7 +10,7 @@ import type { RateCount } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { parseDocument, parsedDocument } from './documentCache';
-import { getOperationAST, Kind, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from './graphqljs';
+import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
 import { publicCalls } from './publicOperations';
 
 /**
@@ -200,29 +200,6 @@ export function bracketNesting(text: string): number {
   return deepest;
 }
 
-/** The root fields of the selected operation, through fragments (aliases each count); `__typename` left out. */
-function rootFieldCount(document: DocumentNode, selection: SelectionSetNode): number {
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
-  );
-  const count = (set: SelectionSetNode, visiting: ReadonlySet<string>): number => {
-    let n = 0;
-    for (const sel of set.selections) {
-      if (sel.kind === Kind.FIELD) {
-        if (sel.name.value !== '__typename') n++;
-      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        n += count(sel.selectionSet, visiting);
-      } else {
-        const fragment = fragments.get(sel.name.value);
-        // Unknown or cyclic spreads: validation refuses the document before anything runs.
-        if (fragment && !visiting.has(fragment.name.value)) n += count(fragment.selectionSet, new Set([...visiting, fragment.name.value]));
-      }
-    }
-    return n;
-  };
-  return count(selection, new Set());
-}
-
 /**
  * The rules of the document that runs, for the caller `authenticate` found: at most MAX_MUTATION_FIELDS
  * mutation fields, each counted as one request; a client token runs only its payment's public view
@@ -239,13 +216,13 @@ export async function admitDocument(
   config: Config,
 ): Promise<RateCount | null> {
   const operation = getOperationAST(document, params.operationName);
-  const mutationFields = operation?.operation === 'mutation' ? rootFieldCount(document, operation.selectionSet) : 0;
+  const calls = operation ? publicCalls(document, params.operationName) : null;
+  const mutationFields = operation?.operation === 'mutation' ? (calls?.fields ?? 0) : 0;
   if (mutationFields > MAX_MUTATION_FIELDS) {
     throw invalid(`Too many mutations: ${mutationFields} mutation fields in one operation, at most ${MAX_MUTATION_FIELDS} (each counts as a request)`);
   }
   const caller = admission.caller;
   if (caller.kind === 'clientToken' && operation) checkClientTokenOperation(document, params.operationName, params.variables, caller.grant);
-  const calls = operation ? publicCalls(document, params.operationName) : null;
   if (caller.kind === 'public' && !(calls?.onlyPublic && calls.calls.length > 0)) throw authenticationFailed();
   return countOperations(admission, { requests: Math.max(1, mutationFields), publicCalls: calls?.calls ?? [] }, client, config);
 }

@@ -23,6 +23,8 @@ export interface PublicCalls {
   calls: OperationId[];
   /** True when the operation calls nothing but public fields (and `__typename`). */
   onlyPublic: boolean;
+  /** Every root field the operation calls (aliases and fragments included), `__typename` left out. */
+  fields: number;
 }
 
 /** The operation `operationName` selects (graphql-js's rule: the only one when no name is given). */
@@ -40,12 +42,13 @@ export function publicCalls(document: DocumentNode, operationName: string | null
   const fragments = new Map(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
   );
-  const out: PublicCalls = { calls: [], onlyPublic: true };
+  const out: PublicCalls = { calls: [], onlyPublic: true, fields: 0 };
   const visiting = new Set<string>();
   const walk = (set: SelectionSetNode) => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
         if (sel.name.value === '__typename') continue;
+        out.fields++;
         const operationId = PUBLIC_ROOT_FIELDS[`${root}.${sel.name.value}`];
         if (operationId) out.calls.push(operationId);
         else out.onlyPublic = false;
