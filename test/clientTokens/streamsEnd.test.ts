@@ -2,35 +2,23 @@
 // public SSE stream (a comment, then the end) and the GraphQL subscription over a token's WebSocket (the
 // error authentication_failed), on the gateway that revoked it and on another gateway process over the
 // same database. Expiry follows the account's sandbox clock, so the clock is advanced past it.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { advanceClock, createPayment, referenceBody } from '../support/payments';
-import { spawnGateway, type GatewayProcess } from '../support/processes';
-import { startTestServer, type TestServer } from '../support/server';
+import { twoGatewaysOnOneDatabase } from '../support/twoGateways';
 import { openSse, type SseClient } from '../streams/support/sseClient';
 import { mintToken } from './support';
 
 vi.setConfig({ testTimeout: 120_000 });
 
-let engine: EmbeddedMongo;
-let a: TestServer;
-let b: GatewayProcess;
+const gateways = twoGatewaysOnOneDatabase();
 let acct: TestAccount;
 beforeAll(async () => {
-  engine = await startEmbeddedMongo({ port: 0 });
-  a = await startTestServer({ MONGODB_URI: engine.uri });
-  b = await spawnGateway(engine.uri);
-  acct = await createAccount(a.baseUrl);
-}, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-  await engine?.close();
-}, 60_000);
+  acct = await createAccount(gateways.a.baseUrl);
+});
 
 /** The test's own bound on a wait (the contract is 1 s; timing is measured in bench/, not here). */
 function within<T>(what: string, p: Promise<T>, ms = 10_000): Promise<T> {
@@ -90,8 +78,8 @@ async function expectBothEnded(sse: SseClient, sub: TokenSubscription): Promise<
 }
 
 describe.each([
-  ['the gateway that revoked it', () => a.baseUrl],
-  ['another gateway process on the same database', () => b.url],
+  ['the gateway that revoked it', () => gateways.a.baseUrl],
+  ['another gateway process on the same database', () => gateways.b.url],
 ])("a client token's streams on %s", (_where, url) => {
   it('end once the token is revoked; the token then opens nothing', async () => {
     const payment = await createPayment(acct.api, referenceBody());
@@ -112,7 +100,7 @@ describe.each([
   });
 
   it('end once the token expires on the account clock', async () => {
-    const own = await createAccount(a.baseUrl);
+    const own = await createAccount(gateways.a.baseUrl);
     const payment = await createPayment(own.api, referenceBody());
     const minted = await mintToken(own, payment.id, 60);
     const { sse, sub } = await openBoth(url(), minted.token, payment.id);

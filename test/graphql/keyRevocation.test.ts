@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
+import { expect, it, vi } from 'vitest';
 import { createAccount } from '../support/accounts';
-import { spawnGateway, type GatewayProcess } from '../support/processes';
-import { startTestServer, type TestServer } from '../support/server';
+import { twoGatewaysOnOneDatabase } from '../support/twoGateways';
 import { openSse } from '../streams/support/sseClient';
 import { createPayment, referenceBody } from '../webhooks/support/webhooks';
 import { openSocket } from './rawSocket';
@@ -20,19 +18,7 @@ import { openSocket } from './rawSocket';
 vi.setConfig({ testTimeout: 120_000 });
 const CONTRACT_MS = 1_500;
 
-let engine: EmbeddedMongo;
-let a: TestServer;
-let b: GatewayProcess;
-beforeAll(async () => {
-  engine = await startEmbeddedMongo({ port: 0 });
-  a = await startTestServer({ MONGODB_URI: engine.uri });
-  b = await spawnGateway(engine.uri);
-}, 120_000);
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-  await engine?.close();
-}, 60_000);
+const gateways = twoGatewaysOnOneDatabase();
 
 function within<T>(what: string, p: Promise<T>): Promise<T> {
   return Promise.race([
@@ -44,10 +30,10 @@ function within<T>(what: string, p: Promise<T>): Promise<T> {
 const UPDATES = 'subscription($id: ID!) { paymentIntentUpdated(id: $id) { snapshot paymentIntent { status } } }';
 
 it.each([
-  ['the gateway that revoked it', () => a.baseUrl],
-  ['another gateway process on the same database', () => b.url],
+  ['the gateway that revoked it', () => gateways.a.baseUrl],
+  ['another gateway process on the same database', () => gateways.b.url],
 ])("a revoked key's subscription and SSE stream on %s end within a second", async (_where, url) => {
-  const acct = await createAccount(a.baseUrl);
+  const acct = await createAccount(gateways.a.baseUrl);
   const created = await acct.api.post('/api_keys', { name: 'watcher', permissions: ['payment_intents:read'] });
   expect(created.status, created.text).toBe(201);
   const key = created.body.secret as string;
