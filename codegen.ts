@@ -16,6 +16,7 @@
 //   packages/client/src/generated/operations.ts   per operationId: method, path, root (served outside /v1),
 //                                                 idempotencyKey (the contract requires Idempotency-Key)
 //   (hook) GraphQL resolver types from schema.graphql — see generateGraphqlResolverTypes below.
+//   generated/dashboard/documents.ts         typed documents (TypedDocumentNode) of src/dashboard/app/documents/*.graphql
 //   generated/examples/frontend-status.ts    typed documents of examples/frontend-status/*.graphql (operation
 //                                            result and variable types, and each document as a typed string)
 //
@@ -634,7 +635,11 @@ async function generateGraphqlResolverTypes(): Promise<GeneratedFile[]> {
 // ----- typed GraphQL documents of the examples ----------------------------------------------------------
 
 /** Example folder → the module its documents' types go to. */
-const EXAMPLE_DOCUMENTS = [{ dir: 'examples/frontend-status', out: 'generated/examples/frontend-status.ts' }] as const;
+const EXAMPLE_DOCUMENTS = [
+  { dir: 'examples/frontend-status', out: 'generated/examples/frontend-status.ts', documentMode: 'string' },
+  // The dashboard hands urql TypedDocumentNodes: urql infers each view's result and variable types from them.
+  { dir: 'src/dashboard/app/documents', out: 'generated/dashboard/documents.ts', documentMode: 'documentNode' },
+] as const;
 
 /**
  * The examples' browser code runs typed operations: each `.graphql` file of the folder is validated against
@@ -645,7 +650,8 @@ const EXAMPLE_DOCUMENTS = [{ dir: 'examples/frontend-status', out: 'generated/ex
 async function generateExampleDocuments(): Promise<GeneratedFile[]> {
   const schema = parseGraphql(readFileSync(GRAPHQL_FILE, 'utf8'));
   const files: GeneratedFile[] = [];
-  for (const { dir, out } of EXAMPLE_DOCUMENTS) {
+  for (const { dir, out, documentMode } of EXAMPLE_DOCUMENTS) {
+    if (!existsSync(path.join(ROOT, dir))) continue;
     const documents = readdirSync(path.join(ROOT, dir))
       .filter((name) => name.endsWith('.graphql'))
       .sort()
@@ -657,7 +663,7 @@ async function generateExampleDocuments(): Promise<GeneratedFile[]> {
       config: {
         enumsAsTypes: true,
         useTypeImports: true,
-        documentMode: 'string',
+        documentMode,
         scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string', SafeInt: 'number' },
       },
       // typescript-operations 6 writes the enums and scalars the operations use itself (with the typescript

@@ -6,6 +6,7 @@ import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -441,6 +442,13 @@ export type WebhookDelivery = {
   /** Latency of the last attempt in ms. */
   lastMs?: Maybe<Scalars['Int']['output']>;
   lastAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * Why the last attempt failed, in words (`connection refused`, `timed out after 5 s`, `HTTP 500`, ...);
+   * null when it succeeded or none was made (REST `last_error`).
+   */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** When the next attempt is due (sandbox time); null when none is scheduled (REST `next_attempt_at`). */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
   /** Exact raw body of the last attempt. */
   requestBody?: Maybe<Scalars['String']['output']>;
   /** `Service-Signature` value of the last attempt. */
@@ -491,7 +499,20 @@ export type LogEntry = {
   errorCode?: Maybe<Scalars['String']['output']>;
   latencyMs: Scalars['Int']['output'];
   createdAt: Scalars['DateTime']['output'];
+  /** Where the request came from: `API` (a key or token) or `DASHBOARD` (the signed-in dashboard's own calls). */
+  source: LogSource;
+  /**
+   * The request body as received (JSON re-serialized), secrets and card-like data redacted as `[REDACTED]`, cut
+   * at 4 KiB (then ending in `…`); null for requests without a body (REST `request_body`).
+   */
+  requestBody?: Maybe<Scalars['String']['output']>;
+  /** The response body, redacted and cut like `requestBody`; null for streams and empty answers (REST `response_body`). */
+  responseBody?: Maybe<Scalars['String']['output']>;
 };
+
+export type LogSource =
+  | 'API'
+  | 'DASHBOARD';
 
 /** The account's sandbox clock. */
 export type SandboxClock = {
@@ -529,7 +550,8 @@ export type Query = {
   paymentIntent?: Maybe<PaymentIntent>;
   /**
    * Payment intents, newest first; `first` 1 to 500, default 25 (the bounds of REST `limit` on
-   * `GET /payment_intents`). Needs `payment_intents:read`.
+   * `GET /payment_intents`). `filter` narrows them further (the dashboard's search and filters; REST has no
+   * equivalent); `status` and `filter.status` together keep what both allow. Needs `payment_intents:read`.
    */
   paymentIntents: PaymentIntentConnection;
   /** One refund. Needs `refunds:read`. */
@@ -546,7 +568,11 @@ export type Query = {
   webhookEndpoint?: Maybe<WebhookEndpoint>;
   /** Events, newest first; `first` 1 to 100 (REST `limit` of `GET /events`). Needs `events:read`. */
   events: EventConnection;
-  /** Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST `limit` of `GET /logs`). Needs `logs:read`. */
+  /**
+   * Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST
+   * `limit` of `GET /logs`). The dashboard's own requests are left out unless `includeDashboard`. Needs
+   * `logs:read`.
+   */
   logs: Array<LogEntry>;
   /**
    * The account's API keys, without secrets, as `GET /api_keys` lists them: every active key (at most 20 per
@@ -555,6 +581,11 @@ export type Query = {
   apiKeys: Array<ApiKey>;
   /** The account's sandbox clock. Needs `sandbox:read`. */
   sandboxClock: SandboxClock;
+  /**
+   * The dashboard's overview over `range` of the account's sandbox time. Needs `payment_intents:read` and
+   * `webhook_endpoints:read`.
+   */
+  overview: Overview;
 };
 
 
@@ -567,6 +598,7 @@ export type QueryPaymentIntentsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<PaymentIntentStatus>;
+  filter?: InputMaybe<PaymentIntentFilter>;
 };
 
 
@@ -599,6 +631,12 @@ export type QueryEventsArgs = {
 
 export type QueryLogsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+  includeDashboard?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type QueryOverviewArgs = {
+  range?: InputMaybe<OverviewRange>;
 };
 
 export type CreateSandboxAccountInput = {
@@ -745,6 +783,12 @@ export type Mutation = {
   createClientToken: ClientToken;
   /** Revokes a client token at once (`DELETE /client_tokens/{id}`). Needs `payment_intents:read`. */
   deleteClientToken: DeletedClientToken;
+  /**
+   * Deletes the account's test data (payments, refunds, events, deliveries, links, checkout sessions, logs)
+   * and pending timers, and sets its clock back to real time; keeps the account, its keys and its webhook
+   * endpoints. The service of `POST /sandbox/reset`. Only the full secret key (or the dashboard session).
+   */
+  resetSandbox: SandboxReset;
 };
 
 
@@ -903,6 +947,129 @@ export type CreateClientTokenInput = {
   expiresIn?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/**
+ * What the dashboard's payment search and filters narrow to. Every given member must hold; times are the
+ * account's sandbox time.
+ */
+export type PaymentIntentFilter = {
+  /**
+   * Exact match on one of: the intent id (`pi_...`), its `merchantReference`, the customer's mobile number
+   * (9 digits, with or without `+244`), or its reference number (Multicaixa Reference). Surrounding spaces
+   * are ignored; an empty string filters nothing.
+   */
+  search?: InputMaybe<Scalars['String']['input']>;
+  /** Any of these statuses. */
+  status?: InputMaybe<Array<PaymentIntentStatus>>;
+  paymentMethod?: InputMaybe<PaymentMethodCode>;
+  /** Created at or after this time. */
+  createdFrom?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Created before this time. */
+  createdTo?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type OverviewRange =
+  /** The last 24 hours of the account's clock, in 24 one-hour buckets. */
+  | 'LAST_24_HOURS'
+  /** The last 7 days of the account's clock, in 7 one-day buckets. */
+  | 'LAST_7_DAYS';
+
+/**
+ * The dashboard's overview: counts over a range of the account's sandbox time, computed by the database
+ * (aggregations over indexed fields), never by loading every payment.
+ */
+export type Overview = {
+  __typename?: 'Overview';
+  range: OverviewRange;
+  /** Start of the range (inclusive): `to` minus 24 h or 7 days. */
+  from: Scalars['DateTime']['output'];
+  /** End of the range: the account's current time. */
+  to: Scalars['DateTime']['output'];
+  /** Width of each bucket: 3600 or 86400. */
+  bucketSeconds: Scalars['Int']['output'];
+  /** Payments created in the range, per bucket, oldest first; every bucket is present (zeros included). */
+  buckets: Array<OverviewBucket>;
+  /** Payments created in the range, per payment method (only methods with at least one payment). */
+  methods: Array<MethodOverview>;
+  /** Webhook deliveries of events created in the range. */
+  webhooks: WebhookOverview;
+};
+
+export type OverviewBucket = {
+  __typename?: 'OverviewBucket';
+  /** Start of the bucket (inclusive). */
+  start: Scalars['DateTime']['output'];
+  /** Payments created in the bucket, by their current status; only statuses with a count above 0. */
+  byStatus: Array<StatusCount>;
+  /** Payments created in the bucket. */
+  count: Scalars['Int']['output'];
+  /** Sum of `amount` of the bucket's paid intents (`SUCCEEDED`, `PARTIALLY_REFUNDED`, `REFUNDED`), AOA. */
+  paidVolume: Scalars['SafeInt']['output'];
+};
+
+export type StatusCount = {
+  __typename?: 'StatusCount';
+  status: PaymentIntentStatus;
+  count: Scalars['Int']['output'];
+};
+
+export type MethodOverview = {
+  __typename?: 'MethodOverview';
+  method: PaymentMethodCode;
+  /** Payments created in the range with this method. */
+  count: Scalars['Int']['output'];
+  /** Of them, paid (`SUCCEEDED`, `PARTIALLY_REFUNDED`, `REFUNDED`). */
+  paid: Scalars['Int']['output'];
+  /** Of them, final and not paid (`FAILED`, `CANCELED`, `EXPIRED`). */
+  failed: Scalars['Int']['output'];
+  /** paid / (paid + failed), 0 to 1; null while none is final. */
+  successRate?: Maybe<Scalars['Float']['output']>;
+  /** Sum of `amount` of the paid ones, AOA. */
+  paidVolume: Scalars['SafeInt']['output'];
+};
+
+export type WebhookOverview = {
+  __typename?: 'WebhookOverview';
+  /** Deliveries of events created in the range, to every endpoint. */
+  deliveries: Scalars['Int']['output'];
+  delivered: Scalars['Int']['output'];
+  /** In `DEAD_LETTER`. */
+  failed: Scalars['Int']['output'];
+  /** `PENDING` or `RETRYING`. */
+  pending: Scalars['Int']['output'];
+  /** delivered / (delivered + failed), 0 to 1; null while none is final. */
+  successRate?: Maybe<Scalars['Float']['output']>;
+  /** Median milliseconds from the event's creation to its successful attempt; null with none delivered. */
+  lagP50Ms?: Maybe<Scalars['Int']['output']>;
+  /** 95th percentile of the same; null with none delivered. */
+  lagP95Ms?: Maybe<Scalars['Int']['output']>;
+  /** Per bucket of `Overview.buckets` (same starts), oldest first. */
+  buckets: Array<WebhookBucket>;
+};
+
+export type WebhookBucket = {
+  __typename?: 'WebhookBucket';
+  start: Scalars['DateTime']['output'];
+  delivered: Scalars['Int']['output'];
+  failed: Scalars['Int']['output'];
+  pending: Scalars['Int']['output'];
+  /** Median lag of the bucket's delivered ones, ms; null with none. */
+  lagP50Ms?: Maybe<Scalars['Int']['output']>;
+};
+
+/** The answer to `resetSandbox`: what was deleted, per kind (REST `POST /sandbox/reset`). */
+export type SandboxReset = {
+  __typename?: 'SandboxReset';
+  paymentIntents: Scalars['Int']['output'];
+  refunds: Scalars['Int']['output'];
+  events: Scalars['Int']['output'];
+  webhookDeliveries: Scalars['Int']['output'];
+  paymentLinks: Scalars['Int']['output'];
+  checkoutSessions: Scalars['Int']['output'];
+  logs: Scalars['Int']['output'];
+  /** The clock after the reset (offset 0). */
+  clock: SandboxClock;
+};
+
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
 
@@ -1018,6 +1185,7 @@ export type ResolversTypes = ResolversObject<{
   EventEdge: ResolverTypeWrapper<EventEdgeModel>;
   EventConnection: ResolverTypeWrapper<EventConnectionModel>;
   LogEntry: ResolverTypeWrapper<LogEntryModel>;
+  LogSource: LogSource;
   SandboxClock: ResolverTypeWrapper<SandboxClockModel>;
   PaymentIntentUpdate: ResolverTypeWrapper<PaymentIntentUpdateModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1037,6 +1205,16 @@ export type ResolversTypes = ResolversObject<{
   ClientToken: ResolverTypeWrapper<ClientToken>;
   DeletedClientToken: ResolverTypeWrapper<DeletedClientToken>;
   CreateClientTokenInput: CreateClientTokenInput;
+  PaymentIntentFilter: PaymentIntentFilter;
+  OverviewRange: OverviewRange;
+  Overview: ResolverTypeWrapper<Overview>;
+  OverviewBucket: ResolverTypeWrapper<OverviewBucket>;
+  StatusCount: ResolverTypeWrapper<StatusCount>;
+  MethodOverview: ResolverTypeWrapper<MethodOverview>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
+  WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
+  SandboxReset: ResolverTypeWrapper<Omit<SandboxReset, 'clock'> & { clock: ResolversTypes['SandboxClock'] }>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1090,6 +1268,15 @@ export type ResolversParentTypes = ResolversObject<{
   ClientToken: ClientToken;
   DeletedClientToken: DeletedClientToken;
   CreateClientTokenInput: CreateClientTokenInput;
+  PaymentIntentFilter: PaymentIntentFilter;
+  Overview: Overview;
+  OverviewBucket: OverviewBucket;
+  StatusCount: StatusCount;
+  MethodOverview: MethodOverview;
+  Float: Scalars['Float']['output'];
+  WebhookOverview: WebhookOverview;
+  WebhookBucket: WebhookBucket;
+  SandboxReset: Omit<SandboxReset, 'clock'> & { clock: ResolversParentTypes['SandboxClock'] };
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1281,6 +1468,8 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   lastStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   lastMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   lastAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   signatureHeader?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
@@ -1315,6 +1504,9 @@ export type LogEntryResolvers<ContextType = GraphQLContext, ParentType extends R
   errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   latencyMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['LogSource'], ParentType, ContextType>;
+  requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  responseBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type SandboxClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxClock'] = ResolversParentTypes['SandboxClock']> = ResolversObject<{
@@ -1341,9 +1533,10 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
   webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'first'>>;
-  logs?: Resolver<Array<ResolversTypes['LogEntry']>, ParentType, ContextType, RequireFields<QueryLogsArgs, 'first'>>;
+  logs?: Resolver<Array<ResolversTypes['LogEntry']>, ParentType, ContextType, RequireFields<QueryLogsArgs, 'first' | 'includeDashboard'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   sandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType>;
+  overview?: Resolver<ResolversTypes['Overview'], ParentType, ContextType, RequireFields<QueryOverviewArgs, 'range'>>;
 }>;
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
@@ -1366,6 +1559,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   createClientToken?: Resolver<ResolversTypes['ClientToken'], ParentType, ContextType, RequireFields<MutationCreateClientTokenArgs, 'input'>>;
   deleteClientToken?: Resolver<ResolversTypes['DeletedClientToken'], ParentType, ContextType, RequireFields<MutationDeleteClientTokenArgs, 'id'>>;
+  resetSandbox?: Resolver<ResolversTypes['SandboxReset'], ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -1384,6 +1578,67 @@ export type ClientTokenResolvers<ContextType = GraphQLContext, ParentType extend
 export type DeletedClientTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedClientToken'] = ResolversParentTypes['DeletedClientToken']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type OverviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Overview'] = ResolversParentTypes['Overview']> = ResolversObject<{
+  range?: Resolver<ResolversTypes['OverviewRange'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  bucketSeconds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  buckets?: Resolver<Array<ResolversTypes['OverviewBucket']>, ParentType, ContextType>;
+  methods?: Resolver<Array<ResolversTypes['MethodOverview']>, ParentType, ContextType>;
+  webhooks?: Resolver<ResolversTypes['WebhookOverview'], ParentType, ContextType>;
+}>;
+
+export type OverviewBucketResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OverviewBucket'] = ResolversParentTypes['OverviewBucket']> = ResolversObject<{
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  byStatus?: Resolver<Array<ResolversTypes['StatusCount']>, ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  paidVolume?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
+export type StatusCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatusCount'] = ResolversParentTypes['StatusCount']> = ResolversObject<{
+  status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type MethodOverviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MethodOverview'] = ResolversParentTypes['MethodOverview']> = ResolversObject<{
+  method?: Resolver<ResolversTypes['PaymentMethodCode'], ParentType, ContextType>;
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  paid?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  successRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  paidVolume?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
+export type WebhookOverviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookOverview'] = ResolversParentTypes['WebhookOverview']> = ResolversObject<{
+  deliveries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  delivered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  successRate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  lagP50Ms?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  lagP95Ms?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  buckets?: Resolver<Array<ResolversTypes['WebhookBucket']>, ParentType, ContextType>;
+}>;
+
+export type WebhookBucketResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookBucket'] = ResolversParentTypes['WebhookBucket']> = ResolversObject<{
+  start?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  delivered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  lagP50Ms?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
+export type SandboxResetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxReset'] = ResolversParentTypes['SandboxReset']> = ResolversObject<{
+  paymentIntents?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  refunds?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  events?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  webhookDeliveries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  paymentLinks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  checkoutSessions?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  logs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  clock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
@@ -1420,4 +1675,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Subscription?: SubscriptionResolvers<ContextType>;
   ClientToken?: ClientTokenResolvers<ContextType>;
   DeletedClientToken?: DeletedClientTokenResolvers<ContextType>;
+  Overview?: OverviewResolvers<ContextType>;
+  OverviewBucket?: OverviewBucketResolvers<ContextType>;
+  StatusCount?: StatusCountResolvers<ContextType>;
+  MethodOverview?: MethodOverviewResolvers<ContextType>;
+  WebhookOverview?: WebhookOverviewResolvers<ContextType>;
+  WebhookBucket?: WebhookBucketResolvers<ContextType>;
+  SandboxReset?: SandboxResetResolvers<ContextType>;
 }>;
