@@ -7,6 +7,7 @@ import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from '../lib/api';
+import { GRAPHQL_ONE_QUERY } from '../lib/graphqlQueries';
 import { BENCH_WEBHOOK_SECRETS_KEY, startDatabase } from '../lib/services';
 import { cpuMs } from '../lib/processes';
 import { sleep } from '../lib/stats';
@@ -124,6 +125,9 @@ if (!LIFE_ONLY) {
   }), N);
   show('GET /v1/payment_intents?limit=25', await record(async () => {
     await times(N, () => account.api.must(200, 'GET', '/payment_intents?limit=25'));
+  }), N);
+  show("POST /graphql paymentIntent (REST's fields)", await record(async () => {
+    await times(N, (i) => gql.must(200, 'POST', '/graphql', { query: GRAPHQL_ONE_QUERY, variables: { id: ids[i] } }));
   }), N);
   show('POST /graphql paymentIntent { refunds events }', await record(async () => {
     await times(N, (i) =>
