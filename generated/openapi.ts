@@ -1430,9 +1430,13 @@ export interface components {
          *       operations (5xx answers are not stored).
          *     - `maintenance` (503): scheduled maintenance (env `MAINTENANCE_MODE`); retry after `Retry-After`
          *       seconds.
+         *     - `service_unavailable` (503): the database cannot be reached or cannot take the write just now
+         *       (beyond the specification's table: contract decisions, "When the database or the disk fails").
+         *       Nothing was done; retry after `Retry-After` seconds, with the same `Idempotency-Key` on idempotent
+         *       operations.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "invalid_json" | "invalid_phone_number" | "amount_out_of_range" | "method_disabled" | "authentication_failed" | "permission_denied" | "feature_disabled" | "account_suspended" | "email_not_verified" | "resource_not_found" | "idempotency_conflict" | "payment_already_processed" | "payment_link_inactive" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "maintenance";
+        ErrorCode: "invalid_request" | "invalid_json" | "invalid_phone_number" | "amount_out_of_range" | "method_disabled" | "authentication_failed" | "permission_denied" | "feature_disabled" | "account_suspended" | "email_not_verified" | "resource_not_found" | "idempotency_conflict" | "payment_already_processed" | "payment_link_inactive" | "payload_too_large" | "rate_limit_exceeded" | "internal_error" | "maintenance" | "service_unavailable";
         /**
          * @description State of a payment intent (transitions: see the state table above):
          *     - `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment
@@ -2964,7 +2968,10 @@ export interface components {
         };
         /**
          * @description `maintenance`: scheduled maintenance. Retry after `Retry-After` seconds. Counted per client IP (the
-         *     rate-limit headers are that IP's; 429 beyond its limit).
+         *     rate-limit headers are that IP's; 429 beyond its limit). Or `service_unavailable`: the database
+         *     cannot be reached or cannot take the write just now (answered within 5 s, without rate-limit headers,
+         *     which need it); nothing was done, so retry after `Retry-After` seconds, a POST with the same
+         *     `Idempotency-Key`.
          */
         Maintenance: {
             headers: {

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import mongoose from 'mongoose';
 import { logger } from '../logger';
-import { WRITE_CONCERN } from '../db/writeConcern';
+import { CLIENT_OPTIONS } from '../db/writeConcern';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timer.poller';
 import { backgroundThreadServices } from './workerServices';
@@ -19,7 +19,7 @@ const data = workerData as BackgroundWorkerData;
 const config = { ...data.config, webhookSecretsKey: data.config.webhookSecretsKey && Buffer.from(data.config.webhookSecretsKey) };
 const send = (message: FromBackground) => port.postMessage(message);
 
-await mongoose.connect(data.databaseUri, { serverSelectionTimeoutMS: 10_000, autoIndex: false, autoCreate: false, writeConcern: WRITE_CONCERN });
+await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
 const services = backgroundThreadServices(config);
 await startServices(services, { config });
 send({ type: 'ready' });

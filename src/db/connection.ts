@@ -2,7 +2,7 @@ import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
-import { WRITE_CONCERN } from './writeConcern';
+import { CLIENT_OPTIONS } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
 
 export interface DatabaseHandle {
@@ -42,7 +42,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   const shapesDir = process.env.PGW_QUERY_SHAPES;
   const connectStart = performance.now();
   // autoIndex/autoCreate off: syncModelIndexes checks and builds every model's indexes in one pass below.
-  await mongoose.connect(uri, { serverSelectionTimeoutMS: 10_000, autoIndex: false, autoCreate: false, monitorCommands: Boolean(shapesDir), writeConcern: WRITE_CONCERN });
+  await connectWithin(uri, { ...CLIENT_OPTIONS, monitorCommands: Boolean(shapesDir) }, FIRST_CONNECT_MS);
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
   const indexesStart = performance.now();
   await syncModelIndexes(mongoose.connection);
@@ -57,6 +57,27 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
       if (stopEngine) await stopEngine();
     },
   };
+}
+
+/** A database started beside the gateway (compose, a test) may take a few seconds to listen. */
+const FIRST_CONNECT_MS = 10_000;
+
+/**
+ * The first connection, retried until `withinMs`: each try waits only the short server selection of
+ * CLIENT_OPTIONS, which is what every later operation waits too.
+ */
+async function connectWithin(uri: string, options: mongoose.ConnectOptions, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      await mongoose.connect(uri, options);
+      return;
+    } catch (err) {
+      if (Date.now() >= deadline || (err as { name?: string }).name !== 'MongooseServerSelectionError') throw err;
+      logger.warn({ err }, 'database not reachable yet; trying again');
+      await mongoose.disconnect().catch(() => undefined);
+    }
+  }
 }
 
 export async function databaseReady(): Promise<boolean> {

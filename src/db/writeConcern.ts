@@ -10,6 +10,23 @@
 export const WRITE_CONCERN = { w: 'majority' } as const;
 
 /**
+ * How long an operation may wait for the database before it fails (and its request answers 503
+ * service_unavailable, src/db/unavailable.ts): the driver's server selection and mongoose's buffering
+ * while disconnected both default to 10 s or more, and a client must hear within 5 s that the service
+ * is unavailable (contract decisions, "When the database or the disk fails").
+ */
+export const DATABASE_WAIT_MS = 3_000;
+
+/** The client options every connection of the gateway uses (the HTTP thread's and the background thread's). */
+export const CLIENT_OPTIONS = {
+  serverSelectionTimeoutMS: DATABASE_WAIT_MS,
+  autoIndex: false,
+  autoCreate: false,
+  bufferTimeoutMS: DATABASE_WAIT_MS,
+  writeConcern: WRITE_CONCERN,
+} as const;
+
+/**
  * For writes whose loss in a crash or a failover is harmless and whose durability a later durable write
  * implies (the journal, like the oplog, is one ordered log): a request count, a counter reservation, a
  * timer's claim or done mark, an outbox's clearing, a hooks-done mark, and the few more that

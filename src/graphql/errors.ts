@@ -2,6 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from './graphqljs';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
+import { unavailableError } from '../db/unavailable';
 
 /**
  * The one place GraphQL turns errors into responses, like rest/errorHandler.ts for REST:
@@ -37,6 +38,8 @@ function underlying(error: unknown): unknown {
 export function classifyError(formatted: GraphQLFormattedError, error: unknown): { code: string; message: string; internal: boolean } {
   const original = underlying(error);
   if (isApiError(original)) return { code: original.code, message: original.message, internal: false };
+  const unavailable = unavailableError(original);
+  if (unavailable) return { code: unavailable.code, message: unavailable.message, internal: false };
   const apolloCode = formatted.extensions?.code;
   // graphql-js errors without an underlying exception: syntax, validation, argument coercion.
   const isClientError =

@@ -6,6 +6,7 @@ import { sessionCookieOf } from '../dashboard/session/session.http';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
+import { unavailableError } from '../db/unavailable';
 import { authenticate, type Admission, type Credentials } from '../operations/admit';
 import { bearerSecret } from '../operations/bearer';
 import { applyAdmission } from '../http/authenticate';
@@ -101,7 +102,10 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       }
     } catch (err) {
       let apiError: ApiError;
-      if (isApiError(err)) {
+      const unavailable = unavailableError(err);
+      if (unavailable) {
+        apiError = unavailable;
+      } else if (isApiError(err)) {
         // A refusal before a key counted the request (401, maintenance): counted per client IP, as on
         // REST, so that it carries X-RateLimit-* too.
         apiError = await countUnidentified(err, req, res, config.publicRateLimitPerMinute);

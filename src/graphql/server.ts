@@ -15,6 +15,7 @@ import { checkOperationLimits } from './limits';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 import { writeAdmission } from '../http/admission';
+import { UNAVAILABLE_RETRY_AFTER_S } from '../db/unavailable';
 
 /**
  * The GraphQL endpoint of one gateway: `graphqlEndpoint(config)` is mounted in the Express app (an
@@ -95,6 +96,8 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
         const errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
         response.body.singleResult.errors = errors;
         for (const e of errors) if (typeof e.extensions?.code === 'string') contextValue.errorCodes.push(e.extensions.code);
+        // A field the database could not serve: the answer tells the client when to retry, as REST's 503 does.
+        if (contextValue.errorCodes.includes('service_unavailable')) response.http.headers.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_S));
       },
     };
   },

@@ -49,10 +49,13 @@ export function clientIp(req: Request): string {
  * Returns the error to answer: `err` itself, or the 429 when the IP is over its limit.
  */
 export async function countUnidentified(err: ApiError, req: Request, res: Response, limit: number): Promise<ApiError> {
-  if (res.headersSent || res.hasHeader('X-RateLimit-Limit') || (err.status >= 500 && err.code !== 'maintenance')) return err;
+  // 503s are counted in this process: in maintenance nothing may touch the database, and without it
+  // (service_unavailable) nothing can.
+  const inProcess = err.code === 'maintenance' || err.code === 'service_unavailable';
+  if (res.headersSent || res.hasHeader('X-RateLimit-Limit') || (err.status >= 500 && !inProcess)) return err;
   const bucket = ipBucket('unauthenticated', clientIp(req));
   let decision: RateLimitDecision;
-  if (err.code === 'maintenance') {
+  if (inProcess) {
     decision = hitLocalRateLimit(bucket, limit);
   } else {
     try {

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
+import { unavailableError } from '../db/unavailable';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; request_id: string };
@@ -27,6 +28,11 @@ export function toApiError(err: unknown, req: Request, requestId: string): ApiEr
     // The router could not percent-decode a path parameter (e.g. /payment_intents/%zz): no object can
     // have that id, and 404 is what every operation with a path parameter declares.
     return new ApiError('resource_not_found', `No such object: the URL path is not valid percent-encoding (${req.method} ${req.path})`);
+  }
+  const unavailable = unavailableError(err);
+  if (unavailable) {
+    logger.warn({ err, requestId, method: req.method, path: req.path }, 'database unavailable: answered 503');
+    return unavailable;
   }
   logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
   return new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');

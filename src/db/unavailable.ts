@@ -1,0 +1,59 @@
+import { ApiError } from '../errors';
+
+/**
+ * Errors that mean "the database cannot be reached or cannot take this write right now", from the
+ * driver (no server selectable, a dropped or timed-out socket, a pool cleared by a failure), from
+ * mongoose (a command buffered while disconnected) and from the server (shutting down, a primary
+ * stepping down, a write concern that timed out). They are the client's cue to retry, not a fault of
+ * the request: answered 503 `service_unavailable` with Retry-After, never 500.
+ */
+const UNAVAILABLE_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoServerClosedError',
+  'MongoOperationTimeoutError',
+]);
+
+/** Server error codes with the same meaning (MongoDB's error_codes.yml). */
+const UNAVAILABLE_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  64, // WriteConcernFailed: `wtimeout` passed before a majority had the write
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+/** How long a client is told to wait: about what the driver takes to find a server that came back. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { name, code, message } = err as { name?: unknown; code?: unknown; message?: unknown };
+  if (typeof name === 'string' && UNAVAILABLE_NAMES.has(name)) return true;
+  if (typeof code === 'number' && UNAVAILABLE_CODES.has(code)) return true;
+  // mongoose's buffering timeout is a plain MongooseError told apart only by its message.
+  return name === 'MongooseError' && typeof message === 'string' && message.includes('buffering timed out');
+}
+
+export function serviceUnavailable(): ApiError {
+  return new ApiError('service_unavailable', 'The service is temporarily unavailable (its database cannot be reached). Retry after the Retry-After delay; a POST with the same Idempotency-Key is safe to retry.', {
+    'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S),
+  });
+}
+
+/** `err` as the 503 it means when the database is unavailable; undefined for any other error. */
+export function unavailableError(err: unknown): ApiError | undefined {
+  return isDatabaseUnavailable(err) ? serviceUnavailable() : undefined;
+}

@@ -1,0 +1,114 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { freePort, spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
+import { sleep, waitFor } from './support/fixtures';
+
+/**
+ * The database process killed under a running gateway (a MongoDB outage, as a gateway on MONGODB_URI
+ * meets it), then started again on the same address and data directory: while it is away every /v1
+ * call answers within 5 s with 503 `service_unavailable` and Retry-After (GraphQL with the same code),
+ * /readyz is 503; once it is back the same gateway process serves again, and a POST answered 503 and
+ * retried with its Idempotency-Key creates exactly one payment. Twice: an outage shorter than the
+ * driver's timeouts (3 s) and one longer than all of them (45 s).
+ */
+const ANSWER_WITHIN_MS = 5_000;
+const CREATE_BODY = { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' };
+
+let dataDir: string;
+let port: number;
+let engine: EngineProcess;
+let gateway: GatewayProcess;
+let account: TestAccount;
+
+const startEngine = () => spawnEngine({ DATA_DIR: dataDir, DB_PORT: String(port) });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgw-outage-'));
+  port = await freePort();
+  engine = await startEngine();
+  gateway = await spawnGateway(engine.uri);
+  account = await createAccount(gateway.url, 'database outage');
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await engine?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The answer and how long it took. */
+async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await call();
+  return { value, ms: performance.now() - started };
+}
+
+async function graphql(query: string, variables: Record<string, unknown>) {
+  const res = await fetch(`${gateway.url}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.sk}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
+}
+
+describe.each([
+  ['shorter than the driver timeouts', 3_000],
+  ['longer than every driver timeout', 45_000],
+])('database away for an outage %s (%i ms)', (_what, outageMs) => {
+  it('answers 503 service_unavailable fast while it is away, then serves again; a retried POST creates one payment', async () => {
+    const before = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: idempotencyKey() });
+    expect(before.status).toBe(201);
+
+    await engine.kill();
+    const downAt = Date.now();
+    const key = idempotencyKey();
+
+    const post = await timed(() => account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key }));
+    expect(post.value.status).toBe(503);
+    expect(post.value.body.error.code).toBe('service_unavailable');
+    expect(Number(post.value.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(post.ms).toBeLessThan(ANSWER_WITHIN_MS);
+
+    const get = await timed(() => account.api.get(`/payment_intents/${before.body.id}`));
+    expect(get.value.status).toBe(503);
+    expect(get.value.body.error.code).toBe('service_unavailable');
+    expect(get.ms).toBeLessThan(ANSWER_WITHIN_MS);
+
+    const gql = await timed(() => graphql('query($id: ID!) { paymentIntent(id: $id) { id status } }', { id: before.body.id }));
+    expect(gql.value.body.errors?.[0]?.extensions?.code).toBe('service_unavailable');
+    expect(gql.ms).toBeLessThan(ANSWER_WITHIN_MS);
+
+    const ready = await timed(() => fetch(`${gateway.url}/readyz`));
+    expect(ready.value.status).toBe(503);
+    expect(ready.ms).toBeLessThan(ANSWER_WITHIN_MS);
+
+    // The rest of the outage, then the database again on the same address and data.
+    await sleep(Math.max(0, outageMs - (Date.now() - downAt)));
+    // Still refused, and still fast, at the end of a long outage.
+    const late = await timed(() => account.api.get(`/payment_intents/${before.body.id}`));
+    expect(late.value.status).toBe(503);
+    expect(late.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    engine = await startEngine();
+
+    const backAt = Date.now();
+    await waitFor(async () => (await fetch(`${gateway.url}/readyz`)).status, (status) => status === 200, 30_000);
+    console.log(`database outage ${outageMs} ms: ready again ${Date.now() - backAt} ms after the database restarted`);
+    const read = await account.api.get(`/payment_intents/${before.body.id}`);
+    expect(read.status).toBe(200);
+
+    const retried = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key });
+    expect(retried.status).toBe(201);
+    const again = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key });
+    expect(again.body.id).toBe(retried.body.id);
+    // Nothing else was made by the refused POST: the newest payments are the retry and the one before the outage.
+    const list = await account.api.get('/payment_intents?limit=100');
+    const ids = list.body.data.map((p: { id: string }) => p.id);
+    expect(ids.filter((id: string) => id === retried.body.id)).toHaveLength(1);
+    expect(ids.indexOf(retried.body.id)).toBe(0);
+    expect(ids[1]).toBe(before.body.id);
+  });
+});
