@@ -1,9 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { freePort, spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { expressBody } from '../support/payments';
+import { createEndpoint } from '../support/webhooks';
+import { openSse } from '../streams/support/sseClient';
 import { sleep, waitFor } from './support/fixtures';
 
 /**
@@ -11,8 +15,10 @@ import { sleep, waitFor } from './support/fixtures';
  * meets it), then started again on the same address and data directory: while it is away every /v1
  * call answers within 5 s with 503 `service_unavailable` and Retry-After (GraphQL with the same code),
  * /readyz is 503; once it is back the same gateway process serves again, and a POST answered 503 and
- * retried with its Idempotency-Key creates exactly one payment. Twice: an outage shorter than the
- * driver's timeouts (3 s) and one longer than all of them (45 s).
+ * retried with its Idempotency-Key creates exactly one payment. What was under way carries on: an
+ * express payment whose +5 s step fell in the outage succeeds, its webhook arrives once, and a stream
+ * opened before the outage delivers the change. Twice: an outage shorter than the driver's timeouts
+ * (3 s) and one longer than all of them (45 s).
  */
 const ANSWER_WITHIN_MS = 5_000;
 const CREATE_BODY = { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' };
@@ -22,6 +28,7 @@ let port: number;
 let engine: EngineProcess;
 let gateway: GatewayProcess;
 let account: TestAccount;
+let receiver: Receiver;
 
 const startEngine = () => spawnEngine({ DATA_DIR: dataDir, DB_PORT: String(port) });
 
@@ -29,13 +36,16 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgw-outage-'));
   port = await freePort();
   engine = await startEngine();
-  gateway = await spawnGateway(engine.uri);
+  receiver = await startReceiver();
+  gateway = await spawnGateway(engine.uri, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   account = await createAccount(gateway.url, 'database outage');
+  await createEndpoint(account.api, `${receiver.url}/hooks`);
 });
 
 afterAll(async () => {
   await gateway?.stop();
   await engine?.stop();
+  await receiver?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -60,8 +70,12 @@ describe.each([
   ['longer than every driver timeout', 45_000],
 ])('database away for an outage %s (%i ms)', (_what, outageMs) => {
   it('answers 503 service_unavailable fast while it is away, then serves again; a retried POST creates one payment', async () => {
-    const before = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: idempotencyKey() });
+    // An express payment succeeds at +5 s: that step falls in the outage.
+    const before = await account.api.post('/payment_intents', expressBody(), { idempotencyKey: idempotencyKey() });
     expect(before.status).toBe(201);
+    const stream = await openSse(`${gateway.url}/v1/payment_intents/${before.body.id}/events`, { authorization: `Bearer ${account.sk}` });
+    expect(stream.status).toBe(200);
+    onTestFinished(() => stream.close());
 
     await engine.kill();
     const downAt = Date.now();
@@ -110,5 +124,15 @@ describe.each([
     expect(ids.filter((id: string) => id === retried.body.id)).toHaveLength(1);
     expect(ids.indexOf(retried.body.id)).toBe(0);
     expect(ids[1]).toBe(before.body.id);
+
+    // What was under way when the database went away carried on once it was back.
+    await waitFor(async () => (await account.api.get(`/payment_intents/${before.body.id}`)).body.status, (status) => status === 'SUCCEEDED', 30_000);
+    const succeeded = (r: { rawBody: string }) => r.rawBody.includes(before.body.id) && r.rawBody.includes('"payment.succeeded"');
+    await receiver.waitFor(succeeded, 1, 30_000);
+    // The same stream, opened before the outage, carries the change (then ends: the status is final).
+    await stream.waitFor((messages) => messages.some((m) => m.data.includes('SUCCEEDED')), 30_000);
+    // Once: no doubled webhook after the retries of the outage (a little while for a straggler).
+    await sleep(2_000);
+    expect(receiver.received.filter(succeeded)).toHaveLength(1);
   });
 });
