@@ -953,7 +953,7 @@ export type CreateClientTokenInput = {
  */
 export type PaymentIntentFilter = {
   /**
-   * Exact match on one of: the intent id (`pi_...`), its `merchantReference`, the customer's mobile number
+   * Exact match on one of: the intent id (`pay_...`), its `merchantReference`, the customer's mobile number
    * (9 digits, with or without `+244`), or its reference number (Multicaixa Reference). Surrounding spaces
    * are ignored; an empty string filters nothing.
    */
