@@ -8,6 +8,7 @@ import { run } from '../input';
 import { pageBounds, pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
 import { restConnection, toConnection } from '../pagination';
+import { overviewQuery } from './overviewQuery';
 import { paymentSearchQuery } from './paymentSearchQuery';
 
 /**
@@ -60,4 +61,5 @@ export const Query: QueryResolvers = {
   logs: async (_p, { first }, ctx) => (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)) } })).data,
   apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
+  overview: (_p, { range }, ctx) => overviewQuery(ctx, range ?? 'LAST_24_HOURS'),
 };
