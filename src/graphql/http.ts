@@ -64,12 +64,10 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       const context = contextOf(admission, requestId, config, client.ip);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, started);
       const server = await apollo();
-      const headers = new HeaderMap();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came.
-      headers.set('content-type', 'application/json');
+      // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's
+      // headers it reads only these two (nothing else reads Apollo's copy): copying all of them cost every request.
+      const headers = new HeaderMap([['content-type', 'application/json']]);
+      if (req.headers.accept !== undefined) headers.set('accept', req.headers.accept);
       const body: Record<string, unknown> = { query: params.query };
       if (params.operationName !== undefined) body.operationName = params.operationName;
       if (params.variables !== undefined) body.variables = params.variables;
