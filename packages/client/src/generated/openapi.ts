@@ -2181,6 +2181,16 @@ export interface components {
              * @description Time of the last attempt, on the account's sandbox clock; null before the first attempt.
              */
             last_attempt_at: string | null;
+            /**
+             * @description Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed: <reason>`, `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.
+             * @example connection refused
+             */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`).
+             */
+            next_attempt_at: string | null;
             /** @description The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt. */
             request_body: string | null;
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
@@ -4852,6 +4862,8 @@ export interface operations {
                      *           "last_status": 200,
                      *           "last_ms": 42,
                      *           "last_attempt_at": "2026-11-21T10:00:01.000Z",
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
                      *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
                      *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
                      *         }
@@ -4910,6 +4922,8 @@ export interface operations {
                      *       "last_status": 200,
                      *       "last_ms": 87,
                      *       "last_attempt_at": "2026-11-21T11:00:00.000Z",
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
                      *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
                      *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
                      *     }
