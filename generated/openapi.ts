@@ -1027,9 +1027,14 @@ export interface paths {
          * List request logs
          * @description Requests made with the caller's key (not the account's other keys), newest first, at most `limit`
          *     (default 20). Requests answered 401 or 429 are not listed (they are counted per account and hour).
-         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`).
+         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`), bodies included.
          *
-         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *     Each entry carries the request body and the response body, redacted and cut (see `LogEntry`).
+         *     The signed-in dashboard's own requests (`source: dashboard`: the dashboard calls `/graphql` with
+         *     its session, on behalf of the key it signed in with) are left out unless `include_dashboard=true`.
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits, or `include_dashboard`
+         *     other than `true` or `false`.
          *
          *     Permission: `logs:read`.
          */
@@ -2470,7 +2475,7 @@ export interface components {
             /** @description A test message. */
             data: components["schemas"]["TestPingData"];
         };
-        /** @description One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded. */
+        /** @description One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded. */
         LogEntry: {
             /** @description The request's id, as its `Request-Id` header and `error.request_id` carried it. */
             request_id: string;
@@ -2489,6 +2494,15 @@ export interface components {
              * @description When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock).
              */
             created_at: string;
+            /**
+             * @description `api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
+            /** @description The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body. */
+            request_body: string | null;
+            /** @description The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events). */
+            response_body: string | null;
         };
         /** @description The sandbox clock of the caller's account. */
         SandboxClock: {
@@ -5058,6 +5072,8 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];
+                /** @description `true` lists the dashboard's own requests too (`source: dashboard`); `false` (the default) lists only the requests made with the key itself (`source: api`). */
+                include_dashboard?: boolean;
             };
             header?: never;
             path?: never;
@@ -5086,7 +5102,22 @@ export interface operations {
                      *           "status": 400,
                      *           "error_code": "invalid_phone_number",
                      *           "latency_ms": 12,
-                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"customer\":{\"mobile\":\"92300000\"}}",
+                     *           "response_body": "{\"error\":{\"code\":\"invalid_phone_number\",\"message\":\"customer.mobile must be 9 followed by 8 digits\",\"request_id\":\"req_MIOqiPFqV0kQb6mgNnZcWjTa\"}}"
+                     *         },
+                     *         {
+                     *           "request_id": "req_Q2dkVb3pX9sTn1LrWm8yZe4C",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhook_endpoints",
+                     *           "status": 201,
+                     *           "error_code": null,
+                     *           "latency_ms": 9,
+                     *           "created_at": "2026-11-21T09:59:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"url\":\"https://shop.example/webhooks\"}",
+                     *           "response_body": "{\"id\":\"whe_Nn3kVb3pX9sTn1LrWm8yZe4C\",\"object\":\"webhook_endpoint\",\"url\":\"https://shop.example/webhooks\",\"events\":[\"*\"],\"name\":null,\"description\":null,\"created_at\":\"2026-11-21T09:59:00.000Z\",\"secret\":\"[REDACTED]\"}"
                      *         }
                      *       ]
                      *     }

@@ -9512,7 +9512,7 @@ validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const listLogs_200 = validate140;
 const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
@@ -9596,9 +9596,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((((key0 === "request_id") || (key0 === "method")) || (key0 === "path")) || (key0 === "status")) || (key0 === "error_code")) || (key0 === "latency_ms")) || (key0 === "created_at"))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.source === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9607,12 +9606,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.request_id !== undefined){
-let data0 = data.request_id;
-if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-const err8 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
+if(data.request_body === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request_body"},message:"must have required property '"+"request_body"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9621,9 +9616,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.response_body === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "response_body"},message:"must have required property '"+"response_body"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9632,10 +9626,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.method !== undefined){
-if(typeof data.method !== "string"){
-const err10 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema65.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9645,9 +9638,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err11 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.request_id !== undefined){
+let data0 = data.request_id;
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+const err11 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9657,10 +9652,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data3 = data.status;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err12 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9669,9 +9662,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 599 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+}
+if(data.method !== undefined){
+if(typeof data.method !== "string"){
+const err13 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9680,13 +9674,49 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data3 < 100 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err14 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 599 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data3 < 100 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -9709,12 +9739,12 @@ passing0 = 0;
 }
 const _errs13 = errors;
 if(data4 !== null){
-const err15 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err18 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -9730,12 +9760,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err16 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err19 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err19];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -9754,23 +9784,23 @@ vErrors = null;
 if(data.latency_ms !== undefined){
 let data5 = data.latency_ms;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err17 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err20 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err20];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err20);
 }
 errors++;
 }
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-const err18 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err21 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -9780,35 +9810,84 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-const err19 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err23];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data7 = data.source;
+if(typeof data7 !== "string"){
+const err24 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!((data7 === "api") || (data7 === "dashboard"))){
+const err25 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema65.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.request_body !== undefined){
+let data8 = data.request_body;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err26 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema65.properties.request_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.response_body !== undefined){
+let data9 = data.response_body;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema65.properties.response_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err28];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err28);
 }
 errors++;
 }
