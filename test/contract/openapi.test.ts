@@ -91,6 +91,7 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['POST', '/webhook_endpoints/{id}/rotate_secret', 'rotateWebhookSecret'],
   ['GET', '/sandbox/clock', 'getSandboxClock'],
   ['POST', '/sandbox/clock/advance', 'advanceSandboxClock'],
+  ['POST', '/sandbox/reset', 'resetSandbox'],
   ['GET', '/public/payment_links/{code}', 'getPublicPaymentLink'],
   ['POST', '/public/payment_links/{code}/payments', 'createPublicPaymentLinkPayment'],
   ['GET', '/public/checkout/sessions/{id}', 'getPublicCheckoutSession'],
