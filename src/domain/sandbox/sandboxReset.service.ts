@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/openapi';
 import { TimerModel } from '../../platform/timers/timer.model';
 import { AccountModel } from '../accounts/account.model';
 import { CheckoutSessionModel } from '../checkout/checkoutSession.model';
@@ -30,20 +31,9 @@ import { withAccountClockLock } from './sandboxClock.service';
  * Account-level caches need nothing: the endpoint cache holds endpoints (kept), and the GraphQL
  * loaders live for one request.
  */
-export interface SandboxResetCounts {
-  payment_intents: number;
-  refunds: number;
-  events: number;
-  webhook_deliveries: number;
-  payment_links: number;
-  checkout_sessions: number;
-  logs: number;
-}
-
-export interface SandboxResetResource {
-  object: 'sandbox_reset';
-  deleted: SandboxResetCounts;
-}
+/** The contract's answer (openapi.yaml SandboxReset): what was deleted, per kind. */
+export type SandboxResetResource = components['schemas']['SandboxReset'];
+type SandboxResetCounts = SandboxResetResource['deleted'];
 
 export async function resetSandbox(accountId: string): Promise<SandboxResetResource> {
   return withAccountClockLock(accountId, async () => {
