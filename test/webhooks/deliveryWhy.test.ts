@@ -71,6 +71,12 @@ describe('last_error and next_attempt_at', () => {
     expect(d).toMatchObject({ last_status: 0, last_error: 'DNS lookup failed' });
   });
 
+  it('an https URL to a server without TLS is a TLS failure', async () => {
+    const endpoint = await createEndpoint(account.api, `${gw.receiver.url.replace('http:', 'https:')}/hooks/why-tls`);
+    const d = await pingDelivery(endpoint.id, (x) => x.attempts === 1);
+    expect(d).toMatchObject({ last_status: 0, last_error: 'TLS handshake failed' });
+  });
+
   it('a delivered attempt has neither', async () => {
     gw.receiver.reply = () => ({ status: 200 });
     const endpoint = await createEndpoint(account.api, `${gw.receiver.url}/hooks/why-ok`);

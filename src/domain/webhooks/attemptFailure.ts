@@ -17,12 +17,22 @@ const BY_CODE: Record<string, string> = {
   HPE_INVALID_HEADER_TOKEN: 'invalid HTTP response',
 };
 
-/** Certificate problems carry OpenSSL's codes (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, …). */
-const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_SSL/;
+/** Certificate problems carry OpenSSL's codes; the common ones in words, the others by their code. */
+const TLS_BY_CODE: Record<string, string> = {
+  // An https URL whose server speaks plain HTTP (or no TLS Node accepts).
+  EPROTO: 'TLS handshake failed',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate is self-signed',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host name',
+};
+const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/;
 
 export function networkFailure(err: unknown): string {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : '';
-  const known = BY_CODE[code];
+  const known = BY_CODE[code] ?? TLS_BY_CODE[code];
   if (known) return known;
   if (TLS_CODE.test(code)) return `TLS handshake failed: ${code.toLowerCase().replaceAll('_', ' ')}`;
   return 'connection failed';
