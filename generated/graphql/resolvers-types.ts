@@ -501,8 +501,8 @@ export type LogEntry = {
   /** Where the request came from: `API` (a key or token) or `DASHBOARD` (the signed-in dashboard's own calls). */
   source: LogSource;
   /**
-   * The request body as received (JSON re-serialized), secrets and card-like data redacted as `[REDACTED]`, cut
-   * at 4 KiB (then ending in `…`); null for requests without a body (REST `request_body`).
+   * The request body as received (its text; GraphQL variables included), secrets and card-like data redacted
+   * as `[REDACTED]`, cut at 4 KiB (then ending in `…`); null for requests without a body (REST `request_body`).
    */
   requestBody?: Maybe<Scalars['String']['output']>;
   /** The response body, redacted and cut like `requestBody`; null for streams and empty answers (REST `response_body`). */
@@ -783,9 +783,10 @@ export type Mutation = {
   /** Revokes a client token at once (`DELETE /client_tokens/{id}`). Needs `payment_intents:read`. */
   deleteClientToken: DeletedClientToken;
   /**
-   * Deletes the account's test data (payments, refunds, events, deliveries, links, checkout sessions, logs)
-   * and pending timers, and sets its clock back to real time; keeps the account, its keys and its webhook
-   * endpoints. The service of `POST /sandbox/reset`. Only the full secret key (or the dashboard session).
+   * Deletes the account's test data (payments, refunds, events, deliveries, links, checkout sessions, logs,
+   * client tokens and idempotency records) and pending timers, and sets its clock back to real time; keeps
+   * the account, its keys and its webhook endpoints. The service of `POST /sandbox/reset`. Only the full
+   * secret key (or the dashboard session signed in with it).
    */
   resetSandbox: SandboxReset;
 };
