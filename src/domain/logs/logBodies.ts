@@ -29,7 +29,20 @@ const CARD_LIKE = /^(?:\d[ -]?){12,18}\d$/;
 /** A JSON string (maybe unterminated), then whether a `:` makes it a key; or a number / true / false. */
 const TOKEN = /"((?:[^"\\]|\\.)*)(")?(\s*:)?|(-?\d[\d.eE+-]*|true|false)/g;
 
+/** Answers per key name: bodies repeat the same few dozen names, so each is worked out once (bounded). */
+const secretKeyMemo = new Map<string, boolean>();
+
 export function isSecretKey(name: string): boolean {
+  let secret = secretKeyMemo.get(name);
+  if (secret === undefined) {
+    secret = namesASecret(name);
+    if (secretKeyMemo.size >= 2_000) secretKeyMemo.clear();
+    secretKeyMemo.set(name, secret);
+  }
+  return secret;
+}
+
+function namesASecret(name: string): boolean {
   const key = name.toLowerCase().replace(/[_\-\s]/g, '');
   return SECRET_KEYS.has(key) || SECRET_KEY_ENDINGS.some((end) => key.endsWith(end) || key.endsWith(`${end}s`));
 }
@@ -72,6 +85,7 @@ function redactValue(raw: string): string {
 }
 
 function decoded(raw: string): string {
+  if (!raw.includes('\\')) return raw;
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {
