@@ -4,6 +4,7 @@ import { accountEvents, advanceClock, createPayment, expectError, expressBody, g
 import { createEndpoint, deliveries } from '../support/webhooks';
 import { waitFor } from '../support/wait';
 import { gqlData } from '../graphql/support';
+import { cookieData, signIn } from '../dashboard/sessionSupport';
 import { useGatewayAndReceiver } from '../webhooks/support/gateway';
 import { TimerModel } from '../../src/platform/timers/timer.model';
 
@@ -106,6 +107,12 @@ describe('POST /sandbox/reset', () => {
     expect(second.body.deleted.logs).toBeLessThanOrEqual(1);
     const third = await api.post('/sandbox/reset');
     expect(third.body.deleted).toEqual({ ...ZEROS, logs: 1 });
+
+    // The dashboard signed in with the secret key may reset too (its Clock page's button).
+    await createPayment(api, referenceBody());
+    const session = await signIn(gw.server.baseUrl, account.sk);
+    const byDashboard = await cookieData(gw.server.baseUrl, session.cookie!, 'mutation { resetSandbox { paymentIntents clock { offsetSeconds } } }');
+    expect(byDashboard.resetSandbox).toEqual({ paymentIntents: 1, clock: { offsetSeconds: 0 } });
   });
 
   it('refuses restricted and publishable keys, and requests without a key', async () => {
