@@ -71,17 +71,17 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
           <Time iso={d.lastAttemptAt} clock="sandbox" />
           {d.lastMs != null && ` (${formatMs(d.lastMs)})`}
         </dd>
-        <dt>Signature header</dt>
-        <dd>
-          <pre className="bytes" data-testid="signature-header">{d.signatureHeader ?? ''}</pre>
-          {d.signatureHeader && <CopyButton value={d.signatureHeader} what="signature header" />}
-        </dd>
-        <dt>Request body</dt>
-        <dd>
-          <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
-          {d.requestBody && <CopyButton value={d.requestBody} what="request body" />}
-        </dd>
       </dl>
+      {/* What was sent is long (a whole event): folded, so that a phone shows the deliveries rather than one body. */}
+      <details className="sent">
+        <summary>What was sent</summary>
+        <h4>Signature header</h4>
+        <pre className="bytes" data-testid="signature-header">{d.signatureHeader ?? ''}</pre>
+        {d.signatureHeader && <CopyButton value={d.signatureHeader} what="signature header" />}
+        <h4>Request body</h4>
+        <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
+        {d.requestBody && <CopyButton value={d.requestBody} what="request body" />}
+      </details>
       <button type="button" disabled={state.fetching} aria-describedby={titleId} onClick={() => resend({ endpointId: d.endpointId, deliveryId: d.id }).then((r) => !r.error && onResent())}>
         Resend
       </button>
