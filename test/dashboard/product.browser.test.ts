@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
-import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { createPayment, expressBody } from '../support/payments';
 import { createEndpoint } from '../support/webhooks';
@@ -87,6 +87,12 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
         await ready();
         await checkPage(page, name, layout);
       }
+      // The confirmation dialog, in the same layout (on the Clock page, the last one opened).
+      await page.getByRole('button', { name: 'Reset sandbox' }).click();
+      await confirmDialog(page, 'Reset the sandbox?').waitFor({ timeout: UI_TIMEOUT });
+      await checkPage(page, 'Reset dialog', layout);
+      await page.keyboard.press('Escape');
+      await confirmDialog(page, 'Reset the sandbox?').waitFor({ state: 'detached', timeout: UI_TIMEOUT });
     }
     // Both endpoints are listed, the failing one saying why.
     await openPage(page, 'Webhooks');
@@ -287,6 +293,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     await openPage(page, 'Events');
     await banner.getByRole('link', { name: 'Open the clock' }).waitFor({ timeout: UI_TIMEOUT });
     await page.getByRole('list', { name: 'Events' }).getByText('(sandbox time)').first().waitFor({ timeout: UI_TIMEOUT });
+    await screenshot(page, 'dashboard-clock-banner-phone-light');
 
     await (await navLink(page, 'Clock')).click();
     await page.getByRole('button', { name: 'Reset sandbox' }).click({ timeout: UI_TIMEOUT });
