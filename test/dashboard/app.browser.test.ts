@@ -331,7 +331,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await page.getByText(/New key \(shown once/).waitFor({ timeout: UI_TIMEOUT });
     await page.getByRole('button', { name: 'Revoke reporting' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByRole('cell', { name: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByTestId('key-state').filter({ hasText: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });
     await check('API keys');
 
     await open('Clock');

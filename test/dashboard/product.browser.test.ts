@@ -77,7 +77,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
       ['Checkout sessions', () => page.getByText('No sessions made yet').waitFor({ timeout: UI_TIMEOUT })],
       ['Events', () => page.getByRole('list', { name: 'Events' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT })],
       ['Logs', () => page.getByRole('list', { name: 'Logs' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT })],
-      ['API keys', () => page.getByRole('row').filter({ hasText: 'reporting' }).waitFor({ timeout: UI_TIMEOUT })],
+      ['API keys', () => page.getByRole('list', { name: 'API keys' }).getByRole('listitem', { name: 'reporting' }).waitFor({ timeout: UI_TIMEOUT })],
       ['Clock', () => page.getByTestId('sandbox-time').waitFor({ timeout: UI_TIMEOUT })],
     ];
     for (const layout of LAYOUTS) {
@@ -165,7 +165,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     expect(await keyState()).toBeNull();
     await revoke.click();
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByRole('cell', { name: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByTestId('key-state').filter({ hasText: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });
     expect(await keyState()).not.toBeNull();
 
     await openPage(page, 'Webhooks');

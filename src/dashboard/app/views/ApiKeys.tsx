@@ -4,6 +4,7 @@ import { formatEnum } from '../format';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyPermission } from '../hooks/apiKeys';
 import { ConfirmButton } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
+import { EllipsizedId } from '../components/EllipsizedId';
 import { EmptyState } from '../components/EmptyState';
 import { Time } from '../components/Time';
 import { Page } from '../ui';
@@ -97,45 +98,35 @@ export function ApiKeys() {
       )}
       <ErrorAlert error={result.error} />
       {result.data?.apiKeys.length === 0 && <EmptyState title="No keys to show">The account's keys appear here; only its full secret key may list them.</EmptyState>}
-      <table className="data">
-        <caption>API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {result.data?.apiKeys.map((k) => (
-            <KeyRow key={k.id} apiKey={k} revoke={revokeKey} />
+      {/* Cards rather than a table: a key's id, permissions and action do not fit three columns on a phone. */}
+      {result.data && result.data.apiKeys.length > 0 && (
+        <ul className="plain" aria-label="API keys">
+          {result.data.apiKeys.map((k) => (
+            <KeyCard key={k.id} apiKey={k} revoke={revokeKey} />
           ))}
-        </tbody>
-      </table>
+        </ul>
+      )}
     </Page>
   );
 }
 
-function KeyRow({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) => Promise<void> }) {
+function KeyCard({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) => Promise<void> }) {
   const name = k.name ?? formatEnum(k.type);
   return (
-    <tr>
-      <th scope="row">
+    <li className="card key-card" aria-label={name}>
+      <h3>
         {name} <span className="muted">…{k.last4}</span>
-        <div className="muted">
-          {formatEnum(k.type)} · created <Time iso={k.createdAt} clock="real" />
-        </div>
-        <span className="id-line">
-          <code className="break">{k.id}</code>
-          <CopyButton value={k.id} what={`id of ${name}`} />
-        </span>
-      </th>
-      <td className="break">{k.permissions.length ? k.permissions.map(permissionName).join(', ') : k.type === 'SECRET' ? 'all' : '—'}</td>
-      <td>
+      </h3>
+      <EllipsizedId id={k.id} what={`id of ${name}`} />
+      <p className="muted">
+        {formatEnum(k.type)} · created <Time iso={k.createdAt} clock="real" />
+      </p>
+      <p className="break">Permissions: {k.permissions.length ? k.permissions.map(permissionName).join(', ') : k.type === 'SECRET' ? 'all' : 'none (reads payment methods only)'}</p>
+      <div data-testid="key-state">
         {k.revokedAt ? (
-          <>
+          <p>
             Revoked <Time iso={k.revokedAt} clock="real" />
-          </>
+          </p>
         ) : k.type === 'RESTRICTED' ? (
           <ConfirmButton
             label={`Revoke ${k.name ?? k.id}`}
@@ -147,9 +138,9 @@ function KeyRow({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) =>
             Revoke
           </ConfirmButton>
         ) : (
-          'Active'
+          <p>Active</p>
         )}
-      </td>
-    </tr>
+      </div>
+    </li>
   );
 }

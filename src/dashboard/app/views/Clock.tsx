@@ -12,15 +12,15 @@ const STEPS: Array<[label: string, seconds: number]> = [
   ['Advance 72 hours', 72 * 3600],
 ];
 
-/** What a reset deleted, in the words of the page (REST field order). */
-const DELETED: Array<[key: keyof Deleted, what: string]> = [
-  ['paymentIntents', 'payments'],
-  ['refunds', 'refunds'],
-  ['events', 'events'],
-  ['webhookDeliveries', 'webhook deliveries'],
-  ['paymentLinks', 'payment links'],
-  ['checkoutSessions', 'checkout sessions'],
-  ['logs', 'request logs'],
+/** What a reset deleted, in the words of the page (REST field order): one and many. */
+const DELETED: Array<[key: keyof Deleted, one: string, many: string]> = [
+  ['paymentIntents', 'payment', 'payments'],
+  ['refunds', 'refund', 'refunds'],
+  ['events', 'event', 'events'],
+  ['webhookDeliveries', 'webhook delivery', 'webhook deliveries'],
+  ['paymentLinks', 'payment link', 'payment links'],
+  ['checkoutSessions', 'checkout session', 'checkout sessions'],
+  ['logs', 'request log', 'request logs'],
 ];
 
 /** The account's sandbox clock. Advancing it fires the timers due in the span (references expire after 72 h). */
@@ -105,9 +105,9 @@ export function Clock() {
             <div data-testid="reset-result">
               <p>The sandbox was reset. Deleted:</p>
               <ul>
-                {DELETED.map(([key, what]) => (
+                {DELETED.map(([key, one, many]) => (
                   <li key={key}>
-                    {formatNumber(deleted[key])} {what}
+                    {formatNumber(deleted[key])} {deleted[key] === 1 ? one : many}
                   </li>
                 ))}
               </ul>
