@@ -4,6 +4,7 @@ import { createDashboardClient, LiveContext, type Live } from './graphql';
 import { BASE, Link, navigate, useLocation } from './router';
 import { currentSession, signOut, type DashboardSession } from './session';
 import { SignIn } from './views/SignIn';
+import { Overview } from './views/Overview';
 import { Payments } from './views/Payments';
 import { PaymentDetail } from './views/PaymentDetail';
 import { Clock } from './views/Clock';
@@ -16,6 +17,7 @@ import { ApiKeys } from './views/ApiKeys';
 
 /** The navigation, in the order and with the names the contract decisions fix. */
 const NAV: Array<[label: string, path: string]> = [
+  ['Overview', BASE],
   ['Payments', `${BASE}/payments`],
   ['Webhooks', `${BASE}/webhooks`],
   ['Payment links', `${BASE}/payment-links`],
@@ -39,10 +41,7 @@ export function App() {
   if (session === null) {
     return (
       <SignIn
-        onSignedIn={(s) => {
-          setSession(s);
-          if (location.pathname.replace(/\/+$/, '') === BASE) navigate(`${BASE}/payments`, { replace: true });
-        }}
+        onSignedIn={setSession}
       />
     );
   }
@@ -70,9 +69,6 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
   useEffect(() => () => void ws.dispose(), [ws]);
 
   const { path } = useLocation();
-  useEffect(() => {
-    if (path === BASE || path === '/') navigate(`${BASE}/payments`, { replace: true });
-  }, [path]);
 
   const doSignOut = async () => {
     await signOut();
@@ -95,7 +91,7 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
           <ul>
             {NAV.map(([label, href]) => (
               <li key={href}>
-                <Link href={href} aria-current={path === href || path.startsWith(`${href}/`) ? 'page' : undefined}>
+                <Link href={href} aria-current={path === href || (href !== BASE && path.startsWith(`${href}/`)) ? 'page' : undefined}>
                   {label}
                 </Link>
               </li>
@@ -135,7 +131,7 @@ function route(path: string) {
       return <Clock />;
     case undefined:
     case '':
-      return null;
+      return <Overview />;
     default:
       return (
         <>
