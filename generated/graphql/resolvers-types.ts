@@ -953,7 +953,7 @@ export type CreateClientTokenInput = {
  */
 export type PaymentIntentFilter = {
   /**
-   * Exact match on one of: the intent id (`pi_...`), its `merchantReference`, the customer's mobile number
+   * Exact match on one of: the intent id (`pay_...`), its `merchantReference`, the customer's mobile number
    * (9 digits, with or without `+244`), or its reference number (Multicaixa Reference). Surrounding spaces
    * are ignored; an empty string filters nothing.
    */
@@ -1038,9 +1038,14 @@ export type WebhookOverview = {
   pending: Scalars['Int']['output'];
   /** delivered / (delivered + failed), 0 to 1; null while none is final. */
   successRate?: Maybe<Scalars['Float']['output']>;
-  /** Median milliseconds from the event's creation to its successful attempt; null with none delivered. */
+  /**
+   * Median milliseconds from the event's creation to the start of its first successful attempt, in account
+   * time; null with none delivered. Computed by the database over a logarithmic histogram (20 bins per power
+   * of ten): the answer is the largest lag of the bin holding the median, a lag that was observed and at most
+   * about 12 % above the exact median. Deliveries recorded before these times were kept are not counted.
+   */
   lagP50Ms?: Maybe<Scalars['Int']['output']>;
-  /** 95th percentile of the same; null with none delivered. */
+  /** 95th percentile of the same, with the same resolution; null with none delivered. */
   lagP95Ms?: Maybe<Scalars['Int']['output']>;
   /** Per bucket of `Overview.buckets` (same starts), oldest first. */
   buckets: Array<WebhookBucket>;
@@ -1052,7 +1057,7 @@ export type WebhookBucket = {
   delivered: Scalars['Int']['output'];
   failed: Scalars['Int']['output'];
   pending: Scalars['Int']['output'];
-  /** Median lag of the bucket's delivered ones, ms; null with none. */
+  /** Median lag of the bucket's delivered ones, ms, as `WebhookOverview.lagP50Ms`; null with none. */
   lagP50Ms?: Maybe<Scalars['Int']['output']>;
 };
 

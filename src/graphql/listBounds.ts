@@ -2,6 +2,7 @@ import { ACCOUNT_CAPS } from '../domain/accountCaps';
 import { API_KEY_LIST_SIZE } from '../domain/accounts/apiKey.service';
 import { LINK_LIST_SIZE } from '../domain/links/paymentLink.service';
 import { PAYMENT_METHODS } from '../domain/payments/methods';
+import { PAYMENT_STATUSES } from '../domain/payments/payment.states';
 
 /**
  * The most items each GraphQL list of objects can hold. The resolvers never return more (they cut
@@ -18,6 +19,11 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'Query.apiKeys': API_KEY_LIST_SIZE,
   // What WebhookEndpoint.deliveries shows: the last 50 deliveries (GET /webhook_endpoints/{id}/deliveries).
   'WebhookEndpoint.deliveries': 50,
+  // The overview's buckets: 24 hourly (LAST_24_HOURS) or 7 daily; a bucket's statuses; the methods.
+  'Overview.buckets': 24,
+  'WebhookOverview.buckets': 24,
+  'OverviewBucket.byStatus': PAYMENT_STATUSES.length,
+  'Overview.methods': PAYMENT_METHODS.length,
 };
 
 export interface PageBounds {

@@ -99,6 +99,13 @@ const paymentSchema = new Schema<PaymentRecord>(
 
 paymentSchema.index({ account_id: 1, seq: -1 });
 paymentSchema.index({ account_id: 1, status: 1, seq: -1 });
+// The dashboard's overview (domain/overview): a range of created_at, with every field its aggregation
+// reads, so that a database able to answer from the index alone (a covered scan) reads no payment.
+paymentSchema.index({ account_id: 1, created_at: 1, status: 1, payment_method: 1, amount: 1 });
+// The dashboard's search (paymentSearch.ts): one key each, newest first, so a page is an index walk. The
+// mobile index is partial: intents without a customer (most references) stay out of it.
+paymentSchema.index({ account_id: 1, merchant_reference: 1, seq: -1 });
+paymentSchema.index({ account_id: 1, 'customer.mobile': 1, seq: -1 }, { partialFilterExpression: { 'customer.mobile': { $exists: true } } });
 // Sparse: most intents have no refunds and an empty outbox, and would otherwise all sit under one
 // null key that every insert and outbox clean-up has to maintain. Their queries (a refund id, an age
 // range) never look for null.

@@ -215,6 +215,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         next_attempt_at: null,
         lease_until: Date.now() + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
+        event_created_at: event.createdAt,
       };
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
@@ -393,6 +394,8 @@ async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a
         step: ifLive(step, 'step'),
         next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
         lease_until: ifLive(0, 'lease_until'),
+        // The first success only: the overview's lag runs from the event's creation to it.
+        ...(ok && { delivered_at: { $cond: [live, { $literal: at }, { $ifNull: ['$delivered_at', null] }] } }),
       },
     },
   ]);
@@ -483,7 +486,7 @@ export async function retryDeliveryNow(accountId: string, endpointId: string, de
   } else {
     const a = await send(d, endpoint, at, policy);
     const set: Record<string, unknown> = attemptFields(a);
-    if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 });
+    if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
     await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: set, $inc: { attempts: 1 } });
   }
   const after = await WebhookDeliveryModel.findById(d._id).lean();

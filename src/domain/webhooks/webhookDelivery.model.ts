@@ -35,6 +35,10 @@ export interface WebhookDeliveryRecord {
   next_attempt_at: Date | null;
   lease_until: number;
   created_at: Date;
+  /** Account time of its event's creation; absent on deliveries written before the overview existed. */
+  event_created_at?: Date;
+  /** Account time of the first successful attempt; absent before one (and on older deliveries). */
+  delivered_at?: Date | null;
 }
 
 const deliverySchema = new Schema<WebhookDeliveryRecord>(
@@ -57,6 +61,8 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     next_attempt_at: { type: Date, default: null },
     lease_until: { type: Number, required: true, default: 0 },
     created_at: { type: Date, required: true },
+    event_created_at: { type: Date },
+    delivered_at: { type: Date },
   },
   { versionKey: false, minimize: false, collection: 'webhook_deliveries' },
 );
@@ -68,5 +74,8 @@ deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
 deliverySchema.index({ payment_id: 1, event_seq: 1 });
 // Recovery of deliveries whose sender died: partial, so delivered and dead-lettered ones leave it.
 deliverySchema.index({ lease_until: 1 }, { partialFilterExpression: { state: 'PENDING' } });
+// The dashboard's overview (domain/overview): deliveries of the events of a time range, with every
+// field its aggregation reads, so that a database able to answer from the index alone reads no delivery.
+deliverySchema.index({ account_id: 1, event_created_at: 1, state: 1, delivered_at: 1 });
 
 export const WebhookDeliveryModel = mongoose.model<WebhookDeliveryRecord>('WebhookDelivery', deliverySchema);

@@ -8,6 +8,8 @@ import { run } from '../input';
 import { pageBounds, pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
 import { restConnection, toConnection } from '../pagination';
+import { overviewQuery } from './overviewQuery';
+import { paymentSearchQuery } from './paymentSearchQuery';
 
 /**
  * Each field runs the REST operation it mirrors (operations/execute), lists included. Two read what REST
@@ -27,8 +29,9 @@ export const Query: QueryResolvers = {
     early.catch(() => undefined); // execute() may refuse before its handler reads it; the handler sees a failure
     return run(ctx, 'getPaymentIntent', { params: { id } }, { early });
   },
-  // The REST list, page by page (hasNextPage: restConnection).
-  paymentIntents: async (_p, { first, after, status }, ctx) => {
+  // The REST list, page by page (hasNextPage: restConnection); with a filter, the dashboard's search.
+  paymentIntents: async (_p, { first, after, status, filter: search }, ctx) => {
+    if (search) return paymentSearchQuery(ctx, search, { first: pageSize('Query.paymentIntents', first), after, status });
     const filter = status ? { status } : {};
     const page = (limit: number, startingAfter: string | null | undefined) =>
       run(ctx, 'listPaymentIntents', { query: { limit: String(limit), ...filter, ...(startingAfter ? { starting_after: startingAfter } : {}) } }).then((list) => list.data);
@@ -58,4 +61,5 @@ export const Query: QueryResolvers = {
   logs: async (_p, { first }, ctx) => (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)) } })).data,
   apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
+  overview: (_p, { range }, ctx) => overviewQuery(ctx, range ?? 'LAST_24_HOURS'),
 };

@@ -1,0 +1,27 @@
+import { getOverview, type Overview as OverviewResult } from '../../domain/overview/overview.service';
+import type { Overview, OverviewRange, PaymentMethodCode } from '../../../generated/graphql/resolvers-types';
+import { requireOperation, type GraphQLContext } from '../context';
+import { toEnumName } from '../enums';
+
+/**
+ * `Query.overview`: REST has no such operation, so it checks the permissions of the lists it summarises
+ * (payment intents and webhook endpoints) and calls the service. Times become ISO strings and method codes
+ * enum names here, at the edge.
+ */
+export async function overviewQuery(ctx: GraphQLContext, range: OverviewRange): Promise<Overview> {
+  requireOperation(ctx, 'listPaymentIntents');
+  requireOperation(ctx, 'listWebhookEndpoints');
+  return toGraphQL(await getOverview(ctx.actor.accountId, range));
+}
+
+function toGraphQL(o: OverviewResult): Overview {
+  const iso = <T extends { start: Date }>(b: T) => ({ ...b, start: b.start.toISOString() });
+  return {
+    ...o,
+    from: o.from.toISOString(),
+    to: o.to.toISOString(),
+    buckets: o.buckets.map(iso),
+    methods: o.methods.map((m) => ({ ...m, method: toEnumName<PaymentMethodCode>(m.method) })),
+    webhooks: { ...o.webhooks, buckets: o.webhooks.buckets.map(iso) },
+  };
+}
