@@ -1027,9 +1027,14 @@ export interface paths {
          * List request logs
          * @description Requests made with the caller's key (not the account's other keys), newest first, at most `limit`
          *     (default 20). Requests answered 401 or 429 are not listed (they are counted per account and hour).
-         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`).
+         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`), bodies included.
          *
-         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *     Each entry carries the request body and the response body, redacted and cut (see `LogEntry`).
+         *     The signed-in dashboard's own requests (`source: dashboard`: the dashboard calls `/graphql` with
+         *     its session, on behalf of the key it signed in with) are left out unless `include_dashboard=true`.
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits, or `include_dashboard`
+         *     other than `true` or `false`.
          *
          *     Permission: `logs:read`.
          */
@@ -2181,6 +2186,16 @@ export interface components {
              * @description Time of the last attempt, on the account's sandbox clock; null before the first attempt.
              */
             last_attempt_at: string | null;
+            /**
+             * @description Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed: <reason>`, `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.
+             * @example connection refused
+             */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`).
+             */
+            next_attempt_at: string | null;
             /** @description The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt. */
             request_body: string | null;
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
@@ -2460,7 +2475,7 @@ export interface components {
             /** @description A test message. */
             data: components["schemas"]["TestPingData"];
         };
-        /** @description One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded. */
+        /** @description One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded. */
         LogEntry: {
             /** @description The request's id, as its `Request-Id` header and `error.request_id` carried it. */
             request_id: string;
@@ -2479,6 +2494,15 @@ export interface components {
              * @description When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock).
              */
             created_at: string;
+            /**
+             * @description `api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
+            /** @description The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body. */
+            request_body: string | null;
+            /** @description The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events). */
+            response_body: string | null;
         };
         /** @description The sandbox clock of the caller's account. */
         SandboxClock: {
@@ -4852,6 +4876,8 @@ export interface operations {
                      *           "last_status": 200,
                      *           "last_ms": 42,
                      *           "last_attempt_at": "2026-11-21T10:00:01.000Z",
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
                      *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
                      *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
                      *         }
@@ -4910,6 +4936,8 @@ export interface operations {
                      *       "last_status": 200,
                      *       "last_ms": 87,
                      *       "last_attempt_at": "2026-11-21T11:00:00.000Z",
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
                      *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
                      *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
                      *     }
@@ -5044,6 +5072,8 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];
+                /** @description `true` lists the dashboard's own requests too (`source: dashboard`); `false` (the default) lists only the requests made with the key itself (`source: api`). */
+                include_dashboard?: boolean;
             };
             header?: never;
             path?: never;
@@ -5072,7 +5102,22 @@ export interface operations {
                      *           "status": 400,
                      *           "error_code": "invalid_phone_number",
                      *           "latency_ms": 12,
-                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"customer\":{\"mobile\":\"92300000\"}}",
+                     *           "response_body": "{\"error\":{\"code\":\"invalid_phone_number\",\"message\":\"customer.mobile must be 9 followed by 8 digits\",\"request_id\":\"req_MIOqiPFqV0kQb6mgNnZcWjTa\"}}"
+                     *         },
+                     *         {
+                     *           "request_id": "req_Q2dkVb3pX9sTn1LrWm8yZe4C",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhook_endpoints",
+                     *           "status": 201,
+                     *           "error_code": null,
+                     *           "latency_ms": 9,
+                     *           "created_at": "2026-11-21T09:59:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"url\":\"https://shop.example/webhooks\"}",
+                     *           "response_body": "{\"id\":\"whe_Nn3kVb3pX9sTn1LrWm8yZe4C\",\"object\":\"webhook_endpoint\",\"url\":\"https://shop.example/webhooks\",\"events\":[\"*\"],\"name\":null,\"description\":null,\"created_at\":\"2026-11-21T09:59:00.000Z\",\"secret\":\"[REDACTED]\"}"
                      *         }
                      *       ]
                      *     }

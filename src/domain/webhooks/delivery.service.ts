@@ -14,6 +14,7 @@ import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpoint.service';
+import { attemptError } from './attemptFailure';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
 import type { WebhookTargetPolicy } from './targetResolver';
@@ -212,6 +213,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         last_ms: null,
         last_attempt_at: null,
         signature_header: null,
+        last_error: null,
         next_attempt_at: null,
         lease_until: Date.now() + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
@@ -338,8 +340,9 @@ async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, a
   return { ...outcome, header, at };
 }
 
+/** What every attempt records, whatever the delivery's state: its outcome and, when it failed, why. */
 function attemptFields(a: SentAttempt) {
-  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header };
+  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error) };
 }
 
 const succeeded = (status: number) => status >= 200 && status < 300;
