@@ -1,4 +1,4 @@
-import { useParentSize } from '@visx/responsive';
+import { useEffect, useState } from 'react';
 import { scaleBand, scaleLinear } from '@visx/scale';
 import { formatAmount } from '../../format';
 import { formatValue, type ChartSpec, type Unit } from './charts';
@@ -16,13 +16,29 @@ function axisLabel(value: number, unit: Unit): string {
 }
 
 /**
+ * The width of the element the returned ref is set on, followed as it changes (a phone turned, a window
+ * resized, the grid going from two columns to one). Read at each change, not debounced: the chart is cheap.
+ */
+function useWidth(): [(node: HTMLDivElement | null) => void, number] {
+  const [node, setNode] = useState<HTMLDivElement | null>(null);
+  const [width, setWidth] = useState(0);
+  useEffect(() => {
+    if (!node) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry?.contentRect.width ?? 0)));
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, [node]);
+  return [setNode, width];
+}
+
+/**
  * The chart's SVG: bars per category, stacked when the spec says so, drawn at the width of its container
  * (a phone's 390 px as well as a desk's screen). Colours come from CSS (.series-<key>), so dark mode and
  * the palette live in the stylesheet. role="img" named by the caption and headline: a screen reader hears one sentence
  * with the headline numbers and can open the table for the rest.
  */
 export function BarChart({ spec }: { spec: ChartSpec }) {
-  const { parentRef, width } = useParentSize({ debounceTime: 50, initialSize: { width: 320 } });
+  const [parentRef, width] = useWidth();
   const plotted = spec.series.filter((s) => s.plotted);
   const innerWidth = Math.max(0, width - MARGIN.left - MARGIN.right);
   const innerHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
