@@ -175,8 +175,8 @@ function PaymentTable({ rows }: { rows: PaymentRow[] }) {
                 {r.failureCode && ` · ${formatEnum(r.failureCode)}`}
               </span>
             </th>
-            <td className="nowrap">
-              {formatAmount(r.amount, r.currency)}
+            <td>
+              <span className="nowrap">{formatAmount(r.amount, r.currency)}</span>
               <span className="narrow-only">
                 <StatusBadge status={r.status} />
               </span>

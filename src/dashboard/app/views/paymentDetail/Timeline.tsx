@@ -67,7 +67,9 @@ function DeliveryText({ delivery: d }: { delivery: PaymentDelivery }) {
         </p>
       )}
       {d.state === 'DEAD_LETTER' && <p>No more retries: resend it from the deliveries below.</p>}
-      <EllipsizedId id={d.endpointId} what={`endpoint id ${d.endpointId}`} />
+      <p className="story-id">
+        <span className="muted">Endpoint</span> <EllipsizedId id={d.endpointId} what={`endpoint id ${d.endpointId}`} />
+      </p>
     </>
   );
 }
