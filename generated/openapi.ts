@@ -110,6 +110,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the account's test data and reset its clock
+         * @description Deletes the caller's account's test data: payment intents and their refunds, events, webhook
+         *     deliveries, payment links, checkout sessions, client tokens, request logs, and the idempotency
+         *     records of `POST /payment_intents` and `POST /refunds` (a key replayed after the reset would
+         *     otherwise answer with a payment that no longer exists: after the reset it creates a new one).
+         *     Cancels the account's pending timers (rail steps, refunds, expiries, webhook retries), so nothing
+         *     of the old data moves or sends a webhook afterwards, and sets the sandbox clock back to real time
+         *     (`offset_seconds` 0). Keeps the account, its API keys (and dashboard sessions) and its webhook
+         *     endpoints with their secrets. Runs one at a time with clock advances of the account.
+         *
+         *     The answer counts what was deleted; a second reset answers zeros. Not idempotent (no
+         *     `Idempotency-Key`): each call deletes what exists then.
+         *
+         *     Permission: the account's full secret key only (`secret_key`), or the dashboard signed in with it
+         *     (GraphQL `resetSandbox`); restricted keys get 403 `permission_denied`, publishable keys too.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -2504,6 +2537,31 @@ export interface components {
             /** @description The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events). */
             response_body: string | null;
         };
+        /** @description The answer of `POST /sandbox/reset`, what was deleted from the account, per kind. */
+        SandboxReset: {
+            /**
+             * @description Always `sandbox_reset`.
+             * @constant
+             */
+            object: "sandbox_reset";
+            /** @description How many of each kind were deleted (0 when there were none). */
+            deleted: {
+                /** @description Payment intents deleted. */
+                payment_intents: number;
+                /** @description Refunds deleted (with their payment intents). */
+                refunds: number;
+                /** @description Events deleted. */
+                events: number;
+                /** @description Webhook deliveries deleted (the endpoints themselves are kept). */
+                webhook_deliveries: number;
+                /** @description Payment links deleted. */
+                payment_links: number;
+                /** @description Checkout sessions deleted. */
+                checkout_sessions: number;
+                /** @description Request log entries deleted (of every key of the account). */
+                logs: number;
+            };
+        };
         /** @description The sandbox clock of the caller's account. */
         SandboxClock: {
             /**
@@ -3322,6 +3380,51 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was deleted, per kind. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "sandbox_reset",
+                     *       "deleted": {
+                     *         "payment_intents": 42,
+                     *         "refunds": 3,
+                     *         "events": 131,
+                     *         "webhook_deliveries": 128,
+                     *         "payment_links": 2,
+                     *         "checkout_sessions": 5,
+                     *         "logs": 310
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxReset"];
                 };
             };
             400: components["responses"]["BadRequest"];

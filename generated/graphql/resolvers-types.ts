@@ -2,11 +2,10 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
-export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -1219,7 +1218,7 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
   WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
-  SandboxReset: ResolverTypeWrapper<Omit<SandboxReset, 'clock'> & { clock: ResolversTypes['SandboxClock'] }>;
+  SandboxReset: ResolverTypeWrapper<SandboxResetModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1281,7 +1280,7 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   WebhookOverview: WebhookOverview;
   WebhookBucket: WebhookBucket;
-  SandboxReset: Omit<SandboxReset, 'clock'> & { clock: ResolversParentTypes['SandboxClock'] };
+  SandboxReset: SandboxResetModel;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {

@@ -11865,20 +11865,378 @@ return errors === 0;
 }
 validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const resetSandbox_200 = validate163;
+const schema77 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:SandboxReset" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate163.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.deleted === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deleted"},message:"must have required property '"+"deleted"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "object") || (key0 === "deleted"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("sandbox_reset" !== data0){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "sandbox_reset"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.deleted !== undefined){
+let data1 = data.deleted;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.payment_intents === undefined){
+const err5 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "payment_intents"},message:"must have required property '"+"payment_intents"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.refunds === undefined){
+const err6 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "refunds"},message:"must have required property '"+"refunds"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.events === undefined){
+const err7 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.webhook_deliveries === undefined){
+const err8 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "webhook_deliveries"},message:"must have required property '"+"webhook_deliveries"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1.payment_links === undefined){
+const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "payment_links"},message:"must have required property '"+"payment_links"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.checkout_sessions === undefined){
+const err10 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "checkout_sessions"},message:"must have required property '"+"checkout_sessions"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data1.logs === undefined){
+const err11 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "logs"},message:"must have required property '"+"logs"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!(((((((key1 === "payment_intents") || (key1 === "refunds")) || (key1 === "events")) || (key1 === "webhook_deliveries")) || (key1 === "payment_links")) || (key1 === "checkout_sessions")) || (key1 === "logs"))){
+const err12 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data1.payment_intents !== undefined){
+let data2 = data1.payment_intents;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err13 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err14 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data1.refunds !== undefined){
+let data3 = data1.refunds;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data1.events !== undefined){
+let data4 = data1.events;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err17 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err18 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data1.webhook_deliveries !== undefined){
+let data5 = data1.webhook_deliveries;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err19 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+if(data1.payment_links !== undefined){
+let data6 = data1.payment_links;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err21 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err22 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+if(data1.checkout_sessions !== undefined){
+let data7 = data1.checkout_sessions;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err23 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err24 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data1.logs !== undefined){
+let data8 = data1.logs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err25 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err26 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+validate163.errors = vErrors;
+return errors === 0;
+}
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const retryWebhookDelivery_200 = validate154;
 
 export const revokeApiKey_200 = validate100;
 
 export const schema_Event = validate104;
 
-export const sendTestWebhook_202 = validate163;
-const schema77 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate164;
+const schema78 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12010,10 +12368,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const advanceSandboxClock_401 = advanceSandboxClock_400;
@@ -12237,6 +12595,13 @@ export const listWebhookEndpoints_403 = advanceSandboxClock_400;
 export const listWebhookEndpoints_429 = advanceSandboxClock_400;
 export const listWebhookEndpoints_500 = advanceSandboxClock_400;
 export const listWebhookEndpoints_503 = advanceSandboxClock_400;
+export const resetSandbox_400 = advanceSandboxClock_400;
+export const resetSandbox_401 = advanceSandboxClock_400;
+export const resetSandbox_403 = advanceSandboxClock_400;
+export const resetSandbox_413 = advanceSandboxClock_400;
+export const resetSandbox_429 = advanceSandboxClock_400;
+export const resetSandbox_500 = advanceSandboxClock_400;
+export const resetSandbox_503 = advanceSandboxClock_400;
 export const retryWebhookDelivery_400 = advanceSandboxClock_400;
 export const retryWebhookDelivery_401 = advanceSandboxClock_400;
 export const retryWebhookDelivery_403 = advanceSandboxClock_400;
@@ -12546,6 +12911,14 @@ export const validators = Object.freeze({
   listWebhookEndpoints_503,
   readyz_200,
   readyz_503,
+  resetSandbox_200,
+  resetSandbox_400,
+  resetSandbox_401,
+  resetSandbox_403,
+  resetSandbox_413,
+  resetSandbox_429,
+  resetSandbox_500,
+  resetSandbox_503,
   retryWebhookDelivery_200,
   retryWebhookDelivery_400,
   retryWebhookDelivery_401,

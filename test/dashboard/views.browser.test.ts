@@ -12,7 +12,8 @@ import { formatAmount, formatMs, formatNumber, formatPercent } from '../../src/d
 import { statusWords } from '../../src/dashboard/app/components/StatusBadge';
 import { methodName } from '../../src/dashboard/app/payments';
 import { ensureDashboardBundle, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
-import { applyLook, checkLook, LOOKS, shownPaymentIds, tableRows, waitForShownPayments } from './support/views';
+import { LAYOUTS, useLayout } from './support/product';
+import { checkLayout, shownPaymentIds, tableRows, waitForShownPayments } from './support/views';
 
 /**
  * Issue 40's views in Chromium against the real gateway: the Overview's charts (each an image with a name,
@@ -101,8 +102,8 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       'Webhook lag': { header: ['Median lag'], rows: o.webhooks.buckets.map((b: any) => [b.lagP50Ms == null ? '—' : formatMs(b.lagP50Ms)]) },
     };
 
-    for (const look of LOOKS) {
-      await applyLook(page, look);
+    for (const layout of LAYOUTS) {
+      await useLayout(page, layout);
       for (const [title, name] of Object.entries(names)) {
         const chart = page.getByRole('region', { name: title, exact: true });
         await chart.getByRole('img', { name, exact: true }).waitFor({ timeout: UI_TIMEOUT });
@@ -123,7 +124,7 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       }
       const tiles = await page.locator('dl.tiles dd').allTextContents();
       expect(tiles).toEqual([formatNumber(4), formatAmount(12_250), formatPercent(2 / 3), formatPercent(1)]);
-      await checkLook(page, 'overview', look);
+      await checkLayout(page, 'overview', layout);
     }
 
     // The 7-day range: seven daily buckets, and the range in the URL.
@@ -172,14 +173,14 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
 
     await page.goto(`${server.baseUrl}/dashboard/payments`);
     await waitForShownPayments(page, [paid.id, failing.id, reference.id]);
-    for (const look of LOOKS) {
-      await applyLook(page, look);
+    for (const layout of LAYOUTS) {
+      await useLayout(page, layout);
       // Every id on one line (cut with an ellipsis where the column is narrow).
       const lines = await page.locator('table.payments-table tbody th a').evaluateAll((links) =>
         links.map((a) => a.getBoundingClientRect().height / parseFloat(getComputedStyle(a).lineHeight)),
       );
-      expect(lines.every((l) => l < 1.5), `ids on one line at ${look.width} px: ${lines}`).toBe(true);
-      await checkLook(page, 'payments', look);
+      expect(lines.every((l) => l < 1.5), `ids on one line (${layout.name}): ${lines}`).toBe(true);
+      await checkLayout(page, 'payments', layout);
     }
     expect(unexpectedErrors(errors)).toEqual([]);
     await page.close();
@@ -261,9 +262,9 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       const times = await timeline.locator('.story-when time').evaluateAll((els) => els.filter((_e, i) => i % 2 === 0).map((e) => e.getAttribute('datetime') ?? ''));
       expect(times).toEqual([...times].sort());
 
-      for (const look of LOOKS) {
-        await applyLook(page, look);
-        await checkLook(page, 'payment', look);
+      for (const layout of LAYOUTS) {
+        await useLayout(page, layout);
+        await checkLayout(page, 'payment', layout);
       }
       expect(unexpectedErrors(errors)).toEqual([]);
       await page.close();

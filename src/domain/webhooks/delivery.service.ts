@@ -245,8 +245,21 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
+/** Per account, how many times its attempts waiting in this process were forgotten (a sandbox reset). */
+const forgotten = new Map<string, number>();
+
+/**
+ * The sandbox reset deleted the account's deliveries: the attempts already waiting in the scheduler
+ * would still send their (deleted) events, so each checks on its turn that it was not forgotten since.
+ */
+export function forgetAccountAttempts(accountId: string): void {
+  forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
+}
+
 function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
-  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run };
+  const generation = forgotten.get(d.account_id) ?? 0;
+  const current = () => (forgotten.get(d.account_id) ?? 0) === generation;
+  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run: async () => (current() ? run() : undefined) };
 }
 
 /**

@@ -2,23 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { screenshot } from '../../support/browser';
 import { expectAxeClean, UI_TIMEOUT } from './dashboard';
-
-/**
- * The looks the Overview, Payments and payment page are checked in: a desk's screen and a phone, each in
- * the light and the dark scheme (prefers-color-scheme, which the app's palette follows).
- */
-export const LOOKS = [
-  { size: 'desk', width: 1280, height: 800, scheme: 'light' },
-  { size: 'desk', width: 1280, height: 800, scheme: 'dark' },
-  { size: 'phone', width: 390, height: 844, scheme: 'light' },
-  { size: 'phone', width: 390, height: 844, scheme: 'dark' },
-] as const;
-export type Look = (typeof LOOKS)[number];
-
-export async function applyLook(page: Page, look: Look): Promise<void> {
-  await page.setViewportSize({ width: look.width, height: look.height });
-  await page.emulateMedia({ colorScheme: look.scheme });
-}
+import type { Layout } from './product';
 
 /** True when nothing on the page sticks out past the viewport's width (no sideways scrolling). */
 export async function fitsWidth(page: Page, width: number): Promise<boolean> {
@@ -37,11 +21,16 @@ async function stickingOut(page: Page, width: number): Promise<string[]> {
   );
 }
 
-/** In this look: no sideways scroll, axe clean (serious, critical), and a screenshot named by view and look. */
-export async function checkLook(page: Page, view: string, look: Look): Promise<void> {
-  await screenshot(page, `views-${view}-${look.size}-${look.scheme}`);
-  if (!(await fitsWidth(page, look.width))) expect.fail(`${view} is wider than ${look.width} px (${look.scheme}): ${(await stickingOut(page, look.width)).join(', ')}`);
-  await expectAxeClean(page, `${view} at ${look.width} px, ${look.scheme}`);
+/**
+ * In this layout: no sideways scroll (against the layout's width: a mobile browser widens its window to
+ * overflowing content, so window.innerWidth would grow with it), axe clean (serious, critical), and a
+ * screenshot, taken first so that a failure can be looked at.
+ */
+export async function checkLayout(page: Page, view: string, layout: Layout): Promise<void> {
+  const { width } = layout.viewport;
+  await screenshot(page, `views-${view}-${layout.name}`);
+  if (!(await fitsWidth(page, width))) expect.fail(`${view} is wider than ${width} px (${layout.name}): ${(await stickingOut(page, width)).join(', ')}`);
+  await expectAxeClean(page, `${view} (${layout.name})`);
 }
 
 /** A table's body as text: one array of cell texts (header cell first) per row. */
