@@ -12,7 +12,7 @@ import { formatAmount, formatMs, formatNumber, formatPercent } from '../../src/d
 import { statusWords } from '../../src/dashboard/app/components/StatusBadge';
 import { methodName } from '../../src/dashboard/app/payments';
 import { ensureDashboardBundle, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
-import { LAYOUTS, useLayout } from './support/product';
+import { LAYOUTS, navLink, useLayout } from './support/product';
 import { checkLayout, shownPaymentIds, tableRows, waitForShownPayments } from './support/views';
 
 /**
@@ -56,7 +56,8 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
     const { page, errors } = await browser.newPage();
     await signInThroughForm(page, server.baseUrl, acct.sk);
     expect(page.url()).toBe(`${server.baseUrl}/dashboard`);
-    expect(await page.getByRole('navigation').getByRole('link', { name: 'Overview', exact: true }).getAttribute('aria-current')).toBe('page');
+    expect(await (await navLink(page, 'Overview')).getAttribute('aria-current')).toBe('page');
+    await page.keyboard.press('Escape'); // folds the phone's menu again, if navLink opened it
     await page.getByText('No payments in the last 24 hours').waitFor({ timeout: UI_TIMEOUT });
 
     await createPayment(acct.api, expressBody('923000000', 5000));
