@@ -7,7 +7,8 @@
  *
  * Layout: the gateway in its own process with DATA_DIR set and no MONGODB_URI, i.e. the embedded
  * engine inside the gateway process, compiled (dist/main.js), as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
- * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing), BENCH_SCALE_RESTARTS (3 restarts timed, the median reported).
+ * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing), BENCH_SCALE_RESTARTS (3 restarts timed, the median reported),
+ * BENCH_SCALE_ROUTES (a regular expression: only the routes it matches are timed).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +28,8 @@ interface Account {
   api: Api;
   sk: string;
   ids: string[];
+  /** One payment to search for by each key (made before the growth, so the oldest). */
+  probe?: { id: string; number: string; merchantReference: string; mobile: string };
 }
 
 const reference = (i: number) => ({ amount: 1000 + (i % 5000), currency: 'AOA', payment_method: 'multicaixa_reference' });
@@ -74,9 +77,14 @@ async function sseSnapshot(url: string, sk: string): Promise<void> {
   ctl.abort();
 }
 
+const OVERVIEW = `query ($range: OverviewRange) { overview(range: $range) {
+  from to buckets { start count paidVolume byStatus { status count } } methods { method count paid failed successRate paidVolume }
+  webhooks { deliveries delivered failed pending successRate lagP50Ms lagP95Ms buckets { start delivered lagP50Ms } } } }`;
+const SEARCH = 'query ($search: String) { paymentIntents(first: 25, filter: { search: $search }) { nodes { id status } pageInfo { hasNextPage endCursor } } }';
+
 type Route = [string, (acct: Account, base: string, i: number) => Promise<unknown>];
 const pick = (acct: Account, i: number) => acct.ids[(i * 7919) % acct.ids.length]!;
-const ROUTES: Route[] = [
+const ALL_ROUTES: Route[] = [
   ['GET /payment_intents/{id}', (a, b, i) => get(`${b}/v1/payment_intents/${pick(a, i)}`, a.sk)],
   ['GET /payment_intents?limit=25', (a, b) => get(`${b}/v1/payment_intents?limit=25`, a.sk)],
   ['GET /payment_intents?status=FAILED', (a, b) => get(`${b}/v1/payment_intents?limit=25&status=FAILED`, a.sk)],
@@ -87,9 +95,18 @@ const ROUTES: Route[] = [
   ['GET /account', (a, b) => get(`${b}/v1/account`, a.sk)],
   ['GraphQL paymentIntent { events }', (a, b, i) => graphql(b, a.sk, 'query($id: ID!) { paymentIntent(id: $id) { id status events { id type } } }', { id: pick(a, i) })],
   ['GraphQL paymentIntents(first: 25) { events }', (a, b) => graphql(b, a.sk, '{ paymentIntents(first: 25) { edges { node { id status events { id type } } } } }', {})],
+  ['GraphQL overview(LAST_24_HOURS)', (a, b) => graphql(b, a.sk, OVERVIEW, { range: 'LAST_24_HOURS' })],
+  ['GraphQL overview(LAST_7_DAYS)', (a, b) => graphql(b, a.sk, OVERVIEW, { range: 'LAST_7_DAYS' })],
+  ['GraphQL search: id', (a, b) => graphql(b, a.sk, SEARCH, { search: a.probe!.id })],
+  ['GraphQL search: merchant reference', (a, b) => graphql(b, a.sk, SEARCH, { search: a.probe!.merchantReference })],
+  ['GraphQL search: mobile (1 in 4 payments)', (a, b) => graphql(b, a.sk, SEARCH, { search: `+244${a.probe!.mobile}` })],
+  ['GraphQL search: reference number', (a, b) => graphql(b, a.sk, SEARCH, { search: a.probe!.number })],
   ['SSE snapshot', (a, b, i) => sseSnapshot(`${b}/v1/payment_intents/${pick(a, i)}/events`, a.sk)],
   ['POST /payment_intents', (a, b, i) => a.api.must(201, 'POST', '/v1/payment_intents', reference(i), { 'idempotency-key': `scale-post-${a.name}-${Date.now()}-${i}` })],
 ];
+
+// BENCH_SCALE_ROUTES: only the routes whose name matches this regular expression (a quick run of a few).
+const ROUTES = ALL_ROUTES.filter(([name]) => new RegExp(process.env.BENCH_SCALE_ROUTES ?? '').test(name));
 
 interface Row {
   step: number;
@@ -127,6 +144,13 @@ async function main(): Promise<void> {
     accounts.push({ name, api: new Api(gw.url, r.sk), sk: r.sk, ids: [] });
   }
   const [big, small] = accounts as [Account, Account];
+  for (const a of accounts) {
+    const merchantReference = `scale-order-${a.name}`;
+    const p = await a.api.must<{ id: string; reference: { number: string } }>(201, 'POST', '/v1/payment_intents', { ...reference(0), merchant_reference: merchantReference }, {
+      'idempotency-key': `scale-probe-${a.name}`,
+    });
+    a.probe = { id: p.id, number: p.reference.number, merchantReference, mobile: '923000001' };
+  }
   await new Api(gw.url, big.sk).must(201, 'POST', '/v1/payment_links', { amount: 5000 });
   await grow(small, 50);
   const rows: Row[] = [];

@@ -35,14 +35,14 @@ export async function searchPaymentIntents(
   page: { limit: number; startingAfter?: string | null },
 ): Promise<PaymentIntentResource[]> {
   const accountId = accountIdOf(actor);
+  const term = (search.search ?? '').trim();
+  if (term.length > SEARCH_MAX_LENGTH) throw ApiError.invalid(`Invalid field 'search': at most ${SEARCH_MAX_LENGTH} characters`);
   const filter: Record<string, unknown> = { account_id: accountId, ...filterConditions(search) };
   if (page.startingAfter) {
     const cursor = await PaymentModel.findOne({ _id: page.startingAfter, account_id: accountId }, { seq: 1 }).lean();
     if (!cursor) throw ApiError.invalid(`Invalid argument 'after': no such payment intent '${page.startingAfter}'`);
     filter.seq = { $lt: cursor.seq };
   }
-  const term = (search.search ?? '').trim();
-  if (term.length > SEARCH_MAX_LENGTH) throw ApiError.invalid(`Invalid field 'search': at most ${SEARCH_MAX_LENGTH} characters`);
   const keys = term === '' ? [{}] : searchConditions(term);
   const found = await Promise.all(
     keys.map((key) => PaymentModel.find({ ...filter, ...key }, { pending_events: 0 }).sort({ seq: -1 }).limit(page.limit).lean<PaymentRecord[]>()),
