@@ -348,6 +348,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await signInThroughForm(page, server.baseUrl, account.sk);
     const cookie = (await browser.context.cookies(server.baseUrl)).find((c) => c.name === 'pgw_session')!;
     expect(cookie).toBeDefined();
+    await page.getByRole('button', { name: 'Menu' }).click(); // at phone width Sign out is behind it
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Secret key').waitFor({ timeout: UI_TIMEOUT });
     const headers = { cookie: `pgw_session=${cookie.value}`, 'content-type': 'application/json' };

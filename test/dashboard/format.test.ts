@@ -20,8 +20,8 @@ it('groups digits with no-break spaces and writes money with its currency or the
   expect(formatNumber(1_234_567)).toBe('1\u00a0234\u00a0567');
   expect(formatNumber(999)).toBe('999');
   expect(formatNumber(93.456, 1)).toBe('93.5');
-  expect(formatAmount(10_000)).toBe('10\u00a0000\u00a0AOA');
-  expect(formatAmount(10_000, 'AOA', { symbol: true })).toBe('10\u00a0000\u00a0Kz');
+  expect(formatAmount(10_000)).toBe('10\u00a0000 AOA');
+  expect(formatAmount(10_000, 'AOA', { symbol: true })).toBe('10\u00a0000 Kz');
   expect(formatAmount(null)).toBe('—');
 });
 

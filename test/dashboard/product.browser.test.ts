@@ -306,6 +306,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     await result.waitFor({ timeout: UI_TIMEOUT });
     expect(await result.getByRole('listitem').filter({ hasText: 'payments' }).first().textContent()).toBe('2 payments');
     await banner.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    await screenshot(page, 'dashboard-reset-result-phone-light');
     expect((await account.api.get('/payment_intents')).body.data).toEqual([]);
 
     // A payment made after the reset shows up (the list has loaded and is live); the old ones are gone.

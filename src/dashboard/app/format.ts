@@ -20,7 +20,8 @@ export function formatNumber(value: number, maximumFractionDigits = 0): string {
 /** 7500 → "7 500 AOA"; with `symbol`, "7 500 Kz" (the kwanza's sign, as shops in Angola write it). */
 export function formatAmount(amount: number | null | undefined, currency = 'AOA', { symbol = false } = {}): string {
   if (amount == null) return '—';
-  return `${formatNumber(amount)}${GROUP}${symbol && currency === 'AOA' ? 'Kz' : currency}`;
+  // A plain space before the currency, as the payment pages write it (src/pages/html.ts).
+  return `${formatNumber(amount)} ${symbol && currency === 'AOA' ? 'Kz' : currency}`;
 }
 
 /** 0.935 → "93.5 %"; null (nothing final yet) → "—". */
