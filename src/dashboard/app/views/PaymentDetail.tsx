@@ -4,7 +4,7 @@ import { EllipsizedId } from '../components/EllipsizedId';
 import { StatusBadge } from '../components/StatusBadge';
 import { Time } from '../components/Time';
 import { ErrorAlert, newIdempotencyKey } from '../graphql';
-import { eventTypeName, formatAmount, formatEnum } from '../format';
+import { eventTypeName, formatAmount, formatEnum, formatNumber } from '../format';
 import {
   useCancelPayment,
   usePaymentDeliveries,
@@ -183,7 +183,7 @@ function Actions({ intent, onChanged }: { intent: Detail; onChanged: () => void 
       {canRefund && (
         <form onSubmit={doRefund} className="inline-form">
           <label>
-            Refund amount (AOA, empty for all {remaining})
+            Refund amount (AOA, empty for all {formatNumber(remaining)})
             <input type="number" inputMode="numeric" min={1} max={remaining} value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} />
           </label>
           <button type="submit" disabled={refundState.fetching}>
