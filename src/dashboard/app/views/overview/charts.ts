@@ -79,7 +79,8 @@ function bucketCategories(starts: string[], bucketSeconds: number) {
   const day = bucketSeconds >= 86_400;
   return starts.map((iso) => ({
     tick: day ? new Date(iso).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' }) : iso.slice(11, 16),
-    label: day ? `${iso.slice(0, 10)} UTC` : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`,
+    // Short enough that a phone shows the numbers beside it; the column header says the clock (UTC).
+    label: day ? iso.slice(0, 10) : `${iso.slice(5, 10)} ${iso.slice(11, 16)}`,
   }));
 }
 
@@ -109,7 +110,7 @@ export function statusChart(o: Overview): ChartSpec {
     headline: `${formatNumber(o.buckets.reduce((n, b) => n + b.count, 0))} payments`,
     unit: 'count',
     stacked: true,
-    categoryHeader: 'Created',
+    categoryHeader: 'Created (UTC)',
     series: present.map((status) =>
       series(
         status,
@@ -129,7 +130,7 @@ export function volumeChart(o: Overview): ChartSpec {
     headline: formatAmount(o.buckets.reduce((n, b) => n + b.paidVolume, 0)),
     unit: 'aoa',
     stacked: false,
-    categoryHeader: 'Created',
+    categoryHeader: 'Created (UTC)',
     series: [series('volume', 'Paid volume', 'aoa', o.buckets.map((b) => b.paidVolume))],
   });
 }
@@ -143,7 +144,7 @@ export function webhookChart(o: Overview): ChartSpec {
     headline: `${formatNumber(w.delivered)} delivered, ${formatNumber(w.failed)} failed, ${formatNumber(w.pending)} pending; success rate ${formatPercent(w.successRate)}`,
     unit: 'count',
     stacked: true,
-    categoryHeader: 'Event created',
+    categoryHeader: 'Event created (UTC)',
     series: [
       series('DELIVERED', 'Delivered', 'count', w.buckets.map((b) => b.delivered)),
       series('FAILED', 'Failed', 'count', w.buckets.map((b) => b.failed)),
@@ -161,7 +162,7 @@ export function lagChart(o: Overview): ChartSpec {
     headline: `p50 ${formatMs(w.lagP50Ms)}, p95 ${formatMs(w.lagP95Ms)}`,
     unit: 'ms',
     stacked: false,
-    categoryHeader: 'Event created',
+    categoryHeader: 'Event created (UTC)',
     series: [series('lag', 'Median lag', 'ms', w.buckets.map((b) => b.lagP50Ms ?? null))],
   });
 }
