@@ -7,6 +7,7 @@ import { LiveIndicator } from './components/LiveIndicator';
 import { ClockBanner, SandboxClockProvider } from './components/ClockBanner';
 import { currentSession, signOut, type DashboardSession } from './session';
 import { SignIn } from './views/SignIn';
+import { Overview } from './views/Overview';
 import { Payments } from './views/Payments';
 import { PaymentDetail } from './views/PaymentDetail';
 import { Clock } from './views/Clock';
@@ -19,6 +20,7 @@ import { ApiKeys } from './views/ApiKeys';
 
 /** The navigation, in the order and with the names the contract decisions fix. */
 const NAV: Array<[label: string, path: string]> = [
+  ['Overview', BASE],
   ['Payments', `${BASE}/payments`],
   ['Webhooks', `${BASE}/webhooks`],
   ['Payment links', `${BASE}/payment-links`],
@@ -40,14 +42,7 @@ export function App() {
   if (startError) return <main><p role="alert">{startError}</p></main>;
   if (session === undefined) return <main><p className="muted">Loading…</p></main>;
   if (session === null) {
-    return (
-      <SignIn
-        onSignedIn={(s) => {
-          setSession(s);
-          if (location.pathname.replace(/\/+$/, '') === BASE) navigate(`${BASE}/payments`, { replace: true });
-        }}
-      />
-    );
+    return <SignIn onSignedIn={setSession} />;
   }
   return <SignedIn key={session.key.id} session={session} onSignedOut={() => setSession(null)} />;
 }
@@ -74,9 +69,6 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
   useEffect(() => () => void ws.dispose(), [ws]);
 
   const { path } = useLocation();
-  useEffect(() => {
-    if (path === BASE || path === '/') navigate(`${BASE}/payments`, { replace: true });
-  }, [path]);
 
   const doSignOut = async () => {
     await signOut();
@@ -129,7 +121,7 @@ function route(path: string) {
       return <Clock />;
     case undefined:
     case '':
-      return null;
+      return <Overview />;
     default:
       return (
         <>
