@@ -56,7 +56,12 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
 
     const done = await getSession(api, s.id);
     expect(done).toMatchObject({ status: 'COMPLETED', payment_intent: paid.body.id });
-    const events = await accountEvents(api);
+    // The session's event is stored by the hook that completed it, right after: wait for it rather than race it.
+    const events = await waitFor(
+      () => accountEvents(api),
+      (list) => list.some((e) => e.type === 'checkout.session.completed'),
+      10_000,
+    );
     const completed = events.filter((e) => e.type === 'checkout.session.completed');
     expect(completed).toHaveLength(1);
     expect(completed[0].data).toMatchObject({ id: s.id, status: 'COMPLETED', payment_intent: paid.body.id, merchant_reference: 'order-late-1' });

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MongoClient } from 'mongodb';
 import { parse as parseYaml } from 'yaml';
 import { findOperation } from '../../src/operations/contract';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
@@ -317,14 +318,25 @@ async function driveMaintenanceGateway(server: TestServer): Promise<void> {
   await ok(anon, 'GET', '/account', 429);
 }
 
-/** A gateway whose database is gone: readiness 503, and a /v1 request that needs the database 500. */
+/**
+ * A fault the gateway does not expect, then a gateway whose database is gone. The fault: the account's
+ * creation time is not a date, so its serialization throws: a 500
+ * `internal_error`. The database gone: readiness 503, and a /v1 request 503 `service_unavailable`.
+ */
 async function driveGatewayWithoutDatabase(engine: EngineProcess, gateway: GatewayProcess): Promise<void> {
   const anon = new ApiClient(gateway.url);
   const account: TestAccount = await createAccount(gateway.url);
+  const client = await MongoClient.connect(engine.uri);
+  try {
+    await client.db().collection('accounts').updateOne({ _id: account.id as never }, { $set: { created_at: 'not a date' } });
+  } finally {
+    await client.close();
+  }
+  await ok(account.api, 'GET', '/account', 500);
   await engine.kill();
   await waitFor(() => anon.get('/readyz', { root: true }), (r) => r.status === 503, 20_000, 200);
   await ok(anon, 'GET', '/readyz', 503, { root: true });
-  await ok(account.api, 'GET', '/account', 500);
+  await ok(account.api, 'GET', '/account', 503);
 }
 
 // ----- the comparison ----------------------------------------------------------------------------------
