@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markerId, PaymentRollupModel, WebhookRollupModel } from '../../src/domain/overview/overviewRollup.model';
-import { aggregateOverview, getOverview, type OverviewRange } from '../../src/domain/overview/overview.service';
+import { aggregateOverview, getOverview, type Overview, type OverviewRange } from '../../src/domain/overview/overview.service';
 import { rebuildRollups } from '../../src/domain/overview/rollupRebuild';
 import { rollupWritesSettled } from '../../src/domain/overview/rollupWrites';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
@@ -39,6 +39,19 @@ async function bothOverviews(acct: TestAccount, range: OverviewRange) {
   const rolled = await getOverview(acct.id, range);
   const aggregated = await aggregateOverview(acct.id, range, { from: rolled.from, to: rolled.to, n: rolled.buckets.length, bucketMs: rolled.bucketSeconds * 1000 });
   return { rolled, aggregated };
+}
+
+/**
+ * Both overviews once they agree and `done` holds for the aggregated one (deliveries settle after the
+ * request that caused them returns), or the last pair read.
+ */
+async function agreed(acct: TestAccount, range: OverviewRange, done: (o: Overview) => boolean) {
+  let both = await bothOverviews(acct, range);
+  for (let i = 0; i < 100 && !(done(both.aggregated) && isDeepStrictEqual(both.rolled, both.aggregated)); i++) {
+    await sleep(200);
+    both = await bothOverviews(acct, range);
+  }
+  return both;
 }
 
 /** An account's rollup documents, without counters at zero and without the markers' times. */
@@ -99,12 +112,7 @@ describe('overview rollups', () => {
     await createPayment(acct.api, expressBody('923000000', 5_000)); // and one in the last 24 hours
     await advanceClock(acct.api, 600); // its payment settles, its deliveries are delivered or dead-lettered
 
-    // Deliveries settle after the advance returns: both are read until they agree (or the last pair is compared).
-    let settled = await bothOverviews(acct, 'LAST_7_DAYS');
-    for (let i = 0; i < 100 && !(settled.aggregated.webhooks.pending === 0 && isDeepStrictEqual(settled.rolled, settled.aggregated)); i++) {
-      await sleep(200);
-      settled = await bothOverviews(acct, 'LAST_7_DAYS');
-    }
+    const settled = await agreed(acct, 'LAST_7_DAYS', (o) => o.webhooks.pending === 0);
     const week = settled.aggregated;
     expect(settled.rolled).toEqual(week);
     const statuses = Object.fromEntries(week.buckets.flatMap((b) => b.byStatus).map((s) => [s.status, 0]));
@@ -142,5 +150,20 @@ describe('overview rollups', () => {
     expect(rolled).toEqual(aggregated);
     expect(rolled.methods.map((m) => m.count)).toEqual([1, 1]);
     expect(await PaymentRollupModel.collection.countDocuments({ _id: markerId(acct.id) } as never)).toBe(1);
+  });
+
+  it('stop counting the deliveries of a deleted endpoint', async () => {
+    const acct = await createAccount(server.baseUrl);
+    const r = await receiver();
+    await createEndpoint(acct.api, `${r.url}/hook`);
+    const gone = await createEndpoint(acct.api, `${r.url}/gone`);
+    await createPayment(acct.api, referenceBody(15_000));
+    const both = await agreed(acct, 'LAST_24_HOURS', (o) => o.webhooks.delivered === 2);
+    expect(both.rolled.webhooks).toMatchObject({ deliveries: 2, delivered: 2 });
+
+    expect((await acct.api.delete(`/webhook_endpoints/${gone.id}`)).status).toBe(200);
+    const after = await agreed(acct, 'LAST_24_HOURS', (o) => o.webhooks.deliveries === 1);
+    expect(after.rolled).toEqual(after.aggregated);
+    expect(after.rolled.webhooks).toMatchObject({ deliveries: 1, delivered: 1 });
   });
 });
