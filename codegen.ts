@@ -139,7 +139,8 @@ interface OperationInfo {
 function basePathOf(servers: { url: string }[] | undefined): string {
   const url = servers?.[0]?.url;
   if (!url) return '';
-  return new URL(url).pathname.replace(/\/+$/, '');
+  // Relative servers (`/v1`) resolve against any origin: only their path matters here.
+  return new URL(url, 'http://localhost').pathname.replace(/\/+$/, '');
 }
 
 function mergeParameters(doc: OpenApiDocument, pathLevel: Parameter[] = [], opLevel: Parameter[] = []): Parameter[] {

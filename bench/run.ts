@@ -186,6 +186,7 @@ async function main(): Promise<void> {
       env: {
         SSE_MAX_STREAMS_PER_KEY: connectionCaps,
         SSE_MAX_STREAMS_PER_IP: connectionCaps,
+        HTTP_MAX_CONNECTIONS_PER_IP: '0', // every subscriber and writer is on 127.0.0.1
         WS_MAX_CONNECTIONS_PER_KEY: connectionCaps,
         WS_MAX_CONNECTIONS_PER_IP: connectionCaps,
         WS_MAX_SUBSCRIPTIONS_PER_KEY: connectionCaps,

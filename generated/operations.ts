@@ -1884,6 +1884,57 @@ const operationData = {
       ]
     }
   },
+  "resetSandbox": {
+    "operationId": "resetSandbox",
+    "method": "POST",
+    "path": "/sandbox/reset",
+    "expressPath": "/sandbox/reset",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "responses": {
+        "200": "resetSandbox_200",
+        "400": "resetSandbox_400",
+        "401": "resetSandbox_401",
+        "403": "resetSandbox_403",
+        "413": "resetSandbox_413",
+        "429": "resetSandbox_429",
+        "500": "resetSandbox_500",
+        "503": "resetSandbox_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "retryWebhookDelivery": {
     "operationId": "retryWebhookDelivery",
     "method": "POST",

@@ -47,6 +47,8 @@ export interface Config {
    * while its event loop is saturated; more wait in arrival order (src/http/admission.ts).
    */
   writeConcurrency: number;
+  /** Deadlines and caps of plain HTTP connections (src/http/httpServer.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
 }
@@ -187,6 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
     timerRetentionHours: int(env, 'TIMER_RETENTION_HOURS', 24, 1, 24 * 365),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     writeConcurrency: int(env, 'WRITE_CONCURRENCY', 64, 1, 1_000_000),
+    http: {
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+      // Above the SSE and WebSocket caps per IP together (100 + 50), with room for plain requests.
+      maxConnectionsPerIp: int(env, 'HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1_000_000),
+    },
     connections: {
       wsPerKey: int(env, 'WS_MAX_CONNECTIONS_PER_KEY', 20, 1, 1_000_000),
       wsPerIp: int(env, 'WS_MAX_CONNECTIONS_PER_IP', 50, 1, 1_000_000),

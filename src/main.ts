@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config';
 import { logger } from './logger';
 import { startDataDir } from './db/embeddedEngine';
+import { printReadyLine } from './readyLine';
 import { startGateway } from './server';
 
 /** Process entry: `npm start`. */
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   if (!config.mongodbUri) config.dataDir = startDataDir(process.env);
 
   const gateway = await startGateway(config);
+  // Known only now: with PORT=0 the default public URL names the port actually served.
+  printReadyLine(config.publicBaseUrl, logger.level);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -5,6 +5,7 @@ import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
 import { beforeCloseServices, startServices, stopServices } from './platform/lifecycle';
 import { httpThreadServices } from './background/services';
+import { createHttpServer } from './http/httpServer';
 import { startBackgroundThread, type BackgroundThread } from './background/thread';
 import { secretsKey } from './domain/webhooks/secretsKey';
 import { createApp } from './rest/app';
@@ -41,8 +42,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   onKeyRevoked(deleteSessionsOfKey);
   // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
   onClientTokenRevoked(endStreamsOfClientToken);
-  const httpServer = http.createServer();
-  httpServer.keepAliveTimeout = 65_000;
+  const httpServer = createHttpServer(config);
   // The port opens before the services start (their start needs the server); a request arriving
   // meanwhile waits for the app instead of never being answered.
   const early: Array<[http.IncomingMessage, http.ServerResponse]> = [];

@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     env: {
       SSE_MAX_STREAMS_PER_KEY: caps,
       SSE_MAX_STREAMS_PER_IP: caps,
+      HTTP_MAX_CONNECTIONS_PER_IP: '0', // every connection is from 127.0.0.1
       WS_MAX_CONNECTIONS_PER_KEY: caps,
       WS_MAX_CONNECTIONS_PER_IP: caps,
       WS_MAX_SUBSCRIPTIONS_PER_KEY: caps,

@@ -2,11 +2,10 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
-export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -502,8 +501,8 @@ export type LogEntry = {
   /** Where the request came from: `API` (a key or token) or `DASHBOARD` (the signed-in dashboard's own calls). */
   source: LogSource;
   /**
-   * The request body as received (JSON re-serialized), secrets and card-like data redacted as `[REDACTED]`, cut
-   * at 4 KiB (then ending in `…`); null for requests without a body (REST `request_body`).
+   * The request body as received (its text; GraphQL variables included), secrets and card-like data redacted
+   * as `[REDACTED]`, cut at 4 KiB (then ending in `…`); null for requests without a body (REST `request_body`).
    */
   requestBody?: Maybe<Scalars['String']['output']>;
   /** The response body, redacted and cut like `requestBody`; null for streams and empty answers (REST `response_body`). */
@@ -784,9 +783,10 @@ export type Mutation = {
   /** Revokes a client token at once (`DELETE /client_tokens/{id}`). Needs `payment_intents:read`. */
   deleteClientToken: DeletedClientToken;
   /**
-   * Deletes the account's test data (payments, refunds, events, deliveries, links, checkout sessions, logs)
-   * and pending timers, and sets its clock back to real time; keeps the account, its keys and its webhook
-   * endpoints. The service of `POST /sandbox/reset`. Only the full secret key (or the dashboard session).
+   * Deletes the account's test data (payments, refunds, events, deliveries, links, checkout sessions, logs,
+   * client tokens and idempotency records) and pending timers, and sets its clock back to real time; keeps
+   * the account, its keys and its webhook endpoints. The service of `POST /sandbox/reset`. Only the full
+   * secret key (or the dashboard session signed in with it).
    */
   resetSandbox: SandboxReset;
 };
@@ -1219,7 +1219,7 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
   WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
-  SandboxReset: ResolverTypeWrapper<Omit<SandboxReset, 'clock'> & { clock: ResolversTypes['SandboxClock'] }>;
+  SandboxReset: ResolverTypeWrapper<SandboxResetModel>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1281,7 +1281,7 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   WebhookOverview: WebhookOverview;
   WebhookBucket: WebhookBucket;
-  SandboxReset: Omit<SandboxReset, 'clock'> & { clock: ResolversParentTypes['SandboxClock'] };
+  SandboxReset: SandboxResetModel;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {

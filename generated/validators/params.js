@@ -1361,7 +1361,7 @@ return errors === 0;
 validate71.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listLogs_query = validate72;
-const schema39 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+const schema39 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1375,44 +1375,74 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.include_dashboard === undefined){
+data.include_dashboard = false;
+}
 if(data.limit === undefined){
 data.limit = 20;
 }
-let data0 = data.limit;
+let data0 = data.include_dashboard;
 const _errs1 = errors;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-let dataType0 = typeof data0;
+if(typeof data0 !== "boolean"){
 let coerced0 = undefined;
 if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
+if(data0 === "false" || data0 === 0 || data0 === null){
+coerced0 = false;
+}
+else if(data0 === "true" || data0 === 1){
+coerced0 = true;
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate72.errors = [{instancePath:instancePath+"/include_dashboard",schemaPath:"#/properties/include_dashboard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["limit"] = coerced0;
+data["include_dashboard"] = coerced0;
 }
 }
 }
-if(errors === _errs1){
-if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 > 100 || isNaN(data0)){
+var valid0 = _errs1 === errors;
+if(valid0){
+let data1 = data.limit;
+const _errs3 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
 validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
-if(data0 < 1 || isNaN(data0)){
+if(data1 < 1 || isNaN(data1)){
 validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
+}
+var valid0 = _errs3 === errors;
 }
 }
 else {
@@ -1423,7 +1453,7 @@ return false;
 validate72.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentIntents_query = validate73;
 const schema40 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};

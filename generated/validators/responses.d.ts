@@ -259,6 +259,14 @@ export declare const listWebhookEndpoints_500: Validator<components['schemas']['
 export declare const listWebhookEndpoints_503: Validator<components['schemas']['Error']>;
 export declare const readyz_200: Validator<components['schemas']['ReadinessUp']>;
 export declare const readyz_503: Validator<components['schemas']['ReadinessDown']>;
+export declare const resetSandbox_200: Validator<components['schemas']['SandboxReset']>;
+export declare const resetSandbox_400: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_401: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_403: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_413: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_429: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_500: Validator<components['schemas']['Error']>;
+export declare const resetSandbox_503: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_200: Validator<components['schemas']['WebhookDelivery']>;
 export declare const retryWebhookDelivery_400: Validator<components['schemas']['Error']>;
 export declare const retryWebhookDelivery_401: Validator<components['schemas']['Error']>;
@@ -572,6 +580,14 @@ export type ResponseValidatorName =
   | 'listWebhookEndpoints_503'
   | 'readyz_200'
   | 'readyz_503'
+  | 'resetSandbox_200'
+  | 'resetSandbox_400'
+  | 'resetSandbox_401'
+  | 'resetSandbox_403'
+  | 'resetSandbox_413'
+  | 'resetSandbox_429'
+  | 'resetSandbox_500'
+  | 'resetSandbox_503'
   | 'retryWebhookDelivery_200'
   | 'retryWebhookDelivery_400'
   | 'retryWebhookDelivery_401'
@@ -886,6 +902,14 @@ export declare const validators: {
   readonly listWebhookEndpoints_503: typeof listWebhookEndpoints_503;
   readonly readyz_200: typeof readyz_200;
   readonly readyz_503: typeof readyz_503;
+  readonly resetSandbox_200: typeof resetSandbox_200;
+  readonly resetSandbox_400: typeof resetSandbox_400;
+  readonly resetSandbox_401: typeof resetSandbox_401;
+  readonly resetSandbox_403: typeof resetSandbox_403;
+  readonly resetSandbox_413: typeof resetSandbox_413;
+  readonly resetSandbox_429: typeof resetSandbox_429;
+  readonly resetSandbox_500: typeof resetSandbox_500;
+  readonly resetSandbox_503: typeof resetSandbox_503;
   readonly retryWebhookDelivery_200: typeof retryWebhookDelivery_200;
   readonly retryWebhookDelivery_400: typeof retryWebhookDelivery_400;
   readonly retryWebhookDelivery_401: typeof retryWebhookDelivery_401;

@@ -9512,7 +9512,7 @@ validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const listLogs_200 = validate140;
 const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
@@ -9596,9 +9596,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((((key0 === "request_id") || (key0 === "method")) || (key0 === "path")) || (key0 === "status")) || (key0 === "error_code")) || (key0 === "latency_ms")) || (key0 === "created_at"))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.source === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -9607,12 +9606,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.request_id !== undefined){
-let data0 = data.request_id;
-if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-const err8 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
+if(data.request_body === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request_body"},message:"must have required property '"+"request_body"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9621,9 +9616,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.response_body === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "response_body"},message:"must have required property '"+"response_body"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9632,10 +9626,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.method !== undefined){
-if(typeof data.method !== "string"){
-const err10 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema65.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9645,9 +9638,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err11 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.request_id !== undefined){
+let data0 = data.request_id;
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+const err11 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9657,10 +9652,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data3 = data.status;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err12 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9669,9 +9662,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 599 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+}
+if(data.method !== undefined){
+if(typeof data.method !== "string"){
+const err13 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9680,13 +9674,49 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data3 < 100 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err14 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 599 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(data3 < 100 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -9709,12 +9739,12 @@ passing0 = 0;
 }
 const _errs13 = errors;
 if(data4 !== null){
-const err15 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err18 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -9730,12 +9760,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err16 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err19 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err19];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err19);
 }
 errors++;
 }
@@ -9754,23 +9784,23 @@ vErrors = null;
 if(data.latency_ms !== undefined){
 let data5 = data.latency_ms;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err17 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err20 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err20];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err20);
 }
 errors++;
 }
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-const err18 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err21 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -9780,35 +9810,84 @@ if(data.created_at !== undefined){
 let data6 = data.created_at;
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-const err19 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err23];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data7 = data.source;
+if(typeof data7 !== "string"){
+const err24 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(!((data7 === "api") || (data7 === "dashboard"))){
+const err25 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema65.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.request_body !== undefined){
+let data8 = data.request_body;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err26 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema65.properties.request_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.response_body !== undefined){
+let data9 = data.response_body;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema65.properties.response_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err28];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -10603,7 +10682,7 @@ validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const listWebhookDeliveries_200 = validate153;
 const schema71 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema72 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
 const pattern51 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10708,8 +10787,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.request_body === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request_body"},message:"must have required property '"+"request_body"+"'"};
+if(data.last_error === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last_error"},message:"must have required property '"+"last_error"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10718,8 +10797,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.signature_header === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signature_header"},message:"must have required property '"+"signature_header"+"'"};
+if(data.next_attempt_at === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "next_attempt_at"},message:"must have required property '"+"next_attempt_at"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10728,9 +10807,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema72.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.request_body === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "request_body"},message:"must have required property '"+"request_body"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10739,12 +10817,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern51.test(data0)){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
+if(data.signature_header === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "signature_header"},message:"must have required property '"+"signature_header"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10753,9 +10827,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema72.properties, key0))){
+const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10765,10 +10839,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern51.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10777,8 +10852,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("webhook_delivery" !== data1){
-const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
+}
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10788,11 +10864,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.event_id !== undefined){
-let data2 = data.event_id;
-if(typeof data2 === "string"){
-if(!pattern39.test(data2)){
-const err16 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10801,14 +10876,38 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("webhook_delivery" !== data1){
+const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.event_id !== undefined){
+let data2 = data.event_id;
+if(typeof data2 === "string"){
+if(!pattern39.test(data2)){
+const err18 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -10822,30 +10921,7 @@ errors = vErrors.length;
 if(data.state !== undefined){
 let data4 = data.state;
 if(typeof data4 !== "string"){
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema72.properties.state.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.attempts !== undefined){
-let data5 = data.attempts;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err20 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err20 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10854,9 +10930,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err21 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
+const err21 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema72.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10866,11 +10941,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-if(data.last_status !== undefined){
-let data6 = data.last_status;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err22 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema72.properties.last_status.type},message:"must be integer,null"};
+if(data.attempts !== undefined){
+let data5 = data.attempts;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err22 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10879,9 +10953,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 599 || isNaN(data6)){
-const err23 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err23 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10890,8 +10964,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data6 < 0 || isNaN(data6)){
-const err24 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.last_status !== undefined){
+let data6 = data.last_status;
+if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+const err24 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema72.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10900,12 +10978,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-if(data.last_ms !== undefined){
-let data7 = data.last_ms;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err25 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema72.properties.last_ms.type},message:"must be integer,null"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 599 || isNaN(data6)){
+const err25 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10914,9 +10989,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err26 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data6 < 0 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10927,10 +11001,10 @@ errors++;
 }
 }
 }
-if(data.last_attempt_at !== undefined){
-let data8 = data.last_attempt_at;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema72.properties.last_attempt_at.type},message:"must be string,null"};
+if(data.last_ms !== undefined){
+let data7 = data.last_ms;
+if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
+const err27 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema72.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10939,9 +11013,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err28 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err28 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10952,10 +11026,10 @@ errors++;
 }
 }
 }
-if(data.request_body !== undefined){
-let data9 = data.request_body;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+if(data.last_attempt_at !== undefined){
+let data8 = data.last_attempt_at;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err29 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema72.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10964,11 +11038,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data.signature_header !== undefined){
-let data10 = data.signature_header;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err30 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema72.properties.signature_header.type},message:"must be string,null"};
+if(typeof data8 === "string"){
+if(!(formats0.validate(data8))){
+const err30 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10979,13 +11051,78 @@ errors++;
 }
 }
 }
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.last_error !== undefined){
+let data9 = data.last_error;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err31 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema72.properties.last_error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
 else {
 vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.next_attempt_at !== undefined){
+let data10 = data.next_attempt_at;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err32 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema72.properties.next_attempt_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err33 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data.request_body !== undefined){
+let data11 = data.request_body;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err34 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.signature_header !== undefined){
+let data12 = data.signature_header;
+if((typeof data12 !== "string") && (data12 !== null)){
+const err35 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema72.properties.signature_header.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -11728,20 +11865,378 @@ return errors === 0;
 }
 validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const resetSandbox_200 = validate163;
+const schema77 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:SandboxReset" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate163.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.deleted === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deleted"},message:"must have required property '"+"deleted"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "object") || (key0 === "deleted"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("sandbox_reset" !== data0){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "sandbox_reset"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.deleted !== undefined){
+let data1 = data.deleted;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.payment_intents === undefined){
+const err5 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "payment_intents"},message:"must have required property '"+"payment_intents"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.refunds === undefined){
+const err6 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "refunds"},message:"must have required property '"+"refunds"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.events === undefined){
+const err7 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.webhook_deliveries === undefined){
+const err8 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "webhook_deliveries"},message:"must have required property '"+"webhook_deliveries"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data1.payment_links === undefined){
+const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "payment_links"},message:"must have required property '"+"payment_links"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.checkout_sessions === undefined){
+const err10 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "checkout_sessions"},message:"must have required property '"+"checkout_sessions"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data1.logs === undefined){
+const err11 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/required",keyword:"required",params:{missingProperty: "logs"},message:"must have required property '"+"logs"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!(((((((key1 === "payment_intents") || (key1 === "refunds")) || (key1 === "events")) || (key1 === "webhook_deliveries")) || (key1 === "payment_links")) || (key1 === "checkout_sessions")) || (key1 === "logs"))){
+const err12 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data1.payment_intents !== undefined){
+let data2 = data1.payment_intents;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err13 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err14 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data1.refunds !== undefined){
+let data3 = data1.refunds;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data1.events !== undefined){
+let data4 = data1.events;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err17 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err18 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data1.webhook_deliveries !== undefined){
+let data5 = data1.webhook_deliveries;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err19 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err20 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+if(data1.payment_links !== undefined){
+let data6 = data1.payment_links;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err21 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err22 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+if(data1.checkout_sessions !== undefined){
+let data7 = data1.checkout_sessions;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err23 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err24 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data1.logs !== undefined){
+let data8 = data1.logs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err25 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 0 || isNaN(data8)){
+const err26 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+validate163.errors = vErrors;
+return errors === 0;
+}
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const retryWebhookDelivery_200 = validate154;
 
 export const revokeApiKey_200 = validate100;
 
 export const schema_Event = validate104;
 
-export const sendTestWebhook_202 = validate163;
-const schema77 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate164;
+const schema78 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11873,10 +12368,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const advanceSandboxClock_401 = advanceSandboxClock_400;
@@ -12100,6 +12595,13 @@ export const listWebhookEndpoints_403 = advanceSandboxClock_400;
 export const listWebhookEndpoints_429 = advanceSandboxClock_400;
 export const listWebhookEndpoints_500 = advanceSandboxClock_400;
 export const listWebhookEndpoints_503 = advanceSandboxClock_400;
+export const resetSandbox_400 = advanceSandboxClock_400;
+export const resetSandbox_401 = advanceSandboxClock_400;
+export const resetSandbox_403 = advanceSandboxClock_400;
+export const resetSandbox_413 = advanceSandboxClock_400;
+export const resetSandbox_429 = advanceSandboxClock_400;
+export const resetSandbox_500 = advanceSandboxClock_400;
+export const resetSandbox_503 = advanceSandboxClock_400;
 export const retryWebhookDelivery_400 = advanceSandboxClock_400;
 export const retryWebhookDelivery_401 = advanceSandboxClock_400;
 export const retryWebhookDelivery_403 = advanceSandboxClock_400;
@@ -12409,6 +12911,14 @@ export const validators = Object.freeze({
   listWebhookEndpoints_503,
   readyz_200,
   readyz_503,
+  resetSandbox_200,
+  resetSandbox_400,
+  resetSandbox_401,
+  resetSandbox_403,
+  resetSandbox_413,
+  resetSandbox_429,
+  resetSandbox_500,
+  resetSandbox_503,
   retryWebhookDelivery_200,
   retryWebhookDelivery_400,
   retryWebhookDelivery_401,

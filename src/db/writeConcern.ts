@@ -1,21 +1,25 @@
 /**
- * The write concern of everything the gateway writes: acknowledged once a majority of the replica
- * set's data-bearing members have it, so a failover cannot roll it back. MongoDB's implicit default is
- * w: "majority" only on some topologies (a set with an arbiter gets w: 1), and an idempotency record,
- * a payment's state change or a queued event acknowledged by the primary alone could vanish with it.
- * Set on the client (covers every driver and mongoose operation; the driver leaves it off statements
- * inside a transaction and puts it on the commit) and on the raw commands src/db/batching.ts sends,
- * which the client's default does not reach.
- */
-export const WRITE_CONCERN = { w: 'majority' } as const;
-
-/**
  * How long an operation may wait for the database before it fails (and its request answers 503
  * service_unavailable, src/db/unavailable.ts): the driver's server selection and mongoose's buffering
  * while disconnected both default to 10 s or more, and a client must hear within 5 s that the service
  * is unavailable (contract decisions, "When the database or the disk fails").
  */
 export const DATABASE_WAIT_MS = 3_000;
+
+/**
+ * The write concern of everything the gateway writes: acknowledged once a majority of the replica
+ * set's data-bearing members have it, so a failover cannot roll it back. MongoDB's implicit default is
+ * w: "majority" only on some topologies (a set with an arbiter gets w: 1), and an idempotency record,
+ * a payment's state change or a queued event acknowledged by the primary alone could vanish with it.
+ * Set on the client (covers every driver and mongoose operation; the driver leaves it off statements
+ * inside a transaction and puts it on the commit) and on the raw commands src/db/batching.ts sends,
+ * which the client's default does not reach. With a `wtimeout`: a replica set that lost its majority
+ * answers within DATABASE_WAIT_MS (a 503 the client retries, src/db/unavailable.ts) instead of holding
+ * the request for ever. The write may still have been applied on the primary: the idempotency record's
+ * reserved object id makes the retry find it rather than create a second one.
+ */
+export const WRITE_CONCERN = { w: 'majority', wtimeout: DATABASE_WAIT_MS } as const;
+
 
 /** The client options every connection of the gateway uses (the HTTP thread's and the background thread's). */
 export const CLIENT_OPTIONS = {

@@ -40,6 +40,7 @@ const MAPPED_TYPES = [
   'Event',
   'LogEntry',
   'SandboxClock',
+  'SandboxReset',
   'PaymentIntentConnection',
   'PaymentIntentEdge',
   'EventConnection',

@@ -1,5 +1,5 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { authenticateSessionRequest } from '../dashboard/session/session.graphql';
 import { sessionCookieOf } from '../dashboard/session/session.http';
@@ -11,6 +11,7 @@ import { authenticate, type Admission, type Credentials } from '../operations/ad
 import { bearerSecret } from '../operations/bearer';
 import { applyAdmission } from '../http/authenticate';
 import { readJsonBody } from '../http/body';
+import { keepResponseBody, markDashboardRequest } from '../http/loggedBodies';
 import { clientIp, countUnidentified } from '../http/rateLimit';
 import {
   admitDocument,
@@ -52,6 +53,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       if (config.maintenanceMode) throw maintenanceError();
       const client = { ip: clientIp(req) };
       const credentials = await httpCredentials(req, config);
+      if (credentials.kind === 'counted') markDashboardRequest(res);
       // A key's POST is read first: the intent it asks for goes out beside the key's count (one round
       // trip, as REST's GET). What the reading refuses is answered after authentication, as before.
       const sent = credentials.kind === 'key' && req.method === 'POST' ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
@@ -64,12 +66,10 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       const context = contextOf(admission, requestId, config, client.ip);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, started);
       const server = await apollo();
-      const headers = new HeaderMap();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came.
-      headers.set('content-type', 'application/json');
+      // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's
+      // headers it reads only these two (nothing else reads Apollo's copy): copying all of them cost every request.
+      const headers = new HeaderMap([['content-type', 'application/json']]);
+      if (req.headers.accept !== undefined) headers.set('accept', req.headers.accept);
       const body: Record<string, unknown> = { query: params.query };
       if (params.operationName !== undefined) body.operationName = params.operationName;
       if (params.variables !== undefined) body.variables = params.variables;
@@ -84,7 +84,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       // One error instead of an answer that ran out of time or is too large (executionLimits.ts).
       const refuse = (error: ApiError) => {
         res.locals.errorCode = error.code;
-        res.status(error.status).json(errorResponseBody(error, requestId));
+        sendJsonError(res, error, requestId);
       };
       if (result === null || deadlinePassed(context)) return refuse(deadlineError(config.graphqlDeadlineMs));
       const bytes = result.body.kind === 'complete' ? Buffer.byteLength(result.body.string) : 0;
@@ -95,6 +95,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       if (result.body.kind === 'complete') {
         // Written as it is: res.send would hash every answer for an ETag no GraphQL client sends back.
         res.setHeader('Content-Length', bytes);
+        keepResponseBody(res, result.body.string);
         res.end(result.body.string);
       } else {
         for await (const chunk of result.body.asyncIterator) res.write(chunk);
@@ -119,9 +120,16 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
         return;
       }
       for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-      res.status(apiError.status).json(errorResponseBody(apiError, requestId));
+      sendJsonError(res, apiError, requestId);
     }
   };
+}
+
+/** A refusal's GraphQL-shaped body, serialized here so that the log keeps the very text sent. */
+function sendJsonError(res: Response, error: ApiError, requestId: string): void {
+  const text = JSON.stringify(errorResponseBody(error, requestId));
+  keepResponseBody(res, text);
+  res.status(error.status).type('application/json').send(text);
 }
 
 /**

@@ -14,6 +14,7 @@ import type { PaymentIntentResource } from '../domain/payments/payment.serialize
 import type { QrCodeResource } from '../domain/qr/qr.service';
 import type { RefundResource } from '../domain/refunds/refund.serializer';
 import type { SandboxClockResource } from '../domain/sandbox/sandboxClock.service';
+import type { SandboxResetResource } from '../domain/sandbox/sandboxReset.service';
 import type { EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 import type { WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
 
@@ -46,6 +47,7 @@ export interface TestWebhookEventModel {
 export type EventModel = EventResource;
 export type LogEntryModel = LogEntryResource;
 export type SandboxClockModel = SandboxClockResource;
+export type SandboxResetModel = SandboxResetResource;
 
 /** One page of a newest-first list, cut by `first` and `after` (see pagination.ts). */
 export interface ConnectionModel<T> {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { ApiError } from '../errors';
+import { keepRequestBody } from './loggedBodies';
 
 /**
  * Reads a JSON request body ourselves rather than through express.json(), so each failure has the
@@ -20,6 +21,8 @@ export async function readJsonBody(req: Request, maxBytes: number): Promise<unkn
     throw ApiError.invalid("Request bodies must be sent with 'Content-Type: application/json'");
   }
   const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+  // As received, broken JSON included: what the log shows of this request.
+  keepRequestBody(req.res, text);
   if (nestedDeeperThan(text, MAX_DEPTH)) {
     throw ApiError.invalid(`Request body is nested deeper than ${MAX_DEPTH} levels`);
   }

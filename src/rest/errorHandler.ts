@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError, isApiError } from '../errors';
+import { keepResponseBody } from '../http/loggedBodies';
 import { logger } from '../logger';
 import { unavailableError } from '../db/unavailable';
 
@@ -48,7 +49,10 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     return;
   }
   for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
-  res.status(apiError.status).json(errorEnvelope(apiError, requestId));
+  // Serialized here rather than by res.json, so that the log keeps the very text sent.
+  const text = JSON.stringify(errorEnvelope(apiError, requestId));
+  keepResponseBody(res, text);
+  res.status(apiError.status).type('application/json').send(text);
 };
 
 /** Unknown routes, and known paths with a method they do not have, are 404 resource_not_found. */

@@ -8,6 +8,7 @@ import { getOperation, parameterSchema, type Operation } from '../operations/con
 import { execute, isExecutable, validateInput, type OperationResult, type RawInput } from '../operations/execute';
 import { applyAdmission } from '../http/authenticate';
 import { readJsonBody } from '../http/body';
+import { keepResponseBody } from '../http/loggedBodies';
 import { clientIp } from '../http/rateLimit';
 import { gatewaySettings } from '../operations/settings';
 import { readAheadOf } from '../operations/readAhead';
@@ -81,6 +82,7 @@ function send(req: Request, res: Response, result: OperationResult): void {
     return;
   }
   if (result.contentType) {
+    if (typeof result.body === 'string') keepResponseBody(res, result.body);
     res.status(result.status).type(result.contentType).send(result.body);
     return;
   }
@@ -99,6 +101,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * (If-None-Match, If-Modified-Since) still goes through Express, which decides whether it is a 304.
  */
 function sendJson(req: Request, res: Response, status: number, text: string): void {
+  keepResponseBody(res, text);
   res.statusCode = status;
   res.setHeader('Content-Type', JSON_TYPE);
   if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) {

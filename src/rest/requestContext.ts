@@ -3,12 +3,14 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLog.service';
+import { keptBodies, requestSource } from '../http/loggedBodies';
 
 /**
  * Gives every request an id (the `Request-Id` header and `request_id` in error bodies), logs it as a
- * structured line, and records requests made with an account's key for GET /logs. Only method, path,
- * status and ids are recorded: never headers, query strings or bodies, which may hold secrets. 401 and
- * 429 answers are only counted, per account and hour (with or without a key: recordRequest diverts them).
+ * structured line, and records requests made with an account's key for GET /logs: method, path,
+ * status, ids and the bodies, which the log redacts before writing them (domain/logs/logBodies.ts); never
+ * headers or query strings, and the structured line never holds a body. 401 and 429 answers are only
+ * counted, per account and hour (with or without a key: recordRequest diverts them).
  */
 export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = newId('req');
@@ -26,6 +28,7 @@ export const requestContext: RequestHandler = (req, res, next) => {
     const clientTokenId = res.locals.clientTokenId as string | undefined;
     logger.info({ requestId, method: req.method, path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id, clientTokenId }, 'request');
     if (auth) {
+      const bodies = keptBodies(res);
       recordRequest({
         _id: requestId,
         account_id: auth.key.account_id,
@@ -36,6 +39,9 @@ export const requestContext: RequestHandler = (req, res, next) => {
         error_code: errorCode,
         latency_ms: latencyMs,
         created_at: new Date(),
+        source: requestSource(res),
+        request_body: bodies.request,
+        response_body: bodies.response,
       });
     } else if (isRefusal(res.statusCode)) {
       countRefusedRequest(null, res.statusCode);

@@ -305,6 +305,8 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   for (const r of receiver.received) record('webhook paymentEvent', { media: 'application/json', body: JSON.parse(r.rawBody), where: `POST ${r.path}` });
 
   await ok(api, 'DELETE', `/webhook_endpoints/${all.id}`, 200);
+  // Last: it deletes what the calls above made.
+  await ok(api, 'POST', '/sandbox/reset', 200);
 }
 
 /** 503 maintenance and, past the per-IP limit of the answers no key counts, 429. */

@@ -91,6 +91,7 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['POST', '/webhook_endpoints/{id}/rotate_secret', 'rotateWebhookSecret'],
   ['GET', '/sandbox/clock', 'getSandboxClock'],
   ['POST', '/sandbox/clock/advance', 'advanceSandboxClock'],
+  ['POST', '/sandbox/reset', 'resetSandbox'],
   ['GET', '/public/payment_links/{code}', 'getPublicPaymentLink'],
   ['POST', '/public/payment_links/{code}/payments', 'createPublicPaymentLinkPayment'],
   ['GET', '/public/checkout/sessions/{id}', 'getPublicCheckoutSession'],
@@ -166,9 +167,10 @@ describe('every endpoint is described', () => {
   });
 
   it('puts the API under /v1 and health, documents and pages at the root', () => {
-    expect(doc.servers.map((s) => s.url)).toEqual(['http://localhost:3000/v1']);
+    // Relative: the docs page (and any client that fetched the document) resolves them against the gateway it came from.
+    expect(doc.servers.map((s) => s.url)).toEqual(['/v1']);
     for (const [, p] of ROOT_ENDPOINTS) {
-      expect((doc.paths[p]?.servers as { url: string }[])[0]?.url).toBe('http://localhost:3000');
+      expect((doc.paths[p]?.servers as { url: string }[])[0]?.url).toBe('/');
     }
     for (const [, p] of [...SPEC_ENDPOINTS, ...DECISION_ENDPOINTS]) expect(doc.paths[p]?.servers).toBeUndefined();
   });

@@ -6,7 +6,7 @@ import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrow
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
 import { createPayment, expressBody, referenceBody } from '../support/payments';
-import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInThroughForm, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
+import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInToPayments, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
 
 /**
  * The dashboard follows payments made through ANOTHER gateway process on the same database: the page is
@@ -43,14 +43,14 @@ describe.skipIf(!chromiumAvailable)('dashboard app across gateway processes', ()
     const account = await createAccount(a.baseUrl);
     const viaB = new ApiClient(b.url, account.sk);
     const { page } = await browser.newPage();
-    await signInThroughForm(page, a.baseUrl, account.sk);
+    await signInToPayments(page, a.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const express = await createPayment(viaB, expressBody('923000000', 4200));
     await recordTexts(page, `tr[data-id="${express.id}"] .badge`);
     await waitForRowStatus(page, express.id, 'SUCCEEDED');
     const seen = await recordedTexts(page);
-    expect(seen.at(-1)).toBe('SUCCEEDED');
+    expect(seen.at(-1)).toBe('Succeeded');
     expect(seen.length).toBeGreaterThan(1);
 
     const ref = await createPayment(viaB, referenceBody(3100));

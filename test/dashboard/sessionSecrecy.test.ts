@@ -46,9 +46,9 @@ it('neither the cookie value nor the key is logged or answered', async () => {
     expect(text).not.toContain(value);
   }
 
-  // The request log: the session's GraphQL request is the key's.
+  // The request log: the session's GraphQL request is the key's (marked as the dashboard's, so listed on request).
   const logs = await waitFor(
-    () => acct.api.get('/logs?limit=100'),
+    () => acct.api.get('/logs?limit=100&include_dashboard=true'),
     (r) => r.status === 200 && r.body.data.some((l: any) => l.path === '/graphql'),
   );
   expect(logs.text).not.toContain(value);

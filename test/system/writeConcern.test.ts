@@ -1,5 +1,5 @@
 /**
- * Issue 16 item 4: every write the gateway sends asks for w: "majority". On a replica set whose
+ * Issue 16 item 4: every write the gateway sends asks for w: "majority" (with a wtimeout). On a replica set whose
  * implicit default is w: 1 (one with an arbiter), a write acknowledged by the primary alone can be
  * rolled back by a failover, an idempotency record among them. Watched with the driver's own command
  * monitoring on the gateway's connection, so it holds on the embedded engine and a real MongoDB alike.
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
+import { WRITE_CONCERN } from '../../src/db/writeConcern';
 
 // The gateway uses no transactions; a commitTransaction would be held to the same rule (the driver
 // puts the write concern there, not on the statements inside).
@@ -99,7 +100,7 @@ describe('write concern of what the gateway writes', () => {
     expect(sent.some((w) => w.collection === 'events' && w.name === 'insert' && w.size > 1)).toBe(true);
     expect(sent.some((w) => w.collection === 'accounts' && w.name === 'insert')).toBe(true);
     expect(sent.some((w) => w.name === 'findAndModify')).toBe(true);
-    const majority = (w: SentWrite) => JSON.stringify(w.writeConcern) === JSON.stringify({ w: 'majority' });
+    const majority = (w: SentWrite) => JSON.stringify(w.writeConcern) === JSON.stringify(WRITE_CONCERN);
     const applied = (w: SentWrite) => JSON.stringify(w.writeConcern) === JSON.stringify({ w: 1 });
     // Every write asks for one of the two, and w: 1 only where listed.
     expect(sent.filter((w) => !majority(w) && !(applied(w) && `${w.collection} ${w.name}` in APPLIED))).toEqual([]);

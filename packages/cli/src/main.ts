@@ -5,6 +5,7 @@ import { eventsTail } from './commands/eventsTail';
 import { listen } from './commands/listen';
 import { login } from './commands/login';
 import { logsTail } from './commands/logsTail';
+import { reset } from './commands/reset';
 import { trigger } from './commands/trigger';
 import { EXIT, reportFailure } from './errors';
 import { EVENT_TYPES } from './eventTypes';
@@ -69,6 +70,13 @@ export function buildProgram(): Command {
   withConnection(
     clock.command('advance').description('move the clock forward; due timers fire').argument('<duration>', '90s, 30m, 72h, 2d, 1h30m or seconds'),
   ).action(clockAdvance);
+
+  withConnection(
+    program
+      .command('reset')
+      .description("delete the account's test data and set its clock back (keys and webhook endpoints stay); asks first")
+      .option('-y, --yes', 'do not ask for confirmation'),
+  ).action(reset);
 
   return program;
 }

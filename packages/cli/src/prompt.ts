@@ -32,3 +32,31 @@ export function promptHidden(question: string): Promise<string> {
     stdin.on('data', onData);
   });
 }
+
+/**
+ * Asks a question on standard error and reads one line of standard input (a terminal, or a pipe such
+ * as `yes |`). Resolves with '' when input ends first (no terminal, nothing piped): never a yes.
+ */
+export function promptLine(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  return new Promise((resolve) => {
+    let buffered = '';
+    const done = (answer: string) => {
+      stdin.off('data', onData);
+      stdin.off('end', onEnd);
+      stdin.pause();
+      resolve(answer.trim());
+    };
+    const onData = (chunk: string) => {
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline >= 0) done(buffered.slice(0, newline));
+    };
+    const onEnd = () => done('');
+    stdin.setEncoding('utf8');
+    stdin.on('data', onData);
+    stdin.on('end', onEnd);
+    stdin.resume();
+  });
+}

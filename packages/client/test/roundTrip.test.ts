@@ -147,6 +147,13 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
     expect((await anon.GET('/docs', { parseAs: 'text' })).data).toContain('<html');
   });
 
+  it('sandbox reset, last: it deletes what the tests above made', async () => {
+    const { data: reset } = await pgw.POST('/sandbox/reset');
+    expect(reset.object).toBe('sandbox_reset');
+    expect(reset.deleted.payment_intents).toBeGreaterThan(0);
+    expect((await pgw.GET('/payment_intents')).data.data).toEqual([]);
+  });
+
   it('exercised exactly the operations of the contract, and every JSON answer matched it', () => {
     expect([...rec.succeeded].sort()).toEqual(Object.keys(operations).sort());
     expect(rec.violations).toEqual([]);

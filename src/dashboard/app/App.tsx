@@ -2,8 +2,12 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Provider } from 'urql';
 import { createDashboardClient, LiveContext, type Live } from './graphql';
 import { BASE, Link, navigate, useLocation } from './router';
+import { NavMenu } from './components/NavMenu';
+import { LiveIndicator } from './components/LiveIndicator';
+import { ClockBanner, SandboxClockProvider } from './components/ClockBanner';
 import { currentSession, signOut, type DashboardSession } from './session';
 import { SignIn } from './views/SignIn';
+import { Overview } from './views/Overview';
 import { Payments } from './views/Payments';
 import { PaymentDetail } from './views/PaymentDetail';
 import { Clock } from './views/Clock';
@@ -16,6 +20,7 @@ import { ApiKeys } from './views/ApiKeys';
 
 /** The navigation, in the order and with the names the contract decisions fix. */
 const NAV: Array<[label: string, path: string]> = [
+  ['Overview', BASE],
   ['Payments', `${BASE}/payments`],
   ['Webhooks', `${BASE}/webhooks`],
   ['Payment links', `${BASE}/payment-links`],
@@ -37,20 +42,13 @@ export function App() {
   if (startError) return <main><p role="alert">{startError}</p></main>;
   if (session === undefined) return <main><p className="muted">Loading…</p></main>;
   if (session === null) {
-    return (
-      <SignIn
-        onSignedIn={(s) => {
-          setSession(s);
-          if (location.pathname.replace(/\/+$/, '') === BASE) navigate(`${BASE}/payments`, { replace: true });
-        }}
-      />
-    );
+    return <SignIn onSignedIn={setSession} />;
   }
   return <SignedIn key={session.key.id} session={session} onSignedOut={() => setSession(null)} />;
 }
 
 function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSignedOut: () => void }) {
-  const [live, setLive] = useState<Live>({ generation: 0, connected: false });
+  const [live, setLive] = useState<Live>({ generation: 0, connected: false, subscriptions: 0 });
   // The session may end while the page is open (sign-out elsewhere, key revoked, 12 h passed): when the
   // socket is refused, ask the server, and show the sign-in form if the session is gone.
   const signedOut = useRef(onSignedOut);
@@ -59,20 +57,18 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
   const { client, ws } = useMemo(
     () =>
       createDashboardClient({
-        onConnected: (wasRetry) => setLive((l) => ({ generation: l.generation + (wasRetry ? 1 : 0), connected: true })),
+        onConnected: (wasRetry) => setLive((l) => ({ ...l, generation: l.generation + (wasRetry ? 1 : 0), connected: true })),
         onClosed: (code) => {
           setLive((l) => ({ ...l, connected: false }));
           if (code !== 1000) currentSession().then((s) => s === null && signedOut.current(), () => undefined);
         },
+        onSubscriptions: (subscriptions) => setLive((l) => ({ ...l, subscriptions })),
       }),
     [],
   );
   useEffect(() => () => void ws.dispose(), [ws]);
 
   const { path } = useLocation();
-  useEffect(() => {
-    if (path === BASE || path === '/') navigate(`${BASE}/payments`, { replace: true });
-  }, [path]);
 
   const doSignOut = async () => {
     await signOut();
@@ -84,30 +80,20 @@ function SignedIn({ session, onSignedOut }: { session: DashboardSession; onSigne
   return (
     <Provider value={client}>
       <LiveContext.Provider value={live}>
-        <a className="skip" href="#main">Skip to content</a>
-        <header className="top">
-          <p className="brand">
-            Sandbox dashboard <span className="muted">· {session.account.name}</span>
-          </p>
-          <p className="live muted">{live.connected ? 'Live' : 'Connecting…'}</p>
-        </header>
-        <nav aria-label="Dashboard">
-          <ul>
-            {NAV.map(([label, href]) => (
-              <li key={href}>
-                <Link href={href} aria-current={path === href || path.startsWith(`${href}/`) ? 'page' : undefined}>
-                  {label}
-                </Link>
-              </li>
-            ))}
-            <li>
-              <button type="button" className="link-button" onClick={doSignOut}>
-                Sign out
-              </button>
-            </li>
-          </ul>
-        </nav>
-        <main id="main">{route(path)}</main>
+        <SandboxClockProvider path={path}>
+          <a className="skip" href="#main">Skip to content</a>
+          <header className="top">
+            <p className="brand">
+              Sandbox dashboard <span className="muted">· {session.account.name}</span>
+            </p>
+            <LiveIndicator />
+          </header>
+          <NavMenu items={NAV} path={path} onSignOut={doSignOut} />
+          <main id="main">
+            <ClockBanner onClockPage={path === `${BASE}/clock`} />
+            {route(path)}
+          </main>
+        </SandboxClockProvider>
       </LiveContext.Provider>
     </Provider>
   );
@@ -135,7 +121,7 @@ function route(path: string) {
       return <Clock />;
     case undefined:
     case '':
-      return null;
+      return <Overview />;
     default:
       return (
         <>

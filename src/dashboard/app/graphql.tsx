@@ -13,9 +13,15 @@ export interface Live {
   /** Counts reconnections: views refetch what they show when it changes, to catch up on what they missed. */
   generation: number;
   connected: boolean;
+  /**
+   * Subscriptions open now. The shell shows a live indicator only while the current view holds one:
+   * a page without live data has nothing to be live about (counted at the exchange, so any view's
+   * useSubscription counts without doing anything).
+   */
+  subscriptions: number;
 }
 
-export const LiveContext = createContext<Live>({ generation: 0, connected: false });
+export const LiveContext = createContext<Live>({ generation: 0, connected: false, subscriptions: 0 });
 
 export interface DashboardClient {
   client: Client;
@@ -27,6 +33,8 @@ export interface SocketHooks {
   onConnected(wasRetry: boolean): void;
   /** The socket closed; `code` is the WebSocket close code (1006: dropped, 44xx: refused by the server). */
   onClosed(code: number | undefined): void;
+  /** How many subscriptions are open, after each one starts or ends. */
+  onSubscriptions(count: number): void;
 }
 
 /** Reconnect after 0.5, 1, 2, 4 s, then every 5 s, for as long as the page is open (a little jitter spreads reconnecting tabs). */
@@ -34,6 +42,7 @@ const retryWait = (retries: number) =>
   new Promise<void>((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 5000) + Math.random() * 250));
 
 export function createDashboardClient(hooks: SocketHooks): DashboardClient {
+  let subscriptions = 0;
   const ws = createWsClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     // Connect on the first subscription; keep the socket a while after the last one ends so that moving
@@ -61,7 +70,19 @@ export function createDashboardClient(hooks: SocketHooks): DashboardClient {
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({
-          subscribe: (sink) => ({ unsubscribe: ws.subscribe({ ...request, query: request.query ?? '' }, sink) }),
+          subscribe: (sink) => {
+            hooks.onSubscriptions(++subscriptions);
+            const unsubscribe = ws.subscribe({ ...request, query: request.query ?? '' }, sink);
+            let open = true;
+            return {
+              unsubscribe: () => {
+                unsubscribe();
+                // urql may call it more than once for one subscription; count it once.
+                if (open) hooks.onSubscriptions(--subscriptions);
+                open = false;
+              },
+            };
+          },
         }),
       }),
     ],
@@ -69,8 +90,11 @@ export function createDashboardClient(hooks: SocketHooks): DashboardClient {
   return { client, ws };
 }
 
-/** useQuery that reads again (from the network) after the socket reconnects: what changed meanwhile shows up. */
-export function useLiveQuery<Data = any, Variables extends AnyVariables = AnyVariables>(args: UseQueryArgs<Variables, Data>) {
+/**
+ * useQuery that reads again (from the network) after the socket reconnects: what changed meanwhile shows
+ * up. Given a TypedDocumentNode (generated/dashboard/documents.ts), Data and Variables come from it.
+ */
+export function useLiveQuery<Data, Variables extends AnyVariables = AnyVariables>(args: UseQueryArgs<Variables, Data>) {
   const [result, reexecute] = useQuery<Data, Variables>(args);
   const { generation } = useContext(LiveContext);
   const seen = useRef(generation);

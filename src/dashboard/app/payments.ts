@@ -1,51 +1,31 @@
-import { gql } from 'urql';
+import { formatEnum } from './format';
+import type { PaymentListRowFragment, PaymentMethodCode } from '../../../generated/dashboard/documents';
 
-/** What the payments table shows of an intent (also read from events and subscription messages). */
-export interface PaymentRow {
-  id: string;
-  amount: number;
-  currency: string;
-  paymentMethod: string;
-  status: string;
-  failureCode: string | null;
-  createdAt: string;
-  updatedAt: string;
-  customer: { mobile: string } | null;
-  reference: { entity: string; number: string; expiresAt: string } | null;
-}
-
-export const PAYMENT_ROW = gql`
-  fragment PaymentRow on PaymentIntent {
-    id
-    amount
-    currency
-    paymentMethod
-    status
-    failureCode
-    createdAt
-    updatedAt
-    customer {
-      mobile
-    }
-    reference {
-      entity
-      number
-      expiresAt
-    }
-  }
-`;
+/** What the payments list shows of an intent (documents/payments.graphql, fragment PaymentListRow). */
+export type PaymentRow = PaymentListRowFragment;
 
 /** The status filter's choices: the state table's statuses (pure data, bundled into the app as they are). */
 export { PAYMENT_STATUSES } from '../../domain/payments/payment.states';
 
+/** The methods a payment can be made with in the sandbox (the filter's choices). */
+export const ACTIVE_METHODS: PaymentMethodCode[] = ['MULTICAIXA_EXPRESS', 'MULTICAIXA_REFERENCE'];
+
 /** The later of two versions of the same intent: messages can arrive out of order from two sources. */
-export function newer(a: PaymentRow | undefined, b: PaymentRow): PaymentRow {
+export function newer<T extends { updatedAt: string }>(a: T | undefined, b: T): T {
   return !a || b.updatedAt >= a.updatedAt ? b : a;
 }
 
 /** Newest first, as GET /payment_intents lists them. */
 export function byNewest(a: PaymentRow, b: PaymentRow): number {
   return a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1;
+}
+
+/** The active methods' short names; the others (coming soon) are spelled out from their codes. */
+const METHOD_NAMES: Partial<Record<PaymentMethodCode, string>> = { MULTICAIXA_EXPRESS: 'Express', MULTICAIXA_REFERENCE: 'Reference' };
+
+/** MULTICAIXA_EXPRESS → "Express": short enough for a phone's row; the detail page spells it out. */
+export function methodName(method: PaymentMethodCode): string {
+  return METHOD_NAMES[method] ?? formatEnum(method);
 }
 
 /** Every scenario of the spec's "Sandbox scenarios": the express mobile numbers, and a reference payment. */

@@ -1,7 +1,10 @@
 import mongoose, { Schema } from 'mongoose';
 import { RETENTION } from '../../config';
 
-/** One API request made with an account's key (GET /logs). Never holds headers or bodies. */
+/**
+ * One API request made with an account's key (GET /logs). Its bodies are stored redacted and cut
+ * (logBodies.ts); headers never. Entries written before `source` existed have none: they were `api`.
+ */
 export interface RequestLogRecord {
   _id: string;
   account_id: string;
@@ -12,6 +15,9 @@ export interface RequestLogRecord {
   error_code: string | null;
   latency_ms: number;
   created_at: Date;
+  source?: 'api' | 'dashboard';
+  request_body?: string | null;
+  response_body?: string | null;
 }
 
 const requestLogSchema = new Schema<RequestLogRecord>(
@@ -25,6 +31,9 @@ const requestLogSchema = new Schema<RequestLogRecord>(
     error_code: { type: String, default: null },
     latency_ms: { type: Number, required: true },
     created_at: { type: Date, required: true },
+    source: { type: String, default: 'api' },
+    request_body: { type: String, default: null },
+    response_body: { type: String, default: null },
   },
   { versionKey: false, collection: 'request_logs' },
 );

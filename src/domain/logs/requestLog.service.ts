@@ -3,6 +3,7 @@ import { isDuplicateKey } from '../../db/errors';
 import { logger } from '../../logger';
 import type { ApiKeyRecord } from '../accounts/apiKey.model';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequests.model';
+import { loggedBody } from './logBodies';
 import { RequestLogModel, type RequestLogRecord } from './requestLog.model';
 
 export interface LogEntryResource {
@@ -13,6 +14,9 @@ export interface LogEntryResource {
   error_code: string | null;
   latency_ms: number;
   created_at: string;
+  source: 'api' | 'dashboard';
+  request_body: string | null;
+  response_body: string | null;
 }
 
 /**
@@ -35,6 +39,7 @@ const writing = new Set<Promise<void>>();
 /** 401 and 429 answers are counted per account and hour (refusedRequests.model.ts), not logged one by one. */
 export const isRefusal = (status: number) => status === 401 || status === 429;
 
+/** `entry`'s bodies are the request's own text, unredacted: flushRequestLogs redacts them before writing. */
 export function recordRequest(entry: RequestLogRecord): void {
   if (isRefusal(entry.status)) return countRefusedRequest(entry.account_id, entry.status, entry.created_at);
   queued.push(entry);
@@ -63,7 +68,8 @@ function scheduleFlush(): void {
 export async function flushRequestLogs(): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
-  const batch = queued;
+  // The redaction and cut of the bodies happen here, in the batch write, not on each request's path.
+  const batch = queued.map(withLoggedBodies);
   queued = [];
   const counts = refused;
   refused = new Map();
@@ -80,6 +86,10 @@ export async function flushRequestLogs(): Promise<void> {
     );
   }
   await Promise.all([...writing]);
+}
+
+function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
+  return { ...entry, request_body: loggedBody(entry.request_body), response_body: loggedBody(entry.response_body) };
 }
 
 function track(write: Promise<void>): void {
@@ -126,9 +136,17 @@ export async function refusedRequestCounts(accountId: string | null): Promise<Re
  * made with the caller's key", so a restricted key never sees what the account's other keys did. The
  * account stays in the filter as well (a key belongs to one account; this keeps the guard explicit).
  */
-export async function listRequestLogs(callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>, limit: number): Promise<RequestLogRecord[]> {
+export async function listRequestLogs(
+  callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>,
+  limit: number,
+  opts: { includeDashboard?: boolean } = {},
+): Promise<RequestLogRecord[]> {
   await flushRequestLogs();
-  return RequestLogModel.find({ account_id: callerKey.account_id, api_key_id: callerKey._id })
+  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id };
+  // $ne rather than `source: 'api'`: entries from before `source` existed (none stored) are the key's
+  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks.
+  if (!opts.includeDashboard) filter.source = { $ne: 'dashboard' };
+  return RequestLogModel.find(filter)
     .sort({ created_at: -1 })
     .limit(limit)
     .lean<RequestLogRecord[]>();
@@ -143,5 +161,8 @@ export function toLogEntryResource(r: RequestLogRecord): LogEntryResource {
     error_code: r.error_code,
     latency_ms: r.latency_ms,
     created_at: r.created_at.toISOString(),
+    source: r.source ?? 'api',
+    request_body: r.request_body ?? null,
+    response_body: r.response_body ?? null,
   };
 }

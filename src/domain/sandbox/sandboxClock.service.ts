@@ -76,8 +76,12 @@ export async function advanceSandboxClock(actor: ActorOrAccount, seconds: number
 /** The last advance queued in this process per account: the next one starts after it settles. */
 const localQueue = new Map<string, Promise<unknown>>();
 
-/** Runs `work` holding the account's clock lock: alone in this process, then alone across processes. */
-async function withAccountClockLock<T>(accountId: string, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` holding the account's clock lock: alone in this process, then alone across processes.
+ * Also the sandbox reset's (sandboxReset.service.ts), which sets the clock back and must not interleave
+ * with an advance moving it forward.
+ */
+export async function withAccountClockLock<T>(accountId: string, work: () => Promise<T>): Promise<T> {
   const before = localQueue.get(accountId) ?? Promise.resolve();
   const run = before.then(
     () => holdingDatabaseLock(accountId, work),

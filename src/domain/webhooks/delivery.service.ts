@@ -15,6 +15,7 @@ import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDelivery.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpoint.service';
+import { attemptError } from './attemptFailure';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
 import type { WebhookTargetPolicy } from './targetResolver';
@@ -213,6 +214,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         last_ms: null,
         last_attempt_at: null,
         signature_header: null,
+        last_error: null,
         next_attempt_at: null,
         lease_until: Date.now() + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
@@ -245,8 +247,21 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
+/** Per account, how many times its attempts waiting in this process were forgotten (a sandbox reset). */
+const forgotten = new Map<string, number>();
+
+/**
+ * The sandbox reset deleted the account's deliveries: the attempts already waiting in the scheduler
+ * would still send their (deleted) events, so each checks on its turn that it was not forgotten since.
+ */
+export function forgetAccountAttempts(accountId: string): void {
+  forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
+}
+
 function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
-  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run };
+  const generation = forgotten.get(d.account_id) ?? 0;
+  const current = () => (forgotten.get(d.account_id) ?? 0) === generation;
+  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run: async () => (current() ? run() : undefined) };
 }
 
 /**
@@ -340,8 +355,9 @@ async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, a
   return { ...outcome, header, at };
 }
 
+/** What every attempt records, whatever the delivery's state: its outcome and, when it failed, why. */
 function attemptFields(a: SentAttempt) {
-  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header };
+  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error) };
 }
 
 const succeeded = (status: number) => status >= 200 && status < 300;

@@ -20,6 +20,8 @@ export interface WebhookDeliveryResource {
   last_status: number | null;
   last_ms: number | null;
   last_attempt_at: string | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
   request_body: string | null;
   signature_header: string | null;
 }
@@ -48,6 +50,10 @@ export function toWebhookDeliveryResource(d: WebhookDeliveryRecord): WebhookDeli
     last_status: d.last_status ?? null,
     last_ms: d.last_ms ?? null,
     last_attempt_at: d.last_attempt_at ? iso(d.last_attempt_at) : null,
+    // Documents written before last_error existed have none: null, as after a 2xx.
+    last_error: d.last_error ?? null,
+    // Only a live delivery has a retry ahead; a manual retry's success leaves none behind.
+    next_attempt_at: d.state === 'RETRYING' && d.next_attempt_at ? iso(d.next_attempt_at) : null,
     // The body never changes between attempts; it is shown once an attempt has sent it.
     request_body: d.attempts > 0 ? d.body : null,
     signature_header: d.signature_header ?? null,

@@ -31,6 +31,8 @@ export interface WebhookDeliveryRecord {
   /** Account time. */
   last_attempt_at: Date | null;
   signature_header: string | null;
+  /** Why the last attempt failed, in words (attemptFailure.ts); null after a 2xx or before any attempt. */
+  last_error?: string | null;
   /** Account time of the next scheduled attempt (RETRYING). */
   next_attempt_at: Date | null;
   lease_until: number;
@@ -58,6 +60,7 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     last_ms: { type: Number, default: null },
     last_attempt_at: { type: Date, default: null },
     signature_header: { type: String, default: null },
+    last_error: { type: String, default: null },
     next_attempt_at: { type: Date, default: null },
     lease_until: { type: Number, required: true, default: 0 },
     created_at: { type: Date, required: true },

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { networkFailure, timedOut } from './attemptFailure';
 import { resolveWebhookTarget, TargetRefusedError, type WebhookTargetPolicy } from './targetResolver';
 
 /**
@@ -33,7 +34,7 @@ export interface AttemptOutcome {
   status: number;
   /** Time to the status line (or to the failure). */
   ms: number;
-  /** Why there was no response (diagnostics; never returned by the API). */
+  /** Why there was no response, in words (attemptFailure.ts): stored as the delivery's `last_error`. */
   error?: string;
 }
 
@@ -51,7 +52,7 @@ export async function postWebhook(
     // DNS gets what is left of the same deadline (and never more than its own limit).
     target = await resolveWebhookTarget(new URL(rawUrl), opts.policy, timeoutMs);
   } catch (err) {
-    return { status: 0, ms: elapsed(), error: err instanceof TargetRefusedError ? err.message : String(err) };
+    return { status: 0, ms: elapsed(), error: refusedTarget(err) };
   }
   const remainingMs = Math.max(1, timeoutMs - elapsed());
   const { url, address, family } = target;
@@ -107,12 +108,21 @@ export async function postWebhook(
     // destroyed is never handed back to the agent's free pool).
     const timer = setTimeout(() => {
       req.destroy();
-      fail(`no complete response within ${timeoutMs} ms`);
+      fail(timedOut(timeoutMs));
     }, remainingMs);
-    req.on('error', (err) => fail(err.message));
+    req.on('error', (err) => fail(networkFailure(err)));
     req.on('close', () => fail('connection closed'));
     req.end(body);
   });
+}
+
+/**
+ * A name that does not resolve (in time) is a DNS failure; one that resolves somewhere private is
+ * refused by policy, and the words say which address kind (never the resolved address itself).
+ */
+function refusedTarget(err: unknown): string {
+  if (!(err instanceof TargetRefusedError)) return 'connection failed';
+  return err.unresolved ? 'DNS lookup failed' : `address not allowed: ${err.message}`;
 }
 
 /** Closes idle keep-alive connections (shutdown). */

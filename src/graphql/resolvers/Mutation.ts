@@ -56,6 +56,7 @@ export const Mutation: MutationResolvers = {
   rotateWebhookSecret: (_p, { id }, ctx) => run(ctx, 'rotateWebhookSecret', { params: { id } }),
   simulateReferencePaid: (_p, { input }, ctx) => run(ctx, 'simulateReferencePaid', { body: restBody({ reference: input.reference }) }),
   advanceSandboxClock: (_p, { input }, ctx) => run(ctx, 'advanceSandboxClock', { body: restBody({ seconds: input.seconds }) }),
+  resetSandbox: (_p, _a, ctx) => run(ctx, 'resetSandbox'),
   createApiKey: (_p, { input }, ctx) =>
     run(ctx, 'createApiKey', { body: restBody({ name: input.name, permissions: input.permissions.map(permissionToRest) }) }),
   revokeApiKey: (_p, { id }, ctx) => run(ctx, 'revokeApiKey', { params: { id } }),

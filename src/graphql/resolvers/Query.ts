@@ -58,7 +58,8 @@ export const Query: QueryResolvers = {
     });
     return toConnection(fetched, n, after);
   },
-  logs: async (_p, { first }, ctx) => (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)) } })).data,
+  logs: async (_p, { first, includeDashboard }, ctx) =>
+    (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)), include_dashboard: String(includeDashboard === true) } })).data,
   apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
   overview: (_p, { range }, ctx) => overviewQuery(ctx, range ?? 'LAST_24_HOURS'),

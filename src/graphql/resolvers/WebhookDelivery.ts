@@ -9,6 +9,8 @@ export const WebhookDelivery: WebhookDeliveryResolvers = {
   lastStatus: (d) => d.last_status,
   lastMs: (d) => d.last_ms,
   lastAttemptAt: (d) => d.last_attempt_at,
+  lastError: (d) => d.last_error,
+  nextAttemptAt: (d) => d.next_attempt_at,
   requestBody: (d) => d.request_body,
   signatureHeader: (d) => d.signature_header,
 };

@@ -18,6 +18,7 @@ import { QrCode } from './QrCode';
 import { Refund } from './Refund';
 import { SandboxAccount } from './SandboxAccount';
 import { SandboxClock } from './SandboxClock';
+import { SandboxReset } from './SandboxReset';
 import { Subscription } from './Subscription';
 import { WebhookDelivery } from './WebhookDelivery';
 import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './WebhookEndpoint';
@@ -52,5 +53,6 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   EventConnection,
   LogEntry,
   SandboxClock,
+  SandboxReset,
   PaymentIntentUpdate,
 });

@@ -10,5 +10,8 @@ export const accountHandlers = {
   listApiKeys: async (ctx) => ({ object: 'list' as const, data: (await listApiKeys(ctx.actor.accountId)).map(toApiKeyResource) }),
   createApiKey: async (ctx, { body }) => createRestrictedKey(ctx.actor.accountId, body),
   revokeApiKey: async (ctx, { params }) => toApiKeyResource(await revokeApiKey(ctx.actor.accountId, params.id)),
-  listLogs: async (ctx, { query }) => ({ object: 'list' as const, data: (await listRequestLogs(ctx.key, query.limit)).map(toLogEntryResource) }),
+  listLogs: async (ctx, { query }) => ({
+    object: 'list' as const,
+    data: (await listRequestLogs(ctx.key, query.limit, { includeDashboard: query.include_dashboard })).map(toLogEntryResource),
+  }),
 } satisfies HandlerTable<'createSandboxAccount' | 'getAccount' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'listLogs'>;

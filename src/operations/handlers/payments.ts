@@ -13,6 +13,7 @@ import {
 import { simulateReferencePaid } from '../../domain/payments/reference';
 import { createRefund, getRefund } from '../../domain/refunds/refund.service';
 import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
+import { resetSandbox } from '../../domain/sandbox/sandboxReset.service';
 import { grantFor } from '../caller';
 import type { HandlerTable } from '../types';
 
@@ -47,6 +48,7 @@ export const paymentHandlers = {
   simulateReferencePaid: async (ctx, { body }) => simulateReferencePaid(ctx.actor, body.reference),
   getSandboxClock: async (ctx) => getSandboxClock(ctx.actor),
   advanceSandboxClock: async (ctx, { body }) => advanceSandboxClock(ctx.actor, body.seconds),
+  resetSandbox: async (ctx) => resetSandbox(ctx.actor.accountId),
 } satisfies HandlerTable<
   | 'listPaymentMethods'
   | 'createPaymentIntent'
@@ -62,4 +64,5 @@ export const paymentHandlers = {
   | 'simulateReferencePaid'
   | 'getSandboxClock'
   | 'advanceSandboxClock'
+  | 'resetSandbox'
 >;

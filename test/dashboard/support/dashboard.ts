@@ -81,5 +81,15 @@ export const recordedTexts = (page: Page): Promise<string[]> => page.evaluate(()
 /** The Payments table's row of one payment. */
 export const paymentRow = (page: Page, id: string) => page.getByRole('table', { name: 'Payments' }).getByRole('row').filter({ hasText: id });
 
-/** Waits until that row shows `status` (live: no reload). */
-export const waitForRowStatus = (page: Page, id: string, status: string) => paymentRow(page, id).filter({ hasText: status }).waitFor({ timeout: LIVE_TIMEOUT });
+/** Waits until that row shows `status` (live: no reload). The badge says it in words; its data-status holds the code. */
+export const waitForRowStatus = (page: Page, id: string, status: string) =>
+  paymentRow(page, id).locator(`.badge[data-status="${status}"]`).first().waitFor({ timeout: LIVE_TIMEOUT });
+
+/** Signs in (which lands on the Overview) and opens the Payments page, its table shown. */
+export async function signInToPayments(page: Page, baseUrl: string, key: string): Promise<void> {
+  await signInThroughForm(page, baseUrl, key);
+  await page.goto(`${baseUrl}/dashboard/payments`);
+  await paymentsTable(page).waitFor({ timeout: UI_TIMEOUT });
+}
+
+const paymentsTable = (page: Page) => page.getByRole('table', { name: 'Payments' });

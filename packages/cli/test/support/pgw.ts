@@ -26,7 +26,7 @@ export interface PgwResult {
 }
 
 /** Runs the bin to completion (as `npx pgw` would: node on bin/pgw.mjs, no build step). */
-export function runPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean } = {}): Promise<PgwResult> {
+export function runPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean; stdin?: string } = {}): Promise<PgwResult> {
   const p = startPgw(args, env, opts);
   return p.exited.then((code) => ({ code, stdout: p.stdout(), stderr: p.stderr() }));
 }
@@ -48,10 +48,13 @@ export interface PgwProcess {
  * stopped). With `npx`, runs `npx pgw …` from the repository root as a reader would, in its own process
  * group so that a signal reaches pgw and not only npx.
  */
-export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean } = {}): PgwProcess {
+export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean; stdin?: string } = {}): PgwProcess {
+  // Standard input is empty (closed at once) unless `stdin` gives what to type.
+  const input = opts.stdin === undefined ? 'ignore' : 'pipe';
   const child = opts.npx
-    ? spawn('npx', ['--no-install', 'pgw', ...args], { env, cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    ? spawn('npx', ['--no-install', 'pgw', ...args], { env, cwd: REPO_ROOT, detached: true, stdio: [input, 'pipe', 'pipe'] })
+    : spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: [input, 'pipe', 'pipe'] });
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   const stdout = followLines(child.stdout!);
   const stderr = followLines(child.stderr!);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

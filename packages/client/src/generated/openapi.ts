@@ -110,6 +110,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the account's test data and reset its clock
+         * @description Deletes the caller's account's test data: payment intents and their refunds, events, webhook
+         *     deliveries, payment links, checkout sessions, client tokens, request logs, and the idempotency
+         *     records of `POST /payment_intents` and `POST /refunds` (a key replayed after the reset would
+         *     otherwise answer with a payment that no longer exists: after the reset it creates a new one).
+         *     Cancels the account's pending timers (rail steps, refunds, expiries, webhook retries), so nothing
+         *     of the old data moves or sends a webhook afterwards, and sets the sandbox clock back to real time
+         *     (`offset_seconds` 0). Keeps the account, its API keys (and dashboard sessions) and its webhook
+         *     endpoints with their secrets. Runs one at a time with clock advances of the account.
+         *
+         *     The answer counts what was deleted; a second reset answers zeros. Not idempotent (no
+         *     `Idempotency-Key`): each call deletes what exists then.
+         *
+         *     Permission: the account's full secret key only (`secret_key`), or the dashboard signed in with it
+         *     (GraphQL `resetSandbox`); restricted keys get 403 `permission_denied`, publishable keys too.
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -1027,9 +1060,14 @@ export interface paths {
          * List request logs
          * @description Requests made with the caller's key (not the account's other keys), newest first, at most `limit`
          *     (default 20). Requests answered 401 or 429 are not listed (they are counted per account and hour).
-         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`).
+         *     Entries are kept 30 days (`REQUEST_LOG_RETENTION_DAYS`), bodies included.
          *
-         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *     Each entry carries the request body and the response body, redacted and cut (see `LogEntry`).
+         *     The signed-in dashboard's own requests (`source: dashboard`: the dashboard calls `/graphql` with
+         *     its session, on behalf of the key it signed in with) are left out unless `include_dashboard=true`.
+         *
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits, or `include_dashboard`
+         *     other than `true` or `false`.
          *
          *     Permission: `logs:read`.
          */
@@ -2185,6 +2223,16 @@ export interface components {
              * @description Time of the last attempt, on the account's sandbox clock; null before the first attempt.
              */
             last_attempt_at: string | null;
+            /**
+             * @description Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.
+             * @example connection refused
+             */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`).
+             */
+            next_attempt_at: string | null;
             /** @description The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt. */
             request_body: string | null;
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
@@ -2464,7 +2512,7 @@ export interface components {
             /** @description A test message. */
             data: components["schemas"]["TestPingData"];
         };
-        /** @description One request made with the calling key, as `GET /logs` lists it. Headers, query strings and bodies are never recorded. */
+        /** @description One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded. */
         LogEntry: {
             /** @description The request's id, as its `Request-Id` header and `error.request_id` carried it. */
             request_id: string;
@@ -2483,6 +2531,40 @@ export interface components {
              * @description When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock).
              */
             created_at: string;
+            /**
+             * @description `api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`).
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
+            /** @description The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body. */
+            request_body: string | null;
+            /** @description The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events). */
+            response_body: string | null;
+        };
+        /** @description The answer of `POST /sandbox/reset`, what was deleted from the account, per kind. */
+        SandboxReset: {
+            /**
+             * @description Always `sandbox_reset`.
+             * @constant
+             */
+            object: "sandbox_reset";
+            /** @description How many of each kind were deleted (0 when there were none). */
+            deleted: {
+                /** @description Payment intents deleted. */
+                payment_intents: number;
+                /** @description Refunds deleted (with their payment intents). */
+                refunds: number;
+                /** @description Events deleted. */
+                events: number;
+                /** @description Webhook deliveries deleted (the endpoints themselves are kept). */
+                webhook_deliveries: number;
+                /** @description Payment links deleted. */
+                payment_links: number;
+                /** @description Checkout sessions deleted. */
+                checkout_sessions: number;
+                /** @description Request log entries deleted (of every key of the account). */
+                logs: number;
+            };
         };
         /** @description The sandbox clock of the caller's account. */
         SandboxClock: {
@@ -3305,6 +3387,51 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was deleted, per kind. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "sandbox_reset",
+                     *       "deleted": {
+                     *         "payment_intents": 42,
+                     *         "refunds": 3,
+                     *         "events": 131,
+                     *         "webhook_deliveries": 128,
+                     *         "payment_links": 2,
+                     *         "checkout_sessions": 5,
+                     *         "logs": 310
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxReset"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4859,6 +4986,8 @@ export interface operations {
                      *           "last_status": 200,
                      *           "last_ms": 42,
                      *           "last_attempt_at": "2026-11-21T10:00:01.000Z",
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
                      *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
                      *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
                      *         }
@@ -4917,6 +5046,8 @@ export interface operations {
                      *       "last_status": 200,
                      *       "last_ms": 87,
                      *       "last_attempt_at": "2026-11-21T11:00:00.000Z",
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
                      *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
                      *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
                      *     }
@@ -5051,6 +5182,8 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];
+                /** @description `true` lists the dashboard's own requests too (`source: dashboard`); `false` (the default) lists only the requests made with the key itself (`source: api`). */
+                include_dashboard?: boolean;
             };
             header?: never;
             path?: never;
@@ -5079,7 +5212,22 @@ export interface operations {
                      *           "status": 400,
                      *           "error_code": "invalid_phone_number",
                      *           "latency_ms": 12,
-                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"customer\":{\"mobile\":\"92300000\"}}",
+                     *           "response_body": "{\"error\":{\"code\":\"invalid_phone_number\",\"message\":\"customer.mobile must be 9 followed by 8 digits\",\"request_id\":\"req_MIOqiPFqV0kQb6mgNnZcWjTa\"}}"
+                     *         },
+                     *         {
+                     *           "request_id": "req_Q2dkVb3pX9sTn1LrWm8yZe4C",
+                     *           "method": "POST",
+                     *           "path": "/v1/webhook_endpoints",
+                     *           "status": 201,
+                     *           "error_code": null,
+                     *           "latency_ms": 9,
+                     *           "created_at": "2026-11-21T09:59:00.000Z",
+                     *           "source": "api",
+                     *           "request_body": "{\"url\":\"https://shop.example/webhooks\"}",
+                     *           "response_body": "{\"id\":\"whe_Nn3kVb3pX9sTn1LrWm8yZe4C\",\"object\":\"webhook_endpoint\",\"url\":\"https://shop.example/webhooks\",\"events\":[\"*\"],\"name\":null,\"description\":null,\"created_at\":\"2026-11-21T09:59:00.000Z\",\"secret\":\"[REDACTED]\"}"
                      *         }
                      *       ]
                      *     }

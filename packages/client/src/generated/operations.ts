@@ -259,6 +259,12 @@ export const operations = {
     "root": true,
     "idempotencyKey": false
   },
+  "resetSandbox": {
+    "method": "POST",
+    "path": "/sandbox/reset",
+    "root": false,
+    "idempotencyKey": false
+  },
   "retryWebhookDelivery": {
     "method": "POST",
     "path": "/webhook_endpoints/{id}/deliveries/{delivery_id}/retry",

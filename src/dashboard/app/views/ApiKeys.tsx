@@ -1,52 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation } from 'urql';
-import { ErrorAlert, useLiveQuery } from '../graphql';
-import { formatEnum, formatTime } from '../format';
+import { ErrorAlert } from '../graphql';
+import { formatEnum } from '../format';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyPermission } from '../hooks/apiKeys';
+import { ConfirmButton } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { EllipsizedId } from '../components/EllipsizedId';
+import { EmptyState } from '../components/EmptyState';
+import { Time } from '../components/Time';
 import { Page } from '../ui';
 
-interface ApiKey {
-  id: string;
-  type: string;
-  name: string | null;
-  permissions: string[];
-  last4: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-const KEYS = gql`
-  query DashboardKeys {
-    apiKeys {
-      id
-      type
-      name
-      permissions
-      last4
-      createdAt
-      revokedAt
-    }
-  }
-`;
-
-const CREATE = gql`
-  mutation DashboardCreateKey($input: CreateApiKeyInput!) {
-    createApiKey(input: $input) {
-      id
-      secret
-    }
-  }
-`;
-
-const REVOKE = gql`
-  mutation DashboardRevokeKey($id: ID!) {
-    revokeApiKey(id: $id) {
-      id
-      revokedAt
-    }
-  }
-`;
-
-const PERMISSIONS = [
+const PERMISSIONS: ApiKeyPermission[] = [
   'PAYMENT_INTENTS_READ',
   'PAYMENT_INTENTS_WRITE',
   'REFUNDS_READ',
@@ -71,15 +34,21 @@ const PERMISSIONS = [
 const permissionName = (p: string) => p.toLowerCase().replace(/_(read|write)$/, ':$1');
 
 export function ApiKeys() {
-  const [result, refetch] = useLiveQuery<{ apiKeys: ApiKey[] }>({ query: KEYS });
-  const [createState, create] = useMutation(CREATE);
-  const [revokeState, revoke] = useMutation(REVOKE);
+  const [result, refetch] = useApiKeys();
+  const [createState, create] = useCreateApiKey();
+  const [, revoke] = useRevokeApiKey();
   const [name, setName] = useState('');
-  const [chosen, setChosen] = useState<Set<string>>(() => new Set(['PAYMENT_INTENTS_READ']));
+  const [chosen, setChosen] = useState<Set<ApiKeyPermission>>(() => new Set<ApiKeyPermission>(['PAYMENT_INTENTS_READ']));
   const [secret, setSecret] = useState<string | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
 
-  const toggle = (p: string) =>
+  const revokeKey = async (id: string) => {
+    const res = await revoke({ id });
+    if (res.error) throw new Error(res.error.message);
+    reload();
+  };
+
+  const toggle = (p: ApiKeyPermission) =>
     setChosen((c) => {
       const next = new Set(c);
       if (!next.delete(p)) next.add(p);
@@ -120,45 +89,58 @@ export function ApiKeys() {
         <ErrorAlert error={createState.error} />
       </form>
       {secret && (
-        <p className="notice">
-          New key (shown once; keep it on your servers): <code className="break">{secret}</code>
-        </p>
+        <div className="notice">
+          <p>
+            New key (shown once; keep it on your servers): <code className="break">{secret}</code>
+          </p>
+          <CopyButton value={secret} what="new key" />
+        </div>
       )}
-      <ErrorAlert error={result.error ?? revokeState.error} />
-      <table className="data">
-        <caption>API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {result.data?.apiKeys.map((k) => (
-            <tr key={k.id}>
-              <th scope="row">
-                {k.name ?? formatEnum(k.type)} <span className="muted">…{k.last4}</span>
-                <div className="muted">
-                  {k.id} · {formatEnum(k.type)} · {formatTime(k.createdAt)}
-                </div>
-              </th>
-              <td className="break">{k.permissions.length ? k.permissions.map(permissionName).join(', ') : k.type === 'SECRET' ? 'all' : '—'}</td>
-              <td>
-                {k.revokedAt ? (
-                  `Revoked ${formatTime(k.revokedAt)}`
-                ) : k.type === 'RESTRICTED' ? (
-                  <button type="button" className="danger" aria-label={`Revoke ${k.name ?? k.id}`} onClick={() => revoke({ id: k.id }).then((r) => !r.error && reload())}>
-                    Revoke
-                  </button>
-                ) : (
-                  'Active'
-                )}
-              </td>
-            </tr>
+      <ErrorAlert error={result.error} />
+      {result.data?.apiKeys.length === 0 && <EmptyState title="No keys to show">The account's keys appear here; only its full secret key may list them.</EmptyState>}
+      {/* Cards rather than a table: a key's id, permissions and action do not fit three columns on a phone. */}
+      {result.data && result.data.apiKeys.length > 0 && (
+        <ul className="plain" aria-label="API keys">
+          {result.data.apiKeys.map((k) => (
+            <KeyCard key={k.id} apiKey={k} revoke={revokeKey} />
           ))}
-        </tbody>
-      </table>
+        </ul>
+      )}
     </Page>
+  );
+}
+
+function KeyCard({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) => Promise<void> }) {
+  const name = k.name ?? formatEnum(k.type);
+  return (
+    <li className="card key-card" aria-label={name}>
+      <h3>
+        {name} <span className="muted">…{k.last4}</span>
+      </h3>
+      <EllipsizedId id={k.id} what={`id of ${name}`} />
+      <p className="muted">
+        {formatEnum(k.type)} · created <Time iso={k.createdAt} clock="real" />
+      </p>
+      <p className="break">Permissions: {k.permissions.length ? k.permissions.map(permissionName).join(', ') : k.type === 'SECRET' ? 'all' : 'none (reads payment methods only)'}</p>
+      <div data-testid="key-state">
+        {k.revokedAt ? (
+          <p>
+            Revoked <Time iso={k.revokedAt} clock="real" />
+          </p>
+        ) : k.type === 'RESTRICTED' ? (
+          <ConfirmButton
+            label={`Revoke ${k.name ?? k.id}`}
+            title={`Revoke ${name}?`}
+            description={<p>Requests made with this key are refused from now on, and dashboard sessions signed in with it end. A revoked key cannot be restored; make a new one instead.</p>}
+            confirmLabel="Revoke key"
+            action={() => revoke(k.id)}
+          >
+            Revoke
+          </ConfirmButton>
+        ) : (
+          <p>Active</p>
+        )}
+      </div>
+    </li>
   );
 }

@@ -1,56 +1,20 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation, useQuery } from 'urql';
 import { ErrorAlert } from '../graphql';
-import { formatAmount, formatTime } from '../format';
-import { BASE, Link } from '../router';
-import { AmountField, Page, StatusBadge } from '../ui';
-
-interface Session {
-  id: string;
-  url: string;
-  amount: number;
-  currency: string;
-  status: string;
-  paymentIntentId: string | null;
-  merchantReference: string | null;
-  expiresAt: string;
-  createdAt: string;
-}
-
-const FIELDS = `
-  id
-  url
-  amount
-  currency
-  status
-  paymentIntentId
-  merchantReference
-  expiresAt
-  createdAt
-`;
-
-const CREATE = gql`
-  mutation DashboardCreateCheckout($input: CreateCheckoutSessionInput!) {
-    createCheckoutSession(input: $input) {
-      ${FIELDS}
-    }
-  }
-`;
-
-const ONE = gql`
-  query DashboardCheckout($id: ID!) {
-    checkoutSession(id: $id) {
-      ${FIELDS}
-    }
-  }
-`;
+import { formatAmount } from '../format';
+import { useCheckoutSession, useCreateCheckoutSession } from '../hooks/checkoutSessions';
+import { BASE } from '../router';
+import { EllipsizedId } from '../components/EllipsizedId';
+import { EmptyState } from '../components/EmptyState';
+import { StatusBadge } from '../components/StatusBadge';
+import { Time } from '../components/Time';
+import { AmountField, Page } from '../ui';
 
 /**
  * Create a hosted checkout session and look one up by id. (The API has no list of sessions: the
  * sessions made here are listed for this visit.)
  */
 export function CheckoutSessions() {
-  const [createState, create] = useMutation<{ createCheckoutSession: Session }>(CREATE);
+  const [createState, create] = useCreateCheckoutSession();
   const [amount, setAmount] = useState('10000');
   const [reference, setReference] = useState('');
   const [made, setMade] = useState<string[]>([]);
@@ -95,6 +59,8 @@ export function CheckoutSessions() {
         <button type="submit">Find</button>
       </form>
       {shown && <SessionCard key={shown} id={shown} />}
+      <h2>Made on this visit</h2>
+      {made.length === 0 && <EmptyState title="No sessions made yet">The API lists no checkout sessions: the ones you create here are listed for this visit, and any can be found by its id above.</EmptyState>}
       {made.map((id) => (
         <SessionCard key={id} id={id} />
       ))}
@@ -103,17 +69,19 @@ export function CheckoutSessions() {
 }
 
 function SessionCard({ id }: { id: string }) {
-  const [result] = useQuery<{ checkoutSession: Session | null }>({ query: ONE, variables: { id } });
+  const [result] = useCheckoutSession(id);
   if (result.error) return <ErrorAlert error={result.error} />;
   const s = result.data?.checkoutSession;
   if (!s) return result.fetching ? null : <ErrorAlert error={`resource_not_found: no checkout session ${id}`} />;
   return (
     <section className="card" aria-label={`Checkout session ${s.id}`}>
-      <h3>{s.id}</h3>
+      <h3>
+        <EllipsizedId id={s.id} what="checkout session id" />
+      </h3>
       <dl className="facts">
         <dt>Status</dt>
         <dd>
-          <StatusBadge status={s.status} />
+          <StatusBadge status={s.status} kind="checkout" />
         </dd>
         <dt>Amount</dt>
         <dd>{formatAmount(s.amount, s.currency)}</dd>
@@ -124,9 +92,11 @@ function SessionCard({ id }: { id: string }) {
           </a>
         </dd>
         <dt>Payment</dt>
-        <dd>{s.paymentIntentId ? <Link href={`${BASE}/payments/${encodeURIComponent(s.paymentIntentId)}`}>{s.paymentIntentId}</Link> : '—'}</dd>
+        <dd>{s.paymentIntentId ? <EllipsizedId id={s.paymentIntentId} what="payment id" href={`${BASE}/payments/${encodeURIComponent(s.paymentIntentId)}`} /> : '—'}</dd>
         <dt>Expires</dt>
-        <dd>{formatTime(s.expiresAt)}</dd>
+        <dd>
+          <Time iso={s.expiresAt} clock="sandbox" relative />
+        </dd>
       </dl>
     </section>
   );

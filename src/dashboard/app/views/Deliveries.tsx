@@ -1,52 +1,18 @@
-import { gql, useMutation } from 'urql';
 import { ErrorAlert } from '../graphql';
-import { eventTypeName, formatTime } from '../format';
-import { StatusBadge } from '../ui';
+import { eventTypeName, formatMs } from '../format';
+import { useResendDelivery, type Delivery } from '../hooks/deliveries';
+import { CopyButton } from '../components/CopyButton';
+import { EllipsizedId } from '../components/EllipsizedId';
+import { EmptyState } from '../components/EmptyState';
+import { StatusBadge } from '../components/StatusBadge';
+import { Time } from '../components/Time';
 
-export interface Delivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  state: string;
-  attempts: number;
-  lastStatus: number | null;
-  lastMs: number | null;
-  lastAttemptAt: string | null;
-  requestBody: string | null;
-  signatureHeader: string | null;
-  endpointId: string;
-}
-
-/** What a delivery shows, wherever it is listed. */
-export const DELIVERY_FIELDS = gql`
-  fragment DeliveryFields on WebhookDelivery {
-    id
-    endpointId
-    eventId
-    eventType
-    state
-    attempts
-    lastStatus
-    lastMs
-    lastAttemptAt
-    requestBody
-    signatureHeader
-  }
-`;
-
-const RESEND = gql`
-  mutation DashboardResend($endpointId: ID!, $deliveryId: ID!) {
-    retryWebhookDelivery(endpointId: $endpointId, deliveryId: $deliveryId) {
-      id
-      state
-      attempts
-    }
-  }
-`;
+// Kept for the payment page (views/PaymentDetail.tsx), which lists deliveries with this component.
+export { DELIVERY_FIELDS, type Delivery } from '../hooks/deliveries';
 
 /** Deliveries with what was sent byte for byte (body and Service-Signature) and a "Resend" each. */
 export function DeliveryList({ deliveries, onResent, empty }: { deliveries: Delivery[]; onResent: () => void; empty: string }) {
-  if (deliveries.length === 0) return <p className="muted">{empty}</p>;
+  if (deliveries.length === 0) return <EmptyState title={empty}>Deliveries appear here when an event is sent to an endpoint (try "Send test ping").</EmptyState>;
   return (
     <ul className="deliveries plain">
       {deliveries.map((d) => (
@@ -56,41 +22,66 @@ export function DeliveryList({ deliveries, onResent, empty }: { deliveries: Deli
   );
 }
 
+/** The last attempt's HTTP status in words: 0 means no answer came back. */
+function lastStatusText(status: number | null): string {
+  if (status == null) return '—';
+  return status === 0 ? 'no response' : `HTTP ${status}`;
+}
+
 function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent: () => void }) {
-  const [state, resend] = useMutation(RESEND);
+  const [state, resend] = useResendDelivery();
   const titleId = `delivery-${d.id}`;
+  const failed = d.state === 'RETRYING' || d.state === 'DEAD_LETTER';
   return (
     <li className="card delivery" data-delivery-id={d.id}>
       <h3 id={titleId}>
-        <code>{eventTypeName(d.eventType)}</code> <span className="muted">{d.id}</span>
+        <code>{eventTypeName(d.eventType)}</code> <StatusBadge status={d.state} kind="delivery" />
       </h3>
+      {failed && (
+        <p className="why" data-testid="delivery-why">
+          {d.lastError ? `Failed: ${d.lastError}.` : 'The last attempt failed.'}{' '}
+          {d.nextAttemptAt ? (
+            <>
+              Next retry <Time iso={d.nextAttemptAt} clock="sandbox" relative />.
+            </>
+          ) : (
+            'No more retries: use Resend to try again.'
+          )}
+        </p>
+      )}
       <dl className="facts">
-        <dt>Event</dt>
-        <dd className="break">{d.eventId}</dd>
-        <dt>Endpoint</dt>
-        <dd className="break">{d.endpointId}</dd>
-        <dt>State</dt>
+        <dt>Delivery</dt>
         <dd>
-          <StatusBadge status={d.state} />
+          <EllipsizedId id={d.id} what="delivery id" />
+        </dd>
+        <dt>Event</dt>
+        <dd>
+          <EllipsizedId id={d.eventId} what="event id" />
+        </dd>
+        <dt>Endpoint</dt>
+        <dd>
+          <EllipsizedId id={d.endpointId} what="endpoint id" />
         </dd>
         <dt>Attempts</dt>
         <dd data-testid="delivery-attempts">{d.attempts}</dd>
         <dt>Last status</dt>
-        <dd>{d.lastStatus == null ? '—' : d.lastStatus === 0 ? '0 (no response)' : d.lastStatus}</dd>
+        <dd>{lastStatusText(d.lastStatus)}</dd>
         <dt>Last attempt</dt>
         <dd>
-          {formatTime(d.lastAttemptAt)}
-          {d.lastMs != null && ` (${d.lastMs} ms)`}
-        </dd>
-        <dt>Signature header</dt>
-        <dd>
-          <pre className="bytes" data-testid="signature-header">{d.signatureHeader ?? ''}</pre>
-        </dd>
-        <dt>Request body</dt>
-        <dd>
-          <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
+          <Time iso={d.lastAttemptAt} clock="sandbox" />
+          {d.lastMs != null && ` (${formatMs(d.lastMs)})`}
         </dd>
       </dl>
+      {/* What was sent is long (a whole event): folded, so that a phone shows the deliveries rather than one body. */}
+      <details className="sent">
+        <summary>What was sent</summary>
+        <h4>Signature header</h4>
+        <pre className="bytes" data-testid="signature-header">{d.signatureHeader ?? ''}</pre>
+        {d.signatureHeader && <CopyButton value={d.signatureHeader} what="signature header" />}
+        <h4>Request body</h4>
+        <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
+        {d.requestBody && <CopyButton value={d.requestBody} what="request body" />}
+      </details>
       <button type="button" disabled={state.fetching} aria-describedby={titleId} onClick={() => resend({ endpointId: d.endpointId, deliveryId: d.id }).then((r) => !r.error && onResent())}>
         Resend
       </button>

@@ -1,71 +1,22 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation, useQuery } from 'urql';
-import { ErrorAlert, useLiveQuery } from '../graphql';
-import { formatAmount, formatTime } from '../format';
-import { AmountField, Page } from '../ui';
-
-interface Link {
-  id: string;
-  code: string;
-  url: string;
-  amount: number;
-  currency: string;
-  description: string | null;
-  active: boolean;
-  createdAt: string;
-}
-
-const LINKS = gql`
-  query DashboardLinks {
-    paymentLinks {
-      id
-      code
-      url
-      amount
-      currency
-      description
-      active
-      createdAt
-    }
-  }
-`;
-
-/** The QR code is rendered on demand, one link at a time: rendering costs more than reading fields. */
-const QR = gql`
-  query DashboardLinkQr($id: ID!) {
-    paymentLink(id: $id) {
-      id
-      url
-      qrSvg
-    }
-  }
-`;
-
-const CREATE = gql`
-  mutation DashboardCreateLink($input: CreatePaymentLinkInput!) {
-    createPaymentLink(input: $input) {
-      id
-    }
-  }
-`;
-
-const DEACTIVATE = gql`
-  mutation DashboardDeactivateLink($id: ID!) {
-    deactivatePaymentLink(id: $id) {
-      id
-      active
-    }
-  }
-`;
+import { ErrorAlert } from '../graphql';
+import { formatAmount } from '../format';
+import { useCreatePaymentLink, useDeactivatePaymentLink, usePaymentLinkQr, usePaymentLinks } from '../hooks/paymentLinks';
+import { ConfirmButton } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { EmptyState } from '../components/EmptyState';
+import { Time } from '../components/Time';
+import { AmountField, Loading, Page } from '../ui';
 
 export function PaymentLinks() {
-  const [result, refetch] = useLiveQuery<{ paymentLinks: Link[] }>({ query: LINKS });
-  const [createState, create] = useMutation(CREATE);
-  const [deactivateState, deactivate] = useMutation(DEACTIVATE);
+  const [result, refetch] = usePaymentLinks();
+  const [createState, create] = useCreatePaymentLink();
+  const [, deactivate] = useDeactivatePaymentLink();
   const [amount, setAmount] = useState('2500');
   const [description, setDescription] = useState('');
   const [qrFor, setQrFor] = useState<string | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
+  const links = result.data?.paymentLinks;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -75,6 +26,11 @@ export function PaymentLinks() {
       setDescription('');
       reload();
     }
+  };
+  const deactivateLink = async (id: string) => {
+    const res = await deactivate({ id });
+    if (res.error) throw new Error(res.error.message);
+    reload();
   };
 
   return (
@@ -94,50 +50,59 @@ export function PaymentLinks() {
         <ErrorAlert error={createState.error} />
       </form>
       {qrFor && <QrCode id={qrFor} />}
-      <ErrorAlert error={result.error ?? deactivateState.error} />
-      <table className="data">
-        <caption>Payment links</caption>
-        <thead>
-          <tr>
-            <th scope="col">Link</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Active</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {result.data?.paymentLinks.map((link) => (
-            <tr key={link.id}>
-              <th scope="row">
-                <a href={link.url} className="break">
+      <ErrorAlert error={result.error} />
+      {!links && !result.error && <Loading what="payment links" />}
+      {links?.length === 0 && (
+        <EmptyState title="No payment links yet">A payment link is a page (and a QR code) where a customer pays a fixed amount. Create one above and share its URL.</EmptyState>
+      )}
+      {links && links.length > 0 && (
+        // Cards rather than a table: a link's URL is long, and on a phone a table column cannot shorten it.
+        <ul className="plain" aria-label="Payment links">
+          {links.map((link) => (
+            <li key={link.id} className="card link-card" aria-label={`Payment link ${link.code}`}>
+              <span className="id-line">
+                <a href={link.url} className="ellipsis" title={link.url}>
                   {link.url}
                 </a>
-                <div className="muted">
-                  {link.description ?? ''} {formatTime(link.createdAt)}
-                </div>
-              </th>
-              <td>{formatAmount(link.amount, link.currency)}</td>
-              <td>{link.active ? 'Active' : 'Inactive'}</td>
-              <td className="actions">
+                <CopyButton value={link.url} what={`URL of ${link.code}`} />
+              </span>
+              <p>
+                <strong className="nowrap">{formatAmount(link.amount, link.currency)}</strong> · <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
+                {link.description && <> · {link.description}</>}
+              </p>
+              <p className="muted">
+                Created <Time iso={link.createdAt} clock="sandbox" />
+              </p>
+              <div className="actions">
                 <button type="button" onClick={() => setQrFor(link.id)} aria-label={`Show QR code of ${link.code}`}>
                   QR code
                 </button>
                 {link.active && (
-                  <button type="button" className="danger" onClick={() => deactivate({ id: link.id }).then((r) => !r.error && reload())} aria-label={`Deactivate ${link.code}`}>
+                  <ConfirmButton
+                    label={`Deactivate ${link.code}`}
+                    title="Deactivate this payment link?"
+                    description={
+                      <p>
+                        Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
+                      </p>
+                    }
+                    confirmLabel="Deactivate link"
+                    action={() => deactivateLink(link.id)}
+                  >
                     Deactivate
-                  </button>
+                  </ConfirmButton>
                 )}
-              </td>
-            </tr>
+              </div>
+            </li>
           ))}
-        </tbody>
-      </table>
+        </ul>
+      )}
     </Page>
   );
 }
 
 function QrCode({ id }: { id: string }) {
-  const [result] = useQuery<{ paymentLink: { url: string; qrSvg: string } | null }>({ query: QR, variables: { id } });
+  const [result] = usePaymentLinkQr(id);
   if (result.error) return <ErrorAlert error={result.error} />;
   const link = result.data?.paymentLink;
   if (!link) return null;

@@ -54,10 +54,27 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: DashboardSession)
         </button>
         {error && (
           <p role="alert" id="sign-in-error" className="error">
-            {error.code}: {error.message}
+            {explain(error)} <span className="muted">({error.code})</span>
           </p>
         )}
       </form>
     </main>
   );
+}
+
+/**
+ * The refusal written for the person at the form rather than for an API client; the gateway's code stays
+ * beside it, for a support question and for the contract's check (`authentication_failed`).
+ */
+function explain(error: ApiErrorBody): string {
+  switch (error.code) {
+    case 'authentication_failed':
+      return "That key was not accepted. Paste a secret key (sk_test_…) from your account (the one printed when it was created), or a restricted key made from it. Publishable keys (pk_test_…) cannot sign in.";
+    case 'rate_limit_exceeded':
+      return 'Too many attempts with this key just now. Wait a minute and try again.';
+    case 'network_error':
+      return `The gateway could not be reached (${error.message}). Check that it is running and try again.`;
+    default:
+      return error.message;
+  }
 }

@@ -1,97 +1,45 @@
 import { useState, type FormEvent } from 'react';
-import { gql, useMutation, useQuery } from 'urql';
-import { ErrorAlert, useLiveQuery } from '../graphql';
-import { formatTime } from '../format';
+import { ErrorAlert } from '../graphql';
+import { eventTypeName } from '../format';
+import {
+  useCreateEndpoint,
+  useDeleteEndpoint,
+  useDeliveriesInState,
+  useRotateSecret,
+  useSendTestPing,
+  useWebhookEndpoints,
+  type WebhookDeliveryState,
+  type WebhookEndpoint,
+} from '../hooks/webhooks';
+import { ConfirmButton } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { EllipsizedId } from '../components/EllipsizedId';
+import { EmptyState } from '../components/EmptyState';
+import { statusWords } from '../components/StatusBadge';
+import { Time } from '../components/Time';
 import { Page } from '../ui';
-import { DELIVERY_FIELDS, DeliveryList, type Delivery } from './Deliveries';
+import { DeliveryList } from './Deliveries';
 
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  name: string | null;
-  createdAt: string;
-  deliveries: Delivery[];
-}
-
-const ENDPOINTS = gql`
-  query DashboardWebhooks {
-    webhookEndpoints {
-      id
-      url
-      events
-      name
-      createdAt
-      deliveries {
-        ...DeliveryFields
-      }
-    }
-  }
-  ${DELIVERY_FIELDS}
-`;
-
-/** The last 50 deliveries in one state (the list above holds the last 50 of any state). */
-const IN_STATE = gql`
-  query DashboardDeliveriesInState($id: ID!, $state: WebhookDeliveryState) {
-    webhookEndpoint(id: $id) {
-      id
-      deliveries(state: $state) {
-        ...DeliveryFields
-      }
-    }
-  }
-  ${DELIVERY_FIELDS}
-`;
-
-const CREATE = gql`
-  mutation DashboardCreateEndpoint($input: CreateWebhookEndpointInput!) {
-    createWebhookEndpoint(input: $input) {
-      id
-      url
-      secret
-    }
-  }
-`;
-
-const PING = gql`
-  mutation DashboardPing($id: ID!) {
-    sendTestWebhook(id: $id) {
-      eventId
-    }
-  }
-`;
-
-const ROTATE = gql`
-  mutation DashboardRotate($id: ID!) {
-    rotateWebhookSecret(id: $id) {
-      id
-      secret
-    }
-  }
-`;
-
-const DELETE = gql`
-  mutation DashboardDeleteEndpoint($id: ID!) {
-    deleteWebhookEndpoint(id: $id) {
-      id
-    }
-  }
-`;
-
-const STATES = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD_LETTER'];
+const STATES: WebhookDeliveryState[] = ['PENDING', 'RETRYING', 'DELIVERED', 'DEAD_LETTER'];
 
 /** A signing secret is shown once, where it was made (creation or rotation): the gateway keeps it encrypted. */
 function SecretOnce({ secret, what }: { secret: string; what: string }) {
   return (
-    <p className="notice">
-      {what} signing secret (shown once): <code className="break">{secret}</code>
-    </p>
+    <div className="notice">
+      <p>
+        {what} signing secret (shown once): <code className="break">{secret}</code>
+      </p>
+      <CopyButton value={secret} what="signing secret" />
+    </div>
   );
 }
 
+/** An endpoint's event filter as the contract spells the types ("*" is every type). */
+const eventsText = (events: string[]) => events.map((e) => (e === '*' ? 'all events' : e.includes('.') ? e : eventTypeName(e))).join(', ');
+
 export function Webhooks() {
-  const [result, refetch] = useLiveQuery<{ webhookEndpoints: Endpoint[] }>({ query: ENDPOINTS });
-  const [createState, create] = useMutation(CREATE);
+  const [result, refetch] = useWebhookEndpoints();
+  const [createState, create] = useCreateEndpoint();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState('*');
   const [secret, setSecret] = useState<{ secret: string; what: string } | null>(null);
@@ -101,8 +49,9 @@ export function Webhooks() {
     e.preventDefault();
     const list = events.split(',').map((s) => s.trim()).filter(Boolean);
     const res = await create({ input: { url: url.trim(), events: list.length ? list : ['*'] } });
-    if (res.data) {
-      setSecret({ secret: res.data.createWebhookEndpoint.secret, what: `${res.data.createWebhookEndpoint.url}:` });
+    const made = res.data?.createWebhookEndpoint;
+    if (made) {
+      if (made.secret) setSecret({ secret: made.secret, what: `${made.url}:` });
       setUrl('');
       reload();
     }
@@ -129,7 +78,9 @@ export function Webhooks() {
       </form>
       {secret && <SecretOnce {...secret} />}
       <ErrorAlert error={result.error} />
-      {result.data?.webhookEndpoints.length === 0 && <p className="muted">No endpoints yet.</p>}
+      {result.data?.webhookEndpoints.length === 0 && (
+        <EmptyState title="No endpoints yet">Add the URL where your server receives events; the gateway signs each delivery with the endpoint's secret.</EmptyState>
+      )}
       {result.data?.webhookEndpoints.map((endpoint) => (
         <EndpointCard key={endpoint.id} endpoint={endpoint} onChanged={reload} onSecret={(s) => setSecret({ secret: s, what: `${endpoint.url} (new):` })} />
       ))}
@@ -137,52 +88,67 @@ export function Webhooks() {
   );
 }
 
-function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: Endpoint; onChanged: () => void; onSecret: (secret: string) => void }) {
-  const [pingState, ping] = useMutation(PING);
-  const [rotateState, rotate] = useMutation(ROTATE);
-  const [deleteState, remove] = useMutation(DELETE);
-  const [state, setState] = useState('');
+function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: WebhookEndpoint; onChanged: () => void; onSecret: (secret: string) => void }) {
+  const [pingState, ping] = useSendTestPing();
+  const [rotateState, rotate] = useRotateSecret();
+  const [, remove] = useDeleteEndpoint();
+  const [state, setState] = useState<WebhookDeliveryState | null>(null);
   const titleId = `endpoint-${endpoint.id}`;
-  const [inState, refetchInState] = useQuery<{ webhookEndpoint: { deliveries: Delivery[] } | null }>({ query: IN_STATE, variables: { id: endpoint.id, state }, pause: !state });
+  const [inState, refetchInState] = useDeliveriesInState(endpoint.id, state);
   const deliveries = state ? (inState.data?.webhookEndpoint?.deliveries ?? []) : endpoint.deliveries;
   const changed = () => {
     onChanged();
     if (state) refetchInState({ requestPolicy: 'network-only' });
+  };
+  const deleteEndpoint = async () => {
+    const res = await remove({ id: endpoint.id });
+    if (res.error) throw new Error(res.error.message);
+    onChanged();
   };
   return (
     <section className="card" aria-labelledby={titleId}>
       <h2 id={titleId} className="break">
         {endpoint.url}
       </h2>
+      <EllipsizedId id={endpoint.id} what="endpoint id" />
       <p className="muted">
-        {endpoint.id} · events {endpoint.events.join(', ')} · created {formatTime(endpoint.createdAt)}
+        {eventsText(endpoint.events)} · created <Time iso={endpoint.createdAt} clock="sandbox" />
       </p>
       <div className="actions">
         <button type="button" disabled={pingState.fetching} onClick={() => ping({ id: endpoint.id }).then((r) => !r.error && setTimeout(onChanged, 1000))}>
           Send test ping
         </button>
-        <button type="button" disabled={rotateState.fetching} onClick={() => rotate({ id: endpoint.id }).then((r) => r.data && onSecret(r.data.rotateWebhookSecret.secret))}>
+        <button type="button" disabled={rotateState.fetching} onClick={() => rotate({ id: endpoint.id }).then((r) => r.data?.rotateWebhookSecret.secret && onSecret(r.data.rotateWebhookSecret.secret))}>
           Rotate secret
         </button>
-        <button type="button" className="danger" disabled={deleteState.fetching} onClick={() => remove({ id: endpoint.id }).then((r) => !r.error && onChanged())}>
+        <ConfirmButton
+          title="Delete this endpoint?"
+          description={
+            <p>
+              <span className="break">{endpoint.url}</span> stops receiving events, and its pending retries are cancelled. Its past deliveries are no longer listed here.
+            </p>
+          }
+          confirmLabel="Delete endpoint"
+          action={deleteEndpoint}
+        >
           Delete endpoint
-        </button>
+        </ConfirmButton>
       </div>
-      <ErrorAlert error={pingState.error ?? rotateState.error ?? deleteState.error} />
+      <ErrorAlert error={pingState.error ?? rotateState.error} />
       <h3>Deliveries</h3>
       <label>
         Delivery state
-        <select value={state} onChange={(e) => setState(e.target.value)}>
+        <select value={state ?? ''} onChange={(e) => setState((e.target.value || null) as WebhookDeliveryState | null)}>
           <option value="">All states</option>
           {STATES.map((s) => (
             <option key={s} value={s}>
-              {s}
+              {statusWords(s, 'delivery')}
             </option>
           ))}
         </select>
       </label>
       <ErrorAlert error={inState.error} />
-      <DeliveryList deliveries={deliveries} onResent={changed} empty={state ? `No ${state} deliveries.` : 'No deliveries yet.'} />
+      <DeliveryList deliveries={deliveries} onResent={changed} empty={state ? `No deliveries in “${statusWords(state, 'delivery')}”` : 'No deliveries yet'} />
     </section>
   );
 }

@@ -1,0 +1,136 @@
+import { useCallback, useMemo, useState } from 'react';
+import { useMutation, useSubscription } from 'urql';
+import { useLiveQuery } from '../graphql';
+import { byNewest, newer, type PaymentRow } from '../payments';
+import {
+  DashboardPaymentCreateDocument,
+  DashboardPaymentListDocument,
+  DashboardPaymentListEventsDocument,
+  DashboardPaymentListRowUpdatedDocument,
+  type PaymentIntentFilter,
+  type PaymentIntentStatus,
+  type PaymentMethodCode,
+} from '../../../../generated/dashboard/documents';
+
+export const PAGE_SIZE = 50;
+
+/** What the Payments page is narrowed to; each member is a URL parameter of the same name ('' = not set). */
+export interface PaymentFilters {
+  search: string;
+  status: PaymentIntentStatus | '';
+  method: PaymentMethodCode | '';
+  /** Created on or after this day (YYYY-MM-DD, sandbox time, UTC). */
+  from: string;
+  /** Created on or before this day. */
+  to: string;
+}
+
+/**
+ * The page the list shows: `after` is the cursor of the page (none for the first), `back` the cursors
+ * of the pages before it, oldest first, so that "Previous" works from a reloaded or shared URL too.
+ */
+export interface PaymentPage {
+  filters: PaymentFilters;
+  after: string;
+  back: string[];
+}
+
+const FILTER_KEYS = ['search', 'status', 'method', 'from', 'to'] as const;
+
+export function pageFromQuery(query: URLSearchParams): PaymentPage {
+  const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k)?.trim() ?? ''])) as unknown as PaymentFilters;
+  const back = query.get('back');
+  return { filters, after: query.get('after') ?? '', back: back ? back.split(',') : [] };
+}
+
+/** The URL search string of a page ('' with nothing set), parameters in a fixed order. */
+export function pageToQuery({ filters, after, back }: PaymentPage): string {
+  const q = new URLSearchParams();
+  for (const k of FILTER_KEYS) if (filters[k]) q.set(k, filters[k]);
+  if (after) q.set('after', after);
+  if (back.length) q.set('back', back.join(','));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+const DAY_MS = 86_400_000;
+
+/** The server's filter: dates become the start of `from`'s day and the end of `to`'s (createdTo is exclusive). */
+export function toGraphqlFilter(f: PaymentFilters): PaymentIntentFilter {
+  return {
+    ...(f.search ? { search: f.search } : {}),
+    ...(f.status ? { status: [f.status] } : {}),
+    ...(f.method ? { paymentMethod: f.method } : {}),
+    ...(f.from ? { createdFrom: `${f.from}T00:00:00.000Z` } : {}),
+    ...(f.to ? { createdTo: new Date(Date.parse(`${f.to}T00:00:00.000Z`) + DAY_MS).toISOString() } : {}),
+  };
+}
+
+const digits = (s: string) => s.replace(/\D/g, '').replace(/^244(?=\d{9}$)/, '');
+
+/**
+ * Whether a payment that arrived live belongs in the filtered list, by the server's rules (exact id,
+ * merchant reference, mobile with or without +244, reference number; dates on the sandbox clock).
+ */
+export function matchesFilters(row: PaymentRow, f: PaymentFilters): boolean {
+  if (f.status && row.status !== f.status) return false;
+  if (f.method && row.paymentMethod !== f.method) return false;
+  if (f.from && row.createdAt < `${f.from}T00:00:00`) return false;
+  if (f.to && row.createdAt.slice(0, 10) > f.to) return false;
+  if (!f.search) return true;
+  const keys = [row.id, row.merchantReference, row.reference?.number].filter(Boolean);
+  const mobile = row.customer?.mobile;
+  return keys.includes(f.search) || (mobile != null && digits(f.search) !== '' && digits(mobile) === digits(f.search));
+}
+
+/**
+ * One page of payments, kept current live: every event of the account carries the intent as it became;
+ * on the first page a new payment that matches the filters appears at the top, on any page a row whose
+ * status leaves the filter goes.
+ */
+export function usePaymentList({ filters, after }: PaymentPage) {
+  const filter = useMemo(() => toGraphqlFilter(filters), [filters]);
+  const [result] = useLiveQuery({ query: DashboardPaymentListDocument, variables: { first: PAGE_SIZE, after: after || null, filter } });
+  // What arrived live since the list was read: merged over it, newest version of each intent wins.
+  const [live, setLive] = useState<Map<string, PaymentRow>>(() => new Map());
+  const upsert = useCallback((row: PaymentRow | null | undefined) => {
+    if (!row) return;
+    setLive((m) => new Map(m).set(row.id, newer(m.get(row.id), row)));
+  }, []);
+  const [events] = useSubscription({ query: DashboardPaymentListEventsDocument }, (_prev, data) => {
+    upsert(data.events.paymentIntent ?? data.events.refund?.paymentIntent);
+    return data;
+  });
+
+  const connection = result.data?.paymentIntents;
+  const rows = useMemo(() => {
+    const all = new Map<string, PaymentRow>();
+    for (const row of connection?.nodes ?? []) all.set(row.id, row);
+    for (const row of live.values()) {
+      if (all.has(row.id)) all.set(row.id, newer(all.get(row.id), row));
+      else if (!after) all.set(row.id, row);
+    }
+    return [...all.values()].filter((r) => matchesFilters(r, filters)).sort(byNewest).slice(0, PAGE_SIZE);
+  }, [connection, live, after, filters]);
+
+  return {
+    rows,
+    loaded: Boolean(connection),
+    fetching: result.fetching,
+    hasNextPage: connection?.pageInfo.hasNextPage ?? false,
+    // The next page starts after the last row the server gave (a live row on top does not move it).
+    endCursor: connection?.pageInfo.endCursor ?? null,
+    error: result.error ?? events.error,
+    upsert,
+  };
+}
+
+/** Follows one payment on its own (PENDING → PROCESSING has no event). */
+export function useRowUpdates(id: string, onUpdate: (row: PaymentRow) => void) {
+  useSubscription({ query: DashboardPaymentListRowUpdatedDocument, variables: { id } }, (_prev, data) => {
+    onUpdate(data.paymentIntentUpdated.paymentIntent);
+    return data;
+  });
+}
+
+export const useCreatePayment = () => useMutation(DashboardPaymentCreateDocument);
