@@ -166,4 +166,18 @@ describe('overview rollups', () => {
     expect(after.rolled).toEqual(after.aggregated);
     expect(after.rolled.webhooks).toMatchObject({ deliveries: 1, delivered: 1 });
   });
+
+  it('are emptied by a sandbox reset, the account still built', async () => {
+    const acct = await createAccount(server.baseUrl);
+    await createPayment(acct.api, expressBody('923000000', 9_000));
+    await createPayment(acct.api, referenceBody(11_000));
+    expect((await bothOverviews(acct, 'LAST_24_HOURS')).rolled.methods).toHaveLength(2);
+
+    expect((await acct.api.post('/sandbox/reset')).status).toBe(200);
+    const { payments, webhooks } = await rollupDocs(acct);
+    expect([...payments, ...webhooks]).toEqual([{ _id: markerId(acct.id) }, { _id: markerId(acct.id) }]);
+    const { rolled, aggregated } = await bothOverviews(acct, 'LAST_24_HOURS');
+    expect(rolled).toEqual(aggregated);
+    expect(rolled.methods).toEqual([]);
+  });
 });
