@@ -193,9 +193,9 @@ export type PaymentIntentFilter = {
 };
 
 export type OverviewRange =
-  /** The last 24 hours of the account's clock, in 24 one-hour buckets. */
+  /** The last 24 hours of the account's clock, in 24 one-hour buckets, the last one the current hour. */
   | 'LAST_24_HOURS'
-  /** The last 7 days of the account's clock, in 7 one-day buckets. */
+  /** The last 7 days of the account's clock, in 7 one-day buckets, the last one ending with the current hour. */
   | 'LAST_7_DAYS';
 
 export type DashboardKeysQueryVariables = Exact<{ [key: string]: never; }>;

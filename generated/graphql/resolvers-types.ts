@@ -968,21 +968,21 @@ export type PaymentIntentFilter = {
 };
 
 export type OverviewRange =
-  /** The last 24 hours of the account's clock, in 24 one-hour buckets. */
+  /** The last 24 hours of the account's clock, in 24 one-hour buckets, the last one the current hour. */
   | 'LAST_24_HOURS'
-  /** The last 7 days of the account's clock, in 7 one-day buckets. */
+  /** The last 7 days of the account's clock, in 7 one-day buckets, the last one ending with the current hour. */
   | 'LAST_7_DAYS';
 
 /**
- * The dashboard's overview: counts over a range of the account's sandbox time, computed by the database
- * (aggregations over indexed fields), never by loading every payment.
+ * The dashboard's overview: counts over a range of the account's sandbox time in whole hours, read from
+ * hourly counters the database keeps as payments and deliveries change, never by loading every payment.
  */
 export type Overview = {
   __typename?: 'Overview';
   range: OverviewRange;
   /** Start of the range (inclusive): `to` minus 24 h or 7 days. */
   from: Scalars['DateTime']['output'];
-  /** End of the range: the account's current time. */
+  /** End of the range (exclusive): the end of the current hour of the account's clock. */
   to: Scalars['DateTime']['output'];
   /** Width of each bucket: 3600 or 86400. */
   bucketSeconds: Scalars['Int']['output'];

@@ -210,16 +210,18 @@ export function findByFieldBatched<T>(model: ModelLike, field: string, value: st
  * reply carries totals only: use this where the caller does not need to know whether its filter
  * matched (bookkeeping such as clearing an outbox), never for a conditional write that decides.
  * `update` may be a pipeline (standard MongoDB 4.2+), for a write that decides on the stored document.
+ * `upsert`: a filter that matches nothing inserts (counters that start at zero, such as `$inc`).
  */
 export function updateOneBatched(
   model: ModelLike,
   filter: Record<string, unknown>,
   update: Record<string, unknown> | Array<Record<string, unknown>>,
   ack: Acknowledge = 'durable',
+  upsert = false,
 ): Promise<void> {
   const name = model.collection.collectionName;
-  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> | Array<Record<string, unknown>> }, void>(`update:${name}:${ack}`, () =>
-    new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update })), ordered: false }, ops.length, ack)),
+  const batcher = batcherFor<{ filter: Record<string, unknown>; update: Record<string, unknown> | Array<Record<string, unknown>> }, void>(`update:${name}:${ack}:${upsert}`, () =>
+    new Batcher((ops) => perStatement(model, { update: name, updates: ops.map((op) => ({ q: op.filter, u: op.update, ...(upsert && { upsert }) })), ordered: false }, ops.length, ack)),
   );
   return batcher.run({ filter, update });
 }

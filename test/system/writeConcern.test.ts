@@ -43,6 +43,8 @@ const APPLIED: Record<string, string> = {
   'timers update': "a timer's claim or done mark",
   'payment_intents update': "an outbox's clearing",
   'webhook_deliveries insert': "a delivery, whose attempt's durable recording follows (at-least-once delivery)",
+  'overview_payment_rollups update': "an overview count's $inc (rebuildRollups recomputes a lost one)",
+  'overview_webhook_rollups update': "an overview count's $inc (rebuildRollups recomputes a lost one)",
 };
 
 const sent: SentWrite[] = [];
@@ -109,7 +111,7 @@ describe('write concern of what the gateway writes', () => {
       expect(writes.filter((w) => !majority(w)), commit).toEqual([]);
     }
     // And the listed kinds are really sent with w: 1 (the list is not stale).
-    for (const kind of ['accounts findAndModify', 'sequences findAndModify', 'idempotency_keys insert', 'events insert', 'timers insert']) {
+    for (const kind of ['accounts findAndModify', 'sequences findAndModify', 'idempotency_keys insert', 'events insert', 'timers insert', 'overview_payment_rollups update']) {
       expect(sent.some((w) => `${w.collection} ${w.name}` === kind && applied(w)), kind).toBe(true);
     }
   });

@@ -3,6 +3,7 @@ import { newId, randomDigits } from '../../ids';
 import { AccountModel, type AccountRecord } from './account.model';
 import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { hashSecret, newKeySecret } from './secrets';
+import { accountCreated } from '../overview/rollupWrites';
 
 export interface SandboxAccountResource {
   object: 'sandbox_account';
@@ -45,9 +46,12 @@ export async function createSandboxAccount(input: { name?: string; email?: strin
   const sk = newKeySecret('sk_test_');
   const pk = newKeySecret('pk_test_');
   await AccountModel.create(account);
-  await ApiKeyModel.insertMany([
-    keyRecord(account._id, 'secret', 'Secret key', [], sk, now),
-    keyRecord(account._id, 'publishable', 'Publishable key', [], pk, now),
+  await Promise.all([
+    ApiKeyModel.insertMany([
+      keyRecord(account._id, 'secret', 'Secret key', [], sk, now),
+      keyRecord(account._id, 'publishable', 'Publishable key', [], pk, now),
+    ]),
+    accountCreated(account._id),
   ]);
   return {
     object: 'sandbox_account',

@@ -13,6 +13,11 @@ export function lagBinExpression(lagMs: unknown): Record<string, unknown> {
   return { $floor: { $multiply: [{ $log10: { $add: [lagMs, 1] } }, BINS_PER_DECADE] } };
 }
 
+/** The same bin computed here, for a lag counted as it happens (rollupWrites.ts). */
+export function lagBin(lagMs: number): number {
+  return Math.floor(Math.log10(lagMs + 1) * BINS_PER_DECADE);
+}
+
 export interface LagBin {
   bin: number;
   count: number;

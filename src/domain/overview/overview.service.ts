@@ -1,14 +1,19 @@
 import { accountNow, accountOffsetMs } from '../clock/accountTime';
 import { PaymentModel } from '../payments/payment.model';
-import type { PaymentStatus } from '../payments/payment.states';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../payments/payment.states';
 import { WebhookDeliveryModel } from '../webhooks/webhookDelivery.model';
 import { mergeBins, percentileOf, type LagBin } from './lagHistogram';
-import { deliveryPipeline, paymentPipeline, type DeliveryRow, type PaymentRow } from './overview.pipelines';
+import { deliveryPipeline, paymentPipeline, type DeliveryRow, type OverviewWindow, type PaymentRow } from './overview.pipelines';
+import { hourStart, HOUR_MS } from './overviewRollup.model';
+import { rollupRows } from './rollupRead';
 
 /**
  * The dashboard's overview: what an account's payments and webhook deliveries did over the last 24 hours
- * or 7 days of its sandbox clock. The database groups each side into at most a few hundred rows
- * (overview.pipelines.ts); this module only folds those rows into the answer.
+ * or 7 days of its sandbox clock, in whole hours: the range ends with the end of the current hour, so
+ * that each bucket is a set of the hourly rollups (overviewRollup.model.ts). The rows come from the
+ * rollups (rollupRead.ts), at most 168 documents a side whatever the volume; aggregateOverview computes
+ * the same answer from the payments and deliveries themselves (overview.pipelines.ts), the source the
+ * rollups are rebuilt from. This module folds rows into the answer.
  */
 export type OverviewRange = 'LAST_24_HOURS' | 'LAST_7_DAYS';
 
@@ -66,15 +71,29 @@ export interface Overview {
   webhooks: WebhookOverview;
 }
 
-export async function getOverview(accountId: string, range: OverviewRange): Promise<Overview> {
+/** The range ending with the current hour of `now` (account time), in `range`'s buckets. */
+export function overviewWindow(range: OverviewRange, now: Date): OverviewWindow {
   const { buckets: n, bucketMs } = RANGES[range];
-  const to = accountNow(await accountOffsetMs(accountId));
-  const from = new Date(to.getTime() - n * bucketMs);
-  const window = { from, to, n, bucketMs };
+  const to = new Date(hourStart(now) + HOUR_MS);
+  return { from: new Date(to.getTime() - n * bucketMs), to, n, bucketMs };
+}
+
+export async function getOverview(accountId: string, range: OverviewRange): Promise<Overview> {
+  const window = overviewWindow(range, accountNow(await accountOffsetMs(accountId)));
+  const { payments, deliveries } = await rollupRows(accountId, window);
+  return foldOverview(range, window, payments, deliveries);
+}
+
+/** The same answer as getOverview over the same window, aggregated from the payments and deliveries. */
+export async function aggregateOverview(accountId: string, range: OverviewRange, window: OverviewWindow): Promise<Overview> {
   const [payments, deliveries] = await Promise.all([
     PaymentModel.aggregate<PaymentRow>(paymentPipeline(accountId, window)),
     WebhookDeliveryModel.aggregate<DeliveryRow>(deliveryPipeline(accountId, window)),
   ]);
+  return foldOverview(range, window, payments, deliveries);
+}
+
+function foldOverview(range: OverviewRange, { from, to, n, bucketMs }: OverviewWindow, payments: PaymentRow[], deliveries: DeliveryRow[]): Overview {
   const starts = Array.from({ length: n }, (_, i) => new Date(from.getTime() + i * bucketMs));
   return {
     range,
@@ -98,7 +117,8 @@ function paymentBuckets(rows: PaymentRow[], starts: Date[]): OverviewBucket[] {
   }
   return buckets.map(({ start, statuses, count, paidVolume }) => ({
     start,
-    byStatus: [...statuses].map(([status, c]) => ({ status, count: c })),
+    // In the state machine's order, whichever order the rows came in.
+    byStatus: PAYMENT_STATUSES.filter((status) => statuses.has(status)).map((status) => ({ status, count: statuses.get(status)! })),
     count,
     paidVolume,
   }));
@@ -142,7 +162,8 @@ function webhookOverview(rows: DeliveryRow[], starts: Date[]): WebhookOverview {
     successRate: rate(delivered, failed),
     lagP50Ms: percentileOf(allBins, 0.5),
     lagP95Ms: percentileOf(allBins, 0.95),
-    buckets: buckets.map(({ bins, ...b }) => ({ ...b, lagP50Ms: percentileOf(bins, 0.5) })),
+    // A day's bucket holds the same bin from several hours: merged, as the aggregation's $group would.
+    buckets: buckets.map(({ bins, ...b }) => ({ ...b, lagP50Ms: percentileOf(mergeBins(bins), 0.5) })),
   };
 }
 

@@ -4,6 +4,7 @@ import { accountOffsetMs } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/event.hooks';
 import { PaymentModel, type PaymentRecord } from './payment.model';
+import { paymentStatusChanged } from '../overview/rollupWrites';
 import { toPaymentIntentResource } from './payment.serializer';
 
 /**
@@ -106,6 +107,8 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
       if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
       continue;
     }
+    // The overview's counts move beside the dispatch; the version condition makes `current.status` the one replaced.
+    if (next.status !== current.status) void paymentStatusChanged(current, current.status, next.status);
     if (events.length === 0 && next.status !== current.status) {
       announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
     }

@@ -12,6 +12,7 @@ import type { IdempotentAttempt } from '../idempotency/idempotency.service';
 import { accountIdOf, type Actor, type ActorOrAccount } from './actor';
 import type { MethodChannel } from './methods';
 import { PaymentModel, type PaymentRecord } from './payment.model';
+import { paymentCreated } from '../overview/rollupWrites';
 import type { AccountClock } from '../accounts/account.model';
 import { mutatePayment } from './payment.mutate';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
@@ -127,6 +128,9 @@ export async function createPaymentIntent(
       return getPaymentIntentForAccount(actor.accountId, id);
     }
   }
+  // The overview's count, beside the outbox's dispatch (and under an Idempotency-Key, the answer's storing).
+  const rollup = paymentCreated(record);
+  opts.idempotency?.alongsideAnswer(rollup);
   await dispatchKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
     accountOffsetMs: account.clock_offset_ms ?? 0,
     eventData: [resource as unknown as Record<string, unknown>],

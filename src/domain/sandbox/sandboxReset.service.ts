@@ -7,6 +7,8 @@ import { hooksIdle } from '../events/event.hooks';
 import { EventModel } from '../events/event.model';
 import { IdempotencyModel } from '../idempotency/idempotency.model';
 import { PaymentLinkModel } from '../links/paymentLink.model';
+import { rebuildRollups } from '../overview/rollupRebuild';
+import { rollupWritesSettled } from '../overview/rollupWrites';
 import { flushRequestLogs } from '../logs/requestLog.service';
 import { RequestLogModel } from '../logs/requestLog.model';
 import { PaymentModel } from '../payments/payment.model';
@@ -42,6 +44,10 @@ export async function resetSandbox(accountId: string): Promise<SandboxResetResou
     const first = await deleteTestData(accountId);
     await hooksIdle(accountId);
     const second = await deleteTestData(accountId);
+    // The overview's rollups counted what is gone: this process's last $incs land, then the account is
+    // recomputed from what is left (nothing), which deletes its hours and keeps it marked built.
+    await rollupWritesSettled();
+    await rebuildRollups(accountId);
     await cancelScheduledTimers(accountId);
     await AccountModel.updateOne({ _id: accountId }, { $set: { clock_offset_ms: 0 } });
     const deleted = Object.fromEntries(Object.entries(first).map(([k, n]) => [k, n + second[k as keyof SandboxResetCounts]])) as unknown as SandboxResetCounts;

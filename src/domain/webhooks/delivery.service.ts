@@ -1,4 +1,5 @@
-import { insertBatched, updateOneBatched } from '../../db/batching';
+import { insertBatched, updateIfMatchBatched, updateOneBatched } from '../../db/batching';
+import { deliveryCreated, deliveryMoved } from '../overview/rollupWrites';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
@@ -227,6 +228,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         // is sent again: delivery is at-least-once by contract (receivers de-duplicate by
         // Service-Event-Id), as after a crash between a request and its recording.
         await insertBatched(WebhookDeliveryModel, doc, 'applied');
+        void deliveryCreated(doc);
         return { doc, endpoint };
       } catch (err) {
         // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
@@ -395,6 +397,7 @@ async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a
     });
   }
   const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
+  if (state !== 'RETRYING') return recordFinalAttempt(d, step, at, a, state);
   // One atomic write whose outcome nobody waits on, so it is batched with the other attempts of this
   // turn: the attempt is always recorded; the state moves only if the delivery has not moved on
   // meanwhile (delivered by a manual retry, or this step already recorded). A pipeline update decides
@@ -410,11 +413,29 @@ async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a
         step: ifLive(step, 'step'),
         next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
         lease_until: ifLive(0, 'lease_until'),
-        // The first success only: the overview's lag runs from the event's creation to it.
-        ...(ok && { delivered_at: { $cond: [live, { $literal: at }, { $ifNull: ['$delivered_at', null] }] } }),
       },
     },
   ]);
+}
+
+/**
+ * The attempt that delivers or dead-letters: the same decision as for a retry, but the overview's counts
+ * move only if the state did, so the write must say whether it applied (batched all the same). A miss
+ * (the delivery moved on meanwhile) records the attempt alone.
+ */
+async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt, state: 'DELIVERED' | 'DEAD_LETTER'): Promise<void> {
+  const delivered = state === 'DELIVERED';
+  const moved = await updateIfMatchBatched(
+    WebhookDeliveryModel,
+    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
+    {
+      $set: { ...attemptFields(a), state, step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
+      $inc: { attempts: 1 },
+    },
+  );
+  // PENDING and RETRYING count alike (pending), whichever it was.
+  if (moved) void deliveryMoved(d, 'PENDING', state, delivered ? at : null);
+  else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
@@ -503,7 +524,9 @@ export async function retryDeliveryNow(accountId: string, endpointId: string, de
     const a = await send(d, endpoint, at, policy);
     const set: Record<string, unknown> = attemptFields(a);
     if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
-    await WebhookDeliveryModel.updateOne({ _id: d._id }, { $set: set, $inc: { attempts: 1 } });
+    // The state it replaced, read in the same write: the overview's counts move from it.
+    const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 } }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
+    if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
   }
   const after = await WebhookDeliveryModel.findById(d._id).lean();
   if (!after) throw ApiError.notFound('webhook delivery', deliveryId);

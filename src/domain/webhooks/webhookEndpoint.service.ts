@@ -1,9 +1,11 @@
 import { ApiError } from '../../errors';
 import { newId, randomBase62 } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timer.service';
+import { logger } from '../../logger';
 import { nowForAccount } from '../clock/accountTime';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
+import { rebuildRollups } from '../overview/rollupRebuild';
 import { bumpEndpointsVersion } from './endpointCache';
 import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
@@ -81,6 +83,9 @@ export async function deleteWebhookEndpoint(accountId: string, id: string): Prom
   await bumpEndpointsVersion(accountId);
   await cancelTimers({ accountId, kind: RETRY_TIMER_KIND, refId: id });
   await WebhookDeliveryModel.deleteMany({ endpoint_id: id, account_id: accountId });
+  // The overview no longer counts them: its webhook rollups are recomputed, not waited for (a failure
+  // leaves them counted until the next rebuild).
+  rebuildRollups(accountId, ['webhooks']).catch((err: unknown) => logger.warn({ err, accountId }, 'overview rollups not rebuilt after an endpoint deletion'));
   return { id, object: 'webhook_endpoint', deleted: true };
 }
 
