@@ -31,6 +31,8 @@ const clientTokenSchema = new Schema<ClientTokenRecord>(
 
 // `expires_at` is on the account's clock, which is never behind real time: pruning by real time a day
 // after it never removes a token that is still valid.
+// A sandbox reset deletes an account's tokens (src/domain/sandbox/sandboxReset.service.ts).
+clientTokenSchema.index({ account_id: 1 }, { name: 'by_account' });
 clientTokenSchema.index({ expires_at: 1 }, { name: 'expired_ttl', expireAfterSeconds: EXPIRED_TOKEN_RETENTION_SECONDS });
 
 export const ClientTokenModel = mongoose.model<ClientTokenRecord>('ClientToken', clientTokenSchema);

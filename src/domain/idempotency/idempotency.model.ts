@@ -49,4 +49,8 @@ const idempotencySchema = new Schema<IdempotencyRecord>(
   { versionKey: false, collection: 'idempotency_keys' },
 );
 
+// A sandbox reset deletes an account's records (src/domain/sandbox/sandboxReset.service.ts): without it,
+// a scan of every account's. One more key per idempotent request's insert.
+idempotencySchema.index({ account_id: 1 }, { name: 'by_account' });
+
 export const IdempotencyModel = mongoose.model<IdempotencyRecord>('IdempotencyKey', idempotencySchema);
