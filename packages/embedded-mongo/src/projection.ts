@@ -26,12 +26,14 @@ export function compileProjection(spec: unknown): Compiled | undefined {
   let include = false;
   let exclude = false;
   let excludeId = false;
+  let includeId = false;
   const tree: Tree = {};
   for (const [path, v] of entries) {
     if (!isSimpleFlag(v) || path.includes('$')) return { mode: 'mingo', tree, excludeId, spec };
     const on = Boolean(v);
     if (path === '_id') {
       excludeId = !on;
+      includeId = on;
       continue;
     }
     if (on) include = true;
@@ -48,7 +50,8 @@ export function compileProjection(spec: unknown): Compiled | undefined {
     });
   }
   if (include && exclude) return { mode: 'mingo', tree, excludeId, spec };
-  return { mode: include ? 'include' : 'exclude', tree, excludeId, spec };
+  // `{ _id: 1 }` alone is an inclusion of _id only, as on a MongoDB server (not "no projection").
+  return { mode: include || (includeId && !exclude) ? 'include' : 'exclude', tree, excludeId, spec };
 }
 
 function includeTree(value: unknown, tree: Tree): unknown {

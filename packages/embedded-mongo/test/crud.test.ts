@@ -91,6 +91,16 @@ describe('insert and find', () => {
     expect(orRes.map((d) => d.qty)).toEqual([1, 8, 9]);
   });
 
+  it('projects _id alone with { _id: 1 } and everything but _id with { _id: 0 }', async () => {
+    await seed(1);
+    const coll = t.conn.collection('items');
+    const only = await coll.findOne({ sku: 'sku-000' }, { projection: { _id: 1 } });
+    expect(Object.keys(only!)).toEqual(['_id']);
+    const without = await coll.findOne({ sku: 'sku-000' }, { projection: { _id: 0 } });
+    expect(without).not.toHaveProperty('_id');
+    expect(without).toHaveProperty('qty', 0);
+  });
+
   it('pages through results with batchSize, getMore and killCursors', async () => {
     await seed(25);
     const coll = t.conn.collection('items');
