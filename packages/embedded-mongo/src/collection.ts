@@ -7,7 +7,7 @@
  */
 import { Binary, UUID } from 'bson';
 import type { DocFiles } from './docFiles';
-import { DocStore, encodeDoc, type CapturedDocs } from './docStore';
+import { DocStore, encodeDoc, storedBytesOf, type CapturedDocs } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import { FileDocStore } from './fileDocStore';
 import { FieldPicker } from './bsonRaw';
@@ -102,8 +102,8 @@ export class Collection {
   }
 
   /** Replaces the stored version of a document (same _id). Throws E11000 without side effects. */
-  replace(id: string, oldDoc: Doc, newDoc: Doc, skipUniqueCheck = false): void {
-    const bytes = encodeDoc(newDoc); // before anything changes: a document BSON cannot hold throws here
+  replace(id: string, oldDoc: Doc, newDoc: Doc, skipUniqueCheck = false, bytes = encodeDoc(newDoc)): void {
+    // `bytes` is encoded before anything changes: a document BSON cannot hold throws there.
     const changes: Array<{ idx: Index; oldKeys: unknown[][]; newKeys: unknown[][] }> = [];
     for (const idx of this.indexes.values()) {
       if (idx.isId) continue;
@@ -131,13 +131,16 @@ export class Collection {
     return doc;
   }
 
-  /** Used by recovery and transaction undo: install a version without unique checks. */
+  /**
+   * Used by recovery and undo: install a version without unique checks. A version that was stored
+   * before goes back with its very bytes, so an undo can tell it from any other version by identity.
+   */
   forcePut(doc: Doc): void {
     const id = canonicalKey(doc._id);
     const old = this.docs.get(id);
-    if (old) this.replace(id, old, doc, true);
+    const bytes = storedBytesOf(doc) ?? encodeDoc(doc);
+    if (old) this.replace(id, old, doc, true, bytes);
     else {
-      const bytes = encodeDoc(doc);
       for (const idx of this.indexes.values()) idx.add(idx.keysFor(doc), id);
       this.docs.put(id, bytes, doc);
     }

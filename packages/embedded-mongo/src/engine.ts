@@ -4,6 +4,11 @@
  * physical redo op (the whole new document, or a delete) and as a change event; `finish()` then
  * makes it durable in the journal before the command is acknowledged and the event is published.
  * Inside a transaction the op/event is kept on the transaction until commit instead.
+ *
+ * A write the journal refuses (a full disk) is taken back: every change applied in memory and not yet
+ * journaled is undone, newest first, and every command that made one is answered with the refusal
+ * (refuseUnjournaled). Memory then holds exactly what the journal holds, and the next write tries the
+ * journal again: writes come back as soon as there is space, without a restart.
  */
 import { Binary } from 'bson';
 import { ChangeLog, type ChangeDraft } from './changeStreams';
@@ -14,7 +19,7 @@ import { DocFiles } from './docFiles';
 import { decodeDoc } from './docStore';
 import { ErrorCodes, MongoCommandError } from './errors';
 import type { IndexSpec } from './indexes';
-import { FileJournal, MemoryJournal, type Journal, type JournalOp, type SnapshotCollection } from './journal';
+import { FileJournal, isOutOfSpace, MemoryJournal, type Journal, type JournalOp, type SnapshotCollection } from './journal';
 import { TransactionManager, WaitForTransaction, type Transaction } from './transactions';
 import { canonicalKey, type Doc } from './values';
 
@@ -31,10 +36,20 @@ export interface EngineOptions {
   repairTruncate?: boolean;
 }
 
+/** How to take back one change applied in memory, and its place among every command's changes. */
+interface UndoStep {
+  seq: number;
+  run: () => void;
+}
+
 /** Per-command record of what it changed outside any transaction. */
 export class OpContext {
   readonly ops: JournalOp[] = [];
   readonly events: ChangeDraft[] = [];
+  /** With a data directory: how to take back this command's changes until its journal record lands. */
+  readonly undo: UndoStep[] = [];
+  /** Set when the journal refused a write and this command's changes were taken back: it changes nothing more. */
+  refused: MongoCommandError | undefined;
   constructor(
     readonly db: string,
     readonly txn: Transaction | undefined,
@@ -53,6 +68,10 @@ export class Engine {
   private files: DocFiles | undefined;
   /** True while open() replays the data directory: documents go in, indexes are built at the end. */
   private loading = false;
+  /** Commands with changes applied in memory whose journal record has not landed (see refuseUnjournaled). */
+  private readonly unjournaled = new Set<OpContext>();
+  /** Orders undo steps across commands: a command's statements interleave with other commands'. */
+  private changeSeq = 0;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.logger = options.logger ?? (() => {});
@@ -76,6 +95,7 @@ export class Engine {
       capture: () => this.capture(),
       files,
       landed: (db, c, doc, file, pos) => this.getCollection(db, c)?.landed(doc, file, pos),
+      refused: (error, retryable) => this.refuseUnjournaled(error, retryable),
       logger: this.logger,
     });
     this.loading = true;
@@ -114,12 +134,17 @@ export class Engine {
   ensureCollection(op: OpContext, db: string, name: string, options: Doc = {}): Collection {
     const existing = this.getCollection(db, name);
     if (existing) return existing;
+    this.checkRefused(op);
     validateNamespace(db, name);
     const coll = new Collection(db, name, options, undefined, this.files);
     let colls = this.dbs.get(db);
     if (!colls) this.dbs.set(db, (colls = new Map()));
     colls.set(name, coll);
     op.ops.push({ o: 'cc', db, c: name, opts: options, uuid: coll.uuid });
+    this.remember(op, () => {
+      // Documents a journaled write put in it since keep it (replay creates it for them too).
+      if (coll.size === 0 && this.dbs.get(db)?.get(name) === coll) this.removeFromCatalog(db, name);
+    });
     return coll;
   }
 
@@ -133,9 +158,12 @@ export class Engine {
   dropCollection(op: OpContext, db: string, name: string): Collection | undefined {
     const coll = this.getCollection(db, name);
     if (!coll) return undefined;
-    this.dbs.get(db)!.delete(name);
-    if (this.dbs.get(db)!.size === 0) this.dbs.delete(db);
+    this.checkRefused(op);
+    this.removeFromCatalog(db, name);
     op.ops.push({ o: 'dc', db, c: name });
+    this.remember(op, () => {
+      if (!this.getCollection(db, name)) this.addToCatalog(coll);
+    });
     op.events.push({ op: 'drop', db, coll: name });
     return coll;
   }
@@ -143,25 +171,40 @@ export class Engine {
   dropDatabase(op: OpContext, db: string): void {
     const colls = this.dbs.get(db);
     if (!colls) return;
+    this.checkRefused(op);
     for (const name of colls.keys()) op.events.push({ op: 'drop', db, coll: name });
     this.dbs.delete(db);
     op.ops.push({ o: 'dd', db });
+    this.remember(op, () => {
+      if (!this.dbs.has(db)) this.dbs.set(db, colls);
+    });
     op.events.push({ op: 'dropDatabase', db });
   }
 
   createIndex(op: OpContext, coll: Collection, spec: IndexSpec): void {
-    coll.createIndex(spec);
+    this.checkRefused(op);
+    const index = coll.createIndex(spec);
     op.ops.push({ o: 'ci', db: coll.db, c: coll.name, spec });
+    this.remember(op, () => {
+      if (coll.indexes.get(spec.name) === index) coll.indexes.delete(spec.name);
+    });
   }
 
   dropIndex(op: OpContext, coll: Collection, name: string): void {
+    this.checkRefused(op);
+    const index = coll.indexes.get(name);
     coll.dropIndex(name);
     op.ops.push({ o: 'di', db: coll.db, c: coll.name, name });
+    // Put back as it was: the writes since, undone first, left its documents as they were at the drop.
+    this.remember(op, () => {
+      if (index && !coll.indexes.has(name)) coll.indexes.set(name, index);
+    });
   }
 
   // --- document writes (synchronous; throw before changing anything) ---
 
   insertDoc(op: OpContext, coll: Collection, doc: Doc): void {
+    this.checkRefused(op);
     const id = canonicalKey(doc._id);
     this.txns.checkUnlocked(op.txn, coll, id);
     coll.insert(doc);
@@ -169,6 +212,7 @@ export class Engine {
   }
 
   replaceDoc(op: OpContext, coll: Collection, before: Doc, after: Doc, kind: 'update' | 'replace'): void {
+    this.checkRefused(op);
     const id = canonicalKey(before._id);
     this.txns.checkUnlocked(op.txn, coll, id);
     coll.replace(id, before, after);
@@ -176,6 +220,7 @@ export class Engine {
   }
 
   deleteDoc(op: OpContext, coll: Collection, before: Doc): void {
+    this.checkRefused(op);
     const id = canonicalKey(before._id);
     this.txns.checkUnlocked(op.txn, coll, id);
     coll.delete(id);
@@ -204,8 +249,68 @@ export class Engine {
       op.txn.events.push(draft);
       return;
     }
-    op.ops.push(after ? { o: 'put', db: coll.db, c: coll.name, doc: coll.stored(id)! } : { o: 'del', db: coll.db, c: coll.name, id: before!._id });
+    const written = after ? coll.stored(id)! : undefined;
+    op.ops.push(written ? { o: 'put', db: coll.db, c: coll.name, doc: written } : { o: 'del', db: coll.db, c: coll.name, id: before!._id });
     op.events.push(draft);
+    // Taken back only while the document is still this write's version (stored bytes are never reused).
+    this.remember(op, () => {
+      if (written ? coll.stored(id) !== written : coll.get(id) !== undefined) return;
+      if (before) coll.forcePut(before);
+      else coll.delete(id);
+    });
+  }
+
+  /** Keeps how to take back a change just applied in memory, until its journal record lands. */
+  private remember(op: OpContext, run: () => void): void {
+    if (!this.files || op.txn) return; // memory mode journals nothing; a transaction keeps its own undo images
+    op.undo.push({ seq: ++this.changeSeq, run });
+    this.unjournaled.add(op);
+  }
+
+  private checkRefused(op: OpContext): void {
+    if (op.refused) throw op.refused;
+  }
+
+  /**
+   * The journal could not write (`error`): every change applied in memory and not journaled is taken
+   * back, newest first across all commands, and each command that made one is refused, including
+   * commands still running (their later statements throw; their record is never appended). Called by
+   * the journal synchronously, before any waiter hears of the failure, so no command runs in between.
+   */
+  private refuseUnjournaled(error: Error, retryable: boolean): void {
+    const refusal = journalRefusal(error, retryable);
+    const steps: UndoStep[] = [];
+    for (const op of this.unjournaled) {
+      op.refused = refusal;
+      steps.push(...op.undo);
+      op.undo.length = 0;
+    }
+    this.unjournaled.clear();
+    steps.sort((a, b) => b.seq - a.seq);
+    for (const step of steps) {
+      try {
+        step.run();
+      } catch (e) {
+        this.logger('embedded db: could not take back a write the journal refused', { error: String(e) });
+      }
+    }
+    this.logger('embedded db: the journal refused a write; unjournaled changes taken back', {
+      error: error.message,
+      changes: steps.length,
+      retryable,
+    });
+  }
+
+  private removeFromCatalog(db: string, name: string): void {
+    const colls = this.dbs.get(db);
+    colls?.delete(name);
+    if (colls?.size === 0) this.dbs.delete(db);
+  }
+
+  private addToCatalog(coll: Collection): void {
+    let colls = this.dbs.get(coll.db);
+    if (!colls) this.dbs.set(coll.db, (colls = new Map()));
+    colls.set(coll.name, coll);
   }
 
   /**
@@ -216,15 +321,29 @@ export class Engine {
    * in journal order. A later write's durability implies this one's (the journal is appended in order).
    */
   async finish(op: OpContext, acknowledge: 'durable' | 'applied' = 'durable'): Promise<void> {
-    const landed = op.ops.length ? this.journal.append(op.ops) : undefined;
+    if (op.refused) throw op.refused; // its changes were taken back: nothing to append
+    const appended = op.ops.length ? this.journal.append(op.ops) : undefined;
+    const landed = appended && op.undo.length ? appended.then(() => this.journaled(op)) : appended;
     if (acknowledge === 'applied' && landed) {
       const events = op.events;
-      // A failed journal refuses every later write and says so in the log; nothing to answer here.
+      // A refused append took this write back and said so in the log; it was answered already.
       landed.then(() => events.length && this.changes.publish(events)).catch(() => undefined);
       return;
     }
-    if (landed) await landed;
+    if (landed) {
+      try {
+        await landed;
+      } catch (e) {
+        throw op.refused ?? e;
+      }
+    }
     if (op.events.length) this.changes.publish(op.events);
+  }
+
+  /** `op`'s record is on disk: its changes are no longer anyone's to take back. */
+  private journaled(op: OpContext): void {
+    op.undo.length = 0;
+    this.unjournaled.delete(op);
   }
 
   /** Runs a write step, waiting and retrying while a transaction holds one of its documents. */
@@ -259,7 +378,7 @@ export class Engine {
     } catch (e) {
       txn.committing = false;
       this.txns.abort(txn);
-      throw e;
+      throw e instanceof Error && isJournalError(e) ? journalRefusal(e, isOutOfSpace(e)) : e;
     }
     this.changes.publish(txn.events);
     txn.finish('committed');
@@ -337,6 +456,28 @@ export class Engine {
     }
     return out;
   }
+}
+
+function isJournalError(e: Error): boolean {
+  return typeof (e as NodeJS.ErrnoException).code === 'string' || e.message === 'journal closed';
+}
+
+/**
+ * What a refused write is answered with. A full disk is MongoDB's OutOfDiskSpace (14031), which
+ * clients treat as "cannot write now, retry later"; any other journal failure refuses writes until a
+ * restart (the journal cannot tell what reached the disk) and says so.
+ */
+function journalRefusal(error: Error, retryable: boolean): MongoCommandError {
+  if (retryable) {
+    return new MongoCommandError(
+      ErrorCodes.OutOfDiskSpace,
+      `embedded db: the data directory's disk is full (${error.message}); this write was not applied. Writes are accepted again as soon as space is freed.`,
+    );
+  }
+  return new MongoCommandError(
+    ErrorCodes.OperationFailed,
+    `embedded db: the journal cannot be written (${error.message}); this write was not applied, and writes are refused until the engine is restarted.`,
+  );
 }
 
 function validateNamespace(db: string, name: string): void {

@@ -28,6 +28,7 @@ export const ErrorCodes = {
   ChangeStreamHistoryLost: 286,
   Location40415: 40415,
   DuplicateKey: 11000,
+  OutOfDiskSpace: 14031,
 } as const;
 
 const codeNames: Record<number, string> = Object.fromEntries(

@@ -21,6 +21,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Binary, deserialize, serialize } from 'bson';
 import { readPutOp, recordOps } from './bsonRaw';
+import { dataDirError } from './dataDirError';
 import type { DocFiles } from './docFiles';
 import type { CapturedDocs } from './docStore';
 import type { IndexSpec } from './indexes';
@@ -58,6 +59,16 @@ const OP_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false
 const RECORD_OPTS = { promoteLongs: true, promoteValues: true, promoteBuffers: false, fieldsAsRaw: { ops: true } } as const;
 /** Start-up reads files through a buffer this large, reused from chunk to chunk (grown for a larger record). */
 const LOAD_CHUNK = 4 * 1024 * 1024;
+/**
+ * After a write refused for lack of space, every write is refused for this long before the journal
+ * tries again. A `{ w: 1 }` write is answered before it is journaled, and taken back if its record is
+ * refused; a client that heard "applied" (an idempotency claim, a counter reservation) goes on with
+ * writes that assume it. Without a pause, space freed a moment later would journal those follow-ups
+ * without the write they rest on; with it, a follow-up sent within the pause is refused as well.
+ */
+const QUARANTINE_MS = 1_000;
+/** After a failed snapshot (a full disk), the next is tried this much later. */
+const COMPACTION_RETRY_MS = 30_000;
 /** A snapshot record holds about this many bytes of documents. */
 const SNAPSHOT_RECORD = 512 * 1024;
 
@@ -281,6 +292,12 @@ export interface FileJournalOptions {
   files: DocFiles;
   /** An appended put's document was written and synced at `pos` of data file `file`. */
   landed: (db: string, c: string, doc: Uint8Array, file: number, pos: number) => void;
+  /**
+   * An append failed and every record not yet written is refused; called before any waiter hears of
+   * it. `retryable`: the disk was full, the file is as it was before the append, and the next append
+   * tries again; otherwise every later append is refused too.
+   */
+  refused: (error: Error, retryable: boolean) => void;
   logger: (msg: string, extra?: object) => void;
 }
 
@@ -297,6 +314,10 @@ export class FileJournal implements Journal {
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private flushing = false;
   private compacting: Promise<void> | undefined;
+  /** After a write refused for lack of space: every append is refused until `until` (QUARANTINE_MS). */
+  private quarantine: { error: Error; until: number } | undefined;
+  /** performance.now() before which no snapshot is started (after one failed). */
+  private nextCompactionAt = 0;
   private failed: Error | undefined;
   private closed = false;
   private readonly compactBytes: number;
@@ -314,7 +335,11 @@ export class FileJournal implements Journal {
   load(apply: (op: JournalOp, file: number, pos: number) => void): { ops: number } {
     const dir = this.opts.dir;
     const files = this.opts.files;
-    makePrivateDir(dir, this.opts.logger);
+    try {
+      makePrivateDir(dir, this.opts.logger);
+    } catch (e) {
+      throw dataDirError(dir, e);
+    }
     let count = 0;
     let fromGen = 0;
     let chunk: Buffer = Buffer.allocUnsafeSlow(LOAD_CHUNK);
@@ -384,9 +409,13 @@ export class FileJournal implements Journal {
         });
       }
     }
-    for (const change of changes) change();
     this.gen = Math.max(fromGen, gens[gens.length - 1] ?? 0);
-    this.openGen(this.gen);
+    try {
+      for (const change of changes) change();
+      this.openGen(this.gen);
+    } catch (e) {
+      throw dataDirError(dir, e);
+    }
     fs.rmSync(path.join(dir, SNAPSHOT_TMP), { force: true });
     return { ops: count };
   }
@@ -410,6 +439,10 @@ export class FileJournal implements Journal {
   append(ops: JournalOp[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closed) return Promise.reject(new Error('journal closed'));
+    if (this.quarantine && performance.now() < this.quarantine.until) {
+      this.opts.refused(this.quarantine.error, true);
+      return Promise.reject(this.quarantine.error);
+    }
     const { buf, docAt } = frameOps(ops);
     return new Promise<void>((resolve, reject) => {
       this.pending.push(buf);
@@ -444,17 +477,25 @@ export class FileJournal implements Journal {
           this.size += batch.length;
           for (const w of waiters) w.resolve();
         } catch (e) {
-          this.failed = e instanceof Error ? e : new Error(String(e));
-          this.opts.logger('embedded db: journal write failed; further writes are refused', {
-            error: this.failed.message,
-          });
-          for (const w of [...waiters, ...this.waiters]) w.reject(this.failed);
+          const error = e instanceof Error ? e : new Error(String(e));
+          const retryable = this.cutBack(error);
+          if (!retryable) this.failed = error;
+          else this.quarantine = { error, until: performance.now() + QUARANTINE_MS };
+          this.opts.logger(
+            retryable
+              ? 'embedded db: journal write failed for lack of space; the write is refused and the next one tries again'
+              : 'embedded db: journal write failed; further writes are refused',
+            { error: error.message },
+          );
+          const refused = [...waiters, ...this.waiters];
           this.waiters = [];
           this.pending = [];
           this.pendingPuts = [];
+          this.opts.refused(error, retryable);
+          for (const w of refused) w.reject(error);
           return;
         }
-        if (this.size > this.compactBytes && !this.compacting && !this.closed) {
+        if (this.size > this.compactBytes && !this.compacting && !this.closed && performance.now() >= this.nextCompactionAt) {
           try {
             this.startCompaction();
           } catch (e) {
@@ -465,6 +506,22 @@ export class FileJournal implements Journal {
       }
     } finally {
       this.flushing = false;
+    }
+  }
+
+  /**
+   * After a failed append: whether the journal can take the next one. Only a full disk qualifies,
+   * and only once the file is cut back to its last synced record, so that no part of a refused
+   * record (a torn one, or whole records of a batch that was refused) is ever replayed.
+   */
+  private cutBack(error: Error): boolean {
+    if (!isOutOfSpace(error)) return false;
+    try {
+      fs.ftruncateSync(this.fd, this.size);
+      return true;
+    } catch (e) {
+      this.opts.logger('embedded db: could not cut the journal back after a failed write', { error: String(e) });
+      return false;
     }
   }
 
@@ -490,7 +547,11 @@ export class FileJournal implements Journal {
     fs.closeSync(oldFd);
     this.gen = newGen;
     this.compacting = this.writeSnapshot(state, newGen)
-      .catch((e: unknown) => {
+      .catch(async (e: unknown) => {
+        // A full disk fails a snapshot too: free what the partial one took, and then do not try again
+        // at every append (each attempt rewrites every document) until a while has passed.
+        await fsp.rm(path.join(this.opts.dir, SNAPSHOT_TMP), { force: true }).catch(() => undefined);
+        if (isOutOfSpace(e)) this.nextCompactionAt = performance.now() + COMPACTION_RETRY_MS;
         this.opts.logger('embedded db: snapshot failed (journal kept)', { error: String(e) });
       })
       .finally(() => {
@@ -585,6 +646,12 @@ export class FileJournal implements Journal {
  */
 const O_DSYNC = fs.constants.O_DSYNC ?? 0;
 const JOURNAL_OPEN_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | O_DSYNC;
+
+/** The disk (or the user's quota) is full: space may come back. */
+export function isOutOfSpace(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
 
 async function writeAll(fd: number, buf: Buffer): Promise<void> {
   let off = 0;
