@@ -1,5 +1,6 @@
 import mongoose from 'mongoose';
 import { logger } from '../logger';
+import { PROCESS_ID } from '../processId';
 import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
 import { CLIENT_OPTIONS } from './writeConcern';
@@ -80,16 +81,26 @@ async function connectWithin(uri: string, options: mongoose.ConnectOptions, with
   }
 }
 
+/**
+ * /readyz: the database answers and accepts a write. A ping alone passes on a database that refuses
+ * writes (the embedded engine on a full disk, a replica set without a majority), where every POST
+ * would answer 503. The write is one small upsert of this process's own document, under the same
+ * write concern (and deadline) as everything else the gateway writes.
+ */
 export async function databaseReady(): Promise<boolean> {
   try {
     const db = mongoose.connection.db;
     if (!db || mongoose.connection.readyState !== 1) return false;
     await db.admin().ping();
+    await db.collection<{ _id: string }>(READINESS_COLLECTION).updateOne({ _id: PROCESS_ID }, { $set: { checked_at: new Date() } }, { upsert: true });
     return true;
   } catch {
     return false;
   }
 }
+
+/** One document per gateway process that answered /readyz: what its last readiness write wrote. */
+const READINESS_COLLECTION = 'readiness_checks';
 
 function redactUri(uri: string): string {
   return uri.replace(/\/\/([^@/]+)@/, '//[credentials]@');

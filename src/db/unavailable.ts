@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
  * Errors that mean "the database cannot be reached or cannot take this write right now", from the
  * driver (no server selectable, a dropped or timed-out socket, a pool cleared by a failure), from
  * mongoose (a command buffered while disconnected) and from the server (shutting down, a primary
- * stepping down, a write concern that timed out). They are the client's cue to retry, not a fault of
+ * stepping down, a write concern that timed out, a disk too full to journal a write). They are the client's cue to retry, not a fault of
  * the request: answered 503 `service_unavailable` with Retry-After, never 500.
  */
 const UNAVAILABLE_NAMES = new Set([
@@ -33,6 +33,7 @@ const UNAVAILABLE_CODES = new Set([
   11602, // InterruptedDueToReplStateChange
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
+  14031, // OutOfDiskSpace: the embedded engine could not journal the write (a full disk) and did not apply it
 ]);
 
 /** How long a client is told to wait: about what the driver takes to find a server that came back. */
@@ -48,7 +49,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 export function serviceUnavailable(): ApiError {
-  return new ApiError('service_unavailable', 'The service is temporarily unavailable (its database cannot be reached). Retry after the Retry-After delay; a POST with the same Idempotency-Key is safe to retry.', {
+  return new ApiError('service_unavailable', 'The service is temporarily unavailable (its database cannot be reached or cannot accept writes). Retry after the Retry-After delay; a POST with the same Idempotency-Key is safe to retry.', {
     'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S),
   });
 }
