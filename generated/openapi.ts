@@ -1034,9 +1034,13 @@ export interface paths {
         };
         /**
          * List events
-         * @description The account's events of every type, newest first, at most `limit` (default 20).
+         * @description The account's events, newest first, at most `limit` (default 20); `has_more` says whether older
+         *     ones follow. Page on with `starting_after` = the id of the last event of the previous page.
+         *     `type` keeps one event type, `object_id` the events of one object (a payment intent's id: its
+         *     `payment.*`, `reference.paid` and `refund.succeeded` events); both together keep both conditions.
          *
-         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits.
+         *     Errors: 400 `invalid_request` for `limit` out of range or not plain digits, an unknown `type`, or a
+         *     `starting_after` that is no event of the account.
          *
          *     Permission: `events:read`.
          */
@@ -2588,6 +2592,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Always `false` (the list holds every item). */
+            has_more: boolean;
             /** @description The keys, without secrets. */
             data: components["schemas"]["ApiKey"][];
         };
@@ -2598,6 +2604,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Always `false` (the list holds every item). */
+            has_more: boolean;
             /** @description The methods. */
             data: components["schemas"]["PaymentMethod"][];
         };
@@ -2608,6 +2616,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Whether older intents follow this page: page on with `starting_after` = the last one's id. */
+            has_more: boolean;
             /** @description The intents; page on with `starting_after` = the last one's id. */
             data: components["schemas"]["PaymentIntent"][];
         };
@@ -2618,6 +2628,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Whether the account has links older than the 100 listed. */
+            has_more: boolean;
             /** @description The links. */
             data: components["schemas"]["PaymentLink"][];
         };
@@ -2628,6 +2640,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Always `false` (the list holds every item). */
+            has_more: boolean;
             /** @description The endpoints. */
             data: components["schemas"]["WebhookEndpoint"][];
         };
@@ -2638,6 +2652,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Whether the endpoint has deliveries older than the 50 listed. */
+            has_more: boolean;
             /** @description The deliveries. */
             data: components["schemas"]["WebhookDelivery"][];
         };
@@ -2648,6 +2664,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Whether older events follow this page: page on with `starting_after` = the last one's id. */
+            has_more: boolean;
             /** @description The events. */
             data: components["schemas"]["Event"][];
         };
@@ -2658,6 +2676,8 @@ export interface components {
              * @constant
              */
             object: "list";
+            /** @description Whether older entries follow this page (kept 30 days). */
+            has_more: boolean;
             /** @description The log entries. */
             data: components["schemas"]["LogEntry"][];
         };
@@ -3103,6 +3123,11 @@ export interface components {
          */
         PaymentIntentStatusFilter: components["schemas"]["PaymentIntentStatus"];
         /**
+         * @description Cursor: the id of the last event of the previous page; returns the events created before it. An id that is not one of the account's events: 400 `invalid_request`.
+         * @example evt_KbDRoe7DDnnozY3aOwehgCVD
+         */
+        EventStartingAfter: string;
+        /**
          * @description Cursor: the id of the last intent of the previous page; returns the intents created before it. An id that is not one of the account's intents: 400 `invalid_request`.
          * @example pay_mc2h4S6jJP9TqZnldbfWOlNL
          */
@@ -3505,6 +3530,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "object": "api_key",
@@ -3804,6 +3830,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "code": "multicaixa_express",
@@ -3893,6 +3920,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "id": "pay_mc2h4S6jJP9TqZnldbfWOlNL",
@@ -4349,6 +4377,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "id": "plink_GnKCB9wEZJSgKtDkvx3WioDL",
@@ -4747,6 +4776,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "id": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
@@ -4975,6 +5005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "id": "whd_SkGqmwzb2xb5TYug5ipD2xmP",
@@ -5128,6 +5159,21 @@ export interface operations {
                  * @example 20
                  */
                 limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description Cursor: the id of the last event of the previous page; returns the events created before it. An id that is not one of the account's events: 400 `invalid_request`.
+                 * @example evt_KbDRoe7DDnnozY3aOwehgCVD
+                 */
+                starting_after?: components["parameters"]["EventStartingAfter"];
+                /**
+                 * @description Only events of this type.
+                 * @example payment.succeeded
+                 */
+                type?: components["schemas"]["EventType"];
+                /**
+                 * @description Only the events of this object (a payment intent's id).
+                 * @example pay_eUXbUg9VYwCJewNftSknGs1p
+                 */
+                object_id?: string;
             };
             header?: never;
             path?: never;
@@ -5148,6 +5194,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "id": "evt_aU8aBc1xZz9jtyFl6oAAaX4L",
@@ -5204,6 +5251,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "object": "list",
+                     *       "has_more": false,
                      *       "data": [
                      *         {
                      *           "request_id": "req_MIOqiPFqV0kQb6mgNnZcWjTa",

@@ -565,7 +565,11 @@ export type Query = {
   webhookEndpoints: Array<WebhookEndpoint>;
   /** One webhook endpoint, as `webhookEndpoints` lists it (no `secret`). Needs `webhook_endpoints:read`. */
   webhookEndpoint?: Maybe<WebhookEndpoint>;
-  /** Events, newest first; `first` 1 to 100 (REST `limit` of `GET /events`). Needs `events:read`. */
+  /**
+   * Events, newest first; `first` 1 to 100 (REST `limit` of `GET /events`); `type` keeps one type and
+   * `objectId` the events of one object (a payment intent's id), as REST's `type` and `object_id`. Needs
+   * `events:read`.
+   */
   events: EventConnection;
   /**
    * Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST
@@ -625,6 +629,7 @@ export type QueryEventsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
   type?: InputMaybe<EventType>;
+  objectId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 

@@ -1296,7 +1296,51 @@ return errors === 0;
 validate70.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listEvents_query = validate71;
-const schema38 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+const schema38 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"object_id":{"type":"string","minLength":1,"maxLength":128},"starting_after":{"type":"string","minLength":1,"maxLength":128},"type":{"$ref":"urn:payment-gateway:schema:EventType"}}};
+const schema39 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:EventType" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((((((((((data === "payment.created") || (data === "payment.succeeded")) || (data === "payment.failed")) || (data === "payment.unknown")) || (data === "payment.reconciled")) || (data === "payment.expired")) || (data === "payment.cancelled")) || (data === "reference.paid")) || (data === "refund.succeeded")) || (data === "checkout.session.completed")) || (data === "test.ping"))){
+validate72.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate72.errors = vErrors;
+return errors === 0;
+}
+validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1349,6 +1393,112 @@ return false;
 }
 }
 }
+var valid0 = _errs1 === errors;
+if(valid0){
+if(data.object_id !== undefined){
+let data1 = data.object_id;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate71.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["object_id"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func1(data1) > 128){
+validate71.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func1(data1) < 1){
+validate71.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.starting_after !== undefined){
+let data2 = data.starting_after;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate71.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["starting_after"] = coerced2;
+}
+}
+}
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func1(data2) > 128){
+validate71.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+else {
+if(func1(data2) < 1){
+validate71.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.type !== undefined){
+const _errs7 = errors;
+if(!(validate72(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 else {
 validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
@@ -1358,15 +1508,15 @@ return false;
 validate71.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"limit":true,"object_id":true,"starting_after":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_query = validate72;
-const schema39 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+export const listLogs_query = validate74;
+const schema40 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1393,7 +1543,7 @@ else if(data0 === "true" || data0 === 1){
 coerced0 = true;
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/include_dashboard",schemaPath:"#/properties/include_dashboard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate74.errors = [{instancePath:instancePath+"/include_dashboard",schemaPath:"#/properties/include_dashboard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -1417,7 +1567,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1431,12 +1581,12 @@ data["limit"] = coerced1;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate72.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1446,24 +1596,24 @@ var valid0 = _errs3 === errors;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_query = validate73;
-const schema40 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
-const schema41 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+export const listPaymentIntents_query = validate75;
+const schema41 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
+const schema42 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1481,7 +1631,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1493,19 +1643,19 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-validate74.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
+validate76.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate74.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1528,7 +1678,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate75.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1542,12 +1692,12 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 500 || isNaN(data0)){
-validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
+validate75.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate73.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate75.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -1569,7 +1719,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1583,12 +1733,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 128){
-validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate75.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate73.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate75.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -1602,8 +1752,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
-if(!(validate74(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate76(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -1615,22 +1765,22 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_params = validate76;
-const schema42 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const listWebhookDeliveries_params = validate78;
+const schema43 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1641,7 +1791,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1659,7 +1809,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1673,7 +1823,7 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1682,24 +1832,24 @@ return false;
 }
 }
 else {
-validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate76.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const paymentEvent_headers = validate77;
-const schema43 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
+export const paymentEvent_headers = validate79;
+const schema44 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
 const pattern20 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 const pattern21 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1710,7 +1860,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1728,7 +1878,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1742,7 +1892,7 @@ data["service-event-id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern20.test(data0)){
-validate77.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+validate79.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1767,7 +1917,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1781,7 +1931,7 @@ data["service-signature"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!pattern21.test(data1)){
-validate77.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
+validate79.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
 return false;
 }
 }
@@ -1795,23 +1945,23 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_params = validate78;
-const schema44 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
+export const retryWebhookDelivery_params = validate80;
+const schema45 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
 const pattern22 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1822,7 +1972,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.delivery_id === undefined) && (missing0 = "delivery_id")) || ((data.id === undefined) && (missing0 = "id"))){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1840,7 +1990,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1854,7 +2004,7 @@ data["delivery_id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(!pattern22.test(data0)){
-validate78.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1879,7 +2029,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1893,7 +2043,7 @@ data["id"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(!pattern8.test(data1)){
-validate78.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1907,141 +2057,6 @@ var valid0 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate78.errors = vErrors;
-return errors === 0;
-}
-validate78.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const revokeApiKey_params = validate79;
-const schema45 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern24 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate79.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern24.test(data0)){
-validate79.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate79.errors = vErrors;
-return errors === 0;
-}
-validate79.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const rotateWebhookSecret_params = validate80;
-const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate80.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
-validate80.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
 validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -2049,10 +2064,11 @@ return false;
 validate80.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const sendTestWebhook_params = validate81;
-const schema47 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const revokeApiKey_params = validate81;
+const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern24 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2099,8 +2115,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern24.test(data0)){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2118,8 +2134,8 @@ return errors === 0;
 }
 validate81.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPaymentIntentEvents_headers = validate82;
-const schema48 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+export const rotateWebhookSecret_params = validate82;
+const schema47 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2133,8 +2149,14 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["last-event-id"] !== undefined){
-let data0 = data["last-event-id"];
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -2147,22 +2169,23 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["last-event-id"] = coerced0;
+data["id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 128){
-validate82.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(!pattern8.test(data0)){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2176,10 +2199,10 @@ return false;
 validate82.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPaymentIntentEvents_params = validate83;
-const schema49 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const sendTestWebhook_params = validate83;
+const schema48 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2226,8 +2249,8 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern8.test(data0)){
+validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2245,8 +2268,8 @@ return errors === 0;
 }
 validate83.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_headers = validate84;
-const schema50 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+export const streamPaymentIntentEvents_headers = validate84;
+const schema49 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2305,8 +2328,8 @@ return errors === 0;
 }
 validate84.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_params = validate85;
-const schema51 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const streamPaymentIntentEvents_params = validate85;
+const schema50 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2372,13 +2395,140 @@ return errors === 0;
 }
 validate85.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_query = validate86;
-const schema52 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
+export const streamPublicPaymentEvents_headers = validate86;
+const schema51 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate86.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["last-event-id"] !== undefined){
+let data0 = data["last-event-id"];
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate86.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["last-event-id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 128){
+validate86.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate86.errors = vErrors;
+return errors === 0;
+}
+validate86.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_params = validate87;
+const schema52 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_query = validate88;
+const schema53 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2401,7 +2551,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate86.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2415,7 +2565,7 @@ data["client_token"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 256){
-validate86.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate88.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
@@ -2423,14 +2573,14 @@ return false;
 }
 }
 else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate86.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
 
 
 

@@ -6358,7 +6358,7 @@ return errors === 0;
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listApiKeys_200 = validate99;
-const schema48 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
 const schema49 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6727,9 +6727,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6738,11 +6737,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6751,8 +6748,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6761,20 +6761,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate100(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6784,14 +6772,48 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate100(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -6801,7 +6823,7 @@ return errors === 0;
 validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listEvents_200 = validate103;
-const schema50 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
 const schema51 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
 const schema52 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 const pattern39 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
@@ -9427,9 +9449,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9438,11 +9459,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9451,8 +9470,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9461,12 +9483,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-if(data1.length > 100){
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9475,16 +9493,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate104(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
-errors = vErrors.length;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9494,14 +9506,46 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate104(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -9511,7 +9555,7 @@ return errors === 0;
 validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listLogs_200 = validate140;
-const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
 const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -9929,9 +9973,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -9940,11 +9983,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9953,8 +9994,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9963,12 +10007,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-if(data1.length > 100){
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9977,16 +10017,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate141(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
-errors = vErrors.length;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9996,14 +10030,46 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate141(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -10013,7 +10079,7 @@ return errors === 0;
 validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentIntents_200 = validate144;
-const schema66 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+const schema66 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older intents follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
 function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
@@ -10047,9 +10113,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10058,11 +10123,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10071,8 +10134,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10081,12 +10147,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-if(data1.length > 500){
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10095,16 +10157,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate56(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10114,14 +10170,46 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 500){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate56(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -10131,7 +10219,7 @@ return errors === 0;
 validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentLinks_200 = validate146;
-const schema67 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the account has links older than the 100 listed."},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
 function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
@@ -10165,9 +10253,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10176,11 +10263,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10189,8 +10274,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10199,12 +10287,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-if(data1.length > 100){
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10213,16 +10297,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate75(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
-errors = vErrors.length;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10232,14 +10310,46 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate75(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -10249,7 +10359,7 @@ return errors === 0;
 validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentMethods_200 = validate148;
-const schema68 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema68 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
 const schema69 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
 const schema70 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
@@ -10607,9 +10717,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10618,11 +10727,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -10631,8 +10738,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -10641,20 +10751,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate149(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -10664,14 +10762,48 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate149(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -10681,7 +10813,7 @@ return errors === 0;
 validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listWebhookDeliveries_200 = validate153;
-const schema71 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema71 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
 const schema72 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
 const pattern51 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
@@ -11164,9 +11296,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11175,11 +11306,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11188,8 +11317,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11198,12 +11330,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-if(data1.length > 50){
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11212,16 +11340,10 @@ vErrors.push(err5);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate154(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
-errors = vErrors.length;
 }
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -11231,14 +11353,46 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 50){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate154(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -11248,7 +11402,7 @@ return errors === 0;
 validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listWebhookEndpoints_200 = validate157;
-const schema73 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema73 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
 const schema74 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 
 function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11574,9 +11728,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((key0 === "object") || (key0 === "data"))){
-const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -11585,11 +11738,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -11598,8 +11749,11 @@ vErrors.push(err3);
 }
 errors++;
 }
-if("list" !== data0){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -11608,20 +11762,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.data !== undefined){
-let data1 = data.data;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate158(data1[i0], {instancePath:instancePath+"/data/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -11631,14 +11773,48 @@ vErrors.push(err5);
 errors++;
 }
 }
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate158(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }

@@ -137,7 +137,7 @@ describe('generated validators hold `data` to the event type', () => {
   const checks: [string, (e: Obj) => boolean][] = [
     ['schema_Event', (e) => validators.schema_Event(e)],
     ['paymentEvent_body (webhook)', (e) => validators.paymentEvent_body(e)],
-    ['listEvents_200', (e) => validators.listEvents_200({ object: 'list', data: [e] })],
+    ['listEvents_200', (e) => validators.listEvents_200({ object: 'list', data: [e], has_more: false })],
   ];
 
   it.each(checks)('%s accepts each type with its own data and refuses it with another', (_name, check) => {

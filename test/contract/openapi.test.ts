@@ -397,8 +397,8 @@ describe('generated validators', () => {
       description: null,
       created_at: '2026-11-21T10:00:00.000Z',
     };
-    expect(validators.listWebhookEndpoints_200({ object: 'list', data: [endpoint] })).toBe(true);
-    expect(validators.listWebhookEndpoints_200({ object: 'list', data: [{ ...endpoint, secret: 'whsec_abc' }] })).toBe(false);
+    expect(validators.listWebhookEndpoints_200({ object: 'list', data: [endpoint], has_more: false })).toBe(true);
+    expect(validators.listWebhookEndpoints_200({ object: 'list', data: [{ ...endpoint, secret: 'whsec_abc' }], has_more: false })).toBe(false);
     expect(validators.createWebhookEndpoint_201({ ...endpoint, secret: 'whsec_abc' })).toBe(true);
   });
 

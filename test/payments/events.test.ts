@@ -7,6 +7,7 @@ import { railStepTimer } from '../../src/domain/payments/rail';
 import { TimerModel } from '../../src/platform/timers/timer.model';
 import { createAccount, createPayment, expectError, expressBody, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
+import { gqlData } from '../graphql/support';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -74,7 +75,47 @@ describe('GET /events and emitAccountEvent', () => {
     expectError(await api.get('/events?limit=0'), 400, 'invalid_request');
     expectError(await api.get('/events?limit=101'), 400, 'invalid_request');
     const other = await createAccount(server.baseUrl);
-    expect((await other.api.get('/events')).body.data).toEqual([]);
+    expect((await other.api.get('/events')).body).toEqual({ object: 'list', data: [], has_more: false });
+  });
+
+  it('pages with starting_after and has_more, and filters by type and object_id', async () => {
+    const { api, sk } = await createAccount(server.baseUrl);
+    const a = await createPayment(api, referenceBody());
+    const b = await createPayment(api, referenceBody());
+    await api.post(`/payment_intents/${a.id}/cancel`);
+    await api.post(`/payment_intents/${b.id}/cancel`);
+    const all = (await api.get('/events?limit=100')).body;
+    expect(all.has_more).toBe(false);
+    expect(all.data).toHaveLength(4);
+
+    // Pages of three then one: the cursor continues exactly where the page stopped.
+    const first = (await api.get('/events?limit=3')).body;
+    expect(first.has_more).toBe(true);
+    const second = (await api.get(`/events?limit=3&starting_after=${first.data[2].id}`)).body;
+    expect(second.has_more).toBe(false);
+    expect([...first.data, ...second.data].map((e: any) => e.id)).toEqual(all.data.map((e: any) => e.id));
+    // A page that ends exactly at the last event says so.
+    expect((await api.get('/events?limit=4')).body.has_more).toBe(false);
+
+    const ofA = (await api.get(`/events?object_id=${a.id}`)).body;
+    expect(ofA.data.map((e: any) => [e.type, e.data.id])).toEqual([
+      ['payment.cancelled', a.id],
+      ['payment.created', a.id],
+    ]);
+    const cancelled = (await api.get('/events?type=payment.cancelled')).body;
+    expect(cancelled.data.map((e: any) => e.data.id)).toEqual([b.id, a.id]);
+    const both = (await api.get(`/events?type=payment.created&object_id=${b.id}`)).body;
+    expect(both.data.map((e: any) => [e.type, e.data.id])).toEqual([['payment.created', b.id]]);
+    // GraphQL's Query.events takes the same filters.
+    const viaGraphql = await gqlData(server.baseUrl, sk, 'query($id: ID!) { events(objectId: $id) { nodes { id } } }', { id: a.id });
+    expect(viaGraphql.events.nodes.map((e: { id: string }) => e.id)).toEqual(ofA.data.map((e: any) => e.id));
+
+    expectError(await api.get('/events?starting_after=evt_nope'), 400, 'invalid_request');
+    expectError(await api.get('/events?type=payment.nope'), 400, 'invalid_request');
+    // Another account's event is no cursor here, and another account's object lists nothing.
+    const other = await createAccount(server.baseUrl);
+    expectError(await other.api.get(`/events?starting_after=${first.data[0].id}`), 400, 'invalid_request');
+    expect((await other.api.get(`/events?object_id=${a.id}`)).body.data).toEqual([]);
   });
 });
 

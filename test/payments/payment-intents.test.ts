@@ -176,10 +176,14 @@ describe('GET /payment_intents and /payment_intents/{id}', () => {
 
     const page1 = await api.get('/payment_intents?limit=3');
     expect(page1.body.data.map((p: any) => p.amount)).toEqual([1006, 1005, 1004]);
+    expect(page1.body.has_more).toBe(true);
     const page2 = await api.get(`/payment_intents?limit=3&starting_after=${page1.body.data[2].id}`);
     expect(page2.body.data.map((p: any) => p.amount)).toEqual([1003, 1002, 1001]);
     const page3 = await api.get(`/payment_intents?limit=3&starting_after=${page2.body.data[2].id}`);
     expect(page3.body.data.map((p: any) => p.amount)).toEqual([1000]);
+    expect(page3.body.has_more).toBe(false);
+    // A page that ends exactly at the oldest intent has nothing more.
+    expect((await api.get(`/payment_intents?limit=1&starting_after=${page2.body.data[2].id}`)).body.has_more).toBe(false);
 
     const cancelled = await api.get('/payment_intents?status=CANCELLED');
     expect(cancelled.body.data.map((p: any) => p.id)).toEqual([created[5].id, created[2].id]);

@@ -93,6 +93,10 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
     if (list.has_more) await must(api.get(`/payment_intents?limit=10&starting_after=${list.data.at(-1).id}`), 200);
     await must(api.get('/events?limit=25'), 200);
     await must(api.get('/events?limit=25&type=payment.succeeded'), 200);
+    const events = await must(api.get('/events?limit=25'), 200);
+    if (events.has_more) await must(api.get(`/events?limit=25&starting_after=${events.data.at(-1).id}`), 200);
+    await must(api.get(`/events?limit=25&object_id=${one.id}`), 200);
+    await must(api.get(`/events?limit=25&object_id=${one.id}&type=payment.created`), 200);
     await must(api.get('/logs?limit=25'), 200);
     await must(api.get('/account'), 200);
     await must(api.get('/api_keys'), 200);

@@ -8,15 +8,18 @@ export interface ListEventsOptions {
   type?: string;
   /** An event id: list the events older than that one. */
   startingAfter?: string;
+  /** Only the events of this object (a payment intent's id). */
+  objectId?: string;
 }
 
 /** GET /events: newest first (by the stable `seq` order). */
 export async function listEvents(accountId: string, opts: ListEventsOptions): Promise<EventResource[]> {
   const filter: Record<string, unknown> = { account_id: accountId };
   if (opts.type) filter.type = opts.type;
+  if (opts.objectId !== undefined) filter.payment_id = opts.objectId;
   if (opts.startingAfter) {
     const cursor = await EventModel.findOne({ _id: opts.startingAfter, account_id: accountId }, { seq: 1 }).lean();
-    if (!cursor) throw ApiError.invalid(`starting_after: no such event '${opts.startingAfter}'`);
+    if (!cursor) throw ApiError.invalid(`Invalid query parameter 'starting_after': no such event '${opts.startingAfter}'`);
     filter.seq = { $lt: cursor.seq };
   }
   const docs = await EventModel.find(filter).sort({ seq: -1 }).limit(opts.limit).lean();

@@ -63,8 +63,9 @@ async function insertPaymentLink(accountId: string, input: CreatePaymentLinkInpu
   }
 }
 
-export async function listPaymentLinks(accountId: string): Promise<PaymentLinkRecord[]> {
-  return PaymentLinkModel.find({ account_id: accountId }).sort({ seq: -1 }).limit(LINK_LIST_SIZE).lean<PaymentLinkRecord[]>();
+/** The account's newest links, `limit` of them (LINK_LIST_SIZE unless asked for more, to tell whether more exist). */
+export async function listPaymentLinks(accountId: string, limit = LINK_LIST_SIZE): Promise<PaymentLinkRecord[]> {
+  return PaymentLinkModel.find({ account_id: accountId }).sort({ seq: -1 }).limit(limit).lean<PaymentLinkRecord[]>();
 }
 
 export async function getPaymentLink(accountId: string, id: string): Promise<PaymentLinkRecord> {

@@ -501,10 +501,17 @@ export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit 
 }
 
 /** An endpoint's last 50 deliveries, newest first; with `state`, the last 50 in that state (GraphQL's filter). */
-export async function listDeliveries(accountId: string, endpointId: string, state?: DeliveryState): Promise<WebhookDeliveryResource[]> {
+/** How many deliveries an endpoint's list holds: the newest. */
+export const DELIVERY_LIST_SIZE = 50;
+
+export async function listDeliveries(
+  accountId: string,
+  endpointId: string,
+  opts: { state?: DeliveryState; limit?: number } = {},
+): Promise<WebhookDeliveryResource[]> {
   await getWebhookEndpointRecord(accountId, endpointId);
-  const filter = { endpoint_id: endpointId, account_id: accountId, ...(state && { state }) };
-  const docs = await WebhookDeliveryModel.find(filter).sort({ event_seq: -1, _id: -1 }).limit(50).lean();
+  const filter = { endpoint_id: endpointId, account_id: accountId, ...(opts.state && { state: opts.state }) };
+  const docs = await WebhookDeliveryModel.find(filter).sort({ event_seq: -1, _id: -1 }).limit(opts.limit ?? DELIVERY_LIST_SIZE).lean();
   return docs.map(toWebhookDeliveryResource);
 }
 

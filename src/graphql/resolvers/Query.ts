@@ -48,13 +48,14 @@ export const Query: QueryResolvers = {
     requireOperation(ctx, 'listWebhookEndpoints');
     return getWebhookEndpoint(ctx.actor.accountId, id);
   },
-  events: async (_p, { first, after, type }, ctx) => {
+  events: async (_p, { first, after, type, objectId }, ctx) => {
     requireOperation(ctx, 'listEvents');
     const n = pageSize('Query.events', first);
     const fetched = await listEvents(ctx.actor.accountId, {
       limit: n + 1,
       type: type ? eventTypeToRest(type) : undefined,
       startingAfter: after ?? undefined,
+      objectId: objectId ?? undefined,
     });
     return toConnection(fetched, n, after);
   },

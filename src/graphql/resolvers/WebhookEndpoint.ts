@@ -15,7 +15,7 @@ export const WebhookEndpoint: WebhookEndpointResolvers = {
     requireOperation(ctx, 'listWebhookDeliveries');
     // A state filter is read for this endpoint alone (the loader batches the unfiltered lists).
     const list = state
-      ? (await listDeliveries(ctx.actor.accountId, e.id, state)).map((d) => ({ ...d, endpoint_id: e.id }))
+      ? (await listDeliveries(ctx.actor.accountId, e.id, { state })).map((d) => ({ ...d, endpoint_id: e.id }))
       : await ctx.loaders.deliveriesByEndpoint.load(e.id);
     return list.slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
   },

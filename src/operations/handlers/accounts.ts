@@ -2,16 +2,15 @@ import { createSandboxAccount, getAccount, toAccountResource } from '../../domai
 import { createRestrictedKey, listApiKeys, revokeApiKey, toApiKeyResource } from '../../domain/accounts/apiKey.service';
 import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLog.service';
 import type { HandlerTable } from '../types';
+import { allOf, pageOf, withOneMore } from './listPage';
 
 /** The account, its keys and its request log. */
 export const accountHandlers = {
   createSandboxAccount: async (_ctx, { body }) => createSandboxAccount(body),
   getAccount: async (ctx) => toAccountResource(await getAccount(ctx.actor.accountId)),
-  listApiKeys: async (ctx) => ({ object: 'list' as const, data: (await listApiKeys(ctx.actor.accountId)).map(toApiKeyResource) }),
+  listApiKeys: async (ctx) => allOf((await listApiKeys(ctx.actor.accountId)).map(toApiKeyResource)),
   createApiKey: async (ctx, { body }) => createRestrictedKey(ctx.actor.accountId, body),
   revokeApiKey: async (ctx, { params }) => toApiKeyResource(await revokeApiKey(ctx.actor.accountId, params.id)),
-  listLogs: async (ctx, { query }) => ({
-    object: 'list' as const,
-    data: (await listRequestLogs(ctx.key, query.limit, { includeDashboard: query.include_dashboard })).map(toLogEntryResource),
-  }),
+  listLogs: async (ctx, { query }) =>
+    pageOf((await listRequestLogs(ctx.key, withOneMore(query.limit), { includeDashboard: query.include_dashboard })).map(toLogEntryResource), query.limit),
 } satisfies HandlerTable<'createSandboxAccount' | 'getAccount' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'listLogs'>;

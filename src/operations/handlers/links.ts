@@ -8,10 +8,12 @@ import {
   deactivatePaymentLink,
   getPaymentLink,
   getPublicPaymentLink,
+  LINK_LIST_SIZE,
   listPaymentLinks,
 } from '../../domain/links/paymentLink.service';
 import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qr.service';
 import type { HandlerTable } from '../types';
+import { pageOf, withOneMore } from './listPage';
 
 /**
  * Payment links, QR codes and checkout sessions, and the JSON behind their pages (the public operations:
@@ -21,8 +23,8 @@ import type { HandlerTable } from '../types';
 export const linkHandlers = {
   createPaymentLink: async (ctx, { body }) => toPaymentLinkResource(await createPaymentLink(ctx.actor.accountId, body), ctx.settings.publicBaseUrl),
   listPaymentLinks: async (ctx) => {
-    const links = await listPaymentLinks(ctx.actor.accountId);
-    return { object: 'list' as const, data: links.map((l) => toPaymentLinkResource(l, ctx.settings.publicBaseUrl)) };
+    const links = await listPaymentLinks(ctx.actor.accountId, withOneMore(LINK_LIST_SIZE));
+    return pageOf(links.map((l) => toPaymentLinkResource(l, ctx.settings.publicBaseUrl)), LINK_LIST_SIZE);
   },
   getPaymentLink: async (ctx, { params }) => toPaymentLinkResource(await getPaymentLink(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),
   deactivatePaymentLink: async (ctx, { params }) => toPaymentLinkResource(await deactivatePaymentLink(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),

@@ -16,23 +16,26 @@ import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandb
 import { resetSandbox } from '../../domain/sandbox/sandboxReset.service';
 import { grantFor } from '../caller';
 import type { HandlerTable } from '../types';
+import { allOf, pageOf, withOneMore } from './listPage';
 
 /** Payments, refunds, their events, client tokens and the sandbox's payment tools. */
 export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
-  listPaymentMethods: async () => ({ object: 'list' as const, data: [...PAYMENT_METHODS] }),
+  listPaymentMethods: async () => allOf([...PAYMENT_METHODS]),
   createPaymentIntent: async (ctx, { body }) =>
     createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.early as Promise<number> | undefined }),
-  listPaymentIntents: async (ctx, { query }) => ({
-    object: 'list' as const,
-    data: await listPaymentIntents(ctx.actor, { limit: query.limit, status: query.status, startingAfter: query.starting_after }),
-  }),
+  listPaymentIntents: async (ctx, { query }) =>
+    pageOf(await listPaymentIntents(ctx.actor, { limit: withOneMore(query.limit), status: query.status, startingAfter: query.starting_after }), query.limit),
   // ctx.early: the payment read beside the key's count (readAhead.ts).
   getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id, ctx.early),
   cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.actor, params.id),
   createRefund: async (ctx, { body }) => createRefund(ctx.actor, body, ctx.idempotency),
   getRefund: async (ctx, { params }) => getRefund(ctx.actor, params.id),
-  listEvents: async (ctx, { query }) => ({ object: 'list' as const, data: await listEvents(ctx.actor.accountId, { limit: query.limit }) }),
+  listEvents: async (ctx, { query }) =>
+    pageOf(
+      await listEvents(ctx.actor.accountId, { limit: withOneMore(query.limit), type: query.type, objectId: query.object_id, startingAfter: query.starting_after }),
+      query.limit,
+    ),
   // Client tokens: the merchant's server mints one per payment, its frontend reads that payment's public
   // view with it. Not idempotent (each POST mints another token), like Stripe's ephemeral keys.
   createClientToken: async (ctx, { body }) => createClientToken(ctx.actor.accountId, body),

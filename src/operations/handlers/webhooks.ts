@@ -1,4 +1,4 @@
-import { listDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import { DELIVERY_LIST_SIZE, listDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -7,14 +7,16 @@ import {
   sendTestWebhook,
 } from '../../domain/webhooks/webhookEndpoint.service';
 import type { HandlerTable } from '../types';
+import { allOf, pageOf, withOneMore } from './listPage';
 
 /** Webhook endpoints and their deliveries. */
 export const webhookHandlers = {
   createWebhookEndpoint: async (ctx, { body }) => createWebhookEndpoint(ctx.actor.accountId, body, ctx.settings.webhookTargets),
-  listWebhookEndpoints: async (ctx) => ({ object: 'list' as const, data: await listWebhookEndpoints(ctx.actor.accountId) }),
+  listWebhookEndpoints: async (ctx) => allOf(await listWebhookEndpoints(ctx.actor.accountId)),
   deleteWebhookEndpoint: async (ctx, { params }) => deleteWebhookEndpoint(ctx.actor.accountId, params.id),
   sendTestWebhook: async (ctx, { params }) => sendTestWebhook(ctx.actor.accountId, params.id),
-  listWebhookDeliveries: async (ctx, { params }) => ({ object: 'list' as const, data: await listDeliveries(ctx.actor.accountId, params.id) }),
+  listWebhookDeliveries: async (ctx, { params }) =>
+    pageOf(await listDeliveries(ctx.actor.accountId, params.id, { limit: withOneMore(DELIVERY_LIST_SIZE) }), DELIVERY_LIST_SIZE),
   retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id, ctx.settings.webhookTargets),
   rotateWebhookSecret: async (ctx, { params }) => rotateWebhookSecret(ctx.actor.accountId, params.id),
 } satisfies HandlerTable<
