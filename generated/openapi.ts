@@ -2266,6 +2266,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.created";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2290,6 +2292,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.succeeded";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2314,6 +2318,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.failed";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2338,6 +2344,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.unknown";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2362,6 +2370,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.reconciled";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2386,6 +2396,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.expired";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2410,6 +2422,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment.cancelled";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2434,6 +2448,8 @@ export interface components {
              * @enum {string}
              */
             type: "reference.paid";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2458,6 +2474,8 @@ export interface components {
              * @enum {string}
              */
             type: "refund.succeeded";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2482,6 +2500,8 @@ export interface components {
              * @enum {string}
              */
             type: "checkout.session.completed";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -2506,6 +2526,8 @@ export interface components {
              * @enum {string}
              */
             type: "test.ping";
+            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
             /**
@@ -5019,7 +5041,7 @@ export interface operations {
                      *           "last_attempt_at": "2026-11-21T10:00:01.000Z",
                      *           "last_error": null,
                      *           "next_attempt_at": null,
-                     *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
+                     *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"sequence\":1,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
                      *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
                      *         }
                      *       ]
@@ -5079,7 +5101,7 @@ export interface operations {
                      *       "last_attempt_at": "2026-11-21T11:00:00.000Z",
                      *       "last_error": null,
                      *       "next_attempt_at": null,
-                     *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
+                     *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"sequence\":2,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
                      *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
                      *     }
                      */
@@ -5200,6 +5222,7 @@ export interface operations {
                      *           "id": "evt_aU8aBc1xZz9jtyFl6oAAaX4L",
                      *           "object": "event",
                      *           "type": "test.ping",
+                     *           "sequence": 1,
                      *           "livemode": false,
                      *           "created_at": "2026-11-21T10:00:00.000Z",
                      *           "data": {

@@ -460,6 +460,11 @@ export type Event = {
   /** `evt_...` */
   id: Scalars['ID']['output'];
   type: EventType;
+  /**
+   * The event's place among the events of its object (`data.id`): 1, 2, 3... in the order its changes
+   * happened. A receiver that already applied a higher one for that object drops this event.
+   */
+  sequence: Scalars['Int']['output'];
   livemode: Scalars['Boolean']['output'];
   createdAt: Scalars['DateTime']['output'];
   /** The object as it was when the event happened, exactly as REST and webhooks show it (snake_case). */
@@ -1487,6 +1492,7 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['EventType'], ParentType, ContextType>;
+  sequence?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;

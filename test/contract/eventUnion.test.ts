@@ -101,7 +101,7 @@ describe('Event: one schema per event type, discriminated by `type`', () => {
     const branch = deref(ref!);
     expect(branch.type).toBe('object');
     expect(branch.additionalProperties).toBe(false);
-    expect([...branch.required].sort()).toEqual(['created_at', 'data', 'id', 'livemode', 'object', 'type']);
+    expect([...branch.required].sort()).toEqual(['created_at', 'data', 'id', 'livemode', 'object', 'sequence', 'type']);
     expect(branch.properties.type.const).toBe(type);
     expect(branch.properties.object.const).toBe('event');
     expect(branch.properties.data.$ref).toBe(`#/components/schemas/${DATA_OF_TYPE[type]}`);
@@ -130,6 +130,7 @@ describe('generated validators hold `data` to the event type', () => {
     id: 'evt_KbDRoe7DDnnozY3aOwehgCVD',
     object: 'event',
     type,
+    sequence: 1,
     livemode: false,
     created_at: '2026-11-21T10:00:05.000Z',
     data,

@@ -153,7 +153,7 @@ it('lists read the same too: the intents connection against GET /payment_intents
   expect(page2.paymentIntents.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
 
   const restEvents = (await acct.api.get('/events?limit=3')).body.data as Array<Record<string, unknown>>;
-  const gqlEvents = await gqlData(server.baseUrl, acct.sk, '{ events(first: 3) { nodes { id type livemode createdAt data } } }');
+  const gqlEvents = await gqlData(server.baseUrl, acct.sk, '{ events(first: 3) { nodes { id type sequence livemode createdAt data } } }');
   expect(gqlEvents.events.nodes).toHaveLength(3);
   restEvents.forEach((e, i) => {
     const g = gqlEvents.events.nodes[i];

@@ -5,7 +5,7 @@ import { buildTimers } from '../../src/domain/events/outbox';
 import { PaymentModel } from '../../src/domain/payments/payment.model';
 import { railStepTimer } from '../../src/domain/payments/rail';
 import { TimerModel } from '../../src/platform/timers/timer.model';
-import { createAccount, createPayment, expectError, expressBody, referenceBody, startPaymentsServer, waitFor } from './support/payments';
+import { createAccount, createPayment, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 import { gqlData } from '../graphql/support';
 
@@ -67,8 +67,8 @@ describe('GET /events and emitAccountEvent', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: any) => e.type)).toEqual(['payment.cancelled', 'test.ping', 'payment.created']);
     const listed = res.body.data[1];
-    expect(Object.keys(listed)).toEqual(['id', 'object', 'type', 'livemode', 'created_at', 'data']);
-    expect(listed).toEqual({ id: ping.id, object: 'event', type: 'test.ping', livemode: false, created_at: ping.createdAt.toISOString(), data: { message: 'hello' } });
+    expect(Object.keys(listed)).toEqual(['id', 'object', 'type', 'sequence', 'livemode', 'created_at', 'data']);
+    expect(listed).toEqual({ id: ping.id, object: 'event', type: 'test.ping', sequence: 1, livemode: false, created_at: ping.createdAt.toISOString(), data: { message: 'hello' } });
 
     const limited = await api.get('/events?limit=1');
     expect(limited.body.data.map((e: any) => e.type)).toEqual(['payment.cancelled']);
@@ -76,6 +76,29 @@ describe('GET /events and emitAccountEvent', () => {
     expectError(await api.get('/events?limit=101'), 400, 'invalid_request');
     const other = await createAccount(server.baseUrl);
     expect((await other.api.get('/events')).body).toEqual({ object: 'list', data: [], has_more: false });
+  });
+
+  it('number each object\'s events 1, 2, 3... even when changes race for it', async () => {
+    const { api, sk } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, referenceBody());
+    // The payment and the cancellation race: whichever wins, the loser changes nothing.
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => api.post('/sandbox/simulate/reference_paid', { reference: pi.reference.number })),
+      ...Array.from({ length: 4 }, () => api.post(`/payment_intents/${pi.id}/cancel`)),
+    ]);
+    const status = (await api.get(`/payment_intents/${pi.id}`)).body.status;
+    if (status === 'SUCCEEDED') {
+      await Promise.all([1, 2, 3].map(() => api.post('/refunds', { payment_intent: pi.id, amount: 100 }, { idempotencyKey: idempotencyKey() })));
+    }
+    const events = (await api.get(`/events?object_id=${pi.id}&limit=100`)).body.data.reverse();
+    const own = events.filter((e: any) => e.data.id === pi.id);
+    expect(own.map((e: any) => e.sequence)).toEqual(own.map((_: unknown, i: number) => i + 1));
+    expect(own.length).toBeGreaterThanOrEqual(2);
+    // A refund is its own object: its one event is its first.
+    for (const e of events.filter((x: any) => x.type === 'refund.succeeded')) expect(e.sequence).toBe(1);
+    // Webhook bodies and GraphQL carry it too (deliveries are built from the same resource).
+    const viaGraphql = await gqlData(server.baseUrl, sk, 'query($id: ID!) { events(objectId: $id, first: 100) { nodes { id sequence } } }', { id: pi.id });
+    expect(viaGraphql.events.nodes.map((e: { sequence: number }) => e.sequence).reverse()).toEqual(events.map((e: any) => e.sequence));
   });
 
   it('pages with starting_after and has_more, and filters by type and object_id', async () => {

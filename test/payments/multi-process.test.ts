@@ -73,10 +73,15 @@ describe('two gateway processes on one database', () => {
 
     const events = await accountEvents(viaB);
     const byPayment = new Map<string, string[]>();
+    /** Per object (`data.id`), the sequences of its events in the order they were stored. */
+    const sequences = new Map<string, number[]>();
     for (const e of events) {
       const id = e.data.payment_intent ?? e.data.id;
       byPayment.set(id, [...(byPayment.get(id) ?? []), e.type]);
+      sequences.set(e.data.id, [...(sequences.get(e.data.id) ?? []), e.sequence]);
     }
+    // Written by two processes in turn, each object's events still count 1, 2, 3... in order.
+    for (const [id, seen] of sequences) expect(seen, id).toEqual(seen.map((_, i) => i + 1));
     for (const [i, pi] of express.entries()) {
       expect(byPayment.get(pi.id)).toEqual(['payment.created', i % 3 ? 'payment.succeeded' : 'payment.failed']);
     }

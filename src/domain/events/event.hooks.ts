@@ -23,6 +23,8 @@ export interface StoredEvent {
   createdAt: Date;
   /** Global, stable order of events. */
   seq: number;
+  /** Place among its object's events (EventRecord.sequence). */
+  sequence: number;
   /** Payment intent the event is about (also for refund.succeeded); null for account events. */
   paymentId: string | null;
   livemode: boolean;
@@ -140,7 +142,7 @@ export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () =
 }
 
 export function toStoredEvent(
-  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'payment_id'> & { livemode?: boolean },
+  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'sequence' | 'payment_id'> & { livemode?: boolean },
 ): StoredEvent {
   let data: Record<string, unknown> | undefined;
   return {
@@ -154,6 +156,7 @@ export function toStoredEvent(
     },
     createdAt: new Date(e.created_at),
     seq: e.seq,
+    sequence: e.sequence ?? 1,
     paymentId: e.payment_id ?? null,
     livemode: e.livemode ?? false,
   };

@@ -12,6 +12,12 @@ interface EventBase {
   type: string;
   created_at: Date;
   seq: number;
+  /**
+   * The event's place among its object's events (`data.id`): 1, 2, 3... in the order the object changed.
+   * Given where the change is written (a payment's version-conditional write, payment.mutate.ts), so it
+   * holds across processes. Absent on events stored before it existed: read as 1.
+   */
+  sequence?: number;
   payment_id: string | null;
 }
 
@@ -72,6 +78,7 @@ const eventSchema = new Schema<EventRecord>(
     data: { type: Schema.Types.Mixed },
     created_at: { type: Date, required: true },
     seq: { type: Number, required: true },
+    sequence: { type: Number },
     payment_id: { type: String, default: null },
     livemode: { type: Boolean, required: true, default: false },
     hooks_done: { type: Boolean, required: true, default: false },

@@ -36,7 +36,7 @@ export async function listEventsForPayment(accountId: string, paymentId: string)
 }
 
 /** What an event's resource is made of, and what places it (account, payment, order). */
-const EVENT_RESOURCE_FIELDS = { _id: 1, account_id: 1, payment_id: 1, seq: 1, type: 1, created_at: 1, livemode: 1, data: 1, data_json: 1 } as const;
+const EVENT_RESOURCE_FIELDS = { _id: 1, account_id: 1, payment_id: 1, seq: 1, sequence: 1, type: 1, created_at: 1, livemode: 1, data: 1, data_json: 1 } as const;
 type EventResourceFields = Pick<EventRecord, keyof typeof EVENT_RESOURCE_FIELDS>;
 
 /**

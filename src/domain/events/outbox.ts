@@ -32,6 +32,8 @@ export interface EventSpec {
   data: object;
   /** The payment intent the event concerns, when there is one. */
   paymentId?: string | null;
+  /** Its place among the events of its object (`data.id`); 1 (the default) for an object's only event. */
+  sequence?: number;
 }
 
 type OutboxModel = Model<any>;
@@ -56,6 +58,7 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
     data_json: JSON.stringify(s.data),
     created_at: createdAt,
     seq: first + i,
+    sequence: s.sequence ?? 1,
     payment_id: s.paymentId ?? null,
     queued_at: queuedAt,
   }));
@@ -104,6 +107,7 @@ async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge)
         data_json: e.data_json,
         created_at: new Date(e.created_at),
         seq: e.seq,
+        sequence: e.sequence,
         payment_id: e.payment_id,
         livemode: false,
         hooks_done: false,
@@ -297,7 +301,7 @@ export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents:
   const events = (await driverCollection(EventModel)
     .find(
       { hooks_done: false, stored_at: { $lte: now - HOOK_SWEEP_MIN_AGE_MS }, hooks_lease_until: { $lte: now } },
-      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, payment_id: 1, livemode: 1 } },
+      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, sequence: 1, payment_id: 1, livemode: 1 } },
     )
     .sort({ seq: 1 })
     .limit(SWEEP_BATCH)

@@ -28,6 +28,11 @@ export interface PaymentRecord {
   /** Global creation order: newest-first lists are deterministic within one millisecond. */
   seq: number;
   version: number;
+  /**
+   * How many events the intent has emitted: the next one's `sequence` is this plus one. Written with
+   * the version-conditional change that emits them. Absent on intents created before it existed.
+   */
+  event_count?: number;
   amount: number;
   currency: 'AOA';
   payment_method: MethodCode;
@@ -70,6 +75,7 @@ const paymentSchema = new Schema<PaymentRecord>(
     account_id: { type: String, required: true },
     seq: { type: Number, required: true },
     version: { type: Number, required: true, default: 0 },
+    event_count: { type: Number },
     amount: { type: Number, required: true },
     currency: { type: String, required: true },
     payment_method: { type: String, required: true },

@@ -3,6 +3,7 @@ import { findByIdBatched, updateIfMatchBatched } from '../../db/batching';
 import { accountOffsetMs } from '../clock/accountTime';
 import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
 import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/event.hooks';
+import { EventModel } from '../events/event.model';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { paymentStatusChanged } from '../overview/rollupWrites';
 import { toPaymentIntentResource } from './payment.serializer';
@@ -66,6 +67,16 @@ export interface MutateOptions {
   eventSeq?: { first: number; count: number; version: number };
 }
 
+/**
+ * How many events the intent has emitted so far. Intents created before `event_count` existed count
+ * theirs once (its events stored and any still in its outbox), on their first change since.
+ */
+async function eventCountOf(p: PaymentRecord): Promise<number> {
+  if (p.event_count !== undefined) return p.event_count;
+  const stored = await EventModel.countDocuments({ payment_id: p._id, account_id: p.account_id, type: { $ne: 'refund.succeeded' } });
+  return stored + (p.pending_events ?? []).filter((e) => e.type !== 'refund.succeeded').length;
+}
+
 export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
   let offset = opts.offsetMs;
   let handed = opts.current;
@@ -84,9 +95,15 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
 
     const set: Record<string, unknown> = { ...(change.set ?? {}) };
     if (change.touch !== false) set.updated_at = now;
+    // The intent's own events are numbered on from its count; another object's (a refund's) is that
+    // object's only event. The version condition below makes the count the one this change follows.
+    const own = (change.events ?? []).filter((e) => !e.data).length;
+    const before = own > 0 ? await eventCountOf(current) : 0;
+    if (own > 0) set.event_count = before + own;
     const next: PaymentRecord = { ...current, ...(set as Partial<PaymentRecord>), version: current.version + 1 };
     const resource = toPaymentIntentResource(next);
-    const specs = (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId }));
+    let sequence = before;
+    const specs = (change.events ?? []).map((e) => ({ type: e.type, data: e.data ?? resource, paymentId, sequence: e.data ? 1 : ++sequence }));
     const seq = opts.eventSeq;
     const reserved = seq && seq.version === current.version && seq.count === specs.length ? seq.first : undefined;
     const events = await buildEvents(current.account_id, specs, now, reserved);

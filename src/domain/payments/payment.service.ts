@@ -102,6 +102,7 @@ export async function createPaymentIntent(
     succeeded_at: null,
     pending_events: [],
     pending_timers: [],
+    event_count: 1,
     created_at: now,
     updated_at: now,
   };
@@ -109,7 +110,7 @@ export async function createPaymentIntent(
   record.pending_timers = buildTimers(timers);
 
   let resource = toPaymentIntentResource(record);
-  record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id }], now, firstEventSeq);
+  record.pending_events = await buildEvents(actor.accountId, [{ type: 'payment.created', data: resource, paymentId: id, sequence: 1 }], now, firstEventSeq);
   for (let attempt = 1; ; attempt++) {
     try {
       // The record is complete and typed: the driver's insert (batched with concurrent creations)

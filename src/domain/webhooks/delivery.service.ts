@@ -195,7 +195,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
     return;
   }
   const offsetMs = account?.clock_offset_ms ?? 0;
-  const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
+  const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, sequence: event.sequence, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {
       const doc: WebhookDeliveryRecord = {

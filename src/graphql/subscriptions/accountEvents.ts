@@ -8,7 +8,7 @@ export function accountEvents(ctx: GraphQLContext, types: readonly string[] | nu
   let unsubscribe: () => void = () => undefined;
   const queue = new AsyncQueue<EventResource>(() => unsubscribe());
   unsubscribe = subscribe({ accountId: ctx.actor.accountId, types: types ?? undefined }, (e) =>
-    queue.push(toEventResource({ _id: e.id, type: e.type, created_at: e.createdAt, data: e.data, livemode: e.livemode })),
+    queue.push(toEventResource({ _id: e.id, type: e.type, sequence: e.sequence, created_at: e.createdAt, data: e.data, livemode: e.livemode })),
   );
   return queue;
 }
