@@ -15,6 +15,7 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
+import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
@@ -54,7 +55,14 @@ type WsContext = Context<ConnectionParams, Extra & WsState>;
  *   socket and per key, refused with the GraphQL error `rate_limit_exceeded`. A socket is closed with
  *   1000 at its maximum lifetime (graphql-ws clients reconnect and subscribe again at once), and with
  *   4401 "api key revoked" as soon as its key is revoked (graphql-ws clients do not retry a 4401).
+ * - The database away (src/db/unavailable.ts): a connection_init that needs it closes the socket with
+ *   1013 "try again later" (graphql-ws clients retry it; 4500, what an error thrown here would close
+ *   with, they never retry), and an operation gets the GraphQL error `service_unavailable` while the
+ *   socket and its other subscriptions stay open.
  */
+/** WebSocket close code 1013 (RFC 6455 registry): the server is overloaded or unavailable; retry later. */
+const TRY_AGAIN_LATER = 1013;
+
 const CLOSE: Record<CloseReason, [number, string]> = {
   revoked: [CloseCode.Unauthorized, 'api key revoked'],
   lifetime: [1000, 'connection lifetime reached; reconnect'],
@@ -121,9 +129,11 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           }
           ctx.extra.requestIds = new Map();
           return true;
-        } catch (err) {
-          if (!isApiError(err)) throw err;
-          const code = err.code === 'rate_limit_exceeded' ? CloseCode.TooManyInitialisationRequests : CloseCode.Unauthorized;
+        } catch (thrown) {
+          const err = isApiError(thrown) ? thrown : unavailableError(thrown);
+          if (!err) throw thrown;
+          const code =
+            err.code === 'rate_limit_exceeded' ? CloseCode.TooManyInitialisationRequests : err.code === 'service_unavailable' ? TRY_AGAIN_LATER : CloseCode.Unauthorized;
           ctx.extra.socket.close(code, `${err.code}: ${err.message}`.slice(0, 120));
           return false;
         }
@@ -157,6 +167,8 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
         } catch (err) {
           if (isApiError(err)) return [apiGraphQLError(err)];
+          const unavailable = unavailableError(err);
+          if (unavailable) return [apiGraphQLError(unavailable)];
           throw err;
         }
       },

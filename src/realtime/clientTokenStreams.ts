@@ -23,6 +23,8 @@ const held = new Map<string, Held>();
 let checkMs = 500;
 let timer: NodeJS.Timeout | null = null;
 let checking = false;
+/** Since when the check fails (the database away; the streams stay open meanwhile), 0 while it works. */
+let failingSince = 0;
 
 const tokens = () => driverCollection<ClientTokenRecord>(ClientTokenModel);
 
@@ -97,8 +99,12 @@ async function check(): Promise<void> {
       const d = stored.get(id);
       if (!d || d.expires_at.getTime() <= now + (offsets.get(d.account_id) ?? 0)) endStreamsOfClientToken(id);
     }
+    if (failingSince) logger.warn({ afterMs: now - failingSince }, 'client token streams checked again');
+    failingSince = 0;
   } catch (err) {
-    logger.warn({ err }, 'could not check open client token streams');
+    // Every interval while the database is away: said once. The streams are not ended for it.
+    if (!failingSince) logger.warn({ err }, 'could not check open client token streams; they stay open, checked again every interval');
+    failingSince ||= Date.now();
   } finally {
     checking = false;
   }

@@ -1,4 +1,5 @@
-import type { mongo } from 'mongoose';
+import type { Model, mongo } from 'mongoose';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { logger } from '../logger';
 import { EventModel, SequenceModel, type EventRecord } from '../domain/events/event.model';
 import { onEventInsertedHere, onStatusChangedHere, statusChangeId, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/event.hooks';
@@ -16,9 +17,17 @@ type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument
  * Sources, one each per process (never one per subscriber):
  * - the events this process stores itself, handed over by the outbox as soon as they are stored;
  * - the other processes' events: a MongoDB change stream on `events` (inserts by another `origin`)
- *   where the server supports it (replica sets, the embedded engine), resumed with its resume token
- *   after a transient error; otherwise (a standalone mongod) polling by the events' `seq` order
- *   field, which sees this process's events again (dropped as already published).
+ *   where the server supports it (replica sets, the embedded engine); otherwise (a standalone mongod)
+ *   polling by the events' `seq` order field, which sees this process's events again (dropped as
+ *   already published).
+ *
+ * A database outage (a restart, a network cut, longer than every driver timeout): the stream is
+ * reopened, with a backoff, from the resume token of the last change it delivered (watchCollection),
+ * so nothing is lost and, the bus dropping the ids it has published, nothing is doubled. When the
+ * database no longer has that point in its history (the embedded engine keeps it in memory only, so
+ * any restart of it; a MongoDB oplog that rolled over), the stream opens from now and the gap is read
+ * from the collections instead (replayEventsSince; the payments' current status for status
+ * subscribers), once, and logged.
  *
  * Fan-out: subscribers are indexed by payment id and by account id, so an event costs a couple of
  * map look-ups however many thousands of streams are open. Each subscriber also remembers the ids it
@@ -138,6 +147,8 @@ export function busStats(): { mode: BusMode | null; subscribers: number; publish
 
 const recentlyPublished = new RecentIds(20_000);
 let published = 0;
+/** The highest `seq` published, whatever the source: where a replay after a lost history starts. */
+let highestSeq = 0;
 
 function deliver(sub: Subscriber, event: BusEvent): void {
   if (sub.filter.accountId !== event.accountId && sub.filter.accountId !== '*') return;
@@ -150,10 +161,14 @@ function deliver(sub: Subscriber, event: BusEvent): void {
   }
 }
 
-/** Hands one stored event to its subscribers (also the entry point for tests and local fast paths). */
-export function publish(event: BusEvent): void {
-  if (!recentlyPublished.add(event.id)) return;
+/**
+ * Hands one stored event to its subscribers (also the entry point for tests and local fast paths);
+ * false when it had been published already.
+ */
+export function publish(event: BusEvent): boolean {
+  if (!recentlyPublished.add(event.id)) return false;
   published++;
+  if (event.seq > highestSeq) highestSeq = event.seq;
   if (event.paymentId) {
     const subs = byPayment.get(event.paymentId);
     if (subs) for (const sub of [...subs]) deliver(sub, event);
@@ -161,6 +176,7 @@ export function publish(event: BusEvent): void {
   const subs = byAccount.get(event.accountId);
   if (subs) for (const sub of [...subs]) deliver(sub, event);
   for (const sub of firehose) deliver(sub, event);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -180,7 +196,8 @@ export function subscribeStatusChanges(paymentId: string, listener: StatusChange
   let set = statusSubscribers.get(paymentId);
   if (!set) statusSubscribers.set(paymentId, (set = new Set()));
   set.add(listener);
-  void source?.statusDemand?.();
+  // A failure (the database away) is the business of statusChangesReady's caller; the next demand retries.
+  source?.statusDemand?.().catch(() => undefined);
   return () => {
     const current = statusSubscribers.get(paymentId);
     current?.delete(listener);
@@ -226,8 +243,11 @@ function statusChangeOf(change: PaymentStatusUpdate): StatusChange | null {
   return { id: statusChangeId(paymentId, fields.status, fields.updated_at), paymentId, status: fields.status, intent: null };
 }
 
-/** The poll fallback: the payments this process has status subscribers for, as they are stored now. */
-async function pollStatusChanges(): Promise<void> {
+/**
+ * The poll fallback, and the catch-up after the stream on `payments` lost its history: the payments
+ * this process has status subscribers for, as they are stored now. Returns how many it read.
+ */
+async function pollStatusChanges(): Promise<number> {
   const ids = [...statusSubscribers.keys()];
   for (let i = 0; i < ids.length; i += 500) {
     const docs = await PaymentModel.find(
@@ -236,6 +256,7 @@ async function pollStatusChanges(): Promise<void> {
     ).lean<Array<{ _id: string; status: string; updated_at: Date }>>();
     for (const d of docs) publishStatusChange({ id: statusChangeId(d._id, d.status, d.updated_at), paymentId: d._id, status: d.status, intent: null });
   }
+  return ids.length;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -259,42 +280,130 @@ function isChangeStreamUnsupported(err: unknown): boolean {
   return e?.code === 40573 || e?.code === 20 || /only supported on replica sets|changeStream/i.test(e?.message ?? '');
 }
 
+/** The driver's own collection of a model: mongoose's would queue a watch() while disconnected. */
+function driverCollectionOf(model: Model<any>): mongo.Collection<any> {
+  const db = model.db.db;
+  if (!db) throw new Error('event bus: the database is not connected');
+  return db.collection(model.collection.collectionName);
+}
+
+/** ChangeStreamHistoryLost (286), ChangeStreamFatalError (280: "resume token was not found"), or a token the server cannot read. */
+function isHistoryLost(err: unknown): boolean {
+  const e = err as { code?: unknown; codeName?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  return e.code === 286 || e.code === 280 || e.codeName === 'ChangeStreamHistoryLost' || (e.code === 2 && /resume token/i.test(String(e.message)));
+}
+
+/** An error after which reopening later may work: the database away, or one the driver calls resumable. */
+function isTransient(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true;
+  const e = err as { hasErrorLabel?: (label: string) => boolean } | null;
+  return typeof e?.hasErrorLabel === 'function' && e.hasErrorLabel('ResumableChangeStreamError');
+}
+
+/** The wait before each attempt to reopen a lost stream: REOPEN_FIRST_MS, doubling up to REOPEN_MAX_MS. */
+const REOPEN_FIRST_MS = 250;
+const REOPEN_MAX_MS = 2_000;
+
+interface WatchHandlers<T> {
+  /** Each change (null: none yet). Must not throw; called in the stream's order. */
+  handle(change: T | null): void;
+  /**
+   * The stream could not resume (history lost) and was opened from now: reads what the gap may have
+   * held, and says what it did for the log. Runs with the new stream open and before any of its
+   * changes is handled, so that nothing falls between the two.
+   */
+  recover(): Promise<string>;
+  /** The stream cannot be opened again (not a transient error): the bus switches to polling. */
+  onFatal(): void;
+}
+
 /**
- * One change stream, reopened from its resume token after an error the driver does not resume by
- * itself; `onFatal` when it cannot be reopened.
+ * One change stream that outlives database outages. The driver resumes by itself only after a
+ * resumable error and only while it can select a server (DATABASE_WAIT_MS); after that the stream
+ * has failed. It is then reopened here with `startAfter` the last token it delivered, after a backoff
+ * and for as long as the database is away (each attempt waits its server selection), so no change is
+ * lost; a change seen twice (the driver resuming around a batch) is dropped by the bus's ids. When the
+ * token is no longer in the database's history, it opens from now and `recover` reads the gap. The
+ * first open throws (the caller decides: not supported, or the database away).
  */
 async function watchCollection<T extends mongo.Document>(
-  collection: mongo.Collection<any>,
+  model: Model<any>,
   pipeline: mongo.Document[],
-  handle: (change: T | null) => void,
-  onFatal: () => void,
+  handlers: WatchHandlers<T>,
 ): Promise<{ stop(): Promise<void> }> {
+  const name = model.collection.collectionName;
   let closed = false;
+  let wake: (() => void) | null = null;
   // A short server-side wait keeps start-up (the first, usually empty, getMore) quick.
   const watchOptions = { maxAwaitTimeMS: 250 };
-  let stream: ChangeStream<T> = collection.watch<any, T>(pipeline, watchOptions);
+  const open = (token: unknown) =>
+    driverCollectionOf(model).watch<any, T>(pipeline, token ? { ...watchOptions, startAfter: token as mongo.ResumeToken } : watchOptions);
+  let stream: ChangeStream<T> = open(undefined);
   // Opening the cursor now surfaces "not supported" here rather than later in the loop.
-  handle(await stream.tryNext());
+  handlers.handle(await stream.tryNext());
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+    });
+
+  /** After `err`: reopens from the last token, or from now with the gap recovered. False: fatal. */
+  const reopen = async (err: unknown): Promise<boolean> => {
+    const token: unknown = stream.resumeToken ?? undefined;
+    await stream.close().catch(() => undefined);
+    const lostAt = Date.now();
+    logger.warn({ err, collection: name }, 'event bus change stream lost (database unavailable?); reopening it from its resume token');
+    // Without a token (none was ever given), as when the history is lost: from now, and the gap read.
+    let fromNow = token === undefined;
+    for (let attempt = 0; ; attempt++) {
+      await pause(Math.min(REOPEN_FIRST_MS * 2 ** attempt, REOPEN_MAX_MS));
+      if (closed) return true;
+      let next: ChangeStream<T> | undefined;
+      try {
+        next = stream = open(fromNow ? undefined : token);
+        const first = await next.tryNext();
+        const recovered = fromNow ? await handlers.recover() : undefined;
+        logger.warn(
+          { collection: name, afterMs: Date.now() - lostAt, attempts: attempt + 1, recovered },
+          fromNow ? 'event bus change stream reopened from now; the gap was read from the database' : 'event bus change stream resumed from its resume token',
+        );
+        handlers.handle(first);
+        return true;
+      } catch (reopenErr) {
+        await next?.close().catch(() => undefined);
+        if (closed) return true;
+        if (!fromNow && isHistoryLost(reopenErr)) {
+          fromNow = true;
+          attempt = -1;
+          logger.warn(
+            { err: reopenErr, collection: name },
+            'event bus change stream cannot resume: the database no longer has that point of its history (a restarted embedded engine, or an oplog that rolled over); opening it from now and reading the gap from the database',
+          );
+          continue;
+        }
+        if (isTransient(reopenErr)) continue;
+        logger.error({ err: reopenErr, collection: name }, 'event bus cannot reopen its change stream; switching to polling');
+        return false;
+      }
+    }
+  };
 
   const loop = (async () => {
     while (!closed) {
       try {
-        handle(await stream.next());
+        handlers.handle(await stream.next());
       } catch (err) {
         if (closed) return;
-        // The driver already resumes on resumable errors; anything else: reopen from our token.
-        const token = stream.resumeToken;
-        logger.warn({ err, collection: collection.collectionName }, 'event bus change stream failed; reopening');
-        await stream.close().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 200));
-        if (closed) return;
-        try {
-          stream = collection.watch<any, T>(pipeline, token ? { ...watchOptions, resumeAfter: token } : watchOptions);
-          handle(await stream.tryNext());
-        } catch (reopenErr) {
-          logger.error({ err: reopenErr, collection: collection.collectionName }, 'event bus cannot reopen its change stream; switching to polling');
+        if (!(await reopen(err))) {
           closed = true;
-          onFatal();
+          handlers.onFatal();
           return;
         }
       }
@@ -304,6 +413,7 @@ async function watchCollection<T extends mongo.Document>(
   return {
     async stop() {
       closed = true;
+      wake?.();
       await stream.close().catch(() => undefined);
       await loop.catch(() => undefined);
     },
@@ -312,7 +422,9 @@ async function watchCollection<T extends mongo.Document>(
 
 /**
  * A stream opened on demand: `demand` opens it (or keeps it open) and resolves once it watches; `idle`
- * closes it `lingerMs` later unless it is demanded again meanwhile. `open` reports its own failures.
+ * closes it `lingerMs` later unless it is demanded again meanwhile. `open` reports its own fatal
+ * failures (resolving null); when it rejects (the database away) the demand rejects, and the next
+ * demand tries again.
  */
 function onDemand(open: () => Promise<{ stop(): Promise<void> } | null>, lingerMs: number) {
   let opened: Promise<{ stop(): Promise<void> } | null> | null = null;
@@ -326,7 +438,7 @@ function onDemand(open: () => Promise<{ stop(): Promise<void> } | null>, lingerM
   const close = () => {
     const o = opened;
     opened = null;
-    closing = Promise.all([closing, o?.then((s) => s?.stop())]);
+    closing = Promise.all([closing, o?.then((s) => s?.stop(), () => undefined)]);
     return closing;
   };
   return {
@@ -334,8 +446,14 @@ function onDemand(open: () => Promise<{ stop(): Promise<void> } | null>, lingerM
       stopLingering();
       if (stopped) return Promise.resolve();
       // After a close, the new stream opens once the old one has let go.
-      opened ??= closing.then(open);
-      return opened.then(() => undefined);
+      const attempt = (opened ??= closing.then(open));
+      return attempt.then(
+        () => undefined,
+        (err: unknown) => {
+          if (opened === attempt) opened = null;
+          throw err;
+        },
+      );
     },
     idle(): void {
       if (!opened || lingering || stopped) return;
@@ -364,8 +482,10 @@ const STATUS_LINGER_MS = 30_000;
  * server filters them; only the fields that identify the change travel). Those updates include this
  * process's own, already announced: dropped by id.
  */
-async function startChangeStream(onFatal: (lastSeq: number) => void, statusLingerMs: number): Promise<Source> {
-  let lastSeq = 0;
+async function startChangeStream(onFatal: (fromSeq: number) => void, statusLingerMs: number): Promise<Source> {
+  // The events counter now: a replay never reaches below it (events stored before the bus started are not its).
+  const startSeq = (await SequenceModel.findById('events').lean())?.value ?? 0;
+  const replayFloor = () => Math.max(startSeq, highestSeq - REPLAY_MARGIN);
   let failed = false;
   const streams: Array<{ stop(): Promise<void> }> = [];
   // operationType first: the embedded engine then skips other operations before building their documents.
@@ -375,16 +495,19 @@ async function startChangeStream(onFatal: (lastSeq: number) => void, statusLinge
   ];
   const statusStream = onDemand(async () => {
     try {
-      return await watchCollection<PaymentStatusUpdate>(
-        PaymentModel.collection,
-        paymentsPipeline,
-        (change) => {
+      return await watchCollection<PaymentStatusUpdate>(PaymentModel, paymentsPipeline, {
+        handle: (change) => {
           const sc = change && statusChangeOf(change);
           if (sc) publishStatusChange(sc);
         },
-        fail,
-      );
+        // A status without an event entered and left again during the gap is not seen: only the
+        // current one matters to a feed, and any later one comes with an event.
+        recover: async () => `read the current status of the ${await pollStatusChanges()} payments followed here`,
+        onFatal: fail,
+      });
     } catch (err) {
+      // The database away: the subscriber's own reads fail too (503), and the next demand tries again.
+      if (isTransient(err)) throw err;
       // Polling takes over, and it reads the subscribed payments' state: nothing is missed.
       logger.error({ err }, 'event bus cannot open its change stream on payments; switching to polling');
       fail();
@@ -396,25 +519,26 @@ async function startChangeStream(onFatal: (lastSeq: number) => void, statusLinge
     failed = true;
     for (const s of streams) void s.stop();
     void statusStream.stop();
-    onFatal(lastSeq);
+    onFatal(replayFloor());
   }
   const eventsPipeline = [{ $match: { operationType: 'insert', 'fullDocument.origin': { $ne: PROCESS_ID } } }];
   streams.push(
-    await watchCollection<ChangeStreamDocument<EventRecord>>(
-      EventModel.collection,
-      eventsPipeline,
-      (change) => {
+    await watchCollection<ChangeStreamDocument<EventRecord>>(EventModel, eventsPipeline, {
+      handle: (change) => {
         if (!change || change.operationType !== 'insert' || !change.fullDocument) return;
-        const doc = change.fullDocument;
-        lastSeq = Math.max(lastSeq, doc.seq);
-        publish(toStoredEvent(doc));
+        publish(toStoredEvent(change.fullDocument));
       },
-      fail,
-    ),
+      recover: async () => {
+        const floor = replayFloor();
+        const { read, replayed } = await replayEventsSince(floor);
+        return `replayed ${replayed} of the ${read} events of other processes stored after seq ${floor}; one stored in the gap with a lower seq would be missed`;
+      },
+      onFatal: fail,
+    }),
   );
   const demand = () => (statusSubscribers.size > 0 && !failed ? statusStream.demand() : Promise.resolve());
   // Subscribers from before the start (none in a gateway: the bus starts first).
-  void demand();
+  demand().catch(() => undefined);
   return {
     mode: 'change_stream',
     statusDemand: demand,
@@ -429,6 +553,38 @@ async function startChangeStream(onFatal: (lastSeq: number) => void, statusLinge
 }
 
 /**
+ * How far below the highest `seq` published a replay starts. A seq is allocated before its event is
+ * stored (from an outbox, moments later), so an event can be stored after others with higher numbers;
+ * the margin covers those in flight when the database went away. Everything the replay reads again
+ * within it was published already and is dropped by id (recentlyPublished holds far more).
+ */
+const REPLAY_MARGIN = 2_000;
+const REPLAY_PAGE = 1_000;
+
+/** The `events.seq` index that polling and replays read by; building it is idempotent. */
+function ensureSeqIndex(): Promise<unknown> {
+  return EventModel.collection.createIndex({ seq: 1 }).catch((err: unknown) => logger.warn({ err }, 'could not create events.seq index'));
+}
+
+/**
+ * The other processes' events stored with a seq above `floor`, published in seq order (each one not
+ * published already reaches the subscribers): what a change stream that lost its history missed.
+ */
+async function replayEventsSince(floor: number): Promise<{ read: number; replayed: number }> {
+  await ensureSeqIndex();
+  let after = floor;
+  let read = 0;
+  let replayed = 0;
+  for (;;) {
+    const docs = await EventModel.find({ seq: { $gt: after }, origin: { $ne: PROCESS_ID } }).sort({ seq: 1 }).limit(REPLAY_PAGE).lean();
+    for (const doc of docs) if (publish(toStoredEvent(doc))) replayed++;
+    read += docs.length;
+    if (docs.length < REPLAY_PAGE) return { read, replayed };
+    after = docs[docs.length - 1]!.seq;
+  }
+}
+
+/**
  * Polling by `seq`. Sequence numbers are allocated before the write that stores an event, so a
  * lower number can become visible after a higher one. The poller keeps a frontier (every seq at or
  * below it has been handled) and the ids seen above it; a hole in the sequence is waited for up to
@@ -437,8 +593,8 @@ async function startChangeStream(onFatal: (lastSeq: number) => void, statusLinge
 const GAP_WAIT_MS = 5_000;
 
 async function startPolling(pollMs: number, startAfterSeq?: number): Promise<Source> {
-  // The poll's query needs an index on seq; building it is idempotent.
-  await EventModel.collection.createIndex({ seq: 1 }).catch((err: unknown) => logger.warn({ err }, 'could not create events.seq index'));
+  // The poll's query needs an index on seq.
+  await ensureSeqIndex();
   let frontier = startAfterSeq ?? (await SequenceModel.findById('events').lean())?.value ?? 0;
   const seenAbove = new Set<number>();
   const gapSince = new Map<number, number>();
@@ -474,10 +630,21 @@ async function startPolling(pollMs: number, startAfterSeq?: number): Promise<Sou
     }
   };
 
+  // While the database is away every poll fails: said once when it starts failing and once when it works again.
+  let failingSince = 0;
   const timer = setInterval(() => {
     if (running || closed) return;
     running = pollOnce()
-      .catch((err: unknown) => logger.warn({ err }, 'event bus poll failed'))
+      .then(
+        () => {
+          if (failingSince) logger.warn({ afterMs: Date.now() - failingSince }, 'event bus polling again');
+          failingSince = 0;
+        },
+        (err: unknown) => {
+          if (!failingSince) logger.warn({ err }, 'event bus poll failed; retrying every poll');
+          failingSince ||= Date.now();
+        },
+      )
       .finally(() => {
         running = null;
       });
@@ -521,8 +688,8 @@ export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode
   const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {
     try {
-      source = await startChangeStream((lastSeq) => {
-        void startPolling(pollMs, lastSeq).then((s) => {
+      source = await startChangeStream((fromSeq) => {
+        void startPolling(pollMs, fromSeq).then((s) => {
           source = s;
         });
       }, opts.statusLingerMs ?? STATUS_LINGER_MS);

@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { expressBody } from '../support/payments';
 import { createEndpoint } from '../support/webhooks';
 import { openSse } from '../streams/support/sseClient';
-import { sleep, waitFor } from './support/fixtures';
+import { sleep, timed, waitFor } from './support/fixtures';
 
 /**
  * The database process killed under a running gateway (a MongoDB outage, as a gateway on MONGODB_URI
@@ -48,13 +48,6 @@ afterAll(async () => {
   await receiver?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
-
-/** The answer and how long it took. */
-async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await call();
-  return { value, ms: performance.now() - started };
-}
 
 async function graphql(query: string, variables: Record<string, unknown>) {
   const res = await fetch(`${gateway.url}/graphql`, {

@@ -7,6 +7,13 @@ import type { FuzzFixtures } from './generate';
 
 export { sleep, waitFor };
 
+/** The answer of `call` and how long it took (ms). */
+export async function timed<T>(call: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await call();
+  return { value, ms: performance.now() - started };
+}
+
 /**
  * The workloads' receiver refuses (503) the first attempt of about one event in five (chosen by the
  * event id's last character, so every process agrees), so that retries, durable timers, are part of
