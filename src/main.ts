@@ -4,6 +4,9 @@ import { startDataDir } from './db/embeddedEngine';
 import { printReadyLine } from './readyLine';
 import { startGateway } from './server';
 
+/** What a stop may take beyond SHUTDOWN_GRACE_MS: timers, then webhook attempts in flight (5 s each, ./domain/webhooks). */
+const STOP_MARGIN_MS = 20_000;
+
 /** Process entry: `npm start`. */
 async function main(): Promise<void> {
   let config;
@@ -27,7 +30,14 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down gracefully');
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down gracefully');
+    // The stop's bound (docs/operations.md, "Stopping"): requests get SHUTDOWN_GRACE_MS, then timers and
+    // webhook attempts in flight finish (each bounded by its 5 s timeout). A stop stuck past that exits
+    // anyway, code 1: what was not finished is in the database for the next process.
+    setTimeout(() => {
+      logger.error({ afterMs: config.shutdownGraceMs + STOP_MARGIN_MS }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + STOP_MARGIN_MS).unref();
     gateway.close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { connectDatabase, type DatabaseHandle } from './db/connection';
 import { logger } from './logger';
-import { beforeCloseServices, startServices, stopServices } from './platform/lifecycle';
+import { beforeCloseServices, drainHttpServer, startServices, stopServices } from './platform/lifecycle';
 import { httpThreadServices } from './background/services';
 import { createHttpServer } from './http/httpServer';
 import { startBackgroundThread, type BackgroundThread } from './background/thread';
@@ -87,23 +87,22 @@ export async function startGateway(config: Config): Promise<Gateway> {
   for (const [req, res] of early.splice(0)) app(req, res);
 
   let closing: Promise<void> | undefined;
+  // The stop sequence (docs/operations.md, "Stopping"): 1. the port closes (new connections refused);
+  // 2. streams end with a reconnect hint (SSE `retry:`, graphql-ws close 1012), since they come back to
+  // another process; 3. requests in flight finish, each answered with `Connection: close`, within
+  // SHUTDOWN_GRACE_MS, then what is left is cut; 4. timers stop (running ones finish), their events'
+  // hooks run; 5. webhook attempts in flight finish and are recorded, queued ones are left PENDING for
+  // the next process; 6. the database closes.
   const close = () => {
     closing ??= (async () => {
-      await beforeCloseServices(services);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          httpServer.closeAllConnections();
-        }, config.shutdownGraceMs);
-        httpServer.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        httpServer.closeIdleConnections();
-      });
+      const t0 = Date.now();
+      const cut = await drainHttpServer(httpServer, config.shutdownGraceMs, () => beforeCloseServices(services));
+      const drainedMs = Date.now() - t0;
       // The background thread's timers and webhooks finish while this thread's hooks still can.
       await background?.stop();
       await stopServices(services);
       await db.close();
+      logger.info({ drainedMs, cutConnections: cut, stoppedMs: Date.now() - t0 }, 'gateway stopped');
     })();
     return closing;
   };

@@ -9,13 +9,22 @@
  * engine inside the gateway process, compiled (dist/main.js), as `npm start` runs it. Knobs: BENCH_SCALE_STEPS (1000,10000,50000),
  * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing), BENCH_SCALE_RESTARTS (3 restarts timed, the median reported),
  * BENCH_SCALE_ROUTES (a regular expression: only the routes it matches are timed).
+ *
+ * Last row, `npm start`: the real command (npm, its `prestart` staleness check, then the bundle) on the
+ * largest step's data directory, timed from its spawn to the first 200 of an authenticated GET of a known
+ * payment, BENCH_SCALE_NPM_STARTS times (5; the median reported), with the moment the gateway printed its
+ * ready line and the CPU time its processes had used by the first 200 (a figure the machine's load moves
+ * less than the wall time; BENCH_SCALE_TREE=<checkout> runs another checkout's `npm start`, for a before/after). BENCH_SCALE_KEEP_DATA=1 keeps the data directory
+ * and writes bench/.tmp/scale-kept.json (the directory, a key and a payment id), which
+ * BENCH_SCALE_REUSE=1 reads to time only that row on it, without growing anything (profiling a start).
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../lib/api';
-import { buildOnce, rssBytes, TMP } from '../lib/processes';
-import { startGatewayProcess, type Service } from '../lib/services';
+import { buildOnce, freePort, ROOT, rssBytes, TMP } from '../lib/processes';
+import { BENCH_WEBHOOK_SECRETS_KEY, startGatewayProcess, type Service } from '../lib/services';
 import { percentile, pool, sleep } from '../lib/stats';
 
 const STEPS = (process.env.BENCH_SCALE_STEPS ?? '1000,10000,50000').split(',').map(Number);
@@ -135,6 +144,7 @@ async function startGateway(dataDir: string): Promise<Service> {
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_SCALE_REUSE === '1') return startOnly();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-scale-'));
   buildOnce();
   let gw = await startGateway(dataDir);
@@ -182,9 +192,14 @@ async function main(): Promise<void> {
   for (const id of big.ids.slice(0, 200)) if ((await afterApi.request('GET', `/v1/payment_intents/${id}`)).status === 200) found++;
   const after = (await afterApi.must<{ data: unknown[] }>(200, 'GET', '/v1/payment_intents?limit=100')).data.length;
   await gw.stop();
+  const probe = { dataDir, sk: big.sk, id: big.ids[0]!, payments: big.ids.length + small.ids.length };
+  const npmStarts = await timeNpmStarts(probe);
   // BENCH_SCALE_KEEP_DATA=1 keeps the data directory, to profile a restart on it.
-  if (process.env.BENCH_SCALE_KEEP_DATA === '1') console.log(`data directory kept: ${dataDir}`);
-  else fs.rmSync(dataDir, { recursive: true, force: true });
+  if (process.env.BENCH_SCALE_KEEP_DATA === '1') {
+    fs.mkdirSync(TMP, { recursive: true });
+    fs.writeFileSync(KEPT, JSON.stringify(probe));
+    console.log(`data directory kept: ${dataDir} (${KEPT})`);
+  } else fs.rmSync(dataDir, { recursive: true, force: true });
 
   const first = STEPS[0]!;
   const last = STEPS.at(-1)!;
@@ -198,9 +213,142 @@ async function main(): Promise<void> {
   const perK = rss.length > 1 ? (rss.at(-1)!.rssMiB - rss[0]!.rssMiB) / ((last - first) / 1000) : NaN;
   lines.push('', `RSS: ${rss.map((r) => `${r.rssMiB.toFixed(0)} MiB at ${r.step}`).join(', ')}; ${perK.toFixed(1)} MiB per 1,000 payments between ${first} and ${last}.`);
   lines.push(`Restart on ${last} payments' data: ${restarts.map((ms) => (ms / 1000).toFixed(2)).join(' / ')} s to a served payment (median ${(restartMs / 1000).toFixed(2)} s); ${found}/200 sampled payments found after it; newest-100 page ${before} before, ${after} after.`);
+  lines.push(npmStartLine(probe.payments, npmStarts));
   console.log(`\n${lines.join('\n')}`);
   fs.mkdirSync(TMP, { recursive: true });
-  fs.writeFileSync(path.join(TMP, 'scale.json'), JSON.stringify({ steps: STEPS, samples: SAMPLES, rows, rss, restarts, restartMs, found, loadavg: os.loadavg() }, null, 2));
+  fs.writeFileSync(path.join(TMP, 'scale.json'), JSON.stringify({ steps: STEPS, samples: SAMPLES, rows, rss, restarts, restartMs, found, npmStarts, loadavg: os.loadavg() }, null, 2));
+}
+
+const KEPT = path.join(TMP, 'scale-kept.json');
+const NPM_STARTS = Number(process.env.BENCH_SCALE_NPM_STARTS ?? 5);
+
+interface Probe {
+  dataDir: string;
+  sk: string;
+  id: string;
+  payments: number;
+}
+
+interface NpmStart {
+  /** spawn of `npm start` → first 200 of GET /v1/payment_intents/{id} */
+  firstMs: number;
+  /** → the ready line on stderr (the gateway serves) */
+  readyMs: number | null;
+  /** CPU time (user + system) of every process of the start (npm, sh, node and its threads) at the first 200 */
+  cpuMs: number;
+  /** /proc/loadavg's 1-minute figure just before the spawn */
+  load: number;
+}
+
+/** CPU time (utime + stime, ms) of the live processes of process group `pgid` (/proc/<pid>/stat). */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // after the command: state(0) ppid(1) pgrp(2) ... utime(11) stime(12) cutime(13) cstime(14)
+      if (Number(f[2]) === pgid) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ = 100
+}
+
+/** BENCH_SCALE_REUSE=1: the `npm start` row alone, on the data directory a BENCH_SCALE_KEEP_DATA=1 run kept. */
+async function startOnly(): Promise<void> {
+  const probe = JSON.parse(fs.readFileSync(KEPT, 'utf8')) as Probe;
+  const starts = await timeNpmStarts(probe);
+  console.log(`\n${npmStartLine(probe.payments, starts)}`);
+  fs.mkdirSync(TMP, { recursive: true });
+  fs.writeFileSync(path.join(TMP, 'scale-npm-start.json'), JSON.stringify({ probe: { ...probe, sk: undefined }, starts }, null, 2));
+}
+
+async function timeNpmStarts(probe: Probe): Promise<NpmStart[]> {
+  const starts: NpmStart[] = [];
+  for (let i = 0; i < NPM_STARTS; i++) {
+    // Between two starts: the previous process's exit and its files settled (not part of any start).
+    await sleep(1_000);
+    starts.push(await timeNpmStart(probe));
+    const s = starts.at(-1)!;
+    console.log(`npm start ${i + 1}/${NPM_STARTS}: first 200 after ${s.firstMs} ms, CPU ${s.cpuMs} ms (ready line ${s.readyMs ?? '?'} ms; load ${s.load})`);
+  }
+  return starts;
+}
+
+function npmStartLine(payments: number, starts: NpmStart[]): string {
+  const med = (xs: number[]) => percentile(xs, 50);
+  const known = (xs: Array<number | null>) => xs.filter((x): x is number => x !== null);
+  return (
+    `\`npm start\` on ${payments.toLocaleString('en')} payments' data: first 200 of an authenticated GET after ${starts.map((s) => (s.firstMs / 1000).toFixed(2)).join(' / ')} s ` +
+    `(median ${(med(starts.map((s) => s.firstMs)) / 1000).toFixed(2)} s; ready line at median ${(med(known(starts.map((s) => s.readyMs))) / 1000).toFixed(2)} s; ` +
+    `CPU of npm and the gateway's threads by then, median ${(med(starts.map((s) => s.cpuMs)) / 1000).toFixed(2)} s; load ${starts.map((s) => s.load.toFixed(1)).join(' / ')}).`
+  );
+}
+
+/**
+ * One `npm start`, as an operator types it (npm, `prestart`'s staleness check, then the bundle with
+ * npm start's flags), in a process group of its own so that the stop reaches node under npm.
+ */
+async function timeNpmStart(probe: Probe): Promise<NpmStart> {
+  const port = await freePort();
+  const load = Number(fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  const t0 = performance.now();
+  const child = spawn('npm', ['start', '--silent'], {
+    // BENCH_SCALE_TREE: another checkout's `npm start` (built and installed there), for a before/after.
+    cwd: process.env.BENCH_SCALE_TREE ?? ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: probe.dataDir,
+      MONGODB_URI: '',
+      WEBHOOK_SECRETS_KEY: BENCH_WEBHOOK_SECRETS_KEY,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ACCOUNT_CREATION_PER_MINUTE: '100000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+    },
+  });
+  let readyMs: number | null = null;
+  let output = '';
+  const watch = (chunk: Buffer) => {
+    const now = Math.round(performance.now() - t0);
+    const text = chunk.toString();
+    if (output.length < 100_000) output += text;
+    if (readyMs === null && text.includes('Gateway ready:')) readyMs = now;
+  };
+  child.stdout!.on('data', watch);
+  child.stderr!.on('data', watch);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const url = `http://127.0.0.1:${port}/v1/payment_intents/${probe.id}`;
+    const deadline = t0 + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output}`);
+      if (performance.now() > deadline) throw new Error(`npm start: no 200 within 60 s:\n${output}`);
+      try {
+        const res = await fetch(url, { headers: { authorization: `Bearer ${probe.sk}` }, signal: AbortSignal.timeout(5_000) });
+        await res.arrayBuffer();
+        if (res.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await sleep(10);
+    }
+    const firstMs = Math.round(performance.now() - t0);
+    return { firstMs, readyMs, cpuMs: groupCpuMs(child.pid!), load };
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  }
 }
 
 main().then(

@@ -30,10 +30,13 @@ export function httpThreadServices(config: Config, opts: { backgroundThread: boo
     requestLogService,
     // Before the payments core, so that its completion hook stays until no payment can succeed.
     checkoutLifecycleService(),
-    opts.backgroundThread ? coreHandlersOnly : paymentsCoreService,
     // The webhook fast path hears every event from the event bus (the domain does not import realtime);
     // beside a background thread, only the events this thread stores: the other thread delivers its own.
+    // Before the payments core, so that it stops after it: the core's last timers and queued hooks store
+    // events whose deliveries this service must still create (a hook removed first marked them done
+    // without any), and their attempts finish or are left to the next process before the database closes.
     webhookDeliveryService({ subscribeAll: opts.backgroundThread ? onEventInsertedHere : subscribeAll, policy: webhookTargetPolicy(config) }),
+    opts.backgroundThread ? coreHandlersOnly : paymentsCoreService,
     realtimeService(),
     graphqlService(),
   ];

@@ -11,8 +11,9 @@ export function backgroundThreadServices(config: Config): BackgroundService[] {
   return [
     localEventBus,
     checkoutLifecycleService(),
-    paymentsCoreService,
+    // Before the core, so that it stops after it (src/background/services.ts says why).
     webhookDeliveryService({ subscribeAll, policy: webhookTargetPolicy(config) }),
+    paymentsCoreService,
   ];
 }
 

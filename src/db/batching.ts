@@ -22,10 +22,33 @@ type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 /** Commands in flight per batcher (per collection and kind of operation). */
 const MAX_IN_FLIGHT = 2;
 
+/**
+ * Sends every batch still waiting (those with a window go out now) and waits until no command is in
+ * flight, `withinMs` at most: called before the database connection closes at a graceful stop, so that
+ * the writes nobody awaits (hooks-done marks, the overview's counters) are not dropped with it.
+ */
+export async function flushAllBatches(withinMs = 3_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    for (const b of batchers.values()) b.sendNow();
+    if ([...batchers.values()].every((b) => b.idle) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
   private scheduled = false;
   private inFlight = 0;
+
+  get idle(): boolean {
+    return this.pending.length === 0 && this.inFlight === 0;
+  }
+
+  /** What waits goes out now (as far as the commands in flight allow), its window or turn not awaited. */
+  sendNow(): void {
+    this.drain();
+  }
 
   /**
    * `maxInFlight`: commands of this batcher outstanding at once. While they are, new items wait and

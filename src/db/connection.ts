@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import { PROCESS_ID } from '../processId';
 import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
+import { flushAllBatches } from './batching';
 import { CLIENT_OPTIONS } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
 
@@ -54,6 +55,8 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
     kind,
     socketPath,
     async close() {
+      // Writes nobody awaits (hooks-done marks, overview counters) still batched go out first.
+      await flushAllBatches();
       await mongoose.disconnect();
       if (stopEngine) await stopEngine();
     },

@@ -67,6 +67,9 @@ const CLOSE: Record<CloseReason, [number, string]> = {
   revoked: [CloseCode.Unauthorized, 'api key revoked'],
   lifetime: [1000, 'connection lifetime reached; reconnect'],
 };
+/** WebSocket close code 1012 (RFC 6455 registry): the server restarts; graphql-ws clients retry it. */
+const SERVICE_RESTART = 1012;
+
 export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -197,6 +200,10 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
     dispose() {
       disposing ??= (async () => {
         httpServer.off('upgrade', onUpgrade);
+        // The gateway stops: each socket is closed with 1012 Service Restart, which graphql-ws clients
+        // (and browsers' reconnect logic) treat as retryable, so they reconnect and subscribe again;
+        // graphql-ws's own dispose would say 1001 Going Away. Then the server closes.
+        for (const client of wss.clients) client.close(SERVICE_RESTART, 'service restart; reconnect');
         await Promise.resolve(server.dispose()).catch((err: unknown) => logger.warn({ err }, 'graphql-ws dispose failed'));
       })();
       return disposing;

@@ -34,3 +34,53 @@ export async function beforeCloseServices(services: readonly BackgroundService[]
 export async function stopServices(services: readonly BackgroundService[]): Promise<void> {
   for (const service of [...services].reverse()) await service.stop();
 }
+
+/** How often, while draining, connections whose last answer has ended are closed. */
+const DRAIN_SWEEP_MS = 50;
+
+/**
+ * The first step of a graceful stop: the server stops accepting connections at once (a client's next
+ * connect is refused, so it goes to another instance or retries), every request already in gets its
+ * whole answer, each with `Connection: close`, and each connection closes as soon as its answer has
+ * ended (Node keeps serving a keep-alive connection after `close()` otherwise, for as long as its client
+ * sends requests on it). `started` runs once the port is closed: the place to end long-lived streams,
+ * which no longer come back to this process. After `graceMs` what is still open is cut.
+ * Resolves with the number of connections cut.
+ */
+export async function drainHttpServer(server: http.Server, graceMs: number, started: () => Promise<void> | void = () => undefined): Promise<number> {
+  const markClose = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  // Before the app's listener: a request read after this point is answered with `Connection: close`.
+  server.prependListener('request', markClose);
+  let cut = 0;
+  const closed = new Promise<void>((resolve) => {
+    if (!server.listening) resolve();
+    else server.close(() => resolve());
+  });
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await started();
+    server.closeIdleConnections();
+    await Promise.race([
+      closed,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          server.getConnections((err, count) => {
+            cut = err ? -1 : count;
+            server.closeAllConnections();
+            resolve();
+          });
+        }, graceMs);
+      }),
+    ]);
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(timer);
+    server.off('request', markClose);
+  }
+  return cut;
+}

@@ -84,6 +84,12 @@ export class SseConnection {
     this.end();
   }
 
+  /** Ends the stream because the server stops: a `retry:` field and a comment, then the end. */
+  endForRestart(): void {
+    if (!this.closed) this.res.write(`retry: ${RESTART_RETRY_MS}\n: server restarting; reconnect with Last-Event-ID\n\n`);
+    this.end();
+  }
+
   end(): void {
     if (this.closed) return;
     this.res.end();
@@ -137,7 +143,18 @@ export function openSseConnectionCount(): number {
   return open.size;
 }
 
-/** Ends every open stream (gateway shutdown): clients see a clean end and may reconnect elsewhere. */
+/**
+ * The reconnection delay given to clients when the gateway stops (the SSE `retry:` field, which
+ * EventSource keeps for its next reconnections): another instance, or this one restarted, is usually
+ * there within a second or two, and a browser's own default is about 3 s.
+ */
+export const RESTART_RETRY_MS = 1_000;
+
+/**
+ * Ends every open stream (gateway shutdown) with a reconnect hint: a `retry:` field and a comment saying
+ * why, then a clean end. EventSource reconnects after that delay with `Last-Event-ID` and misses
+ * nothing (the stream replays from it); other clients read the comment.
+ */
 export function closeAllSseConnections(): void {
-  for (const c of [...open]) c.end();
+  for (const c of [...open]) c.endForRestart();
 }

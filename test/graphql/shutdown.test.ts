@@ -4,8 +4,8 @@ import { createPayment, referenceBody } from '../support/payments';
 import { waitFor } from '../support/wait';
 import { errorCodes, gql, startGraphqlTestServer, wsClient } from './support';
 
-/** Graceful shutdown: open subscriptions are ended (1001) instead of holding the server until the grace ends. */
-it('closes open WebSocket subscriptions with 1001 and stops', async () => {
+/** Graceful shutdown: open subscriptions are ended with 1012 Service Restart (graphql-ws clients retry it) instead of holding the server until the grace ends. */
+it('closes open WebSocket subscriptions with 1012 and stops', async () => {
   const server = await startGraphqlTestServer({ SHUTDOWN_GRACE_MS: '60000' });
   let closeCode = 0;
   let client: ReturnType<typeof wsClient> | undefined;
@@ -38,7 +38,7 @@ it('closes open WebSocket subscriptions with 1001 and stops', async () => {
     await acct.api.post('/payment_links', { amount: 1000 });
     await server.stop();
     await subscribed;
-    expect(closeCode).toBe(1001);
+    expect(closeCode).toBe(1012);
   } finally {
     await client?.dispose();
   }

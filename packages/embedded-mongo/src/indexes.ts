@@ -375,15 +375,28 @@ export class Index {
 
 /**
  * A partial filter as tests on the BSON element of each field it names, for start-up's index builds:
- * `{ field: 'string' | boolean }` and `{ field: { $type: 'date' } }` on top-level fields, each as a
- * decoded document would be tested (undefined from a test: only a decode can tell, e.g. an array).
- * Undefined for any other filter.
+ * `{ field: 'string' | boolean }` and `{ field: { $type: 'date' } }` on top-level fields, and
+ * `{ 'a.b': { $exists: true } }` on a path through subdocuments (the test gets the element of its first
+ * part), each as a decoded document would be tested (undefined from a test: only a decode can tell, e.g.
+ * an array). Undefined for any other filter.
  */
 function bsonTests(filter: Doc | undefined): Array<[string, (buf: Buffer, el: number) => boolean | undefined]> | undefined {
   if (!filter) return [];
   const tests: Array<[string, (buf: Buffer, el: number) => boolean | undefined]> = [];
   for (const [field, want] of Object.entries(filter)) {
-    if (field.startsWith('$') || field.includes('.')) return undefined;
+    if (field.startsWith('$')) return undefined;
+    if (isPlainObject(want) && Object.keys(want).length === 1 && want.$exists === true) {
+      // A scalar or an empty array on the way is a missing value (elementAtPath), which $exists: true
+      // refuses; an array with elements on the way is left to a decode (its elements' fields count).
+      const parts = field.split('.').map((p) => Buffer.from(p, 'utf8'));
+      tests.push([field.split('.')[0]!, (buf, el) => {
+        if (el < 0) return false;
+        const at = elementAtPath(buf, el, parts);
+        return at === UNDECIDED ? undefined : at >= 0;
+      }]);
+      continue;
+    }
+    if (field.includes('.')) return undefined;
     if (typeof want === 'boolean' || (typeof want === 'string' && !want.includes('\ufffd'))) {
       const value = typeof want === 'boolean' ? want : Buffer.from(want, 'utf8');
       tests.push([field, (buf, el) => elementEquals(buf, el, value)]);

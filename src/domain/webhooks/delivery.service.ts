@@ -291,7 +291,9 @@ function startFirstAttempt(
     fromSweep || !spilling.has(delivery.account_id)
       ? scheduler.submit(
           attemptJob(delivery, async () => {
-            if (engineState !== 'running') return; // left PENDING: its lease lapses and a live process takes it
+            // Stopping: left PENDING for the next process, its lease released so that it is taken at once
+            // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
+            if (engineState !== 'running') return void (await spill(delivery));
             // Its event's insert failed: left PENDING too. The pending sweeper sends it when its lease lapses
             // (15 s); the outbox sweeper, which looks every second, will have stored the event again by then.
             if (stored && !(await stored.then(() => true, () => false))) return;

@@ -14,11 +14,17 @@ import {
 } from './delivery.service';
 import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpoint.service';
-import { closeWebhookAgents } from './webhookHttp';
+import { ATTEMPT_TIMEOUT_MS, closeWebhookAgents } from './webhookHttp';
 import type { WebhookTargetPolicy } from './targetResolver';
 
 const SWEEP_MS = 1_000;
-const STOP_WAIT_MS = 6_000;
+/**
+ * At stop, how long attempts in flight may take to finish and be recorded: an attempt is bounded by the
+ * 5 s request timeout (webhookHttp.ts), then its recording is a database write. One cut short would be
+ * sent again by the next process after the receiver took it (two deliveries), so the wait is longer than
+ * the attempt by a margin for a busy database; it ends as soon as nothing is in flight.
+ */
+const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 3_000;
 
 /**
  * Wires the delivery engine into the gateway: the event hook, the retry timers, the pending sweeper.
@@ -73,7 +79,8 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
       if (sweepTimer) clearInterval(sweepTimer);
       sweepTimer = null;
       if (sweeping) await sweeping;
-      // Attempts in flight finish (each is bounded by the 5 s timeout); queued ones stay PENDING.
+      // Attempts in flight finish and are recorded (each is bounded by the 5 s timeout); queued ones stay
+      // PENDING with their lease released, for the next process's sweeper.
       await Promise.race([deliveryQueueIdle(), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
       closeWebhookAgents();
     },
