@@ -6,6 +6,7 @@ import { logger } from '../../logger';
 import { updateOneBatched } from '../../db/batching';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
+import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
 /** Handlers, the claim of a due timer, and running one claimed timer (shared by the poller and clock advances). */
@@ -72,6 +73,15 @@ function timers(): mongo.Collection<TimerRecord> {
 
 function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lease_until' | 'claimed_at'> {
   return { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) };
+}
+
+/**
+ * After a step of the wall clock: the leases of the timers this process is running, counted again
+ * from now. Stamped before the step, they would look expired to other processes after a step forward
+ * (and be run a second time), or an hour long after a step back.
+ */
+export async function renewOwnLeases(): Promise<void> {
+  await timers().updateMany({ state: 'running', lease_owner: PROCESS_ID }, { $set: { lease_until: Date.now() + LEASE_MS } });
 }
 
 /** Claims the first due timer in `sort` order (one round trip): sandbox clock advances, which run in due order. */
@@ -159,6 +169,9 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
         $set: {
           state: failed ? 'failed' : 'scheduled',
           fire_at: Date.now() + backoff,
+          // Computed on this machine's wall clock, now: realigned with it if it steps.
+          clock_id: MACHINE_CLOCK,
+          clock_base: machineBase(),
           lease_owner: null,
           lease_until: 0,
           last_error: String((err as Error)?.stack ?? err).slice(0, 2_000),

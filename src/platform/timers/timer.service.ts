@@ -23,6 +23,7 @@ import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord } from './timer.model';
 import { armFastPath } from './timer.poller';
 import { accountOffsetMs } from './accountClock';
+import { machineBase, sameBase } from '../clock/machineClock';
 
 export interface ScheduleTimerInput {
   accountId: string | null;
@@ -66,12 +67,15 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
  */
 export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean; settled: Promise<void> }> {
   const id = input.dedupeKey ? dedupeTimerId(input.accountId, input.kind, input.dedupeKey) : newId('tmr');
+  // The wall clock's base as the due time was (just) computed on it: a step before the settle below
+  // is corrected there, one after it by the pollers' realignment (timer.poller.ts).
+  const clockBase = machineBase();
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset;
   try {
     await insertBatched(
       TimerModel,
-      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset }),
+      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset, clockBase }),
       input.acknowledge,
     );
   } catch (err) {
@@ -92,6 +96,13 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
         );
         effectiveFireAt = fireAt + offset - now;
       }
+    }
+    // The wall clock stepped since `fireAt` was computed: move it by the step, unless a poller's
+    // realignment did already (conditional on the base it was computed on, so it moves once).
+    const base = machineBase();
+    if (!sameBase(base, clockBase)) {
+      await TimerModel.updateOne({ _id: id, state: 'scheduled', clock_base: clockBase }, { $inc: { fire_at: base - clockBase }, $set: { clock_base: base } });
+      effectiveFireAt += base - clockBase;
     }
     armFastPath(effectiveFireAt);
   };
