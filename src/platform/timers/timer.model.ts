@@ -29,6 +29,11 @@ export interface TimerRecord {
    */
   clock_id?: string | null;
   clock_base?: number | null;
+  /**
+   * The base `due_at` was computed on, kept when `clock_base` is realigned: the handler's `now`, and
+   * the due times of what it schedules (computed from the payment's stored timestamps), are on it.
+   */
+  due_base?: number | null;
   state: TimerState;
   lease_owner: string | null;
   lease_until: number;
@@ -57,6 +62,7 @@ const timerSchema = new Schema<TimerRecord>(
     offset_ms: { type: Number, required: true, default: 0 },
     clock_id: { type: String, default: null },
     clock_base: { type: Number, default: null },
+    due_base: { type: Number, default: null },
     state: { type: String, required: true },
     lease_owner: { type: String, default: null },
     lease_until: { type: Number, required: true, default: 0 },
@@ -122,6 +128,8 @@ export function newTimerRecord(t: {
   offsetMs: number;
   /** machineBase() when `fireAt` was computed (default: now). */
   clockBase?: number;
+  /** The base `dueAt` is on (default: clockBase). */
+  dueBase?: number;
 }): TimerRecord {
   return {
     _id: t.id,
@@ -134,6 +142,7 @@ export function newTimerRecord(t: {
     offset_ms: t.offsetMs,
     clock_id: MACHINE_CLOCK,
     clock_base: t.clockBase ?? machineBase(),
+    due_base: t.dueBase ?? t.clockBase ?? machineBase(),
     state: 'scheduled',
     lease_owner: null,
     lease_until: 0,

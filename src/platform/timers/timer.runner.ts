@@ -1,5 +1,6 @@
 import { driverCollection } from '../../db/driverCollection';
 import crypto from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { mongo } from 'mongoose';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
@@ -42,6 +43,21 @@ export type TimerHandler = (timer: Timer, ctx: TimerContext) => Promise<void>;
 export type { TimerRecord };
 
 const handlers = new Map<string, TimerHandler>();
+
+/**
+ * The base of the wall clock (machineClock.ts) the running handler's times are on: its timer's
+ * `due_base`. A handler computes follow-ups from the payment's stored timestamps (the rail's +5 s is
+ * `created_at + 5 s`), which are on the clock as it was when they were written; after a step those are
+ * off today's clock by the step, and so is the follow-up's due time. The follow-up's timer records that
+ * base (insertTimer reads it here), and its fire time is moved by the step at once (the insertion's
+ * settle step), as a realignment would have moved it had it been scheduled before the step.
+ */
+const dueTimeline = new AsyncLocalStorage<number>();
+
+/** The base due times being scheduled now are on: the running handler's, else today's. */
+export function dueTimelineBase(): number {
+  return dueTimeline.getStore() ?? machineBase();
+}
 
 const LEASE_MS = 30_000;
 const MAX_ATTEMPTS = 25;
@@ -144,11 +160,14 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
     const due = new Date(rec.due_at);
     let now = due;
     let offsetMs: number | undefined;
+    const dueBase = rec.due_base ?? rec.clock_base ?? machineBase();
     if (!advancing) {
       offsetMs = !rec.account_id ? 0 : clock === 'claimed' && typeof rec.offset_ms === 'number' ? rec.offset_ms : await accountOffsetMs(rec.account_id);
-      now = new Date(Math.max(due.getTime(), Date.now() + offsetMs));
+      // The clock read on the due time's base: after a step forward, today's wall time would put the
+      // handler's timestamps (and its follow-ups' due times) an hour after its payment's.
+      now = new Date(Math.max(due.getTime(), Date.now() - (machineBase() - dueBase) + offsetMs));
     }
-    await handler(toTimer(rec), { now, advancing, offsetMs });
+    await dueTimeline.run(dueBase, () => handler(toTimer(rec), { now, advancing, offsetMs }));
     // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
     await updateOneBatched(
       TimerModel,

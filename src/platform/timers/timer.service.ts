@@ -24,6 +24,7 @@ import { TimerModel, newTimerRecord } from './timer.model';
 import { armFastPath } from './timer.poller';
 import { accountOffsetMs } from './accountClock';
 import { machineBase, sameBase } from '../clock/machineClock';
+import { dueTimelineBase } from './timer.runner';
 
 export interface ScheduleTimerInput {
   accountId: string | null;
@@ -47,6 +48,11 @@ export interface ScheduleTimerInput {
    * durable record of the timer exists already and outlives a lost insert (an outbox's pending timer).
    */
   acknowledge?: Acknowledge;
+  /**
+   * The base of the wall clock `dueAt` was computed on (machineClock.ts), when it was computed
+   * elsewhere than here (an outbox queues timers for later). Default: dueTimelineBase().
+   */
+  clockBase?: number;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -67,15 +73,18 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
  */
 export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean; settled: Promise<void> }> {
   const id = input.dedupeKey ? dedupeTimerId(input.accountId, input.kind, input.dedupeKey) : newId('tmr');
-  // The wall clock's base as the due time was (just) computed on it: a step before the settle below
-  // is corrected there, one after it by the pollers' realignment (timer.poller.ts).
+  // The base of the wall clock the due time was computed on (machineClock.ts), and today's: `fire_at`
+  // is stored on today's, so that no poller takes it for overdue (or for an hour away) meanwhile. A step
+  // between here and the settle below is corrected there, one after it by the pollers' realignment
+  // (timer.poller.ts).
+  const dueBase = input.clockBase ?? dueTimelineBase();
   const clockBase = machineBase();
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
-  const fireAt = input.dueAt.getTime() - offset;
+  const fireAt = input.dueAt.getTime() - offset + (clockBase - dueBase);
   try {
     await insertBatched(
       TimerModel,
-      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset, clockBase }),
+      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset, clockBase, dueBase }),
       input.acknowledge,
     );
   } catch (err) {
@@ -122,7 +131,7 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 }
 
 
-export { registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
+export { dueTimelineBase, registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
 export { startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere } from './timer.poller';
 export { useAccountClock, type AccountOffsetLookup } from './accountClock';
 export { runDueTimersForAccount, shiftAccountTimers } from './timer.span';
