@@ -25,7 +25,8 @@ interface WithDeadline {
 
 /** Starts the clock of one execution (one HTTP request, one WebSocket query or mutation). */
 export function startDeadline(context: object, ms: number): void {
-  (context as WithDeadline)[DEADLINE] = { at: Date.now() + ms, passed: false };
+  // An in-process interval: on the monotonic clock, which a step of the wall clock does not move.
+  (context as WithDeadline)[DEADLINE] = { at: performance.now() + ms, passed: false };
 }
 
 /** True once a resolver of this execution found its deadline passed. */
@@ -56,7 +57,7 @@ type AnyResolver = (parent: unknown, args: unknown, context: object, info: unkno
 function checked(resolve: AnyResolver): AnyResolver {
   return (parent, args, context, info) => {
     const deadline = (context as WithDeadline | undefined)?.[DEADLINE];
-    if (deadline !== undefined && Date.now() >= deadline.at) {
+    if (deadline !== undefined && performance.now() >= deadline.at) {
       deadline.passed = true;
       throw ApiError.invalid('Query took too long: execution was stopped');
     }

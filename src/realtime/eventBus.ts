@@ -609,8 +609,9 @@ async function startPolling(pollMs: number, startAfterSeq?: number): Promise<Sou
       seenAbove.add(doc.seq);
       publish(toStoredEvent(doc));
     }
-    // Advance the frontier over contiguous seen numbers, and over holes that waited long enough.
-    const now = Date.now();
+    // Advance the frontier over contiguous seen numbers, and over holes that waited long enough
+    // (an in-process wait: on the monotonic clock).
+    const now = performance.now();
     for (;;) {
       const next = frontier + 1;
       if (seenAbove.delete(next)) {

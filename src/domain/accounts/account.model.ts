@@ -19,7 +19,10 @@ export interface AccountRecord {
    */
   rate_count?: number;
   rate_window_end?: Date | null;
-  key_rates?: Record<string, { count: number; end: Date }>;
+  /** The window's end on the monotonic clock of the machine that opened it (src/domain/ratelimit/rateLimit.service.ts). */
+  rate_window_clock?: string | null;
+  rate_window_mono_end?: number | null;
+  key_rates?: Record<string, { count: number; end: Date; clock?: string; mono_end?: number }>;
   /**
    * Key id -> when it was revoked, for every revoked key of the account. Each request's count reads its
    * key's entry (domain/ratelimit), so a process that remembers a key (and no longer reads it) still
@@ -46,6 +49,8 @@ const accountSchema = new Schema<AccountRecord>(
     created_at: { type: Date, required: true },
     rate_count: { type: Number },
     rate_window_end: { type: Date },
+    rate_window_clock: { type: String },
+    rate_window_mono_end: { type: Number },
     // Key id -> { count, end }: written by the driver only (rateLimit.service.ts).
     key_rates: { type: Schema.Types.Mixed },
     // Key id -> revocation time: written by the driver only (rateLimit.service.ts).

@@ -46,6 +46,12 @@ export interface PendingTimer {
   payload: Record<string, unknown>;
   dedupe_key: string;
   queued_at: number;
+  /**
+   * The base of the wall clock `due_at` is on (src/platform/clock/machineClock.ts), as it was when the
+   * timer was queued: a step before it is inserted moves its fire time by the step. Absent in outboxes
+   * written before it: the base at insertion.
+   */
+  clock_base?: number;
 }
 
 export interface EventRecord extends EventBase {

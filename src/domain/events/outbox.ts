@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/accountTime';
 import { logger } from '../../logger';
-import { dedupeTimerId, insertTimer } from '../../platform/timers/timer.service';
+import { dedupeTimerId, dueTimelineBase, insertTimer } from '../../platform/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertBatched, updateOneBatched } from '../../db/batching';
 import { announceInserted, announceStoring, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
@@ -76,6 +76,9 @@ export interface TimerSpec {
 
 export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
   const queuedAt = Date.now();
+  // Taken here, where the due times were just computed (in a timer handler: on its due time's clock),
+  // not when they are inserted, after the write, from a queue that may run in another's context.
+  const clockBase = dueTimelineBase();
   return specs.map((t) => ({
     _id: dedupeTimerId(t.accountId, t.kind, t.dedupeKey),
     account_id: t.accountId,
@@ -85,6 +88,7 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
     payload: t.payload ?? {},
     dedupe_key: t.dedupeKey,
     queued_at: queuedAt,
+    clock_base: clockBase,
   }));
 }
 
@@ -206,6 +210,7 @@ async function moveOutbox(
         payload: t.payload,
         dedupeKey: t.dedupe_key,
         offsetMs: accountOffsetMs,
+        clockBase: t.clock_base,
         // Acknowledged once applied: the timer is in its outbox document, durably, until the outbox is
         // cleared after it (as for the events below); lost with a crash, it is scheduled again from there.
         acknowledge: 'applied',

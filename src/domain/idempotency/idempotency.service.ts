@@ -127,7 +127,9 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   const id = idempotencyScopeId(req);
   const bodyHash = bodyFingerprint(req.body);
-  const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
+  // How long this request waits: on the monotonic clock (a wall-clock step must not make it wait an
+  // hour or not at all). The lease below is stored, read by other processes: wall time.
+  const deadline = performance.now() + IDEMPOTENCY_WAIT_MS;
   let pollMs = POLL_FIRST_MS;
 
   for (;;) {
@@ -155,10 +157,10 @@ export async function runIdempotent(
       if (taken) return execute(id, owner, attemptOf(rec.object_suffix, true), req.requestId, fn);
       continue;
     }
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed. Retry later with the same key.');
     }
-    await waitForChange(id, Math.min(pollMs * (0.75 + Math.random() / 2), deadline - Date.now()));
+    await waitForChange(id, Math.min(pollMs * (0.75 + Math.random() / 2), deadline - performance.now()));
     pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
   }
 }

@@ -6,6 +6,9 @@ export interface RateLimitRecord {
   _id: string;
   count: number;
   window_end: Date;
+  /** The window's end on the monotonic clock of the machine that opened it (rateLimit.service.ts). */
+  window_clock?: string | null;
+  window_mono_end?: number | null;
 }
 
 const rateLimitSchema = new Schema<RateLimitRecord>(
@@ -13,6 +16,8 @@ const rateLimitSchema = new Schema<RateLimitRecord>(
     _id: { type: String, required: true },
     count: { type: Number, required: true },
     window_end: { type: Date, required: true },
+    window_clock: { type: String },
+    window_mono_end: { type: Number },
   },
   { versionKey: false, collection: 'rate_limits' },
 );

@@ -6,6 +6,7 @@ import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { AccountModel, type AccountClock, type AccountRecord } from '../accounts/account.model';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKey.model';
 import { RateLimitModel, type RateLimitRecord } from './rateLimit.model';
+import { MACHINE_CLOCK, machineBase } from '../../platform/clock/machineClock';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -21,6 +22,65 @@ export interface RateLimitDecision {
 }
 
 const WINDOW_MS = 60_000;
+
+/**
+ * Window ends and steps of the wall clock. A window's end is stored in wall time (`end`, what the
+ * TTL index and other machines read) and, beside it, on the monotonic clock of the machine that opened
+ * it (`mono_end`, with `clock` naming that machine: src/platform/clock/machineClock.ts). On that machine
+ * a window is open while the monotonic clock is before `mono_end`, so that a step of the wall clock
+ * neither keeps it open for an hour after a step back (the key locked out, or counting into a window
+ * that never ends) nor ends it at once after a step forward (a second allowance within the minute).
+ * Another machine, whose monotonic clock is another, judges it by `end` against its wall clock, as
+ * before. Windows stored without `clock` (before this) are judged by `end`.
+ *
+ * `nowMs` stays the callers' wall time (tests pass later times); its monotonic counterpart is
+ * `nowMs - machineBase()`, the same instant on the monotonic clock while the base is today's.
+ */
+interface WindowClock {
+  now: Date;
+  mono: number;
+  base: number;
+}
+
+function windowClock(nowMs: number): WindowClock {
+  const base = machineBase();
+  return { now: new Date(nowMs), mono: nowMs - base, base };
+}
+
+/** The fields of one stored window: its wall end, the machine whose monotonic clock `mono` is on, and its end on it. */
+interface WindowFields {
+  end: string;
+  clock: string;
+  mono: string;
+}
+
+const fieldsUnder = (prefix: string): WindowFields => ({ end: `${prefix}.end`, clock: `${prefix}.clock`, mono: `${prefix}.mono_end` });
+const ACCOUNT_WINDOW: WindowFields = { end: 'rate_window_end', clock: 'rate_window_clock', mono: 'rate_window_mono_end' };
+const BUCKET_WINDOW: WindowFields = { end: 'window_end', clock: 'window_clock', mono: 'window_mono_end' };
+
+/** Filter: the window is open at `t`. */
+function windowOpen(f: WindowFields, t: WindowClock): Record<string, unknown> {
+  return { $or: [{ [f.clock]: MACHINE_CLOCK, [f.mono]: { $gt: t.mono } }, { [f.clock]: { $ne: MACHINE_CLOCK }, [f.end]: { $gt: t.now } }] };
+}
+
+/** Filter: the window has ended at `t`, or was never opened. */
+function windowEnded(f: WindowFields, t: WindowClock): Record<string, unknown> {
+  return {
+    $or: [{ [f.end]: null }, { [f.clock]: MACHINE_CLOCK, [f.mono]: { $lte: t.mono } }, { [f.clock]: { $ne: MACHINE_CLOCK }, [f.end]: { $lte: t.now } }],
+  };
+}
+
+/** A new window's fields, opened at `t`. */
+function newWindow(t: WindowClock): { end: Date; clock: string; mono_end: number } {
+  return { end: new Date(t.now.getTime() + WINDOW_MS), clock: MACHINE_CLOCK, mono_end: t.mono + WINDOW_MS };
+}
+
+/** A stored window's end in today's wall time (on this machine: its monotonic end on today's base). */
+function realEndMs(w: { end: Date; clock?: string | null; mono_end?: number | null } | null | undefined, t: WindowClock): number {
+  if (!w) return t.now.getTime();
+  if (w.clock === MACHINE_CLOCK && typeof w.mono_end === 'number') return w.mono_end + t.base;
+  return w.end.getTime();
+}
 
 /**
  * Counts one request in `bucket`. The counter lives in the database so every gateway process shares
@@ -39,28 +99,33 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
 
 /** Adds `n` requests to `bucket`'s window (opening a new one when needed); the count after them. */
 async function countInBucket(bucket: string, n: number, nowMs: number): Promise<{ count: number; windowEndMs: number }> {
+  const t = windowClock(nowMs);
   for (let attempt = 0; attempt < 5; attempt++) {
-    const now = new Date(nowMs);
     const current = await bucketCollection().findOneAndUpdate(
-      { _id: bucket, window_end: { $gt: now } },
+      { _id: bucket, ...windowOpen(BUCKET_WINDOW, t) },
       { $inc: { count: n } },
       // A count lost with a crash or a failover lets a request or so more through: acknowledged once applied.
       { returnDocument: 'after', writeConcern: APPLIED_WRITE_CONCERN },
     );
-    if (current) return { count: current.count, windowEndMs: current.window_end.getTime() };
+    if (current) return { count: current.count, windowEndMs: realEndMs(bucketWindow(current), t) };
     try {
+      const w = newWindow(t);
       const opened = await bucketCollection().findOneAndUpdate(
-        { _id: bucket, window_end: { $lte: now } },
-        { $set: { count: n, window_end: new Date(nowMs + WINDOW_MS) } },
+        { _id: bucket, ...windowEnded(BUCKET_WINDOW, t) },
+        { $set: { count: n, window_end: w.end, window_clock: w.clock, window_mono_end: w.mono_end } },
         { returnDocument: 'after', upsert: true },
       );
-      if (opened) return { count: opened.count, windowEndMs: opened.window_end.getTime() };
+      if (opened) return { count: opened.count, windowEndMs: realEndMs(bucketWindow(opened), t) };
     } catch (err) {
       // Another request opened the window first: count in it.
       if (!isDuplicateKey(err)) throw err;
     }
   }
   throw new Error(`rate limit bucket ${bucket} is contended`);
+}
+
+function bucketWindow(d: RateLimitRecord): { end: Date; clock?: string | null; mono_end?: number | null } {
+  return { end: d.window_end, clock: d.window_clock, mono_end: d.window_mono_end };
 }
 
 export interface RateLimits {
@@ -111,7 +176,9 @@ export async function countKeyAndAccountRequest(
 ): Promise<CountedKeyRequest | null> {
   const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
   let known = keyOfHash.get(keyHash);
-  if (known && nowMs - known.readAtMs >= KEY_RECHECK_MS) {
+  // The age of what this process read: on the monotonic clock (machineClock.ts), not moved by a step.
+  const monoNow = nowMs - machineBase();
+  if (known && monoNow - known.readAtMs >= KEY_RECHECK_MS) {
     keyOfHash.delete(keyHash);
     known = undefined;
   }
@@ -119,7 +186,7 @@ export async function countKeyAndAccountRequest(
     const found = await findByFieldBatched<ApiKeyRecord>(ApiKeyModel, 'key_hash', keyHash);
     const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
     if (!key) return null;
-    known = { keyId: key._id, accountId: key.account_id, key, readAtMs: nowMs, refused: false };
+    known = { keyId: key._id, accountId: key.account_id, key, readAtMs: monoNow, refused: false };
   } else if (alongside && !known.refused) {
     // A key this process has counted, and let through last time: what the request reads next goes out
     // in this turn too, beside the count (alongside's caller uses it only if the count lets it through).
@@ -151,7 +218,7 @@ interface KnownKey {
   accountId: string;
   /** As read when it was unrevoked; only `revoked_at` ever changes, and the account's count says that. */
   key: ApiKeyRecord;
-  /** When this process read the key's record (ms), for KEY_RECHECK_MS. */
+  /** When this process read the key's record (ms, monotonic clock), for KEY_RECHECK_MS. */
   readAtMs: number;
   /** Whether its last count here refused it (429): a refused key's requests read nothing alongside their count. */
   refused: boolean;
@@ -239,16 +306,25 @@ async function countOnAccount(
   nowMs: number,
 ): Promise<{ account: AccountClock; revoked: boolean; keyCount: number; keyWindowEndMs: number; accountCount: number; accountWindowEndMs: number } | null> {
   const accounts = accountCollection();
-  const now = new Date(nowMs);
+  const t = windowClock(nowMs);
   const keyField = `key_rates.${keyId}`;
-  const ended = (field: string) => ({ $or: [{ [field]: null }, { [field]: { $lte: now } }] });
+  const keyWindowFields = fieldsUnder(keyField);
   for (let attempt = 0; attempt < 5; attempt++) {
     const doc = await accounts.findOneAndUpdate(
-      { _id: accountId, rate_window_end: { $gt: now }, [`${keyField}.end`]: { $gt: now } },
+      { _id: accountId, $and: [windowOpen(ACCOUNT_WINDOW, t), windowOpen(keyWindowFields, t)] },
       { $inc: { rate_count: n, [`${keyField}.count`]: n } },
       {
         returnDocument: 'after',
-        projection: { clock_offset_ms: 1, reference_entity: 1, rate_count: 1, rate_window_end: 1, [keyField]: 1, [`revoked_keys.${keyId}`]: 1 },
+        projection: {
+          clock_offset_ms: 1,
+          reference_entity: 1,
+          rate_count: 1,
+          rate_window_end: 1,
+          rate_window_clock: 1,
+          rate_window_mono_end: 1,
+          [keyField]: 1,
+          [`revoked_keys.${keyId}`]: 1,
+        },
         // Every request's first write: it does not wait for a journal commit. A count lost with a crash
         // or a failover lets a few requests more through; what it reads (the revocation mark) is durable.
         writeConcern: APPLIED_WRITE_CONCERN,
@@ -260,19 +336,27 @@ async function countOnAccount(
         account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity },
         revoked: accountRevokedKey(doc, keyId),
         keyCount: keyWindow.count,
-        keyWindowEndMs: keyWindow.end.getTime(),
+        keyWindowEndMs: realEndMs(keyWindow, t),
         accountCount: doc.rate_count ?? n,
-        accountWindowEndMs: (doc.rate_window_end ?? now).getTime(),
+        accountWindowEndMs: realEndMs(
+          doc.rate_window_end ? { end: doc.rate_window_end, clock: doc.rate_window_clock, mono_end: doc.rate_window_mono_end } : null,
+          t,
+        ),
       };
     }
     // A window has ended, or was never opened (the account's first request, the key's first): open it
     // at zero, conditional on its end so that two processes never both do, then count again. This
     // happens about once a minute per key.
-    const windowEnd = new Date(nowMs + WINDOW_MS);
+    const w = newWindow(t);
     const opened = await accounts.bulkWrite(
       [
-        { updateOne: { filter: { _id: accountId, ...ended('rate_window_end') }, update: { $set: { rate_count: 0, rate_window_end: windowEnd } } } },
-        { updateOne: { filter: { _id: accountId, ...ended(`${keyField}.end`) }, update: { $set: { [keyField]: { count: 0, end: windowEnd } } } } },
+        {
+          updateOne: {
+            filter: { _id: accountId, ...windowEnded(ACCOUNT_WINDOW, t) },
+            update: { $set: { rate_count: 0, rate_window_end: w.end, rate_window_clock: w.clock, rate_window_mono_end: w.mono_end } },
+          },
+        },
+        { updateOne: { filter: { _id: accountId, ...windowEnded(keyWindowFields, t) }, update: { $set: { [keyField]: { count: 0, ...w } } } } },
       ],
       { ordered: false },
     );
@@ -342,17 +426,20 @@ export async function pruneRevokedMarks(accountId: string, nowMs: number = Date.
  * the map grows.
  */
 export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): RateLimitDecision {
+  // In this process's memory: the window's end on the monotonic clock, which a wall-clock step does not move.
+  const base = machineBase();
+  const mono = nowMs - base;
   if (localWindows.size >= LOCAL_PRUNE_AT) {
-    for (const [b, w] of localWindows) if (w.windowEndMs <= nowMs) localWindows.delete(b);
+    for (const [b, w] of localWindows) if (w.monoEnd <= mono) localWindows.delete(b);
   }
   let w = localWindows.get(bucket);
-  if (!w || w.windowEndMs <= nowMs) localWindows.set(bucket, (w = { count: 0, windowEndMs: nowMs + WINDOW_MS }));
+  if (!w || w.monoEnd <= mono) localWindows.set(bucket, (w = { count: 0, monoEnd: mono + WINDOW_MS }));
   w.count += 1;
-  return decide(w.count, w.windowEndMs, limit, nowMs);
+  return decide(w.count, w.monoEnd + base, limit, nowMs);
 }
 
 const LOCAL_PRUNE_AT = 10_000;
-const localWindows = new Map<string, { count: number; windowEndMs: number }>();
+const localWindows = new Map<string, { count: number; monoEnd: number }>();
 
 function decide(count: number, windowEndMs: number, limit: number, nowMs: number): RateLimitDecision {
   return {

@@ -1,6 +1,7 @@
 import { findByFieldBatched } from '../../db/batching';
 import { AccountModel } from '../accounts/account.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
+import { machineBase } from '../../platform/clock/machineClock';
 
 /**
  * The webhook endpoints of the accounts this process delivers for, so that an event costs no read of
@@ -28,13 +29,16 @@ const cache = new Map<string, Entry>();
 
 /** The account's endpoints as of `version` (its `endpoints_version` as just read, 0 when absent) or later. */
 export async function accountEndpoints(accountId: string, version: number, nowMs: number = Date.now()): Promise<WebhookEndpointRecord[]> {
+  // The entry's age on the monotonic clock (src/platform/clock/machineClock.ts): a step of the wall
+  // clock neither keeps it for an hour nor drops it.
+  const mono = nowMs - machineBase();
   const hit = cache.get(accountId);
-  if (hit && hit.version === version && nowMs - hit.readAt < FRESH_MS) return hit.endpoints;
+  if (hit && hit.version === version && mono - hit.readAt < FRESH_MS) return hit.endpoints;
   // All of the account's endpoints, in one query batched with concurrent events' (filtered by the caller).
   const endpoints = await findByFieldBatched<WebhookEndpointRecord>(WebhookEndpointModel, 'account_id', accountId);
   cache.delete(accountId);
   if (cache.size >= MAX_ACCOUNTS) cache.delete(cache.keys().next().value!);
-  cache.set(accountId, { version, readAt: nowMs, endpoints });
+  cache.set(accountId, { version, readAt: mono, endpoints });
   return endpoints;
 }
 

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Config } from '../../config';
 import { ApiError } from '../../errors';
 import { classifyAddress } from './addressPolicy';
+import { monotonicMs } from '../../platform/clock/machineClock';
 
 /**
  * Where one gateway's webhooks may go and how their names resolve. src/server.ts builds it from the
@@ -134,7 +135,7 @@ export async function resolveWebhookTarget(url: URL, policy: WebhookTargetPolicy
   // Per policy and name servers: a gateway with other settings in the same process resolves for itself.
   const key = `${allowPrivateNetworks ? 'p' : 's'}:${dnsServers?.join(',') ?? ''}:${host.toLowerCase()}`;
   const hit = cache.get(key);
-  if (hit && Date.now() - hit.at < CACHE_MS) return { url, address: hit.address, family: hit.family };
+  if (hit && monotonicMs() - hit.at < CACHE_MS) return { url, address: hit.address, family: hit.family };
 
   const addresses = await resolveBoth(host, timeoutMs, dnsServers);
   if (addresses.length === 0) throw new TargetRefusedError(`${host} does not resolve`, true);
@@ -146,7 +147,8 @@ export async function resolveWebhookTarget(url: URL, policy: WebhookTargetPolicy
   }
   const first = addresses[0]!;
   if (cache.size > 10_000) cache.clear();
-  cache.set(key, { at: Date.now(), address: first.address, family: first.family });
+  // Its age on the monotonic clock: a wall-clock step neither keeps nor drops it.
+  cache.set(key, { at: monotonicMs(), address: first.address, family: first.family });
   return { url, address: first.address, family: first.family };
 }
 

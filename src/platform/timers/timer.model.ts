@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 
 /**
  * A durable timer. `due_at` is in the account's (sandbox clock) time; `fire_at` is the real time in ms
@@ -20,6 +21,19 @@ export interface TimerRecord {
   due_at: Date;
   fire_at: number;
   offset_ms: number;
+  /**
+   * The wall clock `fire_at` was computed on: the machine (MACHINE_CLOCK) and its base (`wall -
+   * monotonic`, src/platform/clock/machineClock.ts) then. When that machine's wall clock steps, its
+   * pollers move `fire_at` by the step (timer.poller.ts, realignAfterStep), so that the timer fires
+   * after the same real delay. Absent on timers stored before this field: never moved.
+   */
+  clock_id?: string | null;
+  clock_base?: number | null;
+  /**
+   * The base `due_at` was computed on, kept when `clock_base` is realigned: the handler's `now`, and
+   * the due times of what it schedules (computed from the payment's stored timestamps), are on it.
+   */
+  due_base?: number | null;
   state: TimerState;
   lease_owner: string | null;
   lease_until: number;
@@ -46,6 +60,9 @@ const timerSchema = new Schema<TimerRecord>(
     due_at: { type: Date, required: true },
     fire_at: { type: Number, required: true },
     offset_ms: { type: Number, required: true, default: 0 },
+    clock_id: { type: String, default: null },
+    clock_base: { type: Number, default: null },
+    due_base: { type: Number, default: null },
     state: { type: String, required: true },
     lease_owner: { type: String, default: null },
     lease_until: { type: Number, required: true, default: 0 },
@@ -109,6 +126,10 @@ export function newTimerRecord(t: {
   dueAt: Date;
   fireAt: number;
   offsetMs: number;
+  /** machineBase() when `fireAt` was computed (default: now). */
+  clockBase?: number;
+  /** The base `dueAt` is on (default: clockBase). */
+  dueBase?: number;
 }): TimerRecord {
   return {
     _id: t.id,
@@ -119,6 +140,9 @@ export function newTimerRecord(t: {
     due_at: t.dueAt,
     fire_at: t.fireAt,
     offset_ms: t.offsetMs,
+    clock_id: MACHINE_CLOCK,
+    clock_base: t.clockBase ?? machineBase(),
+    due_base: t.dueBase ?? t.clockBase ?? machineBase(),
     state: 'scheduled',
     lease_owner: null,
     lease_until: 0,

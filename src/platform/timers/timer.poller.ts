@@ -1,5 +1,7 @@
 import { logger } from '../../logger';
-import { claimBatch, runClaimed } from './timer.runner';
+import { claimBatch, renewOwnLeases, runClaimed } from './timer.runner';
+import { MACHINE_CLOCK, STEP_TOLERANCE_MS, machineBase, monotonicMs, wallClockSteps } from '../clock/machineClock';
+import { TimerModel } from './timer.model';
 import { useAccountClock, type AccountOffsetLookup } from './accountClock';
 
 /**
@@ -48,8 +50,10 @@ interface ServiceState {
   wakeups: Map<number, NodeJS.Timeout>;
   /** The last claim filled every free slot, so more timers may be due than were taken. */
   backlog: boolean;
-  /** Real time (ms) of the next look for expired leases. */
+  /** Monotonic time (ms, machineClock.ts) of the next look for expired leases. */
   recoverAt: number;
+  /** wallClockSteps() as of the last realignment. */
+  stepsSeen: number;
 }
 
 let service: ServiceState | null = null;
@@ -70,6 +74,7 @@ export function startTimerService(opts: { accountOffsetMs: AccountOffsetLookup; 
     wakeups: new Map(),
     backlog: false,
     recoverAt: 0,
+    stepsSeen: wallClockSteps(),
   };
   service = s;
   s.interval.unref();
@@ -148,15 +153,71 @@ export function pollNow(): Promise<void> {
   return s.polling;
 }
 
+/**
+ * How long, after a step of the wall clock, no expired lease is taken over: every process renews its
+ * own leases as it sees the step (at its next poll), and a lease stamped before a step forward looks
+ * expired until then. Longer than a renewal period (LEASE_MS / 3 = 10 s), so a process that polls no
+ * timers renews too.
+ */
+const RECOVERY_HOLD_AFTER_STEP_MS = 12_000;
+
+/**
+ * When the wall clock steps (NTP, an operator, a resumed VM), the scheduled timers of this machine
+ * are moved by the step, so that each fires after the real delay it was scheduled with.
+ *
+ * The rule. A timer stores its due time in wall time (`fire_at`, with `due_at` in account time: what
+ * the payment shows) and the base of the wall clock it was computed on (`clock_base`, machineClock.ts).
+ * It is due when `fire_at <= Date.now()` **and** `fire_at` is on today's base: before claiming, each
+ * poll reads the base (a few ns), and after a step moves every scheduled timer of this machine still on
+ * another base by the difference (one pipeline update, conditional on the old base, so that two
+ * processes seeing the same step move each timer once). So, with `d` the real delay it was scheduled
+ * with, a timer fires at `d` after it was scheduled on the machine's monotonic clock, whatever steps
+ * happened meanwhile:
+ * - after a step back of 1 h it would otherwise wait `d` + 1 h (`fire_at` an hour in the future);
+ * - after a step forward of 1 h it would otherwise fire at once, `d` early (`fire_at` an hour ago).
+ * Waiting for the wall due time alone is late after a step back; waiting for the monotonic delay alone
+ * (or either of the two) fires early after a step forward, and a delay held in one process's memory is
+ * lost with the process: the stored wall time, moved with the clock, is neither, and every process of
+ * the machine and the next one after a restart agree on it. Lateness: the poll after the step (every
+ * TIMER_POLL_MS, or the wake-up armed for the timer, which waits on the monotonic clock) plus one update.
+ * Timestamps keep wall time: a handler's `now` is still the later of its due time and the clock.
+ *
+ * Not covered: a step between the moment a due time is computed and the timer's insertion (the
+ * insertion's own check, timer.service.ts, covers a step after it starts); timers of another machine
+ * (their `fire_at` is on that machine's clock, which did not step); a step while no process of this
+ * machine runs a poller.
+ */
+async function realignAfterStep(s: ServiceState): Promise<void> {
+  const base = machineBase();
+  const res = await TimerModel.updateMany(
+    {
+      state: 'scheduled',
+      clock_id: MACHINE_CLOCK,
+      $or: [{ clock_base: { $lt: base - STEP_TOLERANCE_MS } }, { clock_base: { $gt: base + STEP_TOLERANCE_MS } }],
+    },
+    [{ $set: { fire_at: { $add: ['$fire_at', { $subtract: [base, '$clock_base'] }] }, clock_base: base } }],
+    { updatePipeline: true },
+  );
+  await renewOwnLeases();
+  s.recoverAt = monotonicMs() + RECOVERY_HOLD_AFTER_STEP_MS;
+  logger.warn({ clockBase: base, timersMoved: res.modifiedCount }, 'the wall clock stepped: scheduled timers moved with it');
+}
+
 async function pollOnce(s: ServiceState): Promise<void> {
   while (!s.stopping && s.running.size < s.concurrency) {
+    const steps = wallClockSteps();
+    if (steps !== s.stepsSeen) {
+      s.stepsSeen = steps;
+      await realignAfterStep(s);
+      continue;
+    }
     const free = s.concurrency - s.running.size;
     const now = Date.now();
     let batch = await claimBatch({ state: 'scheduled', fire_at: { $lte: now } }, CLAIM_ORDER, free);
     let clock: 'claimed' | 'read' = 'claimed';
     // Leases of processes that died mid-handler: they last 30 s, so a look every second is plenty.
-    if (batch.length === 0 && now >= s.recoverAt) {
-      s.recoverAt = now + RECOVERY_EVERY_MS;
+    if (batch.length === 0 && monotonicMs() >= s.recoverAt) {
+      s.recoverAt = monotonicMs() + RECOVERY_EVERY_MS;
       batch = await claimBatch({ state: 'running', lease_until: { $lte: now } }, RECOVERY_ORDER, free);
       clock = 'read';
     }

@@ -1,11 +1,13 @@
 import { driverCollection } from '../../db/driverCollection';
 import crypto from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { mongo } from 'mongoose';
 import { PROCESS_ID } from '../../processId';
 import { logger } from '../../logger';
 import { updateOneBatched } from '../../db/batching';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
+import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 import { TimerModel, type TimerRecord } from './timer.model';
 
 /** Handlers, the claim of a due timer, and running one claimed timer (shared by the poller and clock advances). */
@@ -42,6 +44,21 @@ export type { TimerRecord };
 
 const handlers = new Map<string, TimerHandler>();
 
+/**
+ * The base of the wall clock (machineClock.ts) the running handler's times are on: its timer's
+ * `due_base`. A handler computes follow-ups from the payment's stored timestamps (the rail's +5 s is
+ * `created_at + 5 s`), which are on the clock as it was when they were written; after a step those are
+ * off today's clock by the step, and so is the follow-up's due time. The follow-up's timer records that
+ * base (insertTimer reads it here), and its fire time is moved by the step at once (the insertion's
+ * settle step), as a realignment would have moved it had it been scheduled before the step.
+ */
+const dueTimeline = new AsyncLocalStorage<number>();
+
+/** The base due times being scheduled now are on: the running handler's, else today's. */
+export function dueTimelineBase(): number {
+  return dueTimeline.getStore() ?? machineBase();
+}
+
 const LEASE_MS = 30_000;
 const MAX_ATTEMPTS = 25;
 
@@ -72,6 +89,15 @@ function timers(): mongo.Collection<TimerRecord> {
 
 function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lease_until' | 'claimed_at'> {
   return { state: 'running', lease_owner: PROCESS_ID, lease_until: now + LEASE_MS, claimed_at: new Date(now) };
+}
+
+/**
+ * After a step of the wall clock: the leases of the timers this process is running, counted again
+ * from now. Stamped before the step, they would look expired to other processes after a step forward
+ * (and be run a second time), or an hour long after a step back.
+ */
+export async function renewOwnLeases(): Promise<void> {
+  await timers().updateMany({ state: 'running', lease_owner: PROCESS_ID }, { $set: { lease_until: Date.now() + LEASE_MS } });
 }
 
 /** Claims the first due timer in `sort` order (one round trip): sandbox clock advances, which run in due order. */
@@ -134,11 +160,14 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
     const due = new Date(rec.due_at);
     let now = due;
     let offsetMs: number | undefined;
+    const dueBase = rec.due_base ?? rec.clock_base ?? machineBase();
     if (!advancing) {
       offsetMs = !rec.account_id ? 0 : clock === 'claimed' && typeof rec.offset_ms === 'number' ? rec.offset_ms : await accountOffsetMs(rec.account_id);
-      now = new Date(Math.max(due.getTime(), Date.now() + offsetMs));
+      // The clock read on the due time's base: after a step forward, today's wall time would put the
+      // handler's timestamps (and its follow-ups' due times) an hour after its payment's.
+      now = new Date(Math.max(due.getTime(), Date.now() - (machineBase() - dueBase) + offsetMs));
     }
-    await handler(toTimer(rec), { now, advancing, offsetMs });
+    await dueTimeline.run(dueBase, () => handler(toTimer(rec), { now, advancing, offsetMs }));
     // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
     await updateOneBatched(
       TimerModel,
@@ -159,6 +188,9 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
         $set: {
           state: failed ? 'failed' : 'scheduled',
           fire_at: Date.now() + backoff,
+          // Computed on this machine's wall clock, now: realigned with it if it steps.
+          clock_id: MACHINE_CLOCK,
+          clock_base: machineBase(),
           lease_owner: null,
           lease_until: 0,
           last_error: String((err as Error)?.stack ?? err).slice(0, 2_000),

@@ -23,6 +23,8 @@ import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord } from './timer.model';
 import { armFastPath } from './timer.poller';
 import { accountOffsetMs } from './accountClock';
+import { machineBase, sameBase } from '../clock/machineClock';
+import { dueTimelineBase } from './timer.runner';
 
 export interface ScheduleTimerInput {
   accountId: string | null;
@@ -46,6 +48,11 @@ export interface ScheduleTimerInput {
    * durable record of the timer exists already and outlives a lost insert (an outbox's pending timer).
    */
   acknowledge?: Acknowledge;
+  /**
+   * The base of the wall clock `dueAt` was computed on (machineClock.ts), when it was computed
+   * elsewhere than here (an outbox queues timers for later). Default: dueTimelineBase().
+   */
+  clockBase?: number;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -66,12 +73,18 @@ export async function scheduleTimer(input: ScheduleTimerInput): Promise<{ id: st
  */
 export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: string; created: boolean; settled: Promise<void> }> {
   const id = input.dedupeKey ? dedupeTimerId(input.accountId, input.kind, input.dedupeKey) : newId('tmr');
+  // The base of the wall clock the due time was computed on (machineClock.ts), and today's: `fire_at`
+  // is stored on today's, so that no poller takes it for overdue (or for an hour away) meanwhile. A step
+  // between here and the settle below is corrected there, one after it by the pollers' realignment
+  // (timer.poller.ts).
+  const dueBase = input.clockBase ?? dueTimelineBase();
+  const clockBase = machineBase();
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
-  const fireAt = input.dueAt.getTime() - offset;
+  const fireAt = input.dueAt.getTime() - offset + (clockBase - dueBase);
   try {
     await insertBatched(
       TimerModel,
-      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset }),
+      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset, clockBase, dueBase }),
       input.acknowledge,
     );
   } catch (err) {
@@ -93,6 +106,13 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
         effectiveFireAt = fireAt + offset - now;
       }
     }
+    // The wall clock stepped since `fireAt` was computed: move it by the step, unless a poller's
+    // realignment did already (conditional on the base it was computed on, so it moves once).
+    const base = machineBase();
+    if (!sameBase(base, clockBase)) {
+      await TimerModel.updateOne({ _id: id, state: 'scheduled', clock_base: clockBase }, { $inc: { fire_at: base - clockBase }, $set: { clock_base: base } });
+      effectiveFireAt += base - clockBase;
+    }
     armFastPath(effectiveFireAt);
   };
   const settled = settle();
@@ -111,7 +131,7 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 }
 
 
-export { registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
+export { dueTimelineBase, registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
 export { startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere } from './timer.poller';
 export { useAccountClock, type AccountOffsetLookup } from './accountClock';
 export { runDueTimersForAccount, shiftAccountTimers } from './timer.span';

@@ -1,4 +1,5 @@
 import { TimerModel } from './timer.model';
+import { monotonicMs } from '../clock/machineClock';
 import { pollNow } from './timer.poller';
 import { claim, runClaimed } from './timer.runner';
 
@@ -15,7 +16,8 @@ export async function runDueTimersForAccount(
   opts: { afterEach?: () => Promise<void>; maxWaitMs?: number } = {},
 ): Promise<number> {
   const failed: string[] = [];
-  const waitUntil = Date.now() + (opts.maxWaitMs ?? 30_000);
+  // In-process wait: on the monotonic clock, which a step of the wall clock does not move.
+  const waitUntil = monotonicMs() + (opts.maxWaitMs ?? 30_000);
   let ran = 0;
   for (;;) {
     const filter: Record<string, unknown> = { account_id: accountId, state: 'scheduled', due_at: { $lte: upTo } };
@@ -34,7 +36,7 @@ export async function runDueTimersForAccount(
       due_at: { $lte: upTo },
       lease_until: { $gt: Date.now() },
     });
-    if (!busy || Date.now() > waitUntil) return ran;
+    if (!busy || monotonicMs() > waitUntil) return ran;
     await new Promise((r) => setTimeout(r, 10));
   }
 }
