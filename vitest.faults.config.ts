@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { workspaceAliases } from './vitest.config';
+import { workspaceAliases } from './vitest.config.ts';
 
 /**
  * The fault and fuzz suite (`npm run test:faults`): crashes under load, two processes on one database,

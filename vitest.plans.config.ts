@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { workspaceAliases } from './vitest.config';
+import { workspaceAliases } from './vitest.config.ts';
 
 /**
  * The query-plan test (`npm run test:plans`): seeds a gateway, records every query shape it sends and
