@@ -130,7 +130,7 @@ describe('pgw resend <event_id>', () => {
     expect(filtered.stderr).toContain(`endpoint ${endpoint.id}: no delivery of ${created}`);
   });
 
-  it('an unknown event is resource_not_found, nowhere to send is no_target, a malformed id a usage error', async () => {
+  it('an unknown event is resource_not_found, nowhere to send no_target, a malformed id a usage error, a bad key authentication_failed', async () => {
     const account = await createAccount(gw.baseUrl);
     const unknown = await runPgw(['resend', 'evt_doesnotexist000000000000', ...flags(account)], gw.config.env);
     expect(unknown.code).toBe(1);
@@ -144,5 +144,9 @@ describe('pgw resend <event_id>', () => {
 
     const malformed = await runPgw(['resend', 'pay_123', ...flags(account)], gw.config.env);
     expect(malformed.code).toBe(2);
+
+    const refused = await runPgw(['resend', event, '--api-key', 'sk_test_never_made_000000000000', '--base-url', gw.baseUrl], gw.config.env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: authentication_failed: /m);
   });
 });

@@ -3,7 +3,7 @@ import { accountIdOf, apiClient } from '../api';
 import { configDir } from '../configStore';
 import { resolveConnection, type Connection, type ConnectionFlags } from '../connection';
 import { apiFailure, UsageError } from '../errors';
-import { EventSocket, PAGE_SIZE, type GatewayEvent } from '../eventSocket';
+import { EventSocket, graphqlWsUrl, PAGE_SIZE, type GatewayEvent } from '../eventSocket';
 import { ask, listenerSockets, type ResendAnswer } from '../listen/control';
 import { listenerSocketPrefix } from '../listen/listenFiles';
 import { createOutput, paintStatus, type Output } from '../output';
@@ -89,7 +89,10 @@ async function findEvent(conn: Connection, id: string): Promise<GatewayEvent | n
     return null;
   } catch (err) {
     if (err instanceof Error && err.message === 'connection closed') {
-      throw apiFailure('connection_error', `${conn.baseUrl}/graphql: the connection closed before the events were read`);
+      // Why it closed: a refused key is said as such; anything else names the URL that failed.
+      const end = await socket.ended;
+      if ('fatal' in end) throw end.fatal;
+      throw apiFailure('connection_error', `${graphqlWsUrl(conn.baseUrl)}: ${end.retry}, before the events were read`);
     }
     throw err;
   } finally {
