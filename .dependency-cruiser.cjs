@@ -99,12 +99,16 @@ module.exports = {
         'The gateway imports a workspace package by its name (@pgw/embedded-mongo, @pgw/client), never by ' +
         'a relative path into packages/, so the package keeps its own exports.',
       from: { path: '^src/' },
-      // By name, a workspace package resolves as 'aliased-workspace'; by a relative path, only as 'local'.
-      to: { path: '^packages/', dependencyTypesNot: ['aliased-workspace'] },
+      // By name, a workspace package resolves as 'aliased-workspace' (or, for @pgw/client, whose exports
+      // point at dist/, through tsconfig.json's paths to its source: 'aliased-tsconfig-paths'); by a
+      // relative path, only as 'local'.
+      to: { path: '^packages/', dependencyTypesNot: ['aliased-workspace', 'aliased-tsconfig-paths'] },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // A package's build output (npm pack of @pgw/client) is not source.
+    exclude: { path: '^packages/[^/]+/dist/' },
     // Type-only imports count: a circle of types is still a circle for the reader.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

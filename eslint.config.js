@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'data/**', 'test-artifacts/**', 'bench/.tmp/**', 'packages/*/src/generated/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'generated/**', 'data/**', 'test-artifacts/**', 'bench/.tmp/**', 'packages/*/src/generated/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

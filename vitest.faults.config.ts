@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from './vitest.config.ts';
 
 /**
  * The fault and fuzz suite (`npm run test:faults`): crashes under load, two processes on one database,
@@ -6,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * regular `npm test` does not run them; each file starts its own servers and child processes.
  */
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     include: ['test/faults/**/*.fault.ts'],
     pool: 'forks',

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from './vitest.config.ts';
 
 /**
  * The query-plan test (`npm run test:plans`): seeds a gateway, records every query shape it sends and
@@ -6,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * `npm test`, merging the shapes the integration suites recorded (PGW_QUERY_SHAPES_MERGE).
  */
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     include: ['test/plans/**/*.test.ts'],
     pool: 'forks',

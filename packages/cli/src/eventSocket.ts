@@ -130,6 +130,11 @@ export class EventSocket {
     });
   }
 
+  /** Closes the connection (a one-off lookup is done). */
+  close(): void {
+    this.end({ retry: 'closed by pgw', immediately: true });
+  }
+
   /** Ends the connection because of what a task on it met: a gateway refusal, or anything else (retried). */
   fail(err: unknown): void {
     if (err instanceof PgwError) this.end(endOfErrors(err));

@@ -1,15 +1,18 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CLI_VERSION } from './api';
-import { clockAdvance } from './commands/clock';
+import { clockAdvance, clockShow } from './commands/clock';
 import { eventsTail } from './commands/eventsTail';
 import { listen } from './commands/listen';
 import { login } from './commands/login';
 import { logsTail } from './commands/logsTail';
+import { resend } from './commands/resend';
 import { reset } from './commands/reset';
 import { trigger } from './commands/trigger';
 import { EXIT, reportFailure } from './errors';
 import { EVENT_TYPES } from './eventTypes';
-import { SCENARIOS } from './scenarios';
+import { DEFAULT_FORWARD_RETRIES, MAX_FORWARD_RETRIES } from './listen/forwarder';
+import { collect } from './overrides';
+import { SCENARIO_AMOUNT, SCENARIOS } from './scenarios';
 
 /** The options every command that talks to the gateway takes (resolution order in connection.ts). */
 function withConnection(cmd: Command, json = true): Command {
@@ -39,7 +42,8 @@ export function buildProgram(): Command {
       .command('listen')
       .description("forward the account's events to a local URL, signed with a local secret printed first")
       .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:4242/webhooks')
-      .option('--events <types>', `comma-separated event types (default all): ${Object.keys(EVENT_TYPES).join(', ')}`),
+      .option('--events <types>', `comma-separated event types (default all): ${Object.keys(EVENT_TYPES).join(', ')}`)
+      .option('--retries <n>', `more attempts for a forward without a 2xx, waiting 1 s, 2 s, 4 s… (default ${DEFAULT_FORWARD_RETRIES}, at most ${MAX_FORWARD_RETRIES})`),
   ).action((opts) => {
     untilInterrupted();
     return listen(opts);
@@ -49,16 +53,32 @@ export function buildProgram(): Command {
     program
       .command('trigger')
       .description('run a sandbox scenario to its final state')
-      .argument('<scenario>', Object.keys(SCENARIOS).join(', ')),
+      .argument('<scenario>', Object.keys(SCENARIOS).join(', '))
+      .option('--amount <aoa>', `amount in AOA, a whole number (default ${SCENARIO_AMOUNT})`)
+      .option('--mobile <number>', "express customer's mobile, 9 and 8 digits (default: the scenario's sandbox number)")
+      .option('--metadata <key=value>', 'metadata of the payment intent; repeat for more keys', collect, []),
   ).action(trigger);
 
-  const events = program.command('events').description("the account's events");
   withConnection(
-    events.command('tail').description('print events as they happen').option('--events <types>', 'comma-separated event types (default all)'),
-  ).action((opts) => {
-    untilInterrupted();
-    return eventsTail(opts);
-  });
+    program
+      .command('resend')
+      .description('send an event again: to every running `pgw listen` of this account, and to the endpoints that had a delivery of it')
+      .argument('<event_id>', 'evt_…')
+      .option('--endpoint <id>', 'only this webhook endpoint (whe_…), no listener')
+      .option('--listeners-only', 'only the running `pgw listen` processes, no endpoint'),
+  ).action(resend);
+
+  // `pgw tail` is `pgw events tail` (what integrators type first).
+  const events = program.command('events').description("the account's events");
+  for (const [parent, name, description] of [
+    [events, 'tail', 'print events as they happen'],
+    [program, 'tail', 'print events as they happen (the same as `pgw events tail`)'],
+  ] as const) {
+    withConnection(parent.command(name).description(description).option('--events <types>', 'comma-separated event types (default all)')).action((opts) => {
+      untilInterrupted();
+      return eventsTail(opts);
+    });
+  }
 
   const logs = program.command('logs').description('request logs of this key');
   withConnection(logs.command('tail').description('print requests made with this key as they are logged')).action((opts) => {
@@ -66,7 +86,9 @@ export function buildProgram(): Command {
     return logsTail(opts);
   });
 
-  const clock = program.command('clock').description("the account's sandbox clock");
+  // `pgw clock` alone shows the clock (its default subcommand).
+  const clock = program.command('clock').description("the account's sandbox clock: `pgw clock` shows it, `pgw clock advance <duration>` moves it");
+  withConnection(clock.command('show', { isDefault: true }).description("show the account's sandbox clock and how far ahead of real time it is")).action(clockShow);
   withConnection(
     clock.command('advance').description('move the clock forward; due timers fire').argument('<duration>', '90s, 30m, 72h, 2d, 1h30m or seconds'),
   ).action(clockAdvance);

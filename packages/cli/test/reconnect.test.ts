@@ -54,12 +54,15 @@ describe('pgw listen across a dropped connection', () => {
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === before.id));
 
     await proxy.cut();
-    await listener.errLine((l) => l.includes('reconnecting'));
+    // The drop names the URL it lost; the reconnection is said too, with what it caught up.
+    const ws = `${proxy.url().replace('http:', 'ws:')}/graphql`;
+    expect(await listener.errLine((l) => l.includes('reconnecting'))).toContain(ws);
     const during = JSON.parse((await runPgw(['trigger', 'express.rejected', ...direct], gw.config.env)).stdout);
     expect(receiver.received.some((d) => d.event.data.id === during.id)).toBe(false);
 
     await proxy.restore();
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.failed' && d.event.data.id === during.id));
+    expect(await listener.errLine((l) => l.startsWith('reconnected to'))).toMatch(new RegExp(`^reconnected to ${ws}; caught up [1-9]\\d* events? missed meanwhile$`));
     const after = JSON.parse((await runPgw(['trigger', 'express.succeeded', ...direct], gw.config.env)).stdout);
     await receiver.until((r) => r.some((d) => d.event.type === 'payment.succeeded' && d.event.data.id === after.id));
 

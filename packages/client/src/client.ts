@@ -1,9 +1,9 @@
 import createFetchClient, { type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
-import { operations, type ClientOperationSpec } from './generated/operations';
-import { PgwError } from './errors';
-import { retryingFetch, type RetryOptions } from './retry';
-import type { ClientPaths } from './types';
+import { operations, type ClientOperationSpec } from './generated/operations.js';
+import { PgwError } from './errors.js';
+import { retryingFetch, type RetryOptions } from './retry.js';
+import type { ClientPaths } from './types.js';
 
 export interface PgwClientOptions {
   /** The gateway's root URL (PUBLIC_BASE_URL), without /v1. Default http://localhost:3000. */
@@ -33,10 +33,38 @@ export type PgwMethod<M extends HttpMethod, Paths extends Record<string, Record<
   ...init: InitParam<Init>
 ) => Promise<Success<FetchResponse<Paths[P][M], Init, MediaType>>>;
 
+/** GET routes that page with `starting_after` (the id of the last item of the previous page). */
+export type PaginatedPath = {
+  [P in PathsWithMethod<ClientPaths, 'get'>]: ClientPaths[P]['get'] extends { parameters: { query?: { starting_after?: string } } }
+    ? ClientPaths[P]['get'] extends { responses: { 200: { content: { 'application/json': { data: unknown[] } } } } }
+      ? P
+      : never
+    : never;
+}[PathsWithMethod<ClientPaths, 'get'>];
+
+/** One item of the list a paginated route answers. */
+export type ListItem<P extends PaginatedPath> = ClientPaths[P]['get'] extends {
+  responses: { 200: { content: { 'application/json': { data: (infer T)[] } } } };
+}
+  ? T
+  : never;
+
+/** The query of a paginated route, without the cursor (the iterator sets it). */
+export type PaginateQuery<P extends PaginatedPath> = ClientPaths[P]['get'] extends { parameters: { query?: infer Q } }
+  ? Omit<NonNullable<Q>, 'starting_after'>
+  : never;
+
 export interface PgwClient {
   GET: PgwMethod<'get'>;
   POST: PgwMethod<'post'>;
   DELETE: PgwMethod<'delete'>;
+  /**
+   * Every item of a list, page after page, for `for await`: `for await (const p of
+   * client.paginate('/payment_intents', { query: { status: 'SUCCEEDED' } })) …`. Each page is one GET
+   * (with `limit` when given) continued with `starting_after` = the last item's id, until an answer says
+   * `has_more: false`, is shorter than `limit`, or is empty. Errors are thrown as PgwError.
+   */
+  paginate<P extends PaginatedPath>(path: P, init?: { query?: PaginateQuery<P> }): AsyncIterable<ListItem<P>>;
   /** The root URL the client talks to. */
   readonly baseUrl: string;
 }
@@ -52,7 +80,21 @@ const byRoute = new Map<string, ClientOperationSpec>(
  */
 export function createClient(options: PgwClientOptions = {}): PgwClient {
   const baseUrl = (options.baseUrl ?? 'http://localhost:3000').replace(/\/+$/, '');
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  // A request that got no answer names the URL it was sent to (with the underlying reason: refused,
+  // DNS, reset), so that `connection_error` says which server could not be reached.
+  const send = async (request: Request): Promise<Response> => {
+    try {
+      return await fetchImpl(request);
+    } catch (err) {
+      throw new PgwError({
+        status: 0,
+        code: 'connection_error',
+        message: `${request.method} ${request.url}: no response (${noResponseReason(err)})`,
+        cause: err,
+      });
+    }
+  };
   const inner = createFetchClient<ClientPaths>({
     baseUrl: `${baseUrl}/v1`,
     fetch: retryingFetch(send, options.retry),
@@ -76,7 +118,7 @@ export function createClient(options: PgwClientOptions = {}): PgwClient {
         throw new PgwError({
           status: 0,
           code: 'connection_error',
-          message: `${method} ${url}: no response (${err instanceof Error ? err.message : String(err)})`,
+          message: `${method} ${op?.root ? baseUrl : `${baseUrl}/v1`}${url}: no response (${noResponseReason(err)})`,
           cause: err,
         });
       }
@@ -84,12 +126,37 @@ export function createClient(options: PgwClientOptions = {}): PgwClient {
       return { data: result.data, response: result.response };
     };
 
+  const GET = call('GET') as PgwMethod<'get'>;
+  async function* paginate(path: string, init: { query?: Record<string, unknown> } = {}): AsyncGenerator<unknown> {
+    const limit = typeof init.query?.limit === 'number' ? init.query.limit : null;
+    let after: string | undefined;
+    for (;;) {
+      const query = { ...init.query, ...(after === undefined ? {} : { starting_after: after }) };
+      const { data } = (await (GET as (p: string, i: object) => Promise<{ data: { data: { id: string }[]; has_more?: boolean } }>)(path, {
+        params: { query },
+      })) as { data: { data: { id: string }[]; has_more?: boolean } };
+      yield* data.data;
+      const last = data.data.at(-1);
+      if (!last || data.has_more === false || (limit !== null && data.data.length < limit)) return;
+      after = last.id;
+    }
+  }
+
   return {
-    GET: call('GET') as PgwMethod<'get'>,
+    GET,
     POST: call('POST') as PgwMethod<'post'>,
     DELETE: call('DELETE') as PgwMethod<'delete'>,
+    paginate: paginate as PgwClient['paginate'],
     baseUrl,
   };
+}
+
+/** Why a request got no answer: the system's reason (`connect ECONNREFUSED 127.0.0.1:3000`) over fetch's `fetch failed`. */
+function noResponseReason(err: unknown): string {
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause instanceof Error && cause.message) return cause.message;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
+  return err instanceof Error ? err.message : String(err);
 }
 
 function hasIdempotencyKey(init: Record<string, any>): boolean {

@@ -1,4 +1,4 @@
-import { parseRetryAfter } from './errors';
+import { parseRetryAfter } from './errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 2; 0 turns retrying off). */

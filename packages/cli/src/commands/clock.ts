@@ -19,3 +19,28 @@ export async function clockAdvance(duration: string, opts: ConnectionFlags & { j
   if (out.json) return out.object(clock);
   out.line(`sandbox clock advanced ${seconds} s: now ${clock.now} (offset ${clock.offset_seconds} s)`);
 }
+
+/**
+ * `pgw clock` (or `pgw clock show`): the account's sandbox clock, GET /sandbox/clock: its time, and how
+ * far ahead of real time it is (every `pgw trigger` and `clock advance` moves it; `pgw reset` sets it back).
+ */
+export async function clockShow(opts: ConnectionFlags & { json?: boolean }): Promise<void> {
+  const conn = resolveConnection(opts);
+  const out = createOutput(opts);
+  const { data: clock } = await apiClient(conn).GET('/sandbox/clock');
+  if (out.json) return out.object(clock);
+  const ahead = clock.offset_seconds === 0 ? 'real time' : `${formatSpan(clock.offset_seconds)} ahead of real time`;
+  out.line(`sandbox clock: ${clock.now} (${ahead}; offset ${clock.offset_seconds} s)`);
+}
+
+/** 93784 → `1d 2h 3m 4s`. */
+export function formatSpan(seconds: number): string {
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    const n = Math.floor(rest / size);
+    rest -= n * size;
+    if (n > 0) parts.push(`${n}${unit}`);
+  }
+  return parts.join(' ') || '0s';
+}

@@ -1,5 +1,5 @@
 import { PgwError } from '@pgw/client';
-import { apiClient } from '../api';
+import { apiClient, checkedAccountId } from '../api';
 import { configFile, readConfig, writeConfig } from '../configStore';
 import { resolveBaseUrl, type ConnectionFlags } from '../connection';
 import { UsageError } from '../errors';
@@ -19,12 +19,13 @@ export async function login(opts: ConnectionFlags & { json?: boolean }): Promise
     apiKey = (await promptHidden(`Secret key for ${baseUrl} (sk_test_…): `)).trim();
     if (!apiKey) throw new UsageError('no key entered');
   }
+  refusePublishableKey(apiKey);
   const api = apiClient({ baseUrl, apiKey });
   out.progress(`checking the key against ${baseUrl}`);
   let account: { id: string; name: string | null } | null = null;
   try {
     const { data } = await api.GET('/account');
-    account = { id: data.id, name: data.name ?? null };
+    account = { id: checkedAccountId(data.id, baseUrl), name: data.name ?? null };
   } catch (err) {
     // A restricted key without account:read is still a valid key (authentication passed).
     if (!(err instanceof PgwError && err.code === 'permission_denied')) throw err;
@@ -37,4 +38,16 @@ export async function login(opts: ConnectionFlags & { json?: boolean }): Promise
   if (out.json) return out.object({ object: 'pgw.login', base_url: baseUrl, account: account?.id ?? null, config_file: file });
   const who = account ? `account ${account.id}${account.name ? ` (${account.name})` : ''}` : 'a restricted key (no account:read)';
   out.line(`Logged in to ${baseUrl} as ${who}; key saved in ${file}`);
+}
+
+/**
+ * A publishable key (`pk_test_…`) may only list payment methods (contract decisions, "Keys and
+ * permissions"): every command of pgw would be refused with it, so login refuses it first and says why.
+ */
+function refusePublishableKey(apiKey: string): void {
+  if (!apiKey.startsWith('pk_')) return;
+  throw new UsageError(
+    'that is a publishable key (pk_test_…): it can only list payment methods, for browsers and apps. ' +
+      'pgw needs a secret key (sk_test_…, the full one or a restricted one): the `sk` of POST /v1/sandbox/accounts, or the dashboard',
+  );
 }

@@ -3,11 +3,15 @@ import { apiClient } from '../api';
 import { resolveConnection, type ConnectionFlags } from '../connection';
 import { apiFailure, UsageError } from '../errors';
 import { createOutput, type Output } from '../output';
-import { RAIL_ADVANCE_SECONDS, REFERENCE_VALIDITY_SECONDS, SCENARIO_AMOUNT, SCENARIOS, type Scenario } from '../scenarios';
+import { parseOverrides, type TriggerOverrides } from '../overrides';
+import { RAIL_ADVANCE_SECONDS, REFERENCE_VALIDITY_SECONDS, SCENARIOS, type Scenario } from '../scenarios';
 import { advanceClock } from './clock';
 
 export interface TriggerOptions extends ConnectionFlags {
   json?: boolean;
+  amount?: string;
+  mobile?: string;
+  metadata?: string[];
 }
 
 type Intent = { id: string; status: string; failure_code?: string | null; amount: number; amount_refunded: number; reference?: { number: string } | null };
@@ -20,12 +24,13 @@ type Intent = { id: string; status: string; failure_code?: string | null; amount
 export async function trigger(name: string, opts: TriggerOptions): Promise<void> {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new UsageError(`unknown scenario '${name}'; one of: ${Object.keys(SCENARIOS).join(', ')}`);
+  const overrides = parseOverrides(name, scenario, opts);
   const conn = resolveConnection(opts);
   const out = createOutput(opts);
   const api = apiClient(conn);
 
   out.progress(`${name}: creating the payment`);
-  const { intent: created, checkoutSession } = await createPayment(api, scenario);
+  const { intent: created, checkoutSession } = await createPayment(api, scenario, overrides);
   await afterCreation(api, out, scenario, created);
   out.progress(`${name}: waiting for ${scenario.finalStatus}`);
   const intent = await waitForStatus(api, created.id, scenario.finalStatus);
@@ -38,21 +43,22 @@ export async function trigger(name: string, opts: TriggerOptions): Promise<void>
   out.line(`${name}: ${intent.id} ${out.paint(intent.failure_code ? 'yellow' : 'green', status)} (${intent.amount} AOA${refunded}${session})`);
 }
 
-async function createPayment(api: PgwClient, scenario: Scenario): Promise<{ intent: Intent; checkoutSession?: string }> {
+async function createPayment(api: PgwClient, scenario: Scenario, o: TriggerOverrides): Promise<{ intent: Intent; checkoutSession?: string }> {
   const pay = scenario.pay;
   if ('checkout' in pay) {
-    const { data: session } = await api.POST('/checkout/sessions', { body: { amount: SCENARIO_AMOUNT, merchant_reference: 'pgw trigger' } });
+    const { data: session } = await api.POST('/checkout/sessions', { body: { amount: o.amount, merchant_reference: 'pgw trigger' } });
     const { data: intent } = await api.POST('/public/checkout/sessions/{id}/payments', {
       params: { path: { id: session.id } },
-      body: { payment_method: 'multicaixa_express', customer: { mobile: pay.checkout } },
+      body: { payment_method: 'multicaixa_express', customer: { mobile: o.mobile ?? pay.checkout } },
     });
     return { intent: intent as Intent, checkoutSession: session.id };
   }
+  const common = { amount: o.amount, currency: 'AOA' as const, merchant_reference: 'pgw trigger', ...(o.metadata ? { metadata: o.metadata } : {}) };
   const body =
     'express' in pay
-      ? { amount: SCENARIO_AMOUNT, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: pay.express }, merchant_reference: 'pgw trigger' }
-      : { amount: SCENARIO_AMOUNT, currency: 'AOA', payment_method: 'multicaixa_reference', merchant_reference: 'pgw trigger' };
-  const { data } = await api.POST('/payment_intents', { body: body as never });
+      ? { ...common, payment_method: 'multicaixa_express' as const, customer: { mobile: o.mobile ?? pay.express } }
+      : { ...common, payment_method: 'multicaixa_reference' as const };
+  const { data } = await api.POST('/payment_intents', { body });
   return { intent: data as Intent };
 }
 

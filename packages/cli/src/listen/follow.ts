@@ -1,6 +1,6 @@
 import type { Connection } from '../connection';
 import { EVENT_TYPES } from '../eventTypes';
-import { EventSocket, type GatewayEvent } from '../eventSocket';
+import { EventSocket, graphqlWsUrl, type GatewayEvent } from '../eventSocket';
 import type { Output } from '../output';
 import { CATCH_UP_LIMITS, collectMissed } from './catchUp';
 import type { Ledger } from './ledger';
@@ -39,7 +39,9 @@ export async function follow(opts: FollowOptions): Promise<never> {
   const wanted = types ? new Set(types) : null;
   const matches = (e: GatewayEvent) => wanted === null || wanted.has(e.type);
   const enumTypes = types ? types.map((t) => EVENT_TYPES[t]!) : null;
+  const url = graphqlWsUrl(conn.baseUrl);
   let failures = 0;
+  let dropped = false;
   for (;;) {
     const socket = new EventSocket(conn);
     const queue = new SerialQueue((err) => socket.fail(err));
@@ -49,18 +51,23 @@ export async function follow(opts: FollowOptions): Promise<never> {
       ledger.record(e.id);
       report?.();
     };
-    const catchUp = async () => {
+    const catchUp = async (): Promise<number> => {
       const { events, truncated } = await collectMissed((after) => socket.page(after), ledger, matches);
       if (truncated) out.notice(`more than ${CATCH_UP_LIMITS.maxScan} events since the last one handed on: only the newest are caught up`);
       for (const e of events) await handOn(e);
+      return events.length;
     };
     socket.subscribe(enumTypes, (e) => queue.push(() => handOn(e)));
     queue.push(async () => {
-      await catchUp();
+      const missed = await catchUp();
+      // The first page answered: the connection works. Said after a drop, so that the notice of the
+      // drop is never the last word on screen.
+      if (dropped) out.notice(`reconnected to ${url}; caught up ${missed} event${missed === 1 ? '' : 's'} missed meanwhile`);
+      dropped = false;
       failures = 0;
     });
-    const settle = setTimeout(() => queue.push(catchUp), SETTLE_CATCH_UP_MS);
-    const periodic = setInterval(() => queue.push(catchUp), PERIODIC_CATCH_UP_MS);
+    const settle = setTimeout(() => queue.push(async () => void (await catchUp())), SETTLE_CATCH_UP_MS);
+    const periodic = setInterval(() => queue.push(async () => void (await catchUp())), PERIODIC_CATCH_UP_MS);
     const end = await socket.ended;
     clearTimeout(settle);
     clearInterval(periodic);
@@ -68,7 +75,8 @@ export async function follow(opts: FollowOptions): Promise<never> {
     await queue.idle();
     if ('fatal' in end) throw end.fatal;
     const wait = end.immediately ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** failures++);
-    out.notice(`${end.retry}; reconnecting${wait ? ` in ${(wait / 1000).toFixed(1)} s` : ''}`);
+    dropped = true;
+    out.notice(`${url}: ${end.retry}; reconnecting${wait ? ` in ${(wait / 1000).toFixed(1)} s` : ''}`);
     await new Promise((r) => setTimeout(r, wait));
   }
 }

@@ -49,3 +49,36 @@ export async function forwardEvent(event: GatewayEvent, url: string, secret: str
     return { status: 0, ms: ms(), error: reason };
   }
 }
+
+/** How `listen` retries a forward that got no 2xx: `retries` more attempts, waiting base × 2^n (capped). */
+export interface ForwardRetryPolicy {
+  retries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_FORWARD_RETRIES = 3;
+export const MAX_FORWARD_RETRIES = 10;
+export const FORWARD_RETRY_POLICY: ForwardRetryPolicy = { retries: DEFAULT_FORWARD_RETRIES, baseDelayMs: 1_000, maxDelayMs: 10_000 };
+
+export const delivered = (r: ForwardResult) => r.status >= 200 && r.status < 300;
+
+/**
+ * Forwards one event until the receiver answers 2xx or `retries` more attempts have failed (at least
+ * once, bounded): `onFailedAttempt` hears of each failed attempt that will be retried, and after how long.
+ * Resolves with the last attempt's result and the number of attempts made.
+ */
+export async function forwardWithRetries(
+  send: () => Promise<ForwardResult>,
+  policy: ForwardRetryPolicy,
+  onFailedAttempt: (result: ForwardResult, attempt: number, retryInMs: number) => void,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<{ result: ForwardResult; attempts: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await send();
+    if (delivered(result) || attempt > policy.retries) return { result, attempts: attempt };
+    const wait = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    onFailedAttempt(result, attempt, wait);
+    await sleep(wait);
+  }
+}

@@ -117,15 +117,20 @@ export interface ReceivedDelivery {
   event: { id: string; type: string; data: { id: string } };
 }
 
-/** A local webhook receiver: keeps every POST and lets a test wait until some arrived. */
-export async function startReceiver(): Promise<{ url: string; received: ReceivedDelivery[]; until(done: (r: ReceivedDelivery[]) => boolean): Promise<void>; close(): Promise<void> }> {
+/**
+ * A local webhook receiver: keeps every POST and lets a test wait until some arrived. `status` picks each
+ * answer's HTTP status (default 200), e.g. to fail the first attempts of an event.
+ */
+export async function startReceiver(status: (delivery: ReceivedDelivery, received: ReceivedDelivery[]) => number = () => 200): Promise<{ url: string; received: ReceivedDelivery[]; until(done: (r: ReceivedDelivery[]) => boolean): Promise<void>; close(): Promise<void> }> {
   const received: ReceivedDelivery[] = [];
   const waiters: { done: (r: ReceivedDelivery[]) => boolean; resolve: () => void }[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8').on('data', (c: string) => (body += c));
     req.on('end', () => {
-      received.push({ headers: req.headers, body, event: JSON.parse(body) });
+      const delivery = { headers: req.headers, body, event: JSON.parse(body) };
+      received.push(delivery);
+      res.statusCode = status(delivery, received);
       res.end('ok');
       for (const w of [...waiters]) {
         if (w.done(received)) {

@@ -1,5 +1,5 @@
-import { isEventType, type Event } from './events';
-import { verifyWebhookSignature, WebhookSignatureError } from './signature';
+import { isEventType, type Event } from './events.js';
+import { verifyWebhookSignature, WebhookSignatureError } from './signature.js';
 
 export interface ConstructEventOptions {
   /** Largest accepted distance, in seconds, between the signature's `t` and now (default 600, as the contract says). */

@@ -1,5 +1,5 @@
-import type { components } from '../generated/openapi';
-import { eventTypes } from '../generated/operations';
+import type { components } from '../generated/openapi.js';
+import { eventTypes } from '../generated/operations.js';
 
 /** An Event as the gateway sends it (webhook body, `GET /events` item): a union discriminated by `type`. */
 export type Event = components['schemas']['Event'];

@@ -7,6 +7,6 @@ export {
   type WebhookEvent,
   type WebhookSignatureFailure,
   type ParsedSignatureHeader,
-} from './signature';
-export { constructEvent, type ConstructEventOptions } from './constructEvent';
-export { isEventType, type Event, type EventType, type EventOf } from './events';
+} from './signature.js';
+export { constructEvent, type ConstructEventOptions } from './constructEvent.js';
+export { isEventType, type Event, type EventType, type EventOf } from './events.js';
