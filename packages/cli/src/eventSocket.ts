@@ -17,7 +17,7 @@ export interface EventPage {
 /** How a connection ended: retry (after a drop, a lifetime close, a rate limit) or give up (bad key). */
 export type SocketEnd = { fatal: PgwError } | { retry: string; immediately?: boolean };
 
-const EVENT_FIELDS = 'id type livemode createdAt data';
+const EVENT_FIELDS = 'id type sequence livemode createdAt data';
 const SUBSCRIPTION = `subscription PgwEvents($types: [EventType!]) { events(types: $types) { ${EVENT_FIELDS} } }`;
 // `after` is an event id: the gateway's stable order (newest first) continues past it (schema.graphql).
 const PAGE_QUERY = `query PgwEventPage($first: Int!, $after: String) {
@@ -38,6 +38,7 @@ type PageData = { events: { nodes: EventNode[]; pageInfo: { hasNextPage: boolean
 interface EventNode {
   id: string;
   type: string;
+  sequence: number;
   livemode: boolean;
   createdAt: string;
   data: Record<string, unknown>;
@@ -45,7 +46,15 @@ interface EventNode {
 
 function toEvent(node: EventNode): GatewayEvent {
   // REST's field order, so the forwarded body reads like a real delivery's.
-  const event = { id: node.id, object: 'event', type: restEventType(node.type), livemode: node.livemode, created_at: node.createdAt, data: node.data };
+  const event = {
+    id: node.id,
+    object: 'event',
+    type: restEventType(node.type),
+    sequence: node.sequence,
+    livemode: node.livemode,
+    created_at: node.createdAt,
+    data: node.data,
+  };
   return event as GatewayEvent;
 }
 

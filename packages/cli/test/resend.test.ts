@@ -62,6 +62,8 @@ describe('pgw listen: a forward without a 2xx', () => {
     expect(r.received.map((d) => d.event.type)).toEqual(['payment.created', 'payment.created', 'payment.failed']);
     const given = await p.errLine((l) => l.startsWith('gave up'));
     expect(given).toBe(`gave up forwarding ${r.received[0]!.event.id} after 2 attempts: HTTP 503`);
+    // The line is printed once the forward is answered: the receiver may have it a moment before.
+    await p.line((l) => l.includes('"payment.failed"'));
     const objects = p.stdout().trim().split('\n').map((l) => JSON.parse(l)).filter((o) => o.object === 'pgw.delivery');
     expect(objects.map((o) => [o.type, o.status, o.attempt, o.gave_up ?? false])).toEqual([
       ['payment.created', 503, 1, false],
