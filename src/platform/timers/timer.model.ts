@@ -111,6 +111,9 @@ timerSchema.index(
   { name: 'scheduled_by_account_due_at', partialFilterExpression: { state: 'scheduled' } },
 );
 timerSchema.index({ ref_id: 1 });
+// After a step of the wall clock: this machine's scheduled timers computed on the old clock (a range
+// of `clock_base` each side of the new one, timer.poller.ts realignAfterStep).
+timerSchema.index({ clock_id: 1, clock_base: 1 }, { name: 'scheduled_by_clock', partialFilterExpression: { state: 'scheduled' } });
 timerSchema.index(
   { done_at: 1 },
   { name: 'finished_ttl', expireAfterSeconds: TIMER_RETENTION_SECONDS, partialFilterExpression: { done_at: { $type: 'date' } } },

@@ -97,7 +97,9 @@ function leaseSet(now: number): Pick<TimerRecord, 'state' | 'lease_owner' | 'lea
  * (and be run a second time), or an hour long after a step back.
  */
 export async function renewOwnLeases(): Promise<void> {
-  await timers().updateMany({ state: 'running', lease_owner: PROCESS_ID }, { $set: { lease_until: Date.now() + LEASE_MS } });
+  // `lease_until` (every running timer has one) lets the running timers' partial index find them: they
+  // are few (at most every process's handler slots), where the collection holds every finished timer too.
+  await timers().updateMany({ state: 'running', lease_until: { $gte: 0 }, lease_owner: PROCESS_ID }, { $set: { lease_until: Date.now() + LEASE_MS } });
 }
 
 /** Claims the first due timer in `sort` order (one round trip): sandbox clock advances, which run in due order. */
