@@ -115,6 +115,33 @@ describe('POST /sandbox/reset', () => {
     expect(byDashboard.resetSandbox).toEqual({ paymentIntents: 1, clock: { offsetSeconds: 0 } });
   });
 
+  it('leaves other accounts alone: one mid-rail completes, with its webhook, while another resets', async () => {
+    const other = await createAccount(gw.server.baseUrl);
+    const endpoint = await createEndpoint(other.api, `${gw.receiver.url}/hooks/other`);
+    await advanceClock(other.api, 30);
+    // Its express payment is mid-rail (PENDING, steps at +2 s and +5 s) when the first account resets.
+    const midRail = await createPayment(other.api, expressBody());
+    const waiting = await createPayment(other.api, referenceBody());
+    await createPayment(account.api, expressBody());
+    expect((await account.api.post('/sandbox/reset')).status).toBe(200);
+
+    const done = await waitFor(() => getPayment(other.api, midRail.id), (p) => p.status === 'SUCCEEDED', 20_000);
+    expect(done.status).toBe('SUCCEEDED');
+    const delivered = await waitFor(
+      () => deliveries(other.api, endpoint.id),
+      (list) => list.some((d) => d.event_type === 'payment.succeeded' && d.state === 'DELIVERED'),
+      20_000,
+    );
+    expect(delivered.filter((d) => d.event_type === 'payment.succeeded')).toHaveLength(1);
+    expect((await getPayment(other.api, waiting.id)).status).toBe('PENDING');
+    expect((await other.api.get('/sandbox/clock')).body.offset_seconds).toBeGreaterThanOrEqual(30);
+    expect((await accountEvents(other.api)).map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment.succeeded']),
+    );
+    // The first account starts from nothing.
+    expect((await account.api.get('/payment_intents')).body.data).toEqual([]);
+  });
+
   it('refuses restricted and publishable keys, and requests without a key', async () => {
     const { api } = account;
     const restricted = (await api.post('/api_keys', { name: 'ops', permissions: ['sandbox:write', 'payment_intents:write'] })).body.secret;
