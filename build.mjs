@@ -2,7 +2,7 @@
 // through tsx, and the browser app the gateway serves at /dashboard.
 //
 //   npm run build     (node build.mjs)              every target below
-//   npm start         (prestart: node build.mjs --if-stale)   builds only the targets an input of which changed
+//   npm start         (start.mjs: buildTargets --if-stale, then dist/main.js)   builds only the targets an input of which changed
 //   node build.mjs --only=dashboard [--if-stale]    one target (the dashboard tests build theirs this way)
 //
 // Targets:
@@ -131,9 +131,11 @@ export async function build(name) {
   process.stderr.write(`build: ${entries} from ${stamp.inputs.length} files in ${Date.now() - startedAt} ms\n`);
 }
 
-/** Builds the named targets that are stale (or all of them with ifStale false), in parallel. */
+/** Builds the named targets that are stale (or all of them with ifStale false), in parallel; returns the names built. */
 export async function buildTargets(names = Object.keys(TARGETS), { ifStale = false } = {}) {
-  await Promise.all(names.filter((name) => !ifStale || isStale(name)).map((name) => build(name)));
+  const built = names.filter((name) => !ifStale || isStale(name));
+  await Promise.all(built.map((name) => build(name)));
+  return built;
 }
 
 // Run as a script (node build.mjs ...), not when imported (the dashboard tests import buildTargets).

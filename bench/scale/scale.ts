@@ -10,7 +10,7 @@
  * BENCH_SCALE_SAMPLES (40 per route and account), BENCH_SCALE_CONCURRENCY (32 POSTs in flight while growing), BENCH_SCALE_RESTARTS (3 restarts timed, the median reported),
  * BENCH_SCALE_ROUTES (a regular expression: only the routes it matches are timed).
  *
- * Last row, `npm start`: the real command (npm, its `prestart` staleness check, then the bundle) on the
+ * Last row, `npm start`: the real command (npm, then start.mjs: the staleness check and the bundle) on the
  * largest step's data directory, timed from its spawn to the first 200 of an authenticated GET of a known
  * payment, BENCH_SCALE_NPM_STARTS times (5; the median reported), with the moment the gateway printed its
  * ready line and the CPU time its processes had used by the first 200 (a figure the machine's load moves
@@ -289,7 +289,7 @@ function npmStartLine(payments: number, starts: NpmStart[]): string {
 }
 
 /**
- * One `npm start`, as an operator types it (npm, `prestart`'s staleness check, then the bundle with
+ * One `npm start`, as an operator types it (npm, then start.mjs: the staleness check and the bundle with
  * npm start's flags), in a process group of its own so that the stop reaches node under npm.
  */
 async function timeNpmStart(probe: Probe): Promise<NpmStart> {

@@ -9,12 +9,13 @@ import { freePort, ROOT } from '../support/processes';
 import { startReceiver } from '../support/receiver';
 
 /**
- * What `npm start` runs: the esbuild bundle (build.mjs → dist/main.js), started as its own process with
+ * What `npm start` runs: start.mjs, which finds nothing stale and runs the esbuild bundle (build.mjs →
+ * dist/main.js), started as its own process with
  * a memory-only store. Everything that finds files at run time (the contract, the GraphQL schema, the
  * page assets, packages served from node_modules) and the bundled npm packages (express, mongoose,
  * Apollo, the generated validators) are exercised over real HTTP.
  */
-describe('compiled start (npm run build, node dist/main.js)', () => {
+describe('compiled start (npm run build, then npm start\'s node start.mjs)', () => {
   let child: ChildProcess;
   let url: string;
   let output = '';
@@ -25,8 +26,12 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     url = `http://127.0.0.1:${port}`;
     // npm start's node flags, from its command line in package.json.
     const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    const nodeFlags = start.split(/\s+/).filter((w) => w.startsWith('--'));
-    child = spawn(process.execPath, [...nodeFlags, 'dist/main.js'], {
+    const words = start.split(/\s+/);
+    const nodeFlags = words.filter((w) => w.startsWith('--'));
+    // Its entry, start.mjs: the staleness check (nothing stale: just built), then dist/main.js.
+    const entry = words[words.length - 1]!;
+    expect(entry).toBe('start.mjs');
+    child = spawn(process.execPath, [...nodeFlags, entry], {
       cwd: ROOT,
       env: { ...process.env, VITEST: '', NODE_ENV: 'production', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: '', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -35,8 +40,8 @@ describe('compiled start (npm run build, node dist/main.js)', () => {
     child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const deadline = Date.now() + 60_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`dist/main.js exited (${child.exitCode}) before it was ready:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`dist/main.js not ready within 60 s:\n${output}`);
+      if (child.exitCode !== null) throw new Error(`start.mjs exited (${child.exitCode}) before it was ready:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`start.mjs not ready within 60 s:\n${output}`);
       try {
         if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200) break;
       } catch {

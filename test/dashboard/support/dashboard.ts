@@ -10,7 +10,7 @@ import { PHONE_VIEWPORT } from '../../support/browser';
  */
 export async function ensureDashboardBundle(): Promise<void> {
   // build.mjs is plain JavaScript; its "dashboard" target is what `npm run build` makes for /dashboard.
-  const { buildTargets } = (await import('../../../build.mjs')) as { buildTargets: (names: string[], opts: { ifStale: boolean }) => Promise<void> };
+  const { buildTargets } = (await import('../../../build.mjs')) as { buildTargets: (names: string[], opts: { ifStale: boolean }) => Promise<string[]> };
   await buildTargets(['dashboard'], { ifStale: true });
 }
 
