@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from 'graphql-ws';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { freePort, spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
-import { expressBody } from '../support/payments';
+import { expressBody, referenceBody } from '../support/payments';
 import { openSse, type SseClient } from '../streams/support/sseClient';
 import { wsClient } from '../graphql/support';
 import { cookieGql, cookieWsClient, signIn } from '../dashboard/sessionSupport';
@@ -30,6 +31,8 @@ import { sleep, timed, waitFor } from './support/fixtures';
  * - B's bus recovered as a change stream (it did not fall back to polling), and said so in its log.
  */
 const ANSWER_WITHIN_MS = 5_000;
+/** A gateway's process id as its log lines say it (for the diagnostics of a failure). */
+const PROCESS_HINT = (g: GatewayProcess) => String(g.pid);
 /** How many express payments are created before the outage (their +5 s success falls in it or after) and right after it. */
 const BEFORE = 3;
 const AFTER = 3;
@@ -72,8 +75,11 @@ function record(client: Client, query: string, variables: Record<string, unknown
     { query, variables },
     {
       next: (m) => void messages.push(m as Message),
-      error: (err) => {
-        ended = `error: ${JSON.stringify(err).slice(0, 300)}`;
+      error: (err: unknown) => {
+        // GraphQL errors (an array), or the socket's CloseEvent or an Error, whose fields JSON leaves out.
+        const e = err as { code?: number; reason?: string; message?: string };
+        const said = Array.isArray(err) ? JSON.stringify(err) : e?.code !== undefined ? `socket closed ${e.code} ${e.reason ?? ''}` : String(e?.message ?? JSON.stringify(err));
+        ended = `error: ${said.slice(0, 300)}`;
       },
       complete: () => {
         ended = 'complete';
@@ -120,10 +126,18 @@ describe.each([
       await dashboardSocket.dispose();
     });
     const events = record(keySocket, EVENTS);
+    // graphql-ws does not acknowledge a subscribe: the subscription is live once an event made after it
+    // arrives. Probes (reference payments: no rail step follows) until one does; an event stored
+    // before the subscription reached B's bus is never sent to it, so the payments followed come after.
+    for (let attempt = 0; ; attempt++) {
+      const probe = await account.api.post('/payment_intents', referenceBody(), { idempotencyKey: idempotencyKey() });
+      expect(probe.status, probe.text).toBe(201);
+      const live = await waitFor(async () => events.messages.some((m) => m.data?.events?.data?.id === probe.body.id), Boolean, 5_000).catch(() => false);
+      if (live) break;
+      expect(attempt, 'the events subscription on B never went live').toBeLessThan(5);
+    }
     const payments: string[] = [];
-    // The first payment's creation arriving on the subscription says it is live.
     payments.push(await createExpress());
-    await waitFor(async () => events.messages.length, (n) => n > 0, 15_000);
 
     const streams = new Map<string, SseClient>();
     const openStream = async (id: string) => {
@@ -177,14 +191,33 @@ describe.each([
     for (const id of payments) {
       await waitFor(async () => (await account.api.get(`/payment_intents/${id}`)).body.status, (status) => status === 'SUCCEEDED', 30_000);
     }
-    const stored = await storedEvents(ids);
-    // Each payment's creation and success, at least.
-    expect(stored.length).toBeGreaterThanOrEqual(2 * payments.length);
+    // Each payment's creation and success, at least. A payment can read SUCCEEDED a moment before its
+    // event is stored (the outbox moves it right after the state change; the sweeper, 2-3 s later, when
+    // that move failed as the database came back).
+    const stored = await waitFor(() => storedEvents(ids), (events) => events.length >= 2 * payments.length, 30_000);
     const storedIds = stored.map((e) => e.id);
 
     // The events subscription: every one of them, then a moment for a straggler that should not exist.
     const received = () => events.messages.map((m) => m.data?.events).filter((e) => e && ids.has(e.data.id));
-    await waitFor(async () => new Set(received().map((e: any) => e.id)).size, (n) => n === storedIds.length, 30_000);
+    await waitFor(async () => new Set(received().map((e: any) => e.id)).size, (n) => n === storedIds.length, 30_000).catch(async (err: Error) => {
+      // Which events B's bus did not carry, and what it said: the cause is in there.
+      const got = new Set(received().map((e: any) => e.id));
+      const missing = stored.filter((e) => !got.has(e.id));
+      const extra = [...got].filter((id) => !storedIds.includes(id as string));
+      const busLog = b.output().slice(logFrom).split('\n').filter((l) => l.includes('event bus')).map((l) => l.slice(0, 300));
+      const errors = events.messages.filter((m) => m.errors);
+      const dbClient = await MongoClient.connect(engine.uri);
+      const db = dbClient.db();
+      const docs = await db.collection('events').find({}, { projection: { type: 1, seq: 1, origin: 1, stored_at: 1, payment_id: 1 } }).sort({ seq: 1 }).toArray();
+      const counter = await db.collection('sequences').find({}).toArray();
+      await dbClient.close();
+      const seenMessages = events.messages.map((m) => (m.data?.events ? `${m.data.events.id} ${m.data.events.type} ${m.data.events.data.id}` : JSON.stringify(m).slice(0, 200)));
+      throw new Error(
+        `${err.message}\nmissing on B's events subscription: ${JSON.stringify(missing.map((e) => ({ ...e, payment: payments.indexOf(e.paymentId) })))}` +
+          `\nreceived but not stored: ${JSON.stringify(extra)}\nerror messages: ${JSON.stringify(errors).slice(0, 1000)}\nB's event bus said:\n${busLog.join('\n')}` +
+          `\nB's subscription got:\n${seenMessages.join('\n')}\nstored: ${JSON.stringify(docs)}\ncounters: ${JSON.stringify(counter)}\npayments: ${payments.join(' ')}\nA is ${PROCESS_HINT(a)}, B is ${PROCESS_HINT(b)}`,
+      );
+    });
     await sleep(2_000);
     expect(events.ended()).toBeNull();
     expect(events.messages.filter((m) => m.errors)).toEqual([]);

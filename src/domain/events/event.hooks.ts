@@ -68,7 +68,7 @@ const inserted = localListeners<StoredEvent>();
  */
 export const onEventInsertedHere = inserted.on;
 
-/** Called by the outbox for each event it inserted (not for one found already stored). */
+/** Called by the outbox for each event it inserted, or found stored already (outbox.ts, afterStore). */
 export const announceInserted = inserted.announce;
 
 /** An event of this process's outbox about to be inserted: its state change is written, the event not yet stored. */

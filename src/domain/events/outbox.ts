@@ -135,9 +135,14 @@ function storedEventOf(e: PendingEvent, known: Record<string, unknown> | undefin
   return toStoredEvent({ ...e, data: known, data_json: known ? undefined : e.data_json, livemode: false });
 }
 
-/** An event just stored: announced in this process if this call inserted it, then its hooks queued. */
+/**
+ * An event just stored: announced in this process, then its hooks queued. Announced also when it was
+ * found stored already: that may be this process's own earlier insert whose answer was lost (the
+ * database went away between applying it and replying), which nothing else would ever announce here,
+ * since the bus's change stream leaves out this process's events. Listeners drop an id seen before.
+ */
 function afterStore(s: { event: StoredEvent; claimedUntil: number | null }): void {
-  if (s.claimedUntil !== null) announceInserted(s.event);
+  announceInserted(s.event);
   void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
 }
 
