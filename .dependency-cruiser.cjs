@@ -5,7 +5,7 @@
  * `error` fails the check; `warn` only reports. test/architecture/importRules.test.ts plants a
  * violation of each kind in a throw-away tree and shows the check fails with the rule's name.
  *
- * Floors, bottom up: the base modules (src/config.ts, logger, errors, ids, paths, processId), src/db,
+ * Floors, bottom up: the base modules (src/config.ts, logger, errors, ids, paths, processId), src/tracing, src/db,
  * src/platform, src/domain, src/operations, src/http (what the HTTP protocols share), the protocols
  * (src/rest, src/graphql, src/realtime, src/pages, src/dashboard), then src/server.ts and src/main.ts. The packages (packages/*) stand alone.
  */
@@ -52,6 +52,16 @@ module.exports = {
         'import none of them.',
       from: { path: '^src/(config|logger|errors|ids|paths|processId)\\.ts$' },
       to: { path: '^src/([^/]+/|(server|main|index)\\.ts$)' },
+    },
+    {
+      name: 'tracing-imports-nothing-above',
+      severity: 'error',
+      comment:
+        'src/tracing (the OpenTelemetry SDK, started only when OTEL_* ask for it) sits just above the base so ' +
+        'that every floor that opens a span (db commands, timers, webhook attempts, operations, requests) can ' +
+        'import it: it imports none of them, only the logger (to add trace ids to its lines).',
+      from: { path: '^src/tracing/' },
+      to: { path: '^src/([^/]+/|(server|main|index)\\.ts$)', pathNot: '^src/tracing/' },
     },
     {
       name: 'db-imports-no-gateway',

@@ -47,6 +47,9 @@ const GATEWAY = {
   // Apollo hashes each request's query with @apollo/utils.createhash, which falls back to a JavaScript
   // SHA-256 in a bundle: src/graphql/apolloCreateHash.ts gives it node:crypto's.
   alias: { mingo: './node_modules/mingo/esm', '@apollo/utils.createhash': './src/graphql/apolloCreateHash.ts' },
+  // The OpenTelemetry SDK is loaded only when tracing is asked for (src/tracing/tracing.ts): left in
+  // node_modules, it costs a start with tracing off nothing, not even the parsing of its code.
+  external: ['@opentelemetry/*'],
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
   // dist/*.js.map point into src/ and node_modules rather than carrying copies of them. Node reads them
   // only with --enable-source-maps (NODE_OPTIONS=--enable-source-maps npm start), which adds ~0.5 s to a

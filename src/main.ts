@@ -3,6 +3,7 @@ import { logger } from './logger';
 import { startDataDir } from './db/embeddedEngine';
 import { printReadyLine } from './readyLine';
 import { startGateway } from './server';
+import { startTracing, stopTracing } from './tracing/tracing';
 
 /** What a stop may take beyond SHUTDOWN_GRACE_MS: timers, then webhook attempts in flight (5 s each, ./domain/webhooks). */
 const STOP_MARGIN_MS = 20_000;
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
   // (DATA_DIR= with an empty value means memory only): the rule src/start.ts starts the engine early by.
   if (!config.mongodbUri) config.dataDir = startDataDir(process.env);
 
+  // Before anything that serves or stores: every request and command then runs in its span.
+  if (await startTracing(process.env)) logger.info('tracing on: spans go out over OpenTelemetry');
   const gateway = await startGateway(config);
   // Known only now: with PORT=0 the default public URL names the port actually served.
   printReadyLine(config.publicBaseUrl, logger.level);
@@ -38,7 +41,11 @@ async function main(): Promise<void> {
       logger.error({ afterMs: config.shutdownGraceMs + STOP_MARGIN_MS }, 'shutdown did not finish in time: exiting');
       process.exit(1);
     }, config.shutdownGraceMs + STOP_MARGIN_MS).unref();
-    gateway.close().then(
+    gateway
+      .close()
+      // The spans still buffered go out before the exit.
+      .then(() => stopTracing())
+      .then(
       () => process.exit(0),
       (err: unknown) => {
         logger.error({ err }, 'error during shutdown');

@@ -5,6 +5,8 @@ import { CLIENT_OPTIONS } from '../db/writeConcern';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timer.poller';
 import { backgroundThreadServices } from './workerServices';
+import { traceCommands } from '../db/commandSpans';
+import { startTracing, stopTracing, tracingOn } from '../tracing/tracing';
 import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';
 
 /**
@@ -19,7 +21,10 @@ const data = workerData as BackgroundWorkerData;
 const config = { ...data.config, webhookSecretsKey: data.config.webhookSecretsKey && Buffer.from(data.config.webhookSecretsKey) };
 const send = (message: FromBackground) => port.postMessage(message);
 
-await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
+// This thread's own SDK and command spans (V8 isolates share no module state).
+await startTracing(process.env, 'background');
+await mongoose.connect(data.databaseUri, { ...CLIENT_OPTIONS, monitorCommands: tracingOn() });
+traceCommands(mongoose.connection.getClient());
 const services = backgroundThreadServices(config);
 await startServices(services, { config });
 send({ type: 'ready' });
@@ -31,6 +36,7 @@ port.on('message', (message: ToBackground) => {
     stopping ??= (async () => {
       await stopServices(services);
       await mongoose.disconnect();
+      await stopTracing();
       port.close();
     })().catch((err: unknown) => {
       logger.error({ err }, 'background thread: stopping failed');
