@@ -6,6 +6,8 @@ import { recordQueryShapes } from './queryShapes';
 import { flushAllBatches } from './batching';
 import { CLIENT_OPTIONS } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
+import { traceCommands } from './commandSpans';
+import { tracingOn } from '../tracing/tracing';
 
 export interface DatabaseHandle {
   uri: string;
@@ -44,8 +46,9 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   const shapesDir = process.env.PGW_QUERY_SHAPES;
   const connectStart = performance.now();
   // autoIndex/autoCreate off: syncModelIndexes checks and builds every model's indexes in one pass below.
-  await connectWithin(uri, { ...CLIENT_OPTIONS, monitorCommands: Boolean(shapesDir) }, FIRST_CONNECT_MS);
+  await connectWithin(uri, { ...CLIENT_OPTIONS, monitorCommands: Boolean(shapesDir) || tracingOn() }, FIRST_CONNECT_MS);
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
+  traceCommands(mongoose.connection.getClient());
   const indexesStart = performance.now();
   await syncModelIndexes(mongoose.connection);
   // How long a start spends here (a restart's time is watched: bench/profile/restartPhases.ts).

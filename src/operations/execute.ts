@@ -1,3 +1,4 @@
+import { inSpan, tracingOn } from '../tracing/tracing';
 import type { AccountClock } from '../domain/accounts/account.model';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { authorizedKey, authorize } from './authorize';
@@ -75,7 +76,18 @@ export function validateInput<K extends OperationId>(
  * contract's success status; a failure is an ApiError thrown (or, on an idempotent operation, the stored
  * error answer replayed as a result with its 4xx status).
  */
-export async function execute<K extends ExecutableOperationId>(
+export function execute<K extends ExecutableOperationId>(
+  operationId: K,
+  caller: Caller,
+  input: RawInput,
+  options: ExecuteOptions,
+): Promise<OperationResult<ResultBody<K>>> {
+  // With tracing on, a span per operation, whatever the transport (src/tracing).
+  if (!tracingOn()) return executeOperation(operationId, caller, input, options);
+  return inSpan(`operation ${operationId}`, { attributes: { 'pgw.operation_id': operationId } }, () => executeOperation(operationId, caller, input, options));
+}
+
+async function executeOperation<K extends ExecutableOperationId>(
   operationId: K,
   caller: Caller,
   input: RawInput,

@@ -7,6 +7,7 @@ import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';
 import { writeAdmission } from '../http/admission';
 import { requestContext } from './requestContext';
+import { requestSpan } from './requestSpan';
 import { securityHeaders } from './securityHeaders';
 import { clientTokenCors } from './cors';
 import { apiOperationIds } from './routes';
@@ -76,6 +77,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // The prologue of every request, one layer (series.ts says why).
   app.use(
     series([
+      // First, so that everything the request does (its log line included) runs in its span.
+      ...[requestSpan()].filter((h) => h !== null),
       securityHeaders,
       requestContext,
       // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.

@@ -62,6 +62,13 @@ describe('compiled start (npm run build, then npm start\'s node start.mjs)', () 
     expect(JSON.parse(started!)).toMatchObject({ startedEarly: true, dataDir: null });
   });
 
+  it('leaves the OpenTelemetry SDK out of the bundle: a start with tracing off never parses it (src/tracing)', () => {
+    const bundle = readFileSync(path.join(ROOT, 'dist/gateway.js'), 'utf8');
+    expect(bundle).toContain('import("@opentelemetry/sdk-trace-node")');
+    expect(bundle).not.toContain('class NodeTracerProvider');
+    expect(output).not.toContain('tracing on');
+  });
+
   it('answers /readyz and serves the contract as YAML and JSON', async () => {
     expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ok', database: 'up' });
     const yaml = parse(await (await fetch(`${url}/openapi.yaml`)).text());

@@ -28,6 +28,8 @@ export interface StoredEvent {
   /** Payment intent the event is about (also for refund.succeeded); null for account events. */
   paymentId: string | null;
   livemode: boolean;
+  /** The span the event was emitted in, when tracing was on (EventRecord.trace_parent). */
+  traceParent?: string;
 }
 
 export type EventHook = (event: StoredEvent) => void | Promise<void>;
@@ -142,7 +144,7 @@ export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () =
 }
 
 export function toStoredEvent(
-  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'sequence' | 'payment_id'> & { livemode?: boolean },
+  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'sequence' | 'payment_id' | 'trace_parent'> & { livemode?: boolean },
 ): StoredEvent {
   let data: Record<string, unknown> | undefined;
   return {
@@ -159,6 +161,7 @@ export function toStoredEvent(
     sequence: e.sequence ?? 1,
     paymentId: e.payment_id ?? null,
     livemode: e.livemode ?? false,
+    ...(e.trace_parent && { traceParent: e.trace_parent }),
   };
 }
 

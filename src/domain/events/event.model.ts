@@ -19,6 +19,11 @@ interface EventBase {
    */
   sequence?: number;
   payment_id: string | null;
+  /**
+   * With tracing on, the span the event was emitted in (a request's, a timer firing's) as a W3C
+   * traceparent: its deliveries' attempts are that span's children (src/tracing).
+   */
+  trace_parent?: string;
 }
 
 /**
@@ -52,6 +57,8 @@ export interface PendingTimer {
    * written before it: the base at insertion.
    */
   clock_base?: number;
+  /** With tracing on, the span that scheduled it (src/tracing): its firing is that span's child and links to it. */
+  trace_parent?: string;
 }
 
 export interface EventRecord extends EventBase {
@@ -93,6 +100,7 @@ const eventSchema = new Schema<EventRecord>(
     hooks_failed: { type: Boolean, default: false },
     stored_at: { type: Number, required: true },
     origin: { type: String },
+    trace_parent: { type: String },
   },
   { versionKey: false, minimize: false, collection: 'events' },
 );

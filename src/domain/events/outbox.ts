@@ -8,6 +8,7 @@ import { insertBatched, updateOneBatched } from '../../db/batching';
 import { announceInserted, announceStoring, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
 import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
+import { currentTraceParent } from '../../tracing/tracing';
 import { isDuplicateKey } from '../../db/errors';
 import type { Acknowledge } from '../../db/writeConcern';
 
@@ -51,7 +52,9 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
   if (specs.length === 0) return [];
   const first = firstSeq ?? (await nextSequence('events', specs.length));
   const queuedAt = Date.now();
+  const traceParent = currentTraceParent();
   return specs.map((s, i) => ({
+    ...(traceParent && { trace_parent: traceParent }),
     _id: newId('evt'),
     account_id: accountId,
     type: s.type,
@@ -79,7 +82,9 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
   // Taken here, where the due times were just computed (in a timer handler: on its due time's clock),
   // not when they are inserted, after the write, from a queue that may run in another's context.
   const clockBase = dueTimelineBase();
+  const traceParent = currentTraceParent();
   return specs.map((t) => ({
+    ...(traceParent && { trace_parent: traceParent }),
     _id: dedupeTimerId(t.accountId, t.kind, t.dedupeKey),
     account_id: t.accountId,
     kind: t.kind,
@@ -120,6 +125,7 @@ async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge)
         hooks_failed: false,
         stored_at: storedAt,
         origin: PROCESS_ID,
+        ...(e.trace_parent && { trace_parent: e.trace_parent }),
       },
       ack,
     );
@@ -216,6 +222,7 @@ async function moveOutbox(
         dedupeKey: t.dedupe_key,
         offsetMs: accountOffsetMs,
         clockBase: t.clock_base,
+        traceParent: t.trace_parent,
         // Acknowledged once applied: the timer is in its outbox document, durably, until the outbox is
         // cleared after it (as for the events below); lost with a crash, it is scheduled again from there.
         acknowledge: 'applied',
@@ -311,7 +318,7 @@ export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents:
   const events = (await driverCollection(EventModel)
     .find(
       { hooks_done: false, stored_at: { $lte: now - HOOK_SWEEP_MIN_AGE_MS }, hooks_lease_until: { $lte: now } },
-      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, sequence: 1, payment_id: 1, livemode: 1 } },
+      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, sequence: 1, payment_id: 1, livemode: 1, trace_parent: 1 } },
     )
     .sort({ seq: 1 })
     .limit(SWEEP_BATCH)

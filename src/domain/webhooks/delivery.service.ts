@@ -219,6 +219,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         lease_until: Date.now() + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
         event_created_at: event.createdAt,
+        ...(event.traceParent && { trace_parent: event.traceParent }),
       };
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
@@ -351,7 +352,7 @@ async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, a
       'Service-Signature': header,
       'Service-Event-Id': d.event_id,
     },
-    { policy },
+    { policy, traceParent: d.trace_parent },
   );
   if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
   return { ...outcome, header, at };

@@ -41,6 +41,8 @@ export interface WebhookDeliveryRecord {
   event_created_at?: Date;
   /** Account time of the first successful attempt; absent before one (and on older deliveries). */
   delivered_at?: Date | null;
+  /** With tracing on, the span its event was emitted in (src/tracing): each attempt is its child. */
+  trace_parent?: string;
 }
 
 const deliverySchema = new Schema<WebhookDeliveryRecord>(
@@ -66,6 +68,7 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     created_at: { type: Date, required: true },
     event_created_at: { type: Date },
     delivered_at: { type: Date },
+    trace_parent: { type: String },
   },
   { versionKey: false, minimize: false, collection: 'webhook_deliveries' },
 );

@@ -1,3 +1,4 @@
+import { injectTraceHeaders, inSpan, tracingOn } from '../../tracing/tracing';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -38,12 +39,30 @@ export interface AttemptOutcome {
   error?: string;
 }
 
-export async function postWebhook(
-  rawUrl: string,
-  body: string,
-  headers: Record<string, string>,
-  opts: { policy: WebhookTargetPolicy; timeoutMs?: number },
-): Promise<AttemptOutcome> {
+export interface PostOptions {
+  policy: WebhookTargetPolicy;
+  timeoutMs?: number;
+  /**
+   * With tracing on: the span the event was emitted in (its delivery's `trace_parent`). The attempt is
+   * a CLIENT span, its child, and the request carries that attempt's own `traceparent`, so that the
+   * receiver's tracing continues the trace of the request that caused the event.
+   */
+  traceParent?: string;
+}
+
+export function postWebhook(rawUrl: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<AttemptOutcome> {
+  if (!tracingOn()) return post(rawUrl, body, headers, opts);
+  return inSpan('webhook attempt', { kind: 'client', parent: opts.traceParent, attributes: { 'http.request.method': 'POST' } }, async (span) => {
+    const traced = { ...headers };
+    injectTraceHeaders(traced);
+    const outcome = await post(rawUrl, body, traced, opts);
+    span?.setAttribute('http.response.status_code', outcome.status);
+    if (outcome.status < 200 || outcome.status >= 300) span?.setStatus({ code: 2, message: outcome.error ?? `HTTP ${outcome.status}` });
+    return outcome;
+  });
+}
+
+async function post(rawUrl: string, body: string, headers: Record<string, string>, opts: PostOptions): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;

@@ -34,6 +34,8 @@ export interface TimerRecord {
    * the due times of what it schedules (computed from the payment's stored timestamps), are on it.
    */
   due_base?: number | null;
+  /** With tracing on, the span that scheduled it, as a W3C traceparent (src/tracing; timer.runner.ts). */
+  trace_parent?: string;
   state: TimerState;
   lease_owner: string | null;
   lease_until: number;
@@ -63,6 +65,7 @@ const timerSchema = new Schema<TimerRecord>(
     clock_id: { type: String, default: null },
     clock_base: { type: Number, default: null },
     due_base: { type: Number, default: null },
+    trace_parent: { type: String },
     state: { type: String, required: true },
     lease_owner: { type: String, default: null },
     lease_until: { type: Number, required: true, default: 0 },
@@ -133,6 +136,7 @@ export function newTimerRecord(t: {
   clockBase?: number;
   /** The base `dueAt` is on (default: clockBase). */
   dueBase?: number;
+  traceParent?: string;
 }): TimerRecord {
   return {
     _id: t.id,
@@ -155,6 +159,7 @@ export function newTimerRecord(t: {
     fired_by: null,
     created_at: new Date(),
     done_at: null,
+    ...(t.traceParent && { trace_parent: t.traceParent }),
   };
 }
 

@@ -9,6 +9,7 @@ import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
 import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 import { TimerModel, type TimerRecord } from './timer.model';
+import { inSpan, tracingOn } from '../../tracing/tracing';
 
 /** Handlers, the claim of a due timer, and running one claimed timer (shared by the poller and clock advances). */
 export interface Timer {
@@ -169,7 +170,12 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
       // handler's timestamps (and its follow-ups' due times) an hour after its payment's.
       now = new Date(Math.max(due.getTime(), Date.now() - (machineBase() - dueBase) + offsetMs));
     }
-    await dueTimeline.run(dueBase, () => handler(toTimer(rec), { now, advancing, offsetMs }));
+    const fire = () => dueTimeline.run(dueBase, () => handler(toTimer(rec), { now, advancing, offsetMs }));
+    // With tracing on: a span in the trace of what scheduled it (the request that created the payment,
+    // the firing before), and linked to it, so one trace shows POST → rail steps → their webhooks.
+    if (tracingOn()) {
+      await inSpan(`timer ${rec.kind}`, { parent: rec.trace_parent, links: [rec.trace_parent], attributes: { 'pgw.timer.kind': rec.kind, 'pgw.timer.attempt': rec.attempts } }, fire);
+    } else await fire();
     // Bookkeeping of a handler that succeeded: the timers finishing in one turn share one command.
     await updateOneBatched(
       TimerModel,

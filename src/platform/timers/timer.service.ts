@@ -25,6 +25,7 @@ import { armFastPath } from './timer.poller';
 import { accountOffsetMs } from './accountClock';
 import { machineBase, sameBase } from '../clock/machineClock';
 import { dueTimelineBase } from './timer.runner';
+import { currentTraceParent } from '../../tracing/tracing';
 
 export interface ScheduleTimerInput {
   accountId: string | null;
@@ -53,6 +54,8 @@ export interface ScheduleTimerInput {
    * elsewhere than here (an outbox queues timers for later). Default: dueTimelineBase().
    */
   clockBase?: number;
+  /** The span that scheduled it (src/tracing), when it was scheduled elsewhere than here; default the active one. */
+  traceParent?: string;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -84,7 +87,19 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
   try {
     await insertBatched(
       TimerModel,
-      newTimerRecord({ id, accountId: input.accountId, kind: input.kind, refId: input.refId, payload: input.payload, dueAt: input.dueAt, fireAt, offsetMs: offset, clockBase, dueBase }),
+      newTimerRecord({
+        id,
+        accountId: input.accountId,
+        kind: input.kind,
+        refId: input.refId,
+        payload: input.payload,
+        dueAt: input.dueAt,
+        fireAt,
+        offsetMs: offset,
+        clockBase,
+        dueBase,
+        traceParent: input.traceParent ?? currentTraceParent(),
+      }),
       input.acknowledge,
     );
   } catch (err) {
