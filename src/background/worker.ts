@@ -2,6 +2,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { CLIENT_OPTIONS } from '../db/writeConcern';
+import { observeCommandDurations } from '../db/commandMetrics';
+import { metricsJson } from '../metrics/registry';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timer.poller';
 import { backgroundThreadServices } from './workerServices';
@@ -20,6 +22,7 @@ const config = { ...data.config, webhookSecretsKey: data.config.webhookSecretsKe
 const send = (message: FromBackground) => port.postMessage(message);
 
 await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
+observeCommandDurations(mongoose.connection.getClient());
 const services = backgroundThreadServices(config);
 await startServices(services, { config });
 send({ type: 'ready' });
@@ -27,6 +30,7 @@ send({ type: 'ready' });
 let stopping: Promise<void> | null = null;
 port.on('message', (message: ToBackground) => {
   if (message.type === 'wake') armFastPath(message.fireAt);
+  else if (message.type === 'metrics') void metricsJson().then((metrics) => send({ type: 'metrics', id: message.id, metrics }));
   else if (message.type === 'stop') {
     stopping ??= (async () => {
       await stopServices(services);

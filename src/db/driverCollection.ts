@@ -14,3 +14,14 @@ export interface ModelWithCollection {
 export function driverCollection<T extends mongo.Document>(model: ModelWithCollection): mongo.Collection<T> {
   return model.collection as mongo.Collection<T>;
 }
+
+/**
+ * How many documents match `filter`, stopping at `limit`, with the `count` command: one command whose
+ * plan is the filter's (the driver's countDocuments is an aggregation, judged by the one number it
+ * returns). For gauges read at scrape time (src/metrics/gauges.ts), on filters an index answers.
+ */
+export async function countMatching(model: ModelWithCollection, filter: mongo.Filter<mongo.Document>, limit: number): Promise<number> {
+  const collection = model.collection as mongo.Collection;
+  const res = await collection.db.command({ count: collection.collectionName, query: filter, limit });
+  return Number(res.n ?? 0);
+}

@@ -15,6 +15,7 @@ import { readAheadOf } from '../operations/readAhead';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
 import { restCredentials } from './clientTokenAuth';
 import { streamRoutes } from './streams';
+import { httpOperation } from '../metrics/http';
 
 /**
  * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
@@ -31,7 +32,10 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   if (!isExecutable(operationId) && !stream) throw new Error(`${operationId}: openapi.yaml declares it but nothing serves it`);
   // This gateway's, read from its Config once its port (and so the default public URL) is known.
   const settings = gatewaySettings(config);
+  // The operation's metric children, made once: requestContext observes them when the answer is sent.
+  const metrics = httpOperation(operationId);
   return async (req, res, next) => {
+    res.locals.httpMetric = metrics;
     try {
       const requestId = res.locals.requestId as string;
       // The one admission of every transport (operations/admit.ts): the caller found and counted.
