@@ -1,4 +1,5 @@
 import { Gauge } from 'prom-client';
+import { logger } from '../logger';
 import { registry } from './registry';
 
 /**
@@ -40,7 +41,8 @@ function readGauge(name: string, help: string, read: (r: ScrapeReaders) => Promi
       if (!readers) return;
       try {
         this.set(await within(read(readers)));
-      } catch {
+      } catch (err) {
+        logger.warn({ err, metric: name }, 'a gauge could not be read for this scrape');
         if (onFailure !== undefined) this.set(onFailure);
       }
     },
