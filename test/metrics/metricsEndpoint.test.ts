@@ -23,7 +23,7 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
   afterAll(async () => server?.stop());
 
   it('401 in the error envelope without the token or with another one, 200 with it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-the-metrics-token-at-all' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-the-metrics-token-at-all' }, { authorization: `Bearer ${TOKEN}x` }, { authorization: TOKEN }] as Array<Record<string, string>>) {
       const res = await fetch(`${server.baseUrl}/metrics`, { headers });
       expect(res.status, JSON.stringify(headers)).toBe(401);
       const body = (await res.json()) as { error: { code: string; message: string; request_id: string } };
@@ -76,7 +76,7 @@ describe('METRICS_ENABLED=false', () => {
   afterAll(async () => server?.stop());
 
   it('is a 404 in the error envelope, token or not', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }] as Array<Record<string, string>>) {
       const res = await fetch(`${server.baseUrl}/metrics`, { headers });
       expect(res.status).toBe(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
