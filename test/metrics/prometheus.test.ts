@@ -225,6 +225,20 @@ describe.skipIf(missing.length > 0)('Prometheus scraping a gateway', () => {
     expect(code).toBe(0);
   });
 
+  it("deploy/grafana-dashboard.json: every panel's query runs, on metrics the gateway serves", async () => {
+    const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana-dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
+    const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThanOrEqual(20);
+    for (const expr of exprs) {
+      // Grafana's variables as the dashboard's defaults would set them.
+      const concrete = expr.replaceAll('$job', 'pgw').replaceAll('$instance', '.*').replaceAll('$__rate_interval', '1m');
+      const result = await query(concrete);
+      expect(result.length, concrete).toBeGreaterThan(0);
+      for (const [name] of concrete.matchAll(/\b(?:pgw|process|nodejs)_[a-z0-9_]+/g)) expect(text, `${name} in ${concrete}`).toMatch(new RegExp(`^${name}[{ ]`, 'm'));
+    }
+  });
+
   it('promtool check rules and test rules on deploy/', async () => {
     const checked = await execFileAsync(PROMTOOL, ['check', 'rules', path.join(ROOT, 'deploy/alerts.yml')]);
     expect(checked.stdout).toContain('SUCCESS: 5 rules found');
