@@ -163,7 +163,7 @@ describe.skipIf(missing.length > 0)('Prometheus scraping a gateway', () => {
 
     // A's rail to its end, and its two succeeded payments' webhooks delivered (one after its retry).
     for (const p of onA) await waitFor(async () => (await a.api.get(`/payment_intents/${p.id}`)).body.status, (s) => s === 'SUCCEEDED' || s === 'FAILED', 60_000, 250);
-    await receiver.waitFor((r) => true, 3, 60_000);
+    await receiver.waitFor(() => true, 3, 60_000);
 
     await eventually('pgw_payments_created_total{method="multicaixa_express"}', 6);
     await eventually('pgw_payments_created_total{method="multicaixa_reference"}', 3);
