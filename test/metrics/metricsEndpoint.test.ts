@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { createPayment, expressBody, referenceBody } from '../support/payments';
@@ -14,6 +16,9 @@ import { parseMetrics, valueOf } from './support';
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const TOKEN = 'metrics-endpoint-test-token-4d1c9a';
+const PROMTOOL = '/usr/bin/promtool';
+const hasPromtool = fs.existsSync(PROMTOOL);
+if (!hasPromtool) console.warn('SKIPPED in test/metrics/metricsEndpoint.test.ts: promtool check of the merged answer (Debian package prometheus; .ci/run installs it)');
 
 describe('GET /metrics behind METRICS_TOKEN', () => {
   let server: TestServer;
@@ -108,5 +113,12 @@ describe('beside a background thread', () => {
     // Summed over both threads, the process's CPU would count twice: it is the HTTP thread's alone.
     expect(samples.filter((s) => s.name === 'process_cpu_user_seconds_total')).toHaveLength(1);
     expect(valueOf(samples, 'pgw_database_up')).toBe(1);
+  });
+
+  it.skipIf(!hasPromtool)('the merged answer passes promtool check metrics', async () => {
+    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
   });
 });
