@@ -5,7 +5,7 @@
  * `error` fails the check; `warn` only reports. test/architecture/importRules.test.ts plants a
  * violation of each kind in a throw-away tree and shows the check fails with the rule's name.
  *
- * Floors, bottom up: the base modules (src/config.ts, logger, errors, ids, paths, processId), src/tracing, src/db,
+ * Floors, bottom up: the base modules (src/config.ts, logger, errors, ids, paths, processId), src/metrics, src/tracing, src/db,
  * src/platform, src/domain, src/operations, src/http (what the HTTP protocols share), the protocols
  * (src/rest, src/graphql, src/realtime, src/pages, src/dashboard), then src/server.ts and src/main.ts. The packages (packages/*) stand alone.
  */
@@ -52,6 +52,16 @@ module.exports = {
         'import none of them.',
       from: { path: '^src/(config|logger|errors|ids|paths|processId)\\.ts$' },
       to: { path: '^src/([^/]+/|(server|main|index)\\.ts$)' },
+    },
+    {
+      name: 'metrics-imports-nothing-above',
+      severity: 'error',
+      comment:
+        'src/metrics (the Prometheus registry and its counters) sits just above the base so that every floor ' +
+        'that observes (db, platform, domain, operations, the protocols) can import it: it imports none of ' +
+        'them. What a gauge reads at scrape time (a count, a ping) is handed in by src/server.ts.',
+      from: { path: '^src/metrics/' },
+      to: { path: '^src/([^/]+/|(server|main|index)\\.ts$)', pathNot: '^src/metrics/' },
     },
     {
       name: 'tracing-imports-nothing-above',

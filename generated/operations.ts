@@ -1031,6 +1031,32 @@ const operationData = {
       ]
     }
   },
+  "getMetrics": {
+    "operationId": "getMetrics",
+    "method": "GET",
+    "path": "/metrics",
+    "expressPath": "/metrics",
+    "basePath": "",
+    "public": true,
+    "permission": null,
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "responses": {
+        "401": "getMetrics_401"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "text/plain"
+      ],
+      "401": [
+        "application/json"
+      ]
+    }
+  },
   "getOpenApiDocument": {
     "operationId": "getOpenApiDocument",
     "method": "GET",

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Configuration from the environment, validated once at start. A bad value stops the process with a
  * message naming the variable, rather than surfacing later as odd behaviour.
@@ -51,6 +53,14 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
+  /** METRICS_ENABLED (default true): GET /metrics is served; false = 404. */
+  metricsEnabled: boolean;
+  /**
+   * SHA-256 of METRICS_TOKEN when set: GET /metrics then needs `Authorization: Bearer <token>`. Only
+   * the hash is kept (compared in constant time, src/rest/metrics.routes.ts), so no copy of the token
+   * travels with the Config (to the background thread, into a log line).
+   */
+  metricsTokenHash: Buffer | undefined;
 }
 
 export interface ConnectionLimits {
@@ -206,8 +216,18 @@ export function loadConfig(env: Env = process.env): Config {
       sseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_SECONDS', 3_600, 1, 7 * 86_400) * 1_000,
       revocationCheckMs: int(env, 'KEY_REVOCATION_CHECK_MS', 500, 50, 60_000),
     },
+    metricsEnabled: bool(env, 'METRICS_ENABLED', true),
+    metricsTokenHash: metricsToken(env, 'METRICS_TOKEN'),
     ...retentionFrom(env),
   };
+}
+
+/** A bearer token: printable ASCII without spaces, 16 to 256 characters; stored as its SHA-256. */
+function metricsToken(env: Env, name: string): Buffer | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError(`${name} must be 16 to 256 printable characters without spaces, e.g. from \`openssl rand -hex 32\``);
+  return createHash('sha256').update(raw).digest();
 }
 
 /**

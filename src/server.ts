@@ -18,6 +18,10 @@ import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
 import { graphqlEndpoint } from './graphql/server';
 import { graphiqlRouter } from './graphql/graphiql';
 import { dashboardSessionRouter } from './dashboard/session/session.router';
+import { readAtScrape } from './metrics/gauges';
+import { countDueTimers } from './platform/timers/timer.service';
+import { countWebhookBacklog } from './domain/webhooks/webhookBacklog';
+import { databaseAnswers } from './db/connection';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -42,6 +46,8 @@ export async function startGateway(config: Config): Promise<Gateway> {
   onKeyRevoked(deleteSessionsOfKey);
   // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
   onClientTokenRevoked(endStreamsOfClientToken);
+  // The gauges GET /metrics reads at scrape time: each floor's own count, handed to the metrics floor.
+  readAtScrape({ timersDue: countDueTimers, webhookBacklog: countWebhookBacklog, databaseUp: databaseAnswers });
   const httpServer = createHttpServer(config);
   // The port opens before the services start (their start needs the server); a request arriving
   // meanwhile waits for the app instead of never being answered.

@@ -152,6 +152,7 @@ export declare const getCheckoutSession_404: Validator<components['schemas']['Er
 export declare const getCheckoutSession_429: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_500: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_503: Validator<components['schemas']['Error']>;
+export declare const getMetrics_401: Validator<components['schemas']['Error']>;
 export declare const getOpenApiDocumentJson_200: Validator<unknown>;
 export declare const getPaymentIntent_200: Validator<components['schemas']['PaymentIntent']>;
 export declare const getPaymentIntent_401: Validator<components['schemas']['Error']>;
@@ -473,6 +474,7 @@ export type ResponseValidatorName =
   | 'getCheckoutSession_429'
   | 'getCheckoutSession_500'
   | 'getCheckoutSession_503'
+  | 'getMetrics_401'
   | 'getOpenApiDocumentJson_200'
   | 'getPaymentIntent_200'
   | 'getPaymentIntent_401'
@@ -795,6 +797,7 @@ export declare const validators: {
   readonly getCheckoutSession_429: typeof getCheckoutSession_429;
   readonly getCheckoutSession_500: typeof getCheckoutSession_500;
   readonly getCheckoutSession_503: typeof getCheckoutSession_503;
+  readonly getMetrics_401: typeof getMetrics_401;
   readonly getOpenApiDocumentJson_200: typeof getOpenApiDocumentJson_200;
   readonly getPaymentIntent_200: typeof getPaymentIntent_200;
   readonly getPaymentIntent_401: typeof getPaymentIntent_401;

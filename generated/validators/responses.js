@@ -13063,6 +13063,7 @@ export const getCheckoutSession_404 = advanceSandboxClock_400;
 export const getCheckoutSession_429 = advanceSandboxClock_400;
 export const getCheckoutSession_500 = advanceSandboxClock_400;
 export const getCheckoutSession_503 = advanceSandboxClock_400;
+export const getMetrics_401 = advanceSandboxClock_400;
 export const getPaymentIntent_200 = cancelPaymentIntent_200;
 export const getPaymentIntent_401 = advanceSandboxClock_400;
 export const getPaymentIntent_403 = advanceSandboxClock_400;
@@ -13365,6 +13366,7 @@ export const validators = Object.freeze({
   getCheckoutSession_429,
   getCheckoutSession_500,
   getCheckoutSession_503,
+  getMetrics_401,
   getOpenApiDocumentJson_200,
   getPaymentIntent_200,
   getPaymentIntent_401,

@@ -2,6 +2,7 @@ import { workerWithoutCallerSemiSpace } from '@pgw/embedded-mongo/threaded';
 import type { Config } from '../config';
 import { logger } from '../logger';
 import { wakeElsewhere } from '../platform/timers/timer.service';
+import { setPeerMetrics, type MetricsJson } from '../metrics/registry';
 import type { ToBackground, FromBackground } from './messages';
 
 /**
@@ -28,6 +29,8 @@ export interface BackgroundThread {
 }
 
 const STOP_TIMEOUT_MS = 20_000;
+/** A scrape waits this long for the background thread's part (then answers without it). */
+const METRICS_TIMEOUT_MS = 2_000;
 
 export function startBackgroundThread(config: Config, databaseUri: string): BackgroundThread {
   const fromSource = import.meta.url.endsWith('.ts');
@@ -53,14 +56,35 @@ export function startBackgroundThread(config: Config, databaseUri: string): Back
     logger.fatal({ code }, 'the background thread stopped unexpectedly: the gateway stops');
     process.exit(1);
   });
+  // GET /metrics merges what this thread's timers and webhooks observed (src/metrics/registry.ts).
+  const asked = new Map<number, (metrics: MetricsJson) => void>();
+  let nextId = 0;
+  setPeerMetrics(
+    () =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        const timeout = setTimeout(() => {
+          asked.delete(id);
+          reject(new Error('the background thread did not answer in time'));
+        }, METRICS_TIMEOUT_MS);
+        asked.set(id, (metrics) => {
+          clearTimeout(timeout);
+          asked.delete(id);
+          resolve(metrics);
+        });
+        send({ type: 'metrics', id });
+      }),
+  );
   worker.on('message', (message: FromBackground) => {
     if (message.type === 'ready') logger.info('background thread running: timers and their webhooks');
+    else if (message.type === 'metrics') asked.get(message.id)?.(message.metrics);
   });
   return {
     async stop() {
       if (stopping) return exited.then(() => undefined);
       stopping = true;
       wakeElsewhere(null);
+      setPeerMetrics(null);
       send({ type: 'stop' });
       const timeout = setTimeout(() => {
         logger.warn('the background thread did not stop in time: terminated');

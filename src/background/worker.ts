@@ -2,11 +2,13 @@ import { parentPort, workerData } from 'node:worker_threads';
 import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { CLIENT_OPTIONS } from '../db/writeConcern';
+import { observeCommandDurations } from '../db/commandMetrics';
+import { metricsJson } from '../metrics/registry';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timer.poller';
 import { backgroundThreadServices } from './workerServices';
 import { traceCommands } from '../db/commandSpans';
-import { startTracing, stopTracing, tracingOn } from '../tracing/tracing';
+import { startTracing, stopTracing } from '../tracing/tracing';
 import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';
 
 /**
@@ -23,7 +25,8 @@ const send = (message: FromBackground) => port.postMessage(message);
 
 // This thread's own SDK and command spans (V8 isolates share no module state).
 await startTracing(process.env, 'background');
-await mongoose.connect(data.databaseUri, { ...CLIENT_OPTIONS, monitorCommands: tracingOn() });
+await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
+observeCommandDurations(mongoose.connection.getClient());
 traceCommands(mongoose.connection.getClient());
 const services = backgroundThreadServices(config);
 await startServices(services, { config });
@@ -32,6 +35,7 @@ send({ type: 'ready' });
 let stopping: Promise<void> | null = null;
 port.on('message', (message: ToBackground) => {
   if (message.type === 'wake') armFastPath(message.fireAt);
+  else if (message.type === 'metrics') void metricsJson().then((metrics) => send({ type: 'metrics', id: message.id, metrics }));
   else if (message.type === 'stop') {
     stopping ??= (async () => {
       await stopServices(services);

@@ -6,7 +6,7 @@ import { tracingInternals } from '../tracing/tracing';
  * With tracing on, a CLIENT span per database command, a child of whatever span is active when the
  * driver starts it (a request's, a timer firing's): the driver emits `commandStarted` in the caller's
  * asynchronous context, and `commandSucceeded` / `commandFailed` with the same requestId. Needs the
- * client's `monitorCommands` (connectDatabase sets it when tracing is on). Labelled by command and
+ * client's `monitorCommands` (CLIENT_OPTIONS). Labelled by command and
  * collection only: a filter or a document can hold a customer's data.
  */
 export function traceCommands(client: mongo.MongoClient): void {

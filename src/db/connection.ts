@@ -3,11 +3,11 @@ import { logger } from '../logger';
 import { PROCESS_ID } from '../processId';
 import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
+import { observeCommandDurations } from './commandMetrics';
 import { flushAllBatches } from './batching';
 import { CLIENT_OPTIONS } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
 import { traceCommands } from './commandSpans';
-import { tracingOn } from '../tracing/tracing';
 
 export interface DatabaseHandle {
   uri: string;
@@ -46,7 +46,9 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   const shapesDir = process.env.PGW_QUERY_SHAPES;
   const connectStart = performance.now();
   // autoIndex/autoCreate off: syncModelIndexes checks and builds every model's indexes in one pass below.
-  await connectWithin(uri, { ...CLIENT_OPTIONS, monitorCommands: Boolean(shapesDir) || tracingOn() }, FIRST_CONNECT_MS);
+  await connectWithin(uri, CLIENT_OPTIONS, FIRST_CONNECT_MS);
+  observeCommandDurations(mongoose.connection.getClient());
+  traceCommands(mongoose.connection.getClient());
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
   traceCommands(mongoose.connection.getClient());
   const indexesStart = performance.now();
@@ -103,6 +105,13 @@ export async function databaseReady(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** pgw_database_up: the database answers a ping (no write: a scrape must not write). */
+export async function databaseAnswers(): Promise<boolean> {
+  const db = mongoose.connection.db;
+  if (!db || mongoose.connection.readyState !== 1) return false;
+  return db.admin().ping().then(() => true, () => false);
 }
 
 /** One document per gateway process that answered /readyz: what its last readiness write wrote. */

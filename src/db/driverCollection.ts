@@ -14,3 +14,21 @@ export interface ModelWithCollection {
 export function driverCollection<T extends mongo.Document>(model: ModelWithCollection): mongo.Collection<T> {
   return model.collection as mongo.Collection<T>;
 }
+
+/**
+ * How many documents match `filter`, stopping at `limit`, with the `count` command: one command whose
+ * plan is the filter's (the driver's countDocuments is an aggregation, judged by the one number it
+ * returns). For gauges read at scrape time (src/metrics/gauges.ts), on filters an index answers.
+ */
+export async function countMatching(model: CountableModel, filter: mongo.Filter<mongo.Document>, limit: number): Promise<number> {
+  const db = model.db.db;
+  if (!db) throw new Error('not connected');
+  const res = await db.command({ count: model.collection.collectionName, query: filter, limit });
+  return Number(res.n ?? 0);
+}
+
+/** A mongoose model, for its collection's name and its connection's driver database. */
+export interface CountableModel {
+  collection: { collectionName: string };
+  db: { db?: mongo.Db };
+}

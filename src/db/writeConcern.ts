@@ -28,6 +28,9 @@ export const CLIENT_OPTIONS = {
   autoCreate: false,
   bufferTimeoutMS: DATABASE_WAIT_MS,
   writeConcern: WRITE_CONCERN,
+  // Command events feed pgw_database_command_duration_seconds (commandMetrics.ts) and, when asked, the
+  // query-shape recorder (queryShapes.ts).
+  monitorCommands: true,
 } as const;
 
 /**

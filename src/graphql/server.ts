@@ -16,6 +16,10 @@ import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 import { writeAdmission } from '../http/admission';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../db/unavailable';
+import { httpOperation } from '../metrics/http';
+import { graphqlOperation } from '../metrics/domain';
+
+const graphqlRequests = httpOperation('graphql');
 
 /**
  * The GraphQL endpoint of one gateway: `graphqlEndpoint(config)` is mounted in the Express app (an
@@ -61,6 +65,7 @@ export function graphqlEndpoint(config: Config): RequestHandler {
   const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
   return (req, res, next) => {
     if (!matches(req.path)) return next();
+    res.locals.httpMetric = graphqlRequests;
     if (req.method === 'POST') return gate(req, res, (err?: unknown) => (err ? next(err) : handler(req, res, next)));
     if ((req.method === 'GET' || req.method === 'HEAD') && !wantsHtml(req)) return handler(req, res, next);
     next();
@@ -89,9 +94,11 @@ const requestPlugin: ApolloServerPlugin<GraphQLContext> = {
       async didEncounterErrors({ errors, contextValue }) {
         logInternalErrors(errors, contextValue.requestId);
       },
-      async willSendResponse({ response, contextValue }) {
+      async willSendResponse({ response, contextValue, operation }) {
         // What Apollo's cache-control plugin answered for every operation here (none has a cache hint).
         response.http.headers.set('cache-control', 'no-store');
+        const failed = response.body.kind === 'single' && Boolean(response.body.singleResult.errors?.length);
+        graphqlOperation(operation?.operation ?? 'unknown')[failed ? 'error' : 'ok'].inc();
         if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
         const errors = withRequestId(response.body.singleResult.errors, contextValue.requestId);
         response.body.singleResult.errors = errors;

@@ -19,6 +19,7 @@ import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
+import { graphqlOperation } from '../metrics/domain';
 import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';
 import { connectionClientToken } from './clientTokenAuth';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
@@ -158,7 +159,10 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const params = requestParams(payload);
           const document = parseQuery(resolveQueryText(params, persistedQueryScope(admission.caller, { ip })));
           const errors = validateDocument(schema, document);
-          if (errors.length > 0) return errors;
+          if (errors.length > 0) {
+            graphqlOperation('unknown').error.inc();
+            return errors;
+          }
           checkOperationLimits(schema, document, params.operationName, params.variables, { mayIntrospect: admission.auth ? admission.auth.key.type !== 'publishable' : false });
           const count = await admitDocument(admission, document, params, { ip }, config);
           if (count) refuseIfOver(count);
@@ -166,9 +170,13 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') addSubscription(lease, id);
           const contextValue = contextOf(admission, requestId, config, ip, 'ws');
           // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
-          if (getOperationAST(document, params.operationName)?.operation !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);
+          const type = getOperationAST(document, params.operationName)?.operation;
+          if (type !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);
+          // Over WebSocket an operation counts once, when it is admitted (ok) or refused (error).
+          graphqlOperation(type ?? 'unknown').ok.inc();
           return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
         } catch (err) {
+          graphqlOperation('unknown').error.inc();
           if (isApiError(err)) return [apiGraphQLError(err)];
           const unavailable = unavailableError(err);
           if (unavailable) return [apiGraphQLError(unavailable)];

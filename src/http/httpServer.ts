@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Config } from '../config';
 import { newId } from '../ids';
+import { rateLimitedIn } from '../metrics/domain';
 import { logger } from '../logger';
 
 /**
@@ -28,6 +29,7 @@ export function createHttpServer(config: Config): http.Server {
 
 /** The 429 in the specification's envelope, written on the socket as it comes (no request was read). */
 function overCapAnswer(): string {
+  rateLimitedIn('connections').inc();
   const requestId = newId('req');
   const body = JSON.stringify({
     error: { code: 'rate_limit_exceeded', message: 'Too many open connections from this address; close some and retry.', request_id: requestId },

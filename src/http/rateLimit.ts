@@ -19,7 +19,8 @@ export async function enforceRateLimit(res: Response, bucket: string, limit: num
 
 /** The headers and the 429 of a decision already counted (e.g. by authenticateAndCount). */
 export function applyRateLimit(res: Response, decision: RateLimitDecision, limit: number): RateLimitDecision {
-  applyCount(res, { decision, limit });
+  // Every caller's bucket here is a client IP's (the pages, the dashboard session, unidentified answers).
+  applyCount(res, { decision, limit, scope: 'ip' });
   return decision;
 }
 

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { hitRateLimit, type RateLimitDecision, type RateLimits } from '../domain/ratelimit/rateLimit.service';
 import type { OperationId } from './contract';
+import { rateLimitedIn } from '../metrics/domain';
 
 /**
  * The rate-limit policy every surface (REST, GraphQL over HTTP and WebSocket, the pages) applies: which
@@ -13,6 +14,8 @@ import type { OperationId } from './contract';
 export interface RateCount {
   decision: RateLimitDecision;
   limit: number;
+  /** Whose window it is: a key's (the default) or a client IP's bucket (pgw_rate_limited_total's scope). */
+  scope?: 'key' | 'ip';
 }
 
 /** X-RateLimit-* of a decision. */
@@ -38,7 +41,9 @@ export function rateLimitRefusal(decision: RateLimitDecision, limit: number): Ap
 
 /** Throws the 429 of a count over its limit. */
 export function refuseIfOver(count: RateCount): void {
-  if (!count.decision.allowed) throw rateLimitRefusal(count.decision, count.limit);
+  if (count.decision.allowed) return;
+  rateLimitedIn(count.decision.refusedBy ? 'account' : (count.scope ?? 'key')).inc();
+  throw rateLimitRefusal(count.decision, count.limit);
 }
 
 /** The limits a key's request is counted against: its own window and its account's. */
@@ -75,5 +80,5 @@ export async function countPublicCall(
 ): Promise<RateCount> {
   const bucket = publicBucketOf(operationId);
   const limit = publicBucketLimit(bucket, config);
-  return { decision: await hitRateLimit(ipBucket(bucket, ip), limit), limit };
+  return { decision: await hitRateLimit(ipBucket(bucket, ip), limit), limit, scope: 'ip' };
 }

@@ -4,6 +4,10 @@ import { loadConfig } from '../config';
 import { ApiKeyModel, type ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import { ApiError } from '../errors';
 import { logger } from '../logger';
+import { rateLimitedIn } from '../metrics/domain';
+import { connectionClosed, connectionOpened, type RealtimeKind } from '../metrics/gauges';
+
+const METRIC_KIND: Record<ConnectionKind, RealtimeKind> = { ws: 'graphql_ws', sse: 'sse' };
 
 /**
  * The long-lived connections this process holds (graphql-ws sockets, SSE streams), so that none of
@@ -62,6 +66,7 @@ function bump(map: Map<string, number>, key: string, by: number): void {
 const CAP_RETRY_AFTER_SECONDS = 10;
 
 function tooMany(what: string, max: number): ApiError {
+  rateLimitedIn('connections').inc();
   return new ApiError('rate_limit_exceeded', `Too many ${what}: at most ${max} at once. Close one or retry later.`, {
     'Retry-After': String(CAP_RETRY_AFTER_SECONDS),
   });
@@ -76,6 +81,7 @@ export function admit(kind: ConnectionKind, ip: string, keyId: string | null = n
   const lease = new Lease(kind, ip);
   if (keyId) identify(lease, keyId);
   leases.add(lease);
+  connectionOpened(METRIC_KIND[kind]);
   bump(openByIp, `${kind}:${ip}`, 1);
   return lease;
 }
@@ -111,6 +117,7 @@ export function release(lease: Lease): void {
   lease.released = true;
   if (lease.timer) clearTimeout(lease.timer);
   leases.delete(lease);
+  connectionClosed(METRIC_KIND[lease.kind]);
   bump(openByIp, `${lease.kind}:${lease.ip}`, -1);
   if (lease.keyId) {
     bump(openByKey, `${lease.kind}:${lease.keyId}`, -1);

@@ -16,6 +16,8 @@ import { getOperation } from '../operations/contract';
 import { systemRoutes } from './system.routes';
 import { dashboardAssetsRouter } from '../dashboard/assets.router';
 import { series } from './series';
+import { metricsRoute } from './metrics.routes';
+import { httpOperation } from '../metrics/http';
 
 export interface AppExtensions {
   /**
@@ -26,6 +28,9 @@ export interface AppExtensions {
   /** Mounted at the root before the 404 handler (public pages, GraphiQL, the dashboard session). */
   rootRouters?: Router[];
 }
+
+/** /v1 requests that no operation matched: one label, never their paths. */
+const unmatchedRequests = httpOperation('unmatched');
 
 /**
  * Every /v1 request: maintenance, the write gate, the operation, else the 404 of an unknown route; and
@@ -54,6 +59,7 @@ function apiHandler(config: Config): RequestHandler {
   // rate limit (its headers, and 429 over it) and GET /logs shows it. Without a valid key it is
   // counted per client IP below. Either way the answer is 404.
   handlers.push(async (req, res) => {
+    res.locals.httpMetric = unmatchedRequests;
     await authenticateKeyRequest(bearerToken(req), res, config).catch((err: unknown) => {
       // No key that works: counted per client IP below. A key over its limit: its 429.
       if (isApiError(err) && err.code === 'rate_limit_exceeded') throw err;
@@ -89,6 +95,8 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   // every /v1 request is answered in there.
   app.use('/v1', apiHandler(config));
   for (const endpoint of ext.endpoints ?? []) app.use(endpoint);
+  const metrics = metricsRoute(config);
+  if (metrics) app.use(metrics);
   // After the API: its requests need not walk past the probes and docs.
   app.use(systemRoutes());
 

@@ -16,6 +16,7 @@ import type { ApiOperationId, ExecutableOperationId } from '../operations/types'
 import { restCredentials } from './clientTokenAuth';
 import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
+import { httpOperation } from '../metrics/http';
 
 /**
  * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
@@ -33,7 +34,10 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
   // This gateway's, read from its Config once its port (and so the default public URL) is known.
   const settings = gatewaySettings(config);
   const route = `/v1${op.expressPath}`;
+  // The operation's metric children, made once: requestContext observes them when the answer is sent.
+  const metrics = httpOperation(operationId);
   return async (req, res, next) => {
+    res.locals.httpMetric = metrics;
     if (tracingOn()) nameRequestSpan(req.method, route, operationId);
     try {
       const requestId = res.locals.requestId as string;

@@ -4,6 +4,10 @@ import { logger } from '../logger';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLog.service';
 import { keptBodies, requestSource } from '../http/loggedBodies';
+import { httpOperation, type HttpOperationMetrics } from '../metrics/http';
+
+/** Requests no route named (pages, docs, the dashboard, unknown paths outside /v1): one label. */
+const otherRequests = httpOperation('other');
 
 /**
  * Gives every request an id (the `Request-Id` header and `request_id` in error bodies), logs it as a
@@ -18,7 +22,10 @@ export const requestContext: RequestHandler = (req, res, next) => {
   res.locals.requestId = requestId;
   res.setHeader('Request-Id', requestId);
   res.on('finish', () => {
-    const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const elapsedNs = Number(process.hrtime.bigint() - started);
+    const latencyMs = Math.round(elapsedNs / 1e6);
+    // Set by the route that answered (the REST pipeline: its operationId; GraphQL; /metrics).
+    ((res.locals.httpMetric as HttpOperationMetrics | undefined) ?? otherRequests).observe(res.statusCode, elapsedNs / 1e9);
     // Set by the REST pipeline or GraphQL once the key is known (an AuthenticatedKey or Authenticated).
     const auth = res.locals.auth as { key: ApiKeyRecord } | undefined;
     const errorCode = (res.locals.errorCode as string | undefined) ?? null;

@@ -182,6 +182,7 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   // Root routes.
   await ok(anon, 'GET', '/healthz', 200, { root: true });
   await ok(anon, 'GET', '/readyz', 200, { root: true });
+  await ok(anon, 'GET', '/metrics', 200, { root: true });
   await ok(anon, 'GET', '/openapi.json', 200, { root: true });
   await ok(anon, 'GET', '/openapi.yaml', 200, { root: true });
   await ok(anon, 'GET', '/docs', 200, { root: true });
@@ -316,6 +317,8 @@ async function driveMaintenanceGateway(server: TestServer): Promise<void> {
   await ok(anon, 'GET', '/account', 503);
   await ok(anon, 'GET', '/account', 503);
   await ok(anon, 'GET', '/account', 429);
+  // Started with METRICS_TOKEN: without it, 401 (maintenance is /v1's only).
+  await ok(anon, 'GET', '/metrics', 401, { root: true });
 }
 
 /**
@@ -376,6 +379,12 @@ function compare(site: ExampleSite, answer: Answer): string[] {
       const b = textRoot(site.media, String(answer.body));
       return a === b ? [] : [`${a} in the example, ${b} in the answer`];
     }
+    case 'text/plain': {
+      // The Prometheus text: every metric the example declares (`# TYPE name type`) is in the answer, so typed.
+      const types = (text: string) => new Set(String(text).split('\n').filter((l) => l.startsWith('# TYPE ')));
+      const real = types(String(answer.body));
+      return [...types(String(site.example))].filter((t) => !real.has(t)).map((t) => `${t} in the example, not in the answer`);
+    }
     case 'text/event-stream': {
       const schema = { $ref: `#/components/schemas/${SSE_DATA[site.operationId ?? '']}` };
       const real = answer.body as SseMessage[];
@@ -409,7 +418,7 @@ describe('openapi.yaml examples have the shape of real answers', () => {
     await server.stop();
     server = undefined;
     // One gateway per process at a time (mongoose's connection is the module's).
-    server = await startTestServer({ MAINTENANCE_MODE: 'true', PUBLIC_RATE_LIMIT_PER_MINUTE: '2' });
+    server = await startTestServer({ MAINTENANCE_MODE: 'true', PUBLIC_RATE_LIMIT_PER_MINUTE: '2', METRICS_TOKEN: 'examples-test-metrics-token' });
     await driveMaintenanceGateway(server);
     await server.stop();
     server = undefined;

@@ -105,6 +105,7 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
 const ROOT_ENDPOINTS: [string, string, string][] = [
   ['GET', '/healthz', 'healthz'],
   ['GET', '/readyz', 'readyz'],
+  ['GET', '/metrics', 'getMetrics'],
   ['GET', '/openapi.yaml', 'getOpenApiDocument'],
   ['GET', '/openapi.json', 'getOpenApiDocumentJson'],
   ['GET', '/docs', 'getDocsPage'],

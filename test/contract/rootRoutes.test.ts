@@ -3,7 +3,7 @@ import { operations } from '../../generated/operations';
 import { createAccount } from '../support/accounts';
 import { ApiClient, findRootOperation, type ApiResponse } from '../support/client';
 import { spawnEngine, spawnGateway, type EngineProcess, type GatewayProcess } from '../support/processes';
-import type { TestServer } from '../support/server';
+import { startTestServer, type TestServer } from '../support/server';
 import { createLink, createSession, startGatewayWithJobs } from '../links/support/gateway';
 
 /**
@@ -41,6 +41,12 @@ describe('root routes of a running gateway', () => {
     expect((await rootGet(anon, '/readyz', 200)).body).toEqual({ status: 'ok', database: 'up' });
   });
 
+  it('metrics: open without METRICS_TOKEN', async () => {
+    const res = await rootGet(anon, '/metrics', 200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.text).toContain('# TYPE pgw_http_requests_total counter');
+  });
+
   it('the contract as YAML and JSON, and the docs page', async () => {
     const yaml = await rootGet(anon, '/openapi.yaml', 200);
     expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
@@ -72,6 +78,21 @@ describe('root routes of a running gateway', () => {
     expect((await rootGet(anon, `/checkout/${waiting.id}`, 200)).text).toContain('waiting for its reference payment');
     // `open` had no payment: it expired during that advance.
     await rootGet(anon, `/checkout/${open.id}`, 410);
+  });
+});
+
+describe('metrics behind METRICS_TOKEN', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ METRICS_TOKEN: 'root-routes-metrics-token-0123' });
+  });
+  afterAll(async () => server?.stop());
+
+  it('401 without the token, 200 with it', async () => {
+    const anon = new ApiClient(server.baseUrl);
+    expect((await rootGet(anon, '/metrics', 401)).body.error.code).toBe('authentication_failed');
+    const res = await fetch(`${server.baseUrl}/metrics`, { headers: { authorization: 'Bearer root-routes-metrics-token-0123' } });
+    expect(res.status).toBe(200);
   });
 });
 

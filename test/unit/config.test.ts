@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 
@@ -16,6 +17,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MONGODB_URI: 'postgres://x' })).toThrow(/MONGODB_URI/);
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
     expect(() => loadConfig({ WRITE_CONCURRENCY: '0' })).toThrow(/WRITE_CONCURRENCY/);
+  });
+
+  it('METRICS_ENABLED and METRICS_TOKEN: on by default, the token kept as its SHA-256 only', () => {
+    expect(loadConfig({})).toMatchObject({ metricsEnabled: true, metricsTokenHash: undefined });
+    expect(loadConfig({ METRICS_ENABLED: 'false' }).metricsEnabled).toBe(false);
+    const token = 'a-metrics-token-of-32-characters';
+    const config = loadConfig({ METRICS_TOKEN: token });
+    expect(config.metricsTokenHash).toEqual(createHash('sha256').update(token).digest());
+    expect(JSON.stringify(config)).not.toContain(token);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in the middle of it' })).toThrow(/METRICS_TOKEN/);
+    expect(() => loadConfig({ METRICS_ENABLED: 'sometimes' })).toThrow(/METRICS_ENABLED/);
   });
 
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash', () => {

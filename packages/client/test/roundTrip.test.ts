@@ -136,12 +136,13 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
     expect((await pgw.DELETE('/webhook_endpoints/{id}', { params: { path } })).data.deleted).toBe(true);
   });
 
-  it('events, logs, health, readiness and the documents', async () => {
+  it('events, logs, health, readiness, metrics and the documents', async () => {
     const { data: events } = await pgw.GET('/events', { params: { query: { limit: 5 } } });
     expect(events.data.length).toBeGreaterThan(0);
     expect((await pgw.GET('/logs', { params: { query: { limit: 5 } } })).data.data.length).toBeGreaterThan(0);
     expect((await anon.GET('/healthz')).data.status).toBe('ok');
     expect((await anon.GET('/readyz')).data.status).toBe('ok');
+    expect((await anon.GET('/metrics', { parseAs: 'text' })).data).toContain('# TYPE pgw_http_requests_total counter');
     expect((await anon.GET('/openapi.yaml', { parseAs: 'text' })).data).toContain('openapi:');
     expect((await anon.GET('/openapi.json')).data).toHaveProperty('paths');
     expect((await anon.GET('/docs', { parseAs: 'text' })).data).toContain('<html');

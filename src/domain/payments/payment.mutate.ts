@@ -6,6 +6,8 @@ import { announceStatusChanged, statusChangeId, type StoredEvent } from '../even
 import { EventModel } from '../events/event.model';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { paymentStatusChanged } from '../overview/rollupWrites';
+import { paymentFinal } from '../../metrics/domain';
+import { isFinalStatus } from './payment.states';
 import { toPaymentIntentResource } from './payment.serializer';
 
 /**
@@ -125,7 +127,10 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
       continue;
     }
     // The overview's counts move beside the dispatch; the version condition makes `current.status` the one replaced.
-    if (next.status !== current.status) void paymentStatusChanged(current, current.status, next.status);
+    if (next.status !== current.status) {
+      void paymentStatusChanged(current, current.status, next.status);
+      if (isFinalStatus(next.status)) paymentFinal(next.payment_method)(next.status).inc();
+    }
     if (events.length === 0 && next.status !== current.status) {
       announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
     }

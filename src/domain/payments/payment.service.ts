@@ -19,6 +19,7 @@ import { toPaymentIntentResource, type PaymentIntentResource } from './payment.s
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
 import { validateCreateInput, type CreatePaymentIntentInput } from './payment.validation';
 import { railStepTimer, transitionChange } from './rail';
+import { paymentCreated as paymentCreatedMetric } from '../../metrics/domain';
 import { drawReferenceNumber, isReferenceNumberConflict, REFERENCE_VALIDITY_MS, referenceExpiryTimer } from './reference';
 
 export interface CreatePaymentOptions {
@@ -129,6 +130,7 @@ export async function createPaymentIntent(
       return getPaymentIntentForAccount(actor.accountId, id);
     }
   }
+  paymentCreatedMetric(record.payment_method).inc();
   // The overview's count, beside the outbox's dispatch (and under an Idempotency-Key, the answer's storing).
   const rollup = paymentCreated(record);
   opts.idempotency?.alongsideAnswer(rollup);

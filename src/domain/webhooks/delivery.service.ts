@@ -18,6 +18,7 @@ import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarg
 import { attemptError } from './attemptFailure';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
+import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
 import type { WebhookTargetPolicy } from './targetResolver';
 
 /**
@@ -355,6 +356,7 @@ async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, a
     { policy, traceParent: d.trace_parent },
   );
   if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
+  webhookAttempt[succeeded(outcome.status) ? 'delivered' : outcome.status === 0 ? 'no_response' : 'http_error'].inc();
   return { ...outcome, header, at };
 }
 
@@ -436,6 +438,9 @@ async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Da
       $inc: { attempts: 1 },
     },
   );
+  // Lag in account time, from the event's creation to this attempt's answer (older deliveries lack the event's time).
+  if (moved && delivered && d.event_created_at) webhookDelivered.observe(Math.max(0, at.getTime() + a.ms - new Date(d.event_created_at).getTime()) / 1000);
+  else if (moved && !delivered) webhookDeadLetter.inc();
   // PENDING and RETRYING count alike (pending), whichever it was.
   if (moved) void deliveryMoved(d, 'PENDING', state, delivered ? at : null);
   else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });

@@ -80,6 +80,9 @@ deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
 deliverySchema.index({ payment_id: 1, event_seq: 1 });
 // Recovery of deliveries whose sender died: partial, so delivered and dead-lettered ones leave it.
 deliverySchema.index({ lease_until: 1 }, { partialFilterExpression: { state: 'PENDING' } });
+// The deliveries waiting for a retry, counted for pgw_webhook_backlog (webhookBacklog.ts): partial, so
+// it holds only the failing few, and the writes of deliveries that succeed at once never touch it.
+deliverySchema.index({ next_attempt_at: 1 }, { name: 'retrying_by_next_attempt', partialFilterExpression: { state: 'RETRYING' } });
 // The dashboard's overview (domain/overview): deliveries of the events of a time range, with every
 // field its aggregation reads, so that a database able to answer from the index alone reads no delivery.
 deliverySchema.index({ account_id: 1, event_created_at: 1, state: 1, delivered_at: 1 });

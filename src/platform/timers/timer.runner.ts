@@ -8,6 +8,7 @@ import { updateOneBatched } from '../../db/batching';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
 import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
+import { timerFired } from '../../metrics/domain';
 import { TimerModel, type TimerRecord } from './timer.model';
 import { inSpan, tracingOn } from '../../tracing/tracing';
 
@@ -165,6 +166,8 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
     let offsetMs: number | undefined;
     const dueBase = rec.due_base ?? rec.clock_base ?? machineBase();
     if (!advancing) {
+      // Fired minus due on the wall clock (fire_at); an advance runs timers early on purpose.
+      timerFired.observe(Math.max(0, Date.now() - rec.fire_at) / 1000);
       offsetMs = !rec.account_id ? 0 : clock === 'claimed' && typeof rec.offset_ms === 'number' ? rec.offset_ms : await accountOffsetMs(rec.account_id);
       // The clock read on the due time's base: after a step forward, today's wall time would put the
       // handler's timestamps (and its follow-ups' due times) an hour after its payment's.

@@ -17,6 +17,7 @@
 
 import { createHash } from 'node:crypto';
 import { insertBatched } from '../../db/batching';
+import { countMatching } from '../../db/driverCollection';
 import type { Acknowledge } from '../../db/writeConcern';
 import { newId } from '../../ids';
 import { isDuplicateKey } from '../../db/errors';
@@ -137,6 +138,14 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
 }
 
 /** Cancels scheduled (not yet running) timers of a reference. Returns how many. */
+/** Bound of a scrape's count: past it the gauge says "at least this many", which is alarm enough. */
+const COUNT_LIMIT = 1_000_000;
+
+/** pgw_timers_due: scheduled timers whose fire time has passed (the `scheduled_by_fire_at` index). */
+export function countDueTimers(): Promise<number> {
+  return countMatching(TimerModel, { state: 'scheduled', fire_at: { $lte: Date.now() } }, COUNT_LIMIT);
+}
+
 export async function cancelTimers(filter: { accountId?: string; kind?: string; refId: string }): Promise<number> {
   const q: Record<string, unknown> = { ref_id: filter.refId, state: 'scheduled' };
   if (filter.accountId) q.account_id = filter.accountId;

@@ -1264,6 +1264,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description This process's metrics in the Prometheus text format (docs/operations.md, "Metrics and alerts"):
+         *     requests by operationId and status, GraphQL operations, payments, timer lateness, webhook
+         *     attempts, lag and backlog, open streams, rate-limit refusals, the database, and the process's
+         *     own. Labels never hold account ids, keys or raw paths. For operators, not tenants.
+         *
+         *     No API key: when the gateway runs with `METRICS_TOKEN`, send `Authorization: Bearer <METRICS_TOKEN>`
+         *     (401 otherwise). With `METRICS_ENABLED=false` the route is not served (404). Not rate limited.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -5597,6 +5623,51 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ReadinessDown"];
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, Prometheus text format 0.0.4. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP pgw_http_requests_total HTTP requests answered, by operation (openapi.yaml operationId) and status code.
+                     *     # TYPE pgw_http_requests_total counter
+                     *     pgw_http_requests_total{operation="createPaymentIntent",status="201"} 12
+                     */
+                    "text/plain": string;
+                };
+            };
+            /** @description `authentication_failed`: METRICS_TOKEN is set and the request did not carry it. */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "authentication_failed",
+                     *         "message": "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>",
+                     *         "request_id": "req_qQCSQq9SincZ0IWdGp7iOhNT"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

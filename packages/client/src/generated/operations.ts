@@ -133,6 +133,12 @@ export const operations = {
     "root": true,
     "idempotencyKey": false
   },
+  "getMetrics": {
+    "method": "GET",
+    "path": "/metrics",
+    "root": true,
+    "idempotencyKey": false
+  },
   "getOpenApiDocument": {
     "method": "GET",
     "path": "/openapi.yaml",
