@@ -1025,6 +1025,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_endpoints/{id}/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's chaos settings and report
+         * @description Beyond the specification. The settings of `PUT` and what they did so far (`report`); when chaos
+         *     is off (`enabled: false`), every probability is 0, `delay_ms` and `seed` are null, and the report
+         *     of the last run stays readable.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:read`.
+         */
+        get: operations["getWebhookChaos"];
+        /**
+         * Switch chaos on for an endpoint
+         * @description Beyond the specification, for testing a receiver: from now on the endpoint's deliveries meet
+         *     what real networks and attackers do to webhooks. Each field is optional; the settings given
+         *     replace the previous ones, and the `report` starts again from zero.
+         *
+         *     Per genuine delivery, each effect falls independently with its probability (0 to 1):
+         *     - `duplicate`: the same event is sent again (same `Service-Event-Id`, a valid signature) within
+         *       5 s of the first attempt; the copy is a delivery of its own with `chaos: duplicate`.
+         *     - `reorder`: the delivery is held until the endpoint's next delivery has been sent, at most 10 s
+         *       (`chaos: reordered`).
+         *     - `bad_signature`: before the first attempt, a forged copy signed with a wrong secret
+         *       (`chaos: bad_signature`).
+         *     - `stale_timestamp`: before the first attempt, a copy with a valid signature whose `t` is
+         *       3,600 s old (`chaos: stale_timestamp`).
+         *     - `delay_ms`: the first attempt waits a time between `min` and `max` ms (`chaos: delayed`,
+         *       unless the delivery is also `reordered`).
+         *
+         *     A receiver must reject forged copies (Authentication rule 7): they never count as the
+         *     delivery's success, and the genuine delivery follows the normal retry rules. A forged copy
+         *     answered with a 2xx is counted in `report.forged_accepted`: the receiver has a bug.
+         *
+         *     `seed` makes the choices repeatable: each is derived from a hash of the seed, the event id and
+         *     the endpoint id, so the same seed makes the same choices for the same deliveries in every
+         *     gateway process. Omitted, the gateway picks one and shows it.
+         *
+         *     Errors: 400 `invalid_request` for a probability outside 0 to 1, `delay_ms` outside 0 to 60000
+         *     or with `min` above `max`, or a `seed` that is not an integer; nothing is changed. 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        put: operations["setWebhookChaos"];
+        post?: never;
+        /**
+         * Switch chaos off for an endpoint
+         * @description Beyond the specification. Deliveries created from now on are sent as usual; copies and holds
+         *     already decided still happen. Answers the settings as they now are (`enabled: false`) with the
+         *     report of the run that ended. Switching off an endpoint without chaos is not an error.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        delete: operations["clearWebhookChaos"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2097,6 +2171,8 @@ export interface components {
              * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
              */
             created_at: string;
+            /** @description The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off. */
+            chaos: components["schemas"]["WebhookChaosSettings"] | null;
         };
         /** @description A webhook endpoint with its signing secret (creation and `rotate_secret` responses only). */
         WebhookEndpointWithSecret: {
@@ -2123,6 +2199,8 @@ export interface components {
              * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
              */
             created_at: string;
+            /** @description The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off. */
+            chaos: components["schemas"]["WebhookChaosSettings"] | null;
             /** @description Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver. */
             secret: string;
         };
@@ -2198,6 +2276,82 @@ export interface components {
              */
             state: "QUEUED";
         };
+        /** @description A probability, 0 (never) to 1 (every delivery). */
+        ChaosProbability: number;
+        /** @description The first attempt of every delivery waits a time drawn between `min` and `max` ms. */
+        ChaosDelay: {
+            /** @description Shortest wait, ms (0 to 60000, at most `max`). */
+            min: number;
+            /** @description Longest wait, ms (0 to 60000). */
+            max: number;
+        };
+        /** @description Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay). */
+        SetWebhookChaosRequest: {
+            /** @description Chance that a delivery is sent a second time within 5 s. */
+            duplicate?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s). */
+            reorder?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a forged copy signed with a wrong secret goes first. */
+            bad_signature?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a copy whose signed `t` is 3,600 s old goes first. */
+            stale_timestamp?: components["schemas"]["ChaosProbability"];
+            /** @description Wait before the first attempt. */
+            delay_ms?: components["schemas"]["ChaosDelay"];
+            /** @description The same seed makes the same choices for the same deliveries (a 32-bit integer). */
+            seed?: number;
+        };
+        /** @description What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes. */
+        WebhookChaosReport: {
+            /** @description Forged copies sent (`bad_signature` and `stale_timestamp`). */
+            forged_sent: number;
+            /** @description Forged copies the receiver refused (any answer but a 2xx, or none). */
+            forged_rejected: number;
+            /** @description Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7). */
+            forged_accepted: number;
+            /** @description Second copies of genuine deliveries sent. */
+            duplicates_sent: number;
+            /** @description Deliveries held until the endpoint's next delivery had been sent. */
+            reordered: number;
+            /** @description Deliveries whose first attempt waited `delay_ms`. */
+            delayed: number;
+        };
+        /** @description The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it. */
+        WebhookChaosSettings: {
+            duplicate: components["schemas"]["ChaosProbability"];
+            reorder: components["schemas"]["ChaosProbability"];
+            bad_signature: components["schemas"]["ChaosProbability"];
+            stale_timestamp: components["schemas"]["ChaosProbability"];
+            /** @description The wait before first attempts; null for none. */
+            delay_ms: components["schemas"]["ChaosDelay"] | null;
+            /** @description The seed the choices are derived from (the one given, or one the gateway picked). */
+            seed: number;
+        };
+        /** @description An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`). */
+        WebhookChaos: {
+            /**
+             * @description Always `webhook_chaos`.
+             * @constant
+             */
+            object: "webhook_chaos";
+            /** @description The endpoint's id. */
+            endpoint: string;
+            /** @description Whether chaos is on (false after `DELETE`, or before any `PUT`). */
+            enabled: boolean;
+            duplicate: components["schemas"]["ChaosProbability"];
+            reorder: components["schemas"]["ChaosProbability"];
+            bad_signature: components["schemas"]["ChaosProbability"];
+            stale_timestamp: components["schemas"]["ChaosProbability"];
+            /** @description The wait before first attempts; null for none. */
+            delay_ms: components["schemas"]["ChaosDelay"] | null;
+            /** @description The seed the choices are derived from; null while chaos is off. */
+            seed: number | null;
+            report: components["schemas"]["WebhookChaosReport"];
+        };
+        /**
+         * @description What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).
+         * @enum {string}
+         */
+        WebhookChaosKind: "duplicate" | "reordered" | "delayed" | "bad_signature" | "stale_timestamp";
         /** @description One event sent (or to be sent) to one endpoint, with the outcome of its last attempt. */
         WebhookDelivery: {
             /** @description Delivery id, `whd_` followed by 24 base62 characters. */
@@ -2241,6 +2395,8 @@ export interface components {
             request_body: string | null;
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
             signature_header: string | null;
+            /** @description What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it. */
+            chaos: components["schemas"]["WebhookChaosKind"] | null;
         };
         /** @description The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`). */
         TestPingData: {
@@ -4809,7 +4965,8 @@ export interface operations {
                      *           ],
                      *           "name": null,
                      *           "description": null,
-                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "chaos": null
                      *         }
                      *       ]
                      *     }
@@ -4872,6 +5029,7 @@ export interface operations {
                      *       "name": "Shop backend",
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
+                     *       "chaos": null,
                      *       "secret": "whsec_RrIRzH3GTkaBdLitGQPFc0Cd0E7HSmUu"
                      *     }
                      */
@@ -5042,7 +5200,8 @@ export interface operations {
                      *           "last_error": null,
                      *           "next_attempt_at": null,
                      *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"sequence\":1,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
-                     *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
+                     *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d",
+                     *           "chaos": null
                      *         }
                      *       ]
                      *     }
@@ -5102,7 +5261,8 @@ export interface operations {
                      *       "last_error": null,
                      *       "next_attempt_at": null,
                      *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"sequence\":2,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
-                     *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
+                     *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710",
+                     *       "chaos": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -5156,6 +5316,7 @@ export interface operations {
                      *       "name": "Shop backend",
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
+                     *       "chaos": null,
                      *       "secret": "whsec_JZAG0C1mxr2JvA2L03Q6oquKmoqOgYzs"
                      *     }
                      */
@@ -5167,6 +5328,201 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    getWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint's chaos settings and report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": true,
+                     *       "duplicate": 0.2,
+                     *       "reorder": 0.1,
+                     *       "bad_signature": 0.1,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": {
+                     *         "min": 0,
+                     *         "max": 2000
+                     *       },
+                     *       "seed": 42,
+                     *       "report": {
+                     *         "forged_sent": 3,
+                     *         "forged_rejected": 2,
+                     *         "forged_accepted": 1,
+                     *         "duplicates_sent": 4,
+                     *         "reordered": 2,
+                     *         "delayed": 20
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    setWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duplicate": 0.2,
+                 *       "reorder": 0.1,
+                 *       "bad_signature": 0.1,
+                 *       "delay_ms": {
+                 *         "min": 0,
+                 *         "max": 2000
+                 *       },
+                 *       "seed": 42
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetWebhookChaosRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint's chaos settings and report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": true,
+                     *       "duplicate": 0.2,
+                     *       "reorder": 0.1,
+                     *       "bad_signature": 0.1,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": {
+                     *         "min": 0,
+                     *         "max": 2000
+                     *       },
+                     *       "seed": 42,
+                     *       "report": {
+                     *         "forged_sent": 0,
+                     *         "forged_rejected": 0,
+                     *         "forged_accepted": 0,
+                     *         "duplicates_sent": 0,
+                     *         "reordered": 0,
+                     *         "delayed": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    clearWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Chaos is off; the report of the run that ended. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": false,
+                     *       "duplicate": 0,
+                     *       "reorder": 0,
+                     *       "bad_signature": 0,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": null,
+                     *       "seed": null,
+                     *       "report": {
+                     *         "forged_sent": 3,
+                     *         "forged_rejected": 2,
+                     *         "forged_accepted": 1,
+                     *         "duplicates_sent": 4,
+                     *         "reordered": 2,
+                     *         "delayed": 20
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Maintenance"];

@@ -152,6 +152,54 @@ const operationData = {
       ]
     }
   },
+  "clearWebhookChaos": {
+    "operationId": "clearWebhookChaos",
+    "method": "DELETE",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "clearWebhookChaos_params",
+      "responses": {
+        "200": "clearWebhookChaos_200",
+        "401": "clearWebhookChaos_401",
+        "403": "clearWebhookChaos_403",
+        "404": "clearWebhookChaos_404",
+        "429": "clearWebhookChaos_429",
+        "500": "clearWebhookChaos_500",
+        "503": "clearWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "createApiKey": {
     "operationId": "createApiKey",
     "method": "POST",
@@ -1470,6 +1518,54 @@ const operationData = {
       ]
     }
   },
+  "getWebhookChaos": {
+    "operationId": "getWebhookChaos",
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:read",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "getWebhookChaos_params",
+      "responses": {
+        "200": "getWebhookChaos_200",
+        "401": "getWebhookChaos_401",
+        "403": "getWebhookChaos_403",
+        "404": "getWebhookChaos_404",
+        "429": "getWebhookChaos_429",
+        "500": "getWebhookChaos_500",
+        "503": "getWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "healthz": {
     "operationId": "healthz",
     "method": "GET",
@@ -2123,6 +2219,63 @@ const operationData = {
     "errorCodes": {},
     "responseContentTypes": {
       "202": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "setWebhookChaos": {
+    "operationId": "setWebhookChaos",
+    "method": "PUT",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "setWebhookChaos_body",
+      "params": "setWebhookChaos_params",
+      "responses": {
+        "200": "setWebhookChaos_200",
+        "400": "setWebhookChaos_400",
+        "401": "setWebhookChaos_401",
+        "403": "setWebhookChaos_403",
+        "404": "setWebhookChaos_404",
+        "413": "setWebhookChaos_413",
+        "429": "setWebhookChaos_429",
+        "500": "setWebhookChaos_500",
+        "503": "setWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
         "application/json"
       ],
       "400": [

@@ -10,6 +10,7 @@ export interface Validator<T = unknown> {
 }
 
 export declare const cancelPaymentIntent_params: Validator<operations['cancelPaymentIntent']['parameters']['path']>;
+export declare const clearWebhookChaos_params: Validator<operations['clearWebhookChaos']['parameters']['path']>;
 export declare const createPaymentIntent_headers: Validator<Record<string, unknown>>;
 export declare const createPublicCheckoutSessionPayment_params: Validator<operations['createPublicCheckoutSessionPayment']['parameters']['path']>;
 export declare const createPublicPaymentLinkPayment_params: Validator<operations['createPublicPaymentLinkPayment']['parameters']['path']>;
@@ -28,6 +29,7 @@ export declare const getPublicPayment_params: Validator<operations['getPublicPay
 export declare const getPublicPayment_query: Validator<NonNullable<operations['getPublicPayment']['parameters']['query']>>;
 export declare const getPublicPaymentLink_params: Validator<operations['getPublicPaymentLink']['parameters']['path']>;
 export declare const getRefund_params: Validator<operations['getRefund']['parameters']['path']>;
+export declare const getWebhookChaos_params: Validator<operations['getWebhookChaos']['parameters']['path']>;
 export declare const listEvents_query: Validator<NonNullable<operations['listEvents']['parameters']['query']>>;
 export declare const listLogs_query: Validator<NonNullable<operations['listLogs']['parameters']['query']>>;
 export declare const listPaymentIntents_query: Validator<NonNullable<operations['listPaymentIntents']['parameters']['query']>>;
@@ -37,6 +39,7 @@ export declare const retryWebhookDelivery_params: Validator<operations['retryWeb
 export declare const revokeApiKey_params: Validator<operations['revokeApiKey']['parameters']['path']>;
 export declare const rotateWebhookSecret_params: Validator<operations['rotateWebhookSecret']['parameters']['path']>;
 export declare const sendTestWebhook_params: Validator<operations['sendTestWebhook']['parameters']['path']>;
+export declare const setWebhookChaos_params: Validator<operations['setWebhookChaos']['parameters']['path']>;
 export declare const streamPaymentIntentEvents_headers: Validator<Record<string, unknown>>;
 export declare const streamPaymentIntentEvents_params: Validator<operations['streamPaymentIntentEvents']['parameters']['path']>;
 export declare const streamPublicPaymentEvents_headers: Validator<Record<string, unknown>>;
@@ -45,6 +48,7 @@ export declare const streamPublicPaymentEvents_query: Validator<NonNullable<oper
 
 export type ParamValidatorName =
   | 'cancelPaymentIntent_params'
+  | 'clearWebhookChaos_params'
   | 'createPaymentIntent_headers'
   | 'createPublicCheckoutSessionPayment_params'
   | 'createPublicPaymentLinkPayment_params'
@@ -63,6 +67,7 @@ export type ParamValidatorName =
   | 'getPublicPayment_query'
   | 'getPublicPaymentLink_params'
   | 'getRefund_params'
+  | 'getWebhookChaos_params'
   | 'listEvents_query'
   | 'listLogs_query'
   | 'listPaymentIntents_query'
@@ -72,6 +77,7 @@ export type ParamValidatorName =
   | 'revokeApiKey_params'
   | 'rotateWebhookSecret_params'
   | 'sendTestWebhook_params'
+  | 'setWebhookChaos_params'
   | 'streamPaymentIntentEvents_headers'
   | 'streamPaymentIntentEvents_params'
   | 'streamPublicPaymentEvents_headers'
@@ -81,6 +87,7 @@ export type ParamValidatorName =
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
   readonly cancelPaymentIntent_params: typeof cancelPaymentIntent_params;
+  readonly clearWebhookChaos_params: typeof clearWebhookChaos_params;
   readonly createPaymentIntent_headers: typeof createPaymentIntent_headers;
   readonly createPublicCheckoutSessionPayment_params: typeof createPublicCheckoutSessionPayment_params;
   readonly createPublicPaymentLinkPayment_params: typeof createPublicPaymentLinkPayment_params;
@@ -99,6 +106,7 @@ export declare const validators: {
   readonly getPublicPayment_query: typeof getPublicPayment_query;
   readonly getPublicPaymentLink_params: typeof getPublicPaymentLink_params;
   readonly getRefund_params: typeof getRefund_params;
+  readonly getWebhookChaos_params: typeof getWebhookChaos_params;
   readonly listEvents_query: typeof listEvents_query;
   readonly listLogs_query: typeof listLogs_query;
   readonly listPaymentIntents_query: typeof listPaymentIntents_query;
@@ -108,6 +116,7 @@ export declare const validators: {
   readonly revokeApiKey_params: typeof revokeApiKey_params;
   readonly rotateWebhookSecret_params: typeof rotateWebhookSecret_params;
   readonly sendTestWebhook_params: typeof sendTestWebhook_params;
+  readonly setWebhookChaos_params: typeof setWebhookChaos_params;
   readonly streamPaymentIntentEvents_headers: typeof streamPaymentIntentEvents_headers;
   readonly streamPaymentIntentEvents_params: typeof streamPaymentIntentEvents_params;
   readonly streamPublicPaymentEvents_headers: typeof streamPublicPaymentEvents_headers;

@@ -22,6 +22,7 @@ export declare const createRefund_body: Validator<components['schemas']['CreateR
 export declare const createSandboxAccount_body: Validator<components['schemas']['CreateSandboxAccountRequest']>;
 export declare const createWebhookEndpoint_body: Validator<components['schemas']['CreateWebhookEndpointRequest']>;
 export declare const paymentEvent_body: Validator<components['schemas']['Event']>;
+export declare const setWebhookChaos_body: Validator<components['schemas']['SetWebhookChaosRequest']>;
 export declare const simulateReferencePaid_body: Validator<components['schemas']['SimulateReferencePaidRequest']>;
 
 export type RequestValidatorName =
@@ -38,6 +39,7 @@ export type RequestValidatorName =
   | 'createSandboxAccount_body'
   | 'createWebhookEndpoint_body'
   | 'paymentEvent_body'
+  | 'setWebhookChaos_body'
   | 'simulateReferencePaid_body';
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
@@ -55,6 +57,7 @@ export declare const validators: {
   readonly createSandboxAccount_body: typeof createSandboxAccount_body;
   readonly createWebhookEndpoint_body: typeof createWebhookEndpoint_body;
   readonly paymentEvent_body: typeof paymentEvent_body;
+  readonly setWebhookChaos_body: typeof setWebhookChaos_body;
   readonly simulateReferencePaid_body: typeof simulateReferencePaid_body;
 };
 

@@ -27,6 +27,13 @@ export declare const cancelPaymentIntent_413: Validator<components['schemas']['E
 export declare const cancelPaymentIntent_429: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_500: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_503: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const clearWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const createApiKey_201: Validator<components['schemas']['ApiKeyWithSecret']>;
 export declare const createApiKey_400: Validator<components['schemas']['Error']>;
 export declare const createApiKey_401: Validator<components['schemas']['Error']>;
@@ -204,6 +211,13 @@ export declare const getSandboxClock_403: Validator<components['schemas']['Error
 export declare const getSandboxClock_429: Validator<components['schemas']['Error']>;
 export declare const getSandboxClock_500: Validator<components['schemas']['Error']>;
 export declare const getSandboxClock_503: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const getWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const healthz_200: Validator<components['schemas']['Health']>;
 export declare const listApiKeys_200: Validator<components['schemas']['ApiKeyList']>;
 export declare const listApiKeys_401: Validator<components['schemas']['Error']>;
@@ -305,6 +319,15 @@ export declare const sendTestWebhook_413: Validator<components['schemas']['Error
 export declare const sendTestWebhook_429: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_500: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_503: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const setWebhookChaos_400: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_413: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_200: Validator<components['schemas']['PaymentIntent']>;
 export declare const simulateReferencePaid_400: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_401: Validator<components['schemas']['Error']>;
@@ -348,6 +371,13 @@ export type ResponseValidatorName =
   | 'cancelPaymentIntent_429'
   | 'cancelPaymentIntent_500'
   | 'cancelPaymentIntent_503'
+  | 'clearWebhookChaos_200'
+  | 'clearWebhookChaos_401'
+  | 'clearWebhookChaos_403'
+  | 'clearWebhookChaos_404'
+  | 'clearWebhookChaos_429'
+  | 'clearWebhookChaos_500'
+  | 'clearWebhookChaos_503'
   | 'createApiKey_201'
   | 'createApiKey_400'
   | 'createApiKey_401'
@@ -525,6 +555,13 @@ export type ResponseValidatorName =
   | 'getSandboxClock_429'
   | 'getSandboxClock_500'
   | 'getSandboxClock_503'
+  | 'getWebhookChaos_200'
+  | 'getWebhookChaos_401'
+  | 'getWebhookChaos_403'
+  | 'getWebhookChaos_404'
+  | 'getWebhookChaos_429'
+  | 'getWebhookChaos_500'
+  | 'getWebhookChaos_503'
   | 'healthz_200'
   | 'listApiKeys_200'
   | 'listApiKeys_401'
@@ -626,6 +663,15 @@ export type ResponseValidatorName =
   | 'sendTestWebhook_429'
   | 'sendTestWebhook_500'
   | 'sendTestWebhook_503'
+  | 'setWebhookChaos_200'
+  | 'setWebhookChaos_400'
+  | 'setWebhookChaos_401'
+  | 'setWebhookChaos_403'
+  | 'setWebhookChaos_404'
+  | 'setWebhookChaos_413'
+  | 'setWebhookChaos_429'
+  | 'setWebhookChaos_500'
+  | 'setWebhookChaos_503'
   | 'simulateReferencePaid_200'
   | 'simulateReferencePaid_400'
   | 'simulateReferencePaid_401'
@@ -670,6 +716,13 @@ export declare const validators: {
   readonly cancelPaymentIntent_429: typeof cancelPaymentIntent_429;
   readonly cancelPaymentIntent_500: typeof cancelPaymentIntent_500;
   readonly cancelPaymentIntent_503: typeof cancelPaymentIntent_503;
+  readonly clearWebhookChaos_200: typeof clearWebhookChaos_200;
+  readonly clearWebhookChaos_401: typeof clearWebhookChaos_401;
+  readonly clearWebhookChaos_403: typeof clearWebhookChaos_403;
+  readonly clearWebhookChaos_404: typeof clearWebhookChaos_404;
+  readonly clearWebhookChaos_429: typeof clearWebhookChaos_429;
+  readonly clearWebhookChaos_500: typeof clearWebhookChaos_500;
+  readonly clearWebhookChaos_503: typeof clearWebhookChaos_503;
   readonly createApiKey_201: typeof createApiKey_201;
   readonly createApiKey_400: typeof createApiKey_400;
   readonly createApiKey_401: typeof createApiKey_401;
@@ -847,6 +900,13 @@ export declare const validators: {
   readonly getSandboxClock_429: typeof getSandboxClock_429;
   readonly getSandboxClock_500: typeof getSandboxClock_500;
   readonly getSandboxClock_503: typeof getSandboxClock_503;
+  readonly getWebhookChaos_200: typeof getWebhookChaos_200;
+  readonly getWebhookChaos_401: typeof getWebhookChaos_401;
+  readonly getWebhookChaos_403: typeof getWebhookChaos_403;
+  readonly getWebhookChaos_404: typeof getWebhookChaos_404;
+  readonly getWebhookChaos_429: typeof getWebhookChaos_429;
+  readonly getWebhookChaos_500: typeof getWebhookChaos_500;
+  readonly getWebhookChaos_503: typeof getWebhookChaos_503;
   readonly healthz_200: typeof healthz_200;
   readonly listApiKeys_200: typeof listApiKeys_200;
   readonly listApiKeys_401: typeof listApiKeys_401;
@@ -948,6 +1008,15 @@ export declare const validators: {
   readonly sendTestWebhook_429: typeof sendTestWebhook_429;
   readonly sendTestWebhook_500: typeof sendTestWebhook_500;
   readonly sendTestWebhook_503: typeof sendTestWebhook_503;
+  readonly setWebhookChaos_200: typeof setWebhookChaos_200;
+  readonly setWebhookChaos_400: typeof setWebhookChaos_400;
+  readonly setWebhookChaos_401: typeof setWebhookChaos_401;
+  readonly setWebhookChaos_403: typeof setWebhookChaos_403;
+  readonly setWebhookChaos_404: typeof setWebhookChaos_404;
+  readonly setWebhookChaos_413: typeof setWebhookChaos_413;
+  readonly setWebhookChaos_429: typeof setWebhookChaos_429;
+  readonly setWebhookChaos_500: typeof setWebhookChaos_500;
+  readonly setWebhookChaos_503: typeof setWebhookChaos_503;
   readonly simulateReferencePaid_200: typeof simulateReferencePaid_200;
   readonly simulateReferencePaid_400: typeof simulateReferencePaid_400;
   readonly simulateReferencePaid_401: typeof simulateReferencePaid_401;

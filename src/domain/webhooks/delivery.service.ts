@@ -19,6 +19,10 @@ import { attemptError } from './attemptFailure';
 import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
 import type { WebhookTargetPolicy } from './targetResolver';
+import { chaosPlan, genuineKind, planCounters, type ChaosPlan } from './chaos';
+import { countChaos } from './chaos.service';
+import { trySendChaosCopy } from './chaosCopies';
+import { chaosHold, endpointSent, holdMs } from './chaosHold';
 
 /**
  * The delivery engine.
@@ -198,6 +202,8 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, sequence: event.sequence, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {
+      // Chaos is decided here, once per delivery, and stored with it (chaos.ts).
+      const plan = chaosPlan(endpoint.chaos, event.id, endpoint._id);
       const doc: WebhookDeliveryRecord = {
         _id: newId('whd'),
         account_id: event.accountId,
@@ -216,9 +222,11 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         signature_header: null,
         last_error: null,
         next_attempt_at: null,
-        lease_until: Date.now() + PENDING_LEASE_MS,
+        // A chaos hold (delay, reorder) is part of the first attempt: no sweeper takes it meanwhile.
+        lease_until: Date.now() + holdMs(plan) + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
         event_created_at: event.createdAt,
+        ...(plan && { chaos: genuineKind(plan), chaos_plan: plan }),
       };
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
@@ -229,6 +237,8 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         // Service-Event-Id), as after a crash between a request and its recording.
         await insertBatched(WebhookDeliveryModel, doc, 'applied');
         void deliveryCreated(doc);
+        // Counted by the one insert that won, so once per delivery whichever process made it.
+        if (plan) void countChaos(endpoint._id, planCounters(plan)).catch((err: unknown) => logger.warn({ err, deliveryId: doc._id }, 'chaos report not counted'));
         return { doc, endpoint };
       } catch (err) {
         // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
@@ -239,7 +249,10 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   );
   markHandled(event.id);
   for (const item of created) {
-    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs, policy, false, stored);
+    if (!item) continue;
+    const { doc, endpoint } = item;
+    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored));
+    else startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored);
   }
 }
 
@@ -339,9 +352,17 @@ interface SentAttempt extends AttemptOutcome {
   at: Date;
 }
 
-/** Signs with the endpoint's current secrets and POSTs the stored body. `at` is the account time. */
-async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<SentAttempt> {
-  const header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000));
+/**
+ * Signs with the endpoint's current secrets (or sends `header`, a chaos copy's) and POSTs the stored
+ * body. `at` is the account time.
+ */
+async function send(
+  d: WebhookDeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  at: Date,
+  policy: WebhookTargetPolicy,
+  header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000)),
+): Promise<SentAttempt> {
   const outcome = await postWebhook(
     endpoint.url,
     d.body,
@@ -380,8 +401,23 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
  * behind the writes of its earlier attempts, each waiting its turn on a busy engine.
  */
 async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
+  const plan = step === 1 ? d.chaos_plan : null;
+  // Forged copies go first, in the same slot; their outcome never decides the delivery's.
+  for (const kind of plan?.forged ?? []) await trySendChaosCopy(kind, d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
   const a = await send(d, endpoint, at, policy);
+  endpointSent(d.endpoint_id);
+  if (plan) scheduleDuplicate(d, endpoint, at, policy, plan);
   return () => recordAttempt(d, step, at, a);
+}
+
+/** The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart). */
+function scheduleDuplicate(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy, plan: ChaosPlan): void {
+  if (plan.duplicate_after_ms === null) return;
+  const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
+  setTimeout(() => {
+    if (engineState !== 'running') return;
+    void scheduler.submit({ ...attemptJob(d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
+  }, plan.duplicate_after_ms).unref();
 }
 
 async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi';
 import mongoose, { Schema } from 'mongoose';
+import type { ChaosReport, ChaosSettings } from './chaos';
 
 /**
  * A webhook endpoint. Signing secrets must be usable for HMAC, so they cannot be hashed: they are
@@ -27,6 +28,10 @@ export interface WebhookEndpointRecord {
   description: string | null;
   secrets: EndpointSecret[];
   created_at: Date;
+  /** Chaos switched on (chaos.ts); null or absent when off. */
+  chaos?: ChaosSettings | null;
+  /** What chaos did since it was last switched on: counters moved with `$inc` by every process. */
+  chaos_report?: ChaosReport;
 }
 
 const secretSchema = new Schema<EndpointSecret>(
@@ -48,6 +53,8 @@ const endpointSchema = new Schema<WebhookEndpointRecord>(
     description: { type: String, default: null },
     secrets: { type: [secretSchema], required: true },
     created_at: { type: Date, required: true },
+    chaos: { type: Schema.Types.Mixed, default: null },
+    chaos_report: { type: Schema.Types.Mixed },
   },
   { versionKey: false, minimize: false, collection: 'webhook_endpoints' },
 );

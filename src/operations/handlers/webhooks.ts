@@ -6,6 +6,7 @@ import {
   rotateWebhookSecret,
   sendTestWebhook,
 } from '../../domain/webhooks/webhookEndpoint.service';
+import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaos.service';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -19,6 +20,9 @@ export const webhookHandlers = {
     pageOf(await listDeliveries(ctx.actor.accountId, params.id, { limit: withOneMore(DELIVERY_LIST_SIZE) }), DELIVERY_LIST_SIZE),
   retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id, ctx.settings.webhookTargets),
   rotateWebhookSecret: async (ctx, { params }) => rotateWebhookSecret(ctx.actor.accountId, params.id),
+  getWebhookChaos: async (ctx, { params }) => getWebhookChaos(ctx.actor.accountId, params.id),
+  setWebhookChaos: async (ctx, { params, body }) => setWebhookChaos(ctx.actor.accountId, params.id, body),
+  clearWebhookChaos: async (ctx, { params }) => clearWebhookChaos(ctx.actor.accountId, params.id),
 } satisfies HandlerTable<
   | 'createWebhookEndpoint'
   | 'listWebhookEndpoints'
@@ -27,4 +31,7 @@ export const webhookHandlers = {
   | 'listWebhookDeliveries'
   | 'retryWebhookDelivery'
   | 'rotateWebhookSecret'
+  | 'getWebhookChaos'
+  | 'setWebhookChaos'
+  | 'clearWebhookChaos'
 >;

@@ -25,6 +25,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "clearWebhookChaos": {
+    "method": "DELETE",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "root": false,
+    "idempotencyKey": false
+  },
   "createApiKey": {
     "method": "POST",
     "path": "/api_keys",
@@ -199,6 +205,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "getWebhookChaos": {
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "root": false,
+    "idempotencyKey": false
+  },
   "healthz": {
     "method": "GET",
     "path": "/healthz",
@@ -286,6 +298,12 @@ export const operations = {
   "sendTestWebhook": {
     "method": "POST",
     "path": "/webhook_endpoints/{id}/test",
+    "root": false,
+    "idempotencyKey": false
+  },
+  "setWebhookChaos": {
+    "method": "PUT",
+    "path": "/webhook_endpoints/{id}/chaos",
     "root": false,
     "idempotencyKey": false
   },
