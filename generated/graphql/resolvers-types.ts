@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -404,12 +404,62 @@ export type WebhookEndpoint = {
    * `webhook_endpoints:read`.
    */
   deliveries: Array<WebhookDelivery>;
+  /** The chaos switched on for the endpoint, with its report; null when off (REST `chaos`). Needs `webhook_endpoints:read`. */
+  chaos?: Maybe<WebhookChaos>;
 };
 
 
 /** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
 export type WebhookEndpointDeliveriesArgs = {
   state?: InputMaybe<WebhookDeliveryState>;
+};
+
+/** What chaos did to a delivery (REST `chaos`): copies (`DUPLICATE`, `BAD_SIGNATURE`, `STALE_TIMESTAMP`) or a genuine delivery held back. */
+export type WebhookChaosKind =
+  | 'DUPLICATE'
+  | 'REORDERED'
+  | 'DELAYED'
+  | 'BAD_SIGNATURE'
+  | 'STALE_TIMESTAMP';
+
+/** The wait before first attempts, ms. */
+export type WebhookChaosDelay = {
+  __typename?: 'WebhookChaosDelay';
+  min: Scalars['Int']['output'];
+  max: Scalars['Int']['output'];
+};
+
+/** What chaos did since it was last switched on, counted across gateway processes (REST `report`). */
+export type WebhookChaosReport = {
+  __typename?: 'WebhookChaosReport';
+  /** Forged copies sent (bad signature and stale timestamp). */
+  forgedSent: Scalars['Int']['output'];
+  /** Forged copies the receiver refused. */
+  forgedRejected: Scalars['Int']['output'];
+  /** Forged copies the receiver answered with a 2xx: above 0, it does not verify signatures as it must. */
+  forgedAccepted: Scalars['Int']['output'];
+  duplicatesSent: Scalars['Int']['output'];
+  reordered: Scalars['Int']['output'];
+  delayed: Scalars['Int']['output'];
+};
+
+/**
+ * An endpoint's chaos settings and report (`/webhook_endpoints/{id}/chaos`): each probability is the chance
+ * (0 to 1) that a delivery meets that effect; the same `seed` makes the same choices for the same deliveries.
+ */
+export type WebhookChaos = {
+  __typename?: 'WebhookChaos';
+  /** The endpoint (`whe_...`). */
+  endpointId: Scalars['ID']['output'];
+  /** False once switched off; the probabilities are then 0. */
+  enabled: Scalars['Boolean']['output'];
+  duplicate: Scalars['Float']['output'];
+  reorder: Scalars['Float']['output'];
+  badSignature: Scalars['Float']['output'];
+  staleTimestamp: Scalars['Float']['output'];
+  delayMs?: Maybe<WebhookChaosDelay>;
+  seed?: Maybe<Scalars['Int']['output']>;
+  report: WebhookChaosReport;
 };
 
 export type DeletedWebhookEndpoint = {
@@ -452,6 +502,8 @@ export type WebhookDelivery = {
   requestBody?: Maybe<Scalars['String']['output']>;
   /** `Service-Signature` value of the last attempt. */
   signatureHeader?: Maybe<Scalars['String']['output']>;
+  /** What the endpoint's chaos did to this delivery; null for one sent as usual (REST `chaos`). */
+  chaos?: Maybe<WebhookChaosKind>;
 };
 
 /** Something that happened in the account. */
@@ -718,6 +770,24 @@ export type CreateWebhookEndpointInput = {
   description?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type WebhookChaosDelayInput = {
+  /** 0 to 60000, at most `max`. */
+  min: Scalars['Int']['input'];
+  /** 0 to 60000. */
+  max: Scalars['Int']['input'];
+};
+
+/** As the body of `PUT /webhook_endpoints/{id}/chaos`: a probability omitted is 0. */
+export type SetWebhookChaosInput = {
+  duplicate?: InputMaybe<Scalars['Float']['input']>;
+  reorder?: InputMaybe<Scalars['Float']['input']>;
+  badSignature?: InputMaybe<Scalars['Float']['input']>;
+  staleTimestamp?: InputMaybe<Scalars['Float']['input']>;
+  delayMs?: InputMaybe<WebhookChaosDelayInput>;
+  /** Omitted: the gateway picks one and shows it. */
+  seed?: InputMaybe<Scalars['Int']['input']>;
+};
+
 export type SimulateReferencePaidInput = {
   /** The 9-digit `reference.number` of a PENDING reference intent. */
   reference: Scalars['String']['input'];
@@ -776,6 +846,10 @@ export type Mutation = {
   retryWebhookDelivery: WebhookDelivery;
   /** New signing secret; for 24 h signatures carry both the new and the old one. Needs `webhook_endpoints:write`. */
   rotateWebhookSecret: WebhookEndpoint;
+  /** Switches chaos on for the endpoint (replacing earlier settings, report from zero). Needs `webhook_endpoints:write`. */
+  setWebhookChaos: WebhookChaos;
+  /** Switches chaos off; answers the report of the run that ended. Needs `webhook_endpoints:write`. */
+  clearWebhookChaos: WebhookChaos;
   /** Pays a PENDING reference intent (`REFERENCE_PAID` then `PAYMENT_SUCCEEDED`). Needs `sandbox:write`. */
   simulateReferencePaid: PaymentIntent;
   /** Moves the account clock forward, firing the timers due in the span. Needs `sandbox:write`. */
@@ -866,6 +940,17 @@ export type MutationRetryWebhookDeliveryArgs = {
 
 
 export type MutationRotateWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationSetWebhookChaosArgs = {
+  id: Scalars['ID']['input'];
+  input: SetWebhookChaosInput;
+};
+
+
+export type MutationClearWebhookChaosArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1193,6 +1278,11 @@ export type ResolversTypes = ResolversObject<{
   QrCode: ResolverTypeWrapper<QrCodeModel>;
   CheckoutSession: ResolverTypeWrapper<CheckoutSessionModel>;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WebhookChaosKind: WebhookChaosKind;
+  WebhookChaosDelay: ResolverTypeWrapper<WebhookChaosDelay>;
+  WebhookChaosReport: ResolverTypeWrapper<WebhookChaosReportModel>;
+  WebhookChaos: ResolverTypeWrapper<WebhookChaosModel>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DeletedWebhookEndpoint: ResolverTypeWrapper<DeletedWebhookEndpointModel>;
   TestWebhookEvent: ResolverTypeWrapper<TestWebhookEventModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
@@ -1212,6 +1302,8 @@ export type ResolversTypes = ResolversObject<{
   CreateQrCodeInput: CreateQrCodeInput;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  WebhookChaosDelayInput: WebhookChaosDelayInput;
+  SetWebhookChaosInput: SetWebhookChaosInput;
   SimulateReferencePaidInput: SimulateReferencePaidInput;
   AdvanceSandboxClockInput: AdvanceSandboxClockInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1226,7 +1318,6 @@ export type ResolversTypes = ResolversObject<{
   OverviewBucket: ResolverTypeWrapper<OverviewBucket>;
   StatusCount: ResolverTypeWrapper<StatusCount>;
   MethodOverview: ResolverTypeWrapper<MethodOverview>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
   WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
   SandboxReset: ResolverTypeWrapper<SandboxResetModel>;
@@ -1257,6 +1348,10 @@ export type ResolversParentTypes = ResolversObject<{
   QrCode: QrCodeModel;
   CheckoutSession: CheckoutSessionModel;
   WebhookEndpoint: WebhookEndpointModel;
+  WebhookChaosDelay: WebhookChaosDelay;
+  WebhookChaosReport: WebhookChaosReportModel;
+  WebhookChaos: WebhookChaosModel;
+  Float: Scalars['Float']['output'];
   DeletedWebhookEndpoint: DeletedWebhookEndpointModel;
   TestWebhookEvent: TestWebhookEventModel;
   WebhookDelivery: WebhookDeliveryModel;
@@ -1275,6 +1370,8 @@ export type ResolversParentTypes = ResolversObject<{
   CreateQrCodeInput: CreateQrCodeInput;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  WebhookChaosDelayInput: WebhookChaosDelayInput;
+  SetWebhookChaosInput: SetWebhookChaosInput;
   SimulateReferencePaidInput: SimulateReferencePaidInput;
   AdvanceSandboxClockInput: AdvanceSandboxClockInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1288,7 +1385,6 @@ export type ResolversParentTypes = ResolversObject<{
   OverviewBucket: OverviewBucket;
   StatusCount: StatusCount;
   MethodOverview: MethodOverview;
-  Float: Scalars['Float']['output'];
   WebhookOverview: WebhookOverview;
   WebhookBucket: WebhookBucket;
   SandboxReset: SandboxResetModel;
@@ -1461,6 +1557,33 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
+  chaos?: Resolver<Maybe<ResolversTypes['WebhookChaos']>, ParentType, ContextType>;
+}>;
+
+export type WebhookChaosDelayResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaosDelay'] = ResolversParentTypes['WebhookChaosDelay']> = ResolversObject<{
+  min?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  max?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookChaosReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaosReport'] = ResolversParentTypes['WebhookChaosReport']> = ResolversObject<{
+  forgedSent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  forgedRejected?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  forgedAccepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  duplicatesSent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reordered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  delayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookChaosResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaos'] = ResolversParentTypes['WebhookChaos']> = ResolversObject<{
+  endpointId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  duplicate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  reorder?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  badSignature?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  staleTimestamp?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  delayMs?: Resolver<Maybe<ResolversTypes['WebhookChaosDelay']>, ParentType, ContextType>;
+  seed?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  report?: Resolver<ResolversTypes['WebhookChaosReport'], ParentType, ContextType>;
 }>;
 
 export type DeletedWebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedWebhookEndpoint'] = ResolversParentTypes['DeletedWebhookEndpoint']> = ResolversObject<{
@@ -1487,6 +1610,7 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   signatureHeader?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  chaos?: Resolver<Maybe<ResolversTypes['WebhookChaosKind']>, ParentType, ContextType>;
 }>;
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
@@ -1569,6 +1693,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   sendTestWebhook?: Resolver<ResolversTypes['TestWebhookEvent'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'id'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'endpointId' | 'deliveryId'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'id'>>;
+  setWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationSetWebhookChaosArgs, 'id' | 'input'>>;
+  clearWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationClearWebhookChaosArgs, 'id'>>;
   simulateReferencePaid?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationSimulateReferencePaidArgs, 'input'>>;
   advanceSandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType, RequireFields<MutationAdvanceSandboxClockArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
@@ -1677,6 +1803,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QrCode?: QrCodeResolvers<ContextType>;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookChaosDelay?: WebhookChaosDelayResolvers<ContextType>;
+  WebhookChaosReport?: WebhookChaosReportResolvers<ContextType>;
+  WebhookChaos?: WebhookChaosResolvers<ContextType>;
   DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   TestWebhookEvent?: TestWebhookEventResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;

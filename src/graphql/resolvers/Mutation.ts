@@ -54,6 +54,19 @@ export const Mutation: MutationResolvers = {
     endpoint_id: endpointId,
   }),
   rotateWebhookSecret: (_p, { id }, ctx) => run(ctx, 'rotateWebhookSecret', { params: { id } }),
+  setWebhookChaos: (_p, { id, input }, ctx) =>
+    run(ctx, 'setWebhookChaos', {
+      params: { id },
+      body: restBody({
+        duplicate: input.duplicate,
+        reorder: input.reorder,
+        bad_signature: input.badSignature,
+        stale_timestamp: input.staleTimestamp,
+        delay_ms: input.delayMs ? { min: input.delayMs.min, max: input.delayMs.max } : undefined,
+        seed: input.seed,
+      }),
+    }),
+  clearWebhookChaos: (_p, { id }, ctx) => run(ctx, 'clearWebhookChaos', { params: { id } }),
   simulateReferencePaid: (_p, { input }, ctx) => run(ctx, 'simulateReferencePaid', { body: restBody({ reference: input.reference }) }),
   advanceSandboxClock: (_p, { input }, ctx) => run(ctx, 'advanceSandboxClock', { body: restBody({ seconds: input.seconds }) }),
   resetSandbox: (_p, _a, ctx) => run(ctx, 'resetSandbox'),

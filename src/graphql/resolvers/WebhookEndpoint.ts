@@ -4,6 +4,7 @@ import type {
   WebhookEndpointResolvers,
 } from '../../../generated/graphql/resolvers-types';
 import { listDeliveries } from '../../domain/webhooks/delivery.service';
+import { getWebhookChaos } from '../../domain/webhooks/chaos.service';
 import { requireOperation } from '../context';
 import { LIST_BOUNDS } from '../listBounds';
 
@@ -18,6 +19,12 @@ export const WebhookEndpoint: WebhookEndpointResolvers = {
       ? (await listDeliveries(ctx.actor.accountId, e.id, { state })).map((d) => ({ ...d, endpoint_id: e.id }))
       : await ctx.loaders.deliveriesByEndpoint.load(e.id);
     return list.slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
+  },
+  // The settings come with the endpoint; the report is read only when chaos is on.
+  chaos: (e, _a, ctx) => {
+    if (!e.chaos) return null;
+    requireOperation(ctx, 'getWebhookChaos');
+    return getWebhookChaos(ctx.actor.accountId, e.id);
   },
 };
 
