@@ -284,6 +284,9 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   const succeeded = ofExpress(filteredDeliveries.body.data);
   await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/deliveries/${succeeded.id}/retry`, 200);
   await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/rotate_secret`, 200);
+  await ok(api, 'PUT', `/webhook_endpoints/${filtered.id}/chaos`, 200, { body: { duplicate: 0.2, reorder: 0.1, bad_signature: 0.1, delay_ms: { min: 0, max: 2000 }, seed: 42 } });
+  await ok(api, 'GET', `/webhook_endpoints/${filtered.id}/chaos`, 200);
+  await ok(api, 'DELETE', `/webhook_endpoints/${filtered.id}/chaos`, 200);
 
   // Events and logs (a refused express payment first, so that the log holds an error code).
   await ok(api, 'POST', '/payment_intents', 400, { body: { amount: 15_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '12' } }, ...idem() });

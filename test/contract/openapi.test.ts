@@ -89,6 +89,9 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['DELETE', '/api_keys/{id}', 'revokeApiKey'],
   ['POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', 'retryWebhookDelivery'],
   ['POST', '/webhook_endpoints/{id}/rotate_secret', 'rotateWebhookSecret'],
+  ['PUT', '/webhook_endpoints/{id}/chaos', 'setWebhookChaos'],
+  ['GET', '/webhook_endpoints/{id}/chaos', 'getWebhookChaos'],
+  ['DELETE', '/webhook_endpoints/{id}/chaos', 'clearWebhookChaos'],
   ['GET', '/sandbox/clock', 'getSandboxClock'],
   ['POST', '/sandbox/clock/advance', 'advanceSandboxClock'],
   ['POST', '/sandbox/reset', 'resetSandbox'],
@@ -396,6 +399,7 @@ describe('generated validators', () => {
       name: null,
       description: null,
       created_at: '2026-11-21T10:00:00.000Z',
+      chaos: null,
     };
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [endpoint], has_more: false })).toBe(true);
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [{ ...endpoint, secret: 'whsec_abc' }], has_more: false })).toBe(false);

@@ -90,8 +90,8 @@ it('a payment intent, its refund, a payment link (and its QR code), a checkout s
       refund(id: $refund) { id paymentIntentId amount status livemode createdAt updatedAt }
       paymentLink(id: $link) { id code url amount currency methods description active livemode createdAt qrSvg }
       checkoutSession(id: $session) { id url amount currency methods status paymentIntentId merchantReference successUrl cancelUrl expiresAt livemode createdAt }
-      webhookEndpoints { id url events name description createdAt }
-      webhookEndpoint(id: $endpoint) { id url events name description createdAt }
+      webhookEndpoints { id url events name description createdAt chaos { seed } }
+      webhookEndpoint(id: $endpoint) { id url events name description createdAt chaos { seed } }
       sandboxClock { now offsetSeconds }
     }`,
     { pay: created.body.id, express: express.body.id, refund: refund.body.id, link: link.body.id, session: session.body.id, endpoint: endpoint.body.id },
