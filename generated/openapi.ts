@@ -1099,6 +1099,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_endpoints/{id}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a pull endpoint's unacknowledged events
+         * @description Beyond the specification, for merchants whose servers cannot receive inbound HTTP: the events a
+         *     pull endpoint (`mode: pull`) has not acknowledged yet, oldest first, at most `limit` (default 20);
+         *     `has_more` says whether more wait. An event waits until it is acknowledged (`POST
+         *     .../pending/ack`), at most 30 days. Several pullers may read the same page: acknowledge what was
+         *     handled, and de-duplicate by event id as with pushed webhooks.
+         *
+         *     Errors: 400 `invalid_request` for a push endpoint or a `limit` out of range; 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:read`.
+         */
+        get: operations["listPendingWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/pending/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a pull endpoint's events
+         * @description Beyond the specification. Marks the events as handled: they leave `GET .../pending`.
+         *     `acknowledged` counts the events this call acknowledged: an id acknowledged before (by this
+         *     puller or another, even at the same moment), or not pending for this endpoint, does not count,
+         *     so two concurrent pullers never both count the same event.
+         *
+         *     Errors: 400 `invalid_request` for a push endpoint, or `ids` empty, over 100 or not event ids; 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        post: operations["ackPendingWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an endpoint's failed deliveries again
+         * @description Beyond the specification (as Svix's recover): one more attempt, in the background, of every
+         *     delivery of the endpoint in `RETRYING` or `DEAD_LETTER` created since `since` (the account's
+         *     sandbox clock). A success makes it `DELIVERED`; a failure leaves it as it was. Chaos copies are
+         *     not sent again. `deliveries` counts the deliveries queued.
+         *
+         *     Errors: 400 `invalid_request` for a `since` that is not a date-time; 404 `resource_not_found` for
+         *     an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2157,9 +2260,11 @@ export interface components {
             object: "webhook_endpoint";
             /**
              * Format: uri
-             * @description The absolute http(s) URL events are POSTed to.
+             * @description The absolute http(s) URL events are POSTed to; null for a pull endpoint.
              */
-            url: string;
+            url: string | null;
+            /** @description How events reach the merchant. */
+            mode: components["schemas"]["WebhookEndpointMode"];
             /** @description The event types delivered, without duplicates; `["*"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says. */
             events: components["schemas"]["WebhookEventFilter"][];
             /** @description The name given; null when none was given. */
@@ -2185,9 +2290,11 @@ export interface components {
             object: "webhook_endpoint";
             /**
              * Format: uri
-             * @description The absolute http(s) URL events are POSTed to.
+             * @description The absolute http(s) URL events are POSTed to; null for a pull endpoint.
              */
-            url: string;
+            url: string | null;
+            /** @description How events reach the merchant. */
+            mode: components["schemas"]["WebhookEndpointMode"];
             /** @description The event types delivered; `["*"]` = all. */
             events: components["schemas"]["WebhookEventFilter"][];
             /** @description The name given; null when none was given. */
@@ -2352,6 +2459,56 @@ export interface components {
          * @enum {string}
          */
         WebhookChaosKind: "duplicate" | "reordered" | "delayed" | "bad_signature" | "stale_timestamp";
+        /**
+         * @description `push`: the gateway POSTs events to `url`. `pull`: no `url`; events wait for the merchant to fetch them (`GET /webhook_endpoints/{id}/pending`) and acknowledge them.
+         * @enum {string}
+         */
+        WebhookEndpointMode: "push" | "pull";
+        /** @description A pull endpoint's unacknowledged events, oldest first, at most `limit` of them. */
+        PendingEventList: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /** @description Whether more unacknowledged events wait after this page. */
+            has_more: boolean;
+            /** @description The events, as webhooks deliver them. */
+            data: components["schemas"]["Event"][];
+        };
+        /** @description Body of `POST /webhook_endpoints/{id}/pending/ack`. */
+        AckPendingEventsRequest: {
+            /** @description The ids of the events handled, 1 to 100. */
+            ids: string[];
+        };
+        /** @description The answer to `POST /webhook_endpoints/{id}/pending/ack`. */
+        Acknowledgement: {
+            /**
+             * @description Always `acknowledgement`.
+             * @constant
+             */
+            object: "acknowledgement";
+            /** @description How many of the events this call acknowledged (not those acknowledged before). */
+            acknowledged: number;
+        };
+        /** @description Body of `POST /webhook_endpoints/{id}/recover`. */
+        RecoverDeliveriesRequest: {
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time (the account's sandbox clock) are sent again.
+             */
+            since: string;
+        };
+        /** @description The answer to `POST /webhook_endpoints/{id}/recover`. */
+        Recovery: {
+            /**
+             * @description Always `recovery`.
+             * @constant
+             */
+            object: "recovery";
+            /** @description How many deliveries were queued for another attempt. */
+            deliveries: number;
+        };
         /** @description One event sent (or to be sent) to one endpoint, with the outcome of its last attempt. */
         WebhookDelivery: {
             /** @description Delivery id, `whd_` followed by 24 base62 characters. */
@@ -2956,9 +3113,11 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /**
              * Format: uri
-             * @description Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration.
+             * @description Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration. Required for a push endpoint; a pull endpoint has none.
              */
-            url: string;
+            url?: string;
+            /** @description `push` (the default) or `pull`. */
+            mode?: components["schemas"]["WebhookEndpointMode"];
             /** @description Event types, or `["*"]`; omitted = all. */
             events?: components["schemas"]["WebhookEventFilter"][];
             /** @description A name to recognise the endpoint by, 1 to 80 characters. */
@@ -4966,7 +5125,8 @@ export interface operations {
                      *           "name": null,
                      *           "description": null,
                      *           "created_at": "2026-11-21T10:00:00.000Z",
-                     *           "chaos": null
+                     *           "chaos": null,
+                     *           "mode": "push"
                      *         }
                      *       ]
                      *     }
@@ -5030,6 +5190,7 @@ export interface operations {
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
                      *       "chaos": null,
+                     *       "mode": "push",
                      *       "secret": "whsec_RrIRzH3GTkaBdLitGQPFc0Cd0E7HSmUu"
                      *     }
                      */
@@ -5317,6 +5478,7 @@ export interface operations {
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
                      *       "chaos": null,
+                     *       "mode": "push",
                      *       "secret": "whsec_JZAG0C1mxr2JvA2L03Q6oquKmoqOgYzs"
                      *     }
                      */
@@ -5523,6 +5685,177 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    listPendingWebhookEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unacknowledged events, oldest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_aU8aBc1xZz9jtyFl6oAAaX4L",
+                     *           "object": "event",
+                     *           "type": "test.ping",
+                     *           "sequence": 1,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "data": {
+                     *             "message": "Test event from the payment gateway sandbox to webhook endpoint whe_C0sDU1UipiCT1NuZQYNYl5sB"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    ackPendingWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "evt_aU8aBc1xZz9jtyFl6oAAaX4L"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AckPendingEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description How many of the events this call acknowledged. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "acknowledgement",
+                     *       "acknowledged": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Acknowledgement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries queued for another attempt. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "recovery",
+                     *       "deliveries": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recovery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Maintenance"];

@@ -9,6 +9,7 @@ export interface Validator<T = unknown> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const ackPendingWebhookEvents_params: Validator<operations['ackPendingWebhookEvents']['parameters']['path']>;
 export declare const cancelPaymentIntent_params: Validator<operations['cancelPaymentIntent']['parameters']['path']>;
 export declare const clearWebhookChaos_params: Validator<operations['clearWebhookChaos']['parameters']['path']>;
 export declare const createPaymentIntent_headers: Validator<Record<string, unknown>>;
@@ -33,8 +34,11 @@ export declare const getWebhookChaos_params: Validator<operations['getWebhookCha
 export declare const listEvents_query: Validator<NonNullable<operations['listEvents']['parameters']['query']>>;
 export declare const listLogs_query: Validator<NonNullable<operations['listLogs']['parameters']['query']>>;
 export declare const listPaymentIntents_query: Validator<NonNullable<operations['listPaymentIntents']['parameters']['query']>>;
+export declare const listPendingWebhookEvents_params: Validator<operations['listPendingWebhookEvents']['parameters']['path']>;
+export declare const listPendingWebhookEvents_query: Validator<NonNullable<operations['listPendingWebhookEvents']['parameters']['query']>>;
 export declare const listWebhookDeliveries_params: Validator<operations['listWebhookDeliveries']['parameters']['path']>;
 export declare const paymentEvent_headers: Validator<Record<string, unknown>>;
+export declare const recoverWebhookDeliveries_params: Validator<operations['recoverWebhookDeliveries']['parameters']['path']>;
 export declare const retryWebhookDelivery_params: Validator<operations['retryWebhookDelivery']['parameters']['path']>;
 export declare const revokeApiKey_params: Validator<operations['revokeApiKey']['parameters']['path']>;
 export declare const rotateWebhookSecret_params: Validator<operations['rotateWebhookSecret']['parameters']['path']>;
@@ -47,6 +51,7 @@ export declare const streamPublicPaymentEvents_params: Validator<operations['str
 export declare const streamPublicPaymentEvents_query: Validator<NonNullable<operations['streamPublicPaymentEvents']['parameters']['query']>>;
 
 export type ParamValidatorName =
+  | 'ackPendingWebhookEvents_params'
   | 'cancelPaymentIntent_params'
   | 'clearWebhookChaos_params'
   | 'createPaymentIntent_headers'
@@ -71,8 +76,11 @@ export type ParamValidatorName =
   | 'listEvents_query'
   | 'listLogs_query'
   | 'listPaymentIntents_query'
+  | 'listPendingWebhookEvents_params'
+  | 'listPendingWebhookEvents_query'
   | 'listWebhookDeliveries_params'
   | 'paymentEvent_headers'
+  | 'recoverWebhookDeliveries_params'
   | 'retryWebhookDelivery_params'
   | 'revokeApiKey_params'
   | 'rotateWebhookSecret_params'
@@ -86,6 +94,7 @@ export type ParamValidatorName =
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
+  readonly ackPendingWebhookEvents_params: typeof ackPendingWebhookEvents_params;
   readonly cancelPaymentIntent_params: typeof cancelPaymentIntent_params;
   readonly clearWebhookChaos_params: typeof clearWebhookChaos_params;
   readonly createPaymentIntent_headers: typeof createPaymentIntent_headers;
@@ -110,8 +119,11 @@ export declare const validators: {
   readonly listEvents_query: typeof listEvents_query;
   readonly listLogs_query: typeof listLogs_query;
   readonly listPaymentIntents_query: typeof listPaymentIntents_query;
+  readonly listPendingWebhookEvents_params: typeof listPendingWebhookEvents_params;
+  readonly listPendingWebhookEvents_query: typeof listPendingWebhookEvents_query;
   readonly listWebhookDeliveries_params: typeof listWebhookDeliveries_params;
   readonly paymentEvent_headers: typeof paymentEvent_headers;
+  readonly recoverWebhookDeliveries_params: typeof recoverWebhookDeliveries_params;
   readonly retryWebhookDelivery_params: typeof retryWebhookDelivery_params;
   readonly revokeApiKey_params: typeof revokeApiKey_params;
   readonly rotateWebhookSecret_params: typeof rotateWebhookSecret_params;

@@ -9,6 +9,15 @@ export interface Validator<T = unknown> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const ackPendingWebhookEvents_200: Validator<components['schemas']['Acknowledgement']>;
+export declare const ackPendingWebhookEvents_400: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_401: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_403: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_404: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_413: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_429: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_500: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_503: Validator<components['schemas']['Error']>;
 export declare const advanceSandboxClock_200: Validator<components['schemas']['SandboxClock']>;
 export declare const advanceSandboxClock_400: Validator<components['schemas']['Error']>;
 export declare const advanceSandboxClock_401: Validator<components['schemas']['Error']>;
@@ -258,6 +267,14 @@ export declare const listPaymentMethods_403: Validator<components['schemas']['Er
 export declare const listPaymentMethods_429: Validator<components['schemas']['Error']>;
 export declare const listPaymentMethods_500: Validator<components['schemas']['Error']>;
 export declare const listPaymentMethods_503: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_200: Validator<components['schemas']['PendingEventList']>;
+export declare const listPendingWebhookEvents_400: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_401: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_403: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_404: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_429: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_500: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_503: Validator<components['schemas']['Error']>;
 export declare const listWebhookDeliveries_200: Validator<components['schemas']['WebhookDeliveryList']>;
 export declare const listWebhookDeliveries_401: Validator<components['schemas']['Error']>;
 export declare const listWebhookDeliveries_403: Validator<components['schemas']['Error']>;
@@ -273,6 +290,15 @@ export declare const listWebhookEndpoints_500: Validator<components['schemas']['
 export declare const listWebhookEndpoints_503: Validator<components['schemas']['Error']>;
 export declare const readyz_200: Validator<components['schemas']['ReadinessUp']>;
 export declare const readyz_503: Validator<components['schemas']['ReadinessDown']>;
+export declare const recoverWebhookDeliveries_202: Validator<components['schemas']['Recovery']>;
+export declare const recoverWebhookDeliveries_400: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_401: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_403: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_404: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_413: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_429: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_500: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_503: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_200: Validator<components['schemas']['SandboxReset']>;
 export declare const resetSandbox_400: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_401: Validator<components['schemas']['Error']>;
@@ -353,6 +379,15 @@ export declare const streamPublicPaymentEvents_500: Validator<components['schema
 export declare const streamPublicPaymentEvents_503: Validator<components['schemas']['Error']>;
 
 export type ResponseValidatorName =
+  | 'ackPendingWebhookEvents_200'
+  | 'ackPendingWebhookEvents_400'
+  | 'ackPendingWebhookEvents_401'
+  | 'ackPendingWebhookEvents_403'
+  | 'ackPendingWebhookEvents_404'
+  | 'ackPendingWebhookEvents_413'
+  | 'ackPendingWebhookEvents_429'
+  | 'ackPendingWebhookEvents_500'
+  | 'ackPendingWebhookEvents_503'
   | 'advanceSandboxClock_200'
   | 'advanceSandboxClock_400'
   | 'advanceSandboxClock_401'
@@ -602,6 +637,14 @@ export type ResponseValidatorName =
   | 'listPaymentMethods_429'
   | 'listPaymentMethods_500'
   | 'listPaymentMethods_503'
+  | 'listPendingWebhookEvents_200'
+  | 'listPendingWebhookEvents_400'
+  | 'listPendingWebhookEvents_401'
+  | 'listPendingWebhookEvents_403'
+  | 'listPendingWebhookEvents_404'
+  | 'listPendingWebhookEvents_429'
+  | 'listPendingWebhookEvents_500'
+  | 'listPendingWebhookEvents_503'
   | 'listWebhookDeliveries_200'
   | 'listWebhookDeliveries_401'
   | 'listWebhookDeliveries_403'
@@ -617,6 +660,15 @@ export type ResponseValidatorName =
   | 'listWebhookEndpoints_503'
   | 'readyz_200'
   | 'readyz_503'
+  | 'recoverWebhookDeliveries_202'
+  | 'recoverWebhookDeliveries_400'
+  | 'recoverWebhookDeliveries_401'
+  | 'recoverWebhookDeliveries_403'
+  | 'recoverWebhookDeliveries_404'
+  | 'recoverWebhookDeliveries_413'
+  | 'recoverWebhookDeliveries_429'
+  | 'recoverWebhookDeliveries_500'
+  | 'recoverWebhookDeliveries_503'
   | 'resetSandbox_200'
   | 'resetSandbox_400'
   | 'resetSandbox_401'
@@ -698,6 +750,15 @@ export type ResponseValidatorName =
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
+  readonly ackPendingWebhookEvents_200: typeof ackPendingWebhookEvents_200;
+  readonly ackPendingWebhookEvents_400: typeof ackPendingWebhookEvents_400;
+  readonly ackPendingWebhookEvents_401: typeof ackPendingWebhookEvents_401;
+  readonly ackPendingWebhookEvents_403: typeof ackPendingWebhookEvents_403;
+  readonly ackPendingWebhookEvents_404: typeof ackPendingWebhookEvents_404;
+  readonly ackPendingWebhookEvents_413: typeof ackPendingWebhookEvents_413;
+  readonly ackPendingWebhookEvents_429: typeof ackPendingWebhookEvents_429;
+  readonly ackPendingWebhookEvents_500: typeof ackPendingWebhookEvents_500;
+  readonly ackPendingWebhookEvents_503: typeof ackPendingWebhookEvents_503;
   readonly advanceSandboxClock_200: typeof advanceSandboxClock_200;
   readonly advanceSandboxClock_400: typeof advanceSandboxClock_400;
   readonly advanceSandboxClock_401: typeof advanceSandboxClock_401;
@@ -947,6 +1008,14 @@ export declare const validators: {
   readonly listPaymentMethods_429: typeof listPaymentMethods_429;
   readonly listPaymentMethods_500: typeof listPaymentMethods_500;
   readonly listPaymentMethods_503: typeof listPaymentMethods_503;
+  readonly listPendingWebhookEvents_200: typeof listPendingWebhookEvents_200;
+  readonly listPendingWebhookEvents_400: typeof listPendingWebhookEvents_400;
+  readonly listPendingWebhookEvents_401: typeof listPendingWebhookEvents_401;
+  readonly listPendingWebhookEvents_403: typeof listPendingWebhookEvents_403;
+  readonly listPendingWebhookEvents_404: typeof listPendingWebhookEvents_404;
+  readonly listPendingWebhookEvents_429: typeof listPendingWebhookEvents_429;
+  readonly listPendingWebhookEvents_500: typeof listPendingWebhookEvents_500;
+  readonly listPendingWebhookEvents_503: typeof listPendingWebhookEvents_503;
   readonly listWebhookDeliveries_200: typeof listWebhookDeliveries_200;
   readonly listWebhookDeliveries_401: typeof listWebhookDeliveries_401;
   readonly listWebhookDeliveries_403: typeof listWebhookDeliveries_403;
@@ -962,6 +1031,15 @@ export declare const validators: {
   readonly listWebhookEndpoints_503: typeof listWebhookEndpoints_503;
   readonly readyz_200: typeof readyz_200;
   readonly readyz_503: typeof readyz_503;
+  readonly recoverWebhookDeliveries_202: typeof recoverWebhookDeliveries_202;
+  readonly recoverWebhookDeliveries_400: typeof recoverWebhookDeliveries_400;
+  readonly recoverWebhookDeliveries_401: typeof recoverWebhookDeliveries_401;
+  readonly recoverWebhookDeliveries_403: typeof recoverWebhookDeliveries_403;
+  readonly recoverWebhookDeliveries_404: typeof recoverWebhookDeliveries_404;
+  readonly recoverWebhookDeliveries_413: typeof recoverWebhookDeliveries_413;
+  readonly recoverWebhookDeliveries_429: typeof recoverWebhookDeliveries_429;
+  readonly recoverWebhookDeliveries_500: typeof recoverWebhookDeliveries_500;
+  readonly recoverWebhookDeliveries_503: typeof recoverWebhookDeliveries_503;
   readonly resetSandbox_200: typeof resetSandbox_200;
   readonly resetSandbox_400: typeof resetSandbox_400;
   readonly resetSandbox_401: typeof resetSandbox_401;

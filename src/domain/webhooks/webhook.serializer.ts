@@ -33,7 +33,8 @@ export function toWebhookEndpointResource(e: WebhookEndpointRecord): WebhookEndp
   return {
     id: e._id,
     object: 'webhook_endpoint',
-    url: e.url,
+    url: e.url ?? null,
+    mode: e.mode ?? 'push',
     events: [...e.events],
     name: e.name ?? null,
     description: e.description ?? null,

@@ -20,8 +20,10 @@ export interface EndpointSecret {
 export interface WebhookEndpointRecord {
   _id: string;
   account_id: string;
-  /** As the caller gave it. */
-  url: string;
+  /** As the caller gave it; null for a pull endpoint. */
+  url: string | null;
+  /** Absent on endpoints stored before pull endpoints existed: push. */
+  mode?: 'push' | 'pull';
   /** Event types, or ['*']: only ever written from a validated request (the contract's WebhookEventFilter). */
   events: components['schemas']['WebhookEventFilter'][];
   name: string | null;
@@ -47,7 +49,8 @@ const endpointSchema = new Schema<WebhookEndpointRecord>(
   {
     _id: { type: String, required: true },
     account_id: { type: String, required: true },
-    url: { type: String, required: true },
+    url: { type: String, default: null },
+    mode: { type: String },
     events: { type: [String], required: true },
     name: { type: String, default: null },
     description: { type: String, default: null },

@@ -1,4 +1,5 @@
-import { DELIVERY_LIST_SIZE, listDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import { DELIVERY_LIST_SIZE, listDeliveries, recoverDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import { ackPendingEvents, listPendingEvents } from '../../domain/webhooks/pullEndpoint.service';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -23,6 +24,9 @@ export const webhookHandlers = {
   getWebhookChaos: async (ctx, { params }) => getWebhookChaos(ctx.actor.accountId, params.id),
   setWebhookChaos: async (ctx, { params, body }) => setWebhookChaos(ctx.actor.accountId, params.id, body),
   clearWebhookChaos: async (ctx, { params }) => clearWebhookChaos(ctx.actor.accountId, params.id),
+  listPendingWebhookEvents: async (ctx, { params, query }) => listPendingEvents(ctx.actor.accountId, params.id, query.limit ?? 20),
+  ackPendingWebhookEvents: async (ctx, { params, body }) => ackPendingEvents(ctx.actor.accountId, params.id, body.ids),
+  recoverWebhookDeliveries: async (ctx, { params, body }) => recoverDeliveries(ctx.actor.accountId, params.id, new Date(body.since), ctx.settings.webhookTargets),
 } satisfies HandlerTable<
   | 'createWebhookEndpoint'
   | 'listWebhookEndpoints'
@@ -34,4 +38,7 @@ export const webhookHandlers = {
   | 'getWebhookChaos'
   | 'setWebhookChaos'
   | 'clearWebhookChaos'
+  | 'listPendingWebhookEvents'
+  | 'ackPendingWebhookEvents'
+  | 'recoverWebhookDeliveries'
 >;

@@ -13,6 +13,12 @@ export interface ClientOperationSpec {
 }
 
 export const operations = {
+  "ackPendingWebhookEvents": {
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/pending/ack",
+    "root": false,
+    "idempotencyKey": false
+  },
   "advanceSandboxClock": {
     "method": "POST",
     "path": "/sandbox/clock/advance",
@@ -253,6 +259,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "listPendingWebhookEvents": {
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/pending",
+    "root": false,
+    "idempotencyKey": false
+  },
   "listWebhookDeliveries": {
     "method": "GET",
     "path": "/webhook_endpoints/{id}/deliveries",
@@ -269,6 +281,12 @@ export const operations = {
     "method": "GET",
     "path": "/readyz",
     "root": true,
+    "idempotencyKey": false
+  },
+  "recoverWebhookDeliveries": {
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/recover",
+    "root": false,
     "idempotencyKey": false
   },
   "resetSandbox": {
