@@ -390,7 +390,10 @@ export type WebhookEndpoint = {
   __typename?: 'WebhookEndpoint';
   /** `whe_...` */
   id: Scalars['ID']['output'];
-  url: Scalars['String']['output'];
+  /** Where events are POSTed; null for a pull endpoint. */
+  url?: Maybe<Scalars['String']['output']>;
+  /** `PUSH` (events are POSTed to `url`) or `PULL` (they wait for `pendingEvents` and `acknowledgeWebhookEvents`). */
+  mode: WebhookEndpointMode;
   /** Event types delivered, in their REST spelling (`payment.succeeded`), or `["*"]` for all. */
   events: Array<Scalars['String']['output']>;
   name?: Maybe<Scalars['String']['output']>;
@@ -406,12 +409,41 @@ export type WebhookEndpoint = {
   deliveries: Array<WebhookDelivery>;
   /** The chaos switched on for the endpoint, with its report; null when off (REST `chaos`). Needs `webhook_endpoints:read`. */
   chaos?: Maybe<WebhookChaos>;
+  /**
+   * A pull endpoint's unacknowledged events, oldest first, at most `first` (1 to 100)
+   * (`GET /webhook_endpoints/{id}/pending`); `invalid_request` for a push endpoint. Needs `webhook_endpoints:read`.
+   */
+  pendingEvents: Array<Event>;
 };
 
 
 /** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
 export type WebhookEndpointDeliveriesArgs = {
   state?: InputMaybe<WebhookDeliveryState>;
+};
+
+
+/** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
+export type WebhookEndpointPendingEventsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WebhookEndpointMode =
+  | 'PUSH'
+  | 'PULL';
+
+/** The answer to `acknowledgeWebhookEvents`. */
+export type WebhookAcknowledgement = {
+  __typename?: 'WebhookAcknowledgement';
+  /** How many of the events this call acknowledged (not those acknowledged before, by anyone). */
+  acknowledged: Scalars['Int']['output'];
+};
+
+/** The answer to `recoverWebhookDeliveries`. */
+export type WebhookRecovery = {
+  __typename?: 'WebhookRecovery';
+  /** How many deliveries were queued for another attempt. */
+  deliveries: Scalars['Int']['output'];
 };
 
 /** What chaos did to a delivery (REST `chaos`): copies (`DUPLICATE`, `BAD_SIGNATURE`, `STALE_TIMESTAMP`) or a genuine delivery held back. */
@@ -760,8 +792,10 @@ export type CreateCheckoutSessionInput = {
 };
 
 export type CreateWebhookEndpointInput = {
-  /** Absolute http(s) URL. */
-  url: Scalars['String']['input'];
+  /** Absolute http(s) URL; required for a push endpoint, none for a pull endpoint. */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** `PUSH` (the default) or `PULL`. */
+  mode?: InputMaybe<WebhookEndpointMode>;
   /** Event types in their REST spelling (`payment.succeeded`), or `["*"]`; omitted = all. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
   /** At most 80 characters. */
@@ -850,6 +884,10 @@ export type Mutation = {
   setWebhookChaos: WebhookChaos;
   /** Switches chaos off; answers the report of the run that ended. Needs `webhook_endpoints:write`. */
   clearWebhookChaos: WebhookChaos;
+  /** Marks a pull endpoint's events as handled (`POST /webhook_endpoints/{id}/pending/ack`, 1 to 100 ids). Needs `webhook_endpoints:write`. */
+  acknowledgeWebhookEvents: WebhookAcknowledgement;
+  /** Sends again every RETRYING or DEAD_LETTER delivery of the endpoint created since `since` (`POST .../recover`). Needs `webhook_endpoints:write`. */
+  recoverWebhookDeliveries: WebhookRecovery;
   /** Pays a PENDING reference intent (`REFERENCE_PAID` then `PAYMENT_SUCCEEDED`). Needs `sandbox:write`. */
   simulateReferencePaid: PaymentIntent;
   /** Moves the account clock forward, firing the timers due in the span. Needs `sandbox:write`. */
@@ -952,6 +990,18 @@ export type MutationSetWebhookChaosArgs = {
 
 export type MutationClearWebhookChaosArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationAcknowledgeWebhookEventsArgs = {
+  endpointId: Scalars['ID']['input'];
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+export type MutationRecoverWebhookDeliveriesArgs = {
+  endpointId: Scalars['ID']['input'];
+  since: Scalars['DateTime']['input'];
 };
 
 
@@ -1278,6 +1328,9 @@ export type ResolversTypes = ResolversObject<{
   QrCode: ResolverTypeWrapper<QrCodeModel>;
   CheckoutSession: ResolverTypeWrapper<CheckoutSessionModel>;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WebhookEndpointMode: WebhookEndpointMode;
+  WebhookAcknowledgement: ResolverTypeWrapper<WebhookAcknowledgement>;
+  WebhookRecovery: ResolverTypeWrapper<WebhookRecovery>;
   WebhookChaosKind: WebhookChaosKind;
   WebhookChaosDelay: ResolverTypeWrapper<WebhookChaosDelay>;
   WebhookChaosReport: ResolverTypeWrapper<WebhookChaosReportModel>;
@@ -1348,6 +1401,8 @@ export type ResolversParentTypes = ResolversObject<{
   QrCode: QrCodeModel;
   CheckoutSession: CheckoutSessionModel;
   WebhookEndpoint: WebhookEndpointModel;
+  WebhookAcknowledgement: WebhookAcknowledgement;
+  WebhookRecovery: WebhookRecovery;
   WebhookChaosDelay: WebhookChaosDelay;
   WebhookChaosReport: WebhookChaosReportModel;
   WebhookChaos: WebhookChaosModel;
@@ -1550,7 +1605,8 @@ export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['WebhookEndpointMode'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1558,6 +1614,15 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
   chaos?: Resolver<Maybe<ResolversTypes['WebhookChaos']>, ParentType, ContextType>;
+  pendingEvents?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<WebhookEndpointPendingEventsArgs, 'first'>>;
+}>;
+
+export type WebhookAcknowledgementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAcknowledgement'] = ResolversParentTypes['WebhookAcknowledgement']> = ResolversObject<{
+  acknowledged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookRecoveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookRecovery'] = ResolversParentTypes['WebhookRecovery']> = ResolversObject<{
+  deliveries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type WebhookChaosDelayResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaosDelay'] = ResolversParentTypes['WebhookChaosDelay']> = ResolversObject<{
@@ -1695,6 +1760,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   rotateWebhookSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'id'>>;
   setWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationSetWebhookChaosArgs, 'id' | 'input'>>;
   clearWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationClearWebhookChaosArgs, 'id'>>;
+  acknowledgeWebhookEvents?: Resolver<ResolversTypes['WebhookAcknowledgement'], ParentType, ContextType, RequireFields<MutationAcknowledgeWebhookEventsArgs, 'endpointId' | 'ids'>>;
+  recoverWebhookDeliveries?: Resolver<ResolversTypes['WebhookRecovery'], ParentType, ContextType, RequireFields<MutationRecoverWebhookDeliveriesArgs, 'endpointId' | 'since'>>;
   simulateReferencePaid?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationSimulateReferencePaidArgs, 'input'>>;
   advanceSandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType, RequireFields<MutationAdvanceSandboxClockArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
@@ -1803,6 +1870,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QrCode?: QrCodeResolvers<ContextType>;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookAcknowledgement?: WebhookAcknowledgementResolvers<ContextType>;
+  WebhookRecovery?: WebhookRecoveryResolvers<ContextType>;
   WebhookChaosDelay?: WebhookChaosDelayResolvers<ContextType>;
   WebhookChaosReport?: WebhookChaosReportResolvers<ContextType>;
   WebhookChaos?: WebhookChaosResolvers<ContextType>;

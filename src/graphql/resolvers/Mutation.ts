@@ -46,7 +46,9 @@ export const Mutation: MutationResolvers = {
       }),
     }),
   createWebhookEndpoint: (_p, { input }, ctx) =>
-    run(ctx, 'createWebhookEndpoint', { body: restBody({ url: input.url, events: input.events, name: input.name, description: input.description }) }),
+    run(ctx, 'createWebhookEndpoint', {
+      body: restBody({ url: input.url, mode: input.mode?.toLowerCase(), events: input.events, name: input.name, description: input.description }),
+    }),
   deleteWebhookEndpoint: (_p, { id }, ctx) => run(ctx, 'deleteWebhookEndpoint', { params: { id } }),
   sendTestWebhook: (_p, { id }, ctx) => run(ctx, 'sendTestWebhook', { params: { id } }),
   retryWebhookDelivery: async (_p, { endpointId, deliveryId }, ctx) => ({
@@ -67,6 +69,8 @@ export const Mutation: MutationResolvers = {
       }),
     }),
   clearWebhookChaos: (_p, { id }, ctx) => run(ctx, 'clearWebhookChaos', { params: { id } }),
+  acknowledgeWebhookEvents: (_p, { endpointId, ids }, ctx) => run(ctx, 'ackPendingWebhookEvents', { params: { id: endpointId }, body: { ids } }),
+  recoverWebhookDeliveries: (_p, { endpointId, since }, ctx) => run(ctx, 'recoverWebhookDeliveries', { params: { id: endpointId }, body: { since } }),
   simulateReferencePaid: (_p, { input }, ctx) => run(ctx, 'simulateReferencePaid', { body: restBody({ reference: input.reference }) }),
   advanceSandboxClock: (_p, { input }, ctx) => run(ctx, 'advanceSandboxClock', { body: restBody({ seconds: input.seconds }) }),
   resetSandbox: (_p, _a, ctx) => run(ctx, 'resetSandbox'),

@@ -1,4 +1,5 @@
 import type {
+  WebhookEndpointMode,
   DeletedWebhookEndpointResolvers,
   TestWebhookEventResolvers,
   WebhookEndpointResolvers,
@@ -6,10 +7,14 @@ import type {
 import { listDeliveries } from '../../domain/webhooks/delivery.service';
 import { getWebhookChaos } from '../../domain/webhooks/chaos.service';
 import { requireOperation } from '../context';
+import { toEnumName } from '../enums';
+import { run } from '../input';
 import { LIST_BOUNDS } from '../listBounds';
 
 export const WebhookEndpoint: WebhookEndpointResolvers = {
   createdAt: (e) => e.created_at,
+  mode: (e) => toEnumName<WebhookEndpointMode>(e.mode),
+  pendingEvents: async (e, { first }, ctx) => (await run(ctx, 'listPendingWebhookEvents', { params: { id: e.id }, query: { limit: String(first ?? 20) } })).data,
   secret: (e) => e.secret ?? null,
   // Cut to the bound the cost limit counts on, whatever the delivery service returns.
   deliveries: async (e, { state }, ctx) => {
