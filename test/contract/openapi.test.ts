@@ -92,6 +92,9 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['PUT', '/webhook_endpoints/{id}/chaos', 'setWebhookChaos'],
   ['GET', '/webhook_endpoints/{id}/chaos', 'getWebhookChaos'],
   ['DELETE', '/webhook_endpoints/{id}/chaos', 'clearWebhookChaos'],
+  ['GET', '/webhook_endpoints/{id}/pending', 'listPendingWebhookEvents'],
+  ['POST', '/webhook_endpoints/{id}/pending/ack', 'ackPendingWebhookEvents'],
+  ['POST', '/webhook_endpoints/{id}/recover', 'recoverWebhookDeliveries'],
   ['GET', '/sandbox/clock', 'getSandboxClock'],
   ['POST', '/sandbox/clock/advance', 'advanceSandboxClock'],
   ['POST', '/sandbox/reset', 'resetSandbox'],
@@ -400,6 +403,7 @@ describe('generated validators', () => {
       description: null,
       created_at: '2026-11-21T10:00:00.000Z',
       chaos: null,
+      mode: 'push',
     };
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [endpoint], has_more: false })).toBe(true);
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [{ ...endpoint, secret: 'whsec_abc' }], has_more: false })).toBe(false);
