@@ -41,6 +41,10 @@ describe('pull endpoints', () => {
     const refused = await account.api.get(`/webhook_endpoints/${push.id}/pending`);
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('invalid_request');
+    // Nothing is sent to a pull endpoint: chaos has nothing to do there.
+    const chaos = await account.api.put(`/webhook_endpoints/${pull.id}/chaos`, { duplicate: 1 });
+    expect(chaos.status).toBe(400);
+    expect(chaos.body.error.code).toBe('invalid_request');
   });
 
   it('keep events waiting, oldest first, exactly as GET /events shows them, until acknowledged', async () => {

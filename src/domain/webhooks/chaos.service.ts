@@ -3,6 +3,8 @@ import { ApiError } from '../../errors';
 import { EMPTY_CHAOS_REPORT, type ChaosReport, type ChaosSettings } from './chaos';
 import { bumpEndpointsVersion } from './endpointCache';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
+import { getWebhookEndpointRecord } from './webhookEndpoint.service';
+import { isPullEndpoint } from './pullEndpoint.service';
 import type { components } from '../../../generated/openapi';
 
 /** The service of /webhook_endpoints/{id}/chaos (REST and GraphQL): the settings and their report. */
@@ -36,9 +38,10 @@ async function updateChaos(accountId: string, id: string, set: Partial<WebhookEn
 }
 
 /** Replaces the settings and starts the report again; the body is valid by the contract already. */
-export function setWebhookChaos(accountId: string, id: string, input: SetWebhookChaosInput): Promise<WebhookChaosResource> {
-  // The one rule the schema cannot say; checked before anything is written.
+export async function setWebhookChaos(accountId: string, id: string, input: SetWebhookChaosInput): Promise<WebhookChaosResource> {
+  // The rules the schema cannot say; checked before anything is written.
   if (input.delay_ms && input.delay_ms.min > input.delay_ms.max) throw ApiError.invalid('delay_ms: min must not be above max');
+  if (isPullEndpoint(await getWebhookEndpointRecord(accountId, id))) throw ApiError.invalid(`webhook endpoint ${id} is a pull endpoint: nothing is sent to it, so chaos has nothing to do`);
   const chaos: ChaosSettings = {
     duplicate: input.duplicate ?? 0,
     reorder: input.reorder ?? 0,

@@ -31,7 +31,7 @@ export const EMPTY_CHAOS_REPORT: ChaosReport = { forged_sent: 0, forged_rejected
 export const REORDER_HOLD_MAX_MS = 10_000;
 /** "Within 5 s" of the first attempt: drawn below that bound. */
 const DUPLICATE_WITHIN_MS = 2_000;
-/** The `t` of a stale_timestamp copy: an hour old, far outside any receiver's tolerance (spec: 5 min). */
+/** The `t` of a stale_timestamp copy: an hour old, far outside a receiver's tolerance (@pgw/client: 10 min). */
 export const STALE_TIMESTAMP_AGE_S = 3_600;
 
 /** Uniform numbers in [0, 1), one per 4 bytes of the digest: 8 of them, each used for one choice. */

@@ -1076,7 +1076,8 @@ export interface paths {
          *     gateway process. Omitted, the gateway picks one and shows it.
          *
          *     Errors: 400 `invalid_request` for a probability outside 0 to 1, `delay_ms` outside 0 to 60000
-         *     or with `min` above `max`, or a `seed` that is not an integer; nothing is changed. 404
+         *     or with `min` above `max`, a `seed` that is not a 32-bit integer, or a pull endpoint (nothing is
+         *     sent to it); nothing is changed. 404
          *     `resource_not_found` for an id that is not one of the account's endpoints.
          *
          *     Permission: `webhook_endpoints:write`.
