@@ -1025,6 +1025,184 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_endpoints/{id}/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an endpoint's chaos settings and report
+         * @description Beyond the specification. The settings of `PUT` and what they did so far (`report`); when chaos
+         *     is off (`enabled: false`), every probability is 0, `delay_ms` and `seed` are null, and the report
+         *     of the last run stays readable.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:read`.
+         */
+        get: operations["getWebhookChaos"];
+        /**
+         * Switch chaos on for an endpoint
+         * @description Beyond the specification, for testing a receiver: from now on the endpoint's deliveries meet
+         *     what real networks and attackers do to webhooks. Each field is optional; the settings given
+         *     replace the previous ones, and the `report` starts again from zero.
+         *
+         *     Per genuine delivery, each effect falls independently with its probability (0 to 1):
+         *     - `duplicate`: the same event is sent again (same `Service-Event-Id`, a valid signature) within
+         *       5 s of the first attempt; the copy is a delivery of its own with `chaos: duplicate`.
+         *     - `reorder`: the delivery is held until the endpoint's next delivery has been sent, at most 10 s
+         *       (`chaos: reordered`).
+         *     - `bad_signature`: before the first attempt, a forged copy signed with a wrong secret
+         *       (`chaos: bad_signature`).
+         *     - `stale_timestamp`: before the first attempt, a copy with a valid signature whose `t` is
+         *       3,600 s old (`chaos: stale_timestamp`).
+         *     - `delay_ms`: the first attempt waits a time between `min` and `max` ms (`chaos: delayed`,
+         *       unless the delivery is also `reordered`).
+         *
+         *     A receiver must reject forged copies (Authentication rule 7): they never count as the
+         *     delivery's success, and the genuine delivery follows the normal retry rules. A forged copy
+         *     answered with a 2xx is counted in `report.forged_accepted`: the receiver has a bug.
+         *
+         *     `seed` makes the choices repeatable: each is derived from a hash of the seed, the event id and
+         *     the endpoint id, so the same seed makes the same choices for the same deliveries in every
+         *     gateway process. Omitted, the gateway picks one and shows it.
+         *
+         *     Errors: 400 `invalid_request` for a probability outside 0 to 1, `delay_ms` outside 0 to 60000
+         *     or with `min` above `max`, a `seed` that is not a 32-bit integer, or a pull endpoint (nothing is
+         *     sent to it); nothing is changed. 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        put: operations["setWebhookChaos"];
+        post?: never;
+        /**
+         * Switch chaos off for an endpoint
+         * @description Beyond the specification. Deliveries created from now on are sent as usual; copies and holds
+         *     already decided still happen. Answers the settings as they now are (`enabled: false`) with the
+         *     report of the run that ended. Switching off an endpoint without chaos is not an error.
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        delete: operations["clearWebhookChaos"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/pending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a pull endpoint's unacknowledged events
+         * @description Beyond the specification, for merchants whose servers cannot receive inbound HTTP: the events a
+         *     pull endpoint (`mode: pull`) has not acknowledged yet, oldest first, at most `limit` (default 20);
+         *     `has_more` says whether more wait. An event waits until it is acknowledged (`POST
+         *     .../pending/ack`), at most 30 days. Several pullers may read the same page: acknowledge what was
+         *     handled, and de-duplicate by event id as with pushed webhooks.
+         *
+         *     Errors: 400 `invalid_request` for a push endpoint or a `limit` out of range; 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:read`.
+         */
+        get: operations["listPendingWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/pending/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a pull endpoint's events
+         * @description Beyond the specification. Marks the events as handled: they leave `GET .../pending`.
+         *     `acknowledged` counts the events this call acknowledged: an id acknowledged before (by this
+         *     puller or another, even at the same moment), or not pending for this endpoint, does not count,
+         *     so two concurrent pullers never both count the same event.
+         *
+         *     Errors: 400 `invalid_request` for a push endpoint, or `ids` empty, over 100 or not event ids; 404
+         *     `resource_not_found` for an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        post: operations["ackPendingWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an endpoint's failed deliveries again
+         * @description Beyond the specification (as Svix's recover): one more attempt, in the background, of every
+         *     delivery of the endpoint in `RETRYING` or `DEAD_LETTER` created since `since` (the account's
+         *     sandbox clock). A success makes it `DELIVERED`; a failure leaves it as it was. Chaos copies are
+         *     not sent again. `deliveries` counts the deliveries queued.
+         *
+         *     Errors: 400 `invalid_request` for a `since` that is not a date-time; 404 `resource_not_found` for
+         *     an id that is not one of the account's endpoints.
+         *
+         *     Permission: `webhook_endpoints:write`.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2109,9 +2287,11 @@ export interface components {
             object: "webhook_endpoint";
             /**
              * Format: uri
-             * @description The absolute http(s) URL events are POSTed to.
+             * @description The absolute http(s) URL events are POSTed to; null for a pull endpoint.
              */
-            url: string;
+            url: string | null;
+            /** @description How events reach the merchant. */
+            mode: components["schemas"]["WebhookEndpointMode"];
             /** @description The event types delivered, without duplicates; `["*"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says. */
             events: components["schemas"]["WebhookEventFilter"][];
             /** @description The name given; null when none was given. */
@@ -2123,6 +2303,8 @@ export interface components {
              * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
              */
             created_at: string;
+            /** @description The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off. */
+            chaos: components["schemas"]["WebhookChaosSettings"] | null;
         };
         /** @description A webhook endpoint with its signing secret (creation and `rotate_secret` responses only). */
         WebhookEndpointWithSecret: {
@@ -2135,9 +2317,11 @@ export interface components {
             object: "webhook_endpoint";
             /**
              * Format: uri
-             * @description The absolute http(s) URL events are POSTed to.
+             * @description The absolute http(s) URL events are POSTed to; null for a pull endpoint.
              */
-            url: string;
+            url: string | null;
+            /** @description How events reach the merchant. */
+            mode: components["schemas"]["WebhookEndpointMode"];
             /** @description The event types delivered; `["*"]` = all. */
             events: components["schemas"]["WebhookEventFilter"][];
             /** @description The name given; null when none was given. */
@@ -2149,6 +2333,8 @@ export interface components {
              * @description Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock.
              */
             created_at: string;
+            /** @description The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off. */
+            chaos: components["schemas"]["WebhookChaosSettings"] | null;
             /** @description Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver. */
             secret: string;
         };
@@ -2224,6 +2410,132 @@ export interface components {
              */
             state: "QUEUED";
         };
+        /** @description A probability, 0 (never) to 1 (every delivery). */
+        ChaosProbability: number;
+        /** @description The first attempt of every delivery waits a time drawn between `min` and `max` ms. */
+        ChaosDelay: {
+            /** @description Shortest wait, ms (0 to 60000, at most `max`). */
+            min: number;
+            /** @description Longest wait, ms (0 to 60000). */
+            max: number;
+        };
+        /** @description Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay). */
+        SetWebhookChaosRequest: {
+            /** @description Chance that a delivery is sent a second time within 5 s. */
+            duplicate?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s). */
+            reorder?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a forged copy signed with a wrong secret goes first. */
+            bad_signature?: components["schemas"]["ChaosProbability"];
+            /** @description Chance that a copy whose signed `t` is 3,600 s old goes first. */
+            stale_timestamp?: components["schemas"]["ChaosProbability"];
+            /** @description Wait before the first attempt. */
+            delay_ms?: components["schemas"]["ChaosDelay"];
+            /** @description The same seed makes the same choices for the same deliveries (a 32-bit integer). */
+            seed?: number;
+        };
+        /** @description What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes. */
+        WebhookChaosReport: {
+            /** @description Forged copies sent (`bad_signature` and `stale_timestamp`). */
+            forged_sent: number;
+            /** @description Forged copies the receiver refused (any answer but a 2xx, or none). */
+            forged_rejected: number;
+            /** @description Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7). */
+            forged_accepted: number;
+            /** @description Second copies of genuine deliveries sent. */
+            duplicates_sent: number;
+            /** @description Deliveries held until the endpoint's next delivery had been sent. */
+            reordered: number;
+            /** @description Deliveries whose first attempt waited `delay_ms`. */
+            delayed: number;
+        };
+        /** @description The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it. */
+        WebhookChaosSettings: {
+            duplicate: components["schemas"]["ChaosProbability"];
+            reorder: components["schemas"]["ChaosProbability"];
+            bad_signature: components["schemas"]["ChaosProbability"];
+            stale_timestamp: components["schemas"]["ChaosProbability"];
+            /** @description The wait before first attempts; null for none. */
+            delay_ms: components["schemas"]["ChaosDelay"] | null;
+            /** @description The seed the choices are derived from (the one given, or one the gateway picked). */
+            seed: number;
+        };
+        /** @description An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`). */
+        WebhookChaos: {
+            /**
+             * @description Always `webhook_chaos`.
+             * @constant
+             */
+            object: "webhook_chaos";
+            /** @description The endpoint's id. */
+            endpoint: string;
+            /** @description Whether chaos is on (false after `DELETE`, or before any `PUT`). */
+            enabled: boolean;
+            duplicate: components["schemas"]["ChaosProbability"];
+            reorder: components["schemas"]["ChaosProbability"];
+            bad_signature: components["schemas"]["ChaosProbability"];
+            stale_timestamp: components["schemas"]["ChaosProbability"];
+            /** @description The wait before first attempts; null for none. */
+            delay_ms: components["schemas"]["ChaosDelay"] | null;
+            /** @description The seed the choices are derived from; null while chaos is off. */
+            seed: number | null;
+            report: components["schemas"]["WebhookChaosReport"];
+        };
+        /**
+         * @description What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).
+         * @enum {string}
+         */
+        WebhookChaosKind: "duplicate" | "reordered" | "delayed" | "bad_signature" | "stale_timestamp";
+        /**
+         * @description `push`: the gateway POSTs events to `url`. `pull`: no `url`; events wait for the merchant to fetch them (`GET /webhook_endpoints/{id}/pending`) and acknowledge them.
+         * @enum {string}
+         */
+        WebhookEndpointMode: "push" | "pull";
+        /** @description A pull endpoint's unacknowledged events, oldest first, at most `limit` of them. */
+        PendingEventList: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /** @description Whether more unacknowledged events wait after this page. */
+            has_more: boolean;
+            /** @description The events, as webhooks deliver them. */
+            data: components["schemas"]["Event"][];
+        };
+        /** @description Body of `POST /webhook_endpoints/{id}/pending/ack`. */
+        AckPendingEventsRequest: {
+            /** @description The ids of the events handled, 1 to 100. */
+            ids: string[];
+        };
+        /** @description The answer to `POST /webhook_endpoints/{id}/pending/ack`. */
+        Acknowledgement: {
+            /**
+             * @description Always `acknowledgement`.
+             * @constant
+             */
+            object: "acknowledgement";
+            /** @description How many of the events this call acknowledged (not those acknowledged before). */
+            acknowledged: number;
+        };
+        /** @description Body of `POST /webhook_endpoints/{id}/recover`. */
+        RecoverDeliveriesRequest: {
+            /**
+             * Format: date-time
+             * @description Deliveries created at or after this time (the account's sandbox clock) are sent again.
+             */
+            since: string;
+        };
+        /** @description The answer to `POST /webhook_endpoints/{id}/recover`. */
+        Recovery: {
+            /**
+             * @description Always `recovery`.
+             * @constant
+             */
+            object: "recovery";
+            /** @description How many deliveries were queued for another attempt. */
+            deliveries: number;
+        };
         /** @description One event sent (or to be sent) to one endpoint, with the outcome of its last attempt. */
         WebhookDelivery: {
             /** @description Delivery id, `whd_` followed by 24 base62 characters. */
@@ -2267,6 +2579,8 @@ export interface components {
             request_body: string | null;
             /** @description The `Service-Signature` header of the last attempt; null before the first attempt. */
             signature_header: string | null;
+            /** @description What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it. */
+            chaos: components["schemas"]["WebhookChaosKind"] | null;
         };
         /** @description The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`). */
         TestPingData: {
@@ -2826,9 +3140,11 @@ export interface components {
         CreateWebhookEndpointRequest: {
             /**
              * Format: uri
-             * @description Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration.
+             * @description Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration. Required for a push endpoint; a pull endpoint has none.
              */
-            url: string;
+            url?: string;
+            /** @description `push` (the default) or `pull`. */
+            mode?: components["schemas"]["WebhookEndpointMode"];
             /** @description Event types, or `["*"]`; omitted = all. */
             events?: components["schemas"]["WebhookEventFilter"][];
             /** @description A name to recognise the endpoint by, 1 to 80 characters. */
@@ -4835,7 +5151,9 @@ export interface operations {
                      *           ],
                      *           "name": null,
                      *           "description": null,
-                     *           "created_at": "2026-11-21T10:00:00.000Z"
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "chaos": null,
+                     *           "mode": "push"
                      *         }
                      *       ]
                      *     }
@@ -4898,6 +5216,8 @@ export interface operations {
                      *       "name": "Shop backend",
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
+                     *       "chaos": null,
+                     *       "mode": "push",
                      *       "secret": "whsec_RrIRzH3GTkaBdLitGQPFc0Cd0E7HSmUu"
                      *     }
                      */
@@ -5068,7 +5388,8 @@ export interface operations {
                      *           "last_error": null,
                      *           "next_attempt_at": null,
                      *           "request_body": "{\"id\":\"evt_aU8aBc1xZz9jtyFl6oAAaX4L\",\"object\":\"event\",\"type\":\"test.ping\",\"sequence\":1,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"data\":{\"message\":\"Test event from the payment gateway sandbox\"}}",
-                     *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d"
+                     *           "signature_header": "t=1795255201,v1=1b56188fbdc65a885923886c8b7271332149050589d91803364521080cd0792d",
+                     *           "chaos": null
                      *         }
                      *       ]
                      *     }
@@ -5128,7 +5449,8 @@ export interface operations {
                      *       "last_error": null,
                      *       "next_attempt_at": null,
                      *       "request_body": "{\"id\":\"evt_KbDRoe7DDnnozY3aOwehgCVD\",\"object\":\"event\",\"type\":\"payment.succeeded\",\"sequence\":2,\"livemode\":false,\"created_at\":\"2026-11-21T10:00:05.000Z\",\"data\":{\"id\":\"pay_eUXbUg9VYwCJewNftSknGs1p\",\"object\":\"payment_intent\",\"amount\":15000,\"currency\":\"AOA\",\"payment_method\":\"multicaixa_express\",\"status\":\"SUCCEEDED\",\"failure_code\":null,\"customer\":{\"mobile\":\"923000000\"},\"merchant_reference\":\"order-1042\",\"reference\":null,\"amount_refunded\":0,\"fee\":225,\"fee_version\":1,\"api_key_id\":\"key_Avvjfceyh8Iu9HrQnK6sKXAh\",\"metadata\":{\"order_id\":\"1042\"},\"livemode\":false,\"created_at\":\"2026-11-21T10:00:00.000Z\",\"updated_at\":\"2026-11-21T10:00:05.000Z\"}}",
-                     *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710"
+                     *       "signature_header": "t=1795258800,v1=9fe18a78923220f5d0c40355c3bc849e6ec5080a2f4aaa552e36b3be0f441710",
+                     *       "chaos": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDelivery"];
@@ -5182,10 +5504,378 @@ export interface operations {
                      *       "name": "Shop backend",
                      *       "description": "Order fulfilment",
                      *       "created_at": "2026-11-21T10:00:00.000Z",
+                     *       "chaos": null,
+                     *       "mode": "push",
                      *       "secret": "whsec_JZAG0C1mxr2JvA2L03Q6oquKmoqOgYzs"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    getWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint's chaos settings and report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": true,
+                     *       "duplicate": 0.2,
+                     *       "reorder": 0.1,
+                     *       "bad_signature": 0.1,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": {
+                     *         "min": 0,
+                     *         "max": 2000
+                     *       },
+                     *       "seed": 42,
+                     *       "report": {
+                     *         "forged_sent": 3,
+                     *         "forged_rejected": 2,
+                     *         "forged_accepted": 1,
+                     *         "duplicates_sent": 4,
+                     *         "reordered": 2,
+                     *         "delayed": 20
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    setWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "duplicate": 0.2,
+                 *       "reorder": 0.1,
+                 *       "bad_signature": 0.1,
+                 *       "delay_ms": {
+                 *         "min": 0,
+                 *         "max": 2000
+                 *       },
+                 *       "seed": 42
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetWebhookChaosRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint's chaos settings and report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": true,
+                     *       "duplicate": 0.2,
+                     *       "reorder": 0.1,
+                     *       "bad_signature": 0.1,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": {
+                     *         "min": 0,
+                     *         "max": 2000
+                     *       },
+                     *       "seed": 42,
+                     *       "report": {
+                     *         "forged_sent": 0,
+                     *         "forged_rejected": 0,
+                     *         "forged_accepted": 0,
+                     *         "duplicates_sent": 0,
+                     *         "reordered": 0,
+                     *         "delayed": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    clearWebhookChaos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Chaos is off; the report of the run that ended. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_chaos",
+                     *       "endpoint": "whe_C0sDU1UipiCT1NuZQYNYl5sB",
+                     *       "enabled": false,
+                     *       "duplicate": 0,
+                     *       "reorder": 0,
+                     *       "bad_signature": 0,
+                     *       "stale_timestamp": 0,
+                     *       "delay_ms": null,
+                     *       "seed": null,
+                     *       "report": {
+                     *         "forged_sent": 3,
+                     *         "forged_rejected": 2,
+                     *         "forged_accepted": 1,
+                     *         "duplicates_sent": 4,
+                     *         "reordered": 2,
+                     *         "delayed": 20
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookChaos"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    listPendingWebhookEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unacknowledged events, oldest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "id": "evt_aU8aBc1xZz9jtyFl6oAAaX4L",
+                     *           "object": "event",
+                     *           "type": "test.ping",
+                     *           "sequence": 1,
+                     *           "livemode": false,
+                     *           "created_at": "2026-11-21T10:00:00.000Z",
+                     *           "data": {
+                     *             "message": "Test event from the payment gateway sandbox to webhook endpoint whe_C0sDU1UipiCT1NuZQYNYl5sB"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    ackPendingWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         "evt_aU8aBc1xZz9jtyFl6oAAaX4L"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AckPendingEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description How many of the events this call acknowledged. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "acknowledgement",
+                     *       "acknowledged": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Acknowledgement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint id: `whe_` followed by 24 base62 characters. An unknown id, an endpoint of another account, or a value that does not match this pattern: 404 `resource_not_found`.
+                 * @example whe_C0sDU1UipiCT1NuZQYNYl5sB
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-21T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverDeliveriesRequest"];
+            };
+        };
+        responses: {
+            /** @description The deliveries queued for another attempt. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "recovery",
+                     *       "deliveries": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recovery"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -40,6 +40,63 @@ export interface OperationSpec {
 }
 
 const operationData = {
+  "ackPendingWebhookEvents": {
+    "operationId": "ackPendingWebhookEvents",
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/pending/ack",
+    "expressPath": "/webhook_endpoints/:id/pending/ack",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "ackPendingWebhookEvents_body",
+      "params": "ackPendingWebhookEvents_params",
+      "responses": {
+        "200": "ackPendingWebhookEvents_200",
+        "400": "ackPendingWebhookEvents_400",
+        "401": "ackPendingWebhookEvents_401",
+        "403": "ackPendingWebhookEvents_403",
+        "404": "ackPendingWebhookEvents_404",
+        "413": "ackPendingWebhookEvents_413",
+        "429": "ackPendingWebhookEvents_429",
+        "500": "ackPendingWebhookEvents_500",
+        "503": "ackPendingWebhookEvents_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "advanceSandboxClock": {
     "operationId": "advanceSandboxClock",
     "method": "POST",
@@ -139,6 +196,54 @@ const operationData = {
         "application/json"
       ],
       "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "clearWebhookChaos": {
+    "operationId": "clearWebhookChaos",
+    "method": "DELETE",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "clearWebhookChaos_params",
+      "responses": {
+        "200": "clearWebhookChaos_200",
+        "401": "clearWebhookChaos_401",
+        "403": "clearWebhookChaos_403",
+        "404": "clearWebhookChaos_404",
+        "429": "clearWebhookChaos_429",
+        "500": "clearWebhookChaos_500",
+        "503": "clearWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
         "application/json"
       ],
       "429": [
@@ -1496,6 +1601,54 @@ const operationData = {
       ]
     }
   },
+  "getWebhookChaos": {
+    "operationId": "getWebhookChaos",
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:read",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "getWebhookChaos_params",
+      "responses": {
+        "200": "getWebhookChaos_200",
+        "401": "getWebhookChaos_401",
+        "403": "getWebhookChaos_403",
+        "404": "getWebhookChaos_404",
+        "429": "getWebhookChaos_429",
+        "500": "getWebhookChaos_500",
+        "503": "getWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "healthz": {
     "operationId": "healthz",
     "method": "GET",
@@ -1792,6 +1945,59 @@ const operationData = {
       ]
     }
   },
+  "listPendingWebhookEvents": {
+    "operationId": "listPendingWebhookEvents",
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/pending",
+    "expressPath": "/webhook_endpoints/:id/pending",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:read",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "listPendingWebhookEvents_params",
+      "query": "listPendingWebhookEvents_query",
+      "responses": {
+        "200": "listPendingWebhookEvents_200",
+        "400": "listPendingWebhookEvents_400",
+        "401": "listPendingWebhookEvents_401",
+        "403": "listPendingWebhookEvents_403",
+        "404": "listPendingWebhookEvents_404",
+        "429": "listPendingWebhookEvents_429",
+        "500": "listPendingWebhookEvents_500",
+        "503": "listPendingWebhookEvents_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "listWebhookDeliveries": {
     "operationId": "listWebhookDeliveries",
     "method": "GET",
@@ -1903,6 +2109,63 @@ const operationData = {
     "errorCodes": {},
     "responseContentTypes": {
       "200": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "recoverWebhookDeliveries": {
+    "operationId": "recoverWebhookDeliveries",
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/recover",
+    "expressPath": "/webhook_endpoints/:id/recover",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "recoverWebhookDeliveries_body",
+      "params": "recoverWebhookDeliveries_params",
+      "responses": {
+        "202": "recoverWebhookDeliveries_202",
+        "400": "recoverWebhookDeliveries_400",
+        "401": "recoverWebhookDeliveries_401",
+        "403": "recoverWebhookDeliveries_403",
+        "404": "recoverWebhookDeliveries_404",
+        "413": "recoverWebhookDeliveries_413",
+        "429": "recoverWebhookDeliveries_429",
+        "500": "recoverWebhookDeliveries_500",
+        "503": "recoverWebhookDeliveries_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "202": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
         "application/json"
       ],
       "503": [
@@ -2149,6 +2412,63 @@ const operationData = {
     "errorCodes": {},
     "responseContentTypes": {
       "202": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "setWebhookChaos": {
+    "operationId": "setWebhookChaos",
+    "method": "PUT",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "expressPath": "/webhook_endpoints/:id/chaos",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "webhook_endpoints:write",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "setWebhookChaos_body",
+      "params": "setWebhookChaos_params",
+      "responses": {
+        "200": "setWebhookChaos_200",
+        "400": "setWebhookChaos_400",
+        "401": "setWebhookChaos_401",
+        "403": "setWebhookChaos_403",
+        "404": "setWebhookChaos_404",
+        "413": "setWebhookChaos_413",
+        "429": "setWebhookChaos_429",
+        "500": "setWebhookChaos_500",
+        "503": "setWebhookChaos_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
         "application/json"
       ],
       "400": [

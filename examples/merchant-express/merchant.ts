@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { constructEvent, createClient, PgwError, WebhookSignatureError, type PgwClient } from '@pgw/client';
-import { MerchantStore } from './store';
+import { HANDLED_EVENTS, MerchantStore } from './store';
 
 export interface MerchantOptions {
   /** The gateway's root URL (PUBLIC_BASE_URL). */
@@ -49,21 +49,24 @@ export async function startMerchant(options: MerchantOptions): Promise<Merchant>
     // At-least-once delivery: the same event may come again (retries, the retry route, a forwarder).
     const eventId = req.get('Service-Event-Id') ?? event.id;
     const firstTime = store.handleEventOnce(eventId, () => {
-      // Only payment.succeeded confirms a payment; fulfilOnce keys on the payment (data.id), so even two
-      // different events about one payment could not ship an order twice.
-      if (event.type === 'payment.succeeded') store.fulfilOnce(event.data.id);
+      // Only payment.succeeded confirms a payment; failed, expired and cancelled close the order. The
+      // store keys on the payment (data.id) and its events' `sequence`, so neither a second event about
+      // one payment nor one that arrives late can change a final order.
+      const paymentId = (event.data as { id?: unknown }).id;
+      if (typeof paymentId === 'string') store.applyPaymentEvent(event.type, paymentId, event.sequence);
     });
     res.status(200).send(firstTime ? 'ok' : 'duplicate');
   });
 
   app.post('/orders', express.json(), async (req, res) => {
-    const { amount, mobile } = (req.body ?? {}) as { amount?: unknown; mobile?: unknown };
-    if (!Number.isInteger(amount) || typeof mobile !== 'string') {
-      return void res.status(400).json({ error: 'amount (integer AOA) and mobile (9 digits) are required' });
+    const { amount, mobile, method } = (req.body ?? {}) as { amount?: unknown; mobile?: unknown; method?: unknown };
+    const byReference = method === 'reference';
+    if (!Number.isInteger(amount) || (!byReference && typeof mobile !== 'string')) {
+      return void res.status(400).json({ error: 'amount (integer AOA) and mobile (9 digits), or method "reference", are required' });
     }
     const orderId = `ord_${randomBytes(9).toString('base64url')}`;
     try {
-      const payment = await createExpressPayment(pgw, orderId, amount as number, mobile);
+      const payment = await createPayment(pgw, orderId, amount as number, byReference ? null : (mobile as string));
       store.addOrder({ id: orderId, amount: amount as number, payment_intent: payment.id, status: 'awaiting_payment', fulfilled_at: null });
       res.status(201).json({ order: orderId, payment_intent: payment.id, payment_status: payment.status });
     } catch (err) {
@@ -83,6 +86,10 @@ export async function startMerchant(options: MerchantOptions): Promise<Merchant>
     res.json(store.fulfilments());
   });
 
+  app.get('/outcomes', (_req, res) => {
+    res.json(store.outcomes());
+  });
+
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(s));
   });
@@ -99,21 +106,23 @@ export async function startMerchant(options: MerchantOptions): Promise<Merchant>
 }
 
 /**
- * One payment per order: the Idempotency-Key is derived from the order, so a retry of this call (a
- * timeout, a crash before the answer) can never charge the customer twice.
+ * One payment per order (express from `mobile`, or a reference when it is null): the Idempotency-Key is
+ * derived from the order, so a retry of this call (a timeout, a crash before the answer) can never
+ * charge the customer twice.
  */
-async function createExpressPayment(pgw: PgwClient, orderId: string, amount: number, mobile: string) {
+async function createPayment(pgw: PgwClient, orderId: string, amount: number, mobile: string | null) {
+  const method = mobile === null ? { payment_method: 'multicaixa_reference' as const } : { payment_method: 'multicaixa_express' as const, customer: { mobile } };
   const { data } = await pgw.POST('/payment_intents', {
     params: { header: { 'Idempotency-Key': `order-${orderId}` } },
-    body: { amount, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile }, merchant_reference: orderId },
+    body: { amount, currency: 'AOA', ...method, merchant_reference: orderId },
   });
   return data;
 }
 
-/** Registers `<merchantUrl>/webhooks` for payment.succeeded; returns the endpoint's id and signing secret. */
+/** Registers `<merchantUrl>/webhooks` for the final payment events; returns the endpoint's id and signing secret. */
 export async function registerWebhookEndpoint(gatewayUrl: string, apiKey: string, merchantUrl: string): Promise<{ id: string; secret: string }> {
   const { data } = await createClient({ baseUrl: gatewayUrl, apiKey }).POST('/webhook_endpoints', {
-    body: { url: `${merchantUrl}/webhooks`, events: ['payment.succeeded'], description: 'merchant-express example' },
+    body: { url: `${merchantUrl}/webhooks`, events: HANDLED_EVENTS, description: 'merchant-express example' },
   });
   return { id: data.id, secret: data.secret };
 }

@@ -5,9 +5,23 @@ export interface Order {
   id: string;
   amount: number;
   payment_intent: string;
-  status: 'awaiting_payment' | 'fulfilled';
+  status: OrderStatus;
   fulfilled_at: string | null;
+  /** The `sequence` of the last event applied for its payment: an older one arriving late is dropped. */
+  last_sequence?: number;
 }
+
+export type OrderStatus = 'awaiting_payment' | 'fulfilled' | 'payment_failed' | 'expired' | 'cancelled';
+
+/** What each final payment event makes of its order. */
+const OUTCOME = {
+  'payment.succeeded': 'fulfilled',
+  'payment.failed': 'payment_failed',
+  'payment.expired': 'expired',
+  'payment.cancelled': 'cancelled',
+} as const satisfies Record<string, OrderStatus>;
+export type HandledEvent = keyof typeof OUTCOME;
+export const HANDLED_EVENTS = Object.keys(OUTCOME) as HandledEvent[];
 
 interface State {
   orders: Record<string, Order>;
@@ -15,6 +29,8 @@ interface State {
   processedEvents: string[];
   /** One line per fulfilment ever made; the test checks it holds one per payment. */
   fulfilments: Array<{ payment_intent: string; order: string; at: string }>;
+  /** One line per order that reached a final state; the test checks one per order. */
+  outcomes?: Array<{ order: string; status: OrderStatus; at: string }>;
 }
 
 /**
@@ -62,14 +78,29 @@ export class MerchantStore {
     return true;
   }
 
-  /** Fulfils the order paid by `paymentIntentId` unless it already is: once per payment, whatever arrives. */
-  fulfilOnce(paymentIntentId: string): boolean {
+  outcomes(): NonNullable<State['outcomes']> {
+    return [...(this.state.outcomes ?? [])];
+  }
+
+  /**
+   * Applies a payment event to its order: dropped when its `sequence` is not above the last one applied
+   * for that payment (a late, reordered delivery), or when the order is final already. So an order ends
+   * in one final state, once, whatever order and how many times the events arrive; a paid order is
+   * fulfilled once per payment.
+   */
+  applyPaymentEvent(type: string, paymentIntentId: string, sequence: number): boolean {
+    const status: OrderStatus | undefined = OUTCOME[type as HandledEvent];
     const order = Object.values(this.state.orders).find((o) => o.payment_intent === paymentIntentId);
-    if (!order || order.status === 'fulfilled') return false;
+    if (!status || !order || sequence <= (order.last_sequence ?? 0)) return false;
+    order.last_sequence = sequence;
+    if (order.status !== 'awaiting_payment') return false;
     const at = new Date().toISOString();
-    order.status = 'fulfilled';
-    order.fulfilled_at = at;
-    this.state.fulfilments.push({ payment_intent: paymentIntentId, order: order.id, at });
+    order.status = status;
+    (this.state.outcomes ??= []).push({ order: order.id, status, at });
+    if (status === 'fulfilled') {
+      order.fulfilled_at = at;
+      this.state.fulfilments.push({ payment_intent: paymentIntentId, order: order.id, at });
+    }
     return true;
   }
 

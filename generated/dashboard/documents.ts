@@ -107,6 +107,10 @@ export type ApiKeyPermission =
   | 'SANDBOX_READ'
   | 'SANDBOX_WRITE';
 
+export type WebhookEndpointMode =
+  | 'PUSH'
+  | 'PULL';
+
 export type LogSource =
   | 'API'
   | 'DASHBOARD';
@@ -156,8 +160,10 @@ export type CreateCheckoutSessionInput = {
 };
 
 export type CreateWebhookEndpointInput = {
-  /** Absolute http(s) URL. */
-  url: string;
+  /** Absolute http(s) URL; required for a push endpoint, none for a pull endpoint. */
+  url?: string | null | undefined;
+  /** `PUSH` (the default) or `PULL`. */
+  mode?: WebhookEndpointMode | null | undefined;
   /** Event types in their REST spelling (`payment.succeeded`), or `["*"]`; omitted = all. */
   events?: Array<string> | null | undefined;
   /** At most 80 characters. */
@@ -394,7 +400,7 @@ export type DashboardPaymentCreateMutation = { createPaymentIntent: { id: string
 export type DashboardWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DashboardWebhooksQuery = { webhookEndpoints: Array<{ id: string, url: string, events: Array<string>, name: string | null, createdAt: string, deliveries: Array<{ id: string, endpointId: string, eventId: string, eventType: EventType, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastMs: number | null, lastAttemptAt: string | null, lastError: string | null, nextAttemptAt: string | null, requestBody: string | null, signatureHeader: string | null }> }> };
+export type DashboardWebhooksQuery = { webhookEndpoints: Array<{ id: string, url: string | null, events: Array<string>, name: string | null, createdAt: string, deliveries: Array<{ id: string, endpointId: string, eventId: string, eventType: EventType, state: WebhookDeliveryState, attempts: number, lastStatus: number | null, lastMs: number | null, lastAttemptAt: string | null, lastError: string | null, nextAttemptAt: string | null, requestBody: string | null, signatureHeader: string | null }> }> };
 
 export type DashboardDeliveriesInStateQueryVariables = Exact<{
   id: string;
@@ -409,7 +415,7 @@ export type DashboardCreateEndpointMutationVariables = Exact<{
 }>;
 
 
-export type DashboardCreateEndpointMutation = { createWebhookEndpoint: { id: string, url: string, secret: string | null } };
+export type DashboardCreateEndpointMutation = { createWebhookEndpoint: { id: string, url: string | null, secret: string | null } };
 
 export type DashboardPingMutationVariables = Exact<{
   id: string;

@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -390,7 +390,10 @@ export type WebhookEndpoint = {
   __typename?: 'WebhookEndpoint';
   /** `whe_...` */
   id: Scalars['ID']['output'];
-  url: Scalars['String']['output'];
+  /** Where events are POSTed; null for a pull endpoint. */
+  url?: Maybe<Scalars['String']['output']>;
+  /** `PUSH` (events are POSTed to `url`) or `PULL` (they wait for `pendingEvents` and `acknowledgeWebhookEvents`). */
+  mode: WebhookEndpointMode;
   /** Event types delivered, in their REST spelling (`payment.succeeded`), or `["*"]` for all. */
   events: Array<Scalars['String']['output']>;
   name?: Maybe<Scalars['String']['output']>;
@@ -404,12 +407,91 @@ export type WebhookEndpoint = {
    * `webhook_endpoints:read`.
    */
   deliveries: Array<WebhookDelivery>;
+  /** The chaos switched on for the endpoint, with its report; null when off (REST `chaos`). Needs `webhook_endpoints:read`. */
+  chaos?: Maybe<WebhookChaos>;
+  /**
+   * A pull endpoint's unacknowledged events, oldest first, at most `first` (1 to 100)
+   * (`GET /webhook_endpoints/{id}/pending`); `invalid_request` for a push endpoint. Needs `webhook_endpoints:read`.
+   */
+  pendingEvents: Array<Event>;
 };
 
 
 /** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
 export type WebhookEndpointDeliveriesArgs = {
   state?: InputMaybe<WebhookDeliveryState>;
+};
+
+
+/** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
+export type WebhookEndpointPendingEventsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WebhookEndpointMode =
+  | 'PUSH'
+  | 'PULL';
+
+/** The answer to `acknowledgeWebhookEvents`. */
+export type WebhookAcknowledgement = {
+  __typename?: 'WebhookAcknowledgement';
+  /** How many of the events this call acknowledged (not those acknowledged before, by anyone). */
+  acknowledged: Scalars['Int']['output'];
+};
+
+/** The answer to `recoverWebhookDeliveries`. */
+export type WebhookRecovery = {
+  __typename?: 'WebhookRecovery';
+  /** How many deliveries were queued for another attempt. */
+  deliveries: Scalars['Int']['output'];
+};
+
+/** What chaos did to a delivery (REST `chaos`): copies (`DUPLICATE`, `BAD_SIGNATURE`, `STALE_TIMESTAMP`) or a genuine delivery held back. */
+export type WebhookChaosKind =
+  | 'DUPLICATE'
+  | 'REORDERED'
+  | 'DELAYED'
+  | 'BAD_SIGNATURE'
+  | 'STALE_TIMESTAMP';
+
+/** The wait before first attempts, ms. */
+export type WebhookChaosDelay = {
+  __typename?: 'WebhookChaosDelay';
+  min: Scalars['Int']['output'];
+  max: Scalars['Int']['output'];
+};
+
+/** What chaos did since it was last switched on, counted across gateway processes (REST `report`). */
+export type WebhookChaosReport = {
+  __typename?: 'WebhookChaosReport';
+  /** Forged copies sent (bad signature and stale timestamp). */
+  forgedSent: Scalars['Int']['output'];
+  /** Forged copies the receiver refused. */
+  forgedRejected: Scalars['Int']['output'];
+  /** Forged copies the receiver answered with a 2xx: above 0, it does not verify signatures as it must. */
+  forgedAccepted: Scalars['Int']['output'];
+  duplicatesSent: Scalars['Int']['output'];
+  reordered: Scalars['Int']['output'];
+  delayed: Scalars['Int']['output'];
+};
+
+/**
+ * An endpoint's chaos settings and report (`/webhook_endpoints/{id}/chaos`): each probability is the chance
+ * (0 to 1) that a delivery meets that effect; the same `seed` makes the same choices for the same deliveries.
+ */
+export type WebhookChaos = {
+  __typename?: 'WebhookChaos';
+  /** The endpoint (`whe_...`). */
+  endpointId: Scalars['ID']['output'];
+  /** False once switched off; the probabilities are then 0. */
+  enabled: Scalars['Boolean']['output'];
+  duplicate: Scalars['Float']['output'];
+  reorder: Scalars['Float']['output'];
+  badSignature: Scalars['Float']['output'];
+  staleTimestamp: Scalars['Float']['output'];
+  delayMs?: Maybe<WebhookChaosDelay>;
+  seed?: Maybe<Scalars['Int']['output']>;
+  report: WebhookChaosReport;
 };
 
 export type DeletedWebhookEndpoint = {
@@ -452,6 +534,8 @@ export type WebhookDelivery = {
   requestBody?: Maybe<Scalars['String']['output']>;
   /** `Service-Signature` value of the last attempt. */
   signatureHeader?: Maybe<Scalars['String']['output']>;
+  /** What the endpoint's chaos did to this delivery; null for one sent as usual (REST `chaos`). */
+  chaos?: Maybe<WebhookChaosKind>;
 };
 
 /** Something that happened in the account. */
@@ -708,14 +792,34 @@ export type CreateCheckoutSessionInput = {
 };
 
 export type CreateWebhookEndpointInput = {
-  /** Absolute http(s) URL. */
-  url: Scalars['String']['input'];
+  /** Absolute http(s) URL; required for a push endpoint, none for a pull endpoint. */
+  url?: InputMaybe<Scalars['String']['input']>;
+  /** `PUSH` (the default) or `PULL`. */
+  mode?: InputMaybe<WebhookEndpointMode>;
   /** Event types in their REST spelling (`payment.succeeded`), or `["*"]`; omitted = all. */
   events?: InputMaybe<Array<Scalars['String']['input']>>;
   /** At most 80 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
   /** At most 200 characters. */
   description?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type WebhookChaosDelayInput = {
+  /** 0 to 60000, at most `max`. */
+  min: Scalars['Int']['input'];
+  /** 0 to 60000. */
+  max: Scalars['Int']['input'];
+};
+
+/** As the body of `PUT /webhook_endpoints/{id}/chaos`: a probability omitted is 0. */
+export type SetWebhookChaosInput = {
+  duplicate?: InputMaybe<Scalars['Float']['input']>;
+  reorder?: InputMaybe<Scalars['Float']['input']>;
+  badSignature?: InputMaybe<Scalars['Float']['input']>;
+  staleTimestamp?: InputMaybe<Scalars['Float']['input']>;
+  delayMs?: InputMaybe<WebhookChaosDelayInput>;
+  /** Omitted: the gateway picks one and shows it. */
+  seed?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type SimulateReferencePaidInput = {
@@ -776,6 +880,14 @@ export type Mutation = {
   retryWebhookDelivery: WebhookDelivery;
   /** New signing secret; for 24 h signatures carry both the new and the old one. Needs `webhook_endpoints:write`. */
   rotateWebhookSecret: WebhookEndpoint;
+  /** Switches chaos on for the endpoint (replacing earlier settings, report from zero). Needs `webhook_endpoints:write`. */
+  setWebhookChaos: WebhookChaos;
+  /** Switches chaos off; answers the report of the run that ended. Needs `webhook_endpoints:write`. */
+  clearWebhookChaos: WebhookChaos;
+  /** Marks a pull endpoint's events as handled (`POST /webhook_endpoints/{id}/pending/ack`, 1 to 100 ids). Needs `webhook_endpoints:write`. */
+  acknowledgeWebhookEvents: WebhookAcknowledgement;
+  /** Sends again every RETRYING or DEAD_LETTER delivery of the endpoint created since `since` (`POST .../recover`). Needs `webhook_endpoints:write`. */
+  recoverWebhookDeliveries: WebhookRecovery;
   /** Pays a PENDING reference intent (`REFERENCE_PAID` then `PAYMENT_SUCCEEDED`). Needs `sandbox:write`. */
   simulateReferencePaid: PaymentIntent;
   /** Moves the account clock forward, firing the timers due in the span. Needs `sandbox:write`. */
@@ -867,6 +979,29 @@ export type MutationRetryWebhookDeliveryArgs = {
 
 export type MutationRotateWebhookSecretArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationSetWebhookChaosArgs = {
+  id: Scalars['ID']['input'];
+  input: SetWebhookChaosInput;
+};
+
+
+export type MutationClearWebhookChaosArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationAcknowledgeWebhookEventsArgs = {
+  endpointId: Scalars['ID']['input'];
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+export type MutationRecoverWebhookDeliveriesArgs = {
+  endpointId: Scalars['ID']['input'];
+  since: Scalars['DateTime']['input'];
 };
 
 
@@ -1193,6 +1328,14 @@ export type ResolversTypes = ResolversObject<{
   QrCode: ResolverTypeWrapper<QrCodeModel>;
   CheckoutSession: ResolverTypeWrapper<CheckoutSessionModel>;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WebhookEndpointMode: WebhookEndpointMode;
+  WebhookAcknowledgement: ResolverTypeWrapper<WebhookAcknowledgement>;
+  WebhookRecovery: ResolverTypeWrapper<WebhookRecovery>;
+  WebhookChaosKind: WebhookChaosKind;
+  WebhookChaosDelay: ResolverTypeWrapper<WebhookChaosDelay>;
+  WebhookChaosReport: ResolverTypeWrapper<WebhookChaosReportModel>;
+  WebhookChaos: ResolverTypeWrapper<WebhookChaosModel>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DeletedWebhookEndpoint: ResolverTypeWrapper<DeletedWebhookEndpointModel>;
   TestWebhookEvent: ResolverTypeWrapper<TestWebhookEventModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
@@ -1212,6 +1355,8 @@ export type ResolversTypes = ResolversObject<{
   CreateQrCodeInput: CreateQrCodeInput;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  WebhookChaosDelayInput: WebhookChaosDelayInput;
+  SetWebhookChaosInput: SetWebhookChaosInput;
   SimulateReferencePaidInput: SimulateReferencePaidInput;
   AdvanceSandboxClockInput: AdvanceSandboxClockInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1226,7 +1371,6 @@ export type ResolversTypes = ResolversObject<{
   OverviewBucket: ResolverTypeWrapper<OverviewBucket>;
   StatusCount: ResolverTypeWrapper<StatusCount>;
   MethodOverview: ResolverTypeWrapper<MethodOverview>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
   WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
   SandboxReset: ResolverTypeWrapper<SandboxResetModel>;
@@ -1257,6 +1401,12 @@ export type ResolversParentTypes = ResolversObject<{
   QrCode: QrCodeModel;
   CheckoutSession: CheckoutSessionModel;
   WebhookEndpoint: WebhookEndpointModel;
+  WebhookAcknowledgement: WebhookAcknowledgement;
+  WebhookRecovery: WebhookRecovery;
+  WebhookChaosDelay: WebhookChaosDelay;
+  WebhookChaosReport: WebhookChaosReportModel;
+  WebhookChaos: WebhookChaosModel;
+  Float: Scalars['Float']['output'];
   DeletedWebhookEndpoint: DeletedWebhookEndpointModel;
   TestWebhookEvent: TestWebhookEventModel;
   WebhookDelivery: WebhookDeliveryModel;
@@ -1275,6 +1425,8 @@ export type ResolversParentTypes = ResolversObject<{
   CreateQrCodeInput: CreateQrCodeInput;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  WebhookChaosDelayInput: WebhookChaosDelayInput;
+  SetWebhookChaosInput: SetWebhookChaosInput;
   SimulateReferencePaidInput: SimulateReferencePaidInput;
   AdvanceSandboxClockInput: AdvanceSandboxClockInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1288,7 +1440,6 @@ export type ResolversParentTypes = ResolversObject<{
   OverviewBucket: OverviewBucket;
   StatusCount: StatusCount;
   MethodOverview: MethodOverview;
-  Float: Scalars['Float']['output'];
   WebhookOverview: WebhookOverview;
   WebhookBucket: WebhookBucket;
   SandboxReset: SandboxResetModel;
@@ -1454,13 +1605,50 @@ export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  url?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['WebhookEndpointMode'], ParentType, ContextType>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
+  chaos?: Resolver<Maybe<ResolversTypes['WebhookChaos']>, ParentType, ContextType>;
+  pendingEvents?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<WebhookEndpointPendingEventsArgs, 'first'>>;
+}>;
+
+export type WebhookAcknowledgementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAcknowledgement'] = ResolversParentTypes['WebhookAcknowledgement']> = ResolversObject<{
+  acknowledged?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookRecoveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookRecovery'] = ResolversParentTypes['WebhookRecovery']> = ResolversObject<{
+  deliveries?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookChaosDelayResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaosDelay'] = ResolversParentTypes['WebhookChaosDelay']> = ResolversObject<{
+  min?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  max?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookChaosReportResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaosReport'] = ResolversParentTypes['WebhookChaosReport']> = ResolversObject<{
+  forgedSent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  forgedRejected?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  forgedAccepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  duplicatesSent?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  reordered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  delayed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WebhookChaosResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookChaos'] = ResolversParentTypes['WebhookChaos']> = ResolversObject<{
+  endpointId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  duplicate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  reorder?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  badSignature?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  staleTimestamp?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  delayMs?: Resolver<Maybe<ResolversTypes['WebhookChaosDelay']>, ParentType, ContextType>;
+  seed?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  report?: Resolver<ResolversTypes['WebhookChaosReport'], ParentType, ContextType>;
 }>;
 
 export type DeletedWebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedWebhookEndpoint'] = ResolversParentTypes['DeletedWebhookEndpoint']> = ResolversObject<{
@@ -1487,6 +1675,7 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   signatureHeader?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  chaos?: Resolver<Maybe<ResolversTypes['WebhookChaosKind']>, ParentType, ContextType>;
 }>;
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
@@ -1569,6 +1758,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   sendTestWebhook?: Resolver<ResolversTypes['TestWebhookEvent'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'id'>>;
   retryWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationRetryWebhookDeliveryArgs, 'endpointId' | 'deliveryId'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'id'>>;
+  setWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationSetWebhookChaosArgs, 'id' | 'input'>>;
+  clearWebhookChaos?: Resolver<ResolversTypes['WebhookChaos'], ParentType, ContextType, RequireFields<MutationClearWebhookChaosArgs, 'id'>>;
+  acknowledgeWebhookEvents?: Resolver<ResolversTypes['WebhookAcknowledgement'], ParentType, ContextType, RequireFields<MutationAcknowledgeWebhookEventsArgs, 'endpointId' | 'ids'>>;
+  recoverWebhookDeliveries?: Resolver<ResolversTypes['WebhookRecovery'], ParentType, ContextType, RequireFields<MutationRecoverWebhookDeliveriesArgs, 'endpointId' | 'since'>>;
   simulateReferencePaid?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType, RequireFields<MutationSimulateReferencePaidArgs, 'input'>>;
   advanceSandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType, RequireFields<MutationAdvanceSandboxClockArgs, 'input'>>;
   createApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
@@ -1677,6 +1870,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QrCode?: QrCodeResolvers<ContextType>;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookAcknowledgement?: WebhookAcknowledgementResolvers<ContextType>;
+  WebhookRecovery?: WebhookRecoveryResolvers<ContextType>;
+  WebhookChaosDelay?: WebhookChaosDelayResolvers<ContextType>;
+  WebhookChaosReport?: WebhookChaosReportResolvers<ContextType>;
+  WebhookChaos?: WebhookChaosResolvers<ContextType>;
   DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   TestWebhookEvent?: TestWebhookEventResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;

@@ -9,7 +9,9 @@ export interface Validator<T = unknown> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const ackPendingWebhookEvents_params: Validator<operations['ackPendingWebhookEvents']['parameters']['path']>;
 export declare const cancelPaymentIntent_params: Validator<operations['cancelPaymentIntent']['parameters']['path']>;
+export declare const clearWebhookChaos_params: Validator<operations['clearWebhookChaos']['parameters']['path']>;
 export declare const createPaymentIntent_headers: Validator<Record<string, unknown>>;
 export declare const createPublicCheckoutSessionPayment_params: Validator<operations['createPublicCheckoutSessionPayment']['parameters']['path']>;
 export declare const createPublicPaymentLinkPayment_params: Validator<operations['createPublicPaymentLinkPayment']['parameters']['path']>;
@@ -28,15 +30,20 @@ export declare const getPublicPayment_params: Validator<operations['getPublicPay
 export declare const getPublicPayment_query: Validator<NonNullable<operations['getPublicPayment']['parameters']['query']>>;
 export declare const getPublicPaymentLink_params: Validator<operations['getPublicPaymentLink']['parameters']['path']>;
 export declare const getRefund_params: Validator<operations['getRefund']['parameters']['path']>;
+export declare const getWebhookChaos_params: Validator<operations['getWebhookChaos']['parameters']['path']>;
 export declare const listEvents_query: Validator<NonNullable<operations['listEvents']['parameters']['query']>>;
 export declare const listLogs_query: Validator<NonNullable<operations['listLogs']['parameters']['query']>>;
 export declare const listPaymentIntents_query: Validator<NonNullable<operations['listPaymentIntents']['parameters']['query']>>;
+export declare const listPendingWebhookEvents_params: Validator<operations['listPendingWebhookEvents']['parameters']['path']>;
+export declare const listPendingWebhookEvents_query: Validator<NonNullable<operations['listPendingWebhookEvents']['parameters']['query']>>;
 export declare const listWebhookDeliveries_params: Validator<operations['listWebhookDeliveries']['parameters']['path']>;
 export declare const paymentEvent_headers: Validator<Record<string, unknown>>;
+export declare const recoverWebhookDeliveries_params: Validator<operations['recoverWebhookDeliveries']['parameters']['path']>;
 export declare const retryWebhookDelivery_params: Validator<operations['retryWebhookDelivery']['parameters']['path']>;
 export declare const revokeApiKey_params: Validator<operations['revokeApiKey']['parameters']['path']>;
 export declare const rotateWebhookSecret_params: Validator<operations['rotateWebhookSecret']['parameters']['path']>;
 export declare const sendTestWebhook_params: Validator<operations['sendTestWebhook']['parameters']['path']>;
+export declare const setWebhookChaos_params: Validator<operations['setWebhookChaos']['parameters']['path']>;
 export declare const streamPaymentIntentEvents_headers: Validator<Record<string, unknown>>;
 export declare const streamPaymentIntentEvents_params: Validator<operations['streamPaymentIntentEvents']['parameters']['path']>;
 export declare const streamPublicPaymentEvents_headers: Validator<Record<string, unknown>>;
@@ -44,7 +51,9 @@ export declare const streamPublicPaymentEvents_params: Validator<operations['str
 export declare const streamPublicPaymentEvents_query: Validator<NonNullable<operations['streamPublicPaymentEvents']['parameters']['query']>>;
 
 export type ParamValidatorName =
+  | 'ackPendingWebhookEvents_params'
   | 'cancelPaymentIntent_params'
+  | 'clearWebhookChaos_params'
   | 'createPaymentIntent_headers'
   | 'createPublicCheckoutSessionPayment_params'
   | 'createPublicPaymentLinkPayment_params'
@@ -63,15 +72,20 @@ export type ParamValidatorName =
   | 'getPublicPayment_query'
   | 'getPublicPaymentLink_params'
   | 'getRefund_params'
+  | 'getWebhookChaos_params'
   | 'listEvents_query'
   | 'listLogs_query'
   | 'listPaymentIntents_query'
+  | 'listPendingWebhookEvents_params'
+  | 'listPendingWebhookEvents_query'
   | 'listWebhookDeliveries_params'
   | 'paymentEvent_headers'
+  | 'recoverWebhookDeliveries_params'
   | 'retryWebhookDelivery_params'
   | 'revokeApiKey_params'
   | 'rotateWebhookSecret_params'
   | 'sendTestWebhook_params'
+  | 'setWebhookChaos_params'
   | 'streamPaymentIntentEvents_headers'
   | 'streamPaymentIntentEvents_params'
   | 'streamPublicPaymentEvents_headers'
@@ -80,7 +94,9 @@ export type ParamValidatorName =
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
+  readonly ackPendingWebhookEvents_params: typeof ackPendingWebhookEvents_params;
   readonly cancelPaymentIntent_params: typeof cancelPaymentIntent_params;
+  readonly clearWebhookChaos_params: typeof clearWebhookChaos_params;
   readonly createPaymentIntent_headers: typeof createPaymentIntent_headers;
   readonly createPublicCheckoutSessionPayment_params: typeof createPublicCheckoutSessionPayment_params;
   readonly createPublicPaymentLinkPayment_params: typeof createPublicPaymentLinkPayment_params;
@@ -99,15 +115,20 @@ export declare const validators: {
   readonly getPublicPayment_query: typeof getPublicPayment_query;
   readonly getPublicPaymentLink_params: typeof getPublicPaymentLink_params;
   readonly getRefund_params: typeof getRefund_params;
+  readonly getWebhookChaos_params: typeof getWebhookChaos_params;
   readonly listEvents_query: typeof listEvents_query;
   readonly listLogs_query: typeof listLogs_query;
   readonly listPaymentIntents_query: typeof listPaymentIntents_query;
+  readonly listPendingWebhookEvents_params: typeof listPendingWebhookEvents_params;
+  readonly listPendingWebhookEvents_query: typeof listPendingWebhookEvents_query;
   readonly listWebhookDeliveries_params: typeof listWebhookDeliveries_params;
   readonly paymentEvent_headers: typeof paymentEvent_headers;
+  readonly recoverWebhookDeliveries_params: typeof recoverWebhookDeliveries_params;
   readonly retryWebhookDelivery_params: typeof retryWebhookDelivery_params;
   readonly revokeApiKey_params: typeof revokeApiKey_params;
   readonly rotateWebhookSecret_params: typeof rotateWebhookSecret_params;
   readonly sendTestWebhook_params: typeof sendTestWebhook_params;
+  readonly setWebhookChaos_params: typeof setWebhookChaos_params;
   readonly streamPaymentIntentEvents_headers: typeof streamPaymentIntentEvents_headers;
   readonly streamPaymentIntentEvents_params: typeof streamPaymentIntentEvents_params;
   readonly streamPublicPaymentEvents_headers: typeof streamPublicPaymentEvents_headers;

@@ -9,6 +9,7 @@ export interface Validator<T = unknown> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const ackPendingWebhookEvents_body: Validator<components['schemas']['AckPendingEventsRequest']>;
 export declare const advanceSandboxClock_body: Validator<components['schemas']['AdvanceSandboxClockRequest']>;
 export declare const createApiKey_body: Validator<components['schemas']['CreateApiKeyRequest']>;
 export declare const createCheckoutSession_body: Validator<components['schemas']['CreateCheckoutSessionRequest']>;
@@ -22,9 +23,12 @@ export declare const createRefund_body: Validator<components['schemas']['CreateR
 export declare const createSandboxAccount_body: Validator<components['schemas']['CreateSandboxAccountRequest']>;
 export declare const createWebhookEndpoint_body: Validator<components['schemas']['CreateWebhookEndpointRequest']>;
 export declare const paymentEvent_body: Validator<components['schemas']['Event']>;
+export declare const recoverWebhookDeliveries_body: Validator<components['schemas']['RecoverDeliveriesRequest']>;
+export declare const setWebhookChaos_body: Validator<components['schemas']['SetWebhookChaosRequest']>;
 export declare const simulateReferencePaid_body: Validator<components['schemas']['SimulateReferencePaidRequest']>;
 
 export type RequestValidatorName =
+  | 'ackPendingWebhookEvents_body'
   | 'advanceSandboxClock_body'
   | 'createApiKey_body'
   | 'createCheckoutSession_body'
@@ -38,10 +42,13 @@ export type RequestValidatorName =
   | 'createSandboxAccount_body'
   | 'createWebhookEndpoint_body'
   | 'paymentEvent_body'
+  | 'recoverWebhookDeliveries_body'
+  | 'setWebhookChaos_body'
   | 'simulateReferencePaid_body';
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
+  readonly ackPendingWebhookEvents_body: typeof ackPendingWebhookEvents_body;
   readonly advanceSandboxClock_body: typeof advanceSandboxClock_body;
   readonly createApiKey_body: typeof createApiKey_body;
   readonly createCheckoutSession_body: typeof createCheckoutSession_body;
@@ -55,6 +62,8 @@ export declare const validators: {
   readonly createSandboxAccount_body: typeof createSandboxAccount_body;
   readonly createWebhookEndpoint_body: typeof createWebhookEndpoint_body;
   readonly paymentEvent_body: typeof paymentEvent_body;
+  readonly recoverWebhookDeliveries_body: typeof recoverWebhookDeliveries_body;
+  readonly setWebhookChaos_body: typeof setWebhookChaos_body;
   readonly simulateReferencePaid_body: typeof simulateReferencePaid_body;
 };
 

@@ -9,6 +9,15 @@ export interface Validator<T = unknown> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const ackPendingWebhookEvents_200: Validator<components['schemas']['Acknowledgement']>;
+export declare const ackPendingWebhookEvents_400: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_401: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_403: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_404: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_413: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_429: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_500: Validator<components['schemas']['Error']>;
+export declare const ackPendingWebhookEvents_503: Validator<components['schemas']['Error']>;
 export declare const advanceSandboxClock_200: Validator<components['schemas']['SandboxClock']>;
 export declare const advanceSandboxClock_400: Validator<components['schemas']['Error']>;
 export declare const advanceSandboxClock_401: Validator<components['schemas']['Error']>;
@@ -27,6 +36,13 @@ export declare const cancelPaymentIntent_413: Validator<components['schemas']['E
 export declare const cancelPaymentIntent_429: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_500: Validator<components['schemas']['Error']>;
 export declare const cancelPaymentIntent_503: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const clearWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const clearWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const createApiKey_201: Validator<components['schemas']['ApiKeyWithSecret']>;
 export declare const createApiKey_400: Validator<components['schemas']['Error']>;
 export declare const createApiKey_401: Validator<components['schemas']['Error']>;
@@ -205,6 +221,13 @@ export declare const getSandboxClock_403: Validator<components['schemas']['Error
 export declare const getSandboxClock_429: Validator<components['schemas']['Error']>;
 export declare const getSandboxClock_500: Validator<components['schemas']['Error']>;
 export declare const getSandboxClock_503: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const getWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const getWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const healthz_200: Validator<components['schemas']['Health']>;
 export declare const listApiKeys_200: Validator<components['schemas']['ApiKeyList']>;
 export declare const listApiKeys_401: Validator<components['schemas']['Error']>;
@@ -245,6 +268,14 @@ export declare const listPaymentMethods_403: Validator<components['schemas']['Er
 export declare const listPaymentMethods_429: Validator<components['schemas']['Error']>;
 export declare const listPaymentMethods_500: Validator<components['schemas']['Error']>;
 export declare const listPaymentMethods_503: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_200: Validator<components['schemas']['PendingEventList']>;
+export declare const listPendingWebhookEvents_400: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_401: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_403: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_404: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_429: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_500: Validator<components['schemas']['Error']>;
+export declare const listPendingWebhookEvents_503: Validator<components['schemas']['Error']>;
 export declare const listWebhookDeliveries_200: Validator<components['schemas']['WebhookDeliveryList']>;
 export declare const listWebhookDeliveries_401: Validator<components['schemas']['Error']>;
 export declare const listWebhookDeliveries_403: Validator<components['schemas']['Error']>;
@@ -260,6 +291,15 @@ export declare const listWebhookEndpoints_500: Validator<components['schemas']['
 export declare const listWebhookEndpoints_503: Validator<components['schemas']['Error']>;
 export declare const readyz_200: Validator<components['schemas']['ReadinessUp']>;
 export declare const readyz_503: Validator<components['schemas']['ReadinessDown']>;
+export declare const recoverWebhookDeliveries_202: Validator<components['schemas']['Recovery']>;
+export declare const recoverWebhookDeliveries_400: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_401: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_403: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_404: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_413: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_429: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_500: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_503: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_200: Validator<components['schemas']['SandboxReset']>;
 export declare const resetSandbox_400: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_401: Validator<components['schemas']['Error']>;
@@ -306,6 +346,15 @@ export declare const sendTestWebhook_413: Validator<components['schemas']['Error
 export declare const sendTestWebhook_429: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_500: Validator<components['schemas']['Error']>;
 export declare const sendTestWebhook_503: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_200: Validator<components['schemas']['WebhookChaos']>;
+export declare const setWebhookChaos_400: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_401: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_403: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_404: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_413: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_429: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_500: Validator<components['schemas']['Error']>;
+export declare const setWebhookChaos_503: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_200: Validator<components['schemas']['PaymentIntent']>;
 export declare const simulateReferencePaid_400: Validator<components['schemas']['Error']>;
 export declare const simulateReferencePaid_401: Validator<components['schemas']['Error']>;
@@ -331,6 +380,15 @@ export declare const streamPublicPaymentEvents_500: Validator<components['schema
 export declare const streamPublicPaymentEvents_503: Validator<components['schemas']['Error']>;
 
 export type ResponseValidatorName =
+  | 'ackPendingWebhookEvents_200'
+  | 'ackPendingWebhookEvents_400'
+  | 'ackPendingWebhookEvents_401'
+  | 'ackPendingWebhookEvents_403'
+  | 'ackPendingWebhookEvents_404'
+  | 'ackPendingWebhookEvents_413'
+  | 'ackPendingWebhookEvents_429'
+  | 'ackPendingWebhookEvents_500'
+  | 'ackPendingWebhookEvents_503'
   | 'advanceSandboxClock_200'
   | 'advanceSandboxClock_400'
   | 'advanceSandboxClock_401'
@@ -349,6 +407,13 @@ export type ResponseValidatorName =
   | 'cancelPaymentIntent_429'
   | 'cancelPaymentIntent_500'
   | 'cancelPaymentIntent_503'
+  | 'clearWebhookChaos_200'
+  | 'clearWebhookChaos_401'
+  | 'clearWebhookChaos_403'
+  | 'clearWebhookChaos_404'
+  | 'clearWebhookChaos_429'
+  | 'clearWebhookChaos_500'
+  | 'clearWebhookChaos_503'
   | 'createApiKey_201'
   | 'createApiKey_400'
   | 'createApiKey_401'
@@ -527,6 +592,13 @@ export type ResponseValidatorName =
   | 'getSandboxClock_429'
   | 'getSandboxClock_500'
   | 'getSandboxClock_503'
+  | 'getWebhookChaos_200'
+  | 'getWebhookChaos_401'
+  | 'getWebhookChaos_403'
+  | 'getWebhookChaos_404'
+  | 'getWebhookChaos_429'
+  | 'getWebhookChaos_500'
+  | 'getWebhookChaos_503'
   | 'healthz_200'
   | 'listApiKeys_200'
   | 'listApiKeys_401'
@@ -567,6 +639,14 @@ export type ResponseValidatorName =
   | 'listPaymentMethods_429'
   | 'listPaymentMethods_500'
   | 'listPaymentMethods_503'
+  | 'listPendingWebhookEvents_200'
+  | 'listPendingWebhookEvents_400'
+  | 'listPendingWebhookEvents_401'
+  | 'listPendingWebhookEvents_403'
+  | 'listPendingWebhookEvents_404'
+  | 'listPendingWebhookEvents_429'
+  | 'listPendingWebhookEvents_500'
+  | 'listPendingWebhookEvents_503'
   | 'listWebhookDeliveries_200'
   | 'listWebhookDeliveries_401'
   | 'listWebhookDeliveries_403'
@@ -582,6 +662,15 @@ export type ResponseValidatorName =
   | 'listWebhookEndpoints_503'
   | 'readyz_200'
   | 'readyz_503'
+  | 'recoverWebhookDeliveries_202'
+  | 'recoverWebhookDeliveries_400'
+  | 'recoverWebhookDeliveries_401'
+  | 'recoverWebhookDeliveries_403'
+  | 'recoverWebhookDeliveries_404'
+  | 'recoverWebhookDeliveries_413'
+  | 'recoverWebhookDeliveries_429'
+  | 'recoverWebhookDeliveries_500'
+  | 'recoverWebhookDeliveries_503'
   | 'resetSandbox_200'
   | 'resetSandbox_400'
   | 'resetSandbox_401'
@@ -628,6 +717,15 @@ export type ResponseValidatorName =
   | 'sendTestWebhook_429'
   | 'sendTestWebhook_500'
   | 'sendTestWebhook_503'
+  | 'setWebhookChaos_200'
+  | 'setWebhookChaos_400'
+  | 'setWebhookChaos_401'
+  | 'setWebhookChaos_403'
+  | 'setWebhookChaos_404'
+  | 'setWebhookChaos_413'
+  | 'setWebhookChaos_429'
+  | 'setWebhookChaos_500'
+  | 'setWebhookChaos_503'
   | 'simulateReferencePaid_200'
   | 'simulateReferencePaid_400'
   | 'simulateReferencePaid_401'
@@ -654,6 +752,15 @@ export type ResponseValidatorName =
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
+  readonly ackPendingWebhookEvents_200: typeof ackPendingWebhookEvents_200;
+  readonly ackPendingWebhookEvents_400: typeof ackPendingWebhookEvents_400;
+  readonly ackPendingWebhookEvents_401: typeof ackPendingWebhookEvents_401;
+  readonly ackPendingWebhookEvents_403: typeof ackPendingWebhookEvents_403;
+  readonly ackPendingWebhookEvents_404: typeof ackPendingWebhookEvents_404;
+  readonly ackPendingWebhookEvents_413: typeof ackPendingWebhookEvents_413;
+  readonly ackPendingWebhookEvents_429: typeof ackPendingWebhookEvents_429;
+  readonly ackPendingWebhookEvents_500: typeof ackPendingWebhookEvents_500;
+  readonly ackPendingWebhookEvents_503: typeof ackPendingWebhookEvents_503;
   readonly advanceSandboxClock_200: typeof advanceSandboxClock_200;
   readonly advanceSandboxClock_400: typeof advanceSandboxClock_400;
   readonly advanceSandboxClock_401: typeof advanceSandboxClock_401;
@@ -672,6 +779,13 @@ export declare const validators: {
   readonly cancelPaymentIntent_429: typeof cancelPaymentIntent_429;
   readonly cancelPaymentIntent_500: typeof cancelPaymentIntent_500;
   readonly cancelPaymentIntent_503: typeof cancelPaymentIntent_503;
+  readonly clearWebhookChaos_200: typeof clearWebhookChaos_200;
+  readonly clearWebhookChaos_401: typeof clearWebhookChaos_401;
+  readonly clearWebhookChaos_403: typeof clearWebhookChaos_403;
+  readonly clearWebhookChaos_404: typeof clearWebhookChaos_404;
+  readonly clearWebhookChaos_429: typeof clearWebhookChaos_429;
+  readonly clearWebhookChaos_500: typeof clearWebhookChaos_500;
+  readonly clearWebhookChaos_503: typeof clearWebhookChaos_503;
   readonly createApiKey_201: typeof createApiKey_201;
   readonly createApiKey_400: typeof createApiKey_400;
   readonly createApiKey_401: typeof createApiKey_401;
@@ -850,6 +964,13 @@ export declare const validators: {
   readonly getSandboxClock_429: typeof getSandboxClock_429;
   readonly getSandboxClock_500: typeof getSandboxClock_500;
   readonly getSandboxClock_503: typeof getSandboxClock_503;
+  readonly getWebhookChaos_200: typeof getWebhookChaos_200;
+  readonly getWebhookChaos_401: typeof getWebhookChaos_401;
+  readonly getWebhookChaos_403: typeof getWebhookChaos_403;
+  readonly getWebhookChaos_404: typeof getWebhookChaos_404;
+  readonly getWebhookChaos_429: typeof getWebhookChaos_429;
+  readonly getWebhookChaos_500: typeof getWebhookChaos_500;
+  readonly getWebhookChaos_503: typeof getWebhookChaos_503;
   readonly healthz_200: typeof healthz_200;
   readonly listApiKeys_200: typeof listApiKeys_200;
   readonly listApiKeys_401: typeof listApiKeys_401;
@@ -890,6 +1011,14 @@ export declare const validators: {
   readonly listPaymentMethods_429: typeof listPaymentMethods_429;
   readonly listPaymentMethods_500: typeof listPaymentMethods_500;
   readonly listPaymentMethods_503: typeof listPaymentMethods_503;
+  readonly listPendingWebhookEvents_200: typeof listPendingWebhookEvents_200;
+  readonly listPendingWebhookEvents_400: typeof listPendingWebhookEvents_400;
+  readonly listPendingWebhookEvents_401: typeof listPendingWebhookEvents_401;
+  readonly listPendingWebhookEvents_403: typeof listPendingWebhookEvents_403;
+  readonly listPendingWebhookEvents_404: typeof listPendingWebhookEvents_404;
+  readonly listPendingWebhookEvents_429: typeof listPendingWebhookEvents_429;
+  readonly listPendingWebhookEvents_500: typeof listPendingWebhookEvents_500;
+  readonly listPendingWebhookEvents_503: typeof listPendingWebhookEvents_503;
   readonly listWebhookDeliveries_200: typeof listWebhookDeliveries_200;
   readonly listWebhookDeliveries_401: typeof listWebhookDeliveries_401;
   readonly listWebhookDeliveries_403: typeof listWebhookDeliveries_403;
@@ -905,6 +1034,15 @@ export declare const validators: {
   readonly listWebhookEndpoints_503: typeof listWebhookEndpoints_503;
   readonly readyz_200: typeof readyz_200;
   readonly readyz_503: typeof readyz_503;
+  readonly recoverWebhookDeliveries_202: typeof recoverWebhookDeliveries_202;
+  readonly recoverWebhookDeliveries_400: typeof recoverWebhookDeliveries_400;
+  readonly recoverWebhookDeliveries_401: typeof recoverWebhookDeliveries_401;
+  readonly recoverWebhookDeliveries_403: typeof recoverWebhookDeliveries_403;
+  readonly recoverWebhookDeliveries_404: typeof recoverWebhookDeliveries_404;
+  readonly recoverWebhookDeliveries_413: typeof recoverWebhookDeliveries_413;
+  readonly recoverWebhookDeliveries_429: typeof recoverWebhookDeliveries_429;
+  readonly recoverWebhookDeliveries_500: typeof recoverWebhookDeliveries_500;
+  readonly recoverWebhookDeliveries_503: typeof recoverWebhookDeliveries_503;
   readonly resetSandbox_200: typeof resetSandbox_200;
   readonly resetSandbox_400: typeof resetSandbox_400;
   readonly resetSandbox_401: typeof resetSandbox_401;
@@ -951,6 +1089,15 @@ export declare const validators: {
   readonly sendTestWebhook_429: typeof sendTestWebhook_429;
   readonly sendTestWebhook_500: typeof sendTestWebhook_500;
   readonly sendTestWebhook_503: typeof sendTestWebhook_503;
+  readonly setWebhookChaos_200: typeof setWebhookChaos_200;
+  readonly setWebhookChaos_400: typeof setWebhookChaos_400;
+  readonly setWebhookChaos_401: typeof setWebhookChaos_401;
+  readonly setWebhookChaos_403: typeof setWebhookChaos_403;
+  readonly setWebhookChaos_404: typeof setWebhookChaos_404;
+  readonly setWebhookChaos_413: typeof setWebhookChaos_413;
+  readonly setWebhookChaos_429: typeof setWebhookChaos_429;
+  readonly setWebhookChaos_500: typeof setWebhookChaos_500;
+  readonly setWebhookChaos_503: typeof setWebhookChaos_503;
   readonly simulateReferencePaid_200: typeof simulateReferencePaid_200;
   readonly simulateReferencePaid_400: typeof simulateReferencePaid_400;
   readonly simulateReferencePaid_401: typeof simulateReferencePaid_401;

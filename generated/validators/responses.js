@@ -2,12 +2,11 @@
 /* eslint-disable */
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-export const advanceSandboxClock_200 = validate52;
-const schema19 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","description":"The sandbox clock of the caller's account.","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","description":"Always `sandbox_clock`.","const":"sandbox_clock"},"now":{"type":"string","format":"date-time","description":"The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds."},"offset_seconds":{"type":"integer","minimum":0,"description":"How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first."}}};
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const ackPendingWebhookEvents_200 = validate52;
+const schema19 = {"$id":"urn:payment-gateway:schema:Acknowledgement","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/pending/ack`.","additionalProperties":false,"required":["object","acknowledged"],"properties":{"object":{"type":"string","description":"Always `acknowledgement`.","const":"acknowledgement"},"acknowledged":{"type":"integer","minimum":0,"maximum":100,"description":"How many of the events this call acknowledged (not those acknowledged before)."}}};
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:SandboxClock" */;
+/*# sourceURL="urn:payment-gateway:schema:Acknowledgement" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate52.evaluated;
@@ -28,8 +27,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.now === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "now"},message:"must have required property '"+"now"+"'"};
+if(data.acknowledged === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "acknowledged"},message:"must have required property '"+"acknowledged"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -38,8 +37,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.offset_seconds === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "offset_seconds"},message:"must have required property '"+"offset_seconds"+"'"};
+for(const key0 in data){
+if(!((key0 === "object") || (key0 === "acknowledged"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -48,9 +48,11 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((key0 === "object") || (key0 === "now")) || (key0 === "offset_seconds"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -59,11 +61,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.object !== undefined){
-let data0 = data.object;
-if(typeof data0 !== "string"){
-const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("acknowledgement" !== data0){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "acknowledgement"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -72,8 +71,11 @@ vErrors.push(err4);
 }
 errors++;
 }
-if("sandbox_clock" !== data0){
-const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "sandbox_clock"},message:"must be equal to constant"};
+}
+if(data.acknowledged !== undefined){
+let data1 = data.acknowledged;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err5 = {instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -82,12 +84,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.now !== undefined){
-let data1 = data.now;
-if(typeof data1 === "string"){
-if(!(formats0.validate(data1))){
-const err6 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 100 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -96,9 +95,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1 < 0 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -108,10 +106,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.offset_seconds !== undefined){
-let data2 = data.offset_seconds;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err8 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -120,36 +118,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
 validate52.errors = vErrors;
 return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const advanceSandboxClock_400 = validate53;
+export const ackPendingWebhookEvents_400 = validate53;
 const schema20 = {"$id":"urn:payment-gateway:schema:Error","type":"object","description":"The body of every JSON error answer, whatever the status.","additionalProperties":false,"required":["error"],"properties":{"error":{"type":"object","description":"The error.","additionalProperties":false,"required":["code","message","request_id"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:ErrorCode","description":"Stable, machine-readable code; branch on this, never on `message`. See `ErrorCode` for each code."},"message":{"type":"string","description":"Human-readable explanation; may change. For validation errors it names the field, parameter or header."},"request_id":{"type":"string","description":"Id of the request (`req_` + 24 base62), equal to the `Request-Id` response header. Quote it when asking for support.","pattern":"^req_[0-9A-Za-z]{24}$"}}}}};
 const schema21 = {"$id":"urn:payment-gateway:schema:ErrorCode","type":"string","description":"The stable `error.code` of every error answer; a code never changes meaning between versions (the\n`message` may). Each code always comes with the same HTTP status:\n- `invalid_request` (400): the body, a query parameter or a header is invalid: an unknown field,\n  a missing required field, a wrong type or format, a value out of range (`limit=0`), an integer\n  not written in plain decimal digits, a body on a JSON route without `Content-Type:\n  application/json`, a body on an operation that takes none, a missing or out-of-length\n  `Idempotency-Key`, a webhook URL on a refused address, revoking the account's full secret key,\n  a QR request with both or neither of `payment_link` and `amount`, or for an inactive link. The\n  message names the field.\n- `invalid_json` (400): the request body is not valid JSON.\n- `invalid_phone_number` (400): a `multicaixa_express` payment without `customer.mobile`, or with\n  one that is not 9 followed by 8 digits.\n- `amount_out_of_range` (400): an integer amount below the method's `min_amount` or above its\n  `max_amount` (for links, QR codes and checkout sessions: of any selected method), or a refund\n  above the amount still refundable.\n- `method_disabled` (400): a `coming_soon` method code (`card`, `unitel_money`, `afrimoney`,\n  `paypay_africa`, `kwik`) in a create request.\n- `authentication_failed` (401): the `Authorization` bearer key is missing, malformed, unknown,\n  revoked, or a `sk_live_` key.\n- `permission_denied` (403): the key may not call this operation (a restricted key without the\n  operation's `x-permission`, the publishable key outside `GET /payment_methods`, a key other\n  than the full secret key on `/api_keys`).\n- `feature_disabled`, `account_suspended`, `email_not_verified` (403): declared by the\n  specification for 403 answers; the sandbox never returns them.\n- `resource_not_found` (404): no such object in the caller's account (an unknown id, an id that\n  does not match its parameter's pattern, an object of another account), no such route, or a\n  method the path does not serve. Also a `payment_intent`, `payment_link` code or `reference` in a\n  body that names nothing in the account, and the public stream of a payment not made on a page.\n- `idempotency_conflict` (409): the `Idempotency-Key` was used before with a different body, or\n  its first request is still running after 10 s.\n- `payment_already_processed` (409): the operation does not fit the object's state: cancelling\n  an intent that is not `PENDING` or `PROCESSING`, refunding one that is not `SUCCEEDED` or\n  `PARTIALLY_REFUNDED`, simulating a reference that is not `PENDING`, paying a checkout session\n  that is not `OPEN`, already has a payment in flight, or is past `expires_at`. Nothing changes.\n- `payment_link_inactive` (410): the public page or public JSON of a deactivated payment link.\n- `payload_too_large` (413): the request body exceeds 64 KiB (env `MAX_BODY_BYTES`).\n- `rate_limit_exceeded` (429): more requests in the rolling minute than the key's (or the client\n  IP's) limit; wait `Retry-After` seconds.\n- `internal_error` (500): a server fault. Retry; with the same `Idempotency-Key` on idempotent\n  operations (5xx answers are not stored).\n- `maintenance` (503): scheduled maintenance (env `MAINTENANCE_MODE`); retry after `Retry-After`\n  seconds.\n- `service_unavailable` (503): the database cannot be reached or cannot take the write just now\n  (beyond the specification's table: contract decisions, \"When the database or the disk fails\").\n  Nothing was done; retry after `Retry-After` seconds, with the same `Idempotency-Key` on idempotent\n  operations.\n","enum":["invalid_request","invalid_json","invalid_phone_number","amount_out_of_range","method_disabled","authentication_failed","permission_denied","feature_disabled","account_suspended","email_not_verified","resource_not_found","idempotency_conflict","payment_already_processed","payment_link_inactive","payload_too_large","rate_limit_exceeded","internal_error","maintenance","service_unavailable"]};
 
@@ -341,19 +315,166 @@ return errors === 0;
 }
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const cancelPaymentIntent_200 = validate56;
-const schema22 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
+export const advanceSandboxClock_200 = validate56;
+const schema22 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","description":"The sandbox clock of the caller's account.","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","description":"Always `sandbox_clock`.","const":"sandbox_clock"},"now":{"type":"string","format":"date-time","description":"The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds."},"offset_seconds":{"type":"integer","minimum":0,"description":"How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first."}}};
+const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:SandboxClock" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.now === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "now"},message:"must have required property '"+"now"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.offset_seconds === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "offset_seconds"},message:"must have required property '"+"offset_seconds"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "now")) || (key0 === "offset_seconds"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if("sandbox_clock" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "sandbox_clock"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.now !== undefined){
+let data1 = data.now;
+if(typeof data1 === "string"){
+if(!(formats0.validate(data1))){
+const err6 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.offset_seconds !== undefined){
+let data2 = data.offset_seconds;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err8 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate56.errors = vErrors;
+return errors === 0;
+}
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const cancelPaymentIntent_200 = validate57;
+const schema23 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern8 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-const schema23 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
+const schema24 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:MethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -371,7 +492,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "multicaixa_express") || (data === "multicaixa_reference"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema23.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema24.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -380,18 +501,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema24 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+const schema25 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -409,7 +530,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema24.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -418,18 +539,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema25 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
+const schema26 = {"$id":"urn:payment-gateway:schema:FailureCode","type":"string","description":"Why an intent is `FAILED`:\n- `rejected_by_customer`: the customer declined in the app (sandbox mobile `923000001`).\n- `insufficient_funds`: the customer's account could not cover the amount (sandbox mobile\n  `923000003`).\n- `provider_unavailable`: the payment rail was unavailable (sandbox mobile `923000004`); the\n  intent fails straight from `PENDING`. Not an HTTP error: the creation still answered 201.\n","enum":["rejected_by_customer","insufficient_funds","provider_unavailable"]};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:FailureCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -447,7 +568,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((data === "rejected_by_customer") || (data === "insufficient_funds")) || (data === "provider_unavailable"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema25.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -456,19 +577,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema26 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+const schema27 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern5 = new RegExp("^9[0-9]{8}$", "u");
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Customer" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -534,20 +655,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema27 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
+const schema28 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern6 = new RegExp("^[0-9]{5}$", "u");
 const pattern7 = new RegExp("^[0-9]{9}$", "u");
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Reference" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -683,18 +804,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema28 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500}};
+const schema29 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Metadata" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -774,17 +895,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -973,7 +1094,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema22.properties, key0))){
+if(!(func1.call(schema23.properties, key0))){
 const err18 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1081,14 +1202,14 @@ errors++;
 }
 }
 if(data.payment_method !== undefined){
-if(!(validate57(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate59(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate60(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
@@ -1098,8 +1219,8 @@ const _errs13 = errors;
 let valid1 = false;
 let passing0 = null;
 const _errs14 = errors;
-if(!(validate61(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs14 === errors;
@@ -1157,8 +1278,8 @@ const _errs18 = errors;
 let valid2 = false;
 let passing1 = null;
 const _errs19 = errors;
-if(!(validate63(data7, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate64(data7, {instancePath:instancePath+"/customer",parentData:data,parentDataProperty:"customer",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs19 === errors;
@@ -1213,7 +1334,7 @@ vErrors = null;
 if(data.merchant_reference !== undefined){
 let data8 = data.merchant_reference;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema22.properties.merchant_reference.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema23.properties.merchant_reference.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1241,8 +1362,8 @@ const _errs25 = errors;
 let valid3 = false;
 let passing2 = null;
 const _errs26 = errors;
-if(!(validate65(data9, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data9, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid2 = _errs26 === errors;
@@ -1322,7 +1443,7 @@ errors++;
 if(data.fee !== undefined){
 let data11 = data.fee;
 if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema22.properties.fee.type},message:"must be integer,null"};
+const err37 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema23.properties.fee.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1347,7 +1468,7 @@ errors++;
 if(data.fee_version !== undefined){
 let data12 = data.fee_version;
 if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
-const err39 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema22.properties.fee_version.type},message:"must be integer,null"};
+const err39 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema23.properties.fee_version.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1372,7 +1493,7 @@ errors++;
 if(data.api_key_id !== undefined){
 let data13 = data.api_key_id;
 if((typeof data13 !== "string") && (data13 !== null)){
-const err41 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema22.properties.api_key_id.type},message:"must be string,null"};
+const err41 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema23.properties.api_key_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1395,8 +1516,8 @@ errors++;
 }
 }
 if(data.metadata !== undefined){
-if(!(validate67(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate68(data.metadata, {instancePath:instancePath+"/metadata",parentData:data,parentDataProperty:"metadata",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -1473,23 +1594,763 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createApiKey_201 = validate69;
-const schema29 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret).","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"Always `restricted`.","const":"restricted"},"name":{"type":"string","description":"The name given.","maxLength":80},"permissions":{"type":"array","description":"The permissions given, sorted, without duplicates (`write` implies `read`).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","description":"The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","description":"The last 4 characters of `secret`, as key lists show them.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":"null","description":"Always null for a new key."}}};
-const func0 = require("ajv/dist/runtime/equal").default;
-const pattern10 = new RegExp("^sk_test_[0-9A-Za-z]{32}$", "u");
-const pattern11 = new RegExp("^[0-9A-Za-z]{4}$", "u");
-const schema30 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
+export const clearWebhookChaos_200 = validate70;
+const schema30 = {"$id":"urn:payment-gateway:schema:WebhookChaos","type":"object","description":"An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`).","additionalProperties":false,"required":["object","endpoint","enabled","duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed","report"],"properties":{"object":{"type":"string","description":"Always `webhook_chaos`.","const":"webhook_chaos"},"endpoint":{"type":"string","description":"The endpoint's id.","pattern":"^whe_[0-9A-Za-z]{24}$"},"enabled":{"type":"boolean","description":"Whether chaos is on (false after `DELETE`, or before any `PUT`)."},"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":["integer","null"],"description":"The seed the choices are derived from; null while chaos is off."},"report":{"$ref":"urn:payment-gateway:schema:WebhookChaosReport"}}};
+const pattern9 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
+const schema31 = {"$id":"urn:payment-gateway:schema:ChaosProbability","type":"number","description":"A probability, 0 (never) to 1 (every delivery).","minimum":0,"maximum":1};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ChaosProbability" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 1 || isNaN(data)){
+const err0 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data < 0 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema32 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ChaosDelay" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.min === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "min"},message:"must have required property '"+"min"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.max === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "max"},message:"must have required property '"+"max"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "min") || (key0 === "max"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.min !== undefined){
+let data0 = data.min;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err3 = {instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 60000 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/min",schemaPath:"#/properties/min/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data0 < 0 || isNaN(data0)){
+const err5 = {instancePath:instancePath+"/min",schemaPath:"#/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.max !== undefined){
+let data1 = data.max;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err6 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 60000 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema33 = {"$id":"urn:payment-gateway:schema:WebhookChaosReport","type":"object","description":"What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes.","additionalProperties":false,"required":["forged_sent","forged_rejected","forged_accepted","duplicates_sent","reordered","delayed"],"properties":{"forged_sent":{"type":"integer","minimum":0,"description":"Forged copies sent (`bad_signature` and `stale_timestamp`)."},"forged_rejected":{"type":"integer","minimum":0,"description":"Forged copies the receiver refused (any answer but a 2xx, or none)."},"forged_accepted":{"type":"integer","minimum":0,"description":"Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7)."},"duplicates_sent":{"type":"integer","minimum":0,"description":"Second copies of genuine deliveries sent."},"reordered":{"type":"integer","minimum":0,"description":"Deliveries held until the endpoint's next delivery had been sent."},"delayed":{"type":"integer","minimum":0,"description":"Deliveries whose first attempt waited `delay_ms`."}}};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:WebhookChaosReport" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.forged_sent === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "forged_sent"},message:"must have required property '"+"forged_sent"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.forged_rejected === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "forged_rejected"},message:"must have required property '"+"forged_rejected"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.forged_accepted === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "forged_accepted"},message:"must have required property '"+"forged_accepted"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.duplicates_sent === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "duplicates_sent"},message:"must have required property '"+"duplicates_sent"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.reordered === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reordered"},message:"must have required property '"+"reordered"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.delayed === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delayed"},message:"must have required property '"+"delayed"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "forged_sent") || (key0 === "forged_rejected")) || (key0 === "forged_accepted")) || (key0 === "duplicates_sent")) || (key0 === "reordered")) || (key0 === "delayed"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.forged_sent !== undefined){
+let data0 = data.forged_sent;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err7 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err8 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+if(data.forged_rejected !== undefined){
+let data1 = data.forged_rejected;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err9 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+if(data.forged_accepted !== undefined){
+let data2 = data.forged_accepted;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err11 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err12 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+if(data.duplicates_sent !== undefined){
+let data3 = data.duplicates_sent;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err13 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err14 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.reordered !== undefined){
+let data4 = data.reordered;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err15 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+if(data.delayed !== undefined){
+let data5 = data.delayed;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err17 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:ApiKeyPermission" */;
+/*# sourceURL="urn:payment-gateway:schema:WebhookChaos" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpoint === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.enabled === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.duplicate === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "duplicate"},message:"must have required property '"+"duplicate"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.reorder === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reorder"},message:"must have required property '"+"reorder"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.bad_signature === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bad_signature"},message:"must have required property '"+"bad_signature"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.stale_timestamp === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stale_timestamp"},message:"must have required property '"+"stale_timestamp"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.delay_ms === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.seed === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.report === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "report"},message:"must have required property '"+"report"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema30.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("webhook_chaos" !== data0){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_chaos"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.endpoint !== undefined){
+let data1 = data.endpoint;
+if(typeof data1 === "string"){
+if(!pattern9.test(data1)){
+const err13 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err15 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.duplicate !== undefined){
+if(!(validate71(data.duplicate, {instancePath:instancePath+"/duplicate",parentData:data,parentDataProperty:"duplicate",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.reorder !== undefined){
+if(!(validate71(data.reorder, {instancePath:instancePath+"/reorder",parentData:data,parentDataProperty:"reorder",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.bad_signature !== undefined){
+if(!(validate71(data.bad_signature, {instancePath:instancePath+"/bad_signature",parentData:data,parentDataProperty:"bad_signature",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.stale_timestamp !== undefined){
+if(!(validate71(data.stale_timestamp, {instancePath:instancePath+"/stale_timestamp",parentData:data,parentDataProperty:"stale_timestamp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.delay_ms !== undefined){
+let data7 = data.delay_ms;
+const _errs13 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs14 = errors;
+if(!(validate76(data7, {instancePath:instancePath+"/delay_ms",parentData:data,parentDataProperty:"delay_ms",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs14 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+}
+const _errs15 = errors;
+if(data7 !== null){
+const err16 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+var _valid0 = _errs15 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err17 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.seed !== undefined){
+let data8 = data.seed;
+if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
+const err18 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema30.properties.seed.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.report !== undefined){
+if(!(validate78(data.report, {instancePath:instancePath+"/report",parentData:data,parentDataProperty:"report",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const createApiKey_201 = validate80;
+const schema34 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret).","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"Always `restricted`.","const":"restricted"},"name":{"type":"string","description":"The name given.","maxLength":80},"permissions":{"type":"array","description":"The permissions given, sorted, without duplicates (`write` implies `read`).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","description":"The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","description":"The last 4 characters of `secret`, as key lists show them.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":"null","description":"Always null for a new key."}}};
+const func0 = require("ajv/dist/runtime/equal").default;
+const pattern11 = new RegExp("^sk_test_[0-9A-Za-z]{32}$", "u");
+const pattern12 = new RegExp("^[0-9A-Za-z]{4}$", "u");
+const schema35 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
+
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ApiKeyPermission" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1507,7 +2368,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((((((((((((data === "payment_intents:read") || (data === "payment_intents:write")) || (data === "refunds:read")) || (data === "refunds:write")) || (data === "payment_links:read")) || (data === "payment_links:write")) || (data === "checkout_sessions:read")) || (data === "checkout_sessions:write")) || (data === "webhook_endpoints:read")) || (data === "webhook_endpoints:write")) || (data === "events:read")) || (data === "events:write")) || (data === "logs:read")) || (data === "logs:write")) || (data === "account:read")) || (data === "account:write")) || (data === "sandbox:read")) || (data === "sandbox:write"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema30.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1516,17 +2377,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyWithSecret" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1615,7 +2476,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema29.properties, key0))){
+if(!(func1.call(schema34.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1727,8 +2588,8 @@ let data4 = data.permissions;
 if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate70(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate81(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
@@ -1767,7 +2628,7 @@ errors++;
 if(data.secret !== undefined){
 let data6 = data.secret;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern11.test(data6)){
 const err19 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -1792,7 +2653,7 @@ errors++;
 if(data.last4 !== undefined){
 let data7 = data.last4;
 if(typeof data7 === "string"){
-if(!pattern11.test(data7)){
+if(!pattern12.test(data7)){
 const err21 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -1862,21 +2723,21 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createCheckoutSession_201 = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
-const pattern12 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
+export const createCheckoutSession_201 = validate83;
+const schema36 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const pattern13 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 const formats10 = require("ajv-formats/dist/formats").fullFormats.uri;
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSession" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2025,7 +2886,7 @@ vErrors.push(err13);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
+if(!(func1.call(schema36.properties, key0))){
 const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
@@ -2039,7 +2900,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
+if(!pattern13.test(data0)){
 const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -2172,8 +3033,8 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate57(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -2202,7 +3063,7 @@ vErrors.push(err27);
 errors++;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema31.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2215,7 +3076,7 @@ errors++;
 if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema31.properties.payment_intent.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema36.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2240,7 +3101,7 @@ errors++;
 if(data.merchant_reference !== undefined){
 let data9 = data.merchant_reference;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema31.properties.merchant_reference.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema36.properties.merchant_reference.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2265,7 +3126,7 @@ errors++;
 if(data.success_url !== undefined){
 let data10 = data.success_url;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema31.properties.success_url.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema36.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2290,7 +3151,7 @@ errors++;
 if(data.cancel_url !== undefined){
 let data11 = data.cancel_url;
 if((typeof data11 !== "string") && (data11 !== null)){
-const err35 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema31.properties.cancel_url.type},message:"must be string,null"};
+const err35 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema36.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2385,21 +3246,21 @@ vErrors.push(err42);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createClientToken_201 = validate74;
-const schema32 = {"$id":"urn:payment-gateway:schema:ClientTokenWithSecret","type":"object","description":"The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only\nhere (the gateway keeps its SHA-256 hash).\n","additionalProperties":false,"required":["object","id","token","payment_intent","expires_at","created_at"],"properties":{"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"id":{"type":"string","description":"Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"token":{"type":"string","description":"The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response.","pattern":"^ct_test_[0-9A-Za-z]{32}$"},"payment_intent":{"type":"string","description":"Id of the one payment the token reads.","pattern":"^pay_[0-9A-Za-z]{24}$"},"expires_at":{"type":"string","format":"date-time","description":"When the token stops working (creation + `expires_in`, on the account's sandbox clock)."},"created_at":{"type":"string","format":"date-time","description":"Creation time (account's sandbox clock)."}}};
-const pattern14 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
-const pattern15 = new RegExp("^ct_test_[0-9A-Za-z]{32}$", "u");
+export const createClientToken_201 = validate85;
+const schema37 = {"$id":"urn:payment-gateway:schema:ClientTokenWithSecret","type":"object","description":"The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only\nhere (the gateway keeps its SHA-256 hash).\n","additionalProperties":false,"required":["object","id","token","payment_intent","expires_at","created_at"],"properties":{"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"id":{"type":"string","description":"Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"token":{"type":"string","description":"The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response.","pattern":"^ct_test_[0-9A-Za-z]{32}$"},"payment_intent":{"type":"string","description":"Id of the one payment the token reads.","pattern":"^pay_[0-9A-Za-z]{24}$"},"expires_at":{"type":"string","format":"date-time","description":"When the token stops working (creation + `expires_in`, on the account's sandbox clock)."},"created_at":{"type":"string","format":"date-time","description":"Creation time (account's sandbox clock)."}}};
+const pattern15 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
+const pattern16 = new RegExp("^ct_test_[0-9A-Za-z]{32}$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ClientTokenWithSecret" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2505,7 +3366,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern14.test(data1)){
+if(!pattern15.test(data1)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -2530,7 +3391,7 @@ errors++;
 if(data.token !== undefined){
 let data2 = data.token;
 if(typeof data2 === "string"){
-if(!pattern15.test(data2)){
+if(!pattern16.test(data2)){
 const err11 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/pattern",keyword:"pattern",params:{pattern: "^ct_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^ct_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -2638,21 +3499,21 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPaymentLink_201 = validate75;
-const schema33 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
-const pattern17 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
-const pattern18 = new RegExp("^[0-9A-Za-z]{8}$", "u");
+export const createPaymentLink_201 = validate86;
+const schema38 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const pattern18 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
+const pattern19 = new RegExp("^[0-9A-Za-z]{8}$", "u");
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2771,7 +3632,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema33.properties, key0))){
+if(!(func1.call(schema38.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -2785,7 +3646,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern17.test(data0)){
+if(!pattern18.test(data0)){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -2833,7 +3694,7 @@ errors++;
 if(data.code !== undefined){
 let data2 = data.code;
 if(typeof data2 === "string"){
-if(!pattern18.test(data2)){
+if(!pattern19.test(data2)){
 const err16 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -2943,8 +3804,8 @@ errors++;
 }
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate57(data6[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data6[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -2963,7 +3824,7 @@ errors++;
 if(data.description !== undefined){
 let data8 = data.description;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema33.properties.description.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3045,19 +3906,19 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createPublicCheckoutSessionPayment_201 = validate77;
-const schema34 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
+export const createPublicCheckoutSessionPayment_201 = validate88;
+const schema39 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentIntent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3186,7 +4047,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema34.properties, key0))){
+if(!(func1.call(schema39.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3294,14 +4155,14 @@ errors++;
 }
 }
 if(data.payment_method !== undefined){
-if(!(validate57(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data.payment_method, {instancePath:instancePath+"/payment_method",parentData:data,parentDataProperty:"payment_method",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate59(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate60(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
@@ -3311,8 +4172,8 @@ const _errs13 = errors;
 let valid1 = false;
 let passing0 = null;
 const _errs14 = errors;
-if(!(validate61(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate62(data6, {instancePath:instancePath+"/failure_code",parentData:data,parentDataProperty:"failure_code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs14 === errors;
@@ -3370,8 +4231,8 @@ const _errs18 = errors;
 let valid2 = false;
 let passing1 = null;
 const _errs19 = errors;
-if(!(validate65(data7, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate66(data7, {instancePath:instancePath+"/reference",parentData:data,parentDataProperty:"reference",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid1 = _errs19 === errors;
@@ -3521,20 +4382,20 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createQrCode_201 = validate82;
-const schema35 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
-const pattern20 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
+export const createQrCode_201 = validate93;
+const schema40 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+const pattern21 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:QrCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3617,7 +4478,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern21.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^qr_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^qr_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -3665,7 +4526,7 @@ errors++;
 if(data.payment_link !== undefined){
 let data2 = data.payment_link;
 if(typeof data2 === "string"){
-if(!pattern18.test(data2)){
+if(!pattern19.test(data2)){
 const err11 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -3747,20 +4608,20 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createRefund_201 = validate83;
-const schema36 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
-const pattern22 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+export const createRefund_201 = validate94;
+const schema41 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const pattern23 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Refund" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3863,7 +4724,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern22.test(data0)){
+if(!pattern23.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -3971,7 +4832,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4054,22 +4915,22 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createSandboxAccount_201 = validate84;
-const schema37 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
-const pattern24 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
-const pattern25 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
+export const createSandboxAccount_201 = validate95;
+const schema42 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
+const pattern25 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
+const pattern26 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
 const formats38 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxAccount" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4195,7 +5056,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern24.test(data1)){
+if(!pattern25.test(data1)){
 const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -4245,7 +5106,7 @@ errors++;
 if(data.email !== undefined){
 let data3 = data.email;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema37.properties.email.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema42.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4270,7 +5131,7 @@ errors++;
 if(data.pk !== undefined){
 let data4 = data.pk;
 if(typeof data4 === "string"){
-if(!pattern25.test(data4)){
+if(!pattern26.test(data4)){
 const err17 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/pattern",keyword:"pattern",params:{pattern: "^pk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^pk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -4295,7 +5156,7 @@ errors++;
 if(data.sk !== undefined){
 let data5 = data.sk;
 if(typeof data5 === "string"){
-if(!pattern10.test(data5)){
+if(!pattern11.test(data5)){
 const err19 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -4376,23 +5237,60 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const createWebhookEndpoint_201 = validate85;
-const schema38 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
-const pattern27 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
-const pattern28 = new RegExp("^whsec_[0-9A-Za-z]+$", "u");
-const schema39 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
-const schema40 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+export const createWebhookEndpoint_201 = validate96;
+const schema43 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z]+$"}}};
+const pattern29 = new RegExp("^whsec_[0-9A-Za-z]+$", "u");
+const schema44 = {"$id":"urn:payment-gateway:schema:WebhookEndpointMode","type":"string","description":"`push`: the gateway POSTs events to `url`. `pull`: no `url`; events wait for the merchant to fetch them (`GET /webhook_endpoints/{id}/pending`) and acknowledge them.","enum":["push","pull"]};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:WebhookEndpointMode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "push") || (data === "pull"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema45 = {"$id":"urn:payment-gateway:schema:WebhookEventFilter","description":"An event type, or `*` for all types.","oneOf":[{"$ref":"urn:payment-gateway:schema:EventType"},{"type":"string","const":"*"}]};
+const schema46 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4410,7 +5308,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((data === "payment.created") || (data === "payment.succeeded")) || (data === "payment.failed")) || (data === "payment.unknown")) || (data === "payment.reconciled")) || (data === "payment.expired")) || (data === "payment.cancelled")) || (data === "reference.paid")) || (data === "refund.succeeded")) || (data === "checkout.session.completed")) || (data === "test.ping"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4419,17 +5317,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEventFilter" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4440,8 +5338,8 @@ const _errs0 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
-if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4502,17 +5400,215 @@ vErrors = null;
 }
 }
 }
-validate86.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema47 = {"$id":"urn:payment-gateway:schema:WebhookChaosSettings","type":"object","description":"The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it.","additionalProperties":false,"required":["duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed"],"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":"integer","description":"The seed the choices are derived from (the one given, or one the gateway picked)."}}};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:WebhookChaosSettings" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate103.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.duplicate === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "duplicate"},message:"must have required property '"+"duplicate"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.reorder === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reorder"},message:"must have required property '"+"reorder"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.bad_signature === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "bad_signature"},message:"must have required property '"+"bad_signature"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.stale_timestamp === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "stale_timestamp"},message:"must have required property '"+"stale_timestamp"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.delay_ms === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delay_ms"},message:"must have required property '"+"delay_ms"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.seed === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "duplicate") || (key0 === "reorder")) || (key0 === "bad_signature")) || (key0 === "stale_timestamp")) || (key0 === "delay_ms")) || (key0 === "seed"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.duplicate !== undefined){
+if(!(validate71(data.duplicate, {instancePath:instancePath+"/duplicate",parentData:data,parentDataProperty:"duplicate",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.reorder !== undefined){
+if(!(validate71(data.reorder, {instancePath:instancePath+"/reorder",parentData:data,parentDataProperty:"reorder",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.bad_signature !== undefined){
+if(!(validate71(data.bad_signature, {instancePath:instancePath+"/bad_signature",parentData:data,parentDataProperty:"bad_signature",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.stale_timestamp !== undefined){
+if(!(validate71(data.stale_timestamp, {instancePath:instancePath+"/stale_timestamp",parentData:data,parentDataProperty:"stale_timestamp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.delay_ms !== undefined){
+let data4 = data.delay_ms;
+const _errs7 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs8 = errors;
+if(!(validate76(data4, {instancePath:instancePath+"/delay_ms",parentData:data,parentDataProperty:"delay_ms",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs8 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+}
+const _errs9 = errors;
+if(data4 !== null){
+const err7 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err8 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.seed !== undefined){
+let data5 = data.seed;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err9 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointWithSecret" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4590,8 +5686,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.secret === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secret"},message:"must have required property '"+"secret"+"'"};
+if(data.chaos === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chaos"},message:"must have required property '"+"chaos"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4600,9 +5696,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "object")) || (key0 === "url")) || (key0 === "events")) || (key0 === "name")) || (key0 === "description")) || (key0 === "created_at")) || (key0 === "secret"))){
-const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.mode === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4611,12 +5706,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(data.secret === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "secret"},message:"must have required property '"+"secret"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4625,9 +5716,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema43.properties, key0))){
+const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4637,10 +5728,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4649,8 +5741,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("webhook_endpoint" !== data1){
-const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
+}
+else {
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4660,11 +5753,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.url !== undefined){
-let data2 = data.url;
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err13 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4673,9 +5765,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("webhook_endpoint" !== data1){
+const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4685,11 +5776,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.events !== undefined){
-let data3 = data.events;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err15 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.url !== undefined){
+let data2 = data.url;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema43.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4698,16 +5788,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate86(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(typeof data2 === "string"){
+if(!(formats10(data2))){
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4717,10 +5800,18 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data5 = data.name;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema38.properties.name.type},message:"must be string,null"};
+}
+if(data.mode !== undefined){
+if(!(validate97(data.mode, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+}
+if(data.events !== undefined){
+let data4 = data.events;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err17 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4729,9 +5820,16 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(typeof data5 === "string"){
-if(func2(data5) > 80){
-const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate99(data4[i0], {instancePath:instancePath+"/events/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4741,11 +5839,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-if(data.description !== undefined){
-let data6 = data.description;
+if(data.name !== undefined){
+let data6 = data.name;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema43.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4755,8 +5852,8 @@ vErrors.push(err19);
 errors++;
 }
 if(typeof data6 === "string"){
-if(func2(data6) > 200){
-const err20 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func2(data6) > 80){
+const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4767,11 +5864,10 @@ errors++;
 }
 }
 }
-if(data.created_at !== undefined){
-let data7 = data.created_at;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.description !== undefined){
+let data7 = data.description;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema43.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4780,9 +5876,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data7 === "string"){
+if(func2(data7) > 200){
+const err22 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4792,11 +5888,12 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.secret !== undefined){
-let data8 = data.secret;
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
 if(typeof data8 === "string"){
-if(!pattern28.test(data8)){
-const err23 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[0-9A-Za-z]+$"},message:"must match pattern \""+"^whsec_[0-9A-Za-z]+$"+"\""};
+if(!(formats0.validate(data8))){
+const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4807,7 +5904,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4817,9 +5914,24 @@ vErrors.push(err24);
 errors++;
 }
 }
+if(data.chaos !== undefined){
+let data9 = data.chaos;
+const _errs19 = errors;
+let valid3 = false;
+let passing0 = null;
+const _errs20 = errors;
+if(!(validate103(data9, {instancePath:instancePath+"/chaos",parentData:data,parentDataProperty:"chaos",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
 }
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs20 === errors;
+if(_valid0){
+valid3 = true;
+passing0 = 0;
+}
+const _errs21 = errors;
+if(data9 !== null){
+const err25 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4828,19 +5940,88 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate85.errors = vErrors;
+var _valid0 = _errs21 === errors;
+if(_valid0 && valid3){
+valid3 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid3 = true;
+passing0 = 1;
+}
+}
+if(!valid3){
+const err26 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.secret !== undefined){
+let data10 = data.secret;
+if(typeof data10 === "string"){
+if(!pattern29.test(data10)){
+const err27 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[0-9A-Za-z]+$"},message:"must match pattern \""+"^whsec_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteClientToken_200 = validate90;
-const schema41 = {"$id":"urn:payment-gateway:schema:DeletedClientToken","type":"object","description":"The answer to `DELETE /client_tokens/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the revoked token.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+export const deleteClientToken_200 = validate110;
+const schema48 = {"$id":"urn:payment-gateway:schema:DeletedClientToken","type":"object","description":"The answer to `DELETE /client_tokens/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the revoked token.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:DeletedClientToken" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4893,7 +6074,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern14.test(data0)){
+if(!pattern15.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -4972,19 +6153,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteWebhookEndpoint_200 = validate91;
-const schema42 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+export const deleteWebhookEndpoint_200 = validate111;
+const schema49 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5037,7 +6218,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
+if(!pattern9.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -5116,19 +6297,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getAccount_200 = validate92;
-const schema43 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
+export const getAccount_200 = validate112;
+const schema50 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Account" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5244,7 +6425,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern24.test(data1)){
+if(!pattern25.test(data1)){
 const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -5294,7 +6475,7 @@ errors++;
 if(data.email !== undefined){
 let data3 = data.email;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err14 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema43.properties.email.type},message:"must be string,null"};
+const err14 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema50.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5400,19 +6581,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getOpenApiDocumentJson_200 = validate93;
-const schema44 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.0.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
-const pattern33 = new RegExp("^3\\.1\\.", "u");
+export const getOpenApiDocumentJson_200 = validate113;
+const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.0.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
+const pattern34 = new RegExp("^3\\.1\\.", "u");
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5453,7 +6634,7 @@ errors++;
 if(data.openapi !== undefined){
 let data0 = data.openapi;
 if(typeof data0 === "string"){
-if(!pattern33.test(data0)){
+if(!pattern34.test(data0)){
 const err3 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -5512,19 +6693,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_200 = validate94;
-const schema45 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicCheckoutSession_200 = validate114;
+const schema52 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5653,7 +6834,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema45.properties, key0))){
+if(!(func1.call(schema52.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -5667,7 +6848,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern12.test(data0)){
+if(!pattern13.test(data0)){
 const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -5800,8 +6981,8 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate57(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -5830,7 +7011,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -5843,7 +7024,7 @@ errors++;
 if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema45.properties.payment_intent.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5868,7 +7049,7 @@ errors++;
 if(data.success_url !== undefined){
 let data9 = data.success_url;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema45.properties.success_url.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -5893,7 +7074,7 @@ errors++;
 if(data.cancel_url !== undefined){
 let data10 = data.cancel_url;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema45.properties.cancel_url.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -5963,19 +7144,19 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPaymentLink_200 = validate96;
-const schema46 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicPaymentLink_200 = validate116;
+const schema53 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6101,7 +7282,7 @@ errors++;
 if(data.code !== undefined){
 let data1 = data.code;
 if(typeof data1 === "string"){
-if(!pattern18.test(data1)){
+if(!pattern19.test(data1)){
 const err11 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -6211,8 +7392,8 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate57(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate58(data5[i0], {instancePath:instancePath+"/methods/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -6231,7 +7412,7 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema46.properties.description.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema53.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6276,19 +7457,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const healthz_200 = validate98;
-const schema47 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
+export const healthz_200 = validate118;
+const schema54 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Health" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6352,20 +7533,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate98.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listApiKeys_200 = validate99;
-const schema48 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema49 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
+export const listApiKeys_200 = validate119;
+const schema55 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema56 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6526,7 +7707,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
-const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema49.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6539,7 +7720,7 @@ errors++;
 if(data.name !== undefined){
 let data3 = data.name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema49.properties.name.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema56.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6566,8 +7747,8 @@ let data4 = data.permissions;
 if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate70(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate81(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
@@ -6606,7 +7787,7 @@ errors++;
 if(data.last4 !== undefined){
 let data6 = data.last4;
 if(typeof data6 === "string"){
-if(!pattern11.test(data6)){
+if(!pattern12.test(data6)){
 const err19 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -6656,7 +7837,7 @@ errors++;
 if(data.revoked_at !== undefined){
 let data8 = data.revoked_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema49.properties.revoked_at.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema56.properties.revoked_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -6689,17 +7870,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6789,8 +7970,8 @@ let data2 = data.data;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate100(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate120(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
@@ -6817,22 +7998,22 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_200 = validate103;
-const schema50 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
-const schema51 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema52 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
-const pattern39 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+export const listEvents_200 = validate123;
+const schema57 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema58 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema59 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const pattern40 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6925,7 +8106,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -7056,8 +8237,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -7072,18 +8253,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema60 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7176,7 +8357,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -7307,8 +8488,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -7323,18 +8504,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7427,7 +8608,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -7558,8 +8739,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -7574,18 +8755,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema55 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema62 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7678,7 +8859,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -7809,8 +8990,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -7825,18 +9006,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema63 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7929,7 +9110,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8060,8 +9241,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -8076,18 +9257,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema64 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8180,7 +9361,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8311,8 +9492,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -8327,18 +9508,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8431,7 +9612,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8562,8 +9743,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -8578,18 +9759,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema59 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema66 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8682,7 +9863,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -8813,8 +9994,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate56(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -8829,18 +10010,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8933,7 +10114,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -9064,8 +10245,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate83(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate94(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -9080,18 +10261,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema61 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema68 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9184,7 +10365,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -9315,8 +10496,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate72(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate83(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
@@ -9331,19 +10512,19 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema63 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema69 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema70 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9396,17 +10577,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9499,7 +10680,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern39.test(data0)){
+if(!pattern40.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -9630,8 +10811,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate126(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate146(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 }
@@ -9646,17 +10827,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9667,15 +10848,15 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "payment.created"){
-if(!(validate105(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 var props0 = true;
 }
 else if(tag0 === "payment.succeeded"){
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9683,8 +10864,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.failed"){
-if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9692,8 +10873,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.unknown"){
-if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9701,8 +10882,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.reconciled"){
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9710,8 +10891,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.expired"){
-if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9719,8 +10900,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.cancelled"){
-if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9728,8 +10909,8 @@ props0 = true;
 }
 }
 else if(tag0 === "reference.paid"){
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9737,8 +10918,8 @@ props0 = true;
 }
 }
 else if(tag0 === "refund.succeeded"){
-if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9746,8 +10927,8 @@ props0 = true;
 }
 }
 else if(tag0 === "checkout.session.completed"){
-if(!(validate123(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9755,8 +10936,8 @@ props0 = true;
 }
 }
 else if(tag0 === "test.ping"){
-if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -9795,18 +10976,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate124.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate104.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate124.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9906,8 +11087,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate104(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate124(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -9934,20 +11115,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_200 = validate140;
-const schema64 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema65 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
+export const listLogs_200 = validate160;
+const schema71 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10056,7 +11237,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema65.properties, key0))){
+if(!(func1.call(schema72.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -10273,7 +11454,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!((data7 === "api") || (data7 === "dashboard"))){
-const err25 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema65.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema72.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10286,7 +11467,7 @@ errors++;
 if(data.request_body !== undefined){
 let data8 = data.request_body;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema65.properties.request_body.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10299,7 +11480,7 @@ errors++;
 if(data.response_body !== undefined){
 let data9 = data.response_body;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema65.properties.response_body.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema72.properties.response_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10320,17 +11501,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10430,8 +11611,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate141(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate161(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
 errors = vErrors.length;
 }
 }
@@ -10458,19 +11639,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate140.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_200 = validate144;
-const schema66 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older intents follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+export const listPaymentIntents_200 = validate164;
+const schema73 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older intents follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10570,8 +11751,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate56(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate57(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -10598,19 +11779,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentLinks_200 = validate146;
-const schema67 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the account has links older than the 100 listed."},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+export const listPaymentLinks_200 = validate166;
+const schema74 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the account has links older than the 100 listed."},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10710,8 +11891,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate75(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate86(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -10738,21 +11919,21 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentMethods_200 = validate148;
-const schema68 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema69 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
-const schema70 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
+export const listPaymentMethods_200 = validate168;
+const schema75 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema76 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
+const schema77 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RequestedMethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10770,7 +11951,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "multicaixa_express") || (data === "multicaixa_reference")) || (data === "card")) || (data === "unitel_money")) || (data === "afrimoney")) || (data === "paypay_africa")) || (data === "kwik"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10779,17 +11960,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate150.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethod" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10870,8 +12051,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate150(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate170(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -10900,7 +12081,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema69.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema76.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10913,7 +12094,7 @@ errors++;
 if(data.min_amount !== undefined){
 let data3 = data.min_amount;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema69.properties.min_amount.type},message:"must be integer,null"};
+const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema76.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10938,7 +12119,7 @@ errors++;
 if(data.max_amount !== undefined){
 let data4 = data.max_amount;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema69.properties.max_amount.type},message:"must be integer,null"};
+const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema76.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11064,17 +12245,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethodList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11164,8 +12345,8 @@ let data2 = data.data;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate149(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate149.errors : vErrors.concat(validate149.errors);
+if(!(validate169(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 }
@@ -11192,21 +12373,199 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_200 = validate153;
-const schema71 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema72 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."}}};
-const pattern51 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+export const listPendingWebhookEvents_200 = validate173;
+const schema78 = {"$id":"urn:payment-gateway:schema:PendingEventList","type":"object","description":"A pull endpoint's unacknowledged events, oldest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether more unacknowledged events wait after this page."},"data":{"type":"array","description":"The events, as webhooks deliver them.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PendingEventList" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate173.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.data === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 100){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate124(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate173.errors = vErrors;
+return errors === 0;
+}
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listWebhookDeliveries_200 = validate175;
+const schema79 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema80 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header","chaos"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosKind"},{"type":"null"}],"description":"What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it."}}};
+const pattern52 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+const schema81 = {"$id":"urn:payment-gateway:schema:WebhookChaosKind","type":"string","description":"What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).","enum":["duplicate","reordered","delayed","bad_signature","stale_timestamp"]};
+
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:WebhookChaosKind" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate178.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((data === "duplicate") || (data === "reordered")) || (data === "delayed")) || (data === "bad_signature")) || (data === "stale_timestamp"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate178.errors = vErrors;
+return errors === 0;
+}
+validate178.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDelivery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11344,9 +12703,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema72.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.chaos === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chaos"},message:"must have required property '"+"chaos"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11355,12 +12713,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern51.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
+for(const key0 in data){
+if(!(func1.call(schema80.properties, key0))){
+const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11370,8 +12725,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern52.test(data0)){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11381,10 +12739,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11393,8 +12749,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("webhook_delivery" !== data1){
-const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11403,12 +12762,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.event_id !== undefined){
-let data2 = data.event_id;
-if(typeof data2 === "string"){
-if(!pattern39.test(data2)){
-const err18 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if("webhook_delivery" !== data1){
+const err18 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11418,8 +12773,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.event_id !== undefined){
+let data2 = data.event_id;
+if(typeof data2 === "string"){
+if(!pattern40.test(data2)){
+const err19 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11429,16 +12787,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.event_type !== undefined){
-if(!(validate87(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
-errors = vErrors.length;
-}
-}
-if(data.state !== undefined){
-let data4 = data.state;
-if(typeof data4 !== "string"){
-const err20 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11447,8 +12797,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err21 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema72.properties.state.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.event_type !== undefined){
+if(!(validate100(data.event_type, {instancePath:instancePath+"/event_type",parentData:data,parentDataProperty:"event_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+}
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err21 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11457,11 +12816,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.attempts !== undefined){
-let data5 = data.attempts;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err22 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
+const err22 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema80.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11470,9 +12826,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err23 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.attempts !== undefined){
+let data5 = data.attempts;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err23 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11481,12 +12839,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-if(data.last_status !== undefined){
-let data6 = data.last_status;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err24 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema72.properties.last_status.type},message:"must be integer,null"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err24 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11495,9 +12850,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 599 || isNaN(data6)){
-const err25 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+}
+}
+if(data.last_status !== undefined){
+let data6 = data.last_status;
+if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+const err25 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema80.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11506,8 +12864,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data6 < 0 || isNaN(data6)){
-const err26 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 599 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11516,12 +12875,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-if(data.last_ms !== undefined){
-let data7 = data.last_ms;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err27 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema72.properties.last_ms.type},message:"must be integer,null"};
+if(data6 < 0 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11530,9 +12885,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err28 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.last_ms !== undefined){
+let data7 = data.last_ms;
+if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
+const err28 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema80.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -11541,12 +12899,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-}
-if(data.last_attempt_at !== undefined){
-let data8 = data.last_attempt_at;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema72.properties.last_attempt_at.type},message:"must be string,null"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err29 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -11555,9 +12910,12 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err30 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+}
+if(data.last_attempt_at !== undefined){
+let data8 = data.last_attempt_at;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err30 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema80.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11566,12 +12924,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-}
-if(data.last_error !== undefined){
-let data9 = data.last_error;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema72.properties.last_error.type},message:"must be string,null"};
+if(typeof data8 === "string"){
+if(!(formats0.validate(data8))){
+const err31 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -11581,10 +12936,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.next_attempt_at !== undefined){
-let data10 = data.next_attempt_at;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err32 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema72.properties.next_attempt_at.type},message:"must be string,null"};
+}
+if(data.last_error !== undefined){
+let data9 = data.last_error;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err32 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema80.properties.last_error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -11593,9 +12949,11 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err33 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.next_attempt_at !== undefined){
+let data10 = data.next_attempt_at;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err33 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema80.properties.next_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -11604,12 +12962,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-if(data.request_body !== undefined){
-let data11 = data.request_body;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err34 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err34 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -11619,10 +12974,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.signature_header !== undefined){
-let data12 = data.signature_header;
-if((typeof data12 !== "string") && (data12 !== null)){
-const err35 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema72.properties.signature_header.type},message:"must be string,null"};
+}
+if(data.request_body !== undefined){
+let data11 = data.request_body;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err35 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema80.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -11632,9 +12988,10 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.signature_header !== undefined){
+let data12 = data.signature_header;
+if((typeof data12 !== "string") && (data12 !== null)){
+const err36 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema80.properties.signature_header.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -11643,17 +13000,88 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate154.errors = vErrors;
+}
+if(data.chaos !== undefined){
+let data13 = data.chaos;
+const _errs28 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs29 = errors;
+if(!(validate178(data13, {instancePath:instancePath+"/chaos",parentData:data,parentDataProperty:"chaos",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs29 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+}
+const _errs30 = errors;
+if(data13 !== null){
+const err37 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid0 = _errs30 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err38 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+else {
+errors = _errs28;
+if(vErrors !== null){
+if(_errs28){
+vErrors.length = _errs28;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11753,8 +13181,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate154(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate176(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
 errors = vErrors.length;
 }
 }
@@ -11781,20 +13209,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_200 = validate157;
-const schema73 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema74 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":"string","format":"uri","description":"The absolute http(s) URL events are POSTed to."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+export const listWebhookEndpoints_200 = validate181;
+const schema82 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema83 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."}}};
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate182.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11872,9 +13300,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "object")) || (key0 === "url")) || (key0 === "events")) || (key0 === "name")) || (key0 === "description")) || (key0 === "created_at"))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.chaos === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "chaos"},message:"must have required property '"+"chaos"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -11883,12 +13310,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(data.mode === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -11897,9 +13320,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema83.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11909,10 +13332,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11921,8 +13345,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("webhook_endpoint" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
+}
+else {
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11932,11 +13357,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.url !== undefined){
-let data2 = data.url;
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err12 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11945,9 +13369,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("webhook_endpoint" !== data1){
+const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11957,11 +13380,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.events !== undefined){
-let data3 = data.events;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err14 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.url !== undefined){
+let data2 = data.url;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema83.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11970,16 +13392,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate86(data3[i0], {instancePath:instancePath+"/events/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(typeof data2 === "string"){
+if(!(formats10(data2))){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11989,10 +13404,18 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data5 = data.name;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema74.properties.name.type},message:"must be string,null"};
+}
+if(data.mode !== undefined){
+if(!(validate97(data.mode, {instancePath:instancePath+"/mode",parentData:data,parentDataProperty:"mode",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+errors = vErrors.length;
+}
+}
+if(data.events !== undefined){
+let data4 = data.events;
+if(Array.isArray(data4)){
+if(data4.length < 1){
+const err16 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12001,9 +13424,16 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data5 === "string"){
-if(func2(data5) > 80){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate99(data4[i0], {instancePath:instancePath+"/events/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12013,11 +13443,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-if(data.description !== undefined){
-let data6 = data.description;
+if(data.name !== undefined){
+let data6 = data.name;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema74.properties.description.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema83.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12027,8 +13456,8 @@ vErrors.push(err18);
 errors++;
 }
 if(typeof data6 === "string"){
-if(func2(data6) > 200){
-const err19 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(func2(data6) > 80){
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12039,11 +13468,10 @@ errors++;
 }
 }
 }
-if(data.created_at !== undefined){
-let data7 = data.created_at;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.description !== undefined){
+let data7 = data.description;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err20 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema83.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12052,9 +13480,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data7 === "string"){
+if(func2(data7) > 200){
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12065,8 +13493,11 @@ errors++;
 }
 }
 }
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(!(formats0.validate(data8))){
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -12075,17 +13506,99 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate158.errors = vErrors;
+}
+else {
+const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.chaos !== undefined){
+let data9 = data.chaos;
+const _errs19 = errors;
+let valid3 = false;
+let passing0 = null;
+const _errs20 = errors;
+if(!(validate103(data9, {instancePath:instancePath+"/chaos",parentData:data,parentDataProperty:"chaos",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs20 === errors;
+if(_valid0){
+valid3 = true;
+passing0 = 0;
+}
+const _errs21 = errors;
+if(data9 !== null){
+const err24 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+if(_valid0 && valid3){
+valid3 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid3 = true;
+passing0 = 1;
+}
+}
+if(!valid3){
+const err25 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate182.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate181.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12175,8 +13688,8 @@ let data2 = data.data;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate158(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+if(!(validate182(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
 errors = vErrors.length;
 }
 }
@@ -12203,19 +13716,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate181.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_200 = validate161;
-const schema75 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
+export const readyz_200 = validate187;
+const schema84 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessUp" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate187.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12312,19 +13825,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_503 = validate162;
-const schema76 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
+export const readyz_503 = validate188;
+const schema85 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessDown" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12421,19 +13934,130 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const resetSandbox_200 = validate163;
-const schema77 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+export const recoverWebhookDeliveries_202 = validate189;
+const schema86 = {"$id":"urn:payment-gateway:schema:Recovery","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["object","deliveries"],"properties":{"object":{"type":"string","description":"Always `recovery`.","const":"recovery"},"deliveries":{"type":"integer","minimum":0,"description":"How many deliveries were queued for another attempt."}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:Recovery" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate189.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.deliveries === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deliveries"},message:"must have required property '"+"deliveries"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "object") || (key0 === "deliveries"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("recovery" !== data0){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "recovery"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.deliveries !== undefined){
+let data1 = data.deliveries;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err5 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate189.errors = vErrors;
+return errors === 0;
+}
+validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const resetSandbox_200 = validate190;
+const schema87 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxReset" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate190.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12779,25 +14403,25 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate190.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_200 = validate154;
+export const retryWebhookDelivery_200 = validate176;
 
-export const revokeApiKey_200 = validate100;
+export const revokeApiKey_200 = validate120;
 
-export const schema_Event = validate104;
+export const schema_Event = validate124;
 
-export const sendTestWebhook_202 = validate164;
-const schema78 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate191;
+const schema88 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate191.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12873,7 +14497,7 @@ errors++;
 if(data.event_id !== undefined){
 let data1 = data.event_id;
 if(typeof data1 === "string"){
-if(!pattern39.test(data1)){
+if(!pattern40.test(data1)){
 const err6 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -12929,300 +14553,354 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate191.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate191.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-export const advanceSandboxClock_401 = advanceSandboxClock_400;
-export const advanceSandboxClock_403 = advanceSandboxClock_400;
-export const advanceSandboxClock_413 = advanceSandboxClock_400;
-export const advanceSandboxClock_429 = advanceSandboxClock_400;
-export const advanceSandboxClock_500 = advanceSandboxClock_400;
-export const advanceSandboxClock_503 = advanceSandboxClock_400;
-export const cancelPaymentIntent_400 = advanceSandboxClock_400;
-export const cancelPaymentIntent_401 = advanceSandboxClock_400;
-export const cancelPaymentIntent_403 = advanceSandboxClock_400;
-export const cancelPaymentIntent_404 = advanceSandboxClock_400;
-export const cancelPaymentIntent_409 = advanceSandboxClock_400;
-export const cancelPaymentIntent_413 = advanceSandboxClock_400;
-export const cancelPaymentIntent_429 = advanceSandboxClock_400;
-export const cancelPaymentIntent_500 = advanceSandboxClock_400;
-export const cancelPaymentIntent_503 = advanceSandboxClock_400;
-export const createApiKey_400 = advanceSandboxClock_400;
-export const createApiKey_401 = advanceSandboxClock_400;
-export const createApiKey_403 = advanceSandboxClock_400;
-export const createApiKey_413 = advanceSandboxClock_400;
-export const createApiKey_429 = advanceSandboxClock_400;
-export const createApiKey_500 = advanceSandboxClock_400;
-export const createApiKey_503 = advanceSandboxClock_400;
-export const createCheckoutSession_400 = advanceSandboxClock_400;
-export const createCheckoutSession_401 = advanceSandboxClock_400;
-export const createCheckoutSession_403 = advanceSandboxClock_400;
-export const createCheckoutSession_413 = advanceSandboxClock_400;
-export const createCheckoutSession_429 = advanceSandboxClock_400;
-export const createCheckoutSession_500 = advanceSandboxClock_400;
-export const createCheckoutSession_503 = advanceSandboxClock_400;
-export const createClientToken_400 = advanceSandboxClock_400;
-export const createClientToken_401 = advanceSandboxClock_400;
-export const createClientToken_403 = advanceSandboxClock_400;
-export const createClientToken_404 = advanceSandboxClock_400;
-export const createClientToken_413 = advanceSandboxClock_400;
-export const createClientToken_429 = advanceSandboxClock_400;
-export const createClientToken_500 = advanceSandboxClock_400;
-export const createClientToken_503 = advanceSandboxClock_400;
+export const ackPendingWebhookEvents_401 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_403 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_404 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_413 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_429 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_500 = ackPendingWebhookEvents_400;
+export const ackPendingWebhookEvents_503 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_400 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_401 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_403 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_413 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_429 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_500 = ackPendingWebhookEvents_400;
+export const advanceSandboxClock_503 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_400 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_401 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_403 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_404 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_409 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_413 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_429 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_500 = ackPendingWebhookEvents_400;
+export const cancelPaymentIntent_503 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_401 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_403 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_404 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_429 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_500 = ackPendingWebhookEvents_400;
+export const clearWebhookChaos_503 = ackPendingWebhookEvents_400;
+export const createApiKey_400 = ackPendingWebhookEvents_400;
+export const createApiKey_401 = ackPendingWebhookEvents_400;
+export const createApiKey_403 = ackPendingWebhookEvents_400;
+export const createApiKey_413 = ackPendingWebhookEvents_400;
+export const createApiKey_429 = ackPendingWebhookEvents_400;
+export const createApiKey_500 = ackPendingWebhookEvents_400;
+export const createApiKey_503 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_400 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_401 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_403 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_413 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_429 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_500 = ackPendingWebhookEvents_400;
+export const createCheckoutSession_503 = ackPendingWebhookEvents_400;
+export const createClientToken_400 = ackPendingWebhookEvents_400;
+export const createClientToken_401 = ackPendingWebhookEvents_400;
+export const createClientToken_403 = ackPendingWebhookEvents_400;
+export const createClientToken_404 = ackPendingWebhookEvents_400;
+export const createClientToken_413 = ackPendingWebhookEvents_400;
+export const createClientToken_429 = ackPendingWebhookEvents_400;
+export const createClientToken_500 = ackPendingWebhookEvents_400;
+export const createClientToken_503 = ackPendingWebhookEvents_400;
 export const createPaymentIntent_201 = cancelPaymentIntent_200;
-export const createPaymentIntent_400 = advanceSandboxClock_400;
-export const createPaymentIntent_401 = advanceSandboxClock_400;
-export const createPaymentIntent_403 = advanceSandboxClock_400;
-export const createPaymentIntent_409 = advanceSandboxClock_400;
-export const createPaymentIntent_413 = advanceSandboxClock_400;
-export const createPaymentIntent_429 = advanceSandboxClock_400;
-export const createPaymentIntent_500 = advanceSandboxClock_400;
-export const createPaymentIntent_503 = advanceSandboxClock_400;
-export const createPaymentLink_400 = advanceSandboxClock_400;
-export const createPaymentLink_401 = advanceSandboxClock_400;
-export const createPaymentLink_403 = advanceSandboxClock_400;
-export const createPaymentLink_413 = advanceSandboxClock_400;
-export const createPaymentLink_429 = advanceSandboxClock_400;
-export const createPaymentLink_500 = advanceSandboxClock_400;
-export const createPaymentLink_503 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_400 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_404 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_409 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_413 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_429 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_500 = advanceSandboxClock_400;
-export const createPublicCheckoutSessionPayment_503 = advanceSandboxClock_400;
+export const createPaymentIntent_400 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_401 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_403 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_409 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_413 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_429 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_500 = ackPendingWebhookEvents_400;
+export const createPaymentIntent_503 = ackPendingWebhookEvents_400;
+export const createPaymentLink_400 = ackPendingWebhookEvents_400;
+export const createPaymentLink_401 = ackPendingWebhookEvents_400;
+export const createPaymentLink_403 = ackPendingWebhookEvents_400;
+export const createPaymentLink_413 = ackPendingWebhookEvents_400;
+export const createPaymentLink_429 = ackPendingWebhookEvents_400;
+export const createPaymentLink_500 = ackPendingWebhookEvents_400;
+export const createPaymentLink_503 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_400 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_404 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_409 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_413 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_429 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_500 = ackPendingWebhookEvents_400;
+export const createPublicCheckoutSessionPayment_503 = ackPendingWebhookEvents_400;
 export const createPublicPaymentLinkPayment_201 = createPublicCheckoutSessionPayment_201;
-export const createPublicPaymentLinkPayment_400 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_404 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_410 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_413 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_429 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_500 = advanceSandboxClock_400;
-export const createPublicPaymentLinkPayment_503 = advanceSandboxClock_400;
-export const createQrCode_400 = advanceSandboxClock_400;
-export const createQrCode_401 = advanceSandboxClock_400;
-export const createQrCode_403 = advanceSandboxClock_400;
-export const createQrCode_404 = advanceSandboxClock_400;
-export const createQrCode_413 = advanceSandboxClock_400;
-export const createQrCode_429 = advanceSandboxClock_400;
-export const createQrCode_500 = advanceSandboxClock_400;
-export const createQrCode_503 = advanceSandboxClock_400;
-export const createRefund_400 = advanceSandboxClock_400;
-export const createRefund_401 = advanceSandboxClock_400;
-export const createRefund_403 = advanceSandboxClock_400;
-export const createRefund_404 = advanceSandboxClock_400;
-export const createRefund_409 = advanceSandboxClock_400;
-export const createRefund_413 = advanceSandboxClock_400;
-export const createRefund_429 = advanceSandboxClock_400;
-export const createRefund_500 = advanceSandboxClock_400;
-export const createRefund_503 = advanceSandboxClock_400;
-export const createSandboxAccount_400 = advanceSandboxClock_400;
-export const createSandboxAccount_413 = advanceSandboxClock_400;
-export const createSandboxAccount_429 = advanceSandboxClock_400;
-export const createSandboxAccount_500 = advanceSandboxClock_400;
-export const createSandboxAccount_503 = advanceSandboxClock_400;
-export const createWebhookEndpoint_400 = advanceSandboxClock_400;
-export const createWebhookEndpoint_401 = advanceSandboxClock_400;
-export const createWebhookEndpoint_403 = advanceSandboxClock_400;
-export const createWebhookEndpoint_413 = advanceSandboxClock_400;
-export const createWebhookEndpoint_429 = advanceSandboxClock_400;
-export const createWebhookEndpoint_500 = advanceSandboxClock_400;
-export const createWebhookEndpoint_503 = advanceSandboxClock_400;
+export const createPublicPaymentLinkPayment_400 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_404 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_410 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_413 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_429 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_500 = ackPendingWebhookEvents_400;
+export const createPublicPaymentLinkPayment_503 = ackPendingWebhookEvents_400;
+export const createQrCode_400 = ackPendingWebhookEvents_400;
+export const createQrCode_401 = ackPendingWebhookEvents_400;
+export const createQrCode_403 = ackPendingWebhookEvents_400;
+export const createQrCode_404 = ackPendingWebhookEvents_400;
+export const createQrCode_413 = ackPendingWebhookEvents_400;
+export const createQrCode_429 = ackPendingWebhookEvents_400;
+export const createQrCode_500 = ackPendingWebhookEvents_400;
+export const createQrCode_503 = ackPendingWebhookEvents_400;
+export const createRefund_400 = ackPendingWebhookEvents_400;
+export const createRefund_401 = ackPendingWebhookEvents_400;
+export const createRefund_403 = ackPendingWebhookEvents_400;
+export const createRefund_404 = ackPendingWebhookEvents_400;
+export const createRefund_409 = ackPendingWebhookEvents_400;
+export const createRefund_413 = ackPendingWebhookEvents_400;
+export const createRefund_429 = ackPendingWebhookEvents_400;
+export const createRefund_500 = ackPendingWebhookEvents_400;
+export const createRefund_503 = ackPendingWebhookEvents_400;
+export const createSandboxAccount_400 = ackPendingWebhookEvents_400;
+export const createSandboxAccount_413 = ackPendingWebhookEvents_400;
+export const createSandboxAccount_429 = ackPendingWebhookEvents_400;
+export const createSandboxAccount_500 = ackPendingWebhookEvents_400;
+export const createSandboxAccount_503 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_400 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_401 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_403 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_413 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_429 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_500 = ackPendingWebhookEvents_400;
+export const createWebhookEndpoint_503 = ackPendingWebhookEvents_400;
 export const deactivatePaymentLink_200 = createPaymentLink_201;
-export const deactivatePaymentLink_401 = advanceSandboxClock_400;
-export const deactivatePaymentLink_403 = advanceSandboxClock_400;
-export const deactivatePaymentLink_404 = advanceSandboxClock_400;
-export const deactivatePaymentLink_429 = advanceSandboxClock_400;
-export const deactivatePaymentLink_500 = advanceSandboxClock_400;
-export const deactivatePaymentLink_503 = advanceSandboxClock_400;
-export const deleteClientToken_401 = advanceSandboxClock_400;
-export const deleteClientToken_403 = advanceSandboxClock_400;
-export const deleteClientToken_404 = advanceSandboxClock_400;
-export const deleteClientToken_429 = advanceSandboxClock_400;
-export const deleteClientToken_500 = advanceSandboxClock_400;
-export const deleteClientToken_503 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_401 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_403 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_404 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_429 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_500 = advanceSandboxClock_400;
-export const deleteWebhookEndpoint_503 = advanceSandboxClock_400;
-export const getAccount_401 = advanceSandboxClock_400;
-export const getAccount_403 = advanceSandboxClock_400;
-export const getAccount_429 = advanceSandboxClock_400;
-export const getAccount_500 = advanceSandboxClock_400;
-export const getAccount_503 = advanceSandboxClock_400;
+export const deactivatePaymentLink_401 = ackPendingWebhookEvents_400;
+export const deactivatePaymentLink_403 = ackPendingWebhookEvents_400;
+export const deactivatePaymentLink_404 = ackPendingWebhookEvents_400;
+export const deactivatePaymentLink_429 = ackPendingWebhookEvents_400;
+export const deactivatePaymentLink_500 = ackPendingWebhookEvents_400;
+export const deactivatePaymentLink_503 = ackPendingWebhookEvents_400;
+export const deleteClientToken_401 = ackPendingWebhookEvents_400;
+export const deleteClientToken_403 = ackPendingWebhookEvents_400;
+export const deleteClientToken_404 = ackPendingWebhookEvents_400;
+export const deleteClientToken_429 = ackPendingWebhookEvents_400;
+export const deleteClientToken_500 = ackPendingWebhookEvents_400;
+export const deleteClientToken_503 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_401 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_403 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_404 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_429 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_500 = ackPendingWebhookEvents_400;
+export const deleteWebhookEndpoint_503 = ackPendingWebhookEvents_400;
+export const getAccount_401 = ackPendingWebhookEvents_400;
+export const getAccount_403 = ackPendingWebhookEvents_400;
+export const getAccount_429 = ackPendingWebhookEvents_400;
+export const getAccount_500 = ackPendingWebhookEvents_400;
+export const getAccount_503 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_200 = createCheckoutSession_201;
-export const getCheckoutSession_401 = advanceSandboxClock_400;
-export const getCheckoutSession_403 = advanceSandboxClock_400;
-export const getCheckoutSession_404 = advanceSandboxClock_400;
-export const getCheckoutSession_429 = advanceSandboxClock_400;
-export const getCheckoutSession_500 = advanceSandboxClock_400;
-export const getCheckoutSession_503 = advanceSandboxClock_400;
-export const getMetrics_401 = advanceSandboxClock_400;
+export const getCheckoutSession_401 = ackPendingWebhookEvents_400;
+export const getCheckoutSession_403 = ackPendingWebhookEvents_400;
+export const getCheckoutSession_404 = ackPendingWebhookEvents_400;
+export const getCheckoutSession_429 = ackPendingWebhookEvents_400;
+export const getCheckoutSession_500 = ackPendingWebhookEvents_400;
+export const getCheckoutSession_503 = ackPendingWebhookEvents_400;
+export const getMetrics_401 = ackPendingWebhookEvents_400;
 export const getPaymentIntent_200 = cancelPaymentIntent_200;
-export const getPaymentIntent_401 = advanceSandboxClock_400;
-export const getPaymentIntent_403 = advanceSandboxClock_400;
-export const getPaymentIntent_404 = advanceSandboxClock_400;
-export const getPaymentIntent_429 = advanceSandboxClock_400;
-export const getPaymentIntent_500 = advanceSandboxClock_400;
-export const getPaymentIntent_503 = advanceSandboxClock_400;
+export const getPaymentIntent_401 = ackPendingWebhookEvents_400;
+export const getPaymentIntent_403 = ackPendingWebhookEvents_400;
+export const getPaymentIntent_404 = ackPendingWebhookEvents_400;
+export const getPaymentIntent_429 = ackPendingWebhookEvents_400;
+export const getPaymentIntent_500 = ackPendingWebhookEvents_400;
+export const getPaymentIntent_503 = ackPendingWebhookEvents_400;
 export const getPaymentLink_200 = createPaymentLink_201;
-export const getPaymentLink_401 = advanceSandboxClock_400;
-export const getPaymentLink_403 = advanceSandboxClock_400;
-export const getPaymentLink_404 = advanceSandboxClock_400;
-export const getPaymentLink_429 = advanceSandboxClock_400;
-export const getPaymentLink_500 = advanceSandboxClock_400;
-export const getPaymentLink_503 = advanceSandboxClock_400;
-export const getPaymentLinkQr_401 = advanceSandboxClock_400;
-export const getPaymentLinkQr_403 = advanceSandboxClock_400;
-export const getPaymentLinkQr_404 = advanceSandboxClock_400;
-export const getPaymentLinkQr_429 = advanceSandboxClock_400;
-export const getPaymentLinkQr_500 = advanceSandboxClock_400;
-export const getPaymentLinkQr_503 = advanceSandboxClock_400;
-export const getPublicCheckoutSession_404 = advanceSandboxClock_400;
-export const getPublicCheckoutSession_429 = advanceSandboxClock_400;
-export const getPublicCheckoutSession_500 = advanceSandboxClock_400;
-export const getPublicCheckoutSession_503 = advanceSandboxClock_400;
+export const getPaymentLink_401 = ackPendingWebhookEvents_400;
+export const getPaymentLink_403 = ackPendingWebhookEvents_400;
+export const getPaymentLink_404 = ackPendingWebhookEvents_400;
+export const getPaymentLink_429 = ackPendingWebhookEvents_400;
+export const getPaymentLink_500 = ackPendingWebhookEvents_400;
+export const getPaymentLink_503 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_401 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_403 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_404 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_429 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_500 = ackPendingWebhookEvents_400;
+export const getPaymentLinkQr_503 = ackPendingWebhookEvents_400;
+export const getPublicCheckoutSession_404 = ackPendingWebhookEvents_400;
+export const getPublicCheckoutSession_429 = ackPendingWebhookEvents_400;
+export const getPublicCheckoutSession_500 = ackPendingWebhookEvents_400;
+export const getPublicCheckoutSession_503 = ackPendingWebhookEvents_400;
 export const getPublicPayment_200 = createPublicCheckoutSessionPayment_201;
-export const getPublicPayment_400 = advanceSandboxClock_400;
-export const getPublicPayment_401 = advanceSandboxClock_400;
-export const getPublicPayment_404 = advanceSandboxClock_400;
-export const getPublicPayment_429 = advanceSandboxClock_400;
-export const getPublicPayment_500 = advanceSandboxClock_400;
-export const getPublicPayment_503 = advanceSandboxClock_400;
-export const getPublicPaymentLink_404 = advanceSandboxClock_400;
-export const getPublicPaymentLink_410 = advanceSandboxClock_400;
-export const getPublicPaymentLink_429 = advanceSandboxClock_400;
-export const getPublicPaymentLink_500 = advanceSandboxClock_400;
-export const getPublicPaymentLink_503 = advanceSandboxClock_400;
+export const getPublicPayment_400 = ackPendingWebhookEvents_400;
+export const getPublicPayment_401 = ackPendingWebhookEvents_400;
+export const getPublicPayment_404 = ackPendingWebhookEvents_400;
+export const getPublicPayment_429 = ackPendingWebhookEvents_400;
+export const getPublicPayment_500 = ackPendingWebhookEvents_400;
+export const getPublicPayment_503 = ackPendingWebhookEvents_400;
+export const getPublicPaymentLink_404 = ackPendingWebhookEvents_400;
+export const getPublicPaymentLink_410 = ackPendingWebhookEvents_400;
+export const getPublicPaymentLink_429 = ackPendingWebhookEvents_400;
+export const getPublicPaymentLink_500 = ackPendingWebhookEvents_400;
+export const getPublicPaymentLink_503 = ackPendingWebhookEvents_400;
 export const getRefund_200 = createRefund_201;
-export const getRefund_401 = advanceSandboxClock_400;
-export const getRefund_403 = advanceSandboxClock_400;
-export const getRefund_404 = advanceSandboxClock_400;
-export const getRefund_429 = advanceSandboxClock_400;
-export const getRefund_500 = advanceSandboxClock_400;
-export const getRefund_503 = advanceSandboxClock_400;
+export const getRefund_401 = ackPendingWebhookEvents_400;
+export const getRefund_403 = ackPendingWebhookEvents_400;
+export const getRefund_404 = ackPendingWebhookEvents_400;
+export const getRefund_429 = ackPendingWebhookEvents_400;
+export const getRefund_500 = ackPendingWebhookEvents_400;
+export const getRefund_503 = ackPendingWebhookEvents_400;
 export const getSandboxClock_200 = advanceSandboxClock_200;
-export const getSandboxClock_401 = advanceSandboxClock_400;
-export const getSandboxClock_403 = advanceSandboxClock_400;
-export const getSandboxClock_429 = advanceSandboxClock_400;
-export const getSandboxClock_500 = advanceSandboxClock_400;
-export const getSandboxClock_503 = advanceSandboxClock_400;
-export const listApiKeys_401 = advanceSandboxClock_400;
-export const listApiKeys_403 = advanceSandboxClock_400;
-export const listApiKeys_429 = advanceSandboxClock_400;
-export const listApiKeys_500 = advanceSandboxClock_400;
-export const listApiKeys_503 = advanceSandboxClock_400;
-export const listEvents_400 = advanceSandboxClock_400;
-export const listEvents_401 = advanceSandboxClock_400;
-export const listEvents_403 = advanceSandboxClock_400;
-export const listEvents_429 = advanceSandboxClock_400;
-export const listEvents_500 = advanceSandboxClock_400;
-export const listEvents_503 = advanceSandboxClock_400;
-export const listLogs_400 = advanceSandboxClock_400;
-export const listLogs_401 = advanceSandboxClock_400;
-export const listLogs_403 = advanceSandboxClock_400;
-export const listLogs_429 = advanceSandboxClock_400;
-export const listLogs_500 = advanceSandboxClock_400;
-export const listLogs_503 = advanceSandboxClock_400;
-export const listPaymentIntents_400 = advanceSandboxClock_400;
-export const listPaymentIntents_401 = advanceSandboxClock_400;
-export const listPaymentIntents_403 = advanceSandboxClock_400;
-export const listPaymentIntents_429 = advanceSandboxClock_400;
-export const listPaymentIntents_500 = advanceSandboxClock_400;
-export const listPaymentIntents_503 = advanceSandboxClock_400;
-export const listPaymentLinks_401 = advanceSandboxClock_400;
-export const listPaymentLinks_403 = advanceSandboxClock_400;
-export const listPaymentLinks_429 = advanceSandboxClock_400;
-export const listPaymentLinks_500 = advanceSandboxClock_400;
-export const listPaymentLinks_503 = advanceSandboxClock_400;
-export const listPaymentMethods_401 = advanceSandboxClock_400;
-export const listPaymentMethods_403 = advanceSandboxClock_400;
-export const listPaymentMethods_429 = advanceSandboxClock_400;
-export const listPaymentMethods_500 = advanceSandboxClock_400;
-export const listPaymentMethods_503 = advanceSandboxClock_400;
-export const listWebhookDeliveries_401 = advanceSandboxClock_400;
-export const listWebhookDeliveries_403 = advanceSandboxClock_400;
-export const listWebhookDeliveries_404 = advanceSandboxClock_400;
-export const listWebhookDeliveries_429 = advanceSandboxClock_400;
-export const listWebhookDeliveries_500 = advanceSandboxClock_400;
-export const listWebhookDeliveries_503 = advanceSandboxClock_400;
-export const listWebhookEndpoints_401 = advanceSandboxClock_400;
-export const listWebhookEndpoints_403 = advanceSandboxClock_400;
-export const listWebhookEndpoints_429 = advanceSandboxClock_400;
-export const listWebhookEndpoints_500 = advanceSandboxClock_400;
-export const listWebhookEndpoints_503 = advanceSandboxClock_400;
-export const resetSandbox_400 = advanceSandboxClock_400;
-export const resetSandbox_401 = advanceSandboxClock_400;
-export const resetSandbox_403 = advanceSandboxClock_400;
-export const resetSandbox_413 = advanceSandboxClock_400;
-export const resetSandbox_429 = advanceSandboxClock_400;
-export const resetSandbox_500 = advanceSandboxClock_400;
-export const resetSandbox_503 = advanceSandboxClock_400;
-export const retryWebhookDelivery_400 = advanceSandboxClock_400;
-export const retryWebhookDelivery_401 = advanceSandboxClock_400;
-export const retryWebhookDelivery_403 = advanceSandboxClock_400;
-export const retryWebhookDelivery_404 = advanceSandboxClock_400;
-export const retryWebhookDelivery_413 = advanceSandboxClock_400;
-export const retryWebhookDelivery_429 = advanceSandboxClock_400;
-export const retryWebhookDelivery_500 = advanceSandboxClock_400;
-export const retryWebhookDelivery_503 = advanceSandboxClock_400;
-export const revokeApiKey_401 = advanceSandboxClock_400;
-export const revokeApiKey_403 = advanceSandboxClock_400;
-export const revokeApiKey_404 = advanceSandboxClock_400;
-export const revokeApiKey_429 = advanceSandboxClock_400;
-export const revokeApiKey_500 = advanceSandboxClock_400;
-export const revokeApiKey_503 = advanceSandboxClock_400;
+export const getSandboxClock_401 = ackPendingWebhookEvents_400;
+export const getSandboxClock_403 = ackPendingWebhookEvents_400;
+export const getSandboxClock_429 = ackPendingWebhookEvents_400;
+export const getSandboxClock_500 = ackPendingWebhookEvents_400;
+export const getSandboxClock_503 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_200 = clearWebhookChaos_200;
+export const getWebhookChaos_401 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_403 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_404 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_429 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_500 = ackPendingWebhookEvents_400;
+export const getWebhookChaos_503 = ackPendingWebhookEvents_400;
+export const listApiKeys_401 = ackPendingWebhookEvents_400;
+export const listApiKeys_403 = ackPendingWebhookEvents_400;
+export const listApiKeys_429 = ackPendingWebhookEvents_400;
+export const listApiKeys_500 = ackPendingWebhookEvents_400;
+export const listApiKeys_503 = ackPendingWebhookEvents_400;
+export const listEvents_400 = ackPendingWebhookEvents_400;
+export const listEvents_401 = ackPendingWebhookEvents_400;
+export const listEvents_403 = ackPendingWebhookEvents_400;
+export const listEvents_429 = ackPendingWebhookEvents_400;
+export const listEvents_500 = ackPendingWebhookEvents_400;
+export const listEvents_503 = ackPendingWebhookEvents_400;
+export const listLogs_400 = ackPendingWebhookEvents_400;
+export const listLogs_401 = ackPendingWebhookEvents_400;
+export const listLogs_403 = ackPendingWebhookEvents_400;
+export const listLogs_429 = ackPendingWebhookEvents_400;
+export const listLogs_500 = ackPendingWebhookEvents_400;
+export const listLogs_503 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_400 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_401 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_403 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_429 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_500 = ackPendingWebhookEvents_400;
+export const listPaymentIntents_503 = ackPendingWebhookEvents_400;
+export const listPaymentLinks_401 = ackPendingWebhookEvents_400;
+export const listPaymentLinks_403 = ackPendingWebhookEvents_400;
+export const listPaymentLinks_429 = ackPendingWebhookEvents_400;
+export const listPaymentLinks_500 = ackPendingWebhookEvents_400;
+export const listPaymentLinks_503 = ackPendingWebhookEvents_400;
+export const listPaymentMethods_401 = ackPendingWebhookEvents_400;
+export const listPaymentMethods_403 = ackPendingWebhookEvents_400;
+export const listPaymentMethods_429 = ackPendingWebhookEvents_400;
+export const listPaymentMethods_500 = ackPendingWebhookEvents_400;
+export const listPaymentMethods_503 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_400 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_401 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_403 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_404 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_429 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_500 = ackPendingWebhookEvents_400;
+export const listPendingWebhookEvents_503 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_401 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_403 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_404 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_429 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_500 = ackPendingWebhookEvents_400;
+export const listWebhookDeliveries_503 = ackPendingWebhookEvents_400;
+export const listWebhookEndpoints_401 = ackPendingWebhookEvents_400;
+export const listWebhookEndpoints_403 = ackPendingWebhookEvents_400;
+export const listWebhookEndpoints_429 = ackPendingWebhookEvents_400;
+export const listWebhookEndpoints_500 = ackPendingWebhookEvents_400;
+export const listWebhookEndpoints_503 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_400 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_401 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_403 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_404 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_413 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_429 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_500 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_503 = ackPendingWebhookEvents_400;
+export const resetSandbox_400 = ackPendingWebhookEvents_400;
+export const resetSandbox_401 = ackPendingWebhookEvents_400;
+export const resetSandbox_403 = ackPendingWebhookEvents_400;
+export const resetSandbox_413 = ackPendingWebhookEvents_400;
+export const resetSandbox_429 = ackPendingWebhookEvents_400;
+export const resetSandbox_500 = ackPendingWebhookEvents_400;
+export const resetSandbox_503 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_400 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_401 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_403 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_404 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_413 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_429 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_500 = ackPendingWebhookEvents_400;
+export const retryWebhookDelivery_503 = ackPendingWebhookEvents_400;
+export const revokeApiKey_401 = ackPendingWebhookEvents_400;
+export const revokeApiKey_403 = ackPendingWebhookEvents_400;
+export const revokeApiKey_404 = ackPendingWebhookEvents_400;
+export const revokeApiKey_429 = ackPendingWebhookEvents_400;
+export const revokeApiKey_500 = ackPendingWebhookEvents_400;
+export const revokeApiKey_503 = ackPendingWebhookEvents_400;
 export const rotateWebhookSecret_200 = createWebhookEndpoint_201;
-export const rotateWebhookSecret_400 = advanceSandboxClock_400;
-export const rotateWebhookSecret_401 = advanceSandboxClock_400;
-export const rotateWebhookSecret_403 = advanceSandboxClock_400;
-export const rotateWebhookSecret_404 = advanceSandboxClock_400;
-export const rotateWebhookSecret_413 = advanceSandboxClock_400;
-export const rotateWebhookSecret_429 = advanceSandboxClock_400;
-export const rotateWebhookSecret_500 = advanceSandboxClock_400;
-export const rotateWebhookSecret_503 = advanceSandboxClock_400;
-export const schema_Error = advanceSandboxClock_400;
+export const rotateWebhookSecret_400 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_401 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_403 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_404 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_413 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_429 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_500 = ackPendingWebhookEvents_400;
+export const rotateWebhookSecret_503 = ackPendingWebhookEvents_400;
+export const schema_Error = ackPendingWebhookEvents_400;
 export const schema_PaymentIntent = cancelPaymentIntent_200;
 export const schema_PublicPaymentIntent = createPublicCheckoutSessionPayment_201;
-export const sendTestWebhook_400 = advanceSandboxClock_400;
-export const sendTestWebhook_401 = advanceSandboxClock_400;
-export const sendTestWebhook_403 = advanceSandboxClock_400;
-export const sendTestWebhook_404 = advanceSandboxClock_400;
-export const sendTestWebhook_413 = advanceSandboxClock_400;
-export const sendTestWebhook_429 = advanceSandboxClock_400;
-export const sendTestWebhook_500 = advanceSandboxClock_400;
-export const sendTestWebhook_503 = advanceSandboxClock_400;
+export const sendTestWebhook_400 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_401 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_403 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_404 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_413 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_429 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_500 = ackPendingWebhookEvents_400;
+export const sendTestWebhook_503 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_200 = clearWebhookChaos_200;
+export const setWebhookChaos_400 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_401 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_403 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_404 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_413 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_429 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_500 = ackPendingWebhookEvents_400;
+export const setWebhookChaos_503 = ackPendingWebhookEvents_400;
 export const simulateReferencePaid_200 = cancelPaymentIntent_200;
-export const simulateReferencePaid_400 = advanceSandboxClock_400;
-export const simulateReferencePaid_401 = advanceSandboxClock_400;
-export const simulateReferencePaid_403 = advanceSandboxClock_400;
-export const simulateReferencePaid_404 = advanceSandboxClock_400;
-export const simulateReferencePaid_409 = advanceSandboxClock_400;
-export const simulateReferencePaid_413 = advanceSandboxClock_400;
-export const simulateReferencePaid_429 = advanceSandboxClock_400;
-export const simulateReferencePaid_500 = advanceSandboxClock_400;
-export const simulateReferencePaid_503 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_400 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_401 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_403 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_404 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_429 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_500 = advanceSandboxClock_400;
-export const streamPaymentIntentEvents_503 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_400 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_401 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_404 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_429 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_500 = advanceSandboxClock_400;
-export const streamPublicPaymentEvents_503 = advanceSandboxClock_400;
+export const simulateReferencePaid_400 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_401 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_403 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_404 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_409 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_413 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_429 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_500 = ackPendingWebhookEvents_400;
+export const simulateReferencePaid_503 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_400 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_401 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_403 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_404 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_429 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_500 = ackPendingWebhookEvents_400;
+export const streamPaymentIntentEvents_503 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_400 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_401 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_404 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_429 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_500 = ackPendingWebhookEvents_400;
+export const streamPublicPaymentEvents_503 = ackPendingWebhookEvents_400;
 
 export const validators = Object.freeze({
+  ackPendingWebhookEvents_200,
+  ackPendingWebhookEvents_400,
+  ackPendingWebhookEvents_401,
+  ackPendingWebhookEvents_403,
+  ackPendingWebhookEvents_404,
+  ackPendingWebhookEvents_413,
+  ackPendingWebhookEvents_429,
+  ackPendingWebhookEvents_500,
+  ackPendingWebhookEvents_503,
   advanceSandboxClock_200,
   advanceSandboxClock_400,
   advanceSandboxClock_401,
@@ -13241,6 +14919,13 @@ export const validators = Object.freeze({
   cancelPaymentIntent_429,
   cancelPaymentIntent_500,
   cancelPaymentIntent_503,
+  clearWebhookChaos_200,
+  clearWebhookChaos_401,
+  clearWebhookChaos_403,
+  clearWebhookChaos_404,
+  clearWebhookChaos_429,
+  clearWebhookChaos_500,
+  clearWebhookChaos_503,
   createApiKey_201,
   createApiKey_400,
   createApiKey_401,
@@ -13419,6 +15104,13 @@ export const validators = Object.freeze({
   getSandboxClock_429,
   getSandboxClock_500,
   getSandboxClock_503,
+  getWebhookChaos_200,
+  getWebhookChaos_401,
+  getWebhookChaos_403,
+  getWebhookChaos_404,
+  getWebhookChaos_429,
+  getWebhookChaos_500,
+  getWebhookChaos_503,
   healthz_200,
   listApiKeys_200,
   listApiKeys_401,
@@ -13459,6 +15151,14 @@ export const validators = Object.freeze({
   listPaymentMethods_429,
   listPaymentMethods_500,
   listPaymentMethods_503,
+  listPendingWebhookEvents_200,
+  listPendingWebhookEvents_400,
+  listPendingWebhookEvents_401,
+  listPendingWebhookEvents_403,
+  listPendingWebhookEvents_404,
+  listPendingWebhookEvents_429,
+  listPendingWebhookEvents_500,
+  listPendingWebhookEvents_503,
   listWebhookDeliveries_200,
   listWebhookDeliveries_401,
   listWebhookDeliveries_403,
@@ -13474,6 +15174,15 @@ export const validators = Object.freeze({
   listWebhookEndpoints_503,
   readyz_200,
   readyz_503,
+  recoverWebhookDeliveries_202,
+  recoverWebhookDeliveries_400,
+  recoverWebhookDeliveries_401,
+  recoverWebhookDeliveries_403,
+  recoverWebhookDeliveries_404,
+  recoverWebhookDeliveries_413,
+  recoverWebhookDeliveries_429,
+  recoverWebhookDeliveries_500,
+  recoverWebhookDeliveries_503,
   resetSandbox_200,
   resetSandbox_400,
   resetSandbox_401,
@@ -13520,6 +15229,15 @@ export const validators = Object.freeze({
   sendTestWebhook_429,
   sendTestWebhook_500,
   sendTestWebhook_503,
+  setWebhookChaos_200,
+  setWebhookChaos_400,
+  setWebhookChaos_401,
+  setWebhookChaos_403,
+  setWebhookChaos_404,
+  setWebhookChaos_413,
+  setWebhookChaos_429,
+  setWebhookChaos_500,
+  setWebhookChaos_503,
   simulateReferencePaid_200,
   simulateReferencePaid_400,
   simulateReferencePaid_401,

@@ -37,6 +37,8 @@ const MAPPED_TYPES = [
   'WebhookDelivery',
   'DeletedWebhookEndpoint',
   'TestWebhookEvent',
+  'WebhookChaos',
+  'WebhookChaosReport',
   'Event',
   'LogEntry',
   'SandboxClock',

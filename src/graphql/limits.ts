@@ -65,6 +65,7 @@ export const PAGINATED_FIELDS: Readonly<Record<string, OperationId>> = {
   'Query.paymentIntents': 'listPaymentIntents',
   'Query.events': 'listEvents',
   'Query.logs': 'listLogs',
+  'WebhookEndpoint.pendingEvents': 'listPendingWebhookEvents',
 };
 
 /**

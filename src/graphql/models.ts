@@ -17,6 +17,8 @@ import type { SandboxClockResource } from '../domain/sandbox/sandboxClock.servic
 import type { SandboxResetResource } from '../domain/sandbox/sandboxReset.service';
 import type { EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 import type { WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
+import type { WebhookChaosResource } from '../domain/webhooks/chaos.service';
+import type { ChaosReport } from '../domain/webhooks/chaos';
 
 /** A new account with its keys, as `POST /sandbox/accounts` returns it (the only time `sk` and `pk` are shown). */
 export type SandboxAccountModel = SandboxAccountResource;
@@ -44,6 +46,9 @@ export interface TestWebhookEventModel {
   event_id: string;
   state: 'QUEUED';
 }
+/** An endpoint's chaos settings and report, as `/webhook_endpoints/{id}/chaos` answers them. */
+export type WebhookChaosModel = WebhookChaosResource;
+export type WebhookChaosReportModel = ChaosReport;
 export type EventModel = EventResource;
 export type LogEntryModel = LogEntryResource;
 export type SandboxClockModel = SandboxClockResource;

@@ -285,6 +285,16 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   const succeeded = ofExpress(filteredDeliveries.body.data);
   await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/deliveries/${succeeded.id}/retry`, 200);
   await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/rotate_secret`, 200);
+  await ok(api, 'PUT', `/webhook_endpoints/${filtered.id}/chaos`, 200, { body: { duplicate: 0.2, reorder: 0.1, bad_signature: 0.1, delay_ms: { min: 0, max: 2000 }, seed: 42 } });
+  await ok(api, 'GET', `/webhook_endpoints/${filtered.id}/chaos`, 200);
+  await ok(api, 'DELETE', `/webhook_endpoints/${filtered.id}/chaos`, 200);
+  await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/recover`, 202, { body: { since: '2026-11-21T09:00:00.000Z' } });
+  // A pull endpoint: its test ping waits until acknowledged.
+  const pull = await ok(api, 'POST', '/webhook_endpoints', 201, { body: { mode: 'pull' } });
+  const pinged = await ok(api, 'POST', `/webhook_endpoints/${pull.id}/test`, 202);
+  await waitFor(() => api.get(`/webhook_endpoints/${pull.id}/pending`), (r) => r.body.data.length === 1);
+  await ok(api, 'GET', `/webhook_endpoints/${pull.id}/pending`, 200);
+  await ok(api, 'POST', `/webhook_endpoints/${pull.id}/pending/ack`, 200, { body: { ids: [pinged.event_id] } });
 
   // Events and logs (a refused express payment first, so that the log holds an error code).
   await ok(api, 'POST', '/payment_intents', 400, { body: { amount: 15_000, currency: 'AOA', payment_method: 'multicaixa_express', customer: { mobile: '12' } }, ...idem() });

@@ -89,6 +89,12 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['DELETE', '/api_keys/{id}', 'revokeApiKey'],
   ['POST', '/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', 'retryWebhookDelivery'],
   ['POST', '/webhook_endpoints/{id}/rotate_secret', 'rotateWebhookSecret'],
+  ['PUT', '/webhook_endpoints/{id}/chaos', 'setWebhookChaos'],
+  ['GET', '/webhook_endpoints/{id}/chaos', 'getWebhookChaos'],
+  ['DELETE', '/webhook_endpoints/{id}/chaos', 'clearWebhookChaos'],
+  ['GET', '/webhook_endpoints/{id}/pending', 'listPendingWebhookEvents'],
+  ['POST', '/webhook_endpoints/{id}/pending/ack', 'ackPendingWebhookEvents'],
+  ['POST', '/webhook_endpoints/{id}/recover', 'recoverWebhookDeliveries'],
   ['GET', '/sandbox/clock', 'getSandboxClock'],
   ['POST', '/sandbox/clock/advance', 'advanceSandboxClock'],
   ['POST', '/sandbox/reset', 'resetSandbox'],
@@ -397,6 +403,8 @@ describe('generated validators', () => {
       name: null,
       description: null,
       created_at: '2026-11-21T10:00:00.000Z',
+      chaos: null,
+      mode: 'push',
     };
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [endpoint], has_more: false })).toBe(true);
     expect(validators.listWebhookEndpoints_200({ object: 'list', data: [{ ...endpoint, secret: 'whsec_abc' }], has_more: false })).toBe(false);

@@ -21,7 +21,7 @@ afterAll(async () => {
 /** REST fields whose GraphQL name is not the plain camelCase one (an object field holds the id). */
 const RENAMED: Record<string, string> = { payment_intent: 'paymentIntentId', payment_link: 'paymentLinkCode' };
 /** REST fields whose GraphQL type is an enum (the REST value in upper case). */
-const ENUM_FIELDS = new Set(['payment_method', 'failure_code', 'methods', 'status', 'state', 'type']);
+const ENUM_FIELDS = new Set(['payment_method', 'failure_code', 'methods', 'status', 'state', 'type', 'mode']);
 
 const camel = (key: string) => RENAMED[key] ?? key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
@@ -90,8 +90,8 @@ it('a payment intent, its refund, a payment link (and its QR code), a checkout s
       refund(id: $refund) { id paymentIntentId amount status livemode createdAt updatedAt }
       paymentLink(id: $link) { id code url amount currency methods description active livemode createdAt qrSvg }
       checkoutSession(id: $session) { id url amount currency methods status paymentIntentId merchantReference successUrl cancelUrl expiresAt livemode createdAt }
-      webhookEndpoints { id url events name description createdAt }
-      webhookEndpoint(id: $endpoint) { id url events name description createdAt }
+      webhookEndpoints { id url events name description createdAt chaos { seed } mode }
+      webhookEndpoint(id: $endpoint) { id url events name description createdAt chaos { seed } mode }
       sandboxClock { now offsetSeconds }
     }`,
     { pay: created.body.id, express: express.body.id, refund: refund.body.id, link: link.body.id, session: session.body.id, endpoint: endpoint.body.id },

@@ -44,6 +44,9 @@ export class ApiClient {
   post<T = any>(path: string, body?: unknown, opts: RequestOptions = {}) {
     return this.request<T>('POST', path, { ...opts, body });
   }
+  put<T = any>(path: string, body?: unknown, opts: RequestOptions = {}) {
+    return this.request<T>('PUT', path, { ...opts, body });
+  }
   delete<T = any>(path: string, opts: RequestOptions = {}) {
     return this.request<T>('DELETE', path, opts);
   }

@@ -10,13 +10,16 @@ export interface TwoGateways {
   b: GatewayProcess;
 }
 
-/** Starts them before the file's tests and stops them after; the returned object is filled in beforeAll. */
-export function twoGatewaysOnOneDatabase(): TwoGateways {
+/**
+ * Starts them before the file's tests and stops them after; the returned object is filled in beforeAll.
+ * `envB`: more settings for the spawned one (`a`, a test server, allows private webhook targets already).
+ */
+export function twoGatewaysOnOneDatabase(envB: Record<string, string> = {}): TwoGateways {
   const gateways = {} as TwoGateways;
   beforeAll(async () => {
     gateways.engine = await startEmbeddedMongo({ port: 0 });
     gateways.a = await startTestServer({ MONGODB_URI: gateways.engine.uri });
-    gateways.b = await spawnGateway(gateways.engine.uri);
+    gateways.b = await spawnGateway(gateways.engine.uri, envB);
   }, 120_000);
   afterAll(async () => {
     await gateways.b?.stop();

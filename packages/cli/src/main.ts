@@ -43,7 +43,8 @@ export function buildProgram(): Command {
       .description("forward the account's events to a local URL, signed with a local secret printed first")
       .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://127.0.0.1:4242/webhooks')
       .option('--events <types>', `comma-separated event types (default all): ${Object.keys(EVENT_TYPES).join(', ')}`)
-      .option('--retries <n>', `more attempts for a forward without a 2xx, waiting 1 s, 2 s, 4 s… (default ${DEFAULT_FORWARD_RETRIES}, at most ${MAX_FORWARD_RETRIES})`),
+      .option('--retries <n>', `more attempts for a forward without a 2xx, waiting 1 s, 2 s, 4 s… (default ${DEFAULT_FORWARD_RETRIES}, at most ${MAX_FORWARD_RETRIES})`)
+      .option('--chaos <settings>', 'test the receiver: duplicate=P,reorder=P,bad_signature=P,stale_timestamp=P (0 to 1),delay_ms=MIN-MAX,seed=N'),
   ).action((opts) => {
     untilInterrupted();
     return listen(opts);

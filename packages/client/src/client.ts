@@ -57,6 +57,8 @@ export type PaginateQuery<P extends PaginatedPath> = ClientPaths[P]['get'] exten
 export interface PgwClient {
   GET: PgwMethod<'get'>;
   POST: PgwMethod<'post'>;
+  /** The gateway's PUT routes replace a setting (`/webhook_endpoints/{id}/chaos`). */
+  PUT: PgwMethod<'put'>;
   DELETE: PgwMethod<'delete'>;
   /**
    * Every item of a list, page after page, for `for await`: `for await (const p of
@@ -101,7 +103,7 @@ export function createClient(options: PgwClientOptions = {}): PgwClient {
     headers: { ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}), ...options.headers },
   });
 
-  const call = (method: 'GET' | 'POST' | 'DELETE') =>
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE') =>
     async (url: string, init: Record<string, any> = {}) => {
       const op = byRoute.get(`${method} ${url}`);
       const extra: Record<string, unknown> = {};
@@ -145,6 +147,7 @@ export function createClient(options: PgwClientOptions = {}): PgwClient {
   return {
     GET,
     POST: call('POST') as PgwMethod<'post'>,
+    PUT: call('PUT') as PgwMethod<'put'>,
     DELETE: call('DELETE') as PgwMethod<'delete'>,
     paginate: paginate as PgwClient['paginate'],
     baseUrl,

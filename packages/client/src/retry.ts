@@ -16,11 +16,11 @@ const RETRY_STATUSES = new Set([429, 503]);
 
 /**
  * A request may be sent again when sending it twice cannot do a thing twice: reads, deletes (a second
- * delete changes nothing more), and POSTs carrying an Idempotency-Key (the gateway replays them). Any
+ * delete changes nothing more), PUTs (they replace a setting with the same one), and POSTs carrying an Idempotency-Key (the gateway replays them). Any
  * other POST is never re-sent, even after a 429, so a retry can never create a second object.
  */
 export function isRetryable(request: Request): boolean {
-  if (['GET', 'HEAD', 'OPTIONS', 'DELETE'].includes(request.method)) return true;
+  if (['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method)) return true;
   return request.headers.has('idempotency-key');
 }
 

@@ -14,6 +14,7 @@ import { RequestLogModel } from '../logs/requestLog.model';
 import { PaymentModel } from '../payments/payment.model';
 import { forgetAccountAttempts } from '../webhooks/delivery.service';
 import { WebhookDeliveryModel } from '../webhooks/webhookDelivery.model';
+import { PendingEventModel } from '../webhooks/pendingEvent.model';
 import { WebhookEndpointModel } from '../webhooks/webhookEndpoint.model';
 import { withAccountClockLock } from './sandboxClock.service';
 
@@ -79,6 +80,8 @@ async function deleteTestData(accountId: string): Promise<SandboxResetCounts> {
     RequestLogModel.deleteMany(account),
     ClientTokenModel.deleteMany(account),
     IdempotencyModel.deleteMany(account),
+    // A pull endpoint's waiting events are data too (not counted: the answer's shape is fixed).
+    PendingEventModel.deleteMany({ endpoint_id: { $in: endpointIds }, ...account }),
   ]);
   return {
     payment_intents: payments.deletedCount,

@@ -20,6 +20,11 @@ import { postWebhook, type AttemptOutcome } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
 import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
 import type { WebhookTargetPolicy } from './targetResolver';
+import { chaosPlan, genuineKind, planCounters, type ChaosPlan } from './chaos';
+import { countChaos } from './chaos.service';
+import { trySendChaosCopy } from './chaosCopies';
+import { chaosHold, endpointSent, holdMs } from './chaosHold';
+import { holdForPull, isPullEndpoint } from './pullEndpoint.service';
 
 /**
  * The delivery engine.
@@ -190,15 +195,21 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
   // the version of its endpoints, which are read again only when it moved.
   const account = await readAccountClock(event.accountId);
-  const endpoints = await matchingEndpoints(event, account?.endpoints_version ?? 0);
-  if (endpoints.length === 0) {
+  const matching = await matchingEndpoints(event, account?.endpoints_version ?? 0);
+  const endpoints = matching.filter((e) => !isPullEndpoint(e));
+  const pulled = matching.filter(isPullEndpoint);
+  if (matching.length === 0) {
     markHandled(event.id);
     return;
   }
   const offsetMs = account?.clock_offset_ms ?? 0;
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, sequence: event.sequence, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
+  // A pull endpoint's events wait for it to fetch them: nothing is sent.
+  await Promise.all(pulled.map((endpoint) => holdForPull(endpoint, event, body)));
   const created = await Promise.all(
     endpoints.map(async (endpoint) => {
+      // Chaos is decided here, once per delivery, and stored with it (chaos.ts).
+      const plan = chaosPlan(endpoint.chaos, event.id, endpoint._id);
       const doc: WebhookDeliveryRecord = {
         _id: newId('whd'),
         account_id: event.accountId,
@@ -217,10 +228,12 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         signature_header: null,
         last_error: null,
         next_attempt_at: null,
-        lease_until: Date.now() + PENDING_LEASE_MS,
+        // A chaos hold (delay, reorder) is part of the first attempt: no sweeper takes it meanwhile.
+        lease_until: Date.now() + holdMs(plan) + PENDING_LEASE_MS,
         created_at: new Date(Date.now() + offsetMs),
         event_created_at: event.createdAt,
         ...(event.traceParent && { trace_parent: event.traceParent }),
+        ...(plan && { chaos: genuineKind(plan), chaos_plan: plan }),
       };
       try {
         // The driver's insert, batched with concurrent events' deliveries: the record is complete.
@@ -231,6 +244,8 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
         // Service-Event-Id), as after a crash between a request and its recording.
         await insertBatched(WebhookDeliveryModel, doc, 'applied');
         void deliveryCreated(doc);
+        // Counted by the one insert that won, so once per delivery whichever process made it.
+        if (plan) void countChaos(endpoint._id, planCounters(plan)).catch((err: unknown) => logger.warn({ err, deliveryId: doc._id }, 'chaos report not counted'));
         return { doc, endpoint };
       } catch (err) {
         // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
@@ -241,7 +256,10 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   );
   markHandled(event.id);
   for (const item of created) {
-    if (item) startFirstAttempt(item.doc, item.endpoint, offsetMs, policy, false, stored);
+    if (!item) continue;
+    const { doc, endpoint } = item;
+    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored));
+    else startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored);
   }
 }
 
@@ -341,9 +359,19 @@ interface SentAttempt extends AttemptOutcome {
   at: Date;
 }
 
-/** Signs with the endpoint's current secrets and POSTs the stored body. `at` is the account time. */
-async function send(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<SentAttempt> {
-  const header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000));
+/**
+ * Signs with the endpoint's current secrets (or sends `header`, a chaos copy's) and POSTs the stored
+ * body. `at` is the account time.
+ */
+async function send(
+  d: WebhookDeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  at: Date,
+  policy: WebhookTargetPolicy,
+  header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000)),
+): Promise<SentAttempt> {
+  // A pull endpoint has no deliveries; one that became one cannot be sent to.
+  if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, at };
   const outcome = await postWebhook(
     endpoint.url,
     d.body,
@@ -383,8 +411,23 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
  * behind the writes of its earlier attempts, each waiting its turn on a busy engine.
  */
 async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
+  const plan = step === 1 ? d.chaos_plan : null;
+  // Forged copies go first, in the same slot; their outcome never decides the delivery's.
+  for (const kind of plan?.forged ?? []) await trySendChaosCopy(kind, d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
   const a = await send(d, endpoint, at, policy);
+  endpointSent(d.endpoint_id);
+  if (plan) scheduleDuplicate(d, endpoint, at, policy, plan);
   return () => recordAttempt(d, step, at, a);
+}
+
+/** The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart). */
+function scheduleDuplicate(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy, plan: ChaosPlan): void {
+  if (plan.duplicate_after_ms === null) return;
+  const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
+  setTimeout(() => {
+    if (engineState !== 'running') return;
+    void scheduler.submit({ ...attemptJob(d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
+  }, plan.duplicate_after_ms).unref();
 }
 
 async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
@@ -533,17 +576,44 @@ export async function retryDeliveryNow(accountId: string, endpointId: string, de
   const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
   if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
   const at = await nowForAccount(accountId);
-  if (d.state === 'PENDING') {
-    await performScheduledAttempt(d, endpoint, 1, at, policy);
-  } else {
-    const a = await send(d, endpoint, at, policy);
-    const set: Record<string, unknown> = attemptFields(a);
-    if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
-    // The state it replaced, read in the same write: the overview's counts move from it.
-    const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 } }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
-    if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
-  }
+  if (d.state === 'PENDING') await performScheduledAttempt(d, endpoint, 1, at, policy);
+  else await manualAttempt(d, endpoint, at, policy);
   const after = await WebhookDeliveryModel.findById(d._id).lean();
   if (!after) throw ApiError.notFound('webhook delivery', deliveryId);
   return toWebhookDeliveryResource(after);
+}
+
+/** An attempt outside the schedule (a manual retry, a recovery): a success delivers, a failure changes nothing else. */
+async function manualAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<void> {
+  const a = await send(d, endpoint, at, policy);
+  const set: Record<string, unknown> = attemptFields(a);
+  if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
+  // The state it replaced, read in the same write: the overview's counts move from it.
+  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 } }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
+  if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
+}
+
+/** How many deliveries one recovery queues at the most (an account's backlog in memory). */
+const RECOVER_LIMIT = ATTEMPT_LIMITS.backlogPerAccount;
+
+/**
+ * POST .../recover: one more attempt of each RETRYING or DEAD_LETTER delivery of the endpoint created
+ * since `since` (account time), queued in the fair scheduler like any attempt; chaos copies are not
+ * sent again. Answers how many were queued (one already waiting in this process is not queued twice).
+ */
+export async function recoverDeliveries(accountId: string, endpointId: string, since: Date, policy: WebhookTargetPolicy): Promise<{ object: 'recovery'; deliveries: number }> {
+  const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
+  const failed = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId, state: { $in: ['RETRYING', 'DEAD_LETTER'] }, created_at: { $gte: since }, copy: null })
+    .sort({ event_seq: 1, _id: 1 })
+    .limit(RECOVER_LIMIT)
+    .lean();
+  const at = await nowForAccount(accountId);
+  let queued = 0;
+  for (const d of failed) {
+    const done = scheduler.submit(attemptJob(d, () => manualAttempt(d, endpoint, at, policy)));
+    if (!done) continue;
+    queued++;
+    done.catch((err: unknown) => logger.error({ err, deliveryId: d._id }, 'webhook recovery attempt failed'));
+  }
+  return { object: 'recovery', deliveries: queued };
 }

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi';
 import { iso } from '../payments/payment.serializer';
+import type { ChaosKind } from './chaos';
 import type { WebhookDeliveryRecord } from './webhookDelivery.model';
 import type { WebhookEndpointRecord } from './webhookEndpoint.model';
 
@@ -24,6 +25,7 @@ export interface WebhookDeliveryResource {
   next_attempt_at: string | null;
   request_body: string | null;
   signature_header: string | null;
+  chaos: ChaosKind | null;
 }
 
 /** Never includes a secret: callers add the new one explicitly where the contract shows it. */
@@ -31,11 +33,13 @@ export function toWebhookEndpointResource(e: WebhookEndpointRecord): WebhookEndp
   return {
     id: e._id,
     object: 'webhook_endpoint',
-    url: e.url,
+    url: e.url ?? null,
+    mode: e.mode ?? 'push',
     events: [...e.events],
     name: e.name ?? null,
     description: e.description ?? null,
     created_at: iso(e.created_at),
+    chaos: e.chaos ?? null,
   };
 }
 
@@ -57,5 +61,6 @@ export function toWebhookDeliveryResource(d: WebhookDeliveryRecord): WebhookDeli
     // The body never changes between attempts; it is shown once an attempt has sent it.
     request_body: d.attempts > 0 ? d.body : null,
     signature_header: d.signature_header ?? null,
+    chaos: d.chaos ?? null,
   };
 }

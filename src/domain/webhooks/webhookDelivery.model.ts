@@ -1,8 +1,9 @@
 import mongoose, { Schema } from 'mongoose';
+import type { ChaosCopyKind, ChaosKind, ChaosPlan } from './chaos';
 
 /**
  * One event to one endpoint. Created durably by the `onEventStored` hook; the unique index on
- * (event_id, endpoint_id) makes that hook idempotent.
+ * (event_id, endpoint_id, copy) makes that hook idempotent (`copy` is absent on all but chaos copies).
  *
  * - `body` is the exact Event JSON, fixed at creation, so every attempt sends the same bytes.
  * - `step` counts the scheduled attempts made (0 before the first, 4 after the last); `attempts`
@@ -43,6 +44,15 @@ export interface WebhookDeliveryRecord {
   delivered_at?: Date | null;
   /** With tracing on, the span its event was emitted in (src/tracing): each attempt is its child. */
   trace_parent?: string;
+  /** What the endpoint's chaos did to it (chaos.ts); absent or null when nothing. */
+  chaos?: ChaosKind | null;
+  /** On a genuine delivery: the chaos decided at its creation, carried out by whoever attempts it. */
+  chaos_plan?: ChaosPlan | null;
+  /**
+   * Set on a chaos copy only (its kind): copies are sent once, never retried, swept or recovered, and
+   * stay out of the overview (they have no `event_created_at`).
+   */
+  copy?: ChaosCopyKind;
 }
 
 const deliverySchema = new Schema<WebhookDeliveryRecord>(
@@ -69,11 +79,15 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     event_created_at: { type: Date },
     delivered_at: { type: Date },
     trace_parent: { type: String },
+    chaos: { type: String, default: undefined },
+    chaos_plan: { type: Schema.Types.Mixed, default: undefined },
+    copy: { type: String, default: undefined },
   },
   { versionKey: false, minimize: false, collection: 'webhook_deliveries' },
 );
 
-deliverySchema.index({ event_id: 1, endpoint_id: 1 }, { unique: true });
+// One genuine delivery per event and endpoint (`copy` absent), and at most one chaos copy of each kind.
+deliverySchema.index({ event_id: 1, endpoint_id: 1, copy: 1 }, { unique: true });
 // An endpoint's deliveries, newest first: the order of the list (event_seq, then _id), so no sort.
 deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
 // A payment's deliveries across endpoints, in event order (paymentDeliveries.ts).

@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi';
 import mongoose, { Schema } from 'mongoose';
+import type { ChaosReport, ChaosSettings } from './chaos';
 
 /**
  * A webhook endpoint. Signing secrets must be usable for HMAC, so they cannot be hashed: they are
@@ -19,14 +20,20 @@ export interface EndpointSecret {
 export interface WebhookEndpointRecord {
   _id: string;
   account_id: string;
-  /** As the caller gave it. */
-  url: string;
+  /** As the caller gave it; null for a pull endpoint. */
+  url: string | null;
+  /** Absent on endpoints stored before pull endpoints existed: push. */
+  mode?: 'push' | 'pull';
   /** Event types, or ['*']: only ever written from a validated request (the contract's WebhookEventFilter). */
   events: components['schemas']['WebhookEventFilter'][];
   name: string | null;
   description: string | null;
   secrets: EndpointSecret[];
   created_at: Date;
+  /** Chaos switched on (chaos.ts); null or absent when off. */
+  chaos?: ChaosSettings | null;
+  /** What chaos did since it was last switched on: counters moved with `$inc` by every process. */
+  chaos_report?: ChaosReport;
 }
 
 const secretSchema = new Schema<EndpointSecret>(
@@ -42,12 +49,15 @@ const endpointSchema = new Schema<WebhookEndpointRecord>(
   {
     _id: { type: String, required: true },
     account_id: { type: String, required: true },
-    url: { type: String, required: true },
+    url: { type: String, default: null },
+    mode: { type: String },
     events: { type: [String], required: true },
     name: { type: String, default: null },
     description: { type: String, default: null },
     secrets: { type: [secretSchema], required: true },
     created_at: { type: Date, required: true },
+    chaos: { type: Schema.Types.Mixed, default: null },
+    chaos_report: { type: Schema.Types.Mixed },
   },
   { versionKey: false, minimize: false, collection: 'webhook_endpoints' },
 );

@@ -11,6 +11,7 @@ import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
 import { assertAcceptableWebhookUrl, type WebhookTargetPolicy } from './targetResolver';
 import { WebhookDeliveryModel } from './webhookDelivery.model';
+import { PendingEventModel } from './pendingEvent.model';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
 import { toWebhookEndpointResource, type WebhookEndpointResource, type WebhookEndpointWithSecretResource } from './webhook.serializer';
 
@@ -19,7 +20,8 @@ export const RETRY_TIMER_KIND = 'webhook.retry';
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface CreateWebhookEndpointInput {
-  url: string;
+  url?: string;
+  mode?: 'push' | 'pull';
   events?: WebhookEndpointRecord['events'];
   name?: string;
   description?: string;
@@ -35,7 +37,11 @@ function newSecret(): string {
  * insert, count, remove the newcomer when over).
  */
 export async function createWebhookEndpoint(accountId: string, input: CreateWebhookEndpointInput, policy: WebhookTargetPolicy): Promise<WebhookEndpointWithSecretResource> {
-  await assertAcceptableWebhookUrl(input.url, policy);
+  const mode = input.mode ?? 'push';
+  // The one rule the schema does not say: a push endpoint needs its URL, a pull endpoint has none.
+  if (mode === 'push' && input.url === undefined) throw ApiError.invalid('url: required for a push endpoint');
+  if (mode === 'pull' && input.url !== undefined) throw ApiError.invalid('url: a pull endpoint has no url');
+  if (input.url !== undefined) await assertAcceptableWebhookUrl(input.url, policy);
   const events: WebhookEndpointRecord['events'] = !input.events || input.events.includes('*') ? ['*'] : [...new Set(input.events)];
   const now = await nowForAccount(accountId);
   const secret = newSecret();
@@ -45,7 +51,8 @@ export async function createWebhookEndpoint(accountId: string, input: CreateWebh
       WebhookEndpointModel.create({
         _id: id,
         account_id: accountId,
-        url: input.url,
+        url: input.url ?? null,
+        mode,
         events,
         name: input.name ?? null,
         description: input.description ?? null,
@@ -83,6 +90,7 @@ export async function deleteWebhookEndpoint(accountId: string, id: string): Prom
   await bumpEndpointsVersion(accountId);
   await cancelTimers({ accountId, kind: RETRY_TIMER_KIND, refId: id });
   await WebhookDeliveryModel.deleteMany({ endpoint_id: id, account_id: accountId });
+  await PendingEventModel.deleteMany({ endpoint_id: id, account_id: accountId });
   // The overview no longer counts them: its webhook rollups are recomputed, not waited for (a failure
   // leaves them counted until the next rebuild).
   rebuildRollups(accountId, ['webhooks']).catch((err: unknown) => logger.warn({ err, accountId }, 'overview rollups not rebuilt after an endpoint deletion'));

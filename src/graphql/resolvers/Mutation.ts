@@ -46,7 +46,9 @@ export const Mutation: MutationResolvers = {
       }),
     }),
   createWebhookEndpoint: (_p, { input }, ctx) =>
-    run(ctx, 'createWebhookEndpoint', { body: restBody({ url: input.url, events: input.events, name: input.name, description: input.description }) }),
+    run(ctx, 'createWebhookEndpoint', {
+      body: restBody({ url: input.url, mode: input.mode?.toLowerCase(), events: input.events, name: input.name, description: input.description }),
+    }),
   deleteWebhookEndpoint: (_p, { id }, ctx) => run(ctx, 'deleteWebhookEndpoint', { params: { id } }),
   sendTestWebhook: (_p, { id }, ctx) => run(ctx, 'sendTestWebhook', { params: { id } }),
   retryWebhookDelivery: async (_p, { endpointId, deliveryId }, ctx) => ({
@@ -54,6 +56,21 @@ export const Mutation: MutationResolvers = {
     endpoint_id: endpointId,
   }),
   rotateWebhookSecret: (_p, { id }, ctx) => run(ctx, 'rotateWebhookSecret', { params: { id } }),
+  setWebhookChaos: (_p, { id, input }, ctx) =>
+    run(ctx, 'setWebhookChaos', {
+      params: { id },
+      body: restBody({
+        duplicate: input.duplicate,
+        reorder: input.reorder,
+        bad_signature: input.badSignature,
+        stale_timestamp: input.staleTimestamp,
+        delay_ms: input.delayMs ? { min: input.delayMs.min, max: input.delayMs.max } : undefined,
+        seed: input.seed,
+      }),
+    }),
+  clearWebhookChaos: (_p, { id }, ctx) => run(ctx, 'clearWebhookChaos', { params: { id } }),
+  acknowledgeWebhookEvents: (_p, { endpointId, ids }, ctx) => run(ctx, 'ackPendingWebhookEvents', { params: { id: endpointId }, body: { ids } }),
+  recoverWebhookDeliveries: (_p, { endpointId, since }, ctx) => run(ctx, 'recoverWebhookDeliveries', { params: { id: endpointId }, body: { since } }),
   simulateReferencePaid: (_p, { input }, ctx) => run(ctx, 'simulateReferencePaid', { body: restBody({ reference: input.reference }) }),
   advanceSandboxClock: (_p, { input }, ctx) => run(ctx, 'advanceSandboxClock', { body: restBody({ seconds: input.seconds }) }),
   resetSandbox: (_p, _a, ctx) => run(ctx, 'resetSandbox'),

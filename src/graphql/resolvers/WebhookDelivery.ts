@@ -1,5 +1,6 @@
 import type { WebhookDeliveryResolvers, WebhookDeliveryState } from '../../../generated/graphql/resolvers-types';
 import { eventTypeFromRest, toEnumName } from '../enums';
+import { chaosKindName } from './WebhookChaos';
 
 export const WebhookDelivery: WebhookDeliveryResolvers = {
   endpointId: (d) => d.endpoint_id,
@@ -13,4 +14,5 @@ export const WebhookDelivery: WebhookDeliveryResolvers = {
   nextAttemptAt: (d) => d.next_attempt_at,
   requestBody: (d) => d.request_body,
   signatureHeader: (d) => d.signature_header,
+  chaos: (d) => chaosKindName(d.chaos),
 };

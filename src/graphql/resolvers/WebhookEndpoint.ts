@@ -1,14 +1,20 @@
 import type {
+  WebhookEndpointMode,
   DeletedWebhookEndpointResolvers,
   TestWebhookEventResolvers,
   WebhookEndpointResolvers,
 } from '../../../generated/graphql/resolvers-types';
 import { listDeliveries } from '../../domain/webhooks/delivery.service';
+import { getWebhookChaos } from '../../domain/webhooks/chaos.service';
 import { requireOperation } from '../context';
+import { toEnumName } from '../enums';
+import { run } from '../input';
 import { LIST_BOUNDS } from '../listBounds';
 
 export const WebhookEndpoint: WebhookEndpointResolvers = {
   createdAt: (e) => e.created_at,
+  mode: (e) => toEnumName<WebhookEndpointMode>(e.mode),
+  pendingEvents: async (e, { first }, ctx) => (await run(ctx, 'listPendingWebhookEvents', { params: { id: e.id }, query: { limit: String(first ?? 20) } })).data,
   secret: (e) => e.secret ?? null,
   // Cut to the bound the cost limit counts on, whatever the delivery service returns.
   deliveries: async (e, { state }, ctx) => {
@@ -18,6 +24,12 @@ export const WebhookEndpoint: WebhookEndpointResolvers = {
       ? (await listDeliveries(ctx.actor.accountId, e.id, { state })).map((d) => ({ ...d, endpoint_id: e.id }))
       : await ctx.loaders.deliveriesByEndpoint.load(e.id);
     return list.slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
+  },
+  // The settings come with the endpoint; the report is read only when chaos is on.
+  chaos: (e, _a, ctx) => {
+    if (!e.chaos) return null;
+    requireOperation(ctx, 'getWebhookChaos');
+    return getWebhookChaos(ctx.actor.accountId, e.id);
   },
 };
 

@@ -20,6 +20,7 @@ import { SandboxAccount } from './SandboxAccount';
 import { SandboxClock } from './SandboxClock';
 import { SandboxReset } from './SandboxReset';
 import { Subscription } from './Subscription';
+import { WebhookChaos, WebhookChaosReport } from './WebhookChaos';
 import { WebhookDelivery } from './WebhookDelivery';
 import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './WebhookEndpoint';
 
@@ -49,6 +50,8 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   DeletedWebhookEndpoint,
   TestWebhookEvent,
   WebhookDelivery,
+  WebhookChaos,
+  WebhookChaosReport,
   Event,
   EventConnection,
   LogEntry,

@@ -1,4 +1,5 @@
-import { DELIVERY_LIST_SIZE, listDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import { DELIVERY_LIST_SIZE, listDeliveries, recoverDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
+import { ackPendingEvents, listPendingEvents } from '../../domain/webhooks/pullEndpoint.service';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -6,6 +7,7 @@ import {
   rotateWebhookSecret,
   sendTestWebhook,
 } from '../../domain/webhooks/webhookEndpoint.service';
+import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaos.service';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -19,6 +21,12 @@ export const webhookHandlers = {
     pageOf(await listDeliveries(ctx.actor.accountId, params.id, { limit: withOneMore(DELIVERY_LIST_SIZE) }), DELIVERY_LIST_SIZE),
   retryWebhookDelivery: async (ctx, { params }) => retryDeliveryNow(ctx.actor.accountId, params.id, params.delivery_id, ctx.settings.webhookTargets),
   rotateWebhookSecret: async (ctx, { params }) => rotateWebhookSecret(ctx.actor.accountId, params.id),
+  getWebhookChaos: async (ctx, { params }) => getWebhookChaos(ctx.actor.accountId, params.id),
+  setWebhookChaos: async (ctx, { params, body }) => setWebhookChaos(ctx.actor.accountId, params.id, body),
+  clearWebhookChaos: async (ctx, { params }) => clearWebhookChaos(ctx.actor.accountId, params.id),
+  listPendingWebhookEvents: async (ctx, { params, query }) => listPendingEvents(ctx.actor.accountId, params.id, query.limit ?? 20),
+  ackPendingWebhookEvents: async (ctx, { params, body }) => ackPendingEvents(ctx.actor.accountId, params.id, body.ids),
+  recoverWebhookDeliveries: async (ctx, { params, body }) => recoverDeliveries(ctx.actor.accountId, params.id, new Date(body.since), ctx.settings.webhookTargets),
 } satisfies HandlerTable<
   | 'createWebhookEndpoint'
   | 'listWebhookEndpoints'
@@ -27,4 +35,10 @@ export const webhookHandlers = {
   | 'listWebhookDeliveries'
   | 'retryWebhookDelivery'
   | 'rotateWebhookSecret'
+  | 'getWebhookChaos'
+  | 'setWebhookChaos'
+  | 'clearWebhookChaos'
+  | 'listPendingWebhookEvents'
+  | 'ackPendingWebhookEvents'
+  | 'recoverWebhookDeliveries'
 >;

@@ -16,6 +16,8 @@ import {
   type ForwardRetryPolicy,
 } from '../listen/forwarder';
 import { Ledger } from '../listen/ledger';
+import { parseChaos } from '../listen/chaos';
+import { chaosDeliver, type CopyKind } from '../listen/chaosForward';
 import { listenFiles, loadOrCreateSecret } from '../listen/listenFiles';
 import { createOutput, paintStatus, type Output } from '../output';
 import { baselineEvents } from './baseline';
@@ -24,6 +26,7 @@ export interface ListenOptions extends ConnectionFlags {
   forwardTo: string;
   events?: string;
   retries?: string;
+  chaos?: string;
   json?: boolean;
 }
 
@@ -38,6 +41,7 @@ export async function listen(opts: ListenOptions): Promise<never> {
   const forwardTo = parseHttpUrl(opts.forwardTo, '--forward-to').href;
   const types = parseEventTypes(opts.events);
   const policy = parseRetries(opts.retries);
+  const chaos = parseChaos(opts.chaos);
   const conn = resolveConnection(opts);
   const out = createOutput(opts);
   const api = apiClient(conn);
@@ -50,6 +54,8 @@ export async function listen(opts: ListenOptions): Promise<never> {
   const what = types ? types.join(', ') : 'all events';
   if (out.json) out.object({ object: 'pgw.listen', secret, forward_to: forwardTo, events: types ?? ['*'], account: accountId });
   else out.line(`Ready: forwarding ${what} of ${accountId} to ${forwardTo}; signing secret ${out.paint('bold', secret)}`);
+  // Said, with its seed, so that a run can be repeated with the same choices.
+  if (chaos) out.notice(`chaos on: ${opts.chaos}; seed ${chaos.seed}`);
 
   const send = async (event: GatewayEvent, resent: boolean) => {
     const { result, attempts } = await forwardWithRetries(
@@ -66,16 +72,12 @@ export async function listen(opts: ListenOptions): Promise<never> {
   }).catch((err: Error) => `pgw resend cannot reach this listener: ${err.message}`);
   if (note) out.notice(note);
 
-  return follow({
-    conn,
-    types,
-    ledger,
-    out,
-    deliver: async (event) => {
-      const { result, attempts } = await send(event, false);
-      return () => printDelivery(out, event, result, { attempt: attempts, resent: false, retries: policy.retries });
-    },
-  });
+  const forward = async (event: GatewayEvent) => {
+    const { result, attempts } = await send(event, false);
+    return () => printDelivery(out, event, result, { attempt: attempts, resent: false, retries: policy.retries });
+  };
+  const withChaos = chaos && chaosDeliver(chaos, forwardTo, secret, (event, kind, r) => printChaosCopy(out, event, kind, r));
+  return follow({ conn, types, ledger, out, deliver: (event) => (withChaos ? withChaos(event, () => forward(event)) : forward(event)) });
 }
 
 function parseRetries(raw: string | undefined): ForwardRetryPolicy {
@@ -84,6 +86,14 @@ function parseRetries(raw: string | undefined): ForwardRetryPolicy {
     throw new UsageError(`--retries must be a whole number from 0 to ${MAX_FORWARD_RETRIES}, got '${raw}'`);
   }
   return { ...FORWARD_RETRY_POLICY, retries: Number(raw) };
+}
+
+/** A chaos copy's line; a forged copy answered with a 2xx is the receiver's bug, said on stderr too. */
+function printChaosCopy(out: Output, event: GatewayEvent, kind: CopyKind, r: ForwardResult): void {
+  const accepted = delivered(r);
+  if (out.json) out.object({ object: 'pgw.chaos', event_id: event.id, type: event.type, chaos: kind, status: r.status, latency_ms: r.ms, ...(r.error ? { error: r.error } : {}) });
+  else out.line(`${new Date().toISOString()}  ${event.type.padEnd(27)} ${event.id}  ${r.error ?? paintStatus(out, r.status)}  (chaos: ${kind})`);
+  if (kind !== 'duplicate' && accepted) out.notice(`the receiver accepted a forged copy (${kind}) of ${event.id} with HTTP ${r.status}: it must reject it`);
 }
 
 interface AttemptInfo {

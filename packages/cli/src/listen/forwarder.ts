@@ -22,8 +22,9 @@ export function signatureHeader(secret: string, timestampSeconds: number, body: 
 /**
  * POSTs one event as the gateway delivers webhooks: the Event JSON as the body and the same headers
  * (`Service-Signature` signed with the local secret, `Service-Event-Id`), no redirects followed, 5 s.
+ * `ageSeconds` signs with a `t` that long ago (`--chaos stale_timestamp`).
  */
-export async function forwardEvent(event: GatewayEvent, url: string, secret: string): Promise<ForwardResult> {
+export async function forwardEvent(event: GatewayEvent, url: string, secret: string, ageSeconds = 0): Promise<ForwardResult> {
   const body = JSON.stringify(event);
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
@@ -36,7 +37,7 @@ export async function forwardEvent(event: GatewayEvent, url: string, secret: str
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
-        'Service-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000), body),
+        'Service-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000) - ageSeconds, body),
         'Service-Event-Id': event.id,
       },
     });

@@ -13,6 +13,12 @@ export interface ClientOperationSpec {
 }
 
 export const operations = {
+  "ackPendingWebhookEvents": {
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/pending/ack",
+    "root": false,
+    "idempotencyKey": false
+  },
   "advanceSandboxClock": {
     "method": "POST",
     "path": "/sandbox/clock/advance",
@@ -22,6 +28,12 @@ export const operations = {
   "cancelPaymentIntent": {
     "method": "POST",
     "path": "/payment_intents/{id}/cancel",
+    "root": false,
+    "idempotencyKey": false
+  },
+  "clearWebhookChaos": {
+    "method": "DELETE",
+    "path": "/webhook_endpoints/{id}/chaos",
     "root": false,
     "idempotencyKey": false
   },
@@ -205,6 +217,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "getWebhookChaos": {
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/chaos",
+    "root": false,
+    "idempotencyKey": false
+  },
   "healthz": {
     "method": "GET",
     "path": "/healthz",
@@ -247,6 +265,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "listPendingWebhookEvents": {
+    "method": "GET",
+    "path": "/webhook_endpoints/{id}/pending",
+    "root": false,
+    "idempotencyKey": false
+  },
   "listWebhookDeliveries": {
     "method": "GET",
     "path": "/webhook_endpoints/{id}/deliveries",
@@ -263,6 +287,12 @@ export const operations = {
     "method": "GET",
     "path": "/readyz",
     "root": true,
+    "idempotencyKey": false
+  },
+  "recoverWebhookDeliveries": {
+    "method": "POST",
+    "path": "/webhook_endpoints/{id}/recover",
+    "root": false,
     "idempotencyKey": false
   },
   "resetSandbox": {
@@ -292,6 +322,12 @@ export const operations = {
   "sendTestWebhook": {
     "method": "POST",
     "path": "/webhook_endpoints/{id}/test",
+    "root": false,
+    "idempotencyKey": false
+  },
+  "setWebhookChaos": {
+    "method": "PUT",
+    "path": "/webhook_endpoints/{id}/chaos",
     "root": false,
     "idempotencyKey": false
   },

@@ -108,7 +108,7 @@ function EndpointCard({ endpoint, onChanged, onSecret }: { endpoint: WebhookEndp
   return (
     <section className="card" aria-labelledby={titleId}>
       <h2 id={titleId} className="break">
-        {endpoint.url}
+        {endpoint.url ?? 'pull endpoint (no URL: events wait to be pulled)'}
       </h2>
       <EllipsizedId id={endpoint.id} what="endpoint id" />
       <p className="muted">

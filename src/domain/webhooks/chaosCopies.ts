@@ -1,0 +1,82 @@
+import { isDuplicateKey } from '../../db/errors';
+import { newId } from '../../ids';
+import { logger } from '../../logger';
+import { copyCounters, STALE_TIMESTAMP_AGE_S, wrongSecret, type ChaosCopyKind } from './chaos';
+import { countChaos } from './chaos.service';
+import { activeSecrets } from './webhookEndpoint.service';
+import { signatureHeader } from './signature';
+import { attemptError } from './attemptFailure';
+import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
+import type { WebhookEndpointRecord } from './webhookEndpoint.model';
+import type { AttemptOutcome } from './webhookHttp';
+
+/** Sends the stored body with the given signature header (the delivery service's one request). */
+export type SendSigned = (header: string) => Promise<AttemptOutcome>;
+
+/** The signature of a copy: forged for bad_signature and stale_timestamp, valid for a duplicate. */
+function copyHeader(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, seed: number): string {
+  const now = Math.floor(Date.now() / 1000);
+  if (kind === 'bad_signature') return signatureHeader(d.body, [wrongSecret(seed, d.event_id)], now);
+  return signatureHeader(d.body, activeSecrets(endpoint, at), kind === 'stale_timestamp' ? now - STALE_TIMESTAMP_AGE_S : now);
+}
+
+/**
+ * One chaos copy of genuine delivery `d`, sent once: a delivery of its own (`copy` = `chaos` = kind) is
+ * written first, so that a second process attempting the same genuine delivery (after a lapsed lease)
+ * meets the unique index and sends no second copy; then the request, its outcome, and the report.
+ * Written as DEAD_LETTER from the start, so that no sweeper or retry ever sends it as genuine; a 2xx
+ * makes it DELIVERED (on a forged copy: the receiver accepted it).
+ */
+export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, send: SendSigned): Promise<void> {
+  const seed = endpoint.chaos?.seed ?? 0;
+  const copy: WebhookDeliveryRecord = {
+    ...d,
+    _id: newId('whd'),
+    state: 'DEAD_LETTER',
+    step: 0,
+    attempts: 0,
+    lease_until: 0,
+    next_attempt_at: null,
+    created_at: at,
+    chaos: kind,
+    chaos_plan: null,
+    copy: kind,
+  };
+  delete copy.event_created_at;
+  delete copy.delivered_at;
+  try {
+    await WebhookDeliveryModel.create(copy);
+  } catch (err) {
+    if (isDuplicateKey(err)) return;
+    throw err;
+  }
+  const header = copyHeader(kind, d, endpoint, at, seed);
+  const a = await send(header);
+  const accepted = a.status >= 200 && a.status < 300;
+  await WebhookDeliveryModel.updateOne(
+    { _id: copy._id },
+    {
+      $set: {
+        state: accepted ? 'DELIVERED' : 'DEAD_LETTER',
+        step: 1,
+        attempts: 1,
+        last_status: a.status,
+        last_ms: a.ms,
+        last_attempt_at: at,
+        signature_header: header,
+        last_error: attemptError(a.status, a.error),
+        ...(accepted && { delivered_at: at }),
+      },
+    },
+  );
+  await countChaos(d.endpoint_id, copyCounters(kind, accepted));
+}
+
+/** The same, for callers that must not fail because a copy did (a copy is an extra, never the delivery). */
+export async function trySendChaosCopy(...args: Parameters<typeof sendChaosCopy>): Promise<void> {
+  try {
+    await sendChaosCopy(...args);
+  } catch (err) {
+    logger.warn({ err, deliveryId: args[1]._id, kind: args[0] }, 'webhook chaos copy not sent');
+  }
+}
