@@ -1456,8 +1456,9 @@ export interface paths {
          *     attempts, lag and backlog, open streams, rate-limit refusals, the database, and the process's
          *     own. Labels never hold account ids, keys or raw paths. For operators, not tenants.
          *
-         *     No API key: when the gateway runs with `METRICS_TOKEN`, send `Authorization: Bearer <METRICS_TOKEN>`
-         *     (401 otherwise). With `METRICS_ENABLED=false` the route is not served (404). Not rate limited.
+         *     Public: no credentials (no API key), unless the gateway runs with `METRICS_TOKEN`: then send
+         *     `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). With `METRICS_ENABLED=false` the route is
+         *     not served (404). Not rate limited.
          */
         get: operations["getMetrics"];
         put?: never;
