@@ -136,6 +136,28 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
     expect((await pgw.DELETE('/webhook_endpoints/{id}', { params: { path } })).data.deleted).toBe(true);
   });
 
+  it('webhook lab: chaos settings, a pull endpoint\'s pending events and their acknowledgement, recover', async () => {
+    const { data: push } = await pgw.POST('/webhook_endpoints', { body: { url: `${receiver.url}/lab`, events: ['test.ping'] } });
+    const path = { id: push.id };
+    const { data: chaos } = await pgw.PUT('/webhook_endpoints/{id}/chaos', { params: { path }, body: { duplicate: 0.5, seed: 7 } });
+    expect(chaos).toMatchObject({ object: 'webhook_chaos', duplicate: 0.5, seed: 7 });
+    expect((await pgw.GET('/webhook_endpoints/{id}/chaos', { params: { path } })).data.seed).toBe(7);
+    expect((await pgw.DELETE('/webhook_endpoints/{id}/chaos', { params: { path } })).data.object).toBe('webhook_chaos');
+    const { data: recovery } = await pgw.POST('/webhook_endpoints/{id}/recover', { params: { path }, body: { since: new Date(0).toISOString() } });
+    expect(recovery).toEqual({ object: 'recovery', deliveries: 0 });
+
+    const { data: pull } = await pgw.POST('/webhook_endpoints', { body: { mode: 'pull' } });
+    expect(pull).toMatchObject({ mode: 'pull', url: null });
+    const pullPath = { id: pull.id };
+    const { data: ping } = await pgw.POST('/webhook_endpoints/{id}/test', { params: { path: pullPath } });
+    const waiting = async () => (await pgw.GET('/webhook_endpoints/{id}/pending', { params: { path: pullPath } })).data.data.map((e) => e.id);
+    for (let i = 0; i < 100 && !(await waiting()).includes(ping.event_id); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await waiting()).toEqual([ping.event_id]);
+    const { data: ack } = await pgw.POST('/webhook_endpoints/{id}/pending/ack', { params: { path: pullPath }, body: { ids: [ping.event_id] } });
+    expect(ack).toEqual({ object: 'acknowledgement', acknowledged: 1 });
+    expect(await waiting()).toEqual([]);
+  });
+
   it('events, logs, health, readiness, metrics and the documents', async () => {
     const { data: events } = await pgw.GET('/events', { params: { query: { limit: 5 } } });
     expect(events.data.length).toBeGreaterThan(0);
