@@ -287,11 +287,14 @@ describe('graceful stop: SIGTERM under load, then a new process on the same data
     // payment.created for each, payment.succeeded for the express ones.
     expect(expected.length).toBeGreaterThan(ids.size);
     const count = (id: string) => receiver.received.filter((r) => r.headers['service-event-id'] === id).length;
-    const deadline = Date.now() + 60_000;
+    // A bound on a hang, not a timing assertion: the load makes as many payments as the machine takes
+    // (663 in one run, 1,094 in another), and the new process finds the old one's claimed hooks and
+    // deliveries only once their leases lapse (30 s, 15 s), then sweeps them 100 at a time.
+    const deadline = Date.now() + 150_000;
     while (expected.some((id) => count(id) === 0) && Date.now() < deadline) await sleep(500);
     // A doubled delivery would come within moments of the first: give it the time to show.
     await sleep(3_000);
     expect(expected.filter((id) => count(id) === 0), 'events never delivered').toEqual([]);
     expect(expected.filter((id) => count(id) > 1).map((id) => `${id} ×${count(id)}`), 'events delivered more than once').toEqual([]);
-  }, 90_000);
+  }, 200_000);
 });
