@@ -2,12 +2,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import mongoose from 'mongoose';
 import { logger } from '../logger';
 import { CLIENT_OPTIONS } from '../db/writeConcern';
-import { observeCommandDurations } from '../db/commandMetrics';
+import { timeDatabaseCommands } from '../db/commandTiming';
 import { metricsJson } from '../metrics/registry';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timer.poller';
 import { backgroundThreadServices } from './workerServices';
-import { traceCommands } from '../db/commandSpans';
 import { startTracing, stopTracing } from '../tracing/tracing';
 import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';
 
@@ -25,9 +24,8 @@ const send = (message: FromBackground) => port.postMessage(message);
 
 // This thread's own SDK and command spans (V8 isolates share no module state).
 await startTracing(process.env, 'background');
+timeDatabaseCommands();
 await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
-observeCommandDurations(mongoose.connection.getClient());
-traceCommands(mongoose.connection.getClient());
 const services = backgroundThreadServices(config);
 await startServices(services, { config });
 send({ type: 'ready' });

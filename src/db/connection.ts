@@ -3,11 +3,10 @@ import { logger } from '../logger';
 import { PROCESS_ID } from '../processId';
 import { syncModelIndexes } from './modelIndexes';
 import { recordQueryShapes } from './queryShapes';
-import { observeCommandDurations } from './commandMetrics';
+import { timeDatabaseCommands } from './commandTiming';
 import { flushAllBatches } from './batching';
 import { CLIENT_OPTIONS } from './writeConcern';
 import { embeddedEngine } from './embeddedEngine';
-import { traceCommands } from './commandSpans';
 
 export interface DatabaseHandle {
   uri: string;
@@ -46,11 +45,10 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   const shapesDir = process.env.PGW_QUERY_SHAPES;
   const connectStart = performance.now();
   // autoIndex/autoCreate off: syncModelIndexes checks and builds every model's indexes in one pass below.
-  await connectWithin(uri, CLIENT_OPTIONS, FIRST_CONNECT_MS);
-  observeCommandDurations(mongoose.connection.getClient());
-  traceCommands(mongoose.connection.getClient());
+  timeDatabaseCommands();
+  // The driver's command events only for the query-shape recorder: they decode every reply.
+  await connectWithin(uri, shapesDir ? { ...CLIENT_OPTIONS, monitorCommands: true } : CLIENT_OPTIONS, FIRST_CONNECT_MS);
   if (shapesDir) recordQueryShapes(mongoose.connection.getClient(), shapesDir);
-  traceCommands(mongoose.connection.getClient());
   const indexesStart = performance.now();
   await syncModelIndexes(mongoose.connection);
   // How long a start spends here (a restart's time is watched: bench/profile/restartPhases.ts).

@@ -28,9 +28,9 @@ export const CLIENT_OPTIONS = {
   autoCreate: false,
   bufferTimeoutMS: DATABASE_WAIT_MS,
   writeConcern: WRITE_CONCERN,
-  // Command events feed pgw_database_command_duration_seconds (commandMetrics.ts) and, when asked, the
-  // query-shape recorder (queryShapes.ts).
-  monitorCommands: true,
+  // No `monitorCommands`: the driver's command events decode every reply. Commands are timed by
+  // commandTiming.ts; the query-shape recorder turns the events on for itself (connection.ts), and a
+  // MONGODB_URI with monitorCommands=true still can (bench/profile/dbCommands.ts).
 } as const;
 
 /**

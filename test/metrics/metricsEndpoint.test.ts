@@ -60,6 +60,12 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(valueOf(samples, 'pgw_payments_created_total', { method: 'multicaixa_reference' })).toBe(1);
     expect(valueOf(samples, 'pgw_database_up')).toBe(1);
     expect(valueOf(samples, 'pgw_database_command_duration_seconds_count', { command: 'insert' })).toBeGreaterThan(0);
+    expect(valueOf(samples, 'pgw_database_command_duration_seconds_count', { command: 'find' })).toBeGreaterThan(0);
+    // The driver's handshake and heartbeats are its own, not the gateway's commands.
+    const commands = samples.filter((s) => s.name === 'pgw_database_command_duration_seconds_count').map((s) => s.labels.command);
+    expect(commands).not.toContain('hello');
+    expect(commands).not.toContain('isMaster');
+    expect(commands).not.toContain('ismaster');
 
     const labelValues = samples.flatMap((s) => Object.values(s.labels));
     expect(labelValues.length).toBeGreaterThan(100);
