@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Config } from '../config';
+import { logger } from '../logger';
 
 /**
  * Something started with the gateway and stopped before the database closes. Services are declared by
@@ -22,7 +23,14 @@ export interface ServiceContext {
 
 /** Starts the services in order, each after the previous one has started. */
 export async function startServices(services: readonly BackgroundService[], ctx: ServiceContext): Promise<void> {
-  for (const service of services) await service.start(ctx);
+  const startMs: Record<string, number> = {};
+  for (const service of services) {
+    const t0 = performance.now();
+    await service.start(ctx);
+    startMs[service.name] = Math.round(performance.now() - t0);
+  }
+  // How long each took: a start's time is watched (bench/profile/restartPhases.ts).
+  logger.info({ startMs }, 'services started');
 }
 
 /** Before the HTTP server closes: in reverse start order. */

@@ -319,6 +319,28 @@ interface WatchHandlers<T> {
 }
 
 /**
+ * Resolves once the server has accepted `stream` (the aggregate's answer: the driver takes its resume
+ * token from it, MongoDB 4.0.7 and later and the embedded engine), not once the first getMore has
+ * answered, which waits up to maxAwaitTimeMS for a change when there is none: a start and every first
+ * subscriber to payment statuses would wait that long. Rejects as the aggregate does (change streams
+ * not supported, the database away). `first` is the first getMore's answer, for the caller to read.
+ */
+async function accepted<T extends mongo.Document>(stream: ChangeStream<T>): Promise<{ first: Promise<T | null> }> {
+  const first = stream.tryNext();
+  let tokenSet = () => undefined as void;
+  const tokened = new Promise<void>((resolve) => {
+    tokenSet = resolve;
+    stream.once('resumeTokenChanged', tokenSet);
+  });
+  try {
+    await Promise.race([tokened, first]);
+  } finally {
+    stream.off('resumeTokenChanged', tokenSet);
+  }
+  return { first };
+}
+
+/**
  * One change stream that outlives database outages. The driver resumes by itself only after a
  * resumable error and only while it can select a server (DATABASE_WAIT_MS); after that the stream
  * has failed. It is then reopened here with `startAfter` the last token it delivered, after a backoff
@@ -340,8 +362,9 @@ async function watchCollection<T extends mongo.Document>(
   const open = (token: unknown) =>
     driverCollectionOf(model).watch<any, T>(pipeline, token ? { ...watchOptions, startAfter: token as mongo.ResumeToken } : watchOptions);
   let stream: ChangeStream<T> = open(undefined);
-  // Opening the cursor now surfaces "not supported" here rather than later in the loop.
-  handlers.handle(await stream.tryNext());
+  // Opening the cursor now surfaces "not supported" here rather than later in the loop. The loop
+  // reads the first getMore's answer.
+  let pending: Promise<T | null> | null = (await accepted(stream)).first;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -368,13 +391,13 @@ async function watchCollection<T extends mongo.Document>(
       let next: ChangeStream<T> | undefined;
       try {
         next = stream = open(fromNow ? undefined : token);
-        const first = await next.tryNext();
+        const { first } = await accepted(next);
         const recovered = fromNow ? await handlers.recover() : undefined;
         logger.warn(
           { collection: name, afterMs: Date.now() - lostAt, attempts: attempt + 1, recovered },
           fromNow ? 'event bus change stream reopened from now; the gap was read from the database' : 'event bus change stream resumed from its resume token',
         );
-        handlers.handle(first);
+        pending = first;
         return true;
       } catch (reopenErr) {
         await next?.close().catch(() => undefined);
@@ -398,7 +421,9 @@ async function watchCollection<T extends mongo.Document>(
   const loop = (async () => {
     while (!closed) {
       try {
-        handlers.handle(await stream.next());
+        const change = pending ?? stream.next();
+        pending = null;
+        handlers.handle(await change);
       } catch (err) {
         if (closed) return;
         if (!(await reopen(err))) {
