@@ -7,7 +7,7 @@ import { countOperations, type Admission, type Client } from '../operations/admi
 import { readAheadOf, type ReadAhead } from '../operations/readAhead';
 import type { Caller } from '../operations/caller';
 import type { RateCount } from '../operations/rateLimitPolicy';
-import { checkClientTokenOperation, createClientTokenContext } from './clientTokenAuth';
+import { checkClientTokenOperation, createClientTokenContext } from './clientTokenScope';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { parseDocument, parsedDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';

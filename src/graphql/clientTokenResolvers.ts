@@ -8,7 +8,7 @@ import { paymentIntentUpdates } from './subscriptions/paymentIntentUpdates';
 
 /**
  * What `paymentIntent(id)` and `paymentIntentUpdated(id)` resolve to for a client token: the public view
- * (the serializer of the pages and the public stream), never the full intent. clientTokenAuth.ts has
+ * (the serializer of the pages and the public stream), never the full intent. clientTokenScope.ts has
  * already refused any selection beyond it, so the PaymentIntent resolvers only read the view's fields.
  */
 const asModel = (view: ReturnType<typeof toPublicPaymentView>) => view as unknown as PaymentIntentModel;

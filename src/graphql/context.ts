@@ -24,7 +24,7 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** Error codes of the answer, for the request log (GET /logs `error_code`). */
   errorCodes: string[];
-  /** Set when a client token authenticated the request (clientTokenAuth.ts); `key` is then refused. */
+  /** Set when a client token authenticated the request (clientTokenScope.ts); `key` is then refused. */
   clientToken?: ClientTokenGrant;
 }
 

@@ -25,7 +25,7 @@ import {
   resolveQueryText,
   type GraphQLRequestParams,
 } from './admission';
-import { clientTokenOfHeader } from './clientTokenAuth';
+import { clientTokenOfHeader } from './clientTokenScope';
 import type { GraphQLContext } from './context';
 import { errorResponseBody, maintenanceError } from './errors';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';

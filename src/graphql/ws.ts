@@ -21,7 +21,7 @@ import { authenticate as admitCaller, type Credentials } from '../operations/adm
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
 import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';
-import { connectionClientToken } from './clientTokenAuth';
+import { connectionClientToken } from './clientTokenScope';
 import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';

@@ -13,7 +13,7 @@ import { clientIp } from '../http/rateLimit';
 import { gatewaySettings } from '../operations/settings';
 import { readAheadOf } from '../operations/readAhead';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
-import { restCredentials } from './clientTokenAuth';
+import { restCredentials } from './credentials';
 import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
 import { httpOperation } from '../metrics/http';
