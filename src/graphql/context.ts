@@ -1,4 +1,5 @@
 import type { Config } from '../config';
+import type { AccountClock } from '../domain/accounts/account.model';
 import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
 import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
@@ -26,11 +27,28 @@ export interface GraphQLContext {
   errorCodes: string[];
   /** Set when a client token authenticated the request (clientTokenScope.ts); `key` is then refused. */
   clientToken?: ClientTokenGrant;
+  /**
+   * The account's sandbox clock as this request's admission count read it (a key's request over HTTP),
+   * for the first operation the request runs, as REST hands it to `execute` (createPaymentIntent then
+   * reads no account). Taken once (takeAdmissionAccount): a later mutation field of the same request
+   * may have moved the clock (advanceSandboxClock), so it reads the account again. A box, so that a
+   * shallow copy of the context (Apollo makes some) shares it.
+   */
+  admissionAccount?: { clock?: AccountClock };
+}
+
+/** The admission's read of the account, for the first operation that asks; undefined after that. */
+export function takeAdmissionAccount(ctx: GraphQLContext): AccountClock | undefined {
+  const box = ctx.admissionAccount;
+  if (!box) return undefined;
+  const clock = box.clock;
+  box.clock = undefined;
+  return clock;
 }
 
 /** `transport` 'ws': one context serves every message of a subscription, so loaders do not cache. */
 export function createContext(
-  auth: { key: ApiKeyRecord },
+  auth: { key: ApiKeyRecord; account?: AccountClock },
   requestId: string,
   config: Config,
   clientIp: string,
@@ -38,7 +56,9 @@ export function createContext(
 ): GraphQLContext {
   const caller = keyCaller(auth.key);
   const base = { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, errorCodes: [] };
-  if (transport === 'http') return { ...base, loaders: createLoaders(caller.actor.accountId, { cache: true }) };
+  if (transport === 'http') {
+    return { ...base, loaders: createLoaders(caller.actor.accountId, { cache: true }), admissionAccount: auth.account && { clock: auth.account } };
+  }
   // A subscription's context lives as long as it does, and its messages seldom read a nested list:
   // the loaders are made when first used.
   let loaders: Loaders | undefined;

@@ -2,7 +2,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
 import { execute, type ExecuteOptions, type RawInput, type ResultBody } from '../operations/execute';
 import { gatewaySettings } from '../operations/settings';
 import type { ExecutableOperationId } from '../operations/types';
-import type { GraphQLContext } from './context';
+import { takeAdmissionAccount, type GraphQLContext } from './context';
 
 /**
  * Mutation inputs become the JSON body of the REST operation they mirror (snake_case, REST enum
@@ -22,7 +22,8 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
  * they are looked up as given. `idempotencyKey` goes where REST's Idempotency-Key header goes, so a key
  * used over REST replays over GraphQL (and back) with the same object, a different input is
  * `idempotency_conflict`, and a stored 4xx is replayed as the same error. `early`: the operation's read,
- * already started (as REST's read-ahead), for its handler.
+ * already started (as REST's read-ahead), for its handler; the admission's read of the account goes
+ * to the first operation the request runs (takeAdmissionAccount).
  */
 export async function run<K extends ExecutableOperationId>(
   ctx: GraphQLContext,
@@ -32,7 +33,8 @@ export async function run<K extends ExecutableOperationId>(
 ): Promise<ResultBody<K>> {
   let result;
   try {
-    result = await execute(operationId, ctx.caller, input, { ...options, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
+    const account = takeAdmissionAccount(ctx);
+    result = await execute(operationId, ctx.caller, input, { ...options, account, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
   } catch (err) {
     // Same rule and code as REST's header; the message names the argument rather than the header.
     if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {
