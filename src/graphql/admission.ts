@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { authenticationFailed } from '../domain/accounts/apiKey.service';
 import { ApiError } from '../errors';
-import type { PaymentRecord } from '../domain/payments/payment.model';
 import { countOperations, type Admission, type Client } from '../operations/admit';
-import { readAheadOf, type ReadAhead } from '../operations/readAhead';
+import { beforeCountOf, type BeforeCount } from '../operations/prefetch';
 import type { Caller } from '../operations/caller';
 import type { RateCount } from '../operations/rateLimitPolicy';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenScope';
@@ -237,11 +236,11 @@ export function contextOf(admission: Admission, requestId: string, config: Confi
 
 /**
  * The intent a `paymentIntent(id)` query reads, started beside the key's count as REST's GET starts it
- * (operations/readAhead.ts): found in the request's own text before anything is counted, so only for a
+ * (operations/prefetch.ts): found in the request's own text before anything is counted, so only for a
  * query sent as text (a hash alone is looked up in the account, once it is known). Undefined for any
  * other request, or one that cannot be read (admission answers it as it would).
  */
-export function readAheadOfRequest(body: unknown): { id: string; ahead: ReadAhead } | undefined {
+export function readAheadOfRequest(body: unknown): { id: string; ahead: BeforeCount<'getPaymentIntent'> } | undefined {
   let params: GraphQLRequestParams;
   let document: DocumentNode;
   try {
@@ -258,7 +257,7 @@ export function readAheadOfRequest(body: unknown): { id: string; ahead: ReadAhea
   const value = field.arguments?.find((a) => a.name.value === 'id')?.value;
   const id = value?.kind === Kind.STRING ? value.value : value?.kind === Kind.VARIABLE ? params.variables?.[value.name.value] : undefined;
   if (typeof id !== 'string') return undefined;
-  const ahead = readAheadOf('getPaymentIntent', { id });
+  const ahead = beforeCountOf('getPaymentIntent', { id });
   return ahead && { id, ahead };
 }
 
@@ -266,10 +265,10 @@ export function readAheadOfRequest(body: unknown): { id: string; ahead: ReadAhea
  * Hands a read started ahead to the request's loader, as the account's: another account's intent is a
  * missing one, as the loader's own read (readPaymentsOfAccount) would answer.
  */
-export function primeReadAhead(context: GraphQLContext, accountId: string, started: { id: string; ahead: ReadAhead } | undefined): void {
-  const early = started?.ahead.early as Promise<PaymentRecord | null> | undefined;
-  if (!started || !early) return;
-  const own = early.then((p) => (p && p.account_id === accountId ? p : null));
+export function primeReadAhead(context: GraphQLContext, accountId: string, started: { id: string; ahead: BeforeCount<'getPaymentIntent'> } | undefined): void {
+  const read = started?.ahead.read;
+  if (!started || !read) return;
+  const own = read.then((p) => (p && p.account_id === accountId ? p : null));
   own.catch(() => undefined); // read only if a resolver asks for it
   context.loaders.paymentRecord.prime(started.id, own);
 }

@@ -21,15 +21,15 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
  * handler) for the context's caller and answers its body. Ids come from arguments, never path segments:
  * they are looked up as given. `idempotencyKey` goes where REST's Idempotency-Key header goes, so a key
  * used over REST replays over GraphQL (and back) with the same object, a different input is
- * `idempotency_conflict`, and a stored 4xx is replayed as the same error. `early`: the operation's read,
- * already started (as REST's read-ahead), for its handler; the admission's read of the account goes
+ * `idempotency_conflict`, and a stored 4xx is replayed as the same error. `prefetched`: the operation's read,
+ * already started (as REST's, src/operations/prefetch.ts), for its handler; the admission's read of the account goes
  * to the first operation the request runs (takeAdmissionAccount).
  */
 export async function run<K extends ExecutableOperationId>(
   ctx: GraphQLContext,
   operationId: K,
   input: RawInput = {},
-  options: Pick<ExecuteOptions, 'early'> = {},
+  options: Pick<ExecuteOptions<K>, 'prefetched'> = {},
 ): Promise<ResultBody<K>> {
   let result;
   try {

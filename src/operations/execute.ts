@@ -2,7 +2,7 @@ import { inSpan, tracingOn } from '../tracing/tracing';
 import type { AccountClock } from '../domain/accounts/account.model';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { authorizedKey, authorize } from './authorize';
-import { beforeClaim } from './beforeClaim';
+import { startBeforeClaim, type PrefetchedOf } from './prefetch';
 import type { Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
 import { handlers, type Handlers } from './handlers';
@@ -19,7 +19,7 @@ export interface RawInput {
   body?: unknown;
 }
 
-export interface ExecuteOptions {
+export interface ExecuteOptions<K extends ExecutableOperationId = ExecutableOperationId> {
   requestId: string;
   /** The gateway's settings, for the handler (the protocol has them from its construction). */
   settings: GatewaySettings;
@@ -38,8 +38,8 @@ export interface ExecuteOptions {
    * looked up as given, and an id outside the contract's pattern gets the service's own not-found.
    */
   validateParams?: boolean;
-  /** The operation's read started beside the key's count (readAhead.ts), for its handler's ctx.early. */
-  early?: Promise<unknown>;
+  /** The operation's read started beside the key's count (prefetch.ts), for its handler's ctx.prefetched. */
+  prefetched?: PrefetchedOf<K>;
 }
 
 export interface OperationResult<Body = unknown> {
@@ -80,7 +80,7 @@ export function execute<K extends ExecutableOperationId>(
   operationId: K,
   caller: Caller,
   input: RawInput,
-  options: ExecuteOptions,
+  options: ExecuteOptions<K>,
 ): Promise<OperationResult<ResultBody<K>>> {
   // With tracing on, a span per operation, whatever the transport (src/tracing).
   if (!tracingOn()) return executeOperation(operationId, caller, input, options);
@@ -91,17 +91,17 @@ async function executeOperation<K extends ExecutableOperationId>(
   operationId: K,
   caller: Caller,
   input: RawInput,
-  options: ExecuteOptions,
+  options: ExecuteOptions<K>,
 ): Promise<OperationResult<ResultBody<K>>> {
   authorize(caller, operationId);
   const op = getOperation(operationId);
   const { params, query, headers } = validateInput(operationId, input, options);
   const rawBody = options.readBody ? await options.readBody() : input.body;
-  const handler = handlers[operationId] as unknown as (ctx: KeyContext | PublicContext, input: OperationInput<K>) => Promise<ResultBody<K>>;
+  const handler = handlers[operationId] as unknown as (ctx: KeyContext<K> | PublicContext, input: OperationInput<K>) => Promise<ResultBody<K>>;
   const { status, contentType } = successResponse(operationId);
-  const run = async (idempotency?: IdempotentAttempt, early?: Promise<unknown>): Promise<ResultBody<K>> => {
+  const run = async (idempotency?: IdempotentAttempt, prefetched?: PrefetchedOf<K>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
-    const ctx: KeyContext | PublicContext =
+    const ctx: KeyContext<K> | PublicContext =
       caller.kind === 'key'
         ? {
             caller,
@@ -110,7 +110,7 @@ async function executeOperation<K extends ExecutableOperationId>(
             requestId: options.requestId,
             settings: options.settings,
             ...(idempotency && { idempotency }),
-            ...(early && { early }),
+            ...(prefetched && { prefetched }),
             ...(options.account?._id === caller.actor.accountId && { account: options.account }),
           }
         : { caller, requestId: options.requestId, settings: options.settings };
@@ -119,9 +119,7 @@ async function executeOperation<K extends ExecutableOperationId>(
 
   if (op.idempotent) {
     const { actor } = authorizedKey(caller, operationId);
-    const early = beforeClaim[operationId]?.();
-    // A replay never reads it: its failure must not go unhandled (the handler that reads it sees it).
-    early?.catch(() => undefined);
+    const prefetched = startBeforeClaim(operationId);
     const out = await runIdempotent(
       {
         accountId: actor.accountId,
@@ -131,11 +129,11 @@ async function executeOperation<K extends ExecutableOperationId>(
         body: rawBody ?? null,
         requestId: options.requestId,
       },
-      async (attempt) => ({ status, body: await run(attempt, early) }),
+      async (attempt) => ({ status, body: await run(attempt, prefetched) }),
     );
     return { status: out.status, body: out.body as ResultBody<K>, json: out.json, replayed: out.replayed };
   }
-  const body = await run(undefined, options.early);
+  const body = await run(undefined, options.prefetched);
   return contentType && contentType !== 'application/json' ? { status, body, contentType } : { status, body };
 }
 

@@ -5,6 +5,7 @@ import type { IdempotentAttempt } from '../domain/idempotency/idempotency.servic
 import type { Actor } from '../domain/payments/actor';
 import type { ClientTokenCaller, KeyCaller, PublicCaller } from './caller';
 import type { OperationId, operations } from './contract';
+import type { PrefetchedOf } from './prefetch';
 import type { GatewaySettings } from './settings';
 
 /**
@@ -48,7 +49,7 @@ export type ExecutableOperationId = Exclude<ApiOperationId, StreamOperationId>;
 type PublicOperationId = { [K in OperationId]: (typeof operations)[K]['permission'] extends null ? K : never }[OperationId];
 
 /** What a handler of an operation that needs a key gets: the key (authorize has let it through). */
-export interface KeyContext {
+export interface KeyContext<K extends OperationId = OperationId> {
   caller: KeyCaller;
   actor: Actor;
   key: ApiKeyRecord;
@@ -59,11 +60,8 @@ export interface KeyContext {
   idempotency?: IdempotentAttempt;
   /** The account's clock as this request's authentication read it, when the protocol has it (REST). */
   account?: AccountClock;
-  /**
-   * What was started before the handler: on idempotent operations, beside the key's claim
-   * (beforeClaim.ts); on others, beside the key's count (readAhead.ts). Absent when nothing was.
-   */
-  early?: Promise<unknown>;
+  /** The operation's work started before its handler (prefetch.ts). Absent when nothing was. */
+  prefetched?: PrefetchedOf<K>;
 }
 
 /** What a handler of a public operation gets: nobody, or a client token on the operations that take one. */
@@ -73,7 +71,7 @@ export interface PublicContext {
   settings: GatewaySettings;
 }
 
-export type ContextOf<K extends OperationId> = K extends PublicOperationId ? PublicContext : KeyContext;
+export type ContextOf<K extends OperationId> = K extends PublicOperationId ? PublicContext : KeyContext<K>;
 
 type Success<R> = R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : R extends { 202: infer S } ? S : never;
 /** The body of the operation's success answer in the contract (JSON, or the text of an SVG). */

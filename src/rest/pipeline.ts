@@ -11,7 +11,7 @@ import { readJsonBody } from '../http/body';
 import { keepResponseBody } from '../http/loggedBodies';
 import { clientIp } from '../http/rateLimit';
 import { gatewaySettings } from '../operations/settings';
-import { readAheadOf } from '../operations/readAhead';
+import { beforeCountOf } from '../operations/prefetch';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
 import { restCredentials } from './credentials';
 import { streamRoutes } from './streams';
@@ -42,11 +42,11 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
     try {
       const requestId = res.locals.requestId as string;
       // The one admission of every transport (operations/admit.ts): the caller found and counted.
-      const ahead = op.public ? undefined : readAheadOf(operationId as ExecutableOperationId, req.params);
+      const ahead = op.public ? undefined : beforeCountOf(operationId as ExecutableOperationId, req.params);
       const admission = await admit(restCredentials(req, op.public, takesClientToken), { ip: clientIp(req) }, operationId, config, ahead?.start);
       applyAdmission(res, admission);
       const { caller, account } = admission;
-      const early = ahead?.early;
+      const prefetched = ahead?.read;
       // validateInput copies each part before its validator coerces it: nothing here writes to req.
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
@@ -58,7 +58,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
         requestId,
         settings,
         account,
-        early,
+        prefetched,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),
       });
       send(req, res, result);

@@ -6,7 +6,7 @@ import { createAccount, idempotencyKey, type TestAccount } from '../support/acco
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
- * A GET of a payment reads it beside the key's rate-limit count (src/operations/readAhead.ts), once the
+ * A GET of a payment reads it beside the key's rate-limit count (src/operations/prefetch.ts, beforeCount), once the
  * process knows the key and did not refuse it last time: the read's result must never reach a request
  * that the count, the key or the input refuses, and another account's payment stays a 404.
  */

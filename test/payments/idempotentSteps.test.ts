@@ -7,7 +7,7 @@ import type { TestServer } from '../support/server';
 
 /**
  * A POST /payment_intents makes fewer database round trips one after the other (bench/README.md, "Round
- * 14"): its number is reserved beside the Idempotency-Key's claim (src/operations/beforeClaim.ts), and its
+ * 14"): its number is reserved beside the Idempotency-Key's claim (src/operations/prefetch.ts, beforeClaim), and its
  * outbox is cleared while its answer is stored (IdempotentAttempt.alongsideAnswer). What the client sees
  * must not change: the answer comes once everything is written, a wasted number is only a gap, and
  * bookkeeping that fails beside the answer does not fail the request.

@@ -152,7 +152,7 @@ export async function createPaymentIntent(
  * once per database and process, the events' counter is raised to at least the old one ($max), and new
  * payments always list after the old ones.
  *
- * It may be reserved ahead of the payment's creation (src/operations/beforeClaim.ts): a number reserved
+ * It may be reserved ahead of the payment's creation (src/operations/prefetch.ts): a number reserved
  * and not used (the Idempotency-Key's claim found an answer to replay, or the body was invalid) is a gap,
  * which the numbers of payments and events may have.
  */
@@ -186,19 +186,19 @@ export function readPaymentById(id: string): Promise<PaymentRecord | null> {
 }
 
 /**
- * `early`: the same read, already started (src/operations/readAhead.ts). Another account's intent is
+ * `started`: the same read, already started (src/operations/prefetch.ts). Another account's intent is
  * answered exactly like a missing one.
  */
-export async function getPaymentIntentForAccount(accountId: string, id: string, early?: Promise<unknown>): Promise<PaymentIntentResource> {
-  let p = early ? ((await early) as PaymentRecord | null) : await readPaymentById(id);
+export async function getPaymentIntentForAccount(accountId: string, id: string, started?: Promise<PaymentRecord | null>): Promise<PaymentIntentResource> {
+  let p = started ? await started : await readPaymentById(id);
   // A read ahead of another id (it cannot be: both come from the same path) is not trusted: read again.
-  if (early && p && p._id !== id) p = await readPaymentById(id);
+  if (started && p && p._id !== id) p = await readPaymentById(id);
   if (!p || p.account_id !== accountId) throw ApiError.notFound('payment_intent', id);
   return toPaymentIntentResource(p);
 }
 
-export function getPaymentIntent(actor: ActorOrAccount, id: string, early?: Promise<unknown>): Promise<PaymentIntentResource> {
-  return getPaymentIntentForAccount(accountIdOf(actor), id, early);
+export function getPaymentIntent(actor: ActorOrAccount, id: string, started?: Promise<PaymentRecord | null>): Promise<PaymentIntentResource> {
+  return getPaymentIntentForAccount(accountIdOf(actor), id, started);
 }
 
 /**

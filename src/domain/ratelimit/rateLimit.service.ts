@@ -165,7 +165,7 @@ export interface CountedKeyRequest {
  *
  * `alongside` is called in the same turn as the count is sent when the key is one this process has
  * already read and whose last count it let through: the caller starts there what its request reads next
- * (src/operations/readAhead.ts), so that both go out together. Never for a key read for the first time
+ * (src/operations/prefetch.ts, beforeCount), so that both go out together. Never for a key read for the first time
  * (an unknown secret reads nothing more) nor for one that was refused (429) last time.
  */
 export async function countKeyAndAccountRequest(

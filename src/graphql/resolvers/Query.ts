@@ -25,9 +25,9 @@ export const Query: QueryResolvers = {
     // Read through the request's loader, so that the intent's refunds (stored inside it) need no second
     // read; checked first so that nothing is read for a caller without the permission.
     requireOperation(ctx, 'getPaymentIntent');
-    const early = ctx.loaders.paymentRecord.load(id);
-    early.catch(() => undefined); // execute() may refuse before its handler reads it; the handler sees a failure
-    return run(ctx, 'getPaymentIntent', { params: { id } }, { early });
+    const prefetched = ctx.loaders.paymentRecord.load(id);
+    prefetched.catch(() => undefined); // execute() may refuse before its handler reads it; the handler sees a failure
+    return run(ctx, 'getPaymentIntent', { params: { id } }, { prefetched });
   },
   // The REST list, page by page (hasNextPage: restConnection); with a filter, the dashboard's search.
   paymentIntents: async (_p, { first, after, status, filter: search }, ctx) => {

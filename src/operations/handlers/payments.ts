@@ -23,11 +23,10 @@ export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
   listPaymentMethods: async () => allOf([...PAYMENT_METHODS]),
   createPaymentIntent: async (ctx, { body }) =>
-    createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.early as Promise<number> | undefined }),
+    createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.prefetched }),
   listPaymentIntents: async (ctx, { query }) =>
     pageOf(await listPaymentIntents(ctx.actor, { limit: withOneMore(query.limit), status: query.status, startingAfter: query.starting_after }), query.limit),
-  // ctx.early: the payment read beside the key's count (readAhead.ts).
-  getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id, ctx.early),
+  getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id, ctx.prefetched),
   cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.actor, params.id),
   createRefund: async (ctx, { body }) => createRefund(ctx.actor, body, ctx.idempotency),
   getRefund: async (ctx, { params }) => getRefund(ctx.actor, params.id),
