@@ -1,5 +1,5 @@
 import { UsageError } from './errors';
-import { SCENARIO_AMOUNT, SCENARIOS, type Scenario } from './scenarios';
+import { SCENARIO_AMOUNT, SCENARIOS, SUCCEEDING_MOBILE, type Scenario } from './scenarios';
 
 /** What `pgw trigger` may change in the payment it makes: `--amount`, `--mobile`, `--metadata k=v`. */
 export interface TriggerOverrides {
@@ -15,7 +15,7 @@ const METADATA = { maxKeys: 50, maxKey: 40, maxValue: 500, reserved: ['payment_l
 /** The sandbox numbers that pick an outcome (spec, "Sandbox scenarios"), by the scenario they make. */
 function scenarioOfMobile(mobile: string): string | null {
   for (const [name, s] of Object.entries(SCENARIOS)) {
-    if ('express' in s.pay && s.pay.express === mobile && s.pay.express !== '923000000') return name;
+    if ('express' in s.pay && s.pay.express === mobile && s.pay.express !== SUCCEEDING_MOBILE) return name;
   }
   return null;
 }
@@ -41,7 +41,7 @@ export function parseOverrides(name: string, scenario: Scenario, opts: { amount?
     if ('reference' in pay) throw new UsageError(`--mobile is for express payments; ${name} makes a reference payment`);
     const own = 'express' in pay ? pay.express : pay.checkout;
     const picks = scenarioOfMobile(mobile);
-    if (own !== '923000000' && mobile !== own) {
+    if (own !== SUCCEEDING_MOBILE && mobile !== own) {
       throw new UsageError(`${name} is the outcome of the sandbox number ${own}: --mobile cannot change it (any other number succeeds)`);
     }
     if (picks && picks !== name) {
