@@ -13,7 +13,8 @@
 //   generated/validators/index.ts        one name -> validator map over the three modules
 //   generated/sandboxScenarios.ts        x-sandbox-scenarios: the express mobiles' timed steps, the reference payment
 //   generated/eventTypes.ts              components.schemas.EventType, with each type's GraphQL enum value
-//   packages/cli/src/generated/{sandboxScenarios,eventTypes}.ts   the same two, for pgw (packages stand alone)
+//   generated/requestLimits.ts           components.schemas.Metadata's limits and reserved keys, Customer.mobile's pattern
+//   packages/cli/src/generated/{sandboxScenarios,eventTypes,requestLimits}.ts   the same three, for pgw (packages stand alone)
 //   packages/client/src/generated/openapi.ts      openapi-typescript types inside @pgw/client (the package must not
 //                                                 import the gateway's generated/); defaults do not make members required
 //   packages/client/src/generated/operations.ts   per operationId: method, path, root (served outside /v1),
@@ -607,7 +608,7 @@ export const eventTypes = ${JSON.stringify(eventTypes)} as const;
 `;
 }
 
-// ----- business tables of the contract (x-sandbox-scenarios, EventType) ----------------------------------
+// ----- business tables of the contract (x-sandbox-scenarios, EventType, Metadata) ------------------------
 
 /**
  * The CLI gets its own copy of each table: a workspace package imports nothing of the gateway's generated/
@@ -761,8 +762,48 @@ export const GRAPHQL_EVENT_TYPES = ${JSON.stringify(graphqlNames, null, 2)} as c
 `;
 }
 
+/**
+ * The limits of a request's metadata and the customer's mobile (components.schemas.Metadata and
+ * Customer), for the checks that are not request validation: pgw's before it calls, the domain's
+ * reserved keys, payment search recognising a mobile.
+ */
+function requestLimitsModule(doc: OpenApiDocument): string {
+  const metadata = doc.components.schemas.Metadata as {
+    description?: string;
+    maxProperties?: number;
+    propertyNames?: { maxLength?: number };
+    additionalProperties?: { maxLength?: number };
+    'x-reserved-keys'?: string[];
+  };
+  const mobile = (doc.components.schemas.Customer?.properties as Record<string, { pattern?: string }> | undefined)?.mobile?.pattern;
+  const limits = {
+    maxKeys: metadata.maxProperties,
+    maxKeyLength: metadata.propertyNames?.maxLength,
+    maxValueLength: metadata.additionalProperties?.maxLength,
+    reservedKeys: metadata['x-reserved-keys'],
+  };
+  if (Object.values(limits).some((v) => v === undefined) || !mobile) {
+    throw new Error('components.schemas.Metadata needs maxProperties, propertyNames.maxLength, additionalProperties.maxLength and x-reserved-keys; Customer.mobile a pattern');
+  }
+  const unsaid = limits.reservedKeys!.filter((k) => !metadata.description?.includes(`\`${k}\``));
+  if (unsaid.length) throw new Error(`components.schemas.Metadata's description does not name the reserved keys ${unsaid.join(', ')}`);
+  return `${GENERATED_HEADER}
+//
+// The limits of components.schemas.Metadata (and its x-reserved-keys) and Customer.mobile's pattern.
+
+export const METADATA_LIMITS = ${JSON.stringify(limits, null, 2)} as const;
+
+/** A national Angolan mobile: 9 followed by 8 digits. */
+export const MOBILE_PATTERN = new RegExp(${JSON.stringify(mobile)});
+`;
+}
+
 function businessTables(doc: OpenApiDocument): GeneratedFile[] {
-  const modules = { 'sandboxScenarios.ts': sandboxScenariosModule(doc), 'eventTypes.ts': eventTypesModule(doc) };
+  const modules = {
+    'sandboxScenarios.ts': sandboxScenariosModule(doc),
+    'eventTypes.ts': eventTypesModule(doc),
+    'requestLimits.ts': requestLimitsModule(doc),
+  };
   return TABLE_DIRS.flatMap((dir) => Object.entries(modules).map(([name, content]) => ({ file: `${dir}/${name}`, content })));
 }
 

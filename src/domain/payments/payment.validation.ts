@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors';
 import { findMethod, type MethodChannel, type MethodCode } from './methods';
+import { METADATA_LIMITS } from '../../../generated/requestLimits';
 
 /**
  * The business rules of a create request, in the service so that REST, GraphQL and the pages share them:
@@ -24,12 +25,6 @@ export interface ValidCreateInput {
   merchant_reference: string | null;
   metadata: Record<string, string>;
 }
-
-/**
- * openapi.yaml's Metadata sets no minimum key length: an empty key is refused here, with the message it
- * has always had (which names the schema's maximum).
- */
-const METADATA_MAX_KEY_LENGTH = 40;
 
 export function validateCreateInput(input: CreatePaymentIntentInput, channel: MethodChannel): ValidCreateInput {
   const method = typeof input.payment_method === 'string' ? findMethod(input.payment_method) : undefined;
@@ -62,10 +57,11 @@ export function validateCreateInput(input: CreatePaymentIntentInput, channel: Me
 
 /**
  * Keys the gateway itself sets on page payments: `payment_link` (a link's page) and `checkout_session`
- * (a checkout page). The public stream and the checkout completion trust them, so a merchant's own
- * payment may not carry them; the pages pass them through `via`, after this validation.
+ * (a checkout page); openapi.yaml lists them (Metadata, x-reserved-keys). The public stream and the
+ * checkout completion trust them, so a merchant's own payment may not carry them; the pages pass them
+ * through `via`, after this validation.
  */
-export const RESERVED_METADATA_KEYS: readonly string[] = ['payment_link', 'checkout_session'];
+export const RESERVED_METADATA_KEYS: readonly string[] = METADATA_LIMITS.reservedKeys;
 
 /**
  * `$` and `.` are operators and path separators in database field names (`metadata.$where`,
@@ -77,8 +73,10 @@ export function validateMetadata(metadata: Record<string, string> | null | undef
   if (metadata === undefined || metadata === null) return {};
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata)) {
+    // openapi.yaml's Metadata sets no minimum key length: an empty key is refused here, with the message
+    // it has always had (which names the schema's maximum).
     if (key.length === 0) {
-      throw ApiError.invalid(`Invalid field 'metadata': keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
+      throw ApiError.invalid(`Invalid field 'metadata': keys must be 1 to ${METADATA_LIMITS.maxKeyLength} characters`);
     }
     if (UNSAFE_KEY_CHARACTERS.test(key)) {
       throw ApiError.invalid(`Invalid field 'metadata': key '${key}' must not contain '$' or '.'`);

@@ -3,6 +3,7 @@ import { accountIdOf, type ActorOrAccount } from './actor';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
+import { MOBILE_PATTERN } from '../../../generated/requestLimits';
 
 /**
  * The dashboard's payment search and filters (GraphQL `paymentIntents(filter:)`; REST has no
@@ -85,9 +86,6 @@ export function searchConditions(term: string): Record<string, unknown>[] {
   if (REFERENCE_NUMBER.test(term)) keys.push({ 'reference.number': term });
   return keys;
 }
-
-/** A national mobile as payments store it (openapi.yaml, Customer.mobile): what a search term may name. */
-const MOBILE_PATTERN = /^9\d{8}$/;
 
 /** `9xxxxxxxx`, `2449xxxxxxxx` or `+2449xxxxxxxx` as stored (`9xxxxxxxx`); anything else: undefined. */
 function nationalMobile(term: string): string | undefined {
