@@ -14,7 +14,7 @@ export interface Scenario {
 export const REFERENCE_VALIDITY_SECONDS = REFERENCE_SCENARIO.expiresAfterSeconds;
 /**
  * Clock advance that takes an express payment through its whole scenario: the slowest, 923000002,
- * succeeds by reconciliation 30 s after creation (src/domain/payments/rail.ts); a refund takes 3 s.
+ * succeeds by reconciliation 30 s after creation (openapi.yaml x-sandbox-scenarios); a refund takes 3 s.
  */
 export const RAIL_ADVANCE_SECONDS = 60;
 export const SCENARIO_AMOUNT = 10_000;
