@@ -11,6 +11,10 @@
 //   generated/validators/params.js       path / query / header validators (coerceTypes, useDefaults)     + .d.ts
 //   generated/validators/responses.js    every JSON response of every operation and status               + .d.ts
 //   generated/validators/index.ts        one name -> validator map over the three modules
+//   generated/sandboxScenarios.ts        x-sandbox-scenarios: the express mobiles' timed steps, the reference payment
+//   generated/eventTypes.ts              components.schemas.EventType, with each type's GraphQL enum value
+//   generated/requestLimits.ts           components.schemas.Metadata's limits and reserved keys, Customer.mobile's pattern
+//   packages/cli/src/generated/{sandboxScenarios,eventTypes,requestLimits}.ts   the same three, for pgw (packages stand alone)
 //   packages/client/src/generated/openapi.ts      openapi-typescript types inside @pgw/client (the package must not
 //                                                 import the gateway's generated/); defaults do not make members required
 //   packages/client/src/generated/operations.ts   per operationId: method, path, root (served outside /v1),
@@ -604,6 +608,205 @@ export const eventTypes = ${JSON.stringify(eventTypes)} as const;
 `;
 }
 
+// ----- business tables of the contract (x-sandbox-scenarios, EventType, Metadata) ------------------------
+
+/**
+ * The CLI gets its own copy of each table: a workspace package imports nothing of the gateway's generated/
+ * (docs/architecture.md, "packages stand alone"). Same content, same generator.
+ */
+const TABLE_DIRS = ['generated', 'packages/cli/src/generated'] as const;
+
+interface ScenarioStep {
+  at_seconds: number;
+  status: string;
+  failure_code?: string;
+}
+interface SandboxScenarios {
+  express: { mobile: string; name: string; summary: string; steps: ScenarioStep[] }[];
+  other_express: { example_mobile: string; summary: string; steps: ScenarioStep[] };
+  reference: { summary: string; status: string; expires_after_seconds: number };
+}
+
+function enumValues(doc: OpenApiDocument, name: string): string[] {
+  const values = doc.components.schemas[name]?.enum;
+  if (!Array.isArray(values)) throw new Error(`components.schemas.${name} has no enum`);
+  return values as string[];
+}
+
+/** The mobile, then each `STATUS [\`code\`] at +N s` of one row of info.description's scenario table. */
+function describedSteps(row: string): { mobile: string; steps: string[] } {
+  const [mobile = '', outcome = ''] = row.split('|').slice(1).map((cell) => cell.trim());
+  const steps = [...outcome.matchAll(/\b([A-Z_]{4,})(?: `(\w+)`)? at \+(\d+) s/g)].map(([, status, code, at]) =>
+    `${status}${code ? ` ${code}` : ''} at ${at}`,
+  );
+  return { mobile, steps };
+}
+
+/**
+ * x-sandbox-scenarios, checked against the enums it names and against the words of info.description's
+ * table, which stays for readers of the rendered docs: codegen (and so codegen:check) fails on any drift.
+ */
+function readSandboxScenarios(doc: OpenApiDocument): SandboxScenarios {
+  const table = (doc as unknown as { 'x-sandbox-scenarios'?: SandboxScenarios })['x-sandbox-scenarios'];
+  if (!table?.express || !table.other_express || !table.reference) throw new Error('x-sandbox-scenarios needs express, other_express and reference');
+  const statuses = new Set(enumValues(doc, 'PaymentIntentStatus'));
+  const failureCodes = new Set(enumValues(doc, 'FailureCode'));
+  const fail = (why: string): never => {
+    throw new Error(`x-sandbox-scenarios: ${why}`);
+  };
+  const checkSteps = (where: string, steps: ScenarioStep[]): void => {
+    steps.forEach((s, i) => {
+      if (!statuses.has(s.status)) fail(`${where}: ${s.status} is not a PaymentIntentStatus`);
+      if (s.failure_code !== undefined && !failureCodes.has(s.failure_code)) fail(`${where}: ${s.failure_code} is not a FailureCode`);
+      if (!Number.isInteger(s.at_seconds) || (i > 0 && s.at_seconds <= steps[i - 1]!.at_seconds)) fail(`${where}: step times must increase`);
+    });
+  };
+  const mobiles = new Set<string>();
+  for (const s of table.express) {
+    if (!/^9\d{8}$/.test(s.mobile) || mobiles.has(s.mobile)) fail(`mobile ${s.mobile} is malformed or listed twice`);
+    mobiles.add(s.mobile);
+    checkSteps(s.mobile, s.steps);
+  }
+  if (mobiles.has(table.other_express.example_mobile)) fail('other_express.example_mobile picks a scenario of its own');
+  checkSteps('other_express', table.other_express.steps);
+  if (!statuses.has(table.reference.status)) fail(`reference: ${table.reference.status} is not a PaymentIntentStatus`);
+
+  const description = (doc as unknown as { info: { description: string } }).info.description;
+  const section = description.split('\n## ').find((s) => s.startsWith('Sandbox scenarios'));
+  if (!section) fail('info.description has no "## Sandbox scenarios" section');
+  const described = new Map(
+    section!.split('\n').filter((l) => /^\| (9\d{8}|any other) /.test(l)).map((l) => describedSteps(l)).map((r) => [r.mobile, r.steps]),
+  );
+  const render = (steps: ScenarioStep[]) => steps.map((s) => `${s.status}${s.failure_code ? ` ${s.failure_code}` : ''} at ${s.at_seconds}`);
+  const rows: [string, ScenarioStep[]][] = [
+    ...table.express.map((s): [string, ScenarioStep[]] => [s.mobile, s.steps]),
+    ['any other 9 followed by 8 digits', table.other_express.steps],
+  ];
+  if (described.size !== rows.length) fail(`info.description's table has ${described.size} rows, x-sandbox-scenarios ${rows.length}`);
+  for (const [mobile, steps] of rows) {
+    if (JSON.stringify(described.get(mobile)) !== JSON.stringify(render(steps))) {
+      fail(`info.description says ${mobile}: ${JSON.stringify(described.get(mobile))}; x-sandbox-scenarios: ${JSON.stringify(render(steps))}`);
+    }
+  }
+  return table;
+}
+
+function sandboxScenariosModule(doc: OpenApiDocument): string {
+  const table = readSandboxScenarios(doc);
+  const steps = (list: ScenarioStep[]) =>
+    list.map((s) => ({ atSeconds: s.at_seconds, status: s.status, ...(s.failure_code ? { failureCode: s.failure_code } : {}) }));
+  const express = table.express.map((s) => ({ mobile: s.mobile, name: s.name, summary: s.summary, steps: steps(s.steps) }));
+  const other = { exampleMobile: table.other_express.example_mobile, summary: table.other_express.summary, steps: steps(table.other_express.steps) };
+  const reference = { summary: table.reference.summary, status: table.reference.status, expiresAfterSeconds: table.reference.expires_after_seconds };
+  return `${GENERATED_HEADER}
+//
+// x-sandbox-scenarios of openapi.yaml: what the sandbox does with a payment. An express payment follows
+// the steps of its customer's mobile (each step: the status the intent moves to, \`atSeconds\` after its
+// creation, with the failure code of a FAILED one); any other mobile follows OTHER_EXPRESS_SCENARIO.
+
+export interface SandboxStep {
+  readonly atSeconds: number;
+  readonly status: string;
+  readonly failureCode?: string;
+}
+
+export interface ExpressScenario {
+  readonly mobile: string;
+  /** A short name for the outcome (\`pgw trigger express.<name>\`). */
+  readonly name: string;
+  /** The outcome in a few words, for a list of choices. */
+  readonly summary: string;
+  readonly steps: readonly SandboxStep[];
+}
+
+export const EXPRESS_SCENARIOS = ${JSON.stringify(express, null, 2)} as const satisfies readonly ExpressScenario[];
+
+/** Any other valid mobile; \`exampleMobile\` is one that picks no scenario of its own. */
+export const OTHER_EXPRESS_SCENARIO = ${JSON.stringify(other, null, 2)} as const satisfies { readonly exampleMobile: string; readonly summary: string; readonly steps: readonly SandboxStep[] };
+
+/** A reference payment: \`status\` until paid with the simulate endpoint, or expired \`expiresAfterSeconds\` after creation. */
+export const REFERENCE_SCENARIO = ${JSON.stringify(reference, null, 2)} as const;
+`;
+}
+
+/**
+ * components.schemas.EventType, and each type's GraphQL enum value. schema.graphql's EventType must be
+ * exactly those values (upper case, dots as underscores), so that the REST and GraphQL names never need
+ * a hand-written table between them.
+ */
+function eventTypesModule(doc: OpenApiDocument): string {
+  const types = enumValues(doc, 'EventType');
+  const mapping = (doc.components.schemas.Event?.discriminator as { mapping?: Record<string, string> } | undefined)?.mapping ?? {};
+  if (JSON.stringify(Object.keys(mapping).sort()) !== JSON.stringify([...types].sort())) {
+    throw new Error('components.schemas.EventType and the Event discriminator name different types');
+  }
+  const graphqlNames = Object.fromEntries(types.map((t) => [t, t.toUpperCase().replace(/\./g, '_')]));
+  const graphqlEnum = parseGraphql(readFileSync(GRAPHQL_FILE, 'utf8')).definitions.find(
+    (d) => d.kind === 'EnumTypeDefinition' && d.name.value === 'EventType',
+  );
+  const declared = graphqlEnum && 'values' in graphqlEnum ? (graphqlEnum.values ?? []).map((v) => v.name.value) : [];
+  if (JSON.stringify([...declared].sort()) !== JSON.stringify(Object.values(graphqlNames).sort())) {
+    throw new Error(`schema.graphql's EventType (${declared.join(', ')}) is not openapi.yaml's EventType in upper case`);
+  }
+  return `${GENERATED_HEADER}
+//
+// Every event type of openapi.yaml (components.schemas.EventType), in the contract's order, and each
+// one's value in schema.graphql's EventType enum (codegen checks the two enums agree).
+
+export const EVENT_TYPES = ${JSON.stringify(types)} as const;
+
+export type EventTypeName = (typeof EVENT_TYPES)[number];
+
+/** REST spelling → GraphQL enum value. */
+export const GRAPHQL_EVENT_TYPES = ${JSON.stringify(graphqlNames, null, 2)} as const satisfies Record<EventTypeName, string>;
+`;
+}
+
+/**
+ * The limits of a request's metadata and the customer's mobile (components.schemas.Metadata and
+ * Customer), for the checks that are not request validation: pgw's before it calls, the domain's
+ * reserved keys, payment search recognising a mobile.
+ */
+function requestLimitsModule(doc: OpenApiDocument): string {
+  const metadata = doc.components.schemas.Metadata as {
+    description?: string;
+    maxProperties?: number;
+    propertyNames?: { maxLength?: number };
+    additionalProperties?: { maxLength?: number };
+    'x-reserved-keys'?: string[];
+  };
+  const mobile = (doc.components.schemas.Customer?.properties as Record<string, { pattern?: string }> | undefined)?.mobile?.pattern;
+  const limits = {
+    maxKeys: metadata.maxProperties,
+    maxKeyLength: metadata.propertyNames?.maxLength,
+    maxValueLength: metadata.additionalProperties?.maxLength,
+    reservedKeys: metadata['x-reserved-keys'],
+  };
+  if (Object.values(limits).some((v) => v === undefined) || !mobile) {
+    throw new Error('components.schemas.Metadata needs maxProperties, propertyNames.maxLength, additionalProperties.maxLength and x-reserved-keys; Customer.mobile a pattern');
+  }
+  const unsaid = limits.reservedKeys!.filter((k) => !metadata.description?.includes(`\`${k}\``));
+  if (unsaid.length) throw new Error(`components.schemas.Metadata's description does not name the reserved keys ${unsaid.join(', ')}`);
+  return `${GENERATED_HEADER}
+//
+// The limits of components.schemas.Metadata (and its x-reserved-keys) and Customer.mobile's pattern.
+
+export const METADATA_LIMITS = ${JSON.stringify(limits, null, 2)} as const;
+
+/** A national Angolan mobile: 9 followed by 8 digits. */
+export const MOBILE_PATTERN = new RegExp(${JSON.stringify(mobile)});
+`;
+}
+
+function businessTables(doc: OpenApiDocument): GeneratedFile[] {
+  const modules = {
+    'sandboxScenarios.ts': sandboxScenariosModule(doc),
+    'eventTypes.ts': eventTypesModule(doc),
+    'requestLimits.ts': requestLimitsModule(doc),
+  };
+  return TABLE_DIRS.flatMap((dir) => Object.entries(modules).map(([name, content]) => ({ file: `${dir}/${name}`, content })));
+}
+
 // ----- GraphQL hook --------------------------------------------------------------------------------------
 
 /**
@@ -724,6 +927,7 @@ async function generateAll(): Promise<GeneratedFile[]> {
       content: declarationModule(specs.responses, 'ResponseValidatorName', 'JSON response validators, per operation and status, plus schema_<Component>.'),
     },
     { file: 'generated/validators/index.ts', content: validatorIndexModule() },
+    ...businessTables(doc),
     ...(await generateGraphqlResolverTypes()),
     ...(await generateExampleDocuments()),
   ];

@@ -702,7 +702,7 @@ return errors === 0;
 }
 validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema28 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500}};
+const schema28 = {"$id":"urn:payment-gateway:schema:Metadata","type":"object","description":"Free key/value pairs; at most 50 keys, keys at most 40 characters, string values at most 500 characters. Keys must not contain `$` or `.`, and `payment_link` and `checkout_session` are reserved for the gateway (set on payments made on a payment-link or checkout page): a create request that breaks a rule is 400 `invalid_request`, the message naming the key.","maxProperties":50,"propertyNames":{"maxLength":40},"additionalProperties":{"type":"string","maxLength":500},"x-reserved-keys":["payment_link","checkout_session"]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Metadata" */;

@@ -5,6 +5,7 @@
  * conversions; resolvers call them at the edge.
  */
 import type { ApiKeyPermission, EventType, PaymentMethodCode } from '../../generated/graphql/resolvers-types';
+import { EVENT_TYPES as REST_EVENT_TYPES, GRAPHQL_EVENT_TYPES } from '../../generated/eventTypes';
 
 /** `multicaixa_express` → `MULTICAIXA_EXPRESS`, `coming_soon` → `COMING_SOON`, `secret` → `SECRET`. */
 export function toEnumName<T extends string>(restValue: string): T {
@@ -16,19 +17,8 @@ export function methodToRest(code: PaymentMethodCode): string {
   return code.toLowerCase();
 }
 
-const EVENT_TYPES: Record<EventType, string> = {
-  PAYMENT_CREATED: 'payment.created',
-  PAYMENT_SUCCEEDED: 'payment.succeeded',
-  PAYMENT_FAILED: 'payment.failed',
-  PAYMENT_UNKNOWN: 'payment.unknown',
-  PAYMENT_RECONCILED: 'payment.reconciled',
-  PAYMENT_EXPIRED: 'payment.expired',
-  PAYMENT_CANCELLED: 'payment.cancelled',
-  REFERENCE_PAID: 'reference.paid',
-  REFUND_SUCCEEDED: 'refund.succeeded',
-  CHECKOUT_SESSION_COMPLETED: 'checkout.session.completed',
-  TEST_PING: 'test.ping',
-};
+/** The contract's event types by their GraphQL name (codegen checks schema.graphql's enum is exactly these). */
+const EVENT_TYPES = Object.fromEntries(REST_EVENT_TYPES.map((rest) => [GRAPHQL_EVENT_TYPES[rest], rest])) as Record<EventType, string>;
 const EVENT_NAMES = new Map(Object.entries(EVENT_TYPES).map(([name, rest]) => [rest, name as EventType]));
 
 export function eventTypeToRest(type: EventType): string {

@@ -89,11 +89,6 @@ export function apiGraphQLError(err: ApiError): GraphQLError {
   return new GraphQLError(err.message, { originalError: err, extensions: { code: err.code, http: { status: err.status, headers } } });
 }
 
-/** Same answer as the REST API gives in maintenance mode. */
-export function maintenanceError(): ApiError {
-  return new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
-}
-
 /** The body of an HTTP answer refused before GraphQL runs (authentication, rate limit, body). */
 export function errorResponseBody(err: ApiError, requestId: string): { errors: GraphQLFormattedError[] } {
   return { errors: [{ message: err.message, extensions: { code: err.code, request_id: requestId } }] };

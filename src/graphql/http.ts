@@ -27,7 +27,8 @@ import {
 } from './admission';
 import { clientTokenOfHeader } from './clientTokenScope';
 import type { GraphQLContext } from './context';
-import { errorResponseBody, maintenanceError } from './errors';
+import { errorResponseBody } from './errors';
+import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
 import { getOperationAST, type DocumentNode } from './graphqljs';
 

@@ -22,7 +22,8 @@ import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
 import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';
 import { connectionClientToken } from './clientTokenScope';
-import { apiGraphQLError, formatErrors, maintenanceError } from './errors';
+import { apiGraphQLError, formatErrors } from './errors';
+import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';
 

@@ -1,6 +1,7 @@
 import { findMethod, type MethodCode } from '../domain/payments/methods';
 import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../domain/payments/payment.states';
 import { esc, formatAoa, layout, safeWebUrl } from './html';
+import { MOBILE_PATTERN } from '../../generated/requestLimits';
 
 /** What the payment page of a link or a checkout session shows. */
 export interface PaymentPageModel {
@@ -17,6 +18,9 @@ export interface PaymentPageModel {
   cancelUrl?: string | null;
   expiresAt?: string | null;
 }
+
+/** The contract's mobile pattern as an HTML `pattern` attribute, which is anchored already. */
+const MOBILE_INPUT_PATTERN = MOBILE_PATTERN.source.replace(/^\^|\$$/g, '');
 
 /** Hints under the mobile field, in the sandbox's own terms. */
 const MOBILE_HINT = '9 digits starting with 9, e.g. 923000000. You confirm the payment in the Multicaixa Express app.';
@@ -65,7 +69,7 @@ export function renderPaymentPage(m: PaymentPageModel): string {
   </fieldset>
   ${hasExpress ? `<div class="field" id="mobile-field">
     <label for="mobile">Mobile number</label>
-    <input id="mobile" name="mobile" type="tel" inputmode="numeric" autocomplete="tel-national" pattern="9[0-9]{8}" maxlength="9" placeholder="923000000" aria-describedby="mobile-hint mobile-error">
+    <input id="mobile" name="mobile" type="tel" inputmode="numeric" autocomplete="tel-national" pattern="${esc(MOBILE_INPUT_PATTERN)}" maxlength="9" placeholder="923000000" aria-describedby="mobile-hint mobile-error">
     <p class="hint" id="mobile-hint">${esc(MOBILE_HINT)}</p>
     <p class="field-error" id="mobile-error" hidden></p>
   </div>` : ''}

@@ -6,6 +6,7 @@ import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';
 import { writeAdmission } from '../http/admission';
+import { maintenanceError } from '../http/maintenance';
 import { requestContext } from './requestContext';
 import { requestSpan } from './requestSpan';
 import { securityHeaders } from './securityHeaders';
@@ -40,7 +41,7 @@ function apiHandler(config: Config): RequestHandler {
   const handlers: RequestHandler[] = [];
   if (config.maintenanceMode) {
     handlers.push(() => {
-      throw new ApiError('maintenance', 'The sandbox is under scheduled maintenance. Retry later.', { 'Retry-After': '60' });
+      throw maintenanceError();
     });
   }
   // While this thread is saturated, writes past the cap wait here, before they cost anything (admission.ts).

@@ -1,19 +1,8 @@
 import { UsageError } from './errors';
+import { GRAPHQL_EVENT_TYPES } from './generated/eventTypes';
 
-/** REST spelling → GraphQL enum value (schema.graphql `EventType`). */
-export const EVENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
-  'payment.created': 'PAYMENT_CREATED',
-  'payment.succeeded': 'PAYMENT_SUCCEEDED',
-  'payment.failed': 'PAYMENT_FAILED',
-  'payment.unknown': 'PAYMENT_UNKNOWN',
-  'payment.reconciled': 'PAYMENT_RECONCILED',
-  'payment.expired': 'PAYMENT_EXPIRED',
-  'payment.cancelled': 'PAYMENT_CANCELLED',
-  'reference.paid': 'REFERENCE_PAID',
-  'refund.succeeded': 'REFUND_SUCCEEDED',
-  'checkout.session.completed': 'CHECKOUT_SESSION_COMPLETED',
-  'test.ping': 'TEST_PING',
-});
+/** REST spelling → GraphQL enum value (openapi.yaml's EventType, generated; schema.graphql agrees). */
+export const EVENT_TYPES: Readonly<Record<string, string>> = GRAPHQL_EVENT_TYPES;
 
 const REST_BY_ENUM = new Map(Object.entries(EVENT_TYPES).map(([rest, name]) => [name, rest]));
 

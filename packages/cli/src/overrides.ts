@@ -1,5 +1,7 @@
 import { UsageError } from './errors';
-import { SCENARIO_AMOUNT, SCENARIOS, type Scenario } from './scenarios';
+// The contract's Metadata limits and mobile pattern (openapi.yaml, generated), checked before any call.
+import { METADATA_LIMITS, MOBILE_PATTERN } from './generated/requestLimits';
+import { SCENARIO_AMOUNT, SCENARIOS, SUCCEEDING_MOBILE, type Scenario } from './scenarios';
 
 /** What `pgw trigger` may change in the payment it makes: `--amount`, `--mobile`, `--metadata k=v`. */
 export interface TriggerOverrides {
@@ -9,13 +11,10 @@ export interface TriggerOverrides {
   metadata: Record<string, string> | null;
 }
 
-/** The contract's Metadata rules (openapi.yaml, components.schemas.Metadata). */
-const METADATA = { maxKeys: 50, maxKey: 40, maxValue: 500, reserved: ['payment_link', 'checkout_session'] };
-
 /** The sandbox numbers that pick an outcome (spec, "Sandbox scenarios"), by the scenario they make. */
 function scenarioOfMobile(mobile: string): string | null {
   for (const [name, s] of Object.entries(SCENARIOS)) {
-    if ('express' in s.pay && s.pay.express === mobile && s.pay.express !== '923000000') return name;
+    if ('express' in s.pay && s.pay.express === mobile && s.pay.express !== SUCCEEDING_MOBILE) return name;
   }
   return null;
 }
@@ -36,12 +35,12 @@ export function parseOverrides(name: string, scenario: Scenario, opts: { amount?
   let mobile: string | null = null;
   if (opts.mobile !== undefined) {
     mobile = opts.mobile.trim();
-    if (!/^9\d{8}$/.test(mobile)) throw new UsageError(`--mobile must be 9 followed by 8 digits (e.g. 923000000), got '${opts.mobile}'`);
+    if (!MOBILE_PATTERN.test(mobile)) throw new UsageError(`--mobile must be 9 followed by 8 digits (e.g. 923000000), got '${opts.mobile}'`);
     const pay = scenario.pay;
     if ('reference' in pay) throw new UsageError(`--mobile is for express payments; ${name} makes a reference payment`);
     const own = 'express' in pay ? pay.express : pay.checkout;
     const picks = scenarioOfMobile(mobile);
-    if (own !== '923000000' && mobile !== own) {
+    if (own !== SUCCEEDING_MOBILE && mobile !== own) {
       throw new UsageError(`${name} is the outcome of the sandbox number ${own}: --mobile cannot change it (any other number succeeds)`);
     }
     if (picks && picks !== name) {
@@ -58,14 +57,14 @@ export function parseOverrides(name: string, scenario: Scenario, opts: { amount?
       if (eq <= 0) throw new UsageError(`--metadata must be key=value, got '${pair}'`);
       const key = pair.slice(0, eq);
       const value = pair.slice(eq + 1);
-      if (key.length > METADATA.maxKey) throw new UsageError(`--metadata key '${key}' is longer than ${METADATA.maxKey} characters`);
+      if (key.length > METADATA_LIMITS.maxKeyLength) throw new UsageError(`--metadata key '${key}' is longer than ${METADATA_LIMITS.maxKeyLength} characters`);
       if (/[$.]/.test(key)) throw new UsageError(`--metadata key '${key}' must not contain '$' or '.'`);
-      if (METADATA.reserved.includes(key)) throw new UsageError(`--metadata key '${key}' is reserved for the gateway`);
-      if (value.length > METADATA.maxValue) throw new UsageError(`--metadata value of '${key}' is longer than ${METADATA.maxValue} characters`);
+      if ((METADATA_LIMITS.reservedKeys as readonly string[]).includes(key)) throw new UsageError(`--metadata key '${key}' is reserved for the gateway`);
+      if (value.length > METADATA_LIMITS.maxValueLength) throw new UsageError(`--metadata value of '${key}' is longer than ${METADATA_LIMITS.maxValueLength} characters`);
       if (key in metadata) throw new UsageError(`--metadata key '${key}' is given twice`);
       metadata[key] = value;
     }
-    if (Object.keys(metadata).length > METADATA.maxKeys) throw new UsageError(`--metadata: at most ${METADATA.maxKeys} keys`);
+    if (Object.keys(metadata).length > METADATA_LIMITS.maxKeys) throw new UsageError(`--metadata: at most ${METADATA_LIMITS.maxKeys} keys`);
   }
   return { amount, mobile, metadata };
 }

@@ -45,7 +45,7 @@ export function formatEnum(value: string | null | undefined): string {
 /**
  * CHECKOUT_SESSION_COMPLETED → "checkout.session.completed": the REST spelling integrators see in
  * webhooks. Every EventType's REST name is its GraphQL name in lower case with each underscore a dot
- * (src/graphql/enums.ts holds the table; test/dashboard/format.test.ts checks every value against it).
+ * (codegen holds schema.graphql to that; test/dashboard/format.test.ts checks every value).
  */
 export function eventTypeName(type: string): string {
   return type.toLowerCase().replaceAll('_', '.');

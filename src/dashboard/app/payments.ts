@@ -1,5 +1,6 @@
 import { formatEnum } from './format';
 import type { PaymentListRowFragment, PaymentMethodCode } from '../../../generated/dashboard/documents';
+import { EXPRESS_SCENARIOS, OTHER_EXPRESS_SCENARIO, REFERENCE_SCENARIO } from '../../../generated/sandboxScenarios';
 
 /** What the payments list shows of an intent (documents/payments.graphql, fragment PaymentListRow). */
 export type PaymentRow = PaymentListRowFragment;
@@ -28,13 +29,17 @@ export function methodName(method: PaymentMethodCode): string {
   return METHOD_NAMES[method] ?? formatEnum(method);
 }
 
-/** Every scenario of the spec's "Sandbox scenarios": the express mobile numbers, and a reference payment. */
+/**
+ * Every scenario of the spec's "Sandbox scenarios" (openapi.yaml x-sandbox-scenarios, generated): the
+ * express mobile numbers, one number that picks none (any other succeeds), and a reference payment.
+ */
 export const SCENARIOS: Array<{ value: string; label: string; method: 'MULTICAIXA_EXPRESS' | 'MULTICAIXA_REFERENCE'; mobile?: string }> = [
-  { value: '923000000', label: 'Express 923000000: succeeds after ~5 s', method: 'MULTICAIXA_EXPRESS', mobile: '923000000' },
-  { value: '923000001', label: 'Express 923000001: rejected by the customer', method: 'MULTICAIXA_EXPRESS', mobile: '923000001' },
-  { value: '923000002', label: 'Express 923000002: unknown, reconciled after ~30 s', method: 'MULTICAIXA_EXPRESS', mobile: '923000002' },
-  { value: '923000003', label: 'Express 923000003: insufficient funds', method: 'MULTICAIXA_EXPRESS', mobile: '923000003' },
-  { value: '923000004', label: 'Express 923000004: provider unavailable', method: 'MULTICAIXA_EXPRESS', mobile: '923000004' },
-  { value: '923456789', label: 'Express 923456789 (any other number): succeeds', method: 'MULTICAIXA_EXPRESS', mobile: '923456789' },
-  { value: 'reference', label: 'Multicaixa Reference: pending until paid or expired (72 h)', method: 'MULTICAIXA_REFERENCE' },
+  ...EXPRESS_SCENARIOS.map((s) => ({ value: s.mobile, label: `Express ${s.mobile}: ${s.summary}`, method: 'MULTICAIXA_EXPRESS' as const, mobile: s.mobile })),
+  {
+    value: OTHER_EXPRESS_SCENARIO.exampleMobile,
+    label: `Express ${OTHER_EXPRESS_SCENARIO.exampleMobile} (any other number): ${OTHER_EXPRESS_SCENARIO.summary}`,
+    method: 'MULTICAIXA_EXPRESS',
+    mobile: OTHER_EXPRESS_SCENARIO.exampleMobile,
+  },
+  { value: 'reference', label: `Multicaixa Reference: ${REFERENCE_SCENARIO.summary}`, method: 'MULTICAIXA_REFERENCE' },
 ];

@@ -1,3 +1,5 @@
+import { EVENT_TYPES, type EventTypeName } from '../../../generated/eventTypes';
+
 /**
  * The payment-intent state machine of the specification, as data. Every state change goes through
  * `planTransition`, and the caller writes it as a conditional update on the state it read, so a race
@@ -17,19 +19,14 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-/** The events of a payment's life (the spec's event table, less the account events). */
-export const PAYMENT_EVENT_TYPES = [
-  'payment.created',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.unknown',
-  'payment.reconciled',
-  'payment.expired',
-  'payment.cancelled',
-  'reference.paid',
-  'refund.succeeded',
-] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+/** The event types that are about no payment: a checkout session's completion, a webhook endpoint's test. */
+const ACCOUNT_EVENT_TYPES = ['checkout.session.completed', 'test.ping'] as const;
+export type PaymentEventType = Exclude<EventTypeName, (typeof ACCOUNT_EVENT_TYPES)[number]>;
+
+/** The events of a payment's life: the contract's event types (openapi.yaml EventType, generated), less the account events. */
+export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = EVENT_TYPES.filter(
+  (t): t is PaymentEventType => !(ACCOUNT_EVENT_TYPES as readonly string[]).includes(t),
+);
 
 /** Why a FAILED payment failed (`failure_code`). */
 export const FAILURE_CODES = ['rejected_by_customer', 'insufficient_funds', 'provider_unavailable'] as const;

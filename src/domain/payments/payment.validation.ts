@@ -1,10 +1,13 @@
 import { ApiError } from '../../errors';
 import { findMethod, type MethodChannel, type MethodCode } from './methods';
+import { METADATA_LIMITS } from '../../../generated/requestLimits';
 
 /**
- * Validation of a create request, in the service so that REST, GraphQL and the pages share it. REST
- * has already checked the shape against openapi.yaml; this repeats the checks that matter for other
- * callers and adds the ones a schema cannot express (method status and limits, mobile for express).
+ * The business rules of a create request, in the service so that REST, GraphQL and the pages share them:
+ * method status and limits, a mobile for express, reserved and unsafe metadata keys. Every caller comes
+ * through src/operations, which has already held the body to openapi.yaml's schema (types, currency, the
+ * mobile's pattern, the lengths and counts of merchant_reference and metadata), with the error codes the
+ * contract gives: those rules live only there.
  */
 export interface CreatePaymentIntentInput {
   amount: number;
@@ -23,36 +26,15 @@ export interface ValidCreateInput {
   metadata: Record<string, string>;
 }
 
-export const MOBILE_PATTERN = /^9\d{8}$/;
-export const METADATA_MAX_KEYS = 50;
-export const METADATA_MAX_KEY_LENGTH = 40;
-export const METADATA_MAX_VALUE_LENGTH = 500;
-export const MERCHANT_REFERENCE_MAX = 64;
-
 export function validateCreateInput(input: CreatePaymentIntentInput, channel: MethodChannel): ValidCreateInput {
-  if (typeof input !== 'object' || input === null) throw ApiError.invalid('The request body must be an object');
-  if (typeof input.amount !== 'number' || !Number.isSafeInteger(input.amount)) {
-    throw ApiError.invalid("Invalid field 'amount': must be an integer number of AOA");
-  }
-  if (input.currency !== 'AOA') throw ApiError.invalid("Invalid field 'currency': only 'AOA' is supported");
-
   const method = typeof input.payment_method === 'string' ? findMethod(input.payment_method) : undefined;
   if (!method) throw ApiError.invalid("Invalid field 'payment_method': unknown payment method");
   if (method.status !== 'active' || !method.channels[channel]) {
     throw new ApiError('method_disabled', `Payment method '${method.code}' is not available yet`);
   }
 
-  let customer: { mobile: string } | null = null;
-  if (input.customer !== undefined && input.customer !== null) {
-    if (typeof input.customer !== 'object') throw ApiError.invalid("Invalid field 'customer': must be an object");
-    const mobile = input.customer.mobile;
-    if (mobile !== undefined) {
-      if (typeof mobile !== 'string' || !MOBILE_PATTERN.test(mobile)) {
-        throw new ApiError('invalid_phone_number', "Invalid field 'customer.mobile': must be 9 followed by 8 digits");
-      }
-      customer = { mobile };
-    }
-  }
+  const mobile = input.customer?.mobile;
+  const customer = mobile === undefined ? null : { mobile };
   if (method.code === 'multicaixa_express' && !customer) {
     throw new ApiError('invalid_phone_number', "Missing field 'customer.mobile': required for multicaixa_express");
   }
@@ -64,29 +46,22 @@ export function validateCreateInput(input: CreatePaymentIntentInput, channel: Me
     );
   }
 
-  let merchantReference: string | null = null;
-  if (input.merchant_reference !== undefined && input.merchant_reference !== null) {
-    if (typeof input.merchant_reference !== 'string' || input.merchant_reference.length > MERCHANT_REFERENCE_MAX) {
-      throw ApiError.invalid(`Invalid field 'merchant_reference': a string of at most ${MERCHANT_REFERENCE_MAX} characters`);
-    }
-    merchantReference = input.merchant_reference;
-  }
-
   return {
     amount: input.amount,
     payment_method: method.code as MethodCode,
     customer,
-    merchant_reference: merchantReference,
+    merchant_reference: input.merchant_reference ?? null,
     metadata: validateMetadata(input.metadata),
   };
 }
 
 /**
  * Keys the gateway itself sets on page payments: `payment_link` (a link's page) and `checkout_session`
- * (a checkout page). The public stream and the checkout completion trust them, so a merchant's own
- * payment may not carry them; the pages pass them through `via`, after this validation.
+ * (a checkout page); openapi.yaml lists them (Metadata, x-reserved-keys). The public stream and the
+ * checkout completion trust them, so a merchant's own payment may not carry them; the pages pass them
+ * through `via`, after this validation.
  */
-export const RESERVED_METADATA_KEYS: readonly string[] = ['payment_link', 'checkout_session'];
+export const RESERVED_METADATA_KEYS: readonly string[] = METADATA_LIMITS.reservedKeys;
 
 /**
  * `$` and `.` are operators and path separators in database field names (`metadata.$where`,
@@ -94,24 +69,20 @@ export const RESERVED_METADATA_KEYS: readonly string[] = ['payment_link', 'check
  */
 const UNSAFE_KEY_CHARACTERS = /[$.]/;
 
-export function validateMetadata(metadata: unknown): Record<string, string> {
+export function validateMetadata(metadata: Record<string, string> | null | undefined): Record<string, string> {
   if (metadata === undefined || metadata === null) return {};
-  if (typeof metadata !== 'object' || Array.isArray(metadata)) throw ApiError.invalid("Invalid field 'metadata': must be an object");
-  const entries = Object.entries(metadata as Record<string, unknown>);
-  if (entries.length > METADATA_MAX_KEYS) throw ApiError.invalid(`Invalid field 'metadata': at most ${METADATA_MAX_KEYS} keys`);
   const out: Record<string, string> = {};
-  for (const [key, value] of entries) {
-    if (key.length === 0 || key.length > METADATA_MAX_KEY_LENGTH) {
-      throw ApiError.invalid(`Invalid field 'metadata': keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`);
+  for (const [key, value] of Object.entries(metadata)) {
+    // openapi.yaml's Metadata sets no minimum key length: an empty key is refused here, with the message
+    // it has always had (which names the schema's maximum).
+    if (key.length === 0) {
+      throw ApiError.invalid(`Invalid field 'metadata': keys must be 1 to ${METADATA_LIMITS.maxKeyLength} characters`);
     }
     if (UNSAFE_KEY_CHARACTERS.test(key)) {
       throw ApiError.invalid(`Invalid field 'metadata': key '${key}' must not contain '$' or '.'`);
     }
     if (RESERVED_METADATA_KEYS.includes(key)) {
       throw ApiError.invalid(`Invalid field 'metadata': key '${key}' is reserved (the gateway sets it on payments made on its pages)`);
-    }
-    if (typeof value !== 'string' || value.length > METADATA_MAX_VALUE_LENGTH) {
-      throw ApiError.invalid(`Invalid field 'metadata.${key}': must be a string of at most ${METADATA_MAX_VALUE_LENGTH} characters`);
     }
     out[key] = value;
   }

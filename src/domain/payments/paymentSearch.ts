@@ -3,7 +3,7 @@ import { accountIdOf, type ActorOrAccount } from './actor';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
 import { isPaymentStatus, type PaymentStatus } from './payment.states';
-import { MOBILE_PATTERN } from './payment.validation';
+import { MOBILE_PATTERN } from '../../../generated/requestLimits';
 
 /**
  * The dashboard's payment search and filters (GraphQL `paymentIntents(filter:)`; REST has no

@@ -4,14 +4,16 @@ import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './payment.model';
 import { mutatePayment, type PaymentChange } from './payment.mutate';
-import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentTrigger } from './payment.states';
+import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentStatus, type PaymentTrigger } from './payment.states';
+import { EXPRESS_SCENARIOS, OTHER_EXPRESS_SCENARIO, type SandboxStep } from '../../../generated/sandboxScenarios';
 import { nextSequence } from '../events/sequence';
 
 /**
  * The sandbox express rail. The customer's mobile number picks a scenario (spec, "Sandbox scenarios");
- * timings are those of the contract decisions, measured from the intent's creation. Each step is a
- * durable timer; the transition of a step carries the timer of the next step in the same atomic write
- * (outbox `pending_timers`). A step that finds the intent elsewhere (cancelled, say) does nothing.
+ * the scenarios and their timings are the contract's (openapi.yaml x-sandbox-scenarios, generated into
+ * generated/sandboxScenarios.ts), measured from the intent's creation. Each step is a durable timer; the
+ * transition of a step carries the timer of the next step in the same atomic write (outbox
+ * `pending_timers`). A step that finds the intent elsewhere (cancelled, say) does nothing.
  */
 export interface RailStep {
   /** Milliseconds after creation. */
@@ -20,18 +22,31 @@ export interface RailStep {
   failureCode?: FailureCode;
 }
 
-const PROCESSING_AT_2S: RailStep = { at: 2_000, trigger: 'rail_start' };
+/**
+ * The contract names the status each step reaches; the state table says which express trigger takes the
+ * intent there from the previous step's status. Exactly one does, or the module fails to load.
+ */
+function railSteps(steps: readonly SandboxStep[]): readonly RailStep[] {
+  let from: PaymentStatus = 'PENDING';
+  return Object.freeze(
+    steps.map((step) => {
+      const triggers = (Object.keys(PAYMENT_TRANSITIONS) as PaymentTrigger[]).filter((t) => {
+        const rule = PAYMENT_TRANSITIONS[t];
+        return rule.method === 'multicaixa_express' && rule.from.includes(from) && rule.to === step.status;
+      });
+      if (triggers.length !== 1) throw new Error(`x-sandbox-scenarios: no single express transition ${from} -> ${step.status}`);
+      from = step.status as PaymentStatus;
+      return { at: step.atSeconds * 1000, trigger: triggers[0]!, ...(step.failureCode ? { failureCode: step.failureCode as FailureCode } : {}) };
+    }),
+  );
+}
 
-export const RAIL_SCENARIOS: Readonly<Record<string, readonly RailStep[]>> = Object.freeze({
-  '923000000': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_confirm' }],
-  '923000001': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_reject', failureCode: 'rejected_by_customer' }],
-  '923000002': [PROCESSING_AT_2S, { at: 10_000, trigger: 'rail_timeout' }, { at: 30_000, trigger: 'reconcile' }],
-  '923000003': [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_reject', failureCode: 'insufficient_funds' }],
-  '923000004': [{ at: 2_000, trigger: 'rail_unavailable', failureCode: 'provider_unavailable' }],
-});
+export const RAIL_SCENARIOS: Readonly<Record<string, readonly RailStep[]>> = Object.freeze(
+  Object.fromEntries(EXPRESS_SCENARIOS.map((s) => [s.mobile, railSteps(s.steps)])),
+);
 
 /** Any other valid mobile succeeds. */
-export const DEFAULT_RAIL_SCENARIO: readonly RailStep[] = [PROCESSING_AT_2S, { at: 5_000, trigger: 'rail_confirm' }];
+export const DEFAULT_RAIL_SCENARIO: readonly RailStep[] = railSteps(OTHER_EXPRESS_SCENARIO.steps);
 
 export function railScenario(mobile: string): readonly RailStep[] {
   return RAIL_SCENARIOS[mobile] ?? DEFAULT_RAIL_SCENARIO;
