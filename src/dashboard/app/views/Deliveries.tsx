@@ -22,6 +22,15 @@ export function DeliveryList({ deliveries, onResent, empty }: { deliveries: Deli
   );
 }
 
+/** What the endpoint's chaos made of a delivery (null: sent as usual); forged copies say so, as the receiver must refuse them. */
+const CHAOS_WORDS: Record<string, string> = {
+  DUPLICATE: 'chaos: duplicate',
+  REORDERED: 'chaos: reordered',
+  DELAYED: 'chaos: delayed',
+  BAD_SIGNATURE: 'chaos: forged, bad signature',
+  STALE_TIMESTAMP: 'chaos: forged, stale timestamp',
+};
+
 /** The last attempt's HTTP status in words: 0 means no answer came back. */
 function lastStatusText(status: number | null): string {
   if (status == null) return '—';
@@ -36,6 +45,14 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
     <li className="card delivery" data-delivery-id={d.id}>
       <h3 id={titleId}>
         <code>{eventTypeName(d.eventType)}</code> <StatusBadge status={d.state} kind="delivery" />
+        {d.chaos && (
+          <>
+            {' '}
+            <span className="badge tone-wait" data-chaos={d.chaos}>
+              {CHAOS_WORDS[d.chaos] ?? `chaos: ${d.chaos}`}
+            </span>
+          </>
+        )}
       </h3>
       {failed && (
         <p className="why" data-testid="delivery-why">
