@@ -155,9 +155,10 @@ const MUTATIONS: Array<[string, Mutation]> = [
             ...(schema.maximum !== undefined ? [String(schema.maximum + 1)] : []),
             '0', '-1', '-0', '2147483648', '9007199254740993', '1e308', '1e400', '-1e400', '1.5', '100.5', '1e-7', '-9007199254740993',
           ]);
-          // -0 and 1e-7 … are out of range only where the schema says so; 1e400 parses as Infinity.
+          // -0 and 1e-7 … are out of range only where the schema says so; 1e400 parses as Infinity. A
+          // fraction is refused by an integer schema only: a `number` (a chaos probability) takes 1e-7.
           const n = Number(raw);
-          const invalid = !Number.isInteger(n) || !Number.isFinite(n) || (schema.minimum !== undefined && n < schema.minimum) || (schema.maximum !== undefined && n > schema.maximum);
+          const invalid = (schema.type === 'integer' && !Number.isInteger(n)) || !Number.isFinite(n) || (schema.minimum !== undefined && n < schema.minimum) || (schema.maximum !== undefined && n > schema.maximum);
           setRaw(d, path, raw);
           return { detail: `${fmt(path)} = ${raw}`, invalid };
         }
