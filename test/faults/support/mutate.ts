@@ -672,6 +672,10 @@ function typeOk(s: Schema, type: string, value: unknown): boolean {
   if (s.enum) return s.enum.includes(value);
   if (s.type === 'string') return type === 'string' && (s.minLength ?? 0) <= String(value).length && !s.pattern && !s.format;
   if (s.type === 'integer') return type === 'integer';
+  // A `number` (a chaos probability) takes an integer too, within its range.
+  if (s.type === 'number') {
+    return (type === 'integer' || type === 'number') && (s.minimum === undefined || (value as number) >= s.minimum) && (s.maximum === undefined || (value as number) <= s.maximum);
+  }
   return false;
 }
 
