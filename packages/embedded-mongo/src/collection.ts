@@ -148,8 +148,9 @@ export class Collection {
 
   /**
    * Start-up: a snapshot and journal replay install documents without touching the indexes (declared
-   * with declareIndex), and finishLoad then builds each index once, from the final documents, sorted
-   * in one pass: cheaper than keeping every index ordered through hundreds of thousands of inserts.
+   * with declareIndex), and finishLoad then builds each index once (or defers it), from the final
+   * documents, sorted in one pass: cheaper than keeping every index ordered through hundreds of
+   * thousands of inserts.
    */
   loadPut(bytes: Uint8Array, file: number, pos: number): void {
     if (!(this.docs instanceof FileDocStore)) throw new Error('embedded db: loading documents needs a data directory');
@@ -165,16 +166,59 @@ export class Collection {
   }
 
   /**
-   * Builds every declared index from the loaded documents; returns the unique ones it had to drop.
-   * One pass over the stored bytes: most entries are encoded straight from the BSON elements of the
-   * fields they read (Index.entryFromBson); a document is decoded, and then only the top-level fields
-   * some index reads, only for an index that needs values (a partial filter, a dotted path, an array,
-   * a subdocument...). A start-up on a large data directory never decodes whole documents.
+   * After the load: builds the unique indexes now (a duplicate must be found at start-up, and every
+   * insert checks them) and defers the others to their first use (Index.defer), so that a start-up on
+   * a large data directory serves its first request without building indexes it does not read yet.
+   * Returns the unique indexes it had to drop; `dropped` hears of a deferred one dropped later.
    */
-  finishLoad(): Array<{ index: string; error: string }> {
+  finishLoad(dropped: (d: { index: string; error: string }) => void): Array<{ index: string; error: string }> {
+    const built: Index[] = [];
+    for (const idx of this.indexes.values()) {
+      if (idx.isId) continue;
+      if (idx.unique) built.push(idx);
+      else idx.defer(() => this.buildDeferred([idx], dropped));
+    }
+    return this.buildIndexes(built);
+  }
+
+  /** Builds the first index still waiting for its first use, if any; returns its name (idle time: Engine). */
+  buildNextDeferredIndex(dropped: (d: { index: string; error: string }) => void): string | undefined {
+    for (const idx of this.indexes.values()) {
+      if (idx.isId || !idx.deferred) continue;
+      this.buildDeferred([idx], dropped);
+      return idx.name;
+    }
+    return undefined;
+  }
+
+  /**
+   * Builds deferred indexes, each at its first use: a query reads one or two of a collection's indexes,
+   * and a pass for one costs a fraction of all. A pass that cannot read the files leaves them deferred,
+   * to be tried again by the next use.
+   */
+  private buildDeferred(building: Index[], dropped: (d: { index: string; error: string }) => void): void {
+    for (const idx of building) idx.beginBuild();
+    let failures: Array<{ index: string; error: string }>;
+    try {
+      failures = this.buildIndexes(building);
+    } catch (e) {
+      for (const idx of building) idx.defer(() => this.buildDeferred([idx], dropped));
+      throw e;
+    }
+    for (const f of failures) {
+      building.find((idx) => idx.name === f.index)!.failed(f.error);
+      dropped(f);
+    }
+  }
+
+  /**
+   * Builds `building` from the stored documents; returns (and drops) those that failed. One pass over
+   * the stored bytes: most entries are encoded straight from the BSON elements of the fields they read
+   * (Index.entryFromBson); a document is decoded, and then only the top-level fields some index reads,
+   * only for an index that needs values (a partial filter, a dotted path, an array, a subdocument...).
+   */
+  private buildIndexes(building: Index[]): Array<{ index: string; error: string }> {
     const dropped: Array<{ index: string; error: string }> = [];
-    // The _id index is built from the documents on first need (see Index).
-    const building = [...this.indexes.values()].filter((idx) => !idx.isId);
     if (building.length === 0) return dropped;
     const picker = new FieldPicker(building.flatMap((idx) => idx.topLevelFields()));
     const entries = building.map((): string[] => []);

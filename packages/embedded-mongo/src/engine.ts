@@ -25,6 +25,11 @@ import { canonicalKey, type Doc } from './values';
 
 export type Logger = (msg: string, extra?: object) => void;
 
+/** Idle-time building of deferred indexes: after the start-up's first commands, a step, a retry after a read error. */
+const DEFERRED_INDEXES_AFTER_MS = 1_000;
+const DEFERRED_INDEX_STEP_MS = 20;
+const DEFERRED_INDEXES_RETRY_MS = 10_000;
+
 export interface EngineOptions {
   dataDir?: string;
   logger?: Logger;
@@ -72,6 +77,8 @@ export class Engine {
   private readonly unjournaled = new Set<OpContext>();
   /** Orders undo steps across commands: a command's statements interleave with other commands'. */
   private changeSeq = 0;
+  /** The next idle-time step building a deferred index (see buildDeferredIndexesLater). */
+  private deferredIndexTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.logger = options.logger ?? (() => {});
@@ -108,18 +115,47 @@ export class Engine {
     } finally {
       this.loading = false;
     }
-    for (const colls of this.dbs.values()) {
-      for (const c of colls.values()) {
-        for (const d of c.finishLoad()) this.logger('embedded db: could not rebuild index during recovery', { collection: c.ns, ...d });
-      }
-    }
+    for (const c of this.collections()) c.finishLoad(this.indexDropped(c)).forEach(this.indexDropped(c));
+    this.buildDeferredIndexesLater(DEFERRED_INDEXES_AFTER_MS);
     this.journal = fj;
     let docs = 0;
     for (const colls of this.dbs.values()) for (const c of colls.values()) docs += c.size;
     this.logger('embedded db: data loaded', { dataDir: dir, replayedOps: ops, documents: docs });
   }
 
+  private *collections(): Generator<Collection> {
+    for (const colls of this.dbs.values()) yield* colls.values();
+  }
+
+  private indexDropped(c: Collection): (d: { index: string; error: string }) => void {
+    return (d) => this.logger('embedded db: could not rebuild index during recovery', { collection: c.ns, ...d });
+  }
+
+  /**
+   * The indexes a start-up deferred (Collection.finishLoad) are built in idle time too, one per step,
+   * so that the first queries to need them after a start-up mostly find them built; commands are
+   * served between steps. A step that cannot read the files is tried again later.
+   */
+  private buildDeferredIndexesLater(delayMs: number, built = 0, cpuMs = 0): void {
+    this.deferredIndexTimer = setTimeout(() => {
+      const t0 = performance.now();
+      for (const c of this.collections()) {
+        let name: string | undefined;
+        try {
+          name = c.buildNextDeferredIndex(this.indexDropped(c));
+        } catch (err) {
+          this.logger('embedded db: could not build a deferred index yet; trying again', { collection: c.ns, error: String(err) });
+          return this.buildDeferredIndexesLater(DEFERRED_INDEXES_RETRY_MS, built, cpuMs);
+        }
+        if (name !== undefined) return this.buildDeferredIndexesLater(DEFERRED_INDEX_STEP_MS, built + 1, cpuMs + performance.now() - t0);
+      }
+      if (built > 0) this.logger('embedded db: deferred indexes built', { indexes: built, ms: Math.round(cpuMs) });
+    }, delayMs);
+    this.deferredIndexTimer.unref();
+  }
+
   async close(): Promise<void> {
+    clearTimeout(this.deferredIndexTimer);
     this.txns.abortAll();
     this.changes.wakeAll();
     this.cursors.close();

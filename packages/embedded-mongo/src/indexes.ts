@@ -46,18 +46,21 @@ export class Index {
   readonly partial: Query | undefined;
   /** The partial filter as tests on BSON elements, per field ([] without a filter); undefined when not expressible so (see bsonFields). */
   private readonly partialTests: Array<[string, (buf: Buffer, el: number) => boolean | undefined]> | undefined;
-  /** Set once any document stored an array under an indexed path; disables index-ordered sorts. */
-  multikey = false;
-  /** The entries (indexKey.ts strings) in order; read it through `ordered` (see `deferredFrom`). */
+  /** Set once any document stored an array under an indexed path; read it through `multikey`. */
+  private multi = false;
+  /** The entries (indexKey.ts strings) in order; read it through `ordered` (see `pending`). */
   private readonly list = new SortedList<string>(byString);
   /**
-   * The _id index only, until a query first needs _id order (a sort or a range on _id): the
-   * collection's documents, from which `ordered` then builds the list, kept up to date from then on.
-   * Look-ups by _id go to the collection's document map, so most collections never need the order,
-   * and inserting random string ids into a large ordered list is a binary search through entries
-   * that are rarely in the CPU cache: under the gateway's load the costliest step of an insert.
+   * Set while the entries are not built yet: builds them, on first need (see `defer`). Writes meanwhile
+   * leave the entries alone, because the build reads the documents as they are when it runs.
+   * - The _id index starts so: look-ups by _id go to the collection's document map, so most collections
+   *   never need _id order, and inserting random string ids into a large ordered list is a binary search
+   *   through entries rarely in the CPU cache (under the gateway's load the costliest step of an insert).
+   * - A start-up on a data directory defers the non-unique indexes (Collection.finishLoad).
    */
-  private deferredFrom: (() => Iterable<[string, Doc]>) | undefined;
+  private pending: (() => void) | undefined;
+  /** Why a deferred build failed: the index was dropped, and a query holding it must not read it empty. */
+  private failure: unknown;
   /**
    * Unique indexes only: hash of complete keys (encoded key -> id or ids) for O(1) unique checks and
    * equality lookups. Not kept for _id, where the collection's document map plays that role, nor for
@@ -68,7 +71,7 @@ export class Index {
   private readonly eq = new Map<string, string | Set<string>>();
   private readonly hashed: boolean;
 
-  /** `documents`: for the _id index, the collection's documents by id key (see `deferredFrom`). */
+  /** `documents`: for the _id index, the collection's documents by id key (see `pending`). */
   constructor(spec: IndexSpec, documents?: () => Iterable<[string, Doc]>) {
     this.spec = spec;
     this.name = spec.name;
@@ -81,19 +84,59 @@ export class Index {
     this.partial = spec.partialFilterExpression ? new Query(spec.partialFilterExpression) : undefined;
     this.partialTests = bsonTests(spec.partialFilterExpression);
     this.hashed = this.unique && this.name !== '_id_';
-    this.deferredFrom = this.isId ? documents : undefined;
+    if (this.isId && documents) {
+      this.pending = () => {
+        this.beginBuild();
+        this.fillFrom(documents());
+      };
+    }
   }
 
-  /** The ordered entries; a deferred _id index builds them now, from the collection's documents. */
-  private get ordered(): SortedList<string> {
-    const documents = this.deferredFrom;
-    if (documents) {
-      this.deferredFrom = undefined;
-      const entries: string[] = [];
-      for (const [id, doc] of documents()) for (const k of this.keysFor(doc)) entries.push(this.entry(k, id));
-      entries.sort();
-      this.list.fill(entries);
+  /** The entries of `documents`, sorted once (no unique check: the _id index's ids are the map's keys). */
+  private fillFrom(documents: Iterable<[string, Doc]>): void {
+    const entries: string[] = [];
+    for (const [id, doc] of documents) for (const k of this.keysFor(doc)) entries.push(this.entry(k, id));
+    entries.sort();
+    this.list.fill(entries);
+  }
+
+  /** Leaves the entries unbuilt until first needed; `build` then fills them (through `buildFrom`). */
+  defer(build: () => void): void {
+    this.clear();
+    this.pending = build;
+  }
+
+  get deferred(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** Builds the entries now if they were deferred (the build calls beginBuild first). */
+  materialize(): void {
+    this.pending?.();
+    if (this.failure !== undefined) {
+      throw new MongoCommandError(ErrorCodes.IndexNotFound, `index ${this.name} could not be built and was dropped: ${String(this.failure)}`);
     }
+  }
+
+  /** A deferred build is under way: the entries are no longer waiting, and writes from now on keep them. */
+  beginBuild(): void {
+    this.pending = undefined;
+  }
+
+  /** The build of a deferred index failed (the collection dropped it). */
+  failed(error: unknown): void {
+    this.failure = error;
+  }
+
+  /** Whether any document stored an array under an indexed path (disables index-ordered sorts). */
+  get multikey(): boolean {
+    this.materialize();
+    return this.multi;
+  }
+
+  /** The ordered entries (built now if deferred). */
+  private get ordered(): SortedList<string> {
+    this.materialize();
     return this.list;
   }
 
@@ -181,7 +224,7 @@ export class Index {
     if (this.sparse && perField.every((vals) => vals.every((v) => v === undefined))) return [];
     let tuples: unknown[][] = [[]];
     for (const vals of perField) {
-      if (vals.length > 1) this.multikey = true;
+      if (vals.length > 1) this.multi = true;
       const next: unknown[][] = [];
       for (const t of tuples) for (const v of vals) next.push([...t, v === undefined ? null : v]);
       tuples = next;
@@ -204,6 +247,7 @@ export class Index {
   /** Id of another document holding one of these keys, if this index is unique. */
   findConflict(keys: unknown[][], id: string): { key: unknown[] } | undefined {
     if (!this.unique) return undefined;
+    this.materialize();
     for (const k of keys) {
       const holder = this.eq.get(encodeKey(k, this.dirs));
       if (holder === undefined) continue;
@@ -217,9 +261,10 @@ export class Index {
   }
 
   add(keys: unknown[][], id: string): void {
+    if (this.pending) return;
     for (const k of keys) {
       if (!this.hashed) {
-        if (!this.deferredFrom) this.list.insert(encodeEntry(k, this.dirs, id));
+        this.list.insert(encodeEntry(k, this.dirs, id));
         continue;
       }
       const key = encodeKey(k, this.dirs);
@@ -238,9 +283,10 @@ export class Index {
   }
 
   remove(keys: unknown[][], id: string): void {
+    if (this.pending) return;
     for (const k of keys) {
       if (!this.hashed) {
-        if (!this.deferredFrom) this.list.remove(encodeEntry(k, this.dirs, id));
+        this.list.remove(encodeEntry(k, this.dirs, id));
         continue;
       }
       const key = encodeKey(k, this.dirs);
@@ -257,6 +303,7 @@ export class Index {
   /** Ids of documents whose complete key equals `key` (a hash lookup on unique indexes). */
   idsWithKey(key: unknown[]): Iterable<string> {
     if (!this.hashed) return this.idsWithPrefix(key);
+    this.materialize();
     const holder = this.eq.get(encodeKey(key, this.dirs));
     if (holder === undefined) return [];
     return typeof holder === 'string' ? [holder] : holder;
@@ -338,9 +385,9 @@ export class Index {
    * keysFor having set `multikey`). `docOf` finds a document again, for a duplicate key's message.
    */
   buildFrom(entries: string[], docOf: (id: string) => Doc | undefined): void {
-    const multikey = this.multikey;
+    const multikey = this.multi;
     this.clear();
-    this.multikey = multikey;
+    this.multi = multikey;
     entries.sort();
     if (this.hashed) {
       for (const e of entries) {
@@ -359,13 +406,13 @@ export class Index {
         this.eq.set(key, id);
       }
     }
-    if (!this.deferredFrom) this.list.fill(entries);
+    this.list.fill(entries);
   }
 
   clear(): void {
     this.list.clear();
     this.eq.clear();
-    this.multikey = false;
+    this.multi = false;
   }
 
   describe(): Doc {

@@ -201,8 +201,7 @@ function* scanAll(coll: Collection, stats: ExecStats): Generator<Doc> {
 
 /** Direction with which `idx` (after `skipFields` equality fields) serves `sort`, or 0. */
 function sortDirection(idx: Index, sort: SortSpec, skipFields: number): 1 | -1 | 0 {
-  if (idx.multikey || idx.sparse) return 0;
-  if (idx.fields.length - skipFields < sort.length) return 0;
+  if (idx.sparse || idx.fields.length - skipFields < sort.length) return 0;
   let dir: 1 | -1 | 0 = 0;
   for (let i = 0; i < sort.length; i++) {
     const [field, d] = sort[i]!;
@@ -211,7 +210,8 @@ function sortDirection(idx: Index, sort: SortSpec, skipFields: number): 1 | -1 |
     if (dir === 0) dir = rel;
     else if (dir !== rel) return 0;
   }
-  return dir;
+  // Last: reading multikey builds a deferred index (Index.pending), which only one that fits should pay.
+  return idx.multikey ? 0 : dir;
 }
 
 function combos(lists: unknown[][]): unknown[][] {
