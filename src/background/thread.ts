@@ -7,21 +7,14 @@ import type { ToBackground, FromBackground } from './messages';
 
 /**
  * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD=true; off by default).
- *
- * Why: at a few hundred express payments per second one thread serving the API and also running the
- * rail's timers and their webhooks saturates, and the rail's +2 s / +5 s slip by seconds
- * (bench/README.md, bench:rail). The timers and the webhooks of the events they store move to a thread
- * of their own; both threads share the database as two gateway processes do (src/background/services.ts).
- * On a 2-core machine that third busy thread (beside the HTTP thread and the engine's worker) made the
- * rail at 300/s later, not earlier (bench/README.md, round 4), so it is opt-in: for machines with cores to
- * spare.
- *
- * The thread connects to the same database (the embedded engine's socket, or MONGODB_URI), with this
- * gateway's final Config. Timers this thread schedules for the next minute are announced to it (one
- * message per 50 ms wake-up slot), so it fires them on time rather than at its next poll. The first
- * request does not wait for the thread: the timers are durable and its first poll takes whatever is
- * due. A thread that fails is a gateway that fails: the process exits, as it would on an uncaught error
- * (nothing is lost: the timers wait in the database for the next start).
+ * It runs the timers and the webhooks of the events they store, so that an API-saturated HTTP thread
+ * does not make the rail's steps late; opt-in because on a 2-core machine the extra busy thread made
+ * them later (see docs/decisions/0002-background-thread-opt-in.md). Both threads share the database as
+ * two gateway processes do (src/background/services.ts), with this gateway's final Config.
+ * Timers this thread schedules for the next minute are announced to it (one message per 50 ms wake-up
+ * slot), so it fires them on time rather than at its next poll. The first request does not wait for the
+ * thread: timers are durable and its first poll takes whatever is due. A thread that fails is a gateway
+ * that fails: the process exits, as on an uncaught error (the timers wait in the database).
  */
 export interface BackgroundThread {
   /** Stops the thread's services (timers finish, queued webhooks stay pending) and ends it. */

@@ -6,11 +6,9 @@ import { writeConcernFor, type Acknowledge } from './writeConcern';
  * Coalesces the database operations that concurrent requests issue in the same turn of the event loop
  * into one command: N inserts into a collection become one unordered `insert` of N documents, N reads
  * by `_id` one `find({_id: {$in}})`, N updates one unordered `update` with N statements.
- *
- * Why: on this stack a database command costs the gateway ~0.2 ms of CPU whatever it carries (driver,
- * socket write, BSON framing), and a request makes several. Requests that arrive together stay
- * together (they get their answers in the same reply and reach their next step in the same turn), so
- * under load each command serves a whole cohort of requests (bench/README.md).
+ * Why: a command costs the gateway about the same CPU whatever it carries (driver, socket write, BSON
+ * framing), and requests that arrive together stay together, so under load each command serves a whole
+ * cohort (figures: bench/README.md, "Figures quoted in source comments").
  *
  * What does not change: each document is still written atomically and acknowledged only after the
  * command that carries it returns; a duplicate key fails that document alone, with code 11000, as

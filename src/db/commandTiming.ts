@@ -5,18 +5,14 @@ import { tracingInternals } from '../tracing/tracing';
 
 /**
  * Times every database command this thread sends, for pgw_database_command_duration_seconds and, with
- * tracing on, a CLIENT span per command (a child of the span active when it is sent: a request's, a
- * timer firing's).
- *
- * Why not the driver's command monitoring (`monitorCommands`): with it on, the driver decodes every
- * reply into a plain object for its CommandSucceededEvent, even the cursor replies it otherwise reads
- * lazily, and copies every command for CommandStartedEvent. That cost a GET 0.02-0.13 ms of CPU
- * (bench/README.md, Rounds 28 and 29). Wrapping the connection's `command` (as OpenTelemetry's own
- * MongoDB instrumentation does) costs two clock reads and a histogram cell.
- *
- * The wrapper is installed once per thread (each V8 isolate has its own driver module) and sees every
- * connection of that thread's clients. Hello and authentication commands are the driver's own
- * handshake and heartbeats, not the gateway's work: left out, as the driver's events leave them out.
+ * tracing on, a CLIENT span per command (a child of the span active when it is sent).
+ * Not the driver's `monitorCommands`: with it the driver decodes every reply (even the cursor replies it
+ * otherwise reads lazily) and copies every command, on every request; wrapping the connection's
+ * `command`, as OpenTelemetry's MongoDB instrumentation does, costs two clock reads and a histogram cell
+ * (see docs/decisions/0005-command-timing-without-driver-monitoring.md).
+ * Installed once per thread (each V8 isolate has its own driver module); it sees every connection of that
+ * thread's clients. Handshake, heartbeat and authentication commands are left out, as the driver's events
+ * leave them out.
  */
 const HANDSHAKE = new Set(['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'authenticate', 'getnonce']);
 

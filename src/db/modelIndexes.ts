@@ -5,21 +5,13 @@ import { isNamespaceExists } from './errors';
 /**
  * Brings each model's collection and indexes to what its schema declares, before the first request is
  * served: unique indexes carry correctness (idempotency keys, reference numbers, key hashes), so they are
- * built now rather than lazily in the background.
- *
- * A restart on unchanged code finds every index in place, so it costs one listCollections for the
- * database and one listIndexes per collection, all at once, and nothing else (mongoose's own start-up
- * sent a create and a createIndex per declared index, one after another, then syncIndexes' create and
- * listIndexes: about 90 commands instead of 18). A collection whose indexes differ from its schema's,
- * as mongoose's diffIndexes compares them (keys, unique, sparse, partialFilterExpression,
- * expireAfterSeconds, collation), goes through syncIndexes, the migration for existing data directories
- * and databases: the gateway's collections are its own, so an index the schema no longer declares (the
- * timers' old claim index, the events' hook index before it became partial) is dropped rather than left
- * to cost every write, and one whose options changed (one that has since become sparse, a TTL whose
- * retention changed) is dropped and rebuilt. Standard commands only: the same holds on a real MongoDB.
- *
- * The connection is opened with autoIndex and autoCreate off (connection.ts), so that mongoose does not
- * also send its own per-index createIndex commands when the models are compiled.
+ * built now rather than lazily in the background. On unchanged code this is one listCollections and one
+ * listIndexes per collection, sent at once. A collection whose indexes differ from its schema's (as
+ * mongoose's diffIndexes compares them) goes through syncIndexes: the collections are the gateway's own,
+ * so an index the schema no longer declares is dropped, and one whose options changed is rebuilt.
+ * Standard commands only, so the same holds on a real MongoDB. The connection has autoIndex and
+ * autoCreate off (connection.ts), so mongoose does not also send its own per-index commands.
+ * (see docs/decisions/0006-index-sync-at-start-up.md)
  */
 export async function syncModelIndexes(connection: mongoose.Connection): Promise<void> {
   const db = connection.db;

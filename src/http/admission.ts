@@ -3,25 +3,15 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../config';
 
 /**
- * Admission of API writes while this thread is saturated. Writes are every /v1 request but GET, HEAD
- * and OPTIONS, and GraphQL over HTTP (its mutations create payments). When the event loop has been busy
- * more than SATURATED of the last sample (SAMPLE_MS), at most `WRITE_CONCURRENCY` writes are
- * handled at once; the others wait, in arrival order, before anything is done for them (no rate-limit
- * count, no body read, no database command). Otherwise writes pass at once. Reads are never held.
- *
- * Why: under a burst of writes larger than the CPU serves (300 payments/s on 2 cores while V8 still
- * compiles, the first seconds of a bench:rail run), every admitted write adds its callbacks and
- * database commands to the queues that the timers (the express rail's +2 s / +5 s steps) and the
- * webhook deliveries wait in too, and they came late behind it. With the surplus held here, in front,
- * the background work keeps its times and the writes take their turn (bench/README.md, "Round 11").
- *
- * Only while the CPU is the limit: a cap in force all the time limits throughput to cap / latency, and
- * when writes wait on the disk (journal syncs), not the CPU, a burst's queue then never drained (a
- * bench:rail run with a fixed cap of 64: POSTs 5.8-8.0 s p99 for the whole run, the thread 30 % busy).
- *
- * Nothing is refused: the contract has no status for "busy", and a client waiting here is one the
- * server would otherwise be serving slowly. A client that gives up while waiting (closes its
- * connection) leaves the queue, and its request is never run.
+ * Holds API writes (every /v1 request but GET, HEAD and OPTIONS; GraphQL over HTTP, whose mutations
+ * create payments) while this thread is saturated: busy more than SATURATED of the last SAMPLE_MS. Then
+ * at most WRITE_CONCURRENCY run at once and the rest wait, in arrival order, before anything is done for
+ * them (no rate-limit count, no body read, no database command). Reads are never held.
+ * Why: a write burst beyond the CPU would otherwise queue in front of the timers (the rail's steps) and
+ * the webhook deliveries. Only while saturated: a permanent cap bounds throughput to cap / latency, and
+ * with writes waiting on the disk rather than the CPU its queue never drains. Nothing is refused (the
+ * contract has no "busy" status); a client that disconnects while waiting leaves the queue, unrun.
+ * (see docs/decisions/0001-write-admission-while-saturated.md)
  */
 export interface WriteAdmission {
   /** Express middleware: holds a write until it may run (reads pass at once). */

@@ -4,12 +4,9 @@ import type { OperationId } from './contract';
 
 /**
  * What an operation's handler finds already started when it runs (`ctx.prefetched`), declared here
- * per operation, typed, and nowhere else. Why: a request's database round trips one after the other
- * are its steps, and each step is a command shared with the requests at the same step
- * (src/db/batching.ts); work started beside another step is one step fewer (bench/README.md, Rounds
- * 14 and 16).
- *
- * Two moments, one per operation:
+ * per operation, typed, and nowhere else. Why: each sequential database round trip of a request is a
+ * step, shared with the requests at the same step (src/db/batching.ts); work started beside another
+ * step is one step fewer. Two moments, one per operation:
  * - `beforeClaim`, on idempotent operations: beside the Idempotency-Key's claim, once the caller has
  *   authenticated. Only reads and reservations harmless when wasted (the claim finds an answer to
  *   replay, or the body is invalid).

@@ -17,14 +17,11 @@ const METRIC_KIND: Record<ConnectionKind, RealtimeKind> = { ws: 'graphql_ws', ss
  * - a maximum lifetime, after which the connection is closed and the client reconnects and resumes
  *   (SSE with Last-Event-ID, graphql-ws by subscribing again);
  * - a key's connections close as soon as the key is revoked: at once when this process revoked it
- *   (`closeConnectionsOfKey`, called by the revocation), and within KEY_REVOCATION_CHECK_MS when
- *   another process did, by one query per check for the revoked keys among the keys holding
- *   connections here (only while there are such connections). Polling rather than a change stream on
- *   `api_keys`: every authenticated request writes that collection (its rate-limit window), and the
- *   check works the same on a standalone MongoDB.
- *
- * The caps count this process's connections: a client spread over N gateway processes behind a load
- * balancer may hold N times as many. They bound what one client can make one process hold.
+ *   (`closeConnectionsOfKey`), within KEY_REVOCATION_CHECK_MS when another did, by polling for the
+ *   revoked keys among those holding connections here, only while there are such connections (why
+ *   polling: docs/decisions/0004-cross-instance-event-bus.md).
+ * The caps count this process's connections: a client spread over N gateway processes may hold N times
+ * as many. They bound what one client can make one process hold.
  */
 export type ConnectionKind = 'ws' | 'sse';
 /** Why the server ends a connection: its key was revoked, or it reached its maximum lifetime. */

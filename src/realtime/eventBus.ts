@@ -11,39 +11,19 @@ type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<any, T>;
 type ChangeStreamDocument<T extends mongo.Document> = mongo.ChangeStreamDocument<T>;
 
 /**
- * The cross-instance event bus. Every stored event, whichever gateway process wrote it, reaches the
+ * The cross-instance event bus: every stored event, whichever gateway process wrote it, reaches the
  * subscribers of every process (SSE streams, GraphQL subscriptions) within a second, once each.
- *
- * Sources, one each per process (never one per subscriber):
- * - the events this process stores itself, handed over by the outbox as soon as they are stored;
- * - the other processes' events: a MongoDB change stream on `events` (inserts by another `origin`)
- *   where the server supports it (replica sets, the embedded engine); otherwise (a standalone mongod)
- *   polling by the events' `seq` order field, which sees this process's events again (dropped as
- *   already published).
- *
- * A database outage (a restart, a network cut, longer than every driver timeout): the stream is
- * reopened, with a backoff, from the resume token of the last change it delivered (watchCollection),
- * so nothing is lost and, the bus dropping the ids it has published, nothing is doubled. When the
- * database no longer has that point in its history (the embedded engine keeps it in memory only, so
- * any restart of it; a MongoDB oplog that rolled over), the stream opens from now and the gap is read
- * from the collections instead (replayEventsSince; the payments' current status for status
- * subscribers), once, and logged.
- *
- * Fan-out: subscribers are indexed by payment id and by account id, so an event costs a couple of
- * map look-ups however many thousands of streams are open. Each subscriber also remembers the ids it
- * has received, so a replayed source (resume, fallback switch) never hands it an event twice.
- *
- * The bus also carries a payment's status changes that no event announces (PENDING → PROCESSING when
- * the rail starts; event.hooks.ts StatusChange), on a channel of their own (subscribeStatusChanges), so
- * that event subscribers, GET /events and webhooks never see them. Why no poller and no extra write: the
- * writing process announces its own change straight from payment.mutate.ts, and the other processes
- * watch the write that already happens, the payment's update setting such a status (a change stream on
- * `payments`, filtered by the server to those updates, next to the one on `events`). No read, no write
- * and no round trip is added per payment; a standalone mongod, which has no change streams, is polled
- * anyway: there the event poller also reads the payments that have a status subscriber in this process.
- * The stream on `payments` is open only while this process has status subscribers (and STATUS_LINGER_MS
- * after the last leaves): otherwise the database would match every payment write against it for
- * nobody. A status subscriber therefore awaits statusChangesReady() before it reads the payment's state.
+ * Sources, one each per process, never one per subscriber: the events this process stores (from the
+ * outbox), and the others' through a change stream on `events` (inserts by another `origin`), or, on a
+ * standalone mongod, polling by `seq` (which sees this process's events again: dropped as published).
+ * After an outage the stream resumes from the token of its last delivered change; when the database no
+ * longer has that point (any restart of the embedded engine; a rolled-over oplog) it opens from now and
+ * the gap is read from the collections once (replayEventsSince), and logged. Subscribers are indexed by
+ * payment and account id, and each remembers the ids it received, so a replay never doubles an event.
+ * Status changes no event announces (PENDING → PROCESSING) go on their own channel
+ * (subscribeStatusChanges), watched on `payments` only while this process has status subscribers (and
+ * STATUS_LINGER_MS after): a status subscriber must await statusChangesReady() before it reads the
+ * payment. (see docs/decisions/0004-cross-instance-event-bus.md)
  */
 export type BusEvent = StoredEvent;
 export type { StatusChange };

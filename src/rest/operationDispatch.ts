@@ -16,19 +16,16 @@ interface CompiledRoute {
 }
 
 /**
- * Finds a /v1 request's operation by its path's segment count and then its method and segments, and
- * calls its handler: one table lookup instead of Express walking a chain of routers (a /v1 request
- * went through the API router, a dozen resource prefixes and then its resource's routes, each layer a
- * regular expression and a `next` call: about a tenth of a GET's CPU, bench/README.md, Round 15).
- *
- * It keeps the routing rules the contract and its tests rely on, as Express's router (router 2) had
- * them with `caseSensitive: true, strict: false`:
+ * Finds a /v1 request's operation by its path's segment count, then its method and segments, and calls
+ * its handler: one table lookup instead of a chain of Express routers (see
+ * docs/decisions/0003-one-layer-per-request-stage.md). It keeps the routing rules the contract and its
+ * tests rely on, those of Express's router 2 with `caseSensitive: true, strict: false`:
  * - segments compare as sent (case-sensitive, still percent-encoded); a parameter takes one non-empty
  *   segment, percent-decoded (a URIError, which the error handler answers 404, when it cannot be);
  * - one trailing slash is allowed; an empty segment anywhere else matches nothing (`//` is no path);
  * - routes are tried in the order given, and HEAD runs a GET route;
- * - OPTIONS on a path that has routes answers `Allow` with their methods (HEAD with GET), as Express's
- *   router does, before any authentication.
+ * - OPTIONS on a path that has routes answers `Allow` with their methods (HEAD with GET), before any
+ *   authentication.
  * Anything else goes to `next()` (the 404 of unknown routes).
  */
 export function operationDispatcher(routes: readonly OperationRoute[]): RequestHandler {

@@ -4,12 +4,9 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
  * Middlewares run one after the other as one Express handler, with Express's rules for each: it may
  * answer, call `next()` to go on, or fail (throw, reject its promise, or call `next(err)`); a failure
  * skips the rest and goes to `onError` when there is one, else out to the app's next error handler.
- * When the last one calls `next()`, the request goes on to the app's next layer.
- *
- * Why not an `express.Router()` of them: every request of the gateway passes the app's prologue and
- * every /v1 request the API's middlewares, and each Router layer costs a request a path match, a
- * closure or two and a `next` through the router's bookkeeping. As one function each, a GET cost
- * about 1 % fewer instructions (bench/README.md, "Round 16"): little, but on every request.
+ * When the last one calls `next()`, the request goes on to the app's next layer. Not an
+ * `express.Router()`: each Router layer costs every request a path match and a `next` through the
+ * router's bookkeeping (see docs/decisions/0003-one-layer-per-request-stage.md).
  */
 export function series(handlers: readonly RequestHandler[], onError?: ErrorRequestHandler): RequestHandler {
   return (req: Request, res: Response, out: NextFunction) => {

@@ -1,18 +1,14 @@
 /**
- * Where a collection's documents live: as BSON bytes, not as JS object graphs. A stored payment as
- * objects cost the V8 heap about 8 KiB (every string, Date and nested object its own allocation, and
- * the garbage collector walking all of them on every full GC); as bytes it costs its BSON size plus a
- * few words. Documents are decoded on read, and the last DECODED_CACHE decoded documents are kept, so
- * the documents a workload is touching (a payment moving through its states) are decoded once.
- *
+ * Where a collection's documents live: as BSON bytes, not as JS object graphs, so that stored data
+ * costs the V8 heap (and every full GC) almost nothing per document (see
+ * docs/decisions/0007-engine-data-as-bytes.md). Documents are decoded on read, and the last
+ * DECODED_CACHE decoded documents are kept, so those a workload is touching are decoded once.
  * Two stores share the bookkeeping below (StoreBase: id key -> slot, the decoded cache):
  * - DocStore (this file), memory mode: the bytes are packed into slabs in memory.
  * - FileDocStore (fileDocStore.ts), with a data directory: the bytes stay in the snapshot and journal
  *   files they were written to, and a slot only says where (file, offset, length).
- *
- * Stored bytes are never changed in place, and decoded documents are never handed out for writing
- * (the engine installs a new version on every update), so the cache can share one object between
- * readers exactly as the map of objects did before.
+ * Stored bytes are never changed in place, and decoded documents are never handed out for writing (the
+ * engine installs a new version on every update), so the cache may share one object between readers.
  */
 import { deserialize, serialize } from 'bson';
 import type { Doc } from './values';

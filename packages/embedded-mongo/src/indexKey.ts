@@ -1,9 +1,8 @@
 /**
  * Index entries as single strings that sort, by plain string comparison, exactly as their key tuples
  * sort by `compareValues` (MongoDB's cross-type order), each component in its index direction, then
- * by document id (issue 13). An index then holds one flat string per entry instead of an object, an
- * array and copies of its keys' strings and Dates (about 300 bytes of heap per entry): comparing two
- * entries is one native string comparison.
+ * by document id: one flat string per entry, and comparing two entries is one native string comparison
+ * (see docs/decisions/0007-engine-data-as-bytes.md).
  *
  * Layout: [component]... [document id] [id length: 2 chars]. A component is a type byte (the BSON type's
  * rank in the comparison order) and a payload that sorts like the values of that type:

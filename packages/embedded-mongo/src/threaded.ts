@@ -86,12 +86,10 @@ const ENGINE_YOUNG_GENERATION_MB = 48;
 /**
  * The size the engine's old generation may reach before its first full collection. Under a steady write
  * load the engine promotes garbage (commands and documents that waited on a busy thread past two
- * scavenges) at 15-30 MB/s while holding about 40 MB, so with the gateway's --heap-growing-percent=50
- * its old generation was collected every 0.6 s (61 mark-compacts in a 37 s bench:rail run at 300/s),
- * each marked by V8's helper threads on the same two cores. From 128 MB on it is collected every few
- * seconds (11 in the same run) and the helper threads took 6 s less CPU. Only the engine's isolate:
- * the gateway's own old generation was collected 14-16 times either way. The floor costs resident memory
- * only until the engine's live data is larger than it (its indexes grow with the data).
+ * scavenges) while holding little live data, so with the gateway's --heap-growing-percent=50 its old
+ * generation was fully collected more than once a second, each marked by V8's helper threads on the same
+ * cores. The floor spaces those collections out; it costs resident memory only until the engine's live
+ * data is larger than it. Only the engine's isolate (figures: bench/README.md, "Round 7").
  */
 const ENGINE_INITIAL_OLD_GENERATION_MB = 128;
 

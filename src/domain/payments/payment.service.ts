@@ -145,13 +145,9 @@ export async function createPaymentIntent(
 
 /**
  * The number of a new payment's `payment.created` event, which is also the payment's `seq`.
- *
- * Payments used to draw `seq` from a counter of their own (`sequences` `payment_intents`). The events'
- * counter is ahead of it in every data directory this code wrote (each payment reserved one number of
- * each, in that order), but a process that died between the two reservations left it one behind: so,
- * once per database and process, the events' counter is raised to at least the old one ($max), and new
- * payments always list after the old ones.
- *
+ * Data directories may hold payments numbered from the old `sequences` `payment_intents` counter, which
+ * a crash could leave one ahead of the events' counter: once per database and process the events'
+ * counter is raised to at least it ($max), so new payments always list after the old ones.
  * It may be reserved ahead of the payment's creation (src/operations/prefetch.ts): a number reserved
  * and not used (the Idempotency-Key's claim found an answer to replay, or the body was invalid) is a gap,
  * which the numbers of payments and events may have.

@@ -30,11 +30,10 @@ const WINDOW_MS = 60_000;
  * a window is open while the monotonic clock is before `mono_end`, so that a step of the wall clock
  * neither keeps it open for an hour after a step back (the key locked out, or counting into a window
  * that never ends) nor ends it at once after a step forward (a second allowance within the minute).
- * Another machine, whose monotonic clock is another, judges it by `end` against its wall clock, as
- * before. Windows stored without `clock` (before this) are judged by `end`.
- *
- * `nowMs` stays the callers' wall time (tests pass later times); its monotonic counterpart is
- * `nowMs - machineBase()`, the same instant on the monotonic clock while the base is today's.
+ * Another machine, whose monotonic clock is another, judges it by `end` against its wall clock, and so
+ * is a window stored without `clock` (older data). `nowMs` stays the callers' wall time (tests pass
+ * later times); its monotonic counterpart is `nowMs - machineBase()`, the same instant on the monotonic
+ * clock while the base is today's.
  */
 interface WindowClock {
   now: Date;
@@ -394,13 +393,9 @@ export const REVOKED_MARK_KEPT_MS = KEY_RECHECK_MS + 60_000;
  * revoked (a mark whose key's write never happened, a crash between the two, is kept: it alone refuses
  * the key), with the rate-limit windows those keys left behind (a process that still knew a key counted
  * it once more after its mark). Returns how many went.
- *
- * Why: the marks and windows live in the account's document, which every request of the account counts
- * in (one findAndModify that reads and writes the whole document). Kept for ever, a client creating and
- * revoking keys in a loop (60 a minute, what its secret key's 120 requests a minute allow) grew its
- * account's document by about 3 MB a day, and every later request of that account made the engine
- * decode, encode and journal all of it.
- * Pruned at each revocation, the marks are those of the last few minutes' revocations.
+ * Why: the marks live in the account's document, which every request of the account reads and writes
+ * whole; kept for ever, a client revoking keys in a loop would grow it without bound, and every request
+ * with it (figures: bench/README.md, "Round 14", revocation marks).
  */
 export async function pruneRevokedMarks(accountId: string, nowMs: number = Date.now()): Promise<number> {
   const accounts = accountCollection();

@@ -164,28 +164,17 @@ const RECOVERY_HOLD_AFTER_STEP_MS = 12_000;
 /**
  * When the wall clock steps (NTP, an operator, a resumed VM), the scheduled timers of this machine
  * are moved by the step, so that each fires after the real delay it was scheduled with.
- *
- * The rule. A timer stores its due time in wall time (`fire_at`, with `due_at` in account time: what
- * the payment shows) and the base of the wall clock it was computed on (`clock_base`, machineClock.ts).
- * It is due when `fire_at <= Date.now()` **and** `fire_at` is on today's base: before claiming, each
- * poll reads the base (a few ns), and after a step moves every scheduled timer of this machine still on
- * another base by the difference (one pipeline update, conditional on the old base, so that two
- * processes seeing the same step move each timer once). So, with `d` the real delay it was scheduled
- * with, a timer fires at `d` after it was scheduled on the machine's monotonic clock, whatever steps
- * happened meanwhile:
- * - after a step back of 1 h it would otherwise wait `d` + 1 h (`fire_at` an hour in the future);
- * - after a step forward of 1 h it would otherwise fire at once, `d` early (`fire_at` an hour ago).
- * Waiting for the wall due time alone is late after a step back; waiting for the monotonic delay alone
- * (or either of the two) fires early after a step forward, and a delay held in one process's memory is
- * lost with the process: the stored wall time, moved with the clock, is neither, and every process of
- * the machine and the next one after a restart agree on it. Lateness: the poll after the step (every
- * TIMER_POLL_MS, or the wake-up armed for the timer, which waits on the monotonic clock) plus one update.
- * Timestamps keep wall time: a handler's `now` is still the later of its due time and the clock.
- *
- * Not covered: a step between the moment a due time is computed and the timer's insertion (the
- * insertion's own check, timer.service.ts, covers a step after it starts); timers of another machine
- * (their `fire_at` is on that machine's clock, which did not step); a step while no process of this
- * machine runs a poller.
+ * A timer stores its due time in wall time (`fire_at`, with `due_at` in account time) and the base of
+ * the wall clock it was computed on (`clock_base`, machineClock.ts). It is due when `fire_at <=
+ * Date.now()` **and** `fire_at` is on today's base: each poll reads the base before claiming, and after a
+ * step moves every scheduled timer of this machine still on another base by the difference (one pipeline
+ * update, conditional on the old base, so two processes seeing the same step move each timer once).
+ * Lateness: the poll after the step (every TIMER_POLL_MS, or the timer's armed wake-up, which waits on
+ * the monotonic clock) plus one update. Timestamps keep wall time: a handler's `now` is still the later
+ * of its due time and the clock. Not covered: a step between the moment a due time is computed and the
+ * timer's insertion (the insertion's own check, timer.service.ts, covers a step after it starts);
+ * timers of another machine (on its clock, which did not step); a step while no poller runs here.
+ * (why not the monotonic delay alone: docs/decisions/0008-timers-follow-clock-steps.md)
  */
 async function realignAfterStep(s: ServiceState): Promise<void> {
   const base = machineBase();
