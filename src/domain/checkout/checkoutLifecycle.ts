@@ -23,6 +23,7 @@ import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession }
  *   the session follows a PENDING reference payment (expireCheckoutSession).
  * - the session collection is an event outbox, swept like the payments one.
  */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let registered = false;
 
 export function registerCheckoutLifecycle(): void {
@@ -36,7 +37,7 @@ export function registerCheckoutLifecycle(): void {
 }
 
 /** Payment events after which the payment can never be paid. */
-const ENDED_UNPAID_EVENTS = new Set(['payment.failed', 'payment.cancelled', 'payment.expired']);
+const ENDED_UNPAID_EVENTS: ReadonlySet<string> = new Set(['payment.failed', 'payment.cancelled', 'payment.expired']);
 
 /** `publicBaseUrl`: the gateway's, for the session URL in the `checkout.session.completed` event. */
 export async function completeSessionOnPayment(event: StoredEvent, publicBaseUrl: string): Promise<void> {

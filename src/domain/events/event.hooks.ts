@@ -170,8 +170,10 @@ export function toStoredEvent(
  * run in storage order within this process, and different payments' hooks run side by side, so that
  * their database work shares batched commands (src/db/batching.ts).
  */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const queues = new Map<string, Promise<void>>();
 /** The chain keys of each account, for hooksIdle(accountId). */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const accountChains = new Map<string, Set<string>>();
 
 function chainKey(event: StoredEvent): string {
@@ -268,4 +270,5 @@ const HOOKS_DONE = { $set: { hooks_done: true, hooks_lease_until: 0 } };
 const HOOKS_DONE_WINDOW_MS = 100;
 
 /** hooks_done marks still being written. */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const marking = new Set<Promise<void>>();

@@ -38,6 +38,7 @@ export interface EventSpec {
 }
 
 type OutboxModel = Model<any>;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const outboxes = new Map<string, OutboxModel>();
 
 export function registerOutbox(model: OutboxModel): void {
@@ -327,7 +328,9 @@ export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents:
   return { outboxDocs, hookEvents: events.length };
 }
 
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let sweepTimer: NodeJS.Timeout | null = null;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let sweeping: Promise<unknown> | null = null;
 
 export function startOutboxSweeper(intervalMs = 1_000): void {

@@ -20,7 +20,7 @@ export const REDACTED = '[REDACTED]';
 
 /** Key names compared lower case without `_`/`-`: the name itself or ending in one of these (or its plural). */
 const SECRET_KEY_ENDINGS = ['secret', 'token', 'password', 'passwd', 'passphrase', 'authorization', 'apikey', 'cookie', 'privatekey'];
-const SECRET_KEYS = new Set(['sk', 'pk']);
+const SECRET_KEYS: ReadonlySet<string> = new Set(['sk', 'pk']);
 
 /** Unfinished at the end of the scanned prefix too: a secret cut in half is still redacted. */
 const SECRET_VALUE = /\b(?:sk|pk|rk)_(?:test|live)_[0-9A-Za-z]*|\bct_(?:test|live)_[0-9A-Za-z]*|\bwhsec_[0-9A-Za-z]*|\bBearer\s+[^\s"\\]+/g;
@@ -30,6 +30,7 @@ const CARD_LIKE = /^(?:\d[ -]?){12,18}\d$/;
 const TOKEN = /"((?:[^"\\]|\\.)*)(")?(\s*:)?|(-?\d[\d.eE+-]*|true|false)/g;
 
 /** Answers per key name: bodies repeat the same few dozen names, so each is worked out once (bounded). */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const secretKeyMemo = new Map<string, boolean>();
 
 export function isSecretKey(name: string): boolean {

@@ -30,10 +30,14 @@ export interface LogEntryResource {
 const FLUSH_MS = 100;
 const BATCH_MAX = 500;
 
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let queued: RequestLogRecord[] = [];
 /** Refusals counted since the last flush: `_id` of their refused_requests document → counts. */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let refused = new Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>();
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let timer: NodeJS.Timeout | null = null;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const writing = new Set<Promise<void>>();
 
 /** 401 and 429 answers are counted per account and hour (refusedRequests.model.ts), not logged one by one. */

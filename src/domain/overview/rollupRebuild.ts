@@ -65,6 +65,7 @@ async function replaceHours(model: typeof PaymentRollupModel | typeof WebhookRol
   await (model.collection as unknown as { bulkWrite(ops: AnyBulkWriteOperation<{ _id: string }>[], o: { ordered: boolean }): Promise<unknown> }).bulkWrite(ops, { ordered: true });
 }
 
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const building = new Map<string, Promise<void>>();
 
 /** rebuildRollups for one side, once at a time per account and side in this process. */

@@ -164,6 +164,7 @@ export async function reservePaymentNumber(): Promise<number> {
   return nextSequence('events');
 }
 
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const eventCounterCaughtUp = new WeakMap<object, Promise<void>>();
 
 async function catchUpEventCounter(): Promise<void> {

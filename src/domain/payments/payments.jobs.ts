@@ -15,7 +15,9 @@ import { hooksIdle } from '../events/event.hooks';
  * it serves requests (a sandbox clock advance runs handlers in the process that serves it);
  * `startCoreJobs` also starts the poller and the sweeper. Both are idempotent.
  */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let registered = false;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let started = false;
 
 export function registerCoreJobs(): void {

@@ -6,6 +6,7 @@ import { REORDER_HOLD_MAX_MS, type ChaosPlan } from './chaos';
  * REORDER_HOLD_MAX_MS; the next one may be sent by another process, which this one does not hear).
  * The delivery's lease covers the wait (delivery.service.ts), so no sweeper takes it meanwhile.
  */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const waiting = new Map<string, Set<() => void>>();
 
 /** Called after every genuine attempt's request: the endpoint's held deliveries may go. */

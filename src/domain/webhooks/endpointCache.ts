@@ -25,6 +25,7 @@ interface Entry {
   endpoints: WebhookEndpointRecord[];
 }
 
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const cache = new Map<string, Entry>();
 
 /** The account's endpoints as of `version` (its `endpoints_version` as just read, 0 when absent) or later. */

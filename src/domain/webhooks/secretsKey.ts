@@ -19,6 +19,7 @@ import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpoint.mod
  * failing every delivery), and secrets stored before encryption are sealed.
  */
 export const KEY_FILE = 'webhook-secrets.key';
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 let key: Buffer | null = null;
 
 export function secretsKey(): Buffer {

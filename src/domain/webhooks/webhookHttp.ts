@@ -27,7 +27,9 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * opened about 1,300 connections to its one receiver instead of 64.
  */
 const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 };
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const httpAgent = new http.Agent(agentOptions);
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const httpsAgent = new https.Agent(agentOptions);
 
 export interface AttemptOutcome {
