@@ -6,7 +6,15 @@ import { recordQueryShapes } from './queryShapes';
 import { timeDatabaseCommands } from './commandTiming';
 import { flushAllBatches } from './batching';
 import { CLIENT_OPTIONS } from './writeConcern';
-import { embeddedEngine } from './embeddedEngine';
+import { embeddedEngine, routeEngineLog } from './embeddedEngine';
+
+/** The embedded engine's routine lines; any other line it writes is something an operator should see. */
+const ROUTINE_ENGINE_LINES: ReadonlySet<string> = new Set([
+  'embedded db: data loaded',
+  'embedded db: deferred indexes built',
+  'embedded db: snapshot written',
+  'embedded db: journal closed',
+]);
 
 export interface DatabaseHandle {
   uri: string;
@@ -28,6 +36,7 @@ export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: str
   let kind: DatabaseHandle['kind'] = 'external';
   let socketPath: string | undefined;
   if (!opts.mongodbUri) {
+    routeEngineLog((msg, extra) => (ROUTINE_ENGINE_LINES.has(msg) ? logger.info(extra ?? {}, msg) : logger.warn(extra ?? {}, msg)));
     // The engine's code is loaded only here, and only for EMBEDDED_DB_THREAD=false (embeddedEngine.ts).
     const engine = await embeddedEngine(opts.dataDir, async (options) => (await import('@pgw/embedded-mongo')).startEmbeddedMongo(options));
     uri = engine.uri;

@@ -82,7 +82,7 @@ async function startEmbeddedOnSocket(dataDir: string | undefined, inProcess?: In
   // modules (mingo above all, ~0.1 s) would delay the worker's start, which a restart waits for.
   // (startEmbeddedEarly never passes `inProcess`: it starts nothing for EMBEDDED_DB_THREAD=false.)
   const { SocketListenError, startEmbeddedMongoInWorker } = await import('@pgw/embedded-mongo/threaded');
-  const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: repairTruncate() };
+  const options = { tcp: false, socketPath: true as const, dataDir, repairTruncate: repairTruncate(), logger: engineLogLine };
   try {
     // The engine runs in a worker thread of this process: its work takes the second core, and the stored
     // data sits in the worker's heap, so this thread's garbage collection does not grow with the data.
@@ -96,6 +96,37 @@ async function startEmbeddedOnSocket(dataDir: string | undefined, inProcess?: In
     if (!(err instanceof SocketListenError)) throw err; // e.g. a data directory that cannot be read
     throw new Error(`the in-process embedded engine ${err.message}; set TMPDIR to a directory this user can write, or ${REMEDY}`, { cause: err });
   }
+}
+
+/**
+ * The engine's own log lines (a write the journal refused, an index dropped at recovery, the load's
+ * summary) for the gateway's log. The launcher starts the engine before the gateway's logger exists, so
+ * lines wait (a few, bounded) in a global slot shared by both bundles until connectDatabase routes them.
+ */
+const ENGINE_LOG = Symbol.for('pgw.embeddedEngine.log');
+type EngineLogSink = (msg: string, extra?: object) => void;
+interface EngineLog {
+  waiting: Array<[string, object | undefined]>;
+  sink?: EngineLogSink;
+}
+const MAX_WAITING_LINES = 200;
+
+function engineLog(): EngineLog {
+  const slot = globalThis as { [ENGINE_LOG]?: EngineLog };
+  return (slot[ENGINE_LOG] ??= { waiting: [] });
+}
+
+function engineLogLine(msg: string, extra?: object): void {
+  const log = engineLog();
+  if (log.sink) log.sink(msg, extra);
+  else if (log.waiting.length < MAX_WAITING_LINES) log.waiting.push([msg, extra]);
+}
+
+/** Sends the engine's lines to `sink` from now on, the ones written before first. */
+export function routeEngineLog(sink: EngineLogSink): void {
+  const log = engineLog();
+  log.sink = sink;
+  for (const [msg, extra] of log.waiting.splice(0)) sink(msg, extra);
 }
 
 /**
