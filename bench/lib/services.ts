@@ -52,7 +52,9 @@ export const BENCH_WEBHOOK_SECRETS_KEY = 'YmVuY2gtb25seSB3ZWJob29rIHNlY3JldHMga2
 /**
  * The gateway in its own process (`npm start` with the bench's env). The rate limits are raised so that
  * they never answer 429 during a run: the limiter itself still counts every request in the database,
- * as it does in production. (RATE_LIMIT_PER_MINUTE is capped at 100 000 000 by src/config.ts.)
+ * as it does in production. (RATE_LIMIT_PER_MINUTE is capped at 100 000 000 by src/config.ts.) So is the
+ * cap on sockets per client address: every load generator here is one address, and bench:rail's opens a
+ * socket per request in flight (300/s with POSTs slow during the first seconds: more than the default 256).
  */
 export async function startGatewayProcess(opts: {
   mongodbUri: string;
@@ -87,6 +89,7 @@ export async function startGatewayProcess(opts: {
       RATE_LIMIT_PER_MINUTE: '100000000',
       ACCOUNT_CREATION_PER_MINUTE: '100000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      HTTP_MAX_CONNECTIONS_PER_IP: '100000',
       LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',
