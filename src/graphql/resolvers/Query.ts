@@ -1,10 +1,9 @@
-import { getWebhookEndpoint } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import type { ResultBody } from '../../operations/execute';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation, type GraphQLContext } from '../context';
 import { eventTypeToRest } from '../enums';
-import { restBody, run } from '../input';
+import { restBody, run, runGraphQLOperation } from '../input';
 import { pageBounds, pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
 import { restConnection } from '../pagination';
@@ -12,9 +11,9 @@ import { overviewQuery } from './overviewQuery';
 import { paymentSearchQuery } from './paymentSearchQuery';
 
 /**
- * Each field runs the REST operation it mirrors (operations/execute), lists included. One reads what REST
- * has no operation for and checks the permission of the nearest one (requireOperation) before calling the
- * service: `webhookEndpoint(id)` reads one endpoint (REST lists them).
+ * Each field runs the REST operation it mirrors (operations/execute), lists included; what REST has no
+ * route for (`webhookEndpoint(id)`, the search, the overview) runs an operation only GraphQL has, on the
+ * same path (runGraphQLOperation, operations/graphqlOperations.ts).
  */
 export const Query: QueryResolvers = {
   account: (_p, _a, ctx) => run(ctx, 'getAccount'),
@@ -39,11 +38,7 @@ export const Query: QueryResolvers = {
   checkoutSession: (_p, { id }, ctx) => run(ctx, 'getCheckoutSession', { params: { id } }),
   // At most ACCOUNT_CAPS.webhookEndpoints exist; the cut keeps the answer to the bound the cost counts on.
   webhookEndpoints: async (_p, _a, ctx) => (await run(ctx, 'listWebhookEndpoints')).data.slice(0, LIST_BOUNDS['Query.webhookEndpoints']),
-  // REST has no GET /webhook_endpoints/{id}: one endpoint is read with the permission of the list.
-  webhookEndpoint: (_p, { id }, ctx) => {
-    requireOperation(ctx, 'listWebhookEndpoints');
-    return getWebhookEndpoint(ctx.actor.accountId, id);
-  },
+  webhookEndpoint: (_p, { id }, ctx) => runGraphQLOperation(ctx, 'getWebhookEndpoint', { id }),
   events: async (_p, { first, after, type, objectId }, ctx) => {
     const filter = restBody({ type: type ? eventTypeToRest(type) : undefined, object_id: objectId });
     return restConnection(restPage(ctx, 'listEvents', filter), pageSize('Query.events', first), after, pageBounds('Query.events').max);
