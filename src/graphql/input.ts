@@ -1,5 +1,6 @@
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors';
-import { execute, type ExecuteOptions, type RawInput, type ResultBody } from '../operations/execute';
+import { execute, executeGraphQLOperation, type ExecuteOptions, type GraphQLResultBody, type RawInput, type ResultBody } from '../operations/execute';
+import type { GraphQLOperationId, GraphQLOperationInputs } from '../operations/graphqlOperations';
 import { gatewaySettings } from '../operations/settings';
 import type { ExecutableOperationId } from '../operations/types';
 import { takeAdmissionAccount, type GraphQLContext } from './context';
@@ -48,6 +49,15 @@ export async function run<K extends ExecutableOperationId>(
     throw new ApiError(code, stored?.message ?? 'The original request with this idempotencyKey failed');
   }
   return result.body;
+}
+
+/**
+ * Runs an operation REST has no route for (operations/graphqlOperations.ts) for the context's caller, on
+ * execute's path as `run` does: the same permission check, span and handler context. Its input is the
+ * field's arguments as that operation types them.
+ */
+export function runGraphQLOperation<K extends GraphQLOperationId>(ctx: GraphQLContext, operationId: K, input: GraphQLOperationInputs[K]): Promise<GraphQLResultBody<K>> {
+  return executeGraphQLOperation(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config) });
 }
 
 /** The input of an operation that takes an Idempotency-Key: the body, and the key as REST's header. */

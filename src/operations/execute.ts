@@ -3,9 +3,10 @@ import type { AccountClock } from '../domain/accounts/account.model';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
 import { authorizedKey, authorize } from './authorize';
 import { startBeforeClaim, type PrefetchedOf } from './prefetch';
-import type { Caller } from './caller';
+import type { Caller, KeyCaller } from './caller';
 import { getOperation, type OperationId } from './contract';
-import { handlers, type Handlers } from './handlers';
+import type { GraphQLOperationId, GraphQLOperationInputs } from './graphqlOperations';
+import { graphqlHandlers, handlers, type GraphQLHandlers, type Handlers } from './handlers';
 import type { GatewaySettings } from './settings';
 import type { ExecutableOperationId, KeyContext, OperationInput, PathParams, PublicContext, QueryParams } from './types';
 import { validateRequestPart } from './validation';
@@ -82,9 +83,52 @@ export function execute<K extends ExecutableOperationId>(
   input: RawInput,
   options: ExecuteOptions<K>,
 ): Promise<OperationResult<ResultBody<K>>> {
-  // With tracing on, a span per operation, whatever the transport (src/tracing).
-  if (!tracingOn()) return executeOperation(operationId, caller, input, options);
-  return inSpan(`operation ${operationId}`, { attributes: { 'pgw.operation_id': operationId } }, () => executeOperation(operationId, caller, input, options));
+  return inOperationSpan(operationId, () => executeOperation(operationId, caller, input, options));
+}
+
+export type GraphQLResultBody<K extends GraphQLOperationId> = Awaited<ReturnType<GraphQLHandlers[K]>>;
+
+/**
+ * Runs an operation only GraphQL has (graphqlOperations.ts) the way `execute` runs the contract's: in
+ * its span, authorized (the permissions it borrows), its handler given the same key context. It answers
+ * the handler's result: no HTTP answer carries a status for it, and it takes no Idempotency-Key.
+ */
+export function executeGraphQLOperation<K extends GraphQLOperationId>(
+  operationId: K,
+  caller: Caller,
+  input: GraphQLOperationInputs[K],
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'account'>,
+): Promise<GraphQLResultBody<K>> {
+  return inOperationSpan(operationId, async (): Promise<GraphQLResultBody<K>> => {
+    const key = authorizedKey(caller, operationId);
+    const handler = graphqlHandlers[operationId] as unknown as (ctx: KeyContext<never>, input: GraphQLOperationInputs[K]) => Promise<GraphQLResultBody<K>>;
+    return handler(keyContext<never>(key, options), input);
+  });
+}
+
+/** With tracing on, a span per operation, whatever the transport (src/tracing). */
+function inOperationSpan<T>(operationId: ExecutableOperationId | GraphQLOperationId, run: () => Promise<T>): Promise<T> {
+  if (!tracingOn()) return run();
+  return inSpan(`operation ${operationId}`, { attributes: { 'pgw.operation_id': operationId } }, run);
+}
+
+/** What a handler of a key's operation gets; `account` only when it is the caller's own. */
+function keyContext<K extends OperationId>(
+  caller: KeyCaller,
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'account'>,
+  idempotency?: IdempotentAttempt,
+  prefetched?: PrefetchedOf<K>,
+): KeyContext<K> {
+  return {
+    caller,
+    actor: caller.actor,
+    key: caller.key,
+    requestId: options.requestId,
+    settings: options.settings,
+    ...(idempotency && { idempotency }),
+    ...(prefetched && { prefetched }),
+    ...(options.account?._id === caller.actor.accountId && { account: options.account }),
+  };
 }
 
 async function executeOperation<K extends ExecutableOperationId>(
@@ -102,18 +146,7 @@ async function executeOperation<K extends ExecutableOperationId>(
   const run = async (idempotency?: IdempotentAttempt, prefetched?: PrefetchedOf<K>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext<K> | PublicContext =
-      caller.kind === 'key'
-        ? {
-            caller,
-            actor: caller.actor,
-            key: caller.key,
-            requestId: options.requestId,
-            settings: options.settings,
-            ...(idempotency && { idempotency }),
-            ...(prefetched && { prefetched }),
-            ...(options.account?._id === caller.actor.accountId && { account: options.account }),
-          }
-        : { caller, requestId: options.requestId, settings: options.settings };
+      caller.kind === 'key' ? keyContext<K>(caller, options, idempotency, prefetched) : { caller, requestId: options.requestId, settings: options.settings };
     return handler(ctx, { params, query, headers, body } as OperationInput<K>);
   };
 

@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { expressBody } from '../support/payments';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { startTraceCollector, type OtlpSpan, type TraceCollector } from '../support/traces';
 import { waitFor } from '../support/wait';
 
 /**
@@ -15,45 +14,22 @@ import { waitFor } from '../support/wait';
  * (each linked back to what scheduled it) and the webhook attempt, whose request carries that
  * attempt's own span as `traceparent`. The request's log lines carry the trace id.
  */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes?: Array<{ key: string; value: { stringValue?: string; intValue?: number | string } }>;
-  links?: Array<{ traceId: string; spanId: string }>;
-}
-
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 
-let collector: http.Server;
-const spans: OtlpSpan[] = [];
+let collector: TraceCollector;
 let gateway: GatewayProcess;
 let receiver: Receiver;
 let account: TestAccount;
 
 beforeAll(async () => {
-  collector = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') {
-        const parsed = JSON.parse(body) as { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: OtlpSpan[] }> }> };
-        for (const rs of parsed.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-  const { port } = collector.address() as AddressInfo;
+  collector = await startTraceCollector();
   receiver = await startReceiver();
   gateway = await spawnGateway('', {
     DATA_DIR: '',
     LOG_LEVEL: 'info',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_BSP_SCHEDULE_DELAY: '200',
   });
   account = await createAccount(gateway.url, 'tracing');
@@ -62,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await receiver?.close();
-  await new Promise((resolve) => collector?.close(resolve));
+  await collector?.close();
 });
 
 const attr = (s: OtlpSpan, key: string) => {
@@ -87,7 +63,7 @@ describe('OpenTelemetry traces', () => {
     const attemptSpanId = traceparent.split('-')[2]!;
 
     // Every span of the trace, once the exporter's batches have come in.
-    const trace = () => spans.filter((s) => s.traceId === TRACE_ID);
+    const trace = () => collector.spans.filter((s) => s.traceId === TRACE_ID);
     await waitFor(async () => trace().some((s) => s.spanId === attemptSpanId), Boolean, 15_000);
     const byId = new Map(trace().map((s) => [s.spanId, s]));
 

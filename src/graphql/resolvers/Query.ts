@@ -1,21 +1,19 @@
-import { listEvents } from '../../domain/events/event.service';
-import { getWebhookEndpoint } from '../../domain/webhooks/webhookEndpoint.service';
 import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
+import type { ResultBody } from '../../operations/execute';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
-import { requireOperation } from '../context';
+import { requireOperation, type GraphQLContext } from '../context';
 import { eventTypeToRest } from '../enums';
-import { run } from '../input';
+import { restBody, run, runGraphQLOperation } from '../input';
 import { pageBounds, pageSize } from '../limits';
 import { LIST_BOUNDS } from '../listBounds';
-import { restConnection, toConnection } from '../pagination';
+import { restConnection } from '../pagination';
 import { overviewQuery } from './overviewQuery';
 import { paymentSearchQuery } from './paymentSearchQuery';
 
 /**
- * Each field runs the REST operation it mirrors (operations/execute), lists included. Two read what REST
- * has no operation for and check the permission of the nearest one (requireOperation) before calling the
- * service: `events` filters by type and pages with `after` (REST's list takes a limit only), and
- * `webhookEndpoint(id)` reads one endpoint (REST lists them).
+ * Each field runs the REST operation it mirrors (operations/execute), lists included; what REST has no
+ * route for (`webhookEndpoint(id)`, the search, the overview) runs an operation only GraphQL has, on the
+ * same path (runGraphQLOperation, operations/graphqlOperations.ts).
  */
 export const Query: QueryResolvers = {
   account: (_p, _a, ctx) => run(ctx, 'getAccount'),
@@ -32,10 +30,7 @@ export const Query: QueryResolvers = {
   // The REST list, page by page (hasNextPage: restConnection); with a filter, the dashboard's search.
   paymentIntents: async (_p, { first, after, status, filter: search }, ctx) => {
     if (search) return paymentSearchQuery(ctx, search, { first: pageSize('Query.paymentIntents', first), after, status });
-    const filter = status ? { status } : {};
-    const page = (limit: number, startingAfter: string | null | undefined) =>
-      run(ctx, 'listPaymentIntents', { query: { limit: String(limit), ...filter, ...(startingAfter ? { starting_after: startingAfter } : {}) } }).then((list) => list.data);
-    return restConnection(page, pageSize('Query.paymentIntents', first), after, pageBounds('Query.paymentIntents').max);
+    return restConnection(restPage(ctx, 'listPaymentIntents', restBody({ status })), pageSize('Query.paymentIntents', first), after, pageBounds('Query.paymentIntents').max);
   },
   refund: (_p, { id }, ctx) => run(ctx, 'getRefund', { params: { id } }),
   paymentLink: (_p, { id }, ctx) => run(ctx, 'getPaymentLink', { params: { id } }),
@@ -43,21 +38,10 @@ export const Query: QueryResolvers = {
   checkoutSession: (_p, { id }, ctx) => run(ctx, 'getCheckoutSession', { params: { id } }),
   // At most ACCOUNT_CAPS.webhookEndpoints exist; the cut keeps the answer to the bound the cost counts on.
   webhookEndpoints: async (_p, _a, ctx) => (await run(ctx, 'listWebhookEndpoints')).data.slice(0, LIST_BOUNDS['Query.webhookEndpoints']),
-  // REST has no GET /webhook_endpoints/{id}: one endpoint is read with the permission of the list.
-  webhookEndpoint: (_p, { id }, ctx) => {
-    requireOperation(ctx, 'listWebhookEndpoints');
-    return getWebhookEndpoint(ctx.actor.accountId, id);
-  },
+  webhookEndpoint: (_p, { id }, ctx) => runGraphQLOperation(ctx, 'getWebhookEndpoint', { id }),
   events: async (_p, { first, after, type, objectId }, ctx) => {
-    requireOperation(ctx, 'listEvents');
-    const n = pageSize('Query.events', first);
-    const fetched = await listEvents(ctx.actor.accountId, {
-      limit: n + 1,
-      type: type ? eventTypeToRest(type) : undefined,
-      startingAfter: after ?? undefined,
-      objectId: objectId ?? undefined,
-    });
-    return toConnection(fetched, n, after);
+    const filter = restBody({ type: type ? eventTypeToRest(type) : undefined, object_id: objectId });
+    return restConnection(restPage(ctx, 'listEvents', filter), pageSize('Query.events', first), after, pageBounds('Query.events').max);
   },
   logs: async (_p, { first, includeDashboard }, ctx) =>
     (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)), include_dashboard: String(includeDashboard === true) } })).data,
@@ -65,3 +49,12 @@ export const Query: QueryResolvers = {
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
   overview: (_p, { range }, ctx) => overviewQuery(ctx, range ?? 'LAST_24_HOURS'),
 };
+
+/**
+ * One page of a REST list for restConnection: its filters, `limit`, and the cursor as `starting_after`
+ * (an empty `after` is none, as REST's absent parameter).
+ */
+function restPage<K extends 'listPaymentIntents' | 'listEvents'>(ctx: GraphQLContext, operationId: K, filter: Record<string, unknown>) {
+  return async (limit: number, startingAfter: string | null | undefined) =>
+    (await run(ctx, operationId, { query: { limit: String(limit), ...filter, ...(startingAfter ? { starting_after: startingAfter } : {}) } })).data as ResultBody<K>['data'];
+}

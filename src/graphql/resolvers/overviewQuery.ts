@@ -1,17 +1,15 @@
-import { getOverview, type Overview as OverviewResult } from '../../domain/overview/overview.service';
+import type { Overview as OverviewResult } from '../../domain/overview/overview.service';
 import type { Overview, OverviewRange, PaymentMethodCode } from '../../../generated/graphql/resolvers-types';
-import { requireOperation, type GraphQLContext } from '../context';
+import type { GraphQLContext } from '../context';
 import { toEnumName } from '../enums';
+import { runGraphQLOperation } from '../input';
 
 /**
- * `Query.overview`: REST has no such operation, so it checks the permissions of the lists it summarises
- * (payment intents and webhook endpoints) and calls the service. Times become ISO strings and method codes
- * enum names here, at the edge.
+ * `Query.overview`: the operation `getOverview` (REST has no such route; it needs the permissions of the
+ * lists it summarises). Times become ISO strings and method codes enum names here, at the edge.
  */
 export async function overviewQuery(ctx: GraphQLContext, range: OverviewRange): Promise<Overview> {
-  requireOperation(ctx, 'listPaymentIntents');
-  requireOperation(ctx, 'listWebhookEndpoints');
-  return toGraphQL(await getOverview(ctx.actor.accountId, range));
+  return toGraphQL(await runGraphQLOperation(ctx, 'getOverview', { range }));
 }
 
 function toGraphQL(o: OverviewResult): Overview {

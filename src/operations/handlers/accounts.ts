@@ -1,6 +1,8 @@
 import { createSandboxAccount, getAccount, toAccountResource } from '../../domain/accounts/account.service';
 import { createRestrictedKey, listApiKeys, revokeApiKey, toApiKeyResource } from '../../domain/accounts/apiKey.service';
 import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLog.service';
+import { getOverview } from '../../domain/overview/overview.service';
+import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -14,3 +16,8 @@ export const accountHandlers = {
   listLogs: async (ctx, { query }) =>
     pageOf((await listRequestLogs(ctx.key, withOneMore(query.limit), { includeDashboard: query.include_dashboard })).map(toLogEntryResource), query.limit),
 } satisfies HandlerTable<'createSandboxAccount' | 'getAccount' | 'listApiKeys' | 'createApiKey' | 'revokeApiKey' | 'listLogs'>;
+
+/** The account's overview of its payments and webhook deliveries (graphqlOperations.ts). */
+export const accountGraphQLHandlers = {
+  getOverview: async (ctx, { range }) => getOverview(ctx.actor.accountId, range),
+} satisfies GraphQLHandlerTable<'getOverview'>;

@@ -1,8 +1,9 @@
+import type { GraphQLHandlerTable, GraphQLOperationId } from '../graphqlOperations';
 import type { ExecutableOperationId, HandlerTable } from '../types';
-import { accountHandlers } from './accounts';
+import { accountGraphQLHandlers, accountHandlers } from './accounts';
 import { linkHandlers } from './links';
-import { paymentHandlers } from './payments';
-import { webhookHandlers } from './webhooks';
+import { paymentGraphQLHandlers, paymentHandlers } from './payments';
+import { webhookGraphQLHandlers, webhookHandlers } from './webhooks';
 
 /**
  * Every operation `execute` runs, keyed by operationId: the compiler holds this table to the contract
@@ -17,3 +18,12 @@ export const handlers = {
 } satisfies HandlerTable<ExecutableOperationId>;
 
 export type Handlers = typeof handlers;
+
+/** The operations only GraphQL runs (graphqlOperations.ts), one handler each, held to that table too. */
+export const graphqlHandlers = {
+  ...accountGraphQLHandlers,
+  ...paymentGraphQLHandlers,
+  ...webhookGraphQLHandlers,
+} satisfies GraphQLHandlerTable<GraphQLOperationId>;
+
+export type GraphQLHandlers = typeof graphqlHandlers;

@@ -10,11 +10,13 @@ import {
   getPaymentIntentForAccount,
   listPaymentIntents,
 } from '../../domain/payments/payment.service';
+import { searchPaymentIntents } from '../../domain/payments/paymentSearch';
 import { simulateReferencePaid } from '../../domain/payments/reference';
 import { createRefund, getRefund } from '../../domain/refunds/refund.service';
 import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
 import { resetSandbox } from '../../domain/sandbox/sandboxReset.service';
 import { grantFor } from '../caller';
+import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -68,3 +70,8 @@ export const paymentHandlers = {
   | 'advanceSandboxClock'
   | 'resetSandbox'
 >;
+
+/** The dashboard's payment search (graphqlOperations.ts). */
+export const paymentGraphQLHandlers = {
+  searchPaymentIntents: async (ctx, { search, limit, startingAfter }) => searchPaymentIntents(ctx.actor, search, { limit, startingAfter }),
+} satisfies GraphQLHandlerTable<'searchPaymentIntents'>;

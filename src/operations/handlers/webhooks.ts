@@ -3,11 +3,13 @@ import { ackPendingEvents, listPendingEvents } from '../../domain/webhooks/pullE
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
+  getWebhookEndpoint,
   listWebhookEndpoints,
   rotateWebhookSecret,
   sendTestWebhook,
 } from '../../domain/webhooks/webhookEndpoint.service';
 import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaos.service';
+import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -42,3 +44,8 @@ export const webhookHandlers = {
   | 'ackPendingWebhookEvents'
   | 'recoverWebhookDeliveries'
 >;
+
+/** One endpoint, read by id (graphqlOperations.ts). */
+export const webhookGraphQLHandlers = {
+  getWebhookEndpoint: async (ctx, { id }) => getWebhookEndpoint(ctx.actor.accountId, id),
+} satisfies GraphQLHandlerTable<'getWebhookEndpoint'>;

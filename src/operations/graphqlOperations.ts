@@ -1,0 +1,43 @@
+import type { OverviewRange } from '../domain/overview/overview.service';
+import type { PaymentSearch } from '../domain/payments/paymentSearch';
+import type { OperationId } from './contract';
+import type { ExecutableOperationId, KeyContext } from './types';
+
+/**
+ * Operations only GraphQL runs: reads the dashboard needs that openapi.yaml has no route for (the REST
+ * contract follows a fixed external spec, so they cannot become routes). They run on execute's path
+ * (executeGraphQLOperation: the same authorize, span and handler context), so that no rule depends on
+ * the transport.
+ *
+ * Each borrows the permission of the REST operations whose data it reads (`permissionOf`): the key
+ * needs all of them, and a refusal is that operation's. Never public, so admission counts them as the
+ * one request their GraphQL request is, like any key's query. Their input is typed here and by
+ * GraphQL's schema (there is no OpenAPI schema to validate against); the domain services check what a
+ * type cannot (the search's length, its dates).
+ */
+export const GRAPHQL_OPERATIONS = {
+  /** The dashboard's payment search and filters, a page at a time with the REST list's cursor. */
+  searchPaymentIntents: { permissionOf: ['listPaymentIntents'] },
+  /** One webhook endpoint (REST only lists them). */
+  getWebhookEndpoint: { permissionOf: ['listWebhookEndpoints'] },
+  /** The dashboard's overview of the payments and webhook deliveries it summarises. */
+  getOverview: { permissionOf: ['listPaymentIntents', 'listWebhookEndpoints'] },
+} as const satisfies Record<string, { permissionOf: readonly ExecutableOperationId[] }> & { [K in OperationId]?: never };
+
+export type GraphQLOperationId = keyof typeof GRAPHQL_OPERATIONS;
+
+/** What each one's handler is given: the resolver maps its arguments to it. */
+export interface GraphQLOperationInputs {
+  searchPaymentIntents: { search: PaymentSearch; limit: number; startingAfter?: string | null };
+  getWebhookEndpoint: { id: string };
+  getOverview: { range: OverviewRange };
+}
+
+/** A handler gets the key's context, as a contract operation's (no idempotency, nothing prefetched). */
+export type GraphQLHandlerTable<K extends GraphQLOperationId> = {
+  [Op in K]: (ctx: KeyContext<never>, input: GraphQLOperationInputs[Op]) => Promise<unknown>;
+};
+
+export function isGraphQLOperation(id: string): id is GraphQLOperationId {
+  return Object.hasOwn(GRAPHQL_OPERATIONS, id);
+}
