@@ -159,4 +159,20 @@ describe('outbox timers', () => {
     const types = (await api.get('/events')).body.data.map((e: any) => e.type);
     expect(types).toEqual(['payment.succeeded', 'payment.created']);
   });
+
+  it('a pending timer keeps the clock its due time was computed on, under its name and the older one', async () => {
+    // Queued a minute ago on a wall clock 60 s behind today's (a step since): its fire time moves by the step.
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const pi = await createPayment(api, referenceBody());
+    const dueAt = new Date(Date.now() + 3_600_000);
+    const pushed: string[] = [];
+    for (const field of ['due_base', 'clock_base'] as const) {
+      const [timer] = buildTimers([{ accountId, kind: 'test.never', refId: pi.id, dueAt, dedupeKey: `base-${field}` }]);
+      const { due_base: base, ...rest } = timer!;
+      await PaymentModel.collection.updateOne({ _id: pi.id as never }, { $push: { pending_timers: { ...rest, [field]: base! - 60_000, queued_at: Date.now() - 60_000 } } as never });
+      pushed.push(timer!._id);
+    }
+    const stored = await waitFor(() => TimerModel.find({ _id: { $in: pushed } }).lean(), (ts) => ts.length === 2, 20_000, 200);
+    for (const t of stored) expect(Math.abs(t.fire_at - dueAt.getTime() - 60_000)).toBeLessThan(1_000);
+  });
 });

@@ -1,4 +1,5 @@
 import mongoose, { Schema } from 'mongoose';
+import type { TimerRecord } from '../../platform/timers/timer.model';
 
 /**
  * Stored events. `_id` is the public `evt_` id, so re-inserting an event after a crash is a harmless
@@ -40,26 +41,18 @@ export interface PendingEvent extends EventBase {
 /**
  * A timer waiting in an outbox document: written atomically with the state change that needs it and
  * scheduled by the dispatcher (idempotently, `_id` = the timer's dedupe id), so that no state can be
- * reached without its follow-up timer and no timer can fire before the state it serves exists.
+ * reached without its follow-up timer and no timer can fire before the state it serves exists. It is
+ * the stored timer (TimerRecord) as far as it is known before insertion, under the same field names.
  */
-export interface PendingTimer {
-  _id: string;
-  account_id: string | null;
-  kind: string;
-  ref_id: string;
-  due_at: Date;
-  payload: Record<string, unknown>;
+export type PendingTimer = Pick<TimerRecord, '_id' | 'account_id' | 'kind' | 'ref_id' | 'due_at' | 'payload' | 'due_base' | 'trace_parent'> & {
   dedupe_key: string;
   queued_at: number;
   /**
-   * The base of the wall clock `due_at` is on (src/platform/clock/machineClock.ts), as it was when the
-   * timer was queued: a step before it is inserted moves its fire time by the step. Absent in outboxes
-   * written before it: the base at insertion.
+   * `due_base` as outboxes written before it was named so called it (read as `due_base ?? clock_base`):
+   * not TimerRecord's `clock_base`, which is `fire_at`'s base.
    */
   clock_base?: number;
-  /** With tracing on, the span that scheduled it (src/tracing): its firing is that span's child and links to it. */
-  trace_parent?: string;
-}
+};
 
 export interface EventRecord extends EventBase {
   /**

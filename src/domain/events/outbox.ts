@@ -2,7 +2,7 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/accountTime';
 import { logger } from '../../logger';
-import { dedupeTimerId, dueTimelineBase, insertTimer } from '../../platform/timers/timer.service';
+import { dedupeTimerId, dueTimelineBase, insertTimer, type TimerSpec as PlatformTimerSpec } from '../../platform/timers/timer.service';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './event.model';
 import { insertBatched, updateOneBatched } from '../../db/batching';
 import { announceInserted, announceStoring, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './event.hooks';
@@ -68,21 +68,14 @@ export async function buildEvents(accountId: string, specs: EventSpec[], created
   }));
 }
 
-export interface TimerSpec {
-  accountId: string | null;
-  kind: string;
-  refId: string;
-  dueAt: Date;
-  payload?: Record<string, unknown>;
-  /** Required: it makes scheduling idempotent, which the dispatcher relies on. */
-  dedupeKey: string;
-}
+/** The platform's TimerSpec with its dedupe key required: it makes scheduling idempotent, which the dispatcher relies on. */
+export type TimerSpec = PlatformTimerSpec & { dedupeKey: string };
 
 export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
   const queuedAt = Date.now();
   // Taken here, where the due times were just computed (in a timer handler: on its due time's clock),
   // not when they are inserted, after the write, from a queue that may run in another's context.
-  const clockBase = dueTimelineBase();
+  const dueBase = dueTimelineBase();
   const traceParent = currentTraceParent();
   return specs.map((t) => ({
     ...(traceParent && { trace_parent: traceParent }),
@@ -94,7 +87,7 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
     payload: t.payload ?? {},
     dedupe_key: t.dedupeKey,
     queued_at: queuedAt,
-    clock_base: clockBase,
+    due_base: dueBase,
   }));
 }
 
@@ -222,7 +215,7 @@ async function moveOutbox(
         payload: t.payload,
         dedupeKey: t.dedupe_key,
         offsetMs: accountOffsetMs,
-        clockBase: t.clock_base,
+        dueBase: t.due_base ?? t.clock_base ?? undefined,
         traceParent: t.trace_parent,
         // Acknowledged once applied: the timer is in its outbox document, durably, until the outbox is
         // cleared after it (as for the events below); lost with a crash, it is scheduled again from there.

@@ -2,6 +2,25 @@ import mongoose, { Schema } from 'mongoose';
 import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 
 /**
+ * A timer to schedule: the one input shape, whether scheduled now (scheduleTimer) or queued in an
+ * outbox with its state change (outbox.ts buildTimers). Stored, it is a TimerRecord (below);
+ * its handler sees it as a Timer (timer.runner.ts).
+ */
+export interface TimerSpec {
+  accountId: string | null;
+  kind: string;
+  refId: string;
+  /** Due time in the account's time (sandbox clock). */
+  dueAt: Date;
+  payload?: Record<string, unknown>;
+  /**
+   * Makes scheduling idempotent: a second schedule with the same (account, kind, dedupeKey) is a no-op,
+   * even after the first has fired or been cancelled.
+   */
+  dedupeKey?: string;
+}
+
+/**
  * A durable timer. `due_at` is in the account's (sandbox clock) time; `fire_at` is the real time in ms
  * at which the poller should run it: `fire_at = due_at - offset_ms`, with `offset_ms` the account's
  * clock offset when that was computed. Advancing an account's clock shifts `fire_at` of its scheduled
@@ -123,13 +142,8 @@ timerSchema.index(
 );
 
 /** A timer as scheduleTimer stores it: scheduled, never claimed. */
-export function newTimerRecord(t: {
+export function newTimerRecord(t: Omit<TimerSpec, 'dedupeKey'> & {
   id: string;
-  accountId: string | null;
-  kind: string;
-  refId: string;
-  payload?: Record<string, unknown>;
-  dueAt: Date;
   fireAt: number;
   offsetMs: number;
   /** machineBase() when `fireAt` was computed (default: now). */

@@ -21,25 +21,14 @@ import { countMatching } from '../../db/driverCollection';
 import type { Acknowledge } from '../../db/writeConcern';
 import { newId } from '../../ids';
 import { isDuplicateKey } from '../../db/errors';
-import { TimerModel, newTimerRecord } from './timer.model';
+import { TimerModel, newTimerRecord, type TimerSpec } from './timer.model';
 import { armFastPath } from './timer.poller';
 import { accountOffsetMs } from './accountClock';
 import { machineBase, sameBase } from '../clock/machineClock';
 import { dueTimelineBase } from './timer.runner';
 import { currentTraceParent } from '../../tracing/tracing';
 
-export interface ScheduleTimerInput {
-  accountId: string | null;
-  kind: string;
-  refId: string;
-  /** Due time in the account's time (sandbox clock). */
-  dueAt: Date;
-  payload?: Record<string, unknown>;
-  /**
-   * Makes scheduling idempotent: a second schedule with the same (account, kind, dedupeKey) is a no-op,
-   * even after the first has fired or been cancelled.
-   */
-  dedupeKey?: string;
+export interface ScheduleTimerInput extends TimerSpec {
   /**
    * The account's clock offset as the caller read it moments ago (saves reading it again). The
    * offset is checked once more after the insert either way, which corrects for an advance in between.
@@ -54,7 +43,7 @@ export interface ScheduleTimerInput {
    * The base of the wall clock `dueAt` was computed on (machineClock.ts), when it was computed
    * elsewhere than here (an outbox queues timers for later). Default: dueTimelineBase().
    */
-  clockBase?: number;
+  dueBase?: number;
   /** The span that scheduled it (src/tracing), when it was scheduled elsewhere than here; default the active one. */
   traceParent?: string;
 }
@@ -81,7 +70,7 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
   // is stored on today's, so that no poller takes it for overdue (or for an hour away) meanwhile. A step
   // between here and the settle below is corrected there, one after it by the pollers' realignment
   // (timer.poller.ts).
-  const dueBase = input.clockBase ?? dueTimelineBase();
+  const dueBase = input.dueBase ?? dueTimelineBase();
   const clockBase = machineBase();
   const offset = !input.accountId ? 0 : (input.offsetMs ?? (await accountOffsetMs(input.accountId)));
   const fireAt = input.dueAt.getTime() - offset + (clockBase - dueBase);
@@ -89,12 +78,8 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
     await insertBatched(
       TimerModel,
       newTimerRecord({
+        ...input,
         id,
-        accountId: input.accountId,
-        kind: input.kind,
-        refId: input.refId,
-        payload: input.payload,
-        dueAt: input.dueAt,
         fireAt,
         offsetMs: offset,
         clockBase,
@@ -155,6 +140,7 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 }
 
 
+export type { TimerSpec };
 export { dueTimelineBase, registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timer.runner';
 export { startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere } from './timer.poller';
 export { useAccountClock, type AccountOffsetLookup } from './accountClock';
