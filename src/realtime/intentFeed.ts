@@ -102,7 +102,7 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
     start(deliver, onOutcome) {
       const known = new Set(history!.map((e) => e.id));
       let status: string = intent!.status;
-      const seen = new Set(history!.map((e) => e.type));
+      const seen = new Set<string>(history!.map((e) => e.type));
       history = null;
       intent = null;
       if (status === 'UNKNOWN') seen.add('payment.unknown');

@@ -1,15 +1,9 @@
 import { eventDataOf, type EventRecord } from './event.model';
 import { iso } from '../payments/payment.serializer';
+import type { components } from '../../../generated/openapi';
 
-export interface EventResource {
-  id: string;
-  object: 'event';
-  type: string;
-  sequence: number;
-  livemode: boolean;
-  created_at: string;
-  data: Record<string, unknown>;
-}
+/** The Event as the contract declares it (openapi.yaml): the one view of an event, REST, GraphQL and pull endpoints alike. */
+export type EventResource = components['schemas']['Event'];
 
 /**
  * The Event fields of the specification, and `sequence` (contract decisions, "Webhook lab"). `data` was
@@ -26,5 +20,6 @@ export function toEventResource(
     livemode: e.livemode ?? false,
     created_at: iso(e.created_at),
     data: eventDataOf(e),
-  };
+    // Stored from this very shape (the event's type and its object when it was built): read back as such.
+  } as EventResource;
 }

@@ -1,12 +1,11 @@
 import { ApiError } from '../../errors';
 import { isDuplicateKey } from '../../db/errors';
-import type { components } from '../../../generated/openapi';
+import type { EventResource } from '../events/event.serializer';
 import { PendingEventModel } from './pendingEvent.model';
 import { getWebhookEndpointRecord } from './webhookEndpoint.service';
 import type { WebhookEndpointRecord } from './webhookEndpoint.model';
 
 /** Pull endpoints (`mode: pull`): events wait here instead of being POSTed (contract-decisions.md). */
-type EventResource = components['schemas']['Event'];
 
 export const isPullEndpoint = (e: Pick<WebhookEndpointRecord, 'mode'>) => e.mode === 'pull';
 

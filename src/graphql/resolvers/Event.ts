@@ -3,10 +3,12 @@ import type { CheckoutSessionModel, PaymentIntentModel, RefundModel } from '../m
 import { eventTypeFromRest } from '../enums';
 
 /** `data` is the object as stored with the event; the typed views read it according to the type. */
+const objectOf = (data: object): unknown => ('object' in data ? data.object : undefined);
+
 export const Event: EventResolvers = {
   type: (e) => eventTypeFromRest(e.type),
   createdAt: (e) => e.created_at,
-  paymentIntent: (e) => (e.data.object === 'payment_intent' ? (e.data as unknown as PaymentIntentModel) : null),
-  refund: (e) => (e.data.object === 'refund' ? (e.data as unknown as RefundModel) : null),
-  checkoutSession: (e) => (e.data.object === 'checkout_session' ? (e.data as unknown as CheckoutSessionModel) : null),
+  paymentIntent: (e) => (objectOf(e.data) === 'payment_intent' ? (e.data as unknown as PaymentIntentModel) : null),
+  refund: (e) => (objectOf(e.data) === 'refund' ? (e.data as unknown as RefundModel) : null),
+  checkoutSession: (e) => (objectOf(e.data) === 'checkout_session' ? (e.data as unknown as CheckoutSessionModel) : null),
 };
