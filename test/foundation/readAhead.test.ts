@@ -1,10 +1,10 @@
-import { Connection } from 'mongodb/lib/cmap/connection.js';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countsKnownKeyAtOnce } from '../../src/domain/accounts/apiKey.service';
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { countKeyAndAccountRequest } from '../../src/domain/ratelimit/rateLimit.service';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { commandLog } from '../support/commandLog';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -60,32 +60,6 @@ describe('the count says when a read goes out beside it', () => {
     expect(countsKnownKeyAtOnce('sk_test_' + '0'.repeat(32))).toBe(false);
   });
 });
-
-/**
- * The commands this thread sends while `work` runs, in order: `sent` when one leaves, `answered` when
- * its reply is back (the gateway runs in this thread).
- */
-async function commandLog(work: () => Promise<unknown>): Promise<string[]> {
-  const log: string[] = [];
-  const send = Connection.prototype.command;
-  Connection.prototype.command = function recorded(this: Connection, ns, command, options, responseType) {
-    const name = Object.keys(command)[0]!;
-    const what = `${name} ${String(command[name])}`;
-    log.push(`sent ${what}`);
-    const reply = send.call(this, ns, command, options, responseType);
-    void reply.then(
-      () => log.push(`answered ${what}`),
-      () => log.push(`answered ${what}`),
-    );
-    return reply;
-  };
-  try {
-    await work();
-  } finally {
-    Connection.prototype.command = send;
-  }
-  return log;
-}
 
 describe('the read beside the count shares its round trip', () => {
   it("a known key's GET sends the payment's find before the count is answered, and reads it once", async () => {
