@@ -198,9 +198,9 @@ export async function countKeyAndAccountRequest(
 /**
  * Whether countKeyAndAccountRequest, called now for this key, sends its count in this very turn (the
  * key is one this process has read, within KEY_RECHECK_MS) and that key's last count here let it
- * through. Admission asks it to start the request's next read in the same turn, so that the read shares
- * the count's round trip (src/operations/admit.ts): never for a key not read yet (an unknown secret
- * reads nothing more) nor for one refused (429) last time.
+ * through: for a caller that sends the request's next read in that turn, so that it shares the count's
+ * round trip (src/db/batching.ts sends what a turn queued together). False for a key not read yet (an
+ * unknown secret must read nothing more) and for one refused (429) last time.
  */
 export function countsAtOnce(keyHash: string, nowMs: number = Date.now()): boolean {
   const known = keyOfHash.get(keyHash);
