@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { AccountClock } from '../domain/accounts/account.model';
-import { authenticationFailed, type AuthenticatedKey } from '../domain/accounts/apiKey.service';
+import { authenticationFailed, countsKnownKeyAtOnce, type AuthenticatedKey } from '../domain/accounts/apiKey.service';
 import { countKeyAndAccountRequest } from '../domain/ratelimit/rateLimit.service';
 import { authenticateClientToken, authenticateKey, countedKey, PUBLIC_CALLER, type Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
@@ -43,12 +43,22 @@ export interface Admission {
 /**
  * Finds the caller and counts one request in its window: a key in its window and its account's, a
  * client token in its own. Nothing is counted for a request without credentials: what it runs is
- * (countOperations, per public call). `alongside`: see countKeyAndAccountRequest.
+ * (countOperations, per public call).
+ *
+ * `alongside` starts the request's next read (src/operations/prefetch.ts, beforeCount). It is called in
+ * the same synchronous turn as the key's count is sent, so that both leave in one batch and the read
+ * costs no sequential round trip (src/db/batching.ts sends at the end of a turn what the turn queued);
+ * only for a key this process knows and let through last time (countsKnownKeyAtOnce): an unknown
+ * secret, or a key refused with 429, reads nothing more. Admission decides this, not the services it
+ * calls: the read is its own, they only say when their count goes out.
  */
 export async function authenticate(credentials: Credentials, config: Config, alongside?: () => void): Promise<Admission> {
   switch (credentials.kind) {
     case 'key': {
-      const { caller, count, auth } = await authenticateKey(credentials.secret, config, alongside);
+      // Asked before the count starts, which may forget a key due for a re-read (KEY_RECHECK_MS); both run
+      // in this turn, so the read is queued with the count.
+      if (alongside && countsKnownKeyAtOnce(credentials.secret)) alongside();
+      const { caller, count, auth } = await authenticateKey(credentials.secret, config);
       return { caller, count, account: auth.account, auth };
     }
     case 'counted': {

@@ -54,15 +54,13 @@ export function countedKey(auth: AuthenticatedKey, config: Pick<Config, 'rateLim
 
 /**
  * The bearer key: found and counted in its window and its account's in one database round trip
- * (401 for any key that does not work). `alongside` starts the request's next read beside the count
- * when the key is known (countKeyAndAccountRequest says when).
+ * (401 for any key that does not work).
  */
 export async function authenticateKey(
   secret: string | undefined,
   config: Pick<Config, 'rateLimitPerMinute' | 'rateLimitPerAccountPerMinute'>,
-  alongside?: () => void,
 ): Promise<Counted<KeyCaller> & { auth: AuthenticatedKey }> {
-  const auth = await authenticateAndCount(secret, keyRateLimits(config), alongside);
+  const auth = await authenticateAndCount(secret, keyRateLimits(config));
   return { ...countedKey(auth, config), auth };
 }
 

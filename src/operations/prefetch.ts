@@ -10,8 +10,8 @@ import type { OperationId } from './contract';
  * - `beforeClaim`, on idempotent operations: beside the Idempotency-Key's claim, once the caller has
  *   authenticated. Only reads and reservations harmless when wasted (the claim finds an answer to
  *   replay, or the body is invalid).
- * - `beforeCount`: beside the key's rate-limit count (countKeyAndAccountRequest decides whether it
- *   starts: for a key this process knows and did not refuse last time). Only reads keyed by the
+ * - `beforeCount`: beside the key's rate-limit count (admission starts it, in admit.ts `authenticate`,
+ *   for a key this process knows and did not refuse last time). Only reads keyed by the
  *   request's own path, whose result the handler checks as it would its own read (the payment's
  *   account against the caller's) and uses only once the count has let the request through.
  */
@@ -40,7 +40,7 @@ export function startBeforeClaim<K extends OperationId>(operationId: K): Prefetc
   return started as PrefetchedOf<K> | undefined;
 }
 
-/** One request's read beside its count: `start` for the count to call (its `alongside`), then `read`. */
+/** One request's read beside its count: `start` for admission to call (its `alongside`), then `read`. */
 export interface BeforeCount<K extends OperationId> {
   start: () => void;
   read: PrefetchedOf<K> | undefined;

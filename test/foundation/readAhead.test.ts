@@ -1,8 +1,10 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countsKnownKeyAtOnce } from '../../src/domain/accounts/apiKey.service';
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { countKeyAndAccountRequest } from '../../src/domain/ratelimit/rateLimit.service';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { commandLog } from '../support/commandLog';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -37,21 +39,50 @@ describe('the count says when a read goes out beside it', () => {
   it('not for a key this process has not read yet, then for every count of it, and not after a refusal', async () => {
     const key = await restrictedKey(acct);
     const hash = hashSecret(key.secret);
-    const calls: number[] = [];
-    const count = (n: number, perKey = 1_000) => countKeyAndAccountRequest(hash, { perKey, perAccount: 10_000 }, Date.now(), () => calls.push(n));
-    expect((await count(1))?.decision.allowed).toBe(true);
-    expect(calls).toEqual([]);
-    expect((await count(2))?.decision.allowed).toBe(true);
-    expect(calls).toEqual([2]);
+    const beside: boolean[] = [];
+    const count = (perKey = 1_000) => {
+      beside.push(countsKnownKeyAtOnce(key.secret));
+      return countKeyAndAccountRequest(hash, { perKey, perAccount: 10_000 });
+    };
+    expect((await count())?.decision.allowed).toBe(true);
+    expect(beside).toEqual([false]);
+    expect((await count())?.decision.allowed).toBe(true);
+    expect(beside).toEqual([false, true]);
     // Over a limit of 2 per minute: refused, and the next count reads nothing beside it.
-    expect((await count(3, 2))?.decision.allowed).toBe(false);
-    expect(calls).toEqual([2, 3]);
-    expect((await count(4, 2))?.decision.allowed).toBe(false);
-    expect(calls).toEqual([2, 3]);
+    expect((await count(2))?.decision.allowed).toBe(false);
+    expect((await count(2))?.decision.allowed).toBe(false);
+    expect(beside).toEqual([false, true, true, false]);
     // Let through again (a higher limit): the count after that one reads beside it again.
-    expect((await count(5))?.decision.allowed).toBe(true);
-    expect((await count(6))?.decision.allowed).toBe(true);
-    expect(calls).toEqual([2, 3, 6]);
+    expect((await count())?.decision.allowed).toBe(true);
+    expect((await count())?.decision.allowed).toBe(true);
+    expect(beside).toEqual([false, true, true, false, false, true]);
+    expect(countsKnownKeyAtOnce(undefined)).toBe(false);
+    expect(countsKnownKeyAtOnce('sk_test_' + '0'.repeat(32))).toBe(false);
+  });
+});
+
+describe('the read beside the count shares its round trip', () => {
+  it("a known key's GET sends the payment's find before the count is answered, and reads it once", async () => {
+    expect((await getWith(acct.sk)).status).toBe(200);
+    const log = await commandLog(async () => expect((await getWith(acct.sk)).status).toBe(200));
+    const sentFind = log.indexOf('sent find payment_intents');
+    expect(sentFind).toBeGreaterThanOrEqual(0);
+    expect(sentFind).toBeLessThan(log.indexOf('answered findAndModify accounts'));
+    expect(log.filter((l) => l === 'sent find payment_intents')).toHaveLength(1);
+  });
+
+  it('an unknown secret reads no payment; a key refused last time reads it only once counted', async () => {
+    const unknown = await commandLog(() => getWith('sk_test_' + 'Z'.repeat(32)));
+    expect(unknown.filter((l) => l.includes('payment_intents'))).toEqual([]);
+
+    const key = await restrictedKey(acct);
+    const hash = hashSecret(key.secret);
+    // Known to this process and refused by its last count (a limit of 1 per minute, used twice).
+    await countKeyAndAccountRequest(hash, { perKey: 1, perAccount: 10_000 });
+    expect((await countKeyAndAccountRequest(hash, { perKey: 1, perAccount: 10_000 }))?.decision.allowed).toBe(false);
+    // The gateway's own limit lets this GET through: its handler reads the payment, after the count.
+    const refused = await commandLog(async () => expect((await getWith(key.secret)).status).toBe(200));
+    expect(refused.indexOf('sent find payment_intents')).toBeGreaterThan(refused.indexOf('answered findAndModify accounts'));
   });
 });
 

@@ -4,11 +4,12 @@ import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model
 import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
 import { createAccount, expectError, expressBody, idempotencyKey, startPaymentsServer } from './support/payments';
 import type { TestServer } from '../support/server';
+import { commandLog } from '../support/commandLog';
 
 /**
  * A POST /payment_intents makes fewer database round trips one after the other (bench/README.md, "Round
  * 14"): its number is reserved beside the Idempotency-Key's claim (src/operations/prefetch.ts, beforeClaim), and its
- * outbox is cleared while its answer is stored (IdempotentAttempt.alongsideAnswer). What the client sees
+ * outbox is cleared while its answer is stored (IdempotentAttempt.answerAfter). What the client sees
  * must not change: the answer comes once everything is written, a wasted number is only a gap, and
  * bookkeeping that fails beside the answer does not fail the request.
  */
@@ -38,6 +39,15 @@ describe('the steps of an idempotent POST /payment_intents', () => {
     expect(events.body.data.map((e: { type: string }) => e.type)).toContain('payment.created');
   });
 
+  it("stores the answer while the outbox is cleared: the answer's write leaves before the clearing is answered", async () => {
+    const { api } = await createAccount(server.baseUrl);
+    const log = await commandLog(async () => expect((await api.post('/payment_intents', expressBody('923000000', 1300), { idempotencyKey: idempotencyKey() })).status).toBe(201));
+    const clearing = log.indexOf('sent update payment_intents');
+    expect(clearing).toBeGreaterThanOrEqual(0);
+    expect(log.indexOf('sent update idempotency_keys')).toBeLessThan(log.indexOf('answered update payment_intents', clearing));
+    expect(log.indexOf('sent update idempotency_keys')).toBeGreaterThan(log.indexOf('answered insert payment_intents'));
+  });
+
   it('lists payments in creation order when replays and invalid bodies leave gaps in the numbers', async () => {
     const { api } = await createAccount(server.baseUrl);
     const first = await api.post('/payment_intents', expressBody('923000000', 1000), { idempotencyKey: 'gap-key-1' });
@@ -52,19 +62,19 @@ describe('the steps of an idempotent POST /payment_intents', () => {
     expect(list.body.data.map((p: { id: string }) => p.id)).toEqual([second.body.id, first.body.id]);
   });
 
-  it('waits for the work given to alongsideAnswer, and keeps its answer when that work fails', async () => {
+  it('waits for the work given to answerAfter, and keeps its answer when that work fails', async () => {
     const { id: accountId } = await createAccount(server.baseUrl);
     const request = (key: string) => ({ accountId, method: 'POST', path: '/payment_intents', key, body: { n: 1 }, requestId: 'req_test' });
     let finished = false;
     const waited = await runIdempotent(request(idempotencyKey()), async (attempt) => {
-      attempt.alongsideAnswer(new Promise((resolve) => setTimeout(resolve, 150)).then(() => (finished = true)));
+      attempt.answerAfter(new Promise((resolve) => setTimeout(resolve, 150)).then(() => (finished = true)));
       return { status: 201, body: { ok: 1 } };
     });
     expect([waited.status, finished]).toEqual([201, true]);
 
     const key = idempotencyKey();
     const failed = await runIdempotent(request(key), async (attempt) => {
-      attempt.alongsideAnswer(Promise.reject(new Error('outbox clearing lost')));
+      attempt.answerAfter(Promise.reject(new Error('outbox clearing lost')));
       return { status: 201, body: { ok: 2 } };
     });
     expect([failed.status, failed.json]).toEqual([201, '{"ok":2}']);

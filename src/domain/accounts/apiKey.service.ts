@@ -8,7 +8,7 @@ import { ApiKeyModel, type ApiKeyRecord } from './apiKey.model';
 import { keyRecord } from './account.service';
 import { digestsEqual, hashSecret, newKeySecret } from './secrets';
 import { keyRevoked } from './keyRevocation';
-import { accountRevokedKey, countKeyAndAccountRequest, forgetKey, markKeyRevoked, pruneRevokedMarks, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
+import { accountRevokedKey, countKeyAndAccountRequest, countsAtOnce, forgetKey, markKeyRevoked, pruneRevokedMarks, type RateLimitDecision, type RateLimits } from '../ratelimit/rateLimit.service';
 
 /** The contract's ApiKey (openapi.yaml, generated/openapi.ts): the serializer is held to it. */
 export type ApiKeyResource = components['schemas']['ApiKey'];
@@ -66,15 +66,23 @@ export interface AuthenticatedKey {
  * authenticate()) and counts the request in the key's rate-limit window and its account's, in one
  * database round trip once this process knows the key's account (countKeyAndAccountRequest). The
  * decision is returned, not enforced: the caller answers 429. The count also reads the account's
- * clock, which the request's handler takes instead of reading it again. `alongside`: see
- * countKeyAndAccountRequest.
+ * clock, which the request's handler takes instead of reading it again.
  */
-export async function authenticateAndCount(secret: string | undefined, limits: RateLimits, alongside?: () => void): Promise<AuthenticatedKey> {
+export async function authenticateAndCount(secret: string | undefined, limits: RateLimits): Promise<AuthenticatedKey> {
   if (!secret || !KEY_SHAPE.test(secret)) throw authenticationFailed();
   const hash = hashSecret(secret);
-  const counted = await countKeyAndAccountRequest(hash, limits, Date.now(), alongside);
+  const counted = await countKeyAndAccountRequest(hash, limits);
   if (!counted || !digestsEqual(counted.key.key_hash, hash)) throw authenticationFailed();
   return { key: counted.key, rate: counted.decision, account: counted.account };
+}
+
+/**
+ * Whether authenticateAndCount, called now with this secret, sends its count in this turn for a key
+ * this process knows and let through last time (countsAtOnce); false for any secret that is not such a
+ * key, whatever the reason.
+ */
+export function countsKnownKeyAtOnce(secret: string | undefined): boolean {
+  return !!secret && KEY_SHAPE.test(secret) && countsAtOnce(hashSecret(secret));
 }
 
 /**

@@ -157,7 +157,9 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
     pending_events?: PendingEvent[];
     pending_timers?: PendingTimer[];
   } | null;
-  return moveOutbox(model, docId, doc?.pending_events ?? [], doc?.pending_timers ?? []);
+  const moved = await moveOutbox(model, docId, doc?.pending_events ?? [], doc?.pending_timers ?? []);
+  await moved.cleared;
+  return moved.events;
 }
 
 /**
@@ -168,23 +170,32 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
  * there: storing twice is harmless). So the read is skipped.
  * `eventData`: the events' data as objects, in the order of `events` (undefined: parsed from `data_json`).
  */
-export function dispatchKnown(
+export async function dispatchKnown(
   model: OutboxModel,
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
-  opts: {
-    accountOffsetMs?: number;
-    eventData?: Array<Record<string, unknown> | undefined>;
-    /**
-     * Takes the outbox's clearing (and the timers' clock checks) instead of waiting for it here, once the
-     * events and timers are stored: an idempotent request's alongsideAnswer, which runs it beside the
-     * storing of the answer and answers once both are done.
-     */
-    clearAlongside?: (work: Promise<unknown>) => void;
-  } = {},
+  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
 ): Promise<StoredEvent[]> {
-  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData, opts.clearAlongside);
+  const moved = await storeKnown(model, docId, events, timers, opts);
+  await moved.cleared;
+  return moved.events;
+}
+
+/**
+ * dispatchKnown, answered as soon as the events and timers are stored (their hooks queued): `cleared`
+ * is the outbox's clearing (and the timers' clock checks), still in flight, for a caller that has
+ * another write to send meanwhile. The caller awaits it, or hands it to what does; a clearing that
+ * never lands is left for the sweeper, as after a crash.
+ */
+export function storeKnown(
+  model: OutboxModel,
+  docId: string,
+  events: PendingEvent[],
+  timers: PendingTimer[],
+  opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
+): Promise<{ events: StoredEvent[]; cleared: Promise<unknown> }> {
+  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
 }
 
 async function moveOutbox(
@@ -195,15 +206,14 @@ async function moveOutbox(
   accountOffsetMs?: number,
   /** The events' data as objects, in the order of `pendingEvents` (saves parsing `data_json` back). */
   eventData: Array<Record<string, unknown> | undefined> = [],
-  clearAlongside?: (work: Promise<unknown>) => void,
-): Promise<StoredEvent[]> {
+): Promise<{ events: StoredEvent[]; cleared: Promise<unknown> }> {
   const known = new Map<string, Record<string, unknown>>();
   pendingEvents.forEach((e, i) => {
     const data = eventData[i];
     if (data) known.set(e._id, data);
   });
   const pending = [...pendingEvents].sort((a, b) => a.seq - b.seq);
-  if (pending.length === 0 && timers.length === 0) return [];
+  if (pending.length === 0 && timers.length === 0) return { events: [], cleared: Promise.resolve() };
   const settling: Array<Promise<void>> = [];
   const scheduleTimers = async () => {
     for (const t of timers) {
@@ -258,10 +268,8 @@ async function moveOutbox(
   if (timers.length > 0) pull.pending_timers = { _id: { $in: timers.map((t) => t._id) } };
   // The outbox is cleared while the timers' clock check runs.
   // Acknowledged once applied: an outbox clearing lost with a crash is dispatched again (storing is idempotent).
-  const clearing = Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }, 'applied'), ...settling]);
-  if (clearAlongside) clearAlongside(clearing);
-  else await clearing;
-  return stored.map((s) => s.event);
+  const cleared = Promise.all([updateOneBatched(model, { _id: docId }, { $pull: pull }, 'applied'), ...settling]);
+  return { events: stored.map((s) => s.event), cleared };
 }
 
 /** Stores an event that is not part of a state change (test.ping, checkout.session.completed). */

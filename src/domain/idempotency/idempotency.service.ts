@@ -93,24 +93,26 @@ export interface IdempotentAttempt {
    * sent once both are done, so the client sees the same state as when they ran one after the other, and
    * the request makes one sequential database round trip fewer (src/db/batching.ts: each step of a
    * request is a command shared with the requests at the same step, so fewer steps, fuller commands).
-   * A failure of this work is logged, not the request's: the stored answer stands.
+   * A failure of this work is logged, not the request's: the stored answer stands. The work is handed
+   * over as a promise (the outbox returns its clearing, storeKnown): the timing is this service's, the
+   * one that stores the answer, and nothing below it takes a callback for it.
    */
-  alongsideAnswer(work: Promise<unknown>): void;
+  answerAfter(work: Promise<unknown>): void;
 }
 
 interface Attempt extends IdempotentAttempt {
-  /** What alongsideAnswer was given, each already caught. */
-  readonly alongside: Array<Promise<unknown>>;
+  /** What answerAfter was given, each already caught. */
+  readonly awaited: Array<Promise<unknown>>;
 }
 
 function attemptOf(objectSuffix: string, resumed: boolean): Attempt {
-  const alongside: Array<Promise<unknown>> = [];
+  const awaited: Array<Promise<unknown>> = [];
   return {
     objectId: (prefix) => `${prefix}_${objectSuffix}`,
     resumed,
-    alongside,
-    alongsideAnswer(work) {
-      alongside.push(work.catch((err: unknown) => logger.warn({ err }, 'work beside an idempotent answer failed (left for its sweeper)')));
+    awaited,
+    answerAfter(work) {
+      awaited.push(work.catch((err: unknown) => logger.warn({ err }, 'work beside an idempotent answer failed (left for its sweeper)')));
     },
   };
 }
@@ -246,12 +248,12 @@ async function execute(
     return { ...result, json, replayed: false };
   }
   // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
-  // Stored while the work handed to alongsideAnswer finishes; answered once both are done.
+  // Stored while the work handed to answerAfter finishes; answered once both are done.
   await Promise.all([
     updateOneBatched(IdempotencyModel, mine, {
       $set: { state: 'completed', status: result.status, response_json: json, completed_at: new Date() },
     }),
-    ...attempt.alongside,
+    ...attempt.awaited,
   ]);
   wakeWaiters(id);
   return { ...result, json, replayed: false };

@@ -3,7 +3,7 @@ import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timer.service';
 import { findByIdBatched, insertBatched } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/accountTime';
-import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
+import { buildEvents, buildTimers, storeKnown, type TimerSpec } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { SequenceModel } from '../events/event.model';
 import { driverCollection } from '../../db/driverCollection';
@@ -133,13 +133,13 @@ export async function createPaymentIntent(
   paymentCreatedMetric(record.payment_method).inc();
   // The overview's count, beside the outbox's dispatch (and under an Idempotency-Key, the answer's storing).
   const rollup = paymentCreated(record);
-  opts.idempotency?.alongsideAnswer(rollup);
-  await dispatchKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
+  const { cleared } = await storeKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
     accountOffsetMs: account.clock_offset_ms ?? 0,
     eventData: [resource as unknown as Record<string, unknown>],
-    // Under an Idempotency-Key the outbox is cleared while the answer is stored, and answered after both.
-    clearAlongside: opts.idempotency ? (work) => opts.idempotency!.alongsideAnswer(work) : undefined,
   });
+  // Under an Idempotency-Key the outbox is cleared while the answer is stored (answered after both).
+  if (opts.idempotency) opts.idempotency.answerAfter(Promise.all([rollup, cleared]));
+  else await cleared;
   return resource;
 }
 

@@ -162,22 +162,19 @@ export interface CountedKeyRequest {
  * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its
  * account's count before the count says it is gone; unknown secrets never reach an account's count.
  *
- * `alongside` is called in the same turn as the count is sent when the key is one this process has
- * already read and whose last count it let through: the caller starts there what its request reads next
- * (src/operations/prefetch.ts, beforeCount), so that both go out together. Never for a key read for the first time
- * (an unknown secret reads nothing more) nor for one that was refused (429) last time.
+ * The count is sent in the turn of the call for a known key (nothing awaited before it): countsAtOnce
+ * says so beforehand, for a caller that has a read to send beside it.
  */
 export async function countKeyAndAccountRequest(
   keyHash: string,
   limits: RateLimits,
   nowMs: number = Date.now(),
-  alongside?: () => void,
 ): Promise<CountedKeyRequest | null> {
   const count = (k: KnownKey) => requestCounts.run({ group: `${k.accountId}\u0000${k.keyId}`, keyId: k.keyId, accountId: k.accountId, limits, nowMs });
   let known = keyOfHash.get(keyHash);
   // The age of what this process read: on the monotonic clock (machineClock.ts), not moved by a step.
   const monoNow = nowMs - machineBase();
-  if (known && monoNow - known.readAtMs >= KEY_RECHECK_MS) {
+  if (known && !fresh(known, monoNow)) {
     keyOfHash.delete(keyHash);
     known = undefined;
   }
@@ -186,10 +183,6 @@ export async function countKeyAndAccountRequest(
     const key = found.find((k) => k.revoked_at === null || k.revoked_at === undefined);
     if (!key) return null;
     known = { keyId: key._id, accountId: key.account_id, key, readAtMs: monoNow, refused: false };
-  } else if (alongside && !known.refused) {
-    // A key this process has counted, and let through last time: what the request reads next goes out
-    // in this turn too, beside the count (alongside's caller uses it only if the count lets it through).
-    alongside();
   }
   const counted = await count(known);
   // A key whose account is not there does not work (accounts are never deleted).
@@ -200,6 +193,23 @@ export async function countKeyAndAccountRequest(
   if (!keyOfHash.has(keyHash)) rememberKey(keyHash, known);
   known.refused = !counted.decision.allowed;
   return { key: known.key, account: counted.account, decision: counted.decision };
+}
+
+/**
+ * Whether countKeyAndAccountRequest, called now for this key, sends its count in this very turn (the
+ * key is one this process has read, within KEY_RECHECK_MS) and that key's last count here let it
+ * through: for a caller that sends the request's next read in that turn, so that it shares the count's
+ * round trip (src/db/batching.ts sends what a turn queued together). False for a key not read yet (an
+ * unknown secret must read nothing more) and for one refused (429) last time.
+ */
+export function countsAtOnce(keyHash: string, nowMs: number = Date.now()): boolean {
+  const known = keyOfHash.get(keyHash);
+  return known !== undefined && !known.refused && fresh(known, nowMs - machineBase());
+}
+
+/** What this process read of the key is recent enough to go on with (KEY_RECHECK_MS). */
+function fresh(known: KnownKey, monoNow: number): boolean {
+  return monoNow - known.readAtMs < KEY_RECHECK_MS;
 }
 
 /**
@@ -219,7 +229,7 @@ interface KnownKey {
   key: ApiKeyRecord;
   /** When this process read the key's record (ms, monotonic clock), for KEY_RECHECK_MS. */
   readAtMs: number;
-  /** Whether its last count here refused it (429): a refused key's requests read nothing alongside their count. */
+  /** Whether its last count here refused it (429): a refused key's requests read nothing beside their count (countsAtOnce). */
   refused: boolean;
 }
 
