@@ -10,7 +10,7 @@
 //   dist/gateway.js, the gateway), dist/background.js (the gateway's background thread: timers and their webhooks),
 //   dist/db.js (`npm run db`'s engine), dist/engine-worker.js (the engine's worker).
 // - dashboard: dist/dashboard/app.js and app.css, the React app of /dashboard (src/dashboard/app), minified
-//   for browsers. Served by src/dashboard/assets.router.ts; no CDN and nothing built at run time.
+//   for browsers. Served by src/dashboard/assetsRouter.ts; no CDN and nothing built at run time.
 //
 // Why a gateway bundle: a start through tsx compiles ~400 TypeScript files, and even precompiled, Node spends most
 // of a start resolving, reading and wrapping the ~1 500 files of src/ and node_modules one by one. One file

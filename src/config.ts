@@ -57,7 +57,7 @@ export interface Config {
   metricsEnabled: boolean;
   /**
    * SHA-256 of METRICS_TOKEN when set: GET /metrics then needs `Authorization: Bearer <token>`. Only
-   * the hash is kept (compared in constant time, src/rest/metrics.routes.ts), so no copy of the token
+   * the hash is kept (compared in constant time, src/rest/metricsRoutes.ts), so no copy of the token
    * travels with the Config (to the background thread, into a log line).
    */
   metricsTokenHash: Buffer | undefined;

@@ -7,10 +7,10 @@ import type { Schema } from 'mongoose';
 import { runCommand } from '../../packages/embedded-mongo/src/commands';
 import type { ServerInfo } from '../../packages/embedded-mongo/src/commands/context';
 import { Engine } from '../../packages/embedded-mongo/src/engine';
-import { EventModel } from '../../src/domain/events/event.model';
-import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
-import { TimerModel } from '../../src/platform/timers/timer.model';
+import { EventModel } from '../../src/domain/events/eventModel';
+import { IdempotencyModel } from '../../src/domain/idempotency/idempotencyModel';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
+import { TimerModel } from '../../src/platform/timers/timerModel';
 
 /**
  * CPU cost of the embedded engine's write path per statement, without the network:

@@ -22,8 +22,8 @@
 import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
-import { registerTimerHandler } from '../../src/platform/timers/timer.service';
-import { newTimerRecord } from '../../src/platform/timers/timer.model';
+import { registerTimerHandler } from '../../src/platform/timers/timerService';
+import { newTimerRecord } from '../../src/platform/timers/timerModel';
 import { Api } from '../lib/api';
 import { percentile, sleep } from '../lib/stats';
 

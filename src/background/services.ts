@@ -1,12 +1,12 @@
 import type { Config } from '../config';
 import type { BackgroundService } from '../platform/lifecycle';
-import { requestLogService } from '../domain/logs/requestLog.background';
-import { paymentsCoreService, registerCoreJobs } from '../domain/payments/payments.jobs';
+import { requestLogService } from '../domain/logs/requestLogBackground';
+import { paymentsCoreService, registerCoreJobs } from '../domain/payments/paymentsJobs';
 import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
-import { webhookDeliveryService } from '../domain/webhooks/webhook.background';
+import { webhookDeliveryService } from '../domain/webhooks/webhookBackground';
 import { webhookTargetPolicy } from '../domain/webhooks/targetResolver';
-import { hooksIdle, onEventInsertedHere } from '../domain/events/event.hooks';
-import { realtimeService } from '../realtime/realtime.background';
+import { hooksIdle, onEventInsertedHere } from '../domain/events/eventHooks';
+import { realtimeService } from '../realtime/realtimeBackground';
 import { subscribeAll } from '../realtime/eventBus';
 import { graphqlService } from '../graphql/server';
 

@@ -1,7 +1,7 @@
 import { workerWithoutCallerSemiSpace } from '@pgw/embedded-mongo/threaded';
 import type { Config } from '../config';
 import { logger } from '../logger';
-import { wakeElsewhere } from '../platform/timers/timer.service';
+import { wakeElsewhere } from '../platform/timers/timerService';
 import { setPeerMetrics, type MetricsJson } from '../metrics/registry';
 import type { ToBackground, FromBackground } from './messages';
 

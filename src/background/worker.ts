@@ -5,7 +5,7 @@ import { CLIENT_OPTIONS } from '../db/writeConcern';
 import { timeDatabaseCommands } from '../db/commandTiming';
 import { metricsJson } from '../metrics/registry';
 import { startServices, stopServices } from '../platform/lifecycle';
-import { armFastPath } from '../platform/timers/timer.poller';
+import { armFastPath } from '../platform/timers/timerPoller';
 import { backgroundThreadServices } from './workerServices';
 import { startTracing, stopTracing } from '../tracing/tracing';
 import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';

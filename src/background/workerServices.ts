@@ -1,8 +1,8 @@
 import type { Config } from '../config';
 import type { BackgroundService } from '../platform/lifecycle';
-import { paymentsCoreService } from '../domain/payments/payments.jobs';
+import { paymentsCoreService } from '../domain/payments/paymentsJobs';
 import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
-import { webhookDeliveryService } from '../domain/webhooks/webhook.background';
+import { webhookDeliveryService } from '../domain/webhooks/webhookBackground';
 import { webhookTargetPolicy } from '../domain/webhooks/targetResolver';
 import { startEventBus, stopEventBus, subscribeAll } from '../realtime/eventBus';
 

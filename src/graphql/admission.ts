@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { authenticationFailed } from '../domain/accounts/apiKey.service';
+import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { ApiError } from '../errors';
 import { countOperations, type Admission, type Client } from '../operations/admit';
 import { beforeCountOf, type BeforeCount } from '../operations/prefetch';

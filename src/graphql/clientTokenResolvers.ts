@@ -1,7 +1,7 @@
-import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
-import { requireGrantFor } from '../domain/clientTokens/clientToken.service';
-import { getPaymentIntentForAccount } from '../domain/payments/payment.service';
-import { toPublicPaymentView } from '../domain/payments/payment.serializer';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientTokenService';
+import { requireGrantFor } from '../domain/clientTokens/clientTokenService';
+import { getPaymentIntentForAccount } from '../domain/payments/paymentService';
+import { toPublicPaymentView } from '../domain/payments/paymentSerializer';
 import type { GraphQLContext } from './context';
 import type { PaymentIntentModel, PaymentIntentUpdateModel } from './models';
 import { paymentIntentUpdates } from './subscriptions/paymentIntentUpdates';

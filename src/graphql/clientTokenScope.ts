@@ -1,8 +1,8 @@
 import type { Config } from '../config';
-import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import { authenticateClientToken as findClientToken, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
+import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
+import { authenticateClientToken as findClientToken, isClientTokenLike, requireGrantFor, type ClientTokenGrant } from '../domain/clientTokens/clientTokenService';
 import type { Actor } from '../domain/payments/actor';
-import type { PublicPaymentView } from '../domain/payments/payment.serializer';
+import type { PublicPaymentView } from '../domain/payments/paymentSerializer';
 import { ApiError } from '../errors';
 import { bearerSecret } from '../operations/bearer';
 import type { ClientTokenCaller } from '../operations/caller';

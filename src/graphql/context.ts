@@ -1,8 +1,8 @@
 import type { Config } from '../config';
-import type { AccountClock } from '../domain/accounts/account.model';
-import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
-import { authenticationFailed } from '../domain/accounts/apiKey.service';
+import type { AccountClock } from '../domain/accounts/accountModel';
+import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientTokenService';
+import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import type { Actor } from '../domain/payments/actor';
 import { authorize } from '../operations/authorize';
 import { keyCaller, PUBLIC_CALLER, type Caller } from '../operations/caller';

@@ -1,9 +1,9 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
-import { authenticateSessionRequest } from '../dashboard/session/session.graphql';
-import { sessionCookieOf } from '../dashboard/session/session.http';
-import { authenticationFailed } from '../domain/accounts/apiKey.service';
+import { authenticateSessionRequest } from '../dashboard/session/sessionGraphql';
+import { sessionCookieOf } from '../dashboard/session/sessionHttp';
+import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { unavailableError } from '../db/unavailable';

@@ -1,8 +1,8 @@
 import { ACCOUNT_CAPS } from '../domain/accountCaps';
-import { API_KEY_LIST_SIZE } from '../domain/accounts/apiKey.service';
-import { LINK_LIST_SIZE } from '../domain/links/paymentLink.service';
+import { API_KEY_LIST_SIZE } from '../domain/accounts/apiKeyService';
+import { LINK_LIST_SIZE } from '../domain/links/paymentLinkService';
 import { PAYMENT_METHODS } from '../domain/payments/methods';
-import { PAYMENT_STATUSES } from '../domain/payments/payment.states';
+import { PAYMENT_STATUSES } from '../domain/payments/paymentStates';
 
 /**
  * The most items each GraphQL list of objects can hold. The resolvers never return more (they cut

@@ -1,12 +1,12 @@
 import DataLoader from 'dataloader';
-import type { EventResource } from '../domain/events/event.serializer';
-import { listEventsForPayments } from '../domain/events/event.service';
-import type { PaymentRecord } from '../domain/payments/payment.model';
-import { toPaymentIntentResource, type PaymentIntentResource } from '../domain/payments/payment.serializer';
-import { readPaymentsOfAccount } from '../domain/payments/payment.service';
-import type { RefundResource } from '../domain/refunds/refund.serializer';
-import { refundsOf } from '../domain/refunds/refund.service';
-import { listDeliveries } from '../domain/webhooks/delivery.service';
+import type { EventResource } from '../domain/events/eventSerializer';
+import { listEventsForPayments } from '../domain/events/eventService';
+import type { PaymentRecord } from '../domain/payments/paymentModel';
+import { toPaymentIntentResource, type PaymentIntentResource } from '../domain/payments/paymentSerializer';
+import { readPaymentsOfAccount } from '../domain/payments/paymentService';
+import type { RefundResource } from '../domain/refunds/refundSerializer';
+import { refundsOf } from '../domain/refunds/refundService';
+import { listDeliveries } from '../domain/webhooks/deliveryService';
 import { listDeliveriesForPayments, type EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
 
 /**

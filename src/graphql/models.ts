@@ -3,21 +3,21 @@
  * already return (snake_case, exactly as REST serves them). codegen.ts maps the GraphQL types to these
  * (`mappers`), so every resolver is type-checked against what the service really gives it.
  */
-import type { AccountResource, SandboxAccountResource } from '../domain/accounts/account.service';
-import type { ApiKeyResource } from '../domain/accounts/apiKey.service';
-import type { CheckoutSessionResource } from '../domain/checkout/checkoutSession.serializer';
-import type { EventResource } from '../domain/events/event.serializer';
-import type { PaymentLinkResource } from '../domain/links/paymentLink.serializer';
-import type { LogEntryResource } from '../domain/logs/requestLog.service';
+import type { AccountResource, SandboxAccountResource } from '../domain/accounts/accountService';
+import type { ApiKeyResource } from '../domain/accounts/apiKeyService';
+import type { CheckoutSessionResource } from '../domain/checkout/checkoutSessionSerializer';
+import type { EventResource } from '../domain/events/eventSerializer';
+import type { PaymentLinkResource } from '../domain/links/paymentLinkSerializer';
+import type { LogEntryResource } from '../domain/logs/requestLogService';
 import type { PaymentMethodInfo } from '../domain/payments/methods';
-import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
-import type { QrCodeResource } from '../domain/qr/qr.service';
-import type { RefundResource } from '../domain/refunds/refund.serializer';
-import type { SandboxClockResource } from '../domain/sandbox/sandboxClock.service';
-import type { SandboxResetResource } from '../domain/sandbox/sandboxReset.service';
+import type { PaymentIntentResource } from '../domain/payments/paymentSerializer';
+import type { QrCodeResource } from '../domain/qr/qrService';
+import type { RefundResource } from '../domain/refunds/refundSerializer';
+import type { SandboxClockResource } from '../domain/sandbox/sandboxClockService';
+import type { SandboxResetResource } from '../domain/sandbox/sandboxResetService';
 import type { EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
-import type { WebhookEndpointResource } from '../domain/webhooks/webhook.serializer';
-import type { WebhookChaosResource } from '../domain/webhooks/chaos.service';
+import type { WebhookEndpointResource } from '../domain/webhooks/webhookSerializer';
+import type { WebhookChaosResource } from '../domain/webhooks/chaosService';
 import type { ChaosReport } from '../domain/webhooks/chaos';
 
 /** A new account with its keys, as `POST /sandbox/accounts` returns it (the only time `sk` and `pk` are shown). */

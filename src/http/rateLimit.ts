@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { ApiError } from '../errors';
 import { logger } from '../logger';
-import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimit.service';
+import { hitLocalRateLimit, hitRateLimit, type RateLimitDecision } from '../domain/ratelimit/rateLimitService';
 import { ipBucket, rateLimitHeaders, refuseIfOver, type RateCount } from '../operations/rateLimitPolicy';
 
 /**

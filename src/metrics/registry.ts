@@ -2,7 +2,7 @@ import { isMainThread } from 'node:worker_threads';
 import { AggregatorRegistry, collectDefaultMetrics, Registry, type Metric } from 'prom-client';
 
 /**
- * The gateway's metrics registry (GET /metrics, src/rest/metrics.routes.ts). One per thread: the
+ * The gateway's metrics registry (GET /metrics, src/rest/metricsRoutes.ts). One per thread: the
  * metrics describe the process, as Prometheus sees it, not one gateway object (tests start several
  * gateways in one process; each file's worker has its own).
  *

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
-import type { AccountClock } from '../domain/accounts/account.model';
-import { authenticationFailed, countsKnownKeyAtOnce, type AuthenticatedKey } from '../domain/accounts/apiKey.service';
-import { countKeyAndAccountRequest } from '../domain/ratelimit/rateLimit.service';
+import type { AccountClock } from '../domain/accounts/accountModel';
+import { authenticationFailed, countsKnownKeyAtOnce, type AuthenticatedKey } from '../domain/accounts/apiKeyService';
+import { countKeyAndAccountRequest } from '../domain/ratelimit/rateLimitService';
 import { authenticateClientToken, authenticateKey, countedKey, PUBLIC_CALLER, type Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
 import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolicy';

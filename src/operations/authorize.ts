@@ -1,4 +1,4 @@
-import { authenticationFailed } from '../domain/accounts/apiKey.service';
+import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { keyAllows, type Requirement } from '../domain/accounts/permissions';
 import { ApiError } from '../errors';
 import type { Caller, KeyCaller } from './caller';

@@ -1,15 +1,15 @@
 import type { Config } from '../config';
-import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import { authenticateAndCount, type AuthenticatedKey } from '../domain/accounts/apiKey.service';
+import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
+import { authenticateAndCount, type AuthenticatedKey } from '../domain/accounts/apiKeyService';
 import {
   authenticateClientToken as findClientToken,
   clientTokenBucket,
   clientTokenRefused,
   requireGrantFor,
   type ClientTokenGrant,
-} from '../domain/clientTokens/clientToken.service';
+} from '../domain/clientTokens/clientTokenService';
 import type { Actor } from '../domain/payments/actor';
-import { hitRateLimit } from '../domain/ratelimit/rateLimit.service';
+import { hitRateLimit } from '../domain/ratelimit/rateLimitService';
 import { keyRateLimits, type RateCount } from './rateLimitPolicy';
 
 /**

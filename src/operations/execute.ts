@@ -1,6 +1,6 @@
 import { inSpan, tracingOn } from '../tracing/tracing';
-import type { AccountClock } from '../domain/accounts/account.model';
-import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotency.service';
+import type { AccountClock } from '../domain/accounts/accountModel';
+import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotencyService';
 import { authorizedKey, authorize } from './authorize';
 import { startBeforeClaim, type PrefetchedOf } from './prefetch';
 import type { Caller, KeyCaller } from './caller';

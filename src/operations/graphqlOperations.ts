@@ -1,4 +1,4 @@
-import type { OverviewRange } from '../domain/overview/overview.service';
+import type { OverviewRange } from '../domain/overview/overviewService';
 import type { PaymentSearch } from '../domain/payments/paymentSearch';
 import type { OperationId } from './contract';
 import type { ExecutableOperationId, KeyContext } from './types';

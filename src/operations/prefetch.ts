@@ -1,5 +1,5 @@
-import type { PaymentRecord } from '../domain/payments/payment.model';
-import { readPaymentById, reservePaymentNumber } from '../domain/payments/payment.service';
+import type { PaymentRecord } from '../domain/payments/paymentModel';
+import { readPaymentById, reservePaymentNumber } from '../domain/payments/paymentService';
 import type { OperationId } from './contract';
 
 /**

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import { ApiError } from '../errors';
-import { hitRateLimit, type RateLimitDecision, type RateLimits } from '../domain/ratelimit/rateLimit.service';
+import { hitRateLimit, type RateLimitDecision, type RateLimits } from '../domain/ratelimit/rateLimitService';
 import type { OperationId } from './contract';
 import { rateLimitedIn } from '../metrics/domain';
 

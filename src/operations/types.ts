@@ -1,7 +1,7 @@
 import type { components, operations as ContractOperations } from '../../generated/openapi';
-import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import type { AccountClock } from '../domain/accounts/account.model';
-import type { IdempotentAttempt } from '../domain/idempotency/idempotency.service';
+import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
+import type { AccountClock } from '../domain/accounts/accountModel';
+import type { IdempotentAttempt } from '../domain/idempotency/idempotencyService';
 import type { Actor } from '../domain/payments/actor';
 import type { ClientTokenCaller, KeyCaller, PublicCaller } from './caller';
 import type { OperationId, operations } from './contract';

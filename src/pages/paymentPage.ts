@@ -1,5 +1,5 @@
 import { findMethod, type MethodCode } from '../domain/payments/methods';
-import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../domain/payments/payment.states';
+import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../domain/payments/paymentStates';
 import { esc, formatAoa, layout, safeWebUrl } from './html';
 import { MOBILE_PATTERN } from '../../generated/requestLimits';
 

@@ -1,7 +1,7 @@
 import { driverCollection } from '../db/driverCollection';
 import { accountOffsetMs } from '../domain/clock/accountTime';
-import { ClientTokenModel, type ClientTokenRecord } from '../domain/clientTokens/clientToken.model';
-import type { ClientTokenGrant } from '../domain/clientTokens/clientToken.service';
+import { ClientTokenModel, type ClientTokenRecord } from '../domain/clientTokens/clientTokenModel';
+import type { ClientTokenGrant } from '../domain/clientTokens/clientTokenService';
 import { logger } from '../logger';
 
 /**

@@ -1,7 +1,7 @@
 import { driverCollection } from '../db/driverCollection';
 import type { ConnectionLimits } from '../config';
 import { loadConfig } from '../config';
-import { ApiKeyModel, type ApiKeyRecord } from '../domain/accounts/apiKey.model';
+import { ApiKeyModel, type ApiKeyRecord } from '../domain/accounts/apiKeyModel';
 import { ApiError } from '../errors';
 import { logger } from '../logger';
 import { rateLimitedIn } from '../metrics/domain';

@@ -1,10 +1,10 @@
 import type { Model, mongo } from 'mongoose';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { logger } from '../logger';
-import { EventModel, SequenceModel, type EventRecord } from '../domain/events/event.model';
-import { onEventInsertedHere, onStatusChangedHere, statusChangeId, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/event.hooks';
-import { PaymentModel } from '../domain/payments/payment.model';
-import { STATUSES_ENTERED_WITHOUT_EVENT } from '../domain/payments/payment.states';
+import { EventModel, SequenceModel, type EventRecord } from '../domain/events/eventModel';
+import { onEventInsertedHere, onStatusChangedHere, statusChangeId, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/eventHooks';
+import { PaymentModel } from '../domain/payments/paymentModel';
+import { STATUSES_ENTERED_WITHOUT_EVENT } from '../domain/payments/paymentStates';
 import { PROCESS_ID } from '../processId';
 
 type ChangeStream<T extends mongo.Document> = mongo.ChangeStream<any, T>;

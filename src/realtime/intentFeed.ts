@@ -1,6 +1,6 @@
 import { listEventsForPayment, type EventResource } from '../domain/events';
-import type { PaymentIntentResource } from '../domain/payments/payment.serializer';
-import { isFinalStatus } from '../domain/payments/payment.states';
+import type { PaymentIntentResource } from '../domain/payments/paymentSerializer';
+import { isFinalStatus } from '../domain/payments/paymentStates';
 import { statusChangesReady, subscribe, subscribeStatusChanges, type BusEvent, type StatusChange } from './eventBus';
 
 /**

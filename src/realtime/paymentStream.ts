@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
-import { findPaymentRecord } from '../domain/payments/payment.service';
-import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/payment.serializer';
+import { findPaymentRecord } from '../domain/payments/paymentService';
+import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/paymentSerializer';
 import { isIntentEvent, openIntentFeed } from './intentFeed';
 import { keepAliveWheel } from './keepAlive';
 import type { SseConnection } from './sse';

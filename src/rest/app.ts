@@ -14,10 +14,10 @@ import { clientTokenCors } from './cors';
 import { apiOperationIds } from './routes';
 import { operationDispatcher } from './operationDispatch';
 import { getOperation } from '../operations/contract';
-import { systemRoutes } from './system.routes';
-import { dashboardAssetsRouter } from '../dashboard/assets.router';
+import { systemRoutes } from './systemRoutes';
+import { dashboardAssetsRouter } from '../dashboard/assetsRouter';
 import { series } from './series';
-import { metricsRoute } from './metrics.routes';
+import { metricsRoute } from './metricsRoutes';
 import { httpOperation } from '../metrics/http';
 
 export interface AppExtensions {

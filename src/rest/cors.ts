@@ -1,7 +1,7 @@
 import cors from 'cors';
 import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
-import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
+import { isClientTokenLike } from '../domain/clientTokens/clientTokenService';
 import { bearerSecret } from '../operations/bearer';
 import { GRAPHQL_PATH } from '../http/paths';
 

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { isClientTokenLike } from '../domain/clientTokens/clientToken.service';
+import { isClientTokenLike } from '../domain/clientTokens/clientTokenService';
 import type { Credentials } from '../operations/admit';
 import { bearerSecret } from '../operations/bearer';
 

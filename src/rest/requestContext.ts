@@ -1,8 +1,8 @@
 import type { RequestHandler } from 'express';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import type { ApiKeyRecord } from '../domain/accounts/apiKey.model';
-import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLog.service';
+import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
+import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLogService';
 import { keptBodies, requestSource } from '../http/loggedBodies';
 import { httpOperation, type HttpOperationMetrics } from '../metrics/http';
 

@@ -4,8 +4,8 @@ import type { NextFunction, Request, Response } from 'express';
  * The policy for everything that is not an HTML page (JSON, the event streams, SVG, YAML, scripts):
  * such an answer must never run or load anything, nor be framed, even when a browser is tricked into
  * rendering it as a document (an SVG QR code opened directly, a JSON error echoing input). HTML pages
- * replace it with a policy of their own that lets them work: the payment pages (pages.router.ts),
- * GraphiQL (graphiql.ts) and the API docs (system.routes.ts).
+ * replace it with a policy of their own that lets them work: the payment pages (pagesRouter.ts),
+ * GraphiQL (graphiql.ts) and the API docs (systemRoutes.ts).
  */
 export const NON_PAGE_CSP = "default-src 'none'; frame-ancestors 'none'";
 

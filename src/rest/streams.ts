@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { getPaymentIntentForAccount } from '../domain/payments/payment.service';
+import { getPaymentIntentForAccount } from '../domain/payments/paymentService';
 import { authorizedKey } from '../operations/authorize';
 import { grantFor, type Caller } from '../operations/caller';
 import type { OperationInput, StreamOperationId } from '../operations/types';

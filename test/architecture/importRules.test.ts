@@ -47,7 +47,7 @@ async function plantedTree(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
-const DOMAIN_MODULE = { 'src/domain/payments/payment.states.ts': 'export const FINAL = ["SUCCEEDED"];\n' };
+const DOMAIN_MODULE = { 'src/domain/payments/paymentStates.ts': 'export const FINAL = ["SUCCEEDED"];\n' };
 
 describe('import rules (npm run lint:deps)', () => {
   it('the gateway as it is passes', async () => {
@@ -59,11 +59,11 @@ describe('import rules (npm run lint:deps)', () => {
   it('fails when the platform imports the domain, naming the rule and the import', async () => {
     const dir = await plantedTree({
       ...DOMAIN_MODULE,
-      'src/platform/__planted.ts': "import { FINAL } from '../domain/payments/payment.states';\nexport const planted = FINAL;\n",
+      'src/platform/__planted.ts': "import { FINAL } from '../domain/payments/paymentStates';\nexport const planted = FINAL;\n",
     });
     const run = await depcruise(dir, ['src']);
     expect(run.code).not.toBe(0);
-    expect(run.output).toMatch(/error platform-imports-no-domain: src\/platform\/__planted\.ts → src\/domain\/payments\/payment\.states\.ts/);
+    expect(run.output).toMatch(/error platform-imports-no-domain: src\/platform\/__planted\.ts → src\/domain\/payments\/paymentStates\.ts/);
   }, 120_000);
 
   it('fails on an import circle', async () => {
@@ -81,12 +81,12 @@ describe('import rules (npm run lint:deps)', () => {
       ...DOMAIN_MODULE,
       'src/rest/routes.ts': 'export const routes = [];\n',
       'src/domain/payments/__planted.ts': "import { routes } from '../../rest/routes';\nexport const planted = routes;\n",
-      'packages/embedded-mongo/src/index.ts': "import { FINAL } from '../../../src/domain/payments/payment.states';\nexport const planted = FINAL;\n",
+      'packages/embedded-mongo/src/index.ts': "import { FINAL } from '../../../src/domain/payments/paymentStates';\nexport const planted = FINAL;\n",
     });
     const run = await depcruise(dir, ['src', 'packages']);
     expect(run.code).not.toBe(0);
     expect(run.output).toMatch(/error domain-imports-no-protocol: src\/domain\/payments\/__planted\.ts → src\/rest\/routes\.ts/);
-    expect(run.output).toMatch(/error engine-imports-no-gateway: packages\/embedded-mongo\/src\/index\.ts → src\/domain\/payments\/payment\.states\.ts/);
+    expect(run.output).toMatch(/error engine-imports-no-gateway: packages\/embedded-mongo\/src\/index\.ts → src\/domain\/payments\/paymentStates\.ts/);
   }, 120_000);
 
   it('fails GraphQL importing REST, and REST importing GraphQL: both are shells over src/operations', async () => {

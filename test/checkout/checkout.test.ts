@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
+import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSessionModel';
 import { createAccount } from '../support/accounts';
 import type { TestServer } from '../support/server';
 import { accountEvents, createSession, expectError, getSession, paySession, PUBLIC_PAYMENT_FIELDS, startGatewayWithJobs, waitFor } from '../links/support/gateway';

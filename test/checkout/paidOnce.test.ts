@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSessionModel';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { createAccount } from '../support/accounts';
 import type { ApiClient, ApiResponse } from '../support/client';
 import type { TestServer } from '../support/server';

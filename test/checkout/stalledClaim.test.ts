@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSession.model';
+import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSessionModel';
 import { createAccount } from '../support/accounts';
 import type { TestServer } from '../support/server';
 import { createSession, expectError, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
@@ -11,8 +11,8 @@ import { createSession, expectError, paySession, startGatewayWithJobs, waitFor }
  * the test can stall it once, at exactly that point.
  */
 let beforeCreate: (() => Promise<void>) | null = null;
-vi.mock('../../src/domain/payments/payment.service', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/domain/payments/payment.service')>();
+vi.mock('../../src/domain/payments/paymentService', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/domain/payments/paymentService')>();
   return {
     ...real,
     createPaymentIntent: async (...args: Parameters<typeof real.createPaymentIntent>) => {

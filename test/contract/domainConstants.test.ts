@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { ERROR_STATUS } from '../../src/errors';
 import { PERMISSION_RESOURCES } from '../../src/domain/accounts/permissions';
 import { ACTIVE_METHOD_CODES, PAYMENT_METHODS } from '../../src/domain/payments/methods';
-import { FAILURE_CODES, PAYMENT_EVENT_TYPES, PAYMENT_STATUSES, PAYMENT_TRANSITIONS } from '../../src/domain/payments/payment.states';
+import { FAILURE_CODES, PAYMENT_EVENT_TYPES, PAYMENT_STATUSES, PAYMENT_TRANSITIONS } from '../../src/domain/payments/paymentStates';
 import { ROOT } from '../support/processes';
 
 type Obj = Record<string, any>;

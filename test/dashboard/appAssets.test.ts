@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '../../src/pages/pages.router';
+import { PAGE_CSP } from '../../src/pages/pagesRouter';
 import { startTestServer, type TestServer } from '../support/server';
 import { ensureDashboardBundle } from './support/dashboard';
 
 /**
- * How the gateway serves the dashboard app (src/dashboard/assets.router.ts), over plain HTTP: the shell
+ * How the gateway serves the dashboard app (src/dashboard/assetsRouter.ts), over plain HTTP: the shell
  * for every app path, the bundle with content-hashed URLs, the pages' CSP, and the session routes left
  * to the session router. The browser tests (app.browser.test.ts) drive the app itself.
  */

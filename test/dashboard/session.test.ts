@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { DashboardSessionModel } from '../../src/dashboard/session/session.model';
+import { DashboardSessionModel } from '../../src/dashboard/session/sessionModel';
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';

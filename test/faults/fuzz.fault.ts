@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { findOperation, getValidator } from '../../src/operations/contract';
 import { spawnEngine, type EngineProcess } from '../support/processes';
 import { requiredResponseHeaders } from '../support/client';

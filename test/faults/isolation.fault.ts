@@ -3,7 +3,7 @@ import { buildSchema, getNamedType, isObjectType, type GraphQLField } from 'grap
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { ROOT } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';

@@ -23,7 +23,7 @@ const ISSUED: Record<string, () => string> = {
   whe: () => newId('whe'),
   whd: () => newId('whd'),
   ctok: () => newId('ctok'),
-  // Payment-link codes (src/domain/links/paymentLink.service.ts).
+  // Payment-link codes (src/domain/links/paymentLinkService.ts).
   '': () => randomBase62(8),
 };
 

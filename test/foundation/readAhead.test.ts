@@ -1,8 +1,8 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countsKnownKeyAtOnce } from '../../src/domain/accounts/apiKey.service';
+import { countsKnownKeyAtOnce } from '../../src/domain/accounts/apiKeyService';
 import { hashSecret } from '../../src/domain/accounts/secrets';
-import { countKeyAndAccountRequest } from '../../src/domain/ratelimit/rateLimit.service';
+import { countKeyAndAccountRequest } from '../../src/domain/ratelimit/rateLimitService';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { commandLog } from '../support/commandLog';
 import { startTestServer, type TestServer } from '../support/server';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ApiKeyModel } from '../../src/domain/accounts/apiKey.model';
-import { listRequestLogs, refusedRequestCounts } from '../../src/domain/logs/requestLog.service';
+import { ApiKeyModel } from '../../src/domain/accounts/apiKeyModel';
+import { listRequestLogs, refusedRequestCounts } from '../../src/domain/logs/requestLogService';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';

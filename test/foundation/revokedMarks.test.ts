@@ -7,7 +7,7 @@ import {
   markKeyRevoked,
   pruneRevokedMarks,
   REVOKED_MARK_KEPT_MS,
-} from '../../src/domain/ratelimit/rateLimit.service';
+} from '../../src/domain/ratelimit/rateLimitService';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../support/server';
  * A revocation marks the key in its account's document first (every process's next count refuses it),
  * and the mark goes a few minutes later, at a later revocation, once the key's own record refuses it:
  * the account's document, which every request of the account reads and writes, keeps the last few
- * minutes' marks, not every key ever revoked (src/domain/ratelimit/rateLimit.service.ts). For the marks
+ * minutes' marks, not every key ever revoked (src/domain/ratelimit/rateLimitService.ts). For the marks
  * to go, a process must not go on for ever with a key's record as it read it: it reads it again after
  * KEY_RECHECK_MS.
  */

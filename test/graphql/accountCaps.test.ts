@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_CAPS } from '../../src/domain/accountCaps';
-import { keyRecord } from '../../src/domain/accounts/account.service';
-import { ApiKeyModel } from '../../src/domain/accounts/apiKey.model';
-import { API_KEY_LIST_SIZE } from '../../src/domain/accounts/apiKey.service';
-import { LINK_CODE_LENGTH } from '../../src/domain/links/paymentLink.service';
-import { PaymentLinkModel, type PaymentLinkRecord } from '../../src/domain/links/paymentLink.model';
+import { keyRecord } from '../../src/domain/accounts/accountService';
+import { ApiKeyModel } from '../../src/domain/accounts/apiKeyModel';
+import { API_KEY_LIST_SIZE } from '../../src/domain/accounts/apiKeyService';
+import { LINK_CODE_LENGTH } from '../../src/domain/links/paymentLinkService';
+import { PaymentLinkModel, type PaymentLinkRecord } from '../../src/domain/links/paymentLinkModel';
 import { newId, randomBase62 } from '../../src/ids';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryPipeline, paymentPipeline } from '../../src/domain/overview/overview.pipelines';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
-import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDelivery.model';
+import { deliveryPipeline, paymentPipeline } from '../../src/domain/overview/overviewPipelines';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
+import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDeliveryModel';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';
 import { startReceiver, type Receiver } from '../support/receiver';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markerId, PaymentRollupModel, WebhookRollupModel } from '../../src/domain/overview/overviewRollup.model';
-import { aggregateOverview, getOverview, type Overview, type OverviewRange } from '../../src/domain/overview/overview.service';
+import { markerId, PaymentRollupModel, WebhookRollupModel } from '../../src/domain/overview/overviewRollupModel';
+import { aggregateOverview, getOverview, type Overview, type OverviewRange } from '../../src/domain/overview/overviewService';
 import { rebuildRollups } from '../../src/domain/overview/rollupRebuild';
 import { rollupWritesSettled } from '../../src/domain/overview/rollupWrites';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { searchConditions } from '../../src/domain/payments/paymentSearch';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';

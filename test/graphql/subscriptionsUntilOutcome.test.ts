@@ -1,9 +1,9 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
-import { mutatePayment } from '../../src/domain/payments/payment.mutate';
-import type { PaymentStatus } from '../../src/domain/payments/payment.states';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
+import { mutatePayment } from '../../src/domain/payments/paymentMutate';
+import type { PaymentStatus } from '../../src/domain/payments/paymentStates';
 import type { GraphQLContext } from '../../src/graphql/context';
 import type { PaymentIntentUpdateModel } from '../../src/graphql/models';
 import { paymentIntentUpdates } from '../../src/graphql/subscriptions/paymentIntentUpdates';

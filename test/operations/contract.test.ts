@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ApiKeyRecord } from '../../src/domain/accounts/apiKey.model';
+import type { ApiKeyRecord } from '../../src/domain/accounts/apiKeyModel';
 import { authorize } from '../../src/operations/authorize';
 import { keyCaller, PUBLIC_CALLER } from '../../src/operations/caller';
 import { getOperation, operations, parameterSchema, type OperationId } from '../../src/operations/contract';

@@ -1,8 +1,8 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { registerTimerHandler, scheduleTimer } from '../../src/platform/timers/timer.service';
-import { clockLockSettings } from '../../src/domain/sandbox/sandboxClock.service';
-import { ClockLockModel } from '../../src/domain/sandbox/clockLock.model';
+import { registerTimerHandler, scheduleTimer } from '../../src/platform/timers/timerService';
+import { clockLockSettings } from '../../src/domain/sandbox/sandboxClockService';
+import { ClockLockModel } from '../../src/domain/sandbox/clockLockModel';
 import { createAccount, startPaymentsServer } from './support/payments';
 import type { TestServer } from '../support/server';
 

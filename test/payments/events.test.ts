@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitAccountEvent, onEventStored, type StoredEvent } from '../../src/domain/events';
-import { EventModel } from '../../src/domain/events/event.model';
+import { EventModel } from '../../src/domain/events/eventModel';
 import { buildTimers } from '../../src/domain/events/outbox';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { railStepTimer } from '../../src/domain/payments/rail';
-import { TimerModel } from '../../src/platform/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timerModel';
 import { createAccount, createPayment, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 import { gqlData } from '../graphql/support';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPaymentIntent } from '../../src/domain/payments/payment.service';
-import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
-import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
+import { createPaymentIntent } from '../../src/domain/payments/paymentService';
+import { IdempotencyModel } from '../../src/domain/idempotency/idempotencyModel';
+import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotencyService';
 import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import { declaredResponseHeaders } from '../support/client';
 import type { TestServer } from '../support/server';

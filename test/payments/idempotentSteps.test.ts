@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdempotencyModel } from '../../src/domain/idempotency/idempotency.model';
-import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotency.service';
+import { IdempotencyModel } from '../../src/domain/idempotency/idempotencyModel';
+import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotencyService';
 import { createAccount, expectError, expressBody, idempotencyKey, startPaymentsServer } from './support/payments';
 import type { TestServer } from '../support/server';
 import { commandLog } from '../support/commandLog';

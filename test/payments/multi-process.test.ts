@@ -6,7 +6,7 @@ import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { accountEvents, createPayment, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
 import { ROOT, spawnGateway, type GatewayProcess } from '../support/processes';
-import { newTimerRecord } from '../../src/platform/timers/timer.model';
+import { newTimerRecord } from '../../src/platform/timers/timerModel';
 
 /** The real gateway plus a `test.count` timer kind, for counting handler runs. */
 const COUNTING_ENTRY = path.join(ROOT, 'test/payments/support/gateway-process.ts');
@@ -95,7 +95,7 @@ describe('two gateway processes on one database', () => {
     const conn = await mongoose.createConnection(engine.uri).asPromise();
     try {
       const fireAt = Date.now() + 1_500;
-      // More than one process's handler slots (512, timer.poller.ts): a claim takes at most its free
+      // More than one process's handler slots (512, timerPoller.ts): a claim takes at most its free
       // slots, so the other process must get the rest.
       const N = 700;
       const docs = Array.from({ length: N }, (_, i) => ({

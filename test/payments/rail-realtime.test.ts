@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TimerModel } from '../../src/platform/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timerModel';
 import { createAccount, createPayment, expressBody, getPayment, paymentEvents, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 

@@ -93,7 +93,7 @@ describe('reference expiry', () => {
 
 describe('reference numbers', () => {
   it('belong to one intent for ever: the index refuses a second holder, and the error is recognised as a number clash', async () => {
-    const { PaymentModel } = await import('../../src/domain/payments/payment.model');
+    const { PaymentModel } = await import('../../src/domain/payments/paymentModel');
     const { isReferenceNumberConflict } = await import('../../src/domain/payments/reference');
     const { api } = await createAccount(server.baseUrl);
     const pi = await createPayment(api, referenceBody(3_000));

@@ -3,7 +3,7 @@ import {
   advance, createAccount, createPayment, expectError, getPayment, idempotencyKey, paymentEvents, referenceBody,
   startPaymentsServer, waitFor,
 } from './support/payments';
-import { TimerModel } from '../../src/platform/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timerModel';
 import type { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
 

@@ -1,9 +1,9 @@
 import { MongoClient, type Collection } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/platform/timers/timer.model';
-import { claimBatch, registerTimerHandler } from '../../src/platform/timers/timer.runner';
-import { scheduleTimer } from '../../src/platform/timers/timer.service';
+import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/platform/timers/timerModel';
+import { claimBatch, registerTimerHandler } from '../../src/platform/timers/timerRunner';
+import { scheduleTimer } from '../../src/platform/timers/timerService';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 

@@ -6,7 +6,7 @@ import { waitFor } from '../support/wait';
 import { gqlData } from '../graphql/support';
 import { cookieData, signIn } from '../dashboard/sessionSupport';
 import { useGatewayAndReceiver } from '../webhooks/support/gateway';
-import { TimerModel } from '../../src/platform/timers/timer.model';
+import { TimerModel } from '../../src/platform/timers/timerModel';
 
 /** POST /v1/sandbox/reset and GraphQL resetSandbox (issue 40, contract decisions "Sandbox reset"). */
 const gw = useGatewayAndReceiver({}, { jobs: true });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../../src/domain/payments/payment.states';
+import { FINAL_STATUSES, PAYMENT_EVENT_TYPES } from '../../src/domain/payments/paymentStates';
 import { renderPaymentPage } from '../../src/pages/paymentPage';
 import { ROOT } from '../support/processes';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PaymentModel } from '../../src/domain/payments/payment.model';
+import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';

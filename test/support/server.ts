@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from '../../src/config';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { startGateway, type Gateway } from '../../src/server';
 import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 

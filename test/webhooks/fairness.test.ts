@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_CAPS } from '../../src/domain/accountCaps';
-import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/delivery.service';
-import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDelivery.model';
+import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/deliveryService';
+import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDeliveryModel';
 import { ATTEMPT_TIMEOUT_MS } from '../../src/domain/webhooks/webhookHttp';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/payments.jobs';
+import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { startHangingReceiver, type HangingReceiver } from './support/hangingReceiver';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWebhookEndpoint } from '../../src/domain/webhooks/webhookEndpoint.service';
+import { createWebhookEndpoint } from '../../src/domain/webhooks/webhookEndpointService';
 import { createAccount } from '../support/accounts';
 import { useGatewayAndReceiver } from './support/gateway';
 import { deliveries, waitFor } from './support/webhooks';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@pgw/client';
 import { sealLegacySecrets } from '../../src/domain/webhooks/secretsKey';
-import { WebhookEndpointModel } from '../../src/domain/webhooks/webhookEndpoint.model';
+import { WebhookEndpointModel } from '../../src/domain/webhooks/webhookEndpointModel';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { spawnGateway } from '../support/processes';

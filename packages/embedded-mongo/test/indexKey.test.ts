@@ -180,7 +180,7 @@ describe('index key encoding', () => {
       new Index({ key: { fire_at: 1 }, name: 'f', partialFilterExpression: { state: 'scheduled' } }),
       new Index({ key: { n: 1 }, name: 'h', partialFilterExpression: { hooks_done: false, state: 'running' } }),
       new Index({ key: { n: 1 }, name: 'd', partialFilterExpression: { done_at: { $type: 'date' } } }),
-      // payment_intents' search by mobile (src/domain/payments/payment.model.ts)
+      // payment_intents' search by mobile (src/domain/payments/paymentModel.ts)
       new Index({ key: { n: 1, 'ref.number': 1 }, name: 'x', partialFilterExpression: { 'ref.number': { $exists: true } } }),
       new Index({ key: { n: 1 }, name: 'xt', partialFilterExpression: { state: { $exists: true } } }),
     ];

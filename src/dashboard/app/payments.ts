@@ -6,7 +6,7 @@ import { EXPRESS_SCENARIOS, OTHER_EXPRESS_SCENARIO, REFERENCE_SCENARIO } from '.
 export type PaymentRow = PaymentListRowFragment;
 
 /** The status filter's choices: the state table's statuses (pure data, bundled into the app as they are). */
-export { PAYMENT_STATUSES } from '../../domain/payments/payment.states';
+export { PAYMENT_STATUSES } from '../../domain/payments/paymentStates';
 
 /** The methods a payment can be made with in the sandbox (the filter's choices). */
 export const ACTIVE_METHODS: PaymentMethodCode[] = ['MULTICAIXA_EXPRESS', 'MULTICAIXA_REFERENCE'];

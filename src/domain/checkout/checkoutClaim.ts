@@ -1,10 +1,10 @@
-import { PaymentModel, type PaymentRecord } from '../payments/payment.model';
-import { PAID_STATUSES, type PaymentStatus } from '../payments/payment.states';
-import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSession.model';
+import { PaymentModel, type PaymentRecord } from '../payments/paymentModel';
+import { PAID_STATUSES, type PaymentStatus } from '../payments/paymentStates';
+import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSessionModel';
 
 /**
  * The claim that keeps a checkout session to one payment in flight (`active_payment_id`, see
- * checkoutPayment.service.ts): what the payment it names has become, and giving the claim back. Both the
+ * checkoutPaymentService.ts): what the payment it names has become, and giving the claim back. Both the
  * next payment attempt and the session's expiry ask, so this module depends on neither.
  */
 

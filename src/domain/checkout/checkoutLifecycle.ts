@@ -1,12 +1,12 @@
 import type { BackgroundService } from '../../platform/lifecycle';
-import { onEventStored, type StoredEvent } from '../events/event.hooks';
+import { onEventStored, type StoredEvent } from '../events/eventHooks';
 import { registerOutbox } from '../events/outbox';
-import { registerTimerHandler } from '../../platform/timers/timer.service';
-import { CheckoutSessionModel } from './checkoutSession.model';
+import { registerTimerHandler } from '../../platform/timers/timerService';
+import { CheckoutSessionModel } from './checkoutSessionModel';
 import { nowForAccount } from '../clock/accountTime';
-import { PaymentModel, type PaymentRecord } from '../payments/payment.model';
+import { PaymentModel, type PaymentRecord } from '../payments/paymentModel';
 import { releaseCheckoutClaim } from './checkoutClaim';
-import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSession.service';
+import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSessionService';
 
 /**
  * Wires checkout sessions to the rest of the gateway, once per process, at start:

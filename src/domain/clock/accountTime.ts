@@ -1,11 +1,11 @@
 import { findByIdBatched } from '../../db/batching';
-import { AccountModel, type AccountRecord } from '../accounts/account.model';
+import { AccountModel, type AccountRecord } from '../accounts/accountModel';
 
 /**
  * "Now" on an account's sandbox clock: each account sees real time shifted forward by its own offset, so
  * integrators can reach 72-hour expiries and 5-minute retries in milliseconds. Everything that writes a
  * timestamp or schedules a timer for an account asks this module for "now". Advancing the clock is
- * src/domain/sandbox/sandboxClock.service.ts.
+ * src/domain/sandbox/sandboxClockService.ts.
  */
 export function accountNow(offsetMs: number, realNow: number = Date.now()): Date {
   return new Date(realNow + offsetMs);
@@ -35,7 +35,7 @@ export async function accountOffsetMs(accountId: string): Promise<number> {
 
 /**
  * Moves the account's clock forward by `deltaMs` (atomically, so concurrent writers agree) and returns
- * the new offset. Only sandboxClock.service.ts calls this, after it has fired the timers in the span.
+ * the new offset. Only sandboxClockService.ts calls this, after it has fired the timers in the span.
  */
 export async function incrementAccountOffset(accountId: string, deltaMs: number): Promise<number> {
   if (!Number.isSafeInteger(deltaMs) || deltaMs < 0) throw new RangeError('the sandbox clock only moves forward');

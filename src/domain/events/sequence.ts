@@ -2,7 +2,7 @@ import { driverCollection } from '../../db/driverCollection';
 import { Batcher } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
-import { SequenceModel } from './event.model';
+import { SequenceModel } from './eventModel';
 
 /**
  * Reserves `count` consecutive values of the named counter and returns the first. One atomic

@@ -1,6 +1,6 @@
 /**
  * What GET /logs shows of a request's and a response's body: secrets replaced by `[REDACTED]`, then cut
- * at 4 KiB. Runs in the log's write path (the batch flush, requestLog.service.ts), never on the request:
+ * at 4 KiB. Runs in the log's write path (the batch flush, requestLogService.ts), never on the request:
  * the request only keeps a reference to text it had already read or serialized.
  *
  * The body is scanned as text, not parsed: only its first SCAN_CHARS characters, so a 500-payment list

@@ -1,12 +1,12 @@
-import type { DeliveryState } from '../webhooks/webhookDelivery.model';
-import type { PaymentStatus } from '../payments/payment.states';
-import type { DeliveryRow, OverviewWindow, PaymentRow } from './overview.pipelines';
-import { hourOf, hoursFrom, markerId, PaymentRollupModel, WebhookRollupModel, type PaymentRollup, type WebhookRollup } from './overviewRollup.model';
+import type { DeliveryState } from '../webhooks/webhookDeliveryModel';
+import type { PaymentStatus } from '../payments/paymentStates';
+import type { DeliveryRow, OverviewWindow, PaymentRow } from './overviewPipelines';
+import { hourOf, hoursFrom, markerId, PaymentRollupModel, WebhookRollupModel, type PaymentRollup, type WebhookRollup } from './overviewRollupModel';
 import { buildRollupsOnce, type RollupSide } from './rollupRebuild';
 
 /**
  * The overview's rows read from the hourly rollups: one range read of `_id` per side (at most 168
- * hours and the account's marker), turned into the rows the aggregations answer (overview.pipelines.ts)
+ * hours and the account's marker), turned into the rows the aggregations answer (overviewPipelines.ts)
  * so that the same fold serves both. The window must start on an hour. An account without its marker
  * has never been built (its data predates the rollups): it is rebuilt once, then read again.
  */

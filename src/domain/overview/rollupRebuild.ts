@@ -1,7 +1,7 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import { PaymentModel } from '../payments/payment.model';
-import { WebhookDeliveryModel } from '../webhooks/webhookDelivery.model';
-import { deliveryPipeline, paymentPipeline, type DeliveryRow, type OverviewWindow, type PaymentRow } from './overview.pipelines';
+import { PaymentModel } from '../payments/paymentModel';
+import { WebhookDeliveryModel } from '../webhooks/webhookDeliveryModel';
+import { deliveryPipeline, paymentPipeline, type DeliveryRow, type OverviewWindow, type PaymentRow } from './overviewPipelines';
 import {
   accountHours,
   HOUR_MS,
@@ -11,11 +11,11 @@ import {
   WebhookRollupModel,
   type PaymentRollup,
   type WebhookRollup,
-} from './overviewRollup.model';
+} from './overviewRollupModel';
 
 /**
  * Recomputes an account's rollups from its payments and deliveries with the overview's own
- * aggregations (overview.pipelines.ts), grouped per hour since the epoch, and replaces its rollup
+ * aggregations (overviewPipelines.ts), grouped per hour since the epoch, and replaces its rollup
  * documents with the result, then marks the account built. What it corrects: a count an `$inc` missed
  * (a crash between a write and its rollup), an endpoint's deliveries deleted with it, data written
  * before the rollups existed. An `$inc` applied while it runs, between its aggregation and its

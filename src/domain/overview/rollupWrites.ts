@@ -1,12 +1,12 @@
 import { updateOneBatched } from '../../db/batching';
 import { logger } from '../../logger';
-import type { PaymentStatus } from '../payments/payment.states';
-import type { DeliveryState } from '../webhooks/webhookDelivery.model';
+import type { PaymentStatus } from '../payments/paymentStates';
+import type { DeliveryState } from '../webhooks/webhookDeliveryModel';
 import { lagBin } from './lagHistogram';
-import { hourStart, markerId, PaymentRollupModel, rollupId, WebhookRollupModel } from './overviewRollup.model';
+import { hourStart, markerId, PaymentRollupModel, rollupId, WebhookRollupModel } from './overviewRollupModel';
 
 /**
- * The one place the overview's hourly rollups change (overviewRollup.model.ts): called where a payment
+ * The one place the overview's hourly rollups change (overviewRollupModel.ts): called where a payment
  * is created or changes status and where a delivery is created or reaches a final state, with the
  * states before and after the write that moved them. Each call is one `$inc` upsert on the hour of the
  * payment's `created_at` (or the delivery's event's), batched with the others of the turn, acknowledged

@@ -1,8 +1,8 @@
 import { ApiError } from '../../errors';
 import { accountIdOf, type ActorOrAccount } from './actor';
-import { PaymentModel, type PaymentRecord } from './payment.model';
-import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
-import { isPaymentStatus, type PaymentStatus } from './payment.states';
+import { PaymentModel, type PaymentRecord } from './paymentModel';
+import { toPaymentIntentResource, type PaymentIntentResource } from './paymentSerializer';
+import { isPaymentStatus, type PaymentStatus } from './paymentStates';
 import { MOBILE_PATTERN } from '../../../generated/requestLimits';
 
 /**
@@ -77,7 +77,7 @@ function parseTime(field: string, value: string): Date {
   return date;
 }
 
-/** One condition per key the term could be, each served by an index of its own (payment.model.ts). */
+/** One condition per key the term could be, each served by an index of its own (paymentModel.ts). */
 export function searchConditions(term: string): Record<string, unknown>[] {
   const keys: Record<string, unknown>[] = [{ merchant_reference: term }];
   if (PAYMENT_ID.test(term)) keys.push({ _id: term });

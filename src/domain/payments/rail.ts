@@ -1,10 +1,10 @@
-import type { Timer, TimerContext } from '../../platform/timers/timer.service';
+import type { Timer, TimerContext } from '../../platform/timers/timerService';
 import { findByIdBatched } from '../../db/batching';
 import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
-import { PaymentModel, type PaymentRecord } from './payment.model';
-import { mutatePayment, type PaymentChange } from './payment.mutate';
-import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentStatus, type PaymentTrigger } from './payment.states';
+import { PaymentModel, type PaymentRecord } from './paymentModel';
+import { mutatePayment, type PaymentChange } from './paymentMutate';
+import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentStatus, type PaymentTrigger } from './paymentStates';
 import { EXPRESS_SCENARIOS, OTHER_EXPRESS_SCENARIO, type SandboxStep } from '../../../generated/sandboxScenarios';
 import { nextSequence } from '../events/sequence';
 

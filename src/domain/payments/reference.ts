@@ -1,12 +1,12 @@
 import { ApiError } from '../../errors';
 import { randomDigits } from '../../ids';
-import type { Timer, TimerContext } from '../../platform/timers/timer.service';
+import type { Timer, TimerContext } from '../../platform/timers/timerService';
 import type { TimerSpec } from '../events/outbox';
 import { isDuplicateKey } from '../../db/errors';
 import { accountIdOf, type ActorOrAccount } from './actor';
-import { PaymentModel } from './payment.model';
-import { mutatePayment } from './payment.mutate';
-import { toPaymentIntentResource, type PaymentIntentResource } from './payment.serializer';
+import { PaymentModel } from './paymentModel';
+import { mutatePayment } from './paymentMutate';
+import { toPaymentIntentResource, type PaymentIntentResource } from './paymentSerializer';
 import { transitionChange } from './rail';
 
 /** Multicaixa references: 9-digit numbers valid for 72 h, paid in the sandbox through the simulate endpoint. */

@@ -2,12 +2,12 @@ import { isDuplicateKey } from '../../db/errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
 import { copyCounters, STALE_TIMESTAMP_AGE_S, wrongSecret, type ChaosCopyKind } from './chaos';
-import { countChaos } from './chaos.service';
-import { activeSecrets } from './webhookEndpoint.service';
+import { countChaos } from './chaosService';
+import { activeSecrets } from './webhookEndpointService';
 import { signatureHeader } from './signature';
 import { attemptError } from './attemptFailure';
-import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
-import type { WebhookEndpointRecord } from './webhookEndpoint.model';
+import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import type { WebhookEndpointRecord } from './webhookEndpointModel';
 import type { AttemptOutcome } from './webhookHttp';
 
 /** Sends the stored body with the given signature header (the delivery service's one request). */

@@ -4,7 +4,7 @@ import { REORDER_HOLD_MAX_MS, type ChaosPlan } from './chaos';
  * The waits chaos puts before a genuine delivery's first attempt, in this process: `delay_ms`, then
  * for a reordered one, until another delivery of the same endpoint has been sent here (at most
  * REORDER_HOLD_MAX_MS; the next one may be sent by another process, which this one does not hear).
- * The delivery's lease covers the wait (delivery.service.ts), so no sweeper takes it meanwhile.
+ * The delivery's lease covers the wait (deliveryService.ts), so no sweeper takes it meanwhile.
  */
 // eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
 const waiting = new Map<string, Set<() => void>>();

@@ -1,6 +1,6 @@
 import { findByFieldBatched } from '../../db/batching';
-import { AccountModel } from '../accounts/account.model';
-import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpoint.model';
+import { AccountModel } from '../accounts/accountModel';
+import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
 import { machineBase } from '../../platform/clock/machineClock';
 
 /**

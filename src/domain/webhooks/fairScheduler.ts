@@ -8,7 +8,7 @@
  *   cannot take all `total` sockets (each attempt ends by its 5 s deadline);
  * - the work waiting in memory is bounded per account (`backlogPerAccount`) and in all
  *   (`backlogTotal`). `submit` refuses what does not fit; the caller leaves that delivery in the
- *   database, where it stays durable and is picked up later (see delivery.service.ts);
+ *   database, where it stays durable and is picked up later (see deliveryService.ts);
  * - attempts that share a key (endpoint + payment) run one at a time, in the order submitted, so a
  *   receiver gets `reference.paid` before `payment.succeeded`.
  * - what a job does after its request (recording the outcome in the database) runs outside its slot:

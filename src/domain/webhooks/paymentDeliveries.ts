@@ -1,5 +1,5 @@
-import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhook.serializer';
-import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDelivery.model';
+import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
+import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 
 /**
  * A delivery with the endpoint it goes to. REST lists deliveries under their endpoint's path; a view

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ConfigError, decodeSecretsKey, missingKeyMessage, type Config } from '../../config';
 import { logger } from '../../logger';
 import { isSealed, openSecret, SecretKeyError, sealSecret } from './secretBox';
-import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpoint.model';
+import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpointModel';
 
 /**
  * The key that seals webhook secrets (secretBox.ts), chosen when the webhook service starts:

@@ -1,5 +1,5 @@
 import { countMatching } from '../../db/driverCollection';
-import { WebhookDeliveryModel } from './webhookDelivery.model';
+import { WebhookDeliveryModel } from './webhookDeliveryModel';
 
 const COUNT_LIMIT = 1_000_000;
 

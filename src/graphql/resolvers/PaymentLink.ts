@@ -1,4 +1,4 @@
-import { linkQrSvg } from '../../domain/qr/qr.service';
+import { linkQrSvg } from '../../domain/qr/qrService';
 import { gatewaySettings } from '../../operations/settings';
 import type { PaymentLinkResolvers, PaymentMethodCode } from '../../../generated/graphql/resolvers-types';
 import { requireOperation } from '../context';

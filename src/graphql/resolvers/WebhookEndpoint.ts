@@ -4,8 +4,8 @@ import type {
   TestWebhookEventResolvers,
   WebhookEndpointResolvers,
 } from '../../../generated/graphql/resolvers-types';
-import { listDeliveries } from '../../domain/webhooks/delivery.service';
-import { getWebhookChaos } from '../../domain/webhooks/chaos.service';
+import { listDeliveries } from '../../domain/webhooks/deliveryService';
+import { getWebhookChaos } from '../../domain/webhooks/chaosService';
 import { requireOperation } from '../context';
 import { toEnumName } from '../enums';
 import { run } from '../input';

@@ -1,4 +1,4 @@
-import type { Overview as OverviewResult } from '../../domain/overview/overview.service';
+import type { Overview as OverviewResult } from '../../domain/overview/overviewService';
 import type { Overview, OverviewRange, PaymentMethodCode } from '../../../generated/graphql/resolvers-types';
 import type { GraphQLContext } from '../context';
 import { toEnumName } from '../enums';

@@ -1,4 +1,4 @@
-import { toEventResource, type EventResource } from '../../domain/events/event.serializer';
+import { toEventResource, type EventResource } from '../../domain/events/eventSerializer';
 import { subscribe } from '../../realtime/eventBus';
 import type { GraphQLContext } from '../context';
 import { AsyncQueue } from './asyncQueue';

@@ -1,6 +1,6 @@
-import { clientTokenRefused, type ClientTokenGrant } from '../../domain/clientTokens/clientToken.service';
-import { getPaymentIntentForAccount } from '../../domain/payments/payment.service';
-import type { PaymentIntentResource } from '../../domain/payments/payment.serializer';
+import { clientTokenRefused, type ClientTokenGrant } from '../../domain/clientTokens/clientTokenService';
+import { getPaymentIntentForAccount } from '../../domain/payments/paymentService';
+import type { PaymentIntentResource } from '../../domain/payments/paymentSerializer';
 import { holdClientTokenStream } from '../../realtime/clientTokenStreams';
 import { openIntentFeed, type FeedItem } from '../../realtime/intentFeed';
 import type { GraphQLContext } from '../context';

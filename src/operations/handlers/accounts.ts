@@ -1,7 +1,7 @@
-import { createSandboxAccount, getAccount, toAccountResource } from '../../domain/accounts/account.service';
-import { createRestrictedKey, listApiKeys, revokeApiKey, toApiKeyResource } from '../../domain/accounts/apiKey.service';
-import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLog.service';
-import { getOverview } from '../../domain/overview/overview.service';
+import { createSandboxAccount, getAccount, toAccountResource } from '../../domain/accounts/accountService';
+import { createRestrictedKey, listApiKeys, revokeApiKey, toApiKeyResource } from '../../domain/accounts/apiKeyService';
+import { listRequestLogs, toLogEntryResource } from '../../domain/logs/requestLogService';
+import { getOverview } from '../../domain/overview/overviewService';
 import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';

@@ -1,8 +1,8 @@
-import { payCheckoutSession } from '../../domain/checkout/checkoutPayment.service';
-import { toCheckoutSessionResource, toPublicCheckoutSession } from '../../domain/checkout/checkoutSession.serializer';
-import { createCheckoutSession, getCheckoutSession, getPublicCheckoutSession } from '../../domain/checkout/checkoutSession.service';
-import { payPaymentLink } from '../../domain/links/linkPayment.service';
-import { toPaymentLinkResource, toPublicPaymentLink } from '../../domain/links/paymentLink.serializer';
+import { payCheckoutSession } from '../../domain/checkout/checkoutPaymentService';
+import { toCheckoutSessionResource, toPublicCheckoutSession } from '../../domain/checkout/checkoutSessionSerializer';
+import { createCheckoutSession, getCheckoutSession, getPublicCheckoutSession } from '../../domain/checkout/checkoutSessionService';
+import { payPaymentLink } from '../../domain/links/linkPaymentService';
+import { toPaymentLinkResource, toPublicPaymentLink } from '../../domain/links/paymentLinkSerializer';
 import {
   createPaymentLink,
   deactivatePaymentLink,
@@ -10,8 +10,8 @@ import {
   getPublicPaymentLink,
   LINK_LIST_SIZE,
   listPaymentLinks,
-} from '../../domain/links/paymentLink.service';
-import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qr.service';
+} from '../../domain/links/paymentLinkService';
+import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qrService';
 import type { HandlerTable } from '../types';
 import { pageOf, withOneMore } from './listPage';
 

@@ -1,20 +1,20 @@
-import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientToken.service';
-import { toDeletedClientToken } from '../../domain/clientTokens/clientToken.serializer';
-import { listEvents } from '../../domain/events/event.service';
+import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientTokenService';
+import { toDeletedClientToken } from '../../domain/clientTokens/clientTokenSerializer';
+import { listEvents } from '../../domain/events/eventService';
 import { PAYMENT_METHODS } from '../../domain/payments/methods';
-import { toPublicPaymentView } from '../../domain/payments/payment.serializer';
+import { toPublicPaymentView } from '../../domain/payments/paymentSerializer';
 import {
   cancelPaymentIntent,
   createPaymentIntent,
   getPaymentIntent,
   getPaymentIntentForAccount,
   listPaymentIntents,
-} from '../../domain/payments/payment.service';
+} from '../../domain/payments/paymentService';
 import { searchPaymentIntents } from '../../domain/payments/paymentSearch';
 import { simulateReferencePaid } from '../../domain/payments/reference';
-import { createRefund, getRefund } from '../../domain/refunds/refund.service';
-import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClock.service';
-import { resetSandbox } from '../../domain/sandbox/sandboxReset.service';
+import { createRefund, getRefund } from '../../domain/refunds/refundService';
+import { advanceSandboxClock, getSandboxClock } from '../../domain/sandbox/sandboxClockService';
+import { resetSandbox } from '../../domain/sandbox/sandboxResetService';
 import { grantFor } from '../caller';
 import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';

@@ -1,5 +1,5 @@
-import { DELIVERY_LIST_SIZE, listDeliveries, recoverDeliveries, retryDeliveryNow } from '../../domain/webhooks/delivery.service';
-import { ackPendingEvents, listPendingEvents } from '../../domain/webhooks/pullEndpoint.service';
+import { DELIVERY_LIST_SIZE, listDeliveries, recoverDeliveries, retryDeliveryNow } from '../../domain/webhooks/deliveryService';
+import { ackPendingEvents, listPendingEvents } from '../../domain/webhooks/pullEndpointService';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -7,8 +7,8 @@ import {
   listWebhookEndpoints,
   rotateWebhookSecret,
   sendTestWebhook,
-} from '../../domain/webhooks/webhookEndpoint.service';
-import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaos.service';
+} from '../../domain/webhooks/webhookEndpointService';
+import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaosService';
 import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';

@@ -16,8 +16,8 @@ import { hostname } from 'node:os';
  *   every process of a machine (a kernel), and NTP's slewing moves it with the wall clock, so the base
  *   is the same number in every process of the machine and stays put; a step of the wall clock moves it
  *   by the step, and by nothing else. A wall time written when the base was `b1`, read when it is `b2`,
- *   is `wall + (b2 - b1)` in today's wall time (durable timers: timer.poller.ts; rate-limit windows:
- *   rateLimit.service.ts).
+ *   is `wall + (b2 - b1)` in today's wall time (durable timers: timerPoller.ts; rate-limit windows:
+ *   rateLimitService.ts).
  *
  * `MACHINE_CLOCK` names the monotonic clock: the kernel's boot id (Linux; a container shares its
  * host's kernel and clock), else the host name. Values of another machine's base mean nothing here.

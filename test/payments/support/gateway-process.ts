@@ -5,8 +5,8 @@
  */
 import mongoose from 'mongoose';
 import { loadConfig } from '../../../src/config';
-import { startCoreJobs, stopCoreJobs } from '../../../src/domain/payments/payments.jobs';
-import { registerTimerHandler } from '../../../src/platform/timers/timer.service';
+import { startCoreJobs, stopCoreJobs } from '../../../src/domain/payments/paymentsJobs';
+import { registerTimerHandler } from '../../../src/platform/timers/timerService';
 import { startGateway } from '../../../src/server';
 
 // A timer kind for the tests only: every run leaves a row, so "fired exactly once" can be counted.

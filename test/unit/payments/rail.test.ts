@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RAIL_SCENARIO, railScenario } from '../../../src/domain/payments/rail';
-import { planTransition, type PaymentStatus } from '../../../src/domain/payments/payment.states';
+import { planTransition, type PaymentStatus } from '../../../src/domain/payments/paymentStates';
 import { PAYMENT_METHODS, findMethod, methodAcceptsAmount } from '../../../src/domain/payments/methods';
 
 /** Walks a scenario through the state table, as the rail timers do. */

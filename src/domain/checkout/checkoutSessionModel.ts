@@ -1,0 +1,73 @@
+import mongoose, { Schema } from 'mongoose';
+import type { MethodCode } from '../payments/methods';
+import type { PendingEvent } from '../events/eventModel';
+
+export type CheckoutSessionStatus = 'OPEN' | 'COMPLETED' | 'EXPIRED';
+
+/**
+ * A hosted checkout session. Its only state changes are OPEN → COMPLETED (a payment of it succeeded)
+ * and OPEN → EXPIRED (30 minutes passed), each a conditional update on `status: OPEN`, so whichever
+ * comes first wins and the other changes nothing. `pending_events` makes the document an outbox: the
+ * completion and its `checkout.session.completed` event are one atomic write (see events/outbox.ts).
+ *
+ * `active_payment_id` is the claim that keeps a session to one payment in flight (one charge): a page
+ * payment names its intent here, by an update conditional on there being none, before the intent
+ * exists; the claim is given back when that payment fails, is cancelled or expires, and stays on the
+ * payment that completed the session (see checkoutPaymentService.ts). Absent on sessions created
+ * before it existed, which reads as "no claim" (a `null` filter matches a missing field).
+ */
+export interface CheckoutSessionRecord {
+  _id: string;
+  account_id: string;
+  seq: number;
+  amount: number;
+  currency: 'AOA';
+  methods: MethodCode[];
+  status: CheckoutSessionStatus;
+  payment_intent: string | null;
+  merchant_reference: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  expires_at: Date;
+  livemode: boolean;
+  created_at: Date;
+  updated_at: Date;
+  pending_events: PendingEvent[];
+  /** The page payment in flight (or the one that completed the session); null when none. */
+  active_payment_id?: string | null;
+  /** Wall-clock time of the claim (not the sandbox clock: it dates a process's work, for the stale-claim repair). */
+  active_payment_claimed_at?: Date | null;
+  /** Set by the stale-claim repair before it looks for the payment; the claimant looks for it after its insert. */
+  claim_abandoned?: boolean;
+}
+
+const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
+  {
+    _id: { type: String, required: true },
+    account_id: { type: String, required: true },
+    seq: { type: Number, required: true },
+    amount: { type: Number, required: true },
+    currency: { type: String, required: true },
+    methods: { type: [String], required: true },
+    status: { type: String, required: true },
+    payment_intent: { type: String, default: null },
+    merchant_reference: { type: String, default: null },
+    success_url: { type: String, default: null },
+    cancel_url: { type: String, default: null },
+    expires_at: { type: Date, required: true },
+    livemode: { type: Boolean, required: true, default: false },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+    pending_events: { type: Schema.Types.Mixed, default: () => [] },
+    active_payment_id: { type: String, default: null },
+    active_payment_claimed_at: { type: Date, default: null },
+    claim_abandoned: { type: Boolean, default: false },
+  },
+  { versionKey: false, minimize: false, collection: 'checkout_sessions' },
+);
+
+checkoutSessionSchema.index({ account_id: 1, seq: -1 });
+checkoutSessionSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true }); // see paymentModel.ts
+checkoutSessionSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true }); // the outbox sweeper's look-up
+
+export const CheckoutSessionModel = mongoose.model<CheckoutSessionRecord>('CheckoutSession', checkoutSessionSchema);

@@ -1,0 +1,274 @@
+import { logger } from '../../logger';
+import { updateByIdBatched } from '../../db/batching';
+import { EventModel, eventDataOf, type EventRecord } from './eventModel';
+
+/**
+ * `onEventStored` hooks: how other modules (webhook deliveries, SSE / GraphQL fan-out, checkout
+ * completion) react to events. A hook is called at least once after the event is durably stored:
+ * the event keeps `hooks_done: false` until every hook has succeeded, and the sweeper retries events
+ * whose hooks failed or whose process died. Hooks must therefore be idempotent (key on `event.id`).
+ *
+ * Within one process, hooks run one event at a time per payment (per account for events without a
+ * payment), in the order events were stored, so a subscriber sees `payment.succeeded` before
+ * `payment.reconciled`. Hooks should be quick (enqueue a
+ * delivery, publish to a bus); they must not wait on remote systems. When a hook schedules a follow-up
+ * timer it should take `event.createdAt` as "now", so that sandbox clock advances line up.
+ */
+export interface StoredEvent {
+  id: string;
+  accountId: string;
+  type: string;
+  /** The object as it was when the event happened: PaymentIntent, Refund, CheckoutSession or {message}. */
+  data: Record<string, unknown>;
+  createdAt: Date;
+  /** Global, stable order of events. */
+  seq: number;
+  /** Place among its object's events (EventRecord.sequence). */
+  sequence: number;
+  /** Payment intent the event is about (also for refund.succeeded); null for account events. */
+  paymentId: string | null;
+  livemode: boolean;
+  /** The span the event was emitted in, when tracing was on (EventRecord.trace_parent). */
+  traceParent?: string;
+}
+
+export type EventHook = (event: StoredEvent) => void | Promise<void>;
+
+interface HookEntry {
+  name: string;
+  fn: EventHook;
+}
+
+const hooks: HookEntry[] = [];
+export const HOOK_LEASE_MS = 30_000;
+const HOOK_RETRY_MS = 5_000;
+const MAX_HOOK_ATTEMPTS = 20;
+
+/** Listeners called synchronously, in this process, with what it has just written. */
+function localListeners<T>() {
+  const listeners = new Set<(value: T) => void>();
+  return {
+    on(fn: (value: T) => void): () => void {
+      listeners.add(fn);
+      return () => {
+        listeners.delete(fn);
+      };
+    },
+    announce(value: T): void {
+      for (const fn of listeners) fn(value);
+    },
+  };
+}
+
+const inserted = localListeners<StoredEvent>();
+
+/**
+ * Listens to the events this process itself has just inserted, called synchronously in storage order
+ * (before their hooks are queued). The event bus is the one listener: it hands this process's own
+ * events to its subscribers at once and leaves them out of its change stream, which then carries only
+ * other processes' events (each event crossed the database twice more before, for nobody new).
+ */
+export const onEventInsertedHere = inserted.on;
+
+/** Called by the outbox for each event it inserted, or found stored already (outbox.ts, afterStore). */
+export const announceInserted = inserted.announce;
+
+/** An event of this process's outbox about to be inserted: its state change is written, the event not yet stored. */
+export interface EventStoring {
+  event: StoredEvent;
+  /**
+   * Settles once the insert is done: fulfilled when the event is stored (by this insert or one before
+   * it), rejected when the insert failed (the event then stays in its outbox for the sweeper).
+   */
+  stored: Promise<void>;
+}
+
+const storing = localListeners<EventStoring>();
+
+/**
+ * Listens to the events this process is about to insert from an outbox, called synchronously before
+ * each insert: a hook can do, while the insert runs, what does not need the event stored (reads,
+ * writes of its own), and wait for `stored` before what does (the webhook deliveries).
+ */
+export const onEventStoring = storing.on;
+
+/** Called by the outbox before it inserts an event; settle `stored` with the insert's outcome. */
+export function announceStoring(event: StoredEvent): { stored: () => void; failed: (err: unknown) => void } {
+  let settle!: { stored: () => void; failed: (err: unknown) => void };
+  const stored = new Promise<void>((resolve, reject) => {
+    settle = { stored: resolve, failed: reject };
+  });
+  // Met by whoever waits on it; with no listener waiting, a failed insert must not be an unhandled rejection.
+  stored.catch(() => undefined);
+  storing.announce({ event, stored });
+  return settle;
+}
+
+/**
+ * A status change that no event announces: a transition of the state table with `events: []` (the rail
+ * starting, PENDING → PROCESSING). It is not an event: never stored in `events`, never listed by
+ * GET /events nor sent to webhooks (the specification fixes the event types). It only tells this
+ * process's live subscribers (the event bus) at once that the intent changed; other processes learn of
+ * it from the payment's own write (eventBus.ts), so it costs no write of its own.
+ */
+export interface StatusChange {
+  /** The same in every process that sees the change: see statusChangeId. */
+  id: string;
+  paymentId: string;
+  status: string;
+  /** The PaymentIntent after the change, when the source has it at hand (this process's own changes). */
+  intent: Record<string, unknown> | null;
+}
+
+/** Identifies a status change by what its write stored: the payment, the new status and updated_at. */
+export function statusChangeId(paymentId: string, status: string, updatedAt: Date | string | number): string {
+  return `${paymentId}:${status}:${new Date(updatedAt).getTime()}`;
+}
+
+const statusChanged = localListeners<StatusChange>();
+
+/** Listens to the status changes without an event that this process writes (the event bus). */
+export const onStatusChangedHere = statusChanged.on;
+
+/** Called by paymentMutate.ts once a status change without an event is written. */
+export const announceStatusChanged = statusChanged.announce;
+
+/** Registers a hook; returns a function that removes it (tests). */
+export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {
+  const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };
+  hooks.push(entry);
+  return () => {
+    const i = hooks.indexOf(entry);
+    if (i >= 0) hooks.splice(i, 1);
+  };
+}
+
+export function toStoredEvent(
+  e: Pick<EventRecord, '_id' | 'account_id' | 'type' | 'data' | 'data_json' | 'created_at' | 'seq' | 'sequence' | 'payment_id' | 'trace_parent'> & { livemode?: boolean },
+): StoredEvent {
+  let data: Record<string, unknown> | undefined;
+  return {
+    id: e._id,
+    accountId: e.account_id,
+    type: e.type,
+    // Parsed on first use: the bus hands every event to every process, and most nobody looks into.
+    get data() {
+      data ??= eventDataOf(e);
+      return data;
+    },
+    createdAt: new Date(e.created_at),
+    seq: e.seq,
+    sequence: e.sequence ?? 1,
+    paymentId: e.payment_id ?? null,
+    livemode: e.livemode ?? false,
+    ...(e.trace_parent && { traceParent: e.trace_parent }),
+  };
+}
+
+/**
+ * Promise chains, one per payment (events without a payment: one per account): hooks of one payment
+ * run in storage order within this process, and different payments' hooks run side by side, so that
+ * their database work shares batched commands (src/db/batching.ts).
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const queues = new Map<string, Promise<void>>();
+/** The chain keys of each account, for hooksIdle(accountId). */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const accountChains = new Map<string, Set<string>>();
+
+function chainKey(event: StoredEvent): string {
+  return `${event.accountId}\u0000${event.paymentId ?? ''}`;
+}
+
+/**
+ * Queues the event's hooks. `claimedUntil`: the event was inserted by this process with its hook lease
+ * already taken, valid until then (see outbox.ts storeEvent).
+ */
+export function enqueueHooks(event: StoredEvent, opts: { claimedUntil?: number | null } = {}): Promise<void> {
+  const key = chainKey(event);
+  const prev = queues.get(key) ?? Promise.resolve();
+  const next = prev.then(() => runHooks(event, opts.claimedUntil ?? null)).catch((err) => {
+    logger.error({ err, eventId: event.id }, 'event hooks failed');
+  });
+  queues.set(key, next);
+  const chains = accountChains.get(event.accountId) ?? new Set<string>();
+  chains.add(key);
+  accountChains.set(event.accountId, chains);
+  void next.then(() => {
+    if (queues.get(key) !== next) return;
+    queues.delete(key);
+    chains.delete(key);
+    if (chains.size === 0 && accountChains.get(event.accountId) === chains) accountChains.delete(event.accountId);
+  });
+  return next;
+}
+
+/** Resolves when every hook queued so far for the account (or for all accounts) has run. */
+export async function hooksIdle(accountId?: string): Promise<void> {
+  // A hook may store further events; wait until no chain is left.
+  for (;;) {
+    const keys = accountId ? [...(accountChains.get(accountId) ?? [])] : [...queues.keys()];
+    const pending = keys.map((k) => queues.get(k)).filter((p): p is Promise<void> => p !== undefined);
+    if (pending.length === 0) break;
+    await Promise.all(pending);
+  }
+  await Promise.all([...marking]);
+}
+
+/**
+ * Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. A
+ * failing hook is retried by the sweeper with a growing delay; after MAX_HOOK_ATTEMPTS the event is
+ * marked done with `hooks_failed` so that one poisonous event cannot be retried for ever.
+ */
+async function runHooks(event: StoredEvent, claimedUntil: number | null): Promise<void> {
+  const now = Date.now();
+  // A lease taken at insert is used while it has a comfortable margin left (the event may have
+  // waited in its account's queue); otherwise claim it now, as for any other event.
+  const claimed =
+    claimedUntil !== null && claimedUntil - now > HOOK_LEASE_MS / 2
+      ? { hook_attempts: 1 }
+      : await EventModel.findOneAndUpdate(
+          {
+            _id: event.id,
+            hooks_done: false,
+            // Our own lease from the insert counts as free to us.
+            $or: [{ hooks_lease_until: { $lte: now } }, ...(claimedUntil !== null ? [{ hooks_lease_until: claimedUntil }] : [])],
+          },
+          { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
+          { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
+        );
+  if (!claimed) return;
+  try {
+    for (const hook of hooks) await hook.fn(event);
+  } catch (err) {
+    const attempts = claimed.hook_attempts ?? 1;
+    const giveUp = attempts >= MAX_HOOK_ATTEMPTS;
+    logger[giveUp ? 'error' : 'warn']({ err, eventId: event.id, type: event.type, attempts }, giveUp ? 'event hook failed for good' : 'event hook threw; it will be retried');
+    await EventModel.updateOne(
+      { _id: event.id },
+      giveUp
+        ? { $set: { hooks_done: true, hooks_failed: true, hooks_lease_until: 0 } }
+        : { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000) } },
+    );
+    return;
+  }
+  // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
+  // (only the sweeper reads it, for events whose lease of HOOK_LEASE_MS has run out), so the marks of
+  // HOOKS_DONE_WINDOW_MS share one batched update. A crash in that window runs the hooks again, as a
+  // crash between the hooks and their mark always could: hooks are idempotent.
+  const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE, HOOKS_DONE_WINDOW_MS, 'applied')
+    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
+    .finally(() => marking.delete(marked));
+  marking.add(marked);
+}
+
+const HOOKS_DONE = { $set: { hooks_done: true, hooks_lease_until: 0 } };
+/**
+ * At 300 payments/s the marks of one turn were one or two events (0.48 commands per payment under
+ * bench:rail); 100 ms gathers about 60.
+ */
+const HOOKS_DONE_WINDOW_MS = 100;
+
+/** hooks_done marks still being written. */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const marking = new Set<Promise<void>>();

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError, isApiError } from '../../errors';
+import { randomBase62, type IdPrefix } from '../../ids';
+import { logger } from '../../logger';
+import { insertBatched, updateOneBatched } from '../../db/batching';
+import { isDuplicateKey } from '../../db/errors';
+import { bodyFingerprint, sha256Hex } from './canonicalJson';
+import { IdempotencyModel, type IdempotencyRecord } from './idempotencyModel';
+
+/**
+ * Idempotency for POST /payment_intents and POST /refunds (spec + contract decisions):
+ * - scope = account + method + path + key, kept for ever;
+ * - same body (deep-equal, key order ignored) → the stored status and body, `replayed: true`;
+ * - different body → 409 idempotency_conflict;
+ * - concurrent requests with the same key and body: one runs, the others wait (up to 10 s) for its
+ *   result and replay it;
+ * - 5xx results are not stored (the key is released so the client can retry); 4xx are stored.
+ *
+ * Beyond that, the one object a request creates gets its id from the key's record
+ * (`IdempotentAttempt.objectId`), so a retry after a crash or a 5xx that struck after the object was written
+ * returns that object instead of creating a second one.
+ */
+export interface IdempotentRequest {
+  accountId: string;
+  method: string;
+  path: string;
+  key: string;
+  body: unknown;
+  /** Goes into the stored error body when `fn` throws a 4xx ApiError. */
+  requestId: string;
+}
+
+export interface IdempotentResult {
+  status: number;
+  body: unknown;
+  /** `body` as the JSON text that was stored (and is replayed): what REST sends, serialized once. */
+  json: string;
+  replayed: boolean;
+}
+
+export const IDEMPOTENCY_WAIT_MS = 10_000;
+// Short lease, renewed while the request runs: a key left behind by a crashed process is free again
+// within ~15 s instead of blocking retries for longer.
+const LEASE_MS = 15_000;
+const RENEW_EVERY_MS = 5_000;
+const POLL_FIRST_MS = 25;
+const POLL_MAX_MS = 250;
+
+/**
+ * Waiters in this process are woken as soon as the key's owner here finishes; waiters behind an owner
+ * in another process poll, with a growing interval so that many of them do not flood the database.
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const localWaiters = new Map<string, Set<() => void>>();
+
+function waitForChange(id: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const set = localWaiters.get(id) ?? new Set<() => void>();
+    localWaiters.set(id, set);
+    const done = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      if (set.size === 0 && localWaiters.get(id) === set) localWaiters.delete(id);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    set.add(done);
+  });
+}
+
+function wakeWaiters(id: string): void {
+  for (const wake of [...(localWaiters.get(id) ?? [])]) wake();
+}
+/**
+ * What runIdempotent hands the request it runs (passed explicitly to the service that creates the
+ * object; an AsyncLocalStorage here turned on promise hooks for the whole process, ~3 % of all CPU).
+ */
+export interface IdempotentAttempt {
+  /**
+   * The id to give the object the request creates: the prefix and 24 base62 characters drawn from the
+   * CSPRNG when the key was first claimed, so a retry after a crash finds the same object.
+   */
+  objectId(prefix: IdPrefix): string;
+  /**
+   * True when this request took over a key that an earlier attempt held (its process died, or it
+   * answered 5xx): the object with the reserved id may already exist and must be looked for.
+   */
+  resumed: boolean;
+  /**
+   * Work the answer waits for that may run while the answer is being stored: bookkeeping that a crash
+   * leaves to be redone, such as clearing the outbox of the object just created (its events and timers
+   * are stored before the request returns; the outbox sweeper clears what a crash left). The answer is
+   * sent once both are done, so the client sees the same state as when they ran one after the other, and
+   * the request makes one sequential database round trip fewer (src/db/batching.ts: each step of a
+   * request is a command shared with the requests at the same step, so fewer steps, fuller commands).
+   * A failure of this work is logged, not the request's: the stored answer stands. The work is handed
+   * over as a promise (the outbox returns its clearing, storeKnown): the timing is this service's, the
+   * one that stores the answer, and nothing below it takes a callback for it.
+   */
+  answerAfter(work: Promise<unknown>): void;
+}
+
+interface Attempt extends IdempotentAttempt {
+  /** What answerAfter was given, each already caught. */
+  readonly awaited: Array<Promise<unknown>>;
+}
+
+function attemptOf(objectSuffix: string, resumed: boolean): Attempt {
+  const awaited: Array<Promise<unknown>> = [];
+  return {
+    objectId: (prefix) => `${prefix}_${objectSuffix}`,
+    resumed,
+    awaited,
+    answerAfter(work) {
+      awaited.push(work.catch((err: unknown) => logger.warn({ err }, 'work beside an idempotent answer failed (left for its sweeper)')));
+    },
+  };
+}
+
+export function idempotencyScopeId(r: Pick<IdempotentRequest, 'accountId' | 'method' | 'path' | 'key'>): string {
+  return sha256Hex([r.accountId, r.method.toUpperCase(), r.path, r.key].join('\u0000'));
+}
+
+const conflict = () =>
+  new ApiError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.');
+
+export async function runIdempotent(
+  req: IdempotentRequest,
+  fn: (attempt: IdempotentAttempt) => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  const id = idempotencyScopeId(req);
+  const bodyHash = bodyFingerprint(req.body);
+  // How long this request waits: on the monotonic clock (a wall-clock step must not make it wait an
+  // hour or not at all). The lease below is stored, read by other processes: wall time.
+  const deadline = performance.now() + IDEMPOTENCY_WAIT_MS;
+  let pollMs = POLL_FIRST_MS;
+
+  for (;;) {
+    const owner = randomUUID();
+    const suffix = await claimNew(id, req, bodyHash, owner);
+    if (suffix) return execute(id, owner, attemptOf(suffix, false), req.requestId, fn);
+
+    const rec = await IdempotencyModel.findById(id).lean<IdempotencyRecord>();
+    if (!rec) continue;
+    if (rec.state === 'released') {
+      // The last answer was a 5xx: the key is free again. Same body: keep the reserved object id.
+      const objectSuffix = rec.body_hash === bodyHash ? rec.object_suffix : randomBase62(24);
+      const taken = await takeOver(id, rec, { owner, body_hash: bodyHash, object_suffix: objectSuffix, state: 'in_progress' });
+      if (taken) return execute(id, owner, attemptOf(objectSuffix, true), req.requestId, fn);
+      continue;
+    }
+    if (rec.body_hash !== bodyHash) throw conflict();
+    if (rec.state === 'completed') {
+      const json = rec.response_json ?? 'null';
+      return { status: rec.status ?? 200, body: JSON.parse(json), json, replayed: true };
+    }
+    if (rec.lease_until <= Date.now()) {
+      // The first request's process died: take the key over, with the same reserved object id.
+      const taken = await takeOver(id, rec, { owner });
+      if (taken) return execute(id, owner, attemptOf(rec.object_suffix, true), req.requestId, fn);
+      continue;
+    }
+    if (performance.now() >= deadline) {
+      throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed. Retry later with the same key.');
+    }
+    await waitForChange(id, Math.min(pollMs * (0.75 + Math.random() / 2), deadline - performance.now()));
+    pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
+  }
+}
+
+/** Inserts the record; returns the reserved object suffix when this request owns the key. */
+async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
+  const objectSuffix = randomBase62(24);
+  try {
+    await insertBatched(
+      IdempotencyModel,
+      {
+        _id: id,
+        account_id: req.accountId,
+        method: req.method.toUpperCase(),
+        path: req.path,
+        key: req.key,
+        body_hash: bodyHash,
+        object_suffix: objectSuffix,
+        state: 'in_progress',
+        owner,
+        lease_until: Date.now() + LEASE_MS,
+        status: null,
+        response_json: null,
+        created_at: new Date(),
+        completed_at: null,
+      },
+      // Acknowledged once applied: the request is answered only after a durable write that follows this
+      // one (its object's, or the stored answer's), whose durability implies this one's; a claim lost
+      // with a crash belonged to a request that was never answered, and its retry claims the key again.
+      'applied',
+    );
+    return objectSuffix;
+  } catch (err) {
+    if (isDuplicateKey(err)) return null;
+    throw err;
+  }
+}
+
+/** Conditional on the record being exactly as read, so one of several contenders wins. */
+async function takeOver(id: string, rec: IdempotencyRecord, set: Partial<IdempotencyRecord> & { owner: string }): Promise<boolean> {
+  const taken = await IdempotencyModel.findOneAndUpdate(
+    { _id: id, state: rec.state, owner: rec.owner, lease_until: rec.lease_until },
+    { $set: { ...set, lease_until: Date.now() + LEASE_MS } },
+    { projection: { _id: 1 }, lean: true },
+  );
+  return taken !== null;
+}
+
+async function execute(
+  id: string,
+  owner: string,
+  attempt: Attempt,
+  requestId: string,
+  fn: (attempt: IdempotentAttempt) => Promise<{ status: number; body: unknown }>,
+): Promise<IdempotentResult> {
+  const mine = { _id: id, owner, state: 'in_progress' as const };
+  const renew = setInterval(() => {
+    IdempotencyModel.updateOne(mine, { $set: { lease_until: Date.now() + LEASE_MS } }).catch((err: unknown) =>
+      logger.warn({ err, id }, 'could not renew idempotency lease'),
+    );
+  }, RENEW_EVERY_MS);
+  renew.unref();
+
+  let result: { status: number; body: unknown };
+  try {
+    try {
+      result = await fn(attempt);
+    } catch (err) {
+      if (!isApiError(err) || err.status >= 500) throw err;
+      result = { status: err.status, body: { error: { code: err.code, message: err.message, request_id: requestId } } };
+    }
+  } catch (err) {
+    clearInterval(renew);
+    await release(id, owner);
+    throw err;
+  }
+  clearInterval(renew);
+
+  const json = JSON.stringify(result.body ?? null);
+  if (result.status >= 500) {
+    await release(id, owner);
+    return { ...result, json, replayed: false };
+  }
+  // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
+  // Stored while the work handed to answerAfter finishes; answered once both are done.
+  await Promise.all([
+    updateOneBatched(IdempotencyModel, mine, {
+      $set: { state: 'completed', status: result.status, response_json: json, completed_at: new Date() },
+    }),
+    ...attempt.awaited,
+  ]);
+  wakeWaiters(id);
+  return { ...result, json, replayed: false };
+}
+
+/** A 5xx: the answer is not stored and the key is free for a retry. */
+async function release(id: string, owner: string): Promise<void> {
+  try {
+    await IdempotencyModel.updateOne({ _id: id, owner, state: 'in_progress' as const }, { $set: { state: 'released' as const, lease_until: 0 } });
+  } catch (err) {
+    logger.error({ err, id }, 'could not release idempotency key');
+  }
+  wakeWaiters(id);
+}

@@ -1,0 +1,172 @@
+import { driverCollection } from '../../db/driverCollection';
+import { isDuplicateKey } from '../../db/errors';
+import { logger } from '../../logger';
+import type { ApiKeyRecord } from '../accounts/apiKeyModel';
+import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
+import { loggedBody } from './logBodies';
+import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
+
+export interface LogEntryResource {
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  created_at: string;
+  source: 'api' | 'dashboard';
+  request_body: string | null;
+  response_body: string | null;
+}
+
+/**
+ * Request log entries are written in batches, one insert per FLUSH_MS (or per BATCH_MAX entries),
+ * rather than one insert per request: that took a database round trip off every authenticated request
+ * (see bench/README.md). Listing flushes first, so a process always lists its own requests; those
+ * of another gateway process appear within FLUSH_MS. Shutdown flushes too (requestLogService).
+ * 100 ms rather than 20: one insert then carries a tenth of a second of requests (30 at 300 requests/s
+ * instead of 6), and the insert is a command the main thread pays for like any other (issue 13).
+ */
+const FLUSH_MS = 100;
+const BATCH_MAX = 500;
+
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+let queued: RequestLogRecord[] = [];
+/** Refusals counted since the last flush: `_id` of their refused_requests document → counts. */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+let refused = new Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>();
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+let timer: NodeJS.Timeout | null = null;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const writing = new Set<Promise<void>>();
+
+/** 401 and 429 answers are counted per account and hour (refusedRequestsModel.ts), not logged one by one. */
+export const isRefusal = (status: number) => status === 401 || status === 429;
+
+/** `entry`'s bodies are the request's own text, unredacted: flushRequestLogs redacts them before writing. */
+export function recordRequest(entry: RequestLogRecord): void {
+  if (isRefusal(entry.status)) return countRefusedRequest(entry.account_id, entry.status, entry.created_at);
+  queued.push(entry);
+  if (queued.length >= BATCH_MAX) void flushRequestLogs();
+  else scheduleFlush();
+}
+
+/** Counts a 401 or 429 answer of `accountId` (null: none known) in its hour; written with the next flush. */
+export function countRefusedRequest(accountId: string | null, status: number, at: Date = new Date()): void {
+  const hour = new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
+  const id = `${accountId ?? '-'}:${hour.toISOString()}`;
+  let counts = refused.get(id);
+  if (!counts) refused.set(id, (counts = { accountId, hour, unauthorized: 0, rateLimited: 0 }));
+  if (status === 401) counts.unauthorized++;
+  else counts.rateLimited++;
+  scheduleFlush();
+}
+
+function scheduleFlush(): void {
+  if (timer) return;
+  timer = setTimeout(() => void flushRequestLogs(), FLUSH_MS);
+  timer.unref();
+}
+
+/** Writes what is queued; resolves once every write started so far has ended (whatever its outcome). */
+export async function flushRequestLogs(): Promise<void> {
+  if (timer) clearTimeout(timer);
+  timer = null;
+  // The redaction and cut of the bodies happen here, in the batch write, not on each request's path.
+  const batch = queued.map(withLoggedBodies);
+  queued = [];
+  const counts = refused;
+  refused = new Map();
+  if (counts.size > 0) track(writeRefusedCounts(counts));
+  if (batch.length > 0) {
+    // The entries are complete plain documents: the driver's insert skips mongoose's per-document
+    // casting and validation.
+    const collection = driverCollection<RequestLogRecord>(RequestLogModel);
+    track(
+      collection.insertMany(batch, { ordered: false }).then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err, entries: batch.length }, 'could not record request log entries'),
+      ),
+    );
+  }
+  await Promise.all([...writing]);
+}
+
+function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
+  return { ...entry, request_body: loggedBody(entry.request_body), response_body: loggedBody(entry.response_body) };
+}
+
+function track(write: Promise<void>): void {
+  writing.add(write);
+  void write.finally(() => writing.delete(write));
+}
+
+/**
+ * One `$inc` upsert per account and hour. The log line is where an operator sees them without a
+ * database client: `refused requests counted` with each account's counts of this flush.
+ */
+async function writeRefusedCounts(counts: Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>): Promise<void> {
+  const collection = driverCollection<RefusedRequestsRecord>(RefusedRequestsModel);
+  const ops = [...counts].map(([_id, c]) => ({
+    updateOne: {
+      filter: { _id },
+      update: { $setOnInsert: { account_id: c.accountId, hour: c.hour }, $inc: { unauthorized: c.unauthorized, rate_limited: c.rateLimited } },
+      upsert: true,
+    },
+  }));
+  try {
+    await collection.bulkWrite(ops, { ordered: false });
+  } catch (err) {
+    // Two processes upserting the same new hour: one insert loses with a duplicate key; the document
+    // exists now, so the same $inc again lands (it is not applied twice: the failed statement wrote nothing).
+    if (!isDuplicateKey(err)) return void logger.warn({ err }, 'could not count refused requests');
+    const failed = new Set(((err as { writeErrors?: Array<{ index: number }> }).writeErrors ?? []).map((e) => e.index));
+    await collection.bulkWrite(ops.filter((_, i) => failed.has(i)), { ordered: false }).catch((retryErr: unknown) => logger.warn({ err: retryErr }, 'could not count refused requests'));
+  }
+  logger.info(
+    { refused: [...counts.values()].map((c) => ({ accountId: c.accountId, hour: c.hour, unauthorized: c.unauthorized, rateLimited: c.rateLimited })) },
+    'refused requests counted',
+  );
+}
+
+/** The refusal counts of an account (null: those that named none), hour by hour, oldest first. */
+export async function refusedRequestCounts(accountId: string | null): Promise<RefusedRequestsRecord[]> {
+  await flushRequestLogs();
+  return RefusedRequestsModel.find({ account_id: accountId }).sort({ hour: 1 }).lean<RefusedRequestsRecord[]>();
+}
+
+/**
+ * The requests made with the caller's own key, newest first: the spec lists "log entries for requests
+ * made with the caller's key", so a restricted key never sees what the account's other keys did. The
+ * account stays in the filter as well (a key belongs to one account; this keeps the guard explicit).
+ */
+export async function listRequestLogs(
+  callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>,
+  limit: number,
+  opts: { includeDashboard?: boolean } = {},
+): Promise<RequestLogRecord[]> {
+  await flushRequestLogs();
+  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id };
+  // $ne rather than `source: 'api'`: entries from before `source` existed (none stored) are the key's
+  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks.
+  if (!opts.includeDashboard) filter.source = { $ne: 'dashboard' };
+  return RequestLogModel.find(filter)
+    .sort({ created_at: -1 })
+    .limit(limit)
+    .lean<RequestLogRecord[]>();
+}
+
+export function toLogEntryResource(r: RequestLogRecord): LogEntryResource {
+  return {
+    request_id: r._id,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    error_code: r.error_code,
+    latency_ms: r.latency_ms,
+    created_at: r.created_at.toISOString(),
+    source: r.source ?? 'api',
+    request_body: r.request_body ?? null,
+    response_body: r.response_body ?? null,
+  };
+}

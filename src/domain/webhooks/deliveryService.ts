@@ -1,0 +1,626 @@
+import { insertBatched, updateIfMatchBatched, updateOneBatched } from '../../db/batching';
+import { deliveryCreated, deliveryMoved } from '../overview/rollupWrites';
+import { ApiError } from '../../errors';
+import { newId } from '../../ids';
+import { logger } from '../../logger';
+import { scheduleTimer } from '../../platform/timers/timerService';
+import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
+import { accountEndpoints } from './endpointCache';
+import { toEventResource, type StoredEvent } from '../events';
+import type { EventStoring } from '../events/eventHooks';
+import { isDuplicateKey } from '../../db/errors';
+import { DeliveryQueue } from './deliveryQueue';
+import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
+import { signatureHeader } from './signature';
+import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
+import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
+import { attemptError } from './attemptFailure';
+import { postWebhook, type AttemptOutcome } from './webhookHttp';
+import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
+import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
+import type { WebhookTargetPolicy } from './targetResolver';
+import { chaosPlan, genuineKind, planCounters, type ChaosPlan } from './chaos';
+import { countChaos } from './chaosService';
+import { trySendChaosCopy } from './chaosCopies';
+import { chaosHold, endpointSent, holdMs } from './chaosHold';
+import { holdForPull, isPullEndpoint } from './pullEndpointService';
+
+/**
+ * The delivery engine.
+ *
+ * 1. `createDeliveriesForEvent` writes one delivery per matching endpoint (unique on event +
+ *    endpoint, so running it twice is harmless), then starts the first attempt at once in this
+ *    process, without waiting for any poll. It runs twice per event: first on the fast path (the
+ *    event bus, as soon as the event is stored, in every process: the first insert wins and that
+ *    process sends), then as the durable `onEventStored` hook (at least once, after a crash too),
+ *    which finds the work done.
+ * 2. A new delivery is PENDING with a short lease. If this process dies before the first attempt is
+ *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
+ * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
+ *    clock, so a sandbox clock advance fires them); after the 4th failure the delivery is DEAD_LETTER.
+ * 4. Every scheduled attempt (first or retry) waits its turn in the fair scheduler (fairScheduler.ts):
+ *    accounts in turn, at most ATTEMPT_LIMITS.perAccount in flight each. A first attempt that does not
+ *    fit in its account's backlog is "spilled": its lease is released so it stays PENDING in the
+ *    database, and the sweeper takes it back (oldest release first) when the account has room. While
+ *    an account has spilled deliveries not yet taken back, its new ones spill too, so that a later
+ *    delivery of a payment never overtakes an earlier one. A retry timer that finds its account backed
+ *    up throws, and the timer service fires it again with backoff (1 s, 2 s, 4 s, … up to 5 min).
+ */
+export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
+export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+const PENDING_LEASE_MS = 15_000;
+const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
+
+/**
+ * 64 sockets in all; 8 per account (16 endpoints that hang use 8 sockets for 5 s, not 64); 256
+ * deliveries waiting in memory per account, 8 192 in all (a delivery's body is a few kB). Retries
+ * are admitted only while fewer than `perAccount` of the account's attempts wait, because a retry
+ * waits inside a timer handler, whose slots (128) the rail and expiry timers share.
+ */
+export const ATTEMPT_LIMITS = { total: 64, perAccount: 8, backlogPerAccount: 256, backlogTotal: 8_192 } as const;
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const scheduler = new FairScheduler(ATTEMPT_LIMITS);
+
+/**
+ * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
+ * can complete without it: attempts asked for meanwhile wait in `deferred`); 'stopped' at shutdown
+ * (deliveries not yet attempted stay PENDING for another process or the next start).
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+let engineState: 'idle' | 'running' | 'stopped' = 'idle';
+const deferred: Array<() => void> = [];
+
+export function startDeliveryEngine(): void {
+  engineState = 'running';
+  for (const run of deferred.splice(0)) run();
+}
+
+export function stopDeliveryEngine(): void {
+  engineState = 'stopped';
+  deferred.length = 0;
+}
+
+export function deliveryQueueIdle(): Promise<void> {
+  return scheduler.idle();
+}
+
+/**
+ * Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the
+ * database, and (given an account) how many of that account's attempts wait in memory.
+ */
+export function attemptStats(accountId?: string): { inFlight: number; queued: number; queuedForAccount: number; spillingAccounts: string[] } {
+  return {
+    inFlight: scheduler.inFlight,
+    queued: scheduler.queued,
+    queuedForAccount: accountId ? scheduler.queuedFor(accountId) : 0,
+    spillingAccounts: [...spilling.keys()],
+  };
+}
+
+/** `endpointsVersion`: the account's `endpoints_version` as just read (endpointCache.ts). */
+async function matchingEndpoints(event: StoredEvent, endpointsVersion: number): Promise<WebhookEndpointRecord[]> {
+  if (event.type === 'test.ping') {
+    // A test ping goes to the endpoint it was sent to, whatever that endpoint's filter.
+    const target = testPingTarget(event.data);
+    if (!target) return [];
+    const one = await WebhookEndpointModel.findOne({ _id: target, account_id: event.accountId }).lean();
+    return one ? [one] : [];
+  }
+  const all = await accountEndpoints(event.accountId, endpointsVersion);
+  return all.filter((e) => {
+    // Read as strings: the event's type is a string here (events are not typed by the contract yet).
+    const filter: readonly string[] = e.events;
+    return filter.includes('*') || filter.includes(event.type);
+  });
+}
+
+// Events whose deliveries this process has already written (fast path), so the hook can skip them.
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const handled = new Set<string>();
+function markHandled(id: string): void {
+  handled.add(id);
+  if (handled.size > 20_000) handled.delete(handled.values().next().value as string);
+}
+
+/**
+ * The creations of deliveries under way (each reads the account and inserts one delivery per endpoint,
+ * no request to a receiver: those wait in the fair scheduler), in order per payment. 256 rather than
+ * the 32 it was: at 300 express payments/s every payment's two events pass here, and with 32 a
+ * payment.succeeded waited for a place p99 38 ms (bench:rail, journaled, 12:58); with 256, 6 ms.
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const creationQueue = new DeliveryQueue(256);
+
+/**
+ * The creation of an event's deliveries under way in this process: the fast path and the durable hook
+ * of the same event usually ask within a moment of each other, and the second joins the first rather
+ * than reading the endpoints and inserting the deliveries again only to meet duplicate keys.
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const creating = new Map<string, Promise<void>>();
+
+function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
+  let run = creating.get(event.id);
+  if (!run) {
+    run = createDeliveriesForEvent(event, policy, stored).finally(() => creating.delete(event.id));
+    creating.set(event.id, run);
+  }
+  return run;
+}
+
+/**
+ * Fast path, fed by the event bus: create the deliveries right away rather than when the event's
+ * hooks get their turn (hooks run one event at a time per account). Events of one payment are
+ * handled in order. Failures are left to the durable hook.
+ */
+export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): void {
+  if (engineState !== 'running') return;
+  void creationQueue
+    .run(event.paymentId ?? event.id, async () => {
+      if (handled.has(event.id)) return;
+      await createDeliveriesOnce(event, policy, stored);
+    })
+    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
+}
+
+/**
+ * The fast path started earlier still, for the events of this process's outboxes (onEventStoring):
+ * the account is read and the deliveries are written while the event itself is inserted, and each
+ * first attempt waits for that insert, so that a receiver who looks the event up finds it. Two round
+ * trips less between a state change and its webhook. The fast path that follows the insert then finds
+ * the event handled, or joins the creation under way.
+ *
+ * Read after the state change was written, so after the event's created_at: an endpoint the read
+ * misses was created after the event, which it need not receive. A crash can leave a delivery written
+ * without its event: the outbox sweeper stores the event again (same id), whose hook finds the
+ * delivery there, and the pending sweeper sends it once its lease lapses.
+ */
+export function createDeliveriesWhileStoring(storing: EventStoring, policy: WebhookTargetPolicy): void {
+  createDeliveriesFastPath(storing.event, policy, storing.stored);
+}
+
+/**
+ * The durable `onEventStored` hook: does nothing when the fast path of this process got there first,
+ * waits for it when it is under way (and creates them itself if that failed).
+ */
+export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
+  if (handled.has(event.id)) return;
+  const underWay = creating.get(event.id);
+  if (underWay && (await underWay.then(() => true, () => false))) return;
+  await createDeliveriesOnce(event, policy);
+}
+
+/**
+ * Writes the deliveries of an event. Quick: one read of the account (and of its endpoints when they
+ * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the
+ * gateway's, from webhookBackground.ts) allows.
+ */
+export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
+  // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
+  // the version of its endpoints, which are read again only when it moved.
+  const account = await readAccountClock(event.accountId);
+  const matching = await matchingEndpoints(event, account?.endpoints_version ?? 0);
+  const endpoints = matching.filter((e) => !isPullEndpoint(e));
+  const pulled = matching.filter(isPullEndpoint);
+  if (matching.length === 0) {
+    markHandled(event.id);
+    return;
+  }
+  const offsetMs = account?.clock_offset_ms ?? 0;
+  const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, sequence: event.sequence, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
+  // A pull endpoint's events wait for it to fetch them: nothing is sent.
+  await Promise.all(pulled.map((endpoint) => holdForPull(endpoint, event, body)));
+  const created = await Promise.all(
+    endpoints.map(async (endpoint) => {
+      // Chaos is decided here, once per delivery, and stored with it (chaos.ts).
+      const plan = chaosPlan(endpoint.chaos, event.id, endpoint._id);
+      const doc: WebhookDeliveryRecord = {
+        _id: newId('whd'),
+        account_id: event.accountId,
+        endpoint_id: endpoint._id,
+        event_id: event.id,
+        event_type: event.type,
+        event_seq: event.seq,
+        payment_id: event.paymentId,
+        body,
+        state: 'PENDING',
+        step: 0,
+        attempts: 0,
+        last_status: null,
+        last_ms: null,
+        last_attempt_at: null,
+        signature_header: null,
+        last_error: null,
+        next_attempt_at: null,
+        // A chaos hold (delay, reorder) is part of the first attempt: no sweeper takes it meanwhile.
+        lease_until: Date.now() + holdMs(plan) + PENDING_LEASE_MS,
+        created_at: new Date(Date.now() + offsetMs),
+        event_created_at: event.createdAt,
+        ...(event.traceParent && { trace_parent: event.traceParent }),
+        ...(plan && { chaos: genuineKind(plan), chaos_plan: plan }),
+      };
+      try {
+        // The driver's insert, batched with concurrent events' deliveries: the record is complete.
+        // Acknowledged once applied, so that the first attempt does not wait for a journal commit: the
+        // attempt's recording (durable) comes after it and after its event's insert, and implies both.
+        // Lost with a crash before that, the event's hooks (not yet marked done) create it again and it
+        // is sent again: delivery is at-least-once by contract (receivers de-duplicate by
+        // Service-Event-Id), as after a crash between a request and its recording.
+        await insertBatched(WebhookDeliveryModel, doc, 'applied');
+        void deliveryCreated(doc);
+        // Counted by the one insert that won, so once per delivery whichever process made it.
+        if (plan) void countChaos(endpoint._id, planCounters(plan)).catch((err: unknown) => logger.warn({ err, deliveryId: doc._id }, 'chaos report not counted'));
+        return { doc, endpoint };
+      } catch (err) {
+        // Already created by an earlier run of this hook: that run (or the sweeper) attempts it.
+        if (isDuplicateKey(err)) return null;
+        throw err;
+      }
+    }),
+  );
+  markHandled(event.id);
+  for (const item of created) {
+    if (!item) continue;
+    const { doc, endpoint } = item;
+    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored));
+    else startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored);
+  }
+}
+
+function orderingKey(d: WebhookDeliveryRecord): string {
+  return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
+}
+
+/** Per account, how many times its attempts waiting in this process were forgotten (a sandbox reset). */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const forgotten = new Map<string, number>();
+
+/**
+ * The sandbox reset deleted the account's deliveries: the attempts already waiting in the scheduler
+ * would still send their (deleted) events, so each checks on its turn that it was not forgotten since.
+ */
+export function forgetAccountAttempts(accountId: string): void {
+  forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
+}
+
+function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
+  const generation = forgotten.get(d.account_id) ?? 0;
+  const current = () => (forgotten.get(d.account_id) ?? 0) === generation;
+  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run: async () => (current() ? run() : undefined) };
+}
+
+/**
+ * Accounts whose first attempts are spilling to the database: release writes started and finished.
+ * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
+ */
+// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+const spilling = new Map<string, { started: number; finished: number }>();
+
+/**
+ * `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order).
+ * `stored`: the insert of the delivery's event, when it was still under way (createDeliveriesWhileStoring).
+ */
+function startFirstAttempt(
+  delivery: WebhookDeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  offsetMs: number,
+  policy: WebhookTargetPolicy,
+  fromSweep = false,
+  stored?: Promise<void>,
+): void {
+  if (engineState === 'idle') {
+    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, policy, fromSweep, stored));
+    return;
+  }
+  if (engineState === 'stopped') return;
+  const done =
+    fromSweep || !spilling.has(delivery.account_id)
+      ? scheduler.submit(
+          attemptJob(delivery, async () => {
+            // Stopping: left PENDING for the next process, its lease released so that it is taken at once
+            // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
+            if (engineState !== 'running') return void (await spill(delivery));
+            // Its event's insert failed: left PENDING too. The pending sweeper sends it when its lease lapses
+            // (15 s); the outbox sweeper, which looks every second, will have stored the event again by then.
+            if (stored && !(await stored.then(() => true, () => false))) return;
+            if (!(await holdLease(delivery))) return;
+            return attemptStep(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
+          }),
+        )
+      : null;
+  if (done) {
+    done.catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
+    return;
+  }
+  if (!scheduler.holds(delivery._id)) void spill(delivery);
+}
+
+/** Leaves a delivery that does not fit to the database: PENDING, with a lease that has lapsed now. */
+async function spill(d: WebhookDeliveryRecord): Promise<void> {
+  let releases = spilling.get(d.account_id);
+  if (!releases) spilling.set(d.account_id, (releases = { started: 0, finished: 0 }));
+  releases.started++;
+  try {
+    await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: Date.now() } });
+  } catch (err) {
+    // The lease then lapses by itself (15 s): later, not lost.
+    logger.warn({ err, deliveryId: d._id }, 'could not release a spilled webhook delivery');
+  } finally {
+    releases.finished++;
+  }
+}
+
+/** After a long wait in the queue the lease may be short: extend it, unless someone else took over. */
+async function holdLease(d: WebhookDeliveryRecord): Promise<boolean> {
+  if (d.lease_until - Date.now() > PENDING_LEASE_MS / 2) return true;
+  const next = Date.now() + PENDING_LEASE_MS;
+  const res = await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: next } });
+  if (res.modifiedCount !== 1) return false;
+  d.lease_until = next;
+  return true;
+}
+
+interface SentAttempt extends AttemptOutcome {
+  header: string;
+  at: Date;
+}
+
+/**
+ * Signs with the endpoint's current secrets (or sends `header`, a chaos copy's) and POSTs the stored
+ * body. `at` is the account time.
+ */
+async function send(
+  d: WebhookDeliveryRecord,
+  endpoint: WebhookEndpointRecord,
+  at: Date,
+  policy: WebhookTargetPolicy,
+  header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000)),
+): Promise<SentAttempt> {
+  // A pull endpoint has no deliveries; one that became one cannot be sent to.
+  if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, at };
+  const outcome = await postWebhook(
+    endpoint.url,
+    d.body,
+    {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'Service-Signature': header,
+      'Service-Event-Id': d.event_id,
+    },
+    { policy, traceParent: d.trace_parent },
+  );
+  if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
+  webhookAttempt[succeeded(outcome.status) ? 'delivered' : outcome.status === 0 ? 'no_response' : 'http_error'].inc();
+  return { ...outcome, header, at };
+}
+
+/** What every attempt records, whatever the delivery's state: its outcome and, when it failed, why. */
+function attemptFields(a: SentAttempt) {
+  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error) };
+}
+
+const succeeded = (status: number) => status >= 200 && status < 300;
+
+/**
+ * Scheduled attempt number `step` (1..4). The result is recorded only if the delivery has not moved on
+ * meanwhile; the next retry is scheduled (idempotently) before the state says RETRYING, so a crash in
+ * between can only leave a timer that finds nothing to do.
+ */
+async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<void> {
+  await (await attemptStep(d, endpoint, step, at, policy))();
+}
+
+/**
+ * performScheduledAttempt in two parts, for the scheduler: the request now, in an attempt slot, and
+ * the recording it hands back, after the slot is freed. The slots bound the sockets a receiver can
+ * hold (ATTEMPT_LIMITS); with the database write inside them, an account's deliveries also queued
+ * behind the writes of its earlier attempts, each waiting its turn on a busy engine.
+ */
+async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
+  const plan = step === 1 ? d.chaos_plan : null;
+  // Forged copies go first, in the same slot; their outcome never decides the delivery's.
+  for (const kind of plan?.forged ?? []) await trySendChaosCopy(kind, d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
+  const a = await send(d, endpoint, at, policy);
+  endpointSent(d.endpoint_id);
+  if (plan) scheduleDuplicate(d, endpoint, at, policy, plan);
+  return () => recordAttempt(d, step, at, a);
+}
+
+/** The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart). */
+function scheduleDuplicate(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy, plan: ChaosPlan): void {
+  if (plan.duplicate_after_ms === null) return;
+  const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
+  setTimeout(() => {
+    if (engineState !== 'running') return;
+    void scheduler.submit({ ...attemptJob(d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
+  }, plan.duplicate_after_ms).unref();
+}
+
+async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
+  const ok = succeeded(a.status);
+  const retryDelay = RETRY_DELAYS_MS[step - 1];
+  const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
+  if (nextAt) {
+    await scheduleTimer({
+      accountId: d.account_id,
+      kind: RETRY_TIMER_KIND,
+      refId: d.endpoint_id,
+      dueAt: nextAt,
+      payload: { delivery_id: d._id, step: step + 1 },
+      dedupeKey: `${d._id}:${step + 1}`,
+    });
+  }
+  const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
+  if (state !== 'RETRYING') return recordFinalAttempt(d, step, at, a, state);
+  // One atomic write whose outcome nobody waits on, so it is batched with the other attempts of this
+  // turn: the attempt is always recorded; the state moves only if the delivery has not moved on
+  // meanwhile (delivered by a manual retry, or this step already recorded). A pipeline update decides
+  // that on the stored document; values are $literal so that no string is read as a field path.
+  const live = { $and: [{ $in: ['$state', ['PENDING', 'RETRYING']] }, { $lt: ['$step', step] }] };
+  const ifLive = (value: unknown, field: string) => ({ $cond: [live, { $literal: value }, `$${field}`] });
+  await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, [
+    {
+      $set: {
+        ...Object.fromEntries(Object.entries(attemptFields(a)).map(([k, v]) => [k, { $literal: v }])),
+        attempts: { $add: ['$attempts', 1] },
+        state: ifLive(state, 'state'),
+        step: ifLive(step, 'step'),
+        next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
+        lease_until: ifLive(0, 'lease_until'),
+      },
+    },
+  ]);
+}
+
+/**
+ * The attempt that delivers or dead-letters: the same decision as for a retry, but the overview's counts
+ * move only if the state did, so the write must say whether it applied (batched all the same). A miss
+ * (the delivery moved on meanwhile) records the attempt alone.
+ */
+async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt, state: 'DELIVERED' | 'DEAD_LETTER'): Promise<void> {
+  const delivered = state === 'DELIVERED';
+  const moved = await updateIfMatchBatched(
+    WebhookDeliveryModel,
+    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
+    {
+      $set: { ...attemptFields(a), state, step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
+      $inc: { attempts: 1 },
+    },
+  );
+  // Lag in account time, from the event's creation to this attempt's answer (older deliveries lack the event's time).
+  if (moved && delivered && d.event_created_at) webhookDelivered.observe(Math.max(0, at.getTime() + a.ms - new Date(d.event_created_at).getTime()) / 1000);
+  else if (moved && !delivered) webhookDeadLetter.inc();
+  // PENDING and RETRYING count alike (pending), whichever it was.
+  if (moved) void deliveryMoved(d, 'PENDING', state, delivered ? at : null);
+  else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
+}
+
+/** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
+export async function runRetryTimer(payload: Record<string, unknown>, now: Date, advancing: boolean, policy: WebhookTargetPolicy): Promise<void> {
+  const deliveryId = String(payload.delivery_id ?? '');
+  const step = Number(payload.step);
+  const d = await WebhookDeliveryModel.findById(deliveryId).lean();
+  if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
+  const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
+  if (!endpoint) return;
+  // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
+  // by the poller takes a place only when few of the account's attempts wait.
+  const done = scheduler.submit(
+    attemptJob(d, () => attemptStep(d, endpoint, step, now, policy)),
+    advancing ? undefined : ATTEMPT_LIMITS.perAccount,
+  );
+  if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
+  await done;
+}
+
+/**
+ * First attempts nobody is making: PENDING deliveries whose lease lapsed (their process died) or was
+ * released (spilled). Oldest lease first, so spilled deliveries come back in the order they left; the
+ * accounts with no room now are skipped without a write.
+ */
+export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit = 100): Promise<number> {
+  if (engineState !== 'running') return 0;
+  const full = scheduler.fullAccounts();
+  if (!full) return 0;
+  // Releases settled before the query: the query sees them all.
+  const settledBefore = new Map([...spilling].filter(([, r]) => r.started === r.finished).map(([id, r]) => [id, r.started]));
+  const now = Date.now();
+  const filter: Record<string, unknown> = { state: 'PENDING', lease_until: { $lte: now } };
+  if (full.length > 0) filter.account_id = { $nin: full };
+  const stale = await WebhookDeliveryModel.find(filter, { _id: 1, account_id: 1, lease_until: 1, event_seq: 1 })
+    .sort({ lease_until: 1 })
+    .limit(limit)
+    .lean();
+  stale.sort((a, b) => a.lease_until - b.lease_until || a.event_seq - b.event_seq);
+  let started = 0;
+  for (const { _id, account_id } of stale) {
+    if (scheduler.holds(_id) || !scheduler.hasRoom(account_id)) continue;
+    const claimed = await WebhookDeliveryModel.findOneAndUpdate(
+      { _id, state: 'PENDING', lease_until: { $lte: now } },
+      { $set: { lease_until: Date.now() + PENDING_LEASE_MS } },
+      { returnDocument: 'after', lean: true },
+    );
+    if (!claimed) continue;
+    const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
+    if (!endpoint) continue;
+    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id), policy, true);
+    started++;
+  }
+  // An account stops spilling once this pass saw all stale deliveries (not cut by the limit), none of
+  // them its own, and it released nothing after its last release before the query had settled.
+  if (stale.length < limit) {
+    const seen = new Set(stale.map((s) => s.account_id));
+    for (const [accountId, started] of settledBefore) {
+      if (spilling.get(accountId)?.started === started && !seen.has(accountId) && !full.includes(accountId)) spilling.delete(accountId);
+    }
+  }
+  return started;
+}
+
+/** An endpoint's last 50 deliveries, newest first; with `state`, the last 50 in that state (GraphQL's filter). */
+/** How many deliveries an endpoint's list holds: the newest. */
+export const DELIVERY_LIST_SIZE = 50;
+
+export async function listDeliveries(
+  accountId: string,
+  endpointId: string,
+  opts: { state?: DeliveryState; limit?: number } = {},
+): Promise<WebhookDeliveryResource[]> {
+  await getWebhookEndpointRecord(accountId, endpointId);
+  const filter = { endpoint_id: endpointId, account_id: accountId, ...(opts.state && { state: opts.state }) };
+  const docs = await WebhookDeliveryModel.find(filter).sort({ event_seq: -1, _id: -1 }).limit(opts.limit ?? DELIVERY_LIST_SIZE).lean();
+  return docs.map(toWebhookDeliveryResource);
+}
+
+/**
+ * POST .../deliveries/{id}/retry: one more attempt now, whatever the state. Success makes it
+ * DELIVERED (a scheduled retry then finds nothing to do). A failure of a never-attempted delivery
+ * counts as its first scheduled attempt; otherwise the state and schedule are left as they were.
+ */
+export async function retryDeliveryNow(accountId: string, endpointId: string, deliveryId: string, policy: WebhookTargetPolicy): Promise<WebhookDeliveryResource> {
+  const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
+  const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
+  if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
+  const at = await nowForAccount(accountId);
+  if (d.state === 'PENDING') await performScheduledAttempt(d, endpoint, 1, at, policy);
+  else await manualAttempt(d, endpoint, at, policy);
+  const after = await WebhookDeliveryModel.findById(d._id).lean();
+  if (!after) throw ApiError.notFound('webhook delivery', deliveryId);
+  return toWebhookDeliveryResource(after);
+}
+
+/** An attempt outside the schedule (a manual retry, a recovery): a success delivers, a failure changes nothing else. */
+async function manualAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<void> {
+  const a = await send(d, endpoint, at, policy);
+  const set: Record<string, unknown> = attemptFields(a);
+  if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
+  // The state it replaced, read in the same write: the overview's counts move from it.
+  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 } }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
+  if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
+}
+
+/** How many deliveries one recovery queues at the most (an account's backlog in memory). */
+const RECOVER_LIMIT = ATTEMPT_LIMITS.backlogPerAccount;
+
+/**
+ * POST .../recover: one more attempt of each RETRYING or DEAD_LETTER delivery of the endpoint created
+ * since `since` (account time), queued in the fair scheduler like any attempt; chaos copies are not
+ * sent again. Answers how many were queued (one already waiting in this process is not queued twice).
+ */
+export async function recoverDeliveries(accountId: string, endpointId: string, since: Date, policy: WebhookTargetPolicy): Promise<{ object: 'recovery'; deliveries: number }> {
+  const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
+  const failed = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId, state: { $in: ['RETRYING', 'DEAD_LETTER'] }, created_at: { $gte: since }, copy: null })
+    .sort({ event_seq: 1, _id: 1 })
+    .limit(RECOVER_LIMIT)
+    .lean();
+  const at = await nowForAccount(accountId);
+  let queued = 0;
+  for (const d of failed) {
+    const done = scheduler.submit(attemptJob(d, () => manualAttempt(d, endpoint, at, policy)));
+    if (!done) continue;
+    queued++;
+    done.catch((err: unknown) => logger.error({ err, deliveryId: d._id }, 'webhook recovery attempt failed'));
+  }
+  return { object: 'recovery', deliveries: queued };
+}

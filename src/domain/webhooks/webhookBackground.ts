@@ -1,0 +1,88 @@
+import type { BackgroundService } from '../../platform/lifecycle';
+import { logger } from '../../logger';
+import { registerTimerHandler } from '../../platform/timers/timerService';
+import { onEventStored, onEventStoring, type StoredEvent } from '../events';
+import {
+  createDeliveriesFastPath,
+  createDeliveriesWhileStoring,
+  deliveriesHook,
+  deliveryQueueIdle,
+  runRetryTimer,
+  startDeliveryEngine,
+  stopDeliveryEngine,
+  sweepPendingDeliveries,
+} from './deliveryService';
+import { loadSecretsKey } from './secretsKey';
+import { RETRY_TIMER_KIND } from './webhookEndpointService';
+import { ATTEMPT_TIMEOUT_MS, closeWebhookAgents } from './webhookHttp';
+import type { WebhookTargetPolicy } from './targetResolver';
+
+const SWEEP_MS = 1_000;
+/**
+ * At stop, how long attempts in flight may take to finish and be recorded: an attempt is bounded by the
+ * 5 s request timeout (webhookHttp.ts), then its recording is a database write. One cut short would be
+ * sent again by the next process after the receiver took it (two deliveries), so the wait is longer than
+ * the attempt by a margin for a busy database; it ends as soon as nothing is in flight.
+ */
+const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 3_000;
+
+/**
+ * Wires the delivery engine into the gateway: the event hook, the retry timers, the pending sweeper.
+ * The hook and the timer handler are registered when the service is created, before any background
+ * service starts, so that an outbox sweep or timer poll at start-up never runs without them.
+ */
+/**
+ * Subscribes a listener to every stored event of every account as this process learns of it, and returns
+ * the unsubscribe function: the event bus's subscribeAll (src/realtime/eventBus.ts), handed in by
+ * src/server.ts, because the domain does not import the realtime floor (docs/architecture.md).
+ */
+export type SubscribeAllEvents = (listener: (event: StoredEvent) => void) => () => void;
+
+/** `policy`: where this gateway's webhooks may go (src/server.ts builds it from the gateway's Config). */
+export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents; policy: WebhookTargetPolicy }): BackgroundService {
+  const { policy } = deps;
+  let removeHook: (() => void) | null = onEventStored((event) => deliveriesHook(event, policy), { name: 'webhook-deliveries' });
+  let unsubscribe: (() => void) | null = null;
+  let stopEarlyPath: (() => void) | null = null;
+  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing, policy));
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let sweeping: Promise<unknown> | null = null;
+  return {
+    name: 'webhook-deliveries',
+    async start({ config }) {
+      // Before anything signs or stores a secret; a wrong key stops the start here.
+      await loadSecretsKey(config);
+      if (policy.allowPrivateNetworks) {
+        logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
+      }
+      startDeliveryEngine();
+      stopEarlyPath = onEventStoring((storing) => createDeliveriesWhileStoring(storing, policy));
+      unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(event, policy));
+      sweepTimer = setInterval(() => {
+        if (sweeping) return;
+        sweeping = sweepPendingDeliveries(policy)
+          .catch((err: unknown) => logger.error({ err }, 'webhook pending sweep failed'))
+          .finally(() => {
+            sweeping = null;
+          });
+      }, SWEEP_MS);
+      sweepTimer.unref();
+    },
+    async stop() {
+      stopDeliveryEngine();
+      unsubscribe?.();
+      unsubscribe = null;
+      stopEarlyPath?.();
+      stopEarlyPath = null;
+      removeHook?.();
+      removeHook = null;
+      if (sweepTimer) clearInterval(sweepTimer);
+      sweepTimer = null;
+      if (sweeping) await sweeping;
+      // Attempts in flight finish and are recorded (each is bounded by the 5 s timeout); queued ones stay
+      // PENDING with their lease released, for the next process's sweeper.
+      await Promise.race([deliveryQueueIdle(), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+      closeWebhookAgents();
+    },
+  };
+}
