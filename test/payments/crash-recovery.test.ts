@@ -113,7 +113,8 @@ describe('crash recovery', () => {
       );
       const events = await waitFor(() => paymentEvents(api, pi.id), (es) => es.length === 2, 15_000, 200);
       expect(events.map((e) => e.id)).toEqual([expect.any(String), evtId]);
-      const after = await conn.collection('payment_intents').findOne({ _id: pi.id as any });
+      // The sweeper stores the event, then clears the outbox in a second write: wait for that one too.
+      const after = await waitFor(() => conn.collection('payment_intents').findOne({ _id: pi.id as any }), (d) => d?.pending_events?.length === 0, 15_000, 100);
       expect(after!.pending_events).toEqual([]);
     } finally {
       await conn.close();
