@@ -22,6 +22,8 @@ import { readAtScrape } from './metrics/gauges';
 import { countDueTimers } from './platform/timers/timerService';
 import { countWebhookBacklog } from './domain/webhooks/webhookBacklog';
 import { databaseAnswers } from './db/connection';
+import { createGatewayRuntime, type GatewayRuntime } from './domain/gatewayRuntime';
+import { webhookTargetPolicy } from './domain/webhooks/targetResolver';
 
 export interface Gateway {
   /** e.g. http://127.0.0.1:53121 */
@@ -29,19 +31,27 @@ export interface Gateway {
   port: number;
   httpServer: http.Server;
   db: DatabaseHandle;
+  /** What this gateway holds of its own: its hooks, timer handlers and outboxes (src/domain/gatewayRuntime.ts). */
+  runtime: GatewayRuntime;
   /** Graceful: stop accepting, finish in-flight requests, stop background work, close the database. */
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config): Promise<Gateway> {
+/** `register`: more handlers or hooks of the caller's own (a test's timer kind), on the runtime before its services start. */
+export async function startGateway(config: Config, opts: { register?: (runtime: GatewayRuntime) => void } = {}): Promise<Gateway> {
   // The database connects (on a restart: the embedded engine loads its data, in its own thread) while
   // this thread opens the port and builds the app, the GraphQL schema among it: neither needs the
   // database, and a restart then takes about as long as the engine's load, not the sum.
   const connecting = connectDatabase({ mongodbUri: config.mongodbUri, dataDir: config.dataDir });
   // Awaited below; until then a failure must not count as unhandled.
   connecting.catch(() => undefined);
-  const services = httpThreadServices(config, { backgroundThread: config.backgroundThread });
+  // Built here, for this gateway alone: each module's factory registers on it, none on module state, so
+  // a second gateway in this process runs its own hooks and timers, not a second copy in each.
+  const runtime = createGatewayRuntime(`gateway:${config.port}`, { webhookTargets: webhookTargetPolicy(config) });
+  const services = httpThreadServices(config, runtime, { backgroundThread: config.backgroundThread });
+  opts.register?.(runtime);
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
+  // Process-wide, like the connections and sessions they end (registering one twice keeps one).
   onKeyRevoked(closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);
   // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
@@ -70,8 +80,8 @@ export async function startGateway(config: Config): Promise<Gateway> {
     // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
     // URLs must point at the port actually served.
     if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
-    app = createApp(config, {
-      endpoints: [graphqlEndpoint(config)],
+    app = createApp(config, runtime, {
+      endpoints: [graphqlEndpoint(config, runtime)],
       rootRouters: [createPagesRouter(config), graphiqlRouter(), dashboardSessionRouter(config)],
     });
     db = await connecting;
@@ -86,7 +96,7 @@ export async function startGateway(config: Config): Promise<Gateway> {
   // After this thread's services: the final PUBLIC_BASE_URL and the webhook secrets key it loaded (a
   // memory-only gateway makes one up) are the background thread's too.
   const background: BackgroundThread | undefined = config.backgroundThread
-    ? startBackgroundThread({ ...config, webhookSecretsKey: secretsKey() }, db.uri)
+    ? startBackgroundThread({ ...config, webhookSecretsKey: secretsKey() }, db.uri, runtime.timers)
     : undefined;
   httpServer.off('request', holdEarly);
   httpServer.on('request', app);
@@ -115,5 +125,5 @@ export async function startGateway(config: Config): Promise<Gateway> {
 
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port, database: db.kind }, `gateway listening on http://${host}:${port}`);
-  return { url: `http://${host}:${port}`, port, httpServer, db, close };
+  return { url: `http://${host}:${port}`, port, httpServer, db, runtime, close };
 }

@@ -22,7 +22,7 @@
 import mongoose from 'mongoose';
 import { loadConfig } from '../../src/config';
 import { startGateway } from '../../src/server';
-import { registerTimerHandler } from '../../src/platform/timers/timerService';
+import type { TimerRegistry } from '../../src/platform/timers/timerService';
 import { newTimerRecord } from '../../src/platform/timers/timerModel';
 import { Api } from '../lib/api';
 import { percentile, sleep } from '../lib/stats';
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     commands.set(key, (commands.get(key) ?? 0) + 1);
   });
   try {
-    if (BACKLOG > 0) return await drainBacklog(BACKLOG);
+    if (BACKLOG > 0) return await drainBacklog(gw.runtime.timers, BACKLOG);
     const anon = new Api(gw.url);
     const acct = await anon.must<{ sk: string }>(201, 'POST', '/v1/sandbox/accounts', { name: 'drain' });
     const api = new Api(gw.url, acct.sk);
@@ -119,11 +119,11 @@ async function main(): Promise<void> {
 }
 
 /** Timers only: `n` no-op timers stored an hour away, then all made due at once; waits until every one ran. */
-async function drainBacklog(n: number): Promise<void> {
+async function drainBacklog(gatewayTimers: TimerRegistry, n: number): Promise<void> {
   const ranAt: number[] = [];
   let allRan: () => void = () => {};
   const finished = new Promise<void>((r) => (allRan = r));
-  registerTimerHandler('bench.noop', async () => {
+  gatewayTimers.register('bench.noop', async () => {
     if (ranAt.push(Date.now()) === n) allRan();
   });
   const timers = mongoose.connection.collection('timers');

@@ -1,18 +1,19 @@
 import type { Config } from '../config';
 import type { BackgroundService } from '../platform/lifecycle';
 import { requestLogService } from '../domain/logs/requestLogBackground';
-import { paymentsCoreService, registerCoreJobs } from '../domain/payments/paymentsJobs';
+import { paymentsCoreHandlersService, paymentsCoreService } from '../domain/payments/paymentsJobs';
 import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from '../domain/webhooks/webhookBackground';
-import { webhookTargetPolicy } from '../domain/webhooks/targetResolver';
-import { hooksIdle, onEventInsertedHere } from '../domain/events/eventHooks';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 import { realtimeService } from '../realtime/realtimeBackground';
 import { subscribeAll } from '../realtime/eventBus';
 import { graphqlService } from '../graphql/server';
 
 /**
  * The background services of each thread, in start order (stopped in reverse). Each is given the
- * settings of its gateway (no process-wide setting): here, or from `config` at its start.
+ * settings of its gateway (no process-wide setting): here, or from `config` at its start; and its
+ * gateway's runtime (src/domain/gatewayRuntime.ts), on which it registers its hooks, timer handlers and
+ * outboxes.
  *
  * One thread (tests, BACKGROUND_THREAD=false): the HTTP thread runs everything.
  * With a background thread (`npm start`'s default, src/background/thread.ts), the work that is not an
@@ -24,28 +25,24 @@ import { graphqlService } from '../graphql/server';
  * (event, endpoint) who creates a delivery. The background thread's own list is in workerServices.ts
  * (its bundle carries none of the HTTP side).
  */
-export function httpThreadServices(config: Config, opts: { backgroundThread: boolean }): BackgroundService[] {
+export function httpThreadServices(config: Config, runtime: GatewayRuntime, opts: { backgroundThread: boolean }): BackgroundService[] {
   return [
     // First, so it stops last: the request log entries of the final requests are written.
     requestLogService,
     // Before the payments core, so that its completion hook stays until no payment can succeed.
-    checkoutLifecycleService(),
+    checkoutLifecycleService(runtime),
     // The webhook fast path hears every event from the event bus (the domain does not import realtime);
     // beside a background thread, only the events this thread stores: the other thread delivers its own.
     // Before the payments core, so that it stops after it: the core's last timers and queued hooks store
     // events whose deliveries this service must still create (a hook removed first marked them done
     // without any), and their attempts finish or are left to the next process before the database closes.
-    webhookDeliveryService({ subscribeAll: opts.backgroundThread ? onEventInsertedHere : subscribeAll, policy: webhookTargetPolicy(config) }),
-    opts.backgroundThread ? coreHandlersOnly : paymentsCoreService,
-    realtimeService(),
+    webhookDeliveryService({
+      runtime,
+      subscribeAll: opts.backgroundThread ? runtime.hooks.onEventInsertedHere : subscribeAll,
+    }),
+    opts.backgroundThread ? paymentsCoreHandlersService(runtime) : paymentsCoreService(runtime),
+    realtimeService(runtime.hooks),
     graphqlService(),
   ];
 }
 
-/** The timer handlers without the poller and the sweeper: the HTTP thread's part beside a background thread. */
-const coreHandlersOnly: BackgroundService = {
-  name: 'payments-core-handlers',
-  start: () => registerCoreJobs(),
-  // Hooks already queued finish before the database closes (the sweeper would redo them otherwise).
-  stop: () => hooksIdle(),
-};

@@ -1,7 +1,7 @@
 import { workerWithoutCallerSemiSpace } from '@pgw/embedded-mongo/threaded';
 import type { Config } from '../config';
 import { logger } from '../logger';
-import { wakeElsewhere } from '../platform/timers/timerService';
+import { wakeElsewhere, type GatewayTimers } from '../platform/timers/timerService';
 import { setPeerMetrics, type MetricsJson } from '../metrics/registry';
 import type { ToBackground, FromBackground } from './messages';
 
@@ -25,7 +25,8 @@ const STOP_TIMEOUT_MS = 20_000;
 /** A scrape waits this long for the background thread's part (then answers without it). */
 const METRICS_TIMEOUT_MS = 2_000;
 
-export function startBackgroundThread(config: Config, databaseUri: string): BackgroundThread {
+/** `timers`: the HTTP thread's, whose soon-due timers now wake the background thread's poller. */
+export function startBackgroundThread(config: Config, databaseUri: string, timers: GatewayTimers): BackgroundThread {
   const fromSource = import.meta.url.endsWith('.ts');
   // Bundled (`npm start`): dist/background.js (build.mjs). From source, an entry that registers tsx in
   // the thread first, as `npm run dev` runs the gateway.
@@ -39,7 +40,7 @@ export function startBackgroundThread(config: Config, databaseUri: string): Back
   });
   let stopping = false;
   const send = (message: ToBackground) => worker.postMessage(message);
-  wakeElsewhere((fireAt) => send({ type: 'wake', fireAt }));
+  wakeElsewhere(timers, (fireAt) => send({ type: 'wake', fireAt }));
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   worker.on('error', (err) => {
     logger.fatal({ err }, 'the background thread failed');
@@ -76,7 +77,7 @@ export function startBackgroundThread(config: Config, databaseUri: string): Back
     async stop() {
       if (stopping) return exited.then(() => undefined);
       stopping = true;
-      wakeElsewhere(null);
+      wakeElsewhere(timers, null);
       setPeerMetrics(null);
       send({ type: 'stop' });
       const timeout = setTimeout(() => {

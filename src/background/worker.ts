@@ -7,6 +7,8 @@ import { metricsJson } from '../metrics/registry';
 import { startServices, stopServices } from '../platform/lifecycle';
 import { armFastPath } from '../platform/timers/timerPoller';
 import { backgroundThreadServices } from './workerServices';
+import { createGatewayRuntime } from '../domain/gatewayRuntime';
+import { webhookTargetPolicy } from '../domain/webhooks/targetResolver';
 import { startTracing, stopTracing } from '../tracing/tracing';
 import type { BackgroundWorkerData, FromBackground, ToBackground } from './messages';
 
@@ -26,13 +28,15 @@ const send = (message: FromBackground) => port.postMessage(message);
 await startTracing(process.env, 'background');
 timeDatabaseCommands();
 await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
-const services = backgroundThreadServices(config);
+// The thread's own runtime: its modules register there and are handed it.
+const runtime = createGatewayRuntime('background', { webhookTargets: webhookTargetPolicy(config) });
+const services = backgroundThreadServices(config, runtime);
 await startServices(services, { config });
 send({ type: 'ready' });
 
 let stopping: Promise<void> | null = null;
 port.on('message', (message: ToBackground) => {
-  if (message.type === 'wake') armFastPath(message.fireAt);
+  if (message.type === 'wake') armFastPath(runtime.timers, message.fireAt);
   else if (message.type === 'metrics') void metricsJson().then((metrics) => send({ type: 'metrics', id: message.id, metrics }));
   else if (message.type === 'stop') {
     stopping ??= (async () => {

@@ -31,6 +31,60 @@ export interface DatabaseHandle {
  * production.
  */
 export async function connectDatabase(opts: { mongodbUri?: string; dataDir?: string }): Promise<DatabaseHandle> {
+  // A second gateway of this process on the same MONGODB_URI shares the connection (mongoose's default
+  // connection is the process's): the database is what gateways share. It closes with the last of them.
+  if (opts.mongodbUri && shared?.uri === opts.mongodbUri) {
+    const s = shared;
+    await s.opened;
+    s.users++;
+    return sharedHandle(s);
+  }
+  if (opts.mongodbUri) {
+    const s: SharedConnection = { uri: opts.mongodbUri, users: 1, opened: Promise.resolve(), close: async () => undefined };
+    s.opened = connectOnce(opts).then((handle) => {
+      s.close = handle.close;
+    });
+    shared = s;
+    try {
+      await s.opened;
+    } catch (err) {
+      if (shared === s) shared = null;
+      throw err;
+    }
+    return sharedHandle(s);
+  }
+  return connectOnce(opts);
+}
+
+/** The connection of this process's gateways on one MONGODB_URI, and how many use it. */
+interface SharedConnection {
+  uri: string;
+  users: number;
+  opened: Promise<void>;
+  close(): Promise<void>;
+}
+let shared: SharedConnection | null = null;
+
+function sharedHandle(s: SharedConnection): DatabaseHandle {
+  let closed = false;
+  return {
+    uri: s.uri,
+    kind: 'external',
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (--s.users > 0) {
+        // Writes nobody awaits still go out before this gateway reports stopped; the connection stays.
+        await flushAllBatches();
+        return;
+      }
+      if (shared === s) shared = null;
+      await s.close();
+    },
+  };
+}
+
+async function connectOnce(opts: { mongodbUri?: string; dataDir?: string }): Promise<DatabaseHandle> {
   let uri: string;
   let stopEngine: (() => Promise<void>) | undefined;
   let kind: DatabaseHandle['kind'] = 'external';

@@ -11,6 +11,7 @@ import { createContext, createKeylessContext, type GraphQLContext } from './cont
 import { parseDocument, parsedDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
 import { publicCalls } from './publicOperations';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * GraphQL's side of admission (src/operations/admit.ts), the same for HTTP POST, HTTP GET and
@@ -227,11 +228,18 @@ export async function admitDocument(
 }
 
 /** The resolvers' context for the admitted caller (`ws`: one context serves every message of a subscription). */
-export function contextOf(admission: Admission, requestId: string, config: Config, ip: string, transport: 'http' | 'ws' = 'http'): GraphQLContext {
+export function contextOf(
+  admission: Admission,
+  requestId: string,
+  gateway: { config: Config; runtime: GatewayRuntime },
+  ip: string,
+  transport: 'http' | 'ws' = 'http',
+): GraphQLContext {
   const caller = admission.caller;
-  if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, config, ip);
-  if (caller.kind === 'public' || !admission.auth) return createKeylessContext(requestId, config, ip);
-  return createContext(admission.auth, requestId, config, ip, transport);
+  const { config, runtime } = gateway;
+  if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, config, runtime, ip);
+  if (caller.kind === 'public' || !admission.auth) return createKeylessContext(requestId, config, runtime, ip);
+  return createContext(admission.auth, requestId, config, runtime, ip, transport);
 }
 
 /**

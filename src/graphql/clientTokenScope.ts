@@ -16,6 +16,7 @@ import {
   type ValueNode,
 } from './graphqljs';
 import type { Loaders } from './loaders';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * Client tokens on GraphQL (`Authorization: Bearer ct_test_…` over HTTP, `connection_init` payload
@@ -121,8 +122,8 @@ export async function connectionClientToken(params: unknown): Promise<string | u
   return token as string;
 }
 
-export function createClientTokenContext(caller: ClientTokenCaller, requestId: string, config: Config, clientIp: string): GraphQLContext {
-  return new ClientTokenContext(caller, requestId, config, clientIp);
+export function createClientTokenContext(caller: ClientTokenCaller, requestId: string, config: Config, runtime: GatewayRuntime, clientIp: string): GraphQLContext {
+  return new ClientTokenContext(caller, requestId, config, runtime, clientIp);
 }
 
 /**
@@ -140,6 +141,7 @@ class ClientTokenContext implements GraphQLContext {
     readonly caller: ClientTokenCaller,
     readonly requestId: string,
     readonly config: Config,
+    readonly runtime: GatewayRuntime,
     readonly clientIp: string,
   ) {
     this.actor = caller.actor;

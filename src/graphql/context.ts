@@ -8,6 +8,7 @@ import { authorize } from '../operations/authorize';
 import { keyCaller, PUBLIC_CALLER, type Caller } from '../operations/caller';
 import type { OperationId } from '../operations/contract';
 import { createLoaders, type Loaders } from './loaders';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /** What every resolver gets: who is calling (one request over HTTP, one operation over WebSocket). */
 export interface GraphQLContext {
@@ -21,6 +22,8 @@ export interface GraphQLContext {
   /** The client's address, which the per-IP limits of public fields count (as REST's public routes). */
   clientIp: string;
   config: Config;
+  /** The gateway's own services, for the operations its fields run (src/domain/gatewayRuntime.ts). */
+  runtime: GatewayRuntime;
   /** Per-request DataLoaders: a list never queries once per item. */
   loaders: Loaders;
   /** Error codes of the answer, for the request log (GET /logs `error_code`). */
@@ -51,11 +54,12 @@ export function createContext(
   auth: { key: ApiKeyRecord; account?: AccountClock },
   requestId: string,
   config: Config,
+  runtime: GatewayRuntime,
   clientIp: string,
   transport: 'http' | 'ws' = 'http',
 ): GraphQLContext {
   const caller = keyCaller(auth.key);
-  const base = { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, errorCodes: [] };
+  const base = { requestId, caller, actor: caller.actor, key: auth.key, authenticated: true, clientIp, config, runtime, errorCodes: [] };
   if (transport === 'http') {
     return { ...base, loaders: createLoaders(caller.actor.accountId, { cache: true }), admissionAccount: auth.account && { clock: auth.account } };
   }
@@ -84,6 +88,7 @@ class KeylessContext implements GraphQLContext {
   constructor(
     readonly requestId: string,
     readonly config: Config,
+    readonly runtime: GatewayRuntime,
     readonly clientIp: string,
   ) {}
   get actor(): Actor {
@@ -97,8 +102,8 @@ class KeylessContext implements GraphQLContext {
   }
 }
 
-export function createKeylessContext(requestId: string, config: Config, clientIp: string): GraphQLContext {
-  return new KeylessContext(requestId, config, clientIp);
+export function createKeylessContext(requestId: string, config: Config, runtime: GatewayRuntime, clientIp: string): GraphQLContext {
+  return new KeylessContext(requestId, config, runtime, clientIp);
 }
 
 /**

@@ -31,6 +31,7 @@ import { errorResponseBody } from './errors';
 import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
 import { getOperationAST, type DocumentNode } from './graphqljs';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * `POST /graphql` and `GET /graphql?query=…` (queries only). Before GraphQL runs, the same admission as
@@ -47,7 +48,7 @@ import { getOperationAST, type DocumentNode } from './graphqljs';
  * either, the request runs only when its operation calls public fields alone (`createSandboxAccount`);
  * anything else, or a body that cannot be read, is the 401 of a request without a key.
  */
-export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
+export function graphqlHttpHandler(config: Config, runtime: GatewayRuntime, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
     try {
@@ -64,7 +65,7 @@ export function graphqlHttpHandler(config: Config, apollo: () => Promise<ApolloS
       const { params, document } = await readOperation(req, admission, credentials.kind === 'none', config, sent);
       const count = await admitDocument(admission, document, params, client, config);
       if (count) applyAdmission(res, { caller: admission.caller, count });
-      const context = contextOf(admission, requestId, config, client.ip);
+      const context = contextOf(admission, requestId, { config, runtime }, client.ip);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, started);
       const server = await apollo();
       // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's

@@ -35,7 +35,7 @@ export async function run<K extends ExecutableOperationId>(
   let result;
   try {
     const account = takeAdmissionAccount(ctx);
-    result = await execute(operationId, ctx.caller, input, { ...options, account, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), validateParams: false });
+    result = await execute(operationId, ctx.caller, input, { ...options, account, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime, validateParams: false });
   } catch (err) {
     // Same rule and code as REST's header; the message names the argument rather than the header.
     if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {
@@ -57,7 +57,7 @@ export async function run<K extends ExecutableOperationId>(
  * field's arguments as that operation types them.
  */
 export function runGraphQLOperation<K extends GraphQLOperationId>(ctx: GraphQLContext, operationId: K, input: GraphQLOperationInputs[K]): Promise<GraphQLResultBody<K>> {
-  return executeGraphQLOperation(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config) });
+  return executeGraphQLOperation(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime });
 }
 
 /** The input of an operation that takes an Idempotency-Key: the body, and the key as REST's header. */

@@ -18,17 +18,20 @@ import { writeAdmission } from '../http/admission';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../db/unavailable';
 import { httpOperation } from '../metrics/http';
 import { graphqlOperation } from '../metrics/domain';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 const graphqlRequests = httpOperation('graphql');
 
 /**
- * The GraphQL endpoint of one gateway: `graphqlEndpoint(config)` is mounted in the Express app (an
+ * The GraphQL endpoint of one gateway: `graphqlEndpoint(config, runtime)` is mounted in the Express app (an
  * endpoint layer, src/rest/app.ts) and `graphqlService()` starts Apollo and graphql-ws once the HTTP
  * server exists (the drain plugin and the WebSocket server need it). They meet through the gateway's Config object; requests
  * that arrive before the start wait for it.
  */
 interface Endpoint {
   schema: GraphQLSchema;
+  /** The gateway's own services, for the contexts of its requests and subscriptions. */
+  runtime: GatewayRuntime;
   apollo: Promise<ApolloServer<GraphQLContext>>;
   resolveApollo: (server: ApolloServer<GraphQLContext>) => void;
   rejectApollo: (err: unknown) => void;
@@ -36,7 +39,7 @@ interface Endpoint {
 
 const endpoints = new WeakMap<Config, Endpoint>();
 
-function endpointFor(config: Config): Endpoint {
+function endpointFor(config: Config, runtime: GatewayRuntime): Endpoint {
   let endpoint = endpoints.get(config);
   if (!endpoint) {
     let resolveApollo!: Endpoint['resolveApollo'];
@@ -46,7 +49,7 @@ function endpointFor(config: Config): Endpoint {
       rejectApollo = reject;
     });
     apollo.catch(() => undefined);
-    endpoint = { schema: buildExecutableSchema(), apollo, resolveApollo, rejectApollo };
+    endpoint = { schema: buildExecutableSchema(), runtime, apollo, resolveApollo, rejectApollo };
     endpoints.set(config, endpoint);
   }
   return endpoint;
@@ -57,9 +60,9 @@ function endpointFor(config: Config): Endpoint {
  * /graphql` for queries, as one layer matched on the exact path; a browser asking for HTML goes on to
  * GraphiQL (graphiqlRouter, mounted with the root routers).
  */
-export function graphqlEndpoint(config: Config): RequestHandler {
-  const endpoint = endpointFor(config);
-  const handler = graphqlHttpHandler(config, () => endpoint.apollo);
+export function graphqlEndpoint(config: Config, runtime: GatewayRuntime): RequestHandler {
+  const endpoint = endpointFor(config, runtime);
+  const handler = graphqlHttpHandler(config, runtime, () => endpoint.apollo);
   const gate = writeAdmission(config);
   // Express's own matching, kept: any case, one trailing slash.
   const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
@@ -145,7 +148,7 @@ export function graphqlService(): BackgroundService {
           { serverWillStart: async () => ({ drainServer: async () => ws?.dispose() }) },
         ]);
         await server.start();
-        ws = startGraphqlWs(httpServer, endpoint.schema, config);
+        ws = startGraphqlWs(httpServer, endpoint.schema, config, endpoint.runtime);
         apollo = server;
         endpoint.resolveApollo(server);
       } catch (err) {

@@ -26,6 +26,7 @@ import { apiGraphQLError, formatErrors } from './errors';
 import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 export { GRAPHQL_PATH };
 
@@ -72,7 +73,7 @@ const CLOSE: Record<CloseReason, [number, string]> = {
 /** WebSocket close code 1012 (RFC 6455 registry): the server restarts; graphql-ws clients retry it. */
 const SERVICE_RESTART = 1012;
 
-export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config): { dispose(): Promise<void> } {
+export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config, runtime: GatewayRuntime): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -169,7 +170,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (count) refuseIfOver(count);
           const lease = leases.get(ctx.extra.request);
           if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') addSubscription(lease, id);
-          const contextValue = contextOf(admission, requestId, config, ip, 'ws');
+          const contextValue = contextOf(admission, requestId, { config, runtime }, ip, 'ws');
           // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
           const type = getOperationAST(document, params.operationName)?.operation;
           if (type !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);

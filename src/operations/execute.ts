@@ -8,6 +8,7 @@ import { getOperation, type OperationId } from './contract';
 import type { GraphQLOperationId, GraphQLOperationInputs } from './graphqlOperations';
 import { graphqlHandlers, handlers, type GraphQLHandlers, type Handlers } from './handlers';
 import type { GatewaySettings } from './settings';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 import type { ExecutableOperationId, KeyContext, OperationInput, PathParams, PublicContext, QueryParams } from './types';
 import { validateRequestPart } from './validation';
 
@@ -24,6 +25,8 @@ export interface ExecuteOptions<K extends ExecutableOperationId = ExecutableOper
   requestId: string;
   /** The gateway's settings, for the handler (the protocol has them from its construction). */
   settings: GatewaySettings;
+  /** The gateway's own services (its hooks, timers, delivery engine), for the handler: passed, never looked up. */
+  runtime: GatewayRuntime;
   /**
    * The key caller's account as this request's authentication read it (its sandbox clock), which the
    * handler uses instead of reading it again. This request's only: never one kept from an earlier one.
@@ -97,7 +100,7 @@ export function executeGraphQLOperation<K extends GraphQLOperationId>(
   operationId: K,
   caller: Caller,
   input: GraphQLOperationInputs[K],
-  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'account'>,
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime' | 'account'>,
 ): Promise<GraphQLResultBody<K>> {
   return inOperationSpan(operationId, async (): Promise<GraphQLResultBody<K>> => {
     const key = authorizedKey(caller, operationId);
@@ -115,7 +118,7 @@ function inOperationSpan<T>(operationId: ExecutableOperationId | GraphQLOperatio
 /** What a handler of a key's operation gets; `account` only when it is the caller's own. */
 function keyContext<K extends OperationId>(
   caller: KeyCaller,
-  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'account'>,
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime' | 'account'>,
   idempotency?: IdempotentAttempt,
   prefetched?: PrefetchedOf<K>,
 ): KeyContext<K> {
@@ -125,6 +128,7 @@ function keyContext<K extends OperationId>(
     key: caller.key,
     requestId: options.requestId,
     settings: options.settings,
+    runtime: options.runtime,
     ...(idempotency && { idempotency }),
     ...(prefetched && { prefetched }),
     ...(options.account?._id === caller.actor.accountId && { account: options.account }),
@@ -146,7 +150,7 @@ async function executeOperation<K extends ExecutableOperationId>(
   const run = async (idempotency?: IdempotentAttempt, prefetched?: PrefetchedOf<K>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext<K> | PublicContext =
-      caller.kind === 'key' ? keyContext<K>(caller, options, idempotency, prefetched) : { caller, requestId: options.requestId, settings: options.settings };
+      caller.kind === 'key' ? keyContext<K>(caller, options, idempotency, prefetched) : { caller, requestId: options.requestId, settings: options.settings, runtime: options.runtime };
     return handler(ctx, { params, query, headers, body } as OperationInput<K>);
   };
 

@@ -7,6 +7,7 @@ import type { ClientTokenCaller, KeyCaller, PublicCaller } from './caller';
 import type { OperationId, operations } from './contract';
 import type { PrefetchedOf } from './prefetch';
 import type { GatewaySettings } from './settings';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * The contract's types (generated/openapi.ts, from openapi.yaml) as handlers see them: what a validated
@@ -56,6 +57,8 @@ export interface KeyContext<K extends OperationId = OperationId> {
   requestId: string;
   /** The gateway's settings (public base URL, webhook target policy). */
   settings: GatewaySettings;
+  /** The gateway's own services: what the domain's writes and attempts are handed (gatewayRuntime.ts). */
+  runtime: GatewayRuntime;
   /** On idempotent operations: the attempt runIdempotent runs (the id the key reserves for the object). */
   idempotency?: IdempotentAttempt;
   /** The account's clock as this request's authentication read it, when the protocol has it (REST). */
@@ -69,6 +72,7 @@ export interface PublicContext {
   caller: PublicCaller | ClientTokenCaller;
   requestId: string;
   settings: GatewaySettings;
+  runtime: GatewayRuntime;
 }
 
 export type ContextOf<K extends OperationId> = K extends PublicOperationId ? PublicContext : KeyContext<K>;

@@ -2,7 +2,7 @@ import type { Model, mongo } from 'mongoose';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { logger } from '../logger';
 import { EventModel, SequenceModel, type EventRecord } from '../domain/events/eventModel';
-import { onEventInsertedHere, onStatusChangedHere, statusChangeId, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/eventHooks';
+import { statusChangeId, type EventHooks, toStoredEvent, type StatusChange, type StoredEvent } from '../domain/events/eventHooks';
 import { PaymentModel } from '../domain/payments/paymentModel';
 import { STATUSES_ENTERED_WITHOUT_EVENT } from '../domain/payments/paymentStates';
 import { PROCESS_ID } from '../processId';
@@ -674,18 +674,26 @@ export interface EventBusOptions {
   statusLingerMs?: number;
 }
 
-let stopLocal: (() => void) | null = null;
+/**
+ * The gateways of this process the bus hears at once (their own events and status changes), each with
+ * what stops hearing it. The bus itself (one change stream or poller on the database) is the process's,
+ * shared like the database: each gateway started in the process adds its feed, and the source stops
+ * when the last gateway using it stops.
+ */
+const feeds = new Map<EventHooks, () => void>();
 
-export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode> {
-  if (source) return source.mode;
-  if (!stopLocal) {
-    const stopEvents = onEventInsertedHere(publish);
-    const stopStatusChanges = onStatusChangedHere(publishStatusChange);
-    stopLocal = () => {
+/** `hooks`: the starting gateway's, whose own events the bus hands its subscribers at once. */
+export async function startEventBus(opts: EventBusOptions & { hooks: EventHooks }): Promise<BusMode> {
+  const { hooks } = opts;
+  if (!feeds.has(hooks)) {
+    const stopEvents = hooks.onEventInsertedHere(publish);
+    const stopStatusChanges = hooks.onStatusChangedHere(publishStatusChange);
+    feeds.set(hooks, () => {
       stopEvents();
       stopStatusChanges();
-    };
+    });
   }
+  if (source) return source.mode;
   const mode = opts.mode ?? 'auto';
   if (mode === 'local') {
     source = { mode, stop: async () => undefined };
@@ -710,9 +718,18 @@ export async function startEventBus(opts: EventBusOptions = {}): Promise<BusMode
   return source.mode;
 }
 
-export async function stopEventBus(): Promise<void> {
-  stopLocal?.();
-  stopLocal = null;
+/**
+ * `hooks`: the stopping gateway's feed ends, and the source too once no gateway's is left. Without it
+ * (tests that restart the bus in another mode) every feed and the source stop.
+ */
+export async function stopEventBus(opts: { hooks?: EventHooks } = {}): Promise<void> {
+  if (opts.hooks) {
+    feeds.get(opts.hooks)?.();
+    feeds.delete(opts.hooks);
+    if (feeds.size > 0) return;
+  }
+  for (const stop of feeds.values()) stop();
+  feeds.clear();
   const s = source;
   source = null;
   if (s) await s.stop();

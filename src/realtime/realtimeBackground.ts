@@ -2,16 +2,20 @@ import type { BackgroundService } from '../platform/lifecycle';
 import { configureClientTokenChecks, stopClientTokenChecks } from './clientTokenStreams';
 import { configureConnectionLimits, stopRevocationChecks } from './connections';
 import { startEventBus, stopEventBus } from './eventBus';
+import type { EventHooks } from '../domain/events/eventHooks';
 import { closeAllSseConnections } from './sse';
 
-/** The event bus (one change stream or poller per process) and the SSE streams that hang off it. */
-export function realtimeService(): BackgroundService {
+/**
+ * The event bus (one change stream or poller per process) and the SSE streams that hang off it; `hooks`:
+ * the gateway's, whose own events and status changes the bus hears at once.
+ */
+export function realtimeService(hooks: EventHooks): BackgroundService {
   return {
     name: 'realtime',
     async start({ config }) {
       configureConnectionLimits(config.connections);
       configureClientTokenChecks(config.connections.revocationCheckMs);
-      await startEventBus();
+      await startEventBus({ hooks });
     },
     beforeClose() {
       // Long-lived streams would otherwise hold the HTTP server open for the whole grace period.
@@ -20,7 +24,7 @@ export function realtimeService(): BackgroundService {
     async stop() {
       stopRevocationChecks();
       stopClientTokenChecks();
-      await stopEventBus();
+      await stopEventBus({ hooks });
     },
   };
 }

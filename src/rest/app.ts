@@ -19,6 +19,7 @@ import { dashboardAssetsRouter } from '../dashboard/assetsRouter';
 import { series } from './series';
 import { metricsRoute } from './metricsRoutes';
 import { httpOperation } from '../metrics/http';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 export interface AppExtensions {
   /**
@@ -37,7 +38,7 @@ const unmatchedRequests = httpOperation('unmatched');
  * Every /v1 request: maintenance, the write gate, the operation, else the 404 of an unknown route; and
  * their errors counted per client IP where nothing counted them yet, before the app's error handler.
  */
-function apiHandler(config: Config): RequestHandler {
+function apiHandler(config: Config, runtime: GatewayRuntime): RequestHandler {
   const handlers: RequestHandler[] = [];
   if (config.maintenanceMode) {
     handlers.push(() => {
@@ -52,7 +53,7 @@ function apiHandler(config: Config): RequestHandler {
     operationDispatcher(
       apiOperationIds.map((operationId) => {
         const op = getOperation(operationId);
-        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config) };
+        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config, runtime) };
       }),
     ),
   );
@@ -75,7 +76,8 @@ function apiHandler(config: Config): RequestHandler {
   });
 }
 
-export function createApp(config: Config, ext: AppExtensions = {}): Express {
+/** `runtime`: the gateway's own services, handed to every operation it serves. */
+export function createApp(config: Config, runtime: GatewayRuntime, ext: AppExtensions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -94,7 +96,7 @@ export function createApp(config: Config, ext: AppExtensions = {}): Express {
   );
   // The API: Express matches the /v1 mount (any case, as it always has) and strips it from req.url;
   // every /v1 request is answered in there.
-  app.use('/v1', apiHandler(config));
+  app.use('/v1', apiHandler(config, runtime));
   for (const endpoint of ext.endpoints ?? []) app.use(endpoint);
   const metrics = metricsRoute(config);
   if (metrics) app.use(metrics);

@@ -17,6 +17,7 @@ import { restCredentials } from './credentials';
 import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
 import { httpOperation } from '../metrics/http';
+import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
@@ -25,7 +26,7 @@ import { httpOperation } from '../metrics/http';
  * with the generated validators and runs the handler (in the idempotency service where the contract says
  * so). The event streams (./streams.ts) write the response themselves after the same checks.
  */
-export function toExpressHandler(operationId: ApiOperationId, config: Config): RequestHandler {
+export function toExpressHandler(operationId: ApiOperationId, config: Config, runtime: GatewayRuntime): RequestHandler {
   const op = getOperation(operationId);
   // A public operation takes a client token where openapi.yaml declares its `client_token` parameter.
   const takesClientToken = op.public && declaresClientToken(operationId);
@@ -57,6 +58,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config): R
       const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, caller, input, {
         requestId,
         settings,
+        runtime,
         account,
         prefetched,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),

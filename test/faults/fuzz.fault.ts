@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { findOperation, getValidator } from '../../src/operations/contract';
 import { spawnEngine, type EngineProcess } from '../support/processes';
 import { requiredResponseHeaders } from '../support/client';
@@ -61,7 +60,6 @@ beforeAll(async () => {
   // The database runs in its own process, so that this process's memory is the gateway's alone.
   engine = await spawnEngine();
   server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000000', MONGODB_URI: engine.uri });
-  startCoreJobs({ timerPollMs: 100 });
   ({ fx } = await createFuzzFixtures(server.baseUrl, receiver.url));
   // The gateway's view of the database: a monitor that loses the server clears the connection pool.
   mongoose.connection.getClient().on('serverHeartbeatFailed', (e: { failure?: Error }) => heartbeatFailures.push(e.failure?.message ?? 'unknown'));
@@ -96,7 +94,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   printSummary();
-  await stopCoreJobs();
   await server?.stop();
   await receiver?.close();
   await engine?.stop();

@@ -3,7 +3,6 @@ import { buildSchema, getNamedType, isObjectType, type GraphQLField } from 'grap
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { ROOT } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
@@ -36,7 +35,6 @@ let gqlChecked = 0;
 beforeAll(async () => {
   receiver = await startReceiver();
   server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
-  startCoreJobs({ timerPollMs: 100 });
   [a, b] = await Promise.all([createAccount(server.baseUrl, `${MARK} account`), createAccount(server.baseUrl, 'isolation B')]);
   const api = a.api;
   A.key = await ok(api.post('/api_keys', { name: `${MARK} key`, permissions: ['events:read'] }), 201, 'A key');
@@ -59,7 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   console.log(`isolation summary: ${restChecked} REST requests and ${gqlChecked} GraphQL operations with B's key on A's objects; webhook requests received: ${receiver?.received.length}`);
   agent.destroy();
-  await stopCoreJobs();
   await server?.stop();
   await receiver?.close();
 });

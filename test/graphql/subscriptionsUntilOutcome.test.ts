@@ -9,6 +9,8 @@ import type { PaymentIntentUpdateModel } from '../../src/graphql/models';
 import { paymentIntentUpdates } from '../../src/graphql/subscriptions/paymentIntentUpdates';
 import { newId } from '../../src/ids';
 import { startEventBus, stopEventBus } from '../../src/realtime/eventBus';
+import { createGatewayRuntime } from '../../src/domain/gatewayRuntime';
+import { webhookTargetPolicy } from '../../src/domain/webhooks/targetResolver';
 
 /**
  * `paymentIntentUpdates(…, { untilOutcome: true })` completes once the intent feed knows the outcome:
@@ -17,12 +19,14 @@ import { startEventBus, stopEventBus } from '../../src/realtime/eventBus';
  * embedded engine and the real event bus.
  */
 let engine: EmbeddedMongo;
+/** No gateway here: the one runtime of this file stands for it (its events feed the bus at once). */
+const runtime = createGatewayRuntime('subscriptionsUntilOutcome.test', { webhookTargets: webhookTargetPolicy({ webhookAllowPrivateNetworks: true }) });
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
   await mongoose.connect(engine.uri);
   await Promise.all(Object.values(mongoose.models).map((m) => m.init()));
-  await startEventBus();
+  await startEventBus({ hooks: runtime.hooks });
 });
 afterAll(async () => {
   await stopEventBus();
@@ -50,7 +54,7 @@ async function drain(updates: AsyncIterableIterator<PaymentIntentUpdateModel>): 
 }
 
 const step = (id: string, status: PaymentStatus, events: string[]) =>
-  mutatePayment(id, () => ({ set: { status }, events: events.map((type) => ({ type })) }), { now: new Date(Date.now() + 1) });
+  mutatePayment(runtime, id, () => ({ set: { status }, events: events.map((type) => ({ type })) }), { now: new Date(Date.now() + 1) });
 
 describe('paymentIntentUpdates until the outcome', () => {
   it('an express payment: PENDING, PROCESSING (no event), SUCCEEDED, then complete', async () => {

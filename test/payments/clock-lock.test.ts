@@ -1,6 +1,6 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { registerTimerHandler, scheduleTimer } from '../../src/platform/timers/timerService';
+import { scheduleTimer } from '../../src/platform/timers/timerService';
 import { clockLockSettings } from '../../src/domain/sandbox/sandboxClockService';
 import { ClockLockModel } from '../../src/domain/sandbox/clockLockModel';
 import { createAccount, startPaymentsServer } from './support/payments';
@@ -93,7 +93,7 @@ describe('concurrent sandbox clock advances', () => {
     const gate = signal();
     const kind = `test.clock_block.${acct.id}`;
     onTestFinished(() => gate.resolve());
-    registerTimerHandler(kind, async () => {
+    server.gateway.runtime.timers.register(kind, async () => {
       started.resolve();
       await gate.promise;
     });

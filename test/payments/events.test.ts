@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitAccountEvent, onEventStored, type StoredEvent } from '../../src/domain/events';
+import { emitAccountEvent, type StoredEvent } from '../../src/domain/events';
 import { EventModel } from '../../src/domain/events/eventModel';
 import { buildTimers } from '../../src/domain/events/outbox';
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
@@ -19,7 +19,7 @@ describe('onEventStored hooks', () => {
   it('see each event after it is stored, once, in order', async () => {
     const { api, id: accountId } = await createAccount(server.baseUrl);
     const seen: Array<{ type: string; storedFirst: boolean; seq: number }> = [];
-    const off = onEventStored(async (e: StoredEvent) => {
+    const off = server.gateway.runtime.hooks.onEventStored(async (e: StoredEvent) => {
       if (e.accountId !== accountId) return;
       seen.push({ type: e.type, storedFirst: Boolean(await EventModel.exists({ _id: e.id })), seq: e.seq });
     });
@@ -40,7 +40,7 @@ describe('onEventStored hooks', () => {
   it('retry a hook that throws until it succeeds', async () => {
     const { api, id: accountId } = await createAccount(server.baseUrl);
     let calls = 0;
-    const off = onEventStored((e) => {
+    const off = server.gateway.runtime.hooks.onEventStored((e) => {
       if (e.accountId !== accountId) return;
       calls++;
       if (calls === 1) throw new Error('receiver down');
@@ -61,7 +61,7 @@ describe('GET /events and emitAccountEvent', () => {
   it('lists newest first with the contract fields; account events take their place in the order', async () => {
     const { api, id: accountId } = await createAccount(server.baseUrl);
     const pi = await createPayment(api, referenceBody());
-    const ping = await emitAccountEvent(accountId, 'test.ping', { message: 'hello' });
+    const ping = await emitAccountEvent(server.gateway.runtime, accountId, 'test.ping', { message: 'hello' });
     await api.post(`/payment_intents/${pi.id}/cancel`);
     const res = await api.get('/events');
     expect(res.status).toBe(200);

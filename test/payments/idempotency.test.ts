@@ -86,7 +86,7 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     const body = expressBody('923000000', 3300);
     let written: any;
     const failing = runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async (attempt) => {
-      written = await createPaymentIntent({ accountId, apiKeyId: null }, body, { idempotency: attempt });
+      written = await createPaymentIntent(server.gateway.runtime, { accountId, apiKeyId: null }, body, { idempotency: attempt });
       throw new Error('connection reset while answering');
     });
     await expect(failing).rejects.toThrow('connection reset');
@@ -106,7 +106,7 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     let written: any;
     // The first attempt writes the intent and then never answers (its process "died").
     void runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async (attempt) => {
-      written = await createPaymentIntent({ accountId, apiKeyId: null }, body, { idempotency: attempt });
+      written = await createPaymentIntent(server.gateway.runtime, { accountId, apiKeyId: null }, body, { idempotency: attempt });
       return new Promise(() => undefined);
     });
     const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });

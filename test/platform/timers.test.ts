@@ -2,7 +2,7 @@ import { MongoClient, type Collection } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { TimerModel, newTimerRecord, type TimerRecord } from '../../src/platform/timers/timerModel';
-import { claimBatch, registerTimerHandler } from '../../src/platform/timers/timerRunner';
+import { claimBatch } from '../../src/platform/timers/timerRunner';
 import { scheduleTimer } from '../../src/platform/timers/timerService';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -99,9 +99,12 @@ describe('batch claims', () => {
 
 describe('running due timers', () => {
   const ran = new Map<string, number>();
-  registerTimerHandler('test.drain', async (t) => {
-    ran.set(t.id, (ran.get(t.id) ?? 0) + 1);
-  });
+  // On the test gateway's registry, once it has started.
+  beforeAll(() =>
+    server.gateway.runtime.timers.register('test.drain', async (t) => {
+      ran.set(t.id, (ran.get(t.id) ?? 0) + 1);
+    }),
+  );
 
   it('1 000 timers due within a second all fire, each once, and are marked done', async () => {
     const run = `d${Date.now()}`;
@@ -136,9 +139,11 @@ describe('running due timers', () => {
 
 describe("a running timer's account clock", () => {
   const seen = new Map<string, { offsetMs: number | undefined; now: number }>();
-  registerTimerHandler('test.clock', async (t, ctx) => {
-    seen.set(t.id, { offsetMs: ctx.offsetMs, now: ctx.now.getTime() });
-  });
+  beforeAll(() =>
+    server.gateway.runtime.timers.register('test.clock', async (t, ctx) => {
+      seen.set(t.id, { offsetMs: ctx.offsetMs, now: ctx.now.getTime() });
+    }),
+  );
   const DAY = 86_400_000;
   // An account that does not exist reads as offset 0, so the offset the handler gets says where it came from.
   const clockTimer = (id: string, extra: Partial<TimerRecord>) => ({

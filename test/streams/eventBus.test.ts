@@ -11,9 +11,13 @@ import { newId } from '../../src/ids';
 import { PROCESS_ID } from '../../src/processId';
 import { busStats, startEventBus, statusChangesReady, stopEventBus, subscribe, subscribeStatusChanges, type BusEvent } from '../../src/realtime/eventBus';
 import { waitFor } from '../support/wait';
+import { createGatewayRuntime } from '../../src/domain/gatewayRuntime';
+import { webhookTargetPolicy } from '../../src/domain/webhooks/targetResolver';
 
 /** The bus in both of its modes, against a real (embedded) database. */
 let engine: EmbeddedMongo;
+/** No gateway here: the one runtime of this file stands for it (its events feed the bus at once). */
+const runtime = createGatewayRuntime('eventBus.test', { webhookTargets: webhookTargetPolicy({ webhookAllowPrivateNetworks: true }) });
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });
@@ -63,7 +67,7 @@ async function busCaughtUp(): Promise<void> {
 
 describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
   it('delivers each event once to the matching subscribers only', async () => {
-    expect(await startEventBus({ mode, pollMs: 50 })).toBe(mode);
+    expect(await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 })).toBe(mode);
     const acct = `acct_${mode}_1`;
     const pay = 'pay_' + newId('pay').slice(4);
     const forPayment: BusEvent[] = [];
@@ -76,9 +80,9 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
       subscribe({ accountId: acct, types: ['payment.succeeded'] }, (e) => onlySucceeded.push(e)),
       subscribe({ accountId: 'acct_someone_else', paymentId: pay }, (e) => otherAccount.push(e)),
     ];
-    const created = await emitAccountEvent(acct, 'payment.created', { id: pay }, { paymentId: pay });
-    const ping = await emitAccountEvent(acct, 'test.ping', { message: 'hi' });
-    const succeeded = await emitAccountEvent(acct, 'payment.succeeded', { id: pay }, { paymentId: pay });
+    const created = await emitAccountEvent(runtime, acct, 'payment.created', { id: pay }, { paymentId: pay });
+    const ping = await emitAccountEvent(runtime, acct, 'test.ping', { message: 'hi' });
+    const succeeded = await emitAccountEvent(runtime, acct, 'payment.succeeded', { id: pay }, { paymentId: pay });
     await until(() => forAccount.length === 3 && forPayment.length === 2 && onlySucceeded.length === 1);
     await busCaughtUp(); // no second copy of them, and nothing for the other account
     expect(forPayment.map((e) => e.id)).toEqual([created.id, succeeded.id]);
@@ -88,7 +92,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
     expect(forPayment[1]).toMatchObject({ accountId: acct, type: 'payment.succeeded', paymentId: pay, data: { id: pay } });
 
     unsubs[0]!();
-    await emitAccountEvent(acct, 'payment.reconciled', { id: pay }, { paymentId: pay });
+    await emitAccountEvent(runtime, acct, 'payment.reconciled', { id: pay }, { paymentId: pay });
     await until(() => forAccount.length === 4);
     await busCaughtUp(); // nothing more for the unsubscribed listener
     expect(forPayment).toHaveLength(2);
@@ -97,12 +101,12 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
   });
 
   it("hands this process's own events over directly, and another process's through the database", async () => {
-    await startEventBus({ mode, pollMs: 50 });
+    await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 });
     const acct = `acct_${mode}_origin`;
     const got: string[] = [];
     const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
     // Published at the moment it is stored, before the call returns: no database round trip.
-    const own = await emitAccountEvent(acct, 'test.ping', { message: 'mine' });
+    const own = await emitAccountEvent(runtime, acct, 'test.ping', { message: 'mine' });
     expect(got).toEqual([own.id]);
     expect((await EventModel.findById(own.id).lean())?.origin).toBe(PROCESS_ID);
     // Stored as if by another gateway process: it arrives through the change stream or the poll.
@@ -119,7 +123,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
   });
 
   it('does not lose an event whose lower seq becomes visible after a higher one', async () => {
-    await startEventBus({ mode, pollMs: 50 });
+    await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 });
     const acct = `acct_${mode}_2`;
     const got: string[] = [];
     const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
@@ -133,7 +137,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
   });
 
   it('fans out to thousands of subscribers by payment without scanning them all', async () => {
-    await startEventBus({ mode, pollMs: 50 });
+    await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 });
     const acct = `acct_${mode}_3`;
     const counts = new Map<string, number>();
     const unsubs: Array<() => void> = [];
@@ -142,7 +146,7 @@ describe.each(['change_stream', 'poll'] as const)('event bus (%s)', (mode) => {
       unsubs.push(subscribe({ accountId: acct, paymentId: pay }, () => counts.set(pay, (counts.get(pay) ?? 0) + 1)));
     }
     const target = `pay_fanout_${mode}_7`;
-    await emitAccountEvent(acct, 'payment.succeeded', { id: target }, { paymentId: target });
+    await emitAccountEvent(runtime, acct, 'payment.succeeded', { id: target }, { paymentId: target });
     await until(() => counts.get(target) === 2);
     await busCaughtUp(); // and no other payment's subscribers, nor a second copy
     expect([...counts.keys()]).toEqual([target]);
@@ -179,7 +183,7 @@ function collect(paymentId: string): { changes: StatusChange[]; stop: () => void
 
 describe.each(['change_stream', 'poll'] as const)('status changes on the event bus (%s)', (mode) => {
   it("this process's own change arrives at once with the intent, another process's through the database, each once", async () => {
-    expect(await startEventBus({ mode, pollMs: 50 })).toBe(mode);
+    expect(await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 })).toBe(mode);
     const acct = `acct_status_${mode}`;
     const [mine, theirs] = [await insertPayment(acct), await insertPayment(acct)];
     const own = collect(mine);
@@ -188,7 +192,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
     const accountEvents: BusEvent[] = [];
     const stopAccount = subscribe({ accountId: acct }, (e) => accountEvents.push(e));
 
-    const result = await mutatePayment(mine, () => ({ set: { status: 'PROCESSING' } }), { now: new Date() });
+    const result = await mutatePayment(runtime, mine, () => ({ set: { status: 'PROCESSING' } }), { now: new Date() });
     // Announced by the write itself, before mutatePayment returns: no database round trip.
     expect(own.changes).toHaveLength(1);
     expect(own.changes[0]).toMatchObject({ paymentId: mine, status: 'PROCESSING', intent: { id: mine, object: 'payment_intent', status: 'PROCESSING' } });
@@ -207,7 +211,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
   });
 
   it('a change that emits an event, or enters a status events announce, is not a status change', async () => {
-    await startEventBus({ mode, pollMs: 50 });
+    await startEventBus({ hooks: runtime.hooks, mode, pollMs: 50 });
     const acct = `acct_status_evented_${mode}`;
     const [evented, elsewhere, signal] = [await insertPayment(acct), await insertPayment(acct), await insertPayment(acct)];
     const a = collect(evented);
@@ -217,7 +221,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
     const events: BusEvent[] = [];
     const stopEvents = subscribe({ accountId: acct, paymentId: evented }, (e) => events.push(e));
 
-    await mutatePayment(evented, () => ({ set: { status: 'CANCELLED' }, events: [{ type: 'payment.cancelled' }] }), { now: new Date() });
+    await mutatePayment(runtime, evented, () => ({ set: { status: 'CANCELLED' }, events: [{ type: 'payment.cancelled' }] }), { now: new Date() });
     await writeElsewhere(elsewhere, 'FAILED');
     // A status change written after both: once it is here, the others would have been too.
     await writeElsewhere(signal, 'PROCESSING');
@@ -231,7 +235,7 @@ describe.each(['change_stream', 'poll'] as const)('status changes on the event b
 
 describe('the change stream on payments', () => {
   it('is open only while status subscribers exist (and a linger after the last leaves), and carries changes each time it opens', async () => {
-    await startEventBus({ mode: 'change_stream', statusLingerMs: 50 });
+    await startEventBus({ hooks: runtime.hooks, mode: 'change_stream', statusLingerMs: 50 });
     const acct = 'acct_status_on_demand';
     const [first, second] = [await insertPayment(acct), await insertPayment(acct)];
     // Nobody follows a status: the database matches no payment write against a stream.

@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import mongoose from 'mongoose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
-import { statusChangeId, type StatusChange } from '../../src/domain/events/eventHooks';
+import { createEventHooks, statusChangeId, type StatusChange } from '../../src/domain/events/eventHooks';
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { newId } from '../../src/ids';
 import { busStats, startEventBus, statusChangesReady, stopEventBus, subscribe, subscribeStatusChanges } from '../../src/realtime/eventBus';
@@ -22,6 +22,8 @@ import { sleep, waitFor } from '../support/wait';
  * "another process" writes straight to the engine.
  */
 const SELECTION_MS = 400;
+/** No gateway here: the bus is fed by hooks of its own, which store nothing in this file. */
+const hooks = createEventHooks();
 
 /** A TCP proxy to the engine that can be cut (listener closed, connections dropped) and restored. */
 class CuttableProxy {
@@ -140,7 +142,7 @@ async function cut(): Promise<void> {
  * another process delivered before the outage; `finish` checks what arrived after it.
  */
 async function following(acct: string) {
-  expect(await startEventBus({ mode: 'change_stream' })).toBe('change_stream');
+  expect(await startEventBus({ hooks, mode: 'change_stream' })).toBe('change_stream');
   const got: string[] = [];
   const unsub = subscribe({ accountId: acct }, (e) => got.push(e.id));
   const pay = await insertPayment(acct);

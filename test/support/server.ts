@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../../src/config';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { startGateway, type Gateway } from '../../src/server';
+import type { GatewayRuntime } from '../../src/domain/gatewayRuntime';
 import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 
 export interface TestServer {
@@ -14,9 +14,10 @@ export interface TestServer {
 /**
  * Starts the real gateway on an ephemeral port over the in-process embedded engine (memory only), or
  * over MONGODB_URI when set. Account creation and public routes are not rate limited here (tests make a
- * fresh account each); tests of those limits pass their own env.
+ * fresh account each); tests of those limits pass their own env. `register`: the test's own handlers or
+ * hooks, on the gateway's runtime before its services start.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: { register?: (runtime: GatewayRuntime) => void } = {}): Promise<TestServer> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -28,23 +29,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     WEBHOOK_SECRETS_KEY: TEST_WEBHOOK_SECRETS_KEY,
     ...env,
   });
-  const gateway = await startGateway(config);
+  const gateway = await startGateway(config, opts);
   return { baseUrl: gateway.url, gateway, config, stop: () => gateway.close() };
 }
 
 /**
- * The test gateway with the payments core's background work running (timer poller every 100 ms,
- * outbox sweeper), for the suites where payments move on in real time. Starting the jobs is
- * idempotent, so this keeps working once src/server.ts starts them itself.
+ * The test gateway for the suites where payments move on in real time: every gateway runs the payments
+ * core's background work (timer poller every TIMER_POLL_MS, 100 ms by default; outbox sweeper).
  */
 export async function startGatewayWithJobs(env: Record<string, string> = {}): Promise<TestServer> {
-  const server = await startTestServer(env);
-  startCoreJobs({ timerPollMs: 100 });
-  return {
-    ...server,
-    stop: async () => {
-      await stopCoreJobs();
-      await server.stop();
-    },
-  };
+  return startTestServer(env);
 }

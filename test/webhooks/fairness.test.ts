@@ -3,7 +3,6 @@ import { ACCOUNT_CAPS } from '../../src/domain/accountCaps';
 import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/deliveryService';
 import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDeliveryModel';
 import { ATTEMPT_TIMEOUT_MS } from '../../src/domain/webhooks/webhookHttp';
-import { startCoreJobs, stopCoreJobs } from '../../src/domain/payments/paymentsJobs';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { startHangingReceiver, type HangingReceiver } from './support/hangingReceiver';
@@ -20,14 +19,12 @@ const hanging: HangingReceiver[] = [];
 
 beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
-  startCoreJobs({ timerPollMs: 100 });
   receiver = await startReceiver();
 });
 afterEach(async () => {
   for (const h of hanging.splice(0)) await h.close();
 });
 afterAll(async () => {
-  await stopCoreJobs();
   await server?.stop();
   await receiver?.close();
 });
@@ -116,7 +113,7 @@ describe('fair webhook delivery', () => {
     expect(created).toBeGreaterThan(ATTEMPT_LIMITS.backlogPerAccount + ATTEMPT_LIMITS.perAccount);
     // What did not fit was left in the database (memory holds at most the account's backlog; other
     // tests' accounts may still have attempts waiting, so the account's own count is what is bounded).
-    const stats = attemptStats(hog.id);
+    const stats = attemptStats(server.gateway.runtime.deliveries, hog.id);
     expect(stats.spillingAccounts).toContain(hog.id);
     expect(stats.queuedForAccount).toBeGreaterThan(0);
     expect(stats.queuedForAccount).toBeLessThanOrEqual(ATTEMPT_LIMITS.backlogPerAccount);

@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature, WebhookSignatureError } from '@pgw/client';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { onEventStoring } from '../../src/domain/events';
 import { useGatewayAndReceiver } from './support/gateway';
 import { advance, createEndpoint, createPayment, deliveries, expressBody, referenceBody, waitFor } from './support/webhooks';
 
@@ -374,7 +373,7 @@ describe('a payment life, end to end', () => {
     await createEndpoint(api, hookUrl('stored-first'));
     // When each event's insert finished, as the outbox tells its listeners (the delivery engine is one).
     const storedAt = new Map<string, number>();
-    const stopListening = onEventStoring(({ event, stored }) => void stored.then(() => storedAt.set(event.id, performance.now())));
+    const stopListening = gw.server.gateway.runtime.hooks.onEventStoring(({ event, stored }) => void stored.then(() => storedAt.set(event.id, performance.now())));
     const arrivedAt = new Map<string, number>();
     const lookups: Array<Promise<boolean>> = [];
     gw.receiver.reply = (r) => {

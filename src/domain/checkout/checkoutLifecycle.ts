@@ -1,7 +1,7 @@
 import type { BackgroundService } from '../../platform/lifecycle';
-import { onEventStored, type StoredEvent } from '../events/eventHooks';
-import { registerOutbox } from '../events/outbox';
-import { registerTimerHandler } from '../../platform/timers/timerService';
+import type { StoredEvent } from '../events/eventHooks';
+import type { EventSink } from '../events/outbox';
+import type { GatewayRuntime } from '../gatewayRuntime';
 import { CheckoutSessionModel } from './checkoutSessionModel';
 import { nowForAccount } from '../clock/accountTime';
 import { PaymentModel, type PaymentRecord } from '../payments/paymentModel';
@@ -9,7 +9,7 @@ import { releaseCheckoutClaim } from './checkoutClaim';
 import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSessionService';
 
 /**
- * Wires checkout sessions to the rest of the gateway, once per process, at start:
+ * Wires checkout sessions to the rest of one gateway, at its start (on its GatewayRuntime):
  * - completion: the `onEventStored` hook sees every stored `payment.succeeded`; one whose intent was
  *   made on a checkout page (`checkout_session_id`) completes that session (idempotent conditional
  *   update OPEN → COMPLETED, which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
@@ -23,29 +23,24 @@ import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession }
  *   the session follows a PENDING reference payment (expireCheckoutSession).
  * - the session collection is an event outbox, swept like the payments one.
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-let registered = false;
-
-export function registerCheckoutLifecycle(): void {
-  if (registered) return;
-  registered = true;
-  registerOutbox(CheckoutSessionModel);
-  registerTimerHandler(CHECKOUT_EXPIRY_TIMER, async (timer, { now }) => {
+function registerCheckoutLifecycle(runtime: GatewayRuntime): void {
+  runtime.outboxes.register(CheckoutSessionModel);
+  runtime.timers.register(CHECKOUT_EXPIRY_TIMER, async (timer, { now }) => {
     await expireCheckoutSession(timer.refId, now);
   });
-  onEventStored(releaseSessionOnPaymentEnd, { name: 'checkout.release' });
+  runtime.hooks.onEventStored(releaseSessionOnPaymentEnd, { name: 'checkout.release' });
 }
 
 /** Payment events after which the payment can never be paid. */
 const ENDED_UNPAID_EVENTS: ReadonlySet<string> = new Set(['payment.failed', 'payment.cancelled', 'payment.expired']);
 
 /** `publicBaseUrl`: the gateway's, for the session URL in the `checkout.session.completed` event. */
-export async function completeSessionOnPayment(event: StoredEvent, publicBaseUrl: string): Promise<void> {
+export async function completeSessionOnPayment(sink: EventSink, event: StoredEvent, publicBaseUrl: string): Promise<void> {
   if (event.type !== 'payment.succeeded') return;
   const page = await checkoutPaymentOf(event);
   if (!page) return;
   // The event's time, not the wall clock: during a sandbox clock advance they differ.
-  await completeCheckoutSession(event.accountId, page.sessionId, page.paymentId, event.createdAt, publicBaseUrl);
+  await completeCheckoutSession(sink, event.accountId, page.sessionId, page.paymentId, event.createdAt, publicBaseUrl);
 }
 
 export async function releaseSessionOnPaymentEnd(event: StoredEvent): Promise<void> {
@@ -80,13 +75,15 @@ async function checkoutPaymentOf(event: StoredEvent): Promise<{ sessionId: strin
  * once the port is), so it comes and goes with the service; server.ts starts it before the payments core
  * so that it stops after it (no payment can succeed once the hook is gone).
  */
-export function checkoutLifecycleService(): BackgroundService {
+export function checkoutLifecycleService(runtime: GatewayRuntime): BackgroundService {
   let removeCompletion: (() => void) | null = null;
+  let registered = false;
   return {
     name: 'checkout-lifecycle',
     start: ({ config }) => {
-      removeCompletion ??= onEventStored((event) => completeSessionOnPayment(event, config.publicBaseUrl), { name: 'checkout.complete' });
-      registerCheckoutLifecycle();
+      removeCompletion ??= runtime.hooks.onEventStored((event) => completeSessionOnPayment(runtime, event, config.publicBaseUrl), { name: 'checkout.complete' });
+      if (!registered) registerCheckoutLifecycle(runtime);
+      registered = true;
     },
     stop: () => {
       removeCompletion?.();

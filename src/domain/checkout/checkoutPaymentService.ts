@@ -8,6 +8,7 @@ import { validateCreateInput, type CreatePaymentIntentInput } from '../payments/
 import { CheckoutSessionModel, type CheckoutSessionRecord } from './checkoutSessionModel';
 import { inspectClaim, releaseCheckoutClaim } from './checkoutClaim';
 import { expireCheckoutSession, getPublicCheckoutSession } from './checkoutSessionService';
+import type { EventSink } from '../events/outbox';
 
 /**
  * A payment on a checkout page: one session, at most one charge.
@@ -26,7 +27,7 @@ import { expireCheckoutSession, getPublicCheckoutSession } from './checkoutSessi
  * The intent carries the session's `merchant_reference` (so every payment.* event does) and
  * `metadata.checkout_session` = the session id (set by the payments core from `via`).
  */
-export async function payCheckoutSession(id: string, input: PublicPaymentInput): Promise<PublicPaymentView> {
+export async function payCheckoutSession(sink: EventSink, id: string, input: PublicPaymentInput): Promise<PublicPaymentView> {
   const session = await getPublicCheckoutSession(id);
   if (session.status !== 'OPEN') throw notOpen(session.status);
   checkOfferedMethod(session.methods, input.payment_method);
@@ -45,7 +46,7 @@ export async function payCheckoutSession(id: string, input: PublicPaymentInput):
   const actor = { accountId: session.account_id, apiKeyId: null };
   let intent;
   try {
-    intent = await createPaymentIntent(actor, paymentInput, { via: { checkoutSessionId: session._id }, paymentId });
+    intent = await createPaymentIntent(sink, actor, paymentInput, { via: { checkoutSessionId: session._id }, paymentId });
   } catch (err) {
     // An ApiError is thrown before anything is written: give the session back now. Any other failure
     // may have written the payment all the same (a lost acknowledgement), so the claim stays until the
@@ -53,7 +54,7 @@ export async function payCheckoutSession(id: string, input: PublicPaymentInput):
     if (isApiError(err)) await releaseCheckoutClaim(session._id, paymentId);
     throw err;
   }
-  await confirmClaim(session, paymentId);
+  await confirmClaim(sink, session, paymentId);
   return toPublicPaymentView(intent);
 }
 
@@ -112,7 +113,7 @@ async function claimSession(session: CheckoutSessionRecord, paymentId: string): 
  * cancelled (its `payment.cancelled` hook gives back whatever is left of the claim) and the customer
  * gets the 409 the others got. A payment that already ended on its own needs nothing.
  */
-async function confirmClaim(session: CheckoutSessionRecord, paymentId: string): Promise<void> {
+async function confirmClaim(sink: EventSink, session: CheckoutSessionRecord, paymentId: string): Promise<void> {
   const held = await CheckoutSessionModel.exists({ _id: session._id, active_payment_id: paymentId, claim_abandoned: { $ne: true } });
   if (held) {
     // The session's expiry may have come while this payment was not inserted yet, and left the session
@@ -123,7 +124,7 @@ async function confirmClaim(session: CheckoutSessionRecord, paymentId: string): 
     return;
   }
   try {
-    await cancelPaymentIntent(session.account_id, paymentId);
+    await cancelPaymentIntent(sink, session.account_id, paymentId);
   } catch (err) {
     if (isApiError(err) && err.code === 'payment_already_processed') return;
     throw err;

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/accountTime';
-import { buildEvents, dispatchOutbox } from '../events/outbox';
+import { buildEvents, dispatchOutbox, type EventSink } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { resolveMethods } from '../links/methodSelection';
 import { cancelTimers, scheduleTimer } from '../../platform/timers/timerService';
@@ -148,7 +148,7 @@ export async function expireCheckoutSession(id: string, now: Date): Promise<bool
  * the session's outbox, so the event exists exactly when the completion does; a second call (the hook
  * is at-least-once) finds the session no longer OPEN and changes nothing.
  */
-export async function completeCheckoutSession(accountId: string, id: string, paymentId: string, now: Date, publicBaseUrl: string): Promise<boolean> {
+export async function completeCheckoutSession(sink: EventSink, accountId: string, id: string, paymentId: string, now: Date, publicBaseUrl: string): Promise<boolean> {
   const session = await CheckoutSessionModel.findOne({ _id: id, account_id: accountId }, { pending_events: 0 }).lean<CheckoutSessionRecord>();
   if (!session || session.status !== 'OPEN') return false;
   const completed = { ...session, status: 'COMPLETED' as const, payment_intent: paymentId, updated_at: now };
@@ -162,7 +162,7 @@ export async function completeCheckoutSession(accountId: string, id: string, pay
     { $set: { status: 'COMPLETED', payment_intent: paymentId, updated_at: now }, $push: { pending_events: { $each: events } } },
   );
   if (res.modifiedCount !== 1) return false;
-  await dispatchOutbox(CheckoutSessionModel, id);
+  await dispatchOutbox(sink, CheckoutSessionModel, id);
   await cancelTimers({ accountId, kind: CHECKOUT_EXPIRY_TIMER, refId: id });
   return true;
 }

@@ -39,39 +39,9 @@ interface HookEntry {
   fn: EventHook;
 }
 
-const hooks: HookEntry[] = [];
 export const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
 const MAX_HOOK_ATTEMPTS = 20;
-
-/** Listeners called synchronously, in this process, with what it has just written. */
-function localListeners<T>() {
-  const listeners = new Set<(value: T) => void>();
-  return {
-    on(fn: (value: T) => void): () => void {
-      listeners.add(fn);
-      return () => {
-        listeners.delete(fn);
-      };
-    },
-    announce(value: T): void {
-      for (const fn of listeners) fn(value);
-    },
-  };
-}
-
-const inserted = localListeners<StoredEvent>();
-
-/**
- * Listens to the events this process itself has just inserted, called synchronously in storage order
- * (before their hooks are queued). The event bus is the one listener: it hands this process's own
- * events to its subscribers at once and leaves them out of its change stream, which then carries only
- * other processes' events (each event crossed the database twice more before, for nobody new).
- */
-export const onEventInsertedHere = inserted.on;
-
-/** Called by the outbox for each event it inserted, or found stored already (outbox.ts, afterStore). */
-export const announceInserted = inserted.announce;
 
 /** An event of this process's outbox about to be inserted: its state change is written, the event not yet stored. */
 export interface EventStoring {
@@ -81,27 +51,6 @@ export interface EventStoring {
    * it), rejected when the insert failed (the event then stays in its outbox for the sweeper).
    */
   stored: Promise<void>;
-}
-
-const storing = localListeners<EventStoring>();
-
-/**
- * Listens to the events this process is about to insert from an outbox, called synchronously before
- * each insert: a hook can do, while the insert runs, what does not need the event stored (reads,
- * writes of its own), and wait for `stored` before what does (the webhook deliveries).
- */
-export const onEventStoring = storing.on;
-
-/** Called by the outbox before it inserts an event; settle `stored` with the insert's outcome. */
-export function announceStoring(event: StoredEvent): { stored: () => void; failed: (err: unknown) => void } {
-  let settle!: { stored: () => void; failed: (err: unknown) => void };
-  const stored = new Promise<void>((resolve, reject) => {
-    settle = { stored: resolve, failed: reject };
-  });
-  // Met by whoever waits on it; with no listener waiting, a failed insert must not be an unhandled rejection.
-  stored.catch(() => undefined);
-  storing.announce({ event, stored });
-  return settle;
 }
 
 /**
@@ -123,24 +72,6 @@ export interface StatusChange {
 /** Identifies a status change by what its write stored: the payment, the new status and updated_at. */
 export function statusChangeId(paymentId: string, status: string, updatedAt: Date | string | number): string {
   return `${paymentId}:${status}:${new Date(updatedAt).getTime()}`;
-}
-
-const statusChanged = localListeners<StatusChange>();
-
-/** Listens to the status changes without an event that this process writes (the event bus). */
-export const onStatusChangedHere = statusChanged.on;
-
-/** Called by paymentMutate.ts once a status change without an event is written. */
-export const announceStatusChanged = statusChanged.announce;
-
-/** Registers a hook; returns a function that removes it (tests). */
-export function onEventStored(fn: EventHook, opts: { name?: string } = {}): () => void {
-  const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };
-  hooks.push(entry);
-  return () => {
-    const i = hooks.indexOf(entry);
-    if (i >= 0) hooks.splice(i, 1);
-  };
 }
 
 export function toStoredEvent(
@@ -166,100 +97,181 @@ export function toStoredEvent(
 }
 
 /**
- * Promise chains, one per payment (events without a payment: one per account): hooks of one payment
- * run in storage order within this process, and different payments' hooks run side by side, so that
- * their database work shares batched commands (src/db/batching.ts).
+ * One gateway's event hooks: the `onEventStored` hooks, the listeners of what it has just written,
+ * and the queues its hooks run in. Built by each gateway at start (src/server.ts, the background
+ * thread) and handed to the modules that register on it, so two gateways in one process each run their
+ * own hooks once per event, not each other's too. The outbox is handed the storing gateway's by its
+ * caller (src/domain/gatewayRuntime.ts).
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const queues = new Map<string, Promise<void>>();
-/** The chain keys of each account, for hooksIdle(accountId). */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const accountChains = new Map<string, Set<string>>();
+export interface EventHooks {
+  /** Registers a hook; returns a function that removes it. */
+  onEventStored(fn: EventHook, opts?: { name?: string }): () => void;
+  /**
+   * Listens to the events this gateway itself has just inserted, called synchronously in storage order
+   * (before their hooks are queued). The event bus is the one listener: it hands this process's own
+   * events to its subscribers at once and leaves them out of its change stream, which then carries only
+   * other processes' events (each event crossed the database twice more before, for nobody new).
+   */
+  onEventInsertedHere(fn: (event: StoredEvent) => void): () => void;
+  /** Called by the outbox for each event it inserted, or found stored already (outbox.ts, afterStore). */
+  announceInserted(event: StoredEvent): void;
+  /**
+   * Listens to the events this gateway is about to insert from an outbox, called synchronously before
+   * each insert: a hook can do, while the insert runs, what does not need the event stored (reads,
+   * writes of its own), and wait for `stored` before what does (the webhook deliveries).
+   */
+  onEventStoring(fn: (storing: EventStoring) => void): () => void;
+  /** Called by the outbox before it inserts an event; settle `stored` with the insert's outcome. */
+  announceStoring(event: StoredEvent): { stored: () => void; failed: (err: unknown) => void };
+  /** Listens to the status changes without an event that this gateway writes (the event bus). */
+  onStatusChangedHere(fn: (change: StatusChange) => void): () => void;
+  /** Called by paymentMutate.ts once a status change without an event is written. */
+  announceStatusChanged(change: StatusChange): void;
+  /**
+   * Queues the event's hooks. `claimedUntil`: the event was inserted by this gateway with its hook lease
+   * already taken, valid until then (see outbox.ts storeEvent).
+   */
+  enqueueHooks(event: StoredEvent, opts?: { claimedUntil?: number | null }): Promise<void>;
+  /** Resolves when every hook queued so far for the account (or for all accounts) has run. */
+  hooksIdle(accountId?: string): Promise<void>;
+}
+
+/** Listeners called synchronously, in this gateway, with what it has just written. */
+function localListeners<T>() {
+  const listeners = new Set<(value: T) => void>();
+  return {
+    on(fn: (value: T) => void): () => void {
+      listeners.add(fn);
+      return () => {
+        listeners.delete(fn);
+      };
+    },
+    announce(value: T): void {
+      for (const fn of listeners) fn(value);
+    },
+  };
+}
 
 function chainKey(event: StoredEvent): string {
   return `${event.accountId}\u0000${event.paymentId ?? ''}`;
 }
 
-/**
- * Queues the event's hooks. `claimedUntil`: the event was inserted by this process with its hook lease
- * already taken, valid until then (see outbox.ts storeEvent).
- */
-export function enqueueHooks(event: StoredEvent, opts: { claimedUntil?: number | null } = {}): Promise<void> {
-  const key = chainKey(event);
-  const prev = queues.get(key) ?? Promise.resolve();
-  const next = prev.then(() => runHooks(event, opts.claimedUntil ?? null)).catch((err) => {
-    logger.error({ err, eventId: event.id }, 'event hooks failed');
-  });
-  queues.set(key, next);
-  const chains = accountChains.get(event.accountId) ?? new Set<string>();
-  chains.add(key);
-  accountChains.set(event.accountId, chains);
-  void next.then(() => {
-    if (queues.get(key) !== next) return;
-    queues.delete(key);
-    chains.delete(key);
-    if (chains.size === 0 && accountChains.get(event.accountId) === chains) accountChains.delete(event.accountId);
-  });
-  return next;
-}
+export function createEventHooks(): EventHooks {
+  const hooks: HookEntry[] = [];
+  const inserted = localListeners<StoredEvent>();
+  const storing = localListeners<EventStoring>();
+  const statusChanged = localListeners<StatusChange>();
+  /**
+   * Promise chains, one per payment (events without a payment: one per account): hooks of one payment
+   * run in storage order within this gateway, and different payments' hooks run side by side, so that
+   * their database work shares batched commands (src/db/batching.ts).
+   */
+  const queues = new Map<string, Promise<void>>();
+  /** The chain keys of each account, for hooksIdle(accountId). */
+  const accountChains = new Map<string, Set<string>>();
+  /** hooks_done marks still being written. */
+  const marking = new Set<Promise<void>>();
 
-/** Resolves when every hook queued so far for the account (or for all accounts) has run. */
-export async function hooksIdle(accountId?: string): Promise<void> {
-  // A hook may store further events; wait until no chain is left.
-  for (;;) {
-    const keys = accountId ? [...(accountChains.get(accountId) ?? [])] : [...queues.keys()];
-    const pending = keys.map((k) => queues.get(k)).filter((p): p is Promise<void> => p !== undefined);
-    if (pending.length === 0) break;
-    await Promise.all(pending);
+  /**
+   * Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. A
+   * failing hook is retried by the sweeper with a growing delay; after MAX_HOOK_ATTEMPTS the event is
+   * marked done with `hooks_failed` so that one poisonous event cannot be retried for ever.
+   */
+  async function runHooks(event: StoredEvent, claimedUntil: number | null): Promise<void> {
+    const now = Date.now();
+    // A lease taken at insert is used while it has a comfortable margin left (the event may have
+    // waited in its account's queue); otherwise claim it now, as for any other event.
+    const claimed =
+      claimedUntil !== null && claimedUntil - now > HOOK_LEASE_MS / 2
+        ? { hook_attempts: 1 }
+        : await EventModel.findOneAndUpdate(
+            {
+              _id: event.id,
+              hooks_done: false,
+              // Our own lease from the insert counts as free to us.
+              $or: [{ hooks_lease_until: { $lte: now } }, ...(claimedUntil !== null ? [{ hooks_lease_until: claimedUntil }] : [])],
+            },
+            { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
+            { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
+          );
+    if (!claimed) return;
+    try {
+      for (const hook of hooks) await hook.fn(event);
+    } catch (err) {
+      const attempts = claimed.hook_attempts ?? 1;
+      const giveUp = attempts >= MAX_HOOK_ATTEMPTS;
+      logger[giveUp ? 'error' : 'warn']({ err, eventId: event.id, type: event.type, attempts }, giveUp ? 'event hook failed for good' : 'event hook threw; it will be retried');
+      await EventModel.updateOne(
+        { _id: event.id },
+        giveUp
+          ? { $set: { hooks_done: true, hooks_failed: true, hooks_lease_until: 0 } }
+          : { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000) } },
+      );
+      return;
+    }
+    // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
+    // (only the sweeper reads it, for events whose lease of HOOK_LEASE_MS has run out), so the marks of
+    // HOOKS_DONE_WINDOW_MS share one batched update. A crash in that window runs the hooks again, as a
+    // crash between the hooks and their mark always could: hooks are idempotent.
+    const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE, HOOKS_DONE_WINDOW_MS, 'applied')
+      .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
+      .finally(() => marking.delete(marked));
+    marking.add(marked);
   }
-  await Promise.all([...marking]);
-}
 
-/**
- * Claims the event's hook lease (so one process runs them), runs every hook, then marks it done. A
- * failing hook is retried by the sweeper with a growing delay; after MAX_HOOK_ATTEMPTS the event is
- * marked done with `hooks_failed` so that one poisonous event cannot be retried for ever.
- */
-async function runHooks(event: StoredEvent, claimedUntil: number | null): Promise<void> {
-  const now = Date.now();
-  // A lease taken at insert is used while it has a comfortable margin left (the event may have
-  // waited in its account's queue); otherwise claim it now, as for any other event.
-  const claimed =
-    claimedUntil !== null && claimedUntil - now > HOOK_LEASE_MS / 2
-      ? { hook_attempts: 1 }
-      : await EventModel.findOneAndUpdate(
-          {
-            _id: event.id,
-            hooks_done: false,
-            // Our own lease from the insert counts as free to us.
-            $or: [{ hooks_lease_until: { $lte: now } }, ...(claimedUntil !== null ? [{ hooks_lease_until: claimedUntil }] : [])],
-          },
-          { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
-          { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
-        );
-  if (!claimed) return;
-  try {
-    for (const hook of hooks) await hook.fn(event);
-  } catch (err) {
-    const attempts = claimed.hook_attempts ?? 1;
-    const giveUp = attempts >= MAX_HOOK_ATTEMPTS;
-    logger[giveUp ? 'error' : 'warn']({ err, eventId: event.id, type: event.type, attempts }, giveUp ? 'event hook failed for good' : 'event hook threw; it will be retried');
-    await EventModel.updateOne(
-      { _id: event.id },
-      giveUp
-        ? { $set: { hooks_done: true, hooks_failed: true, hooks_lease_until: 0 } }
-        : { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000) } },
-    );
-    return;
-  }
-  // Not awaited by the account's queue: the next event's hooks need not wait for this bookkeeping
-  // (only the sweeper reads it, for events whose lease of HOOK_LEASE_MS has run out), so the marks of
-  // HOOKS_DONE_WINDOW_MS share one batched update. A crash in that window runs the hooks again, as a
-  // crash between the hooks and their mark always could: hooks are idempotent.
-  const marked = updateByIdBatched(EventModel, 'hooks_done', event.id, HOOKS_DONE, HOOKS_DONE_WINDOW_MS, 'applied')
-    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'could not mark event hooks done; the sweeper will run them again'))
-    .finally(() => marking.delete(marked));
-  marking.add(marked);
+  return {
+    onEventStored(fn, opts = {}) {
+      const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };
+      hooks.push(entry);
+      return () => {
+        const i = hooks.indexOf(entry);
+        if (i >= 0) hooks.splice(i, 1);
+      };
+    },
+    onEventInsertedHere: inserted.on,
+    announceInserted: inserted.announce,
+    onEventStoring: storing.on,
+    announceStoring(event) {
+      let settle!: { stored: () => void; failed: (err: unknown) => void };
+      const stored = new Promise<void>((resolve, reject) => {
+        settle = { stored: resolve, failed: reject };
+      });
+      // Met by whoever waits on it; with no listener waiting, a failed insert must not be an unhandled rejection.
+      stored.catch(() => undefined);
+      storing.announce({ event, stored });
+      return settle;
+    },
+    onStatusChangedHere: statusChanged.on,
+    announceStatusChanged: statusChanged.announce,
+    enqueueHooks(event, opts = {}) {
+      const key = chainKey(event);
+      const prev = queues.get(key) ?? Promise.resolve();
+      const next = prev.then(() => runHooks(event, opts.claimedUntil ?? null)).catch((err) => {
+        logger.error({ err, eventId: event.id }, 'event hooks failed');
+      });
+      queues.set(key, next);
+      const chains = accountChains.get(event.accountId) ?? new Set<string>();
+      chains.add(key);
+      accountChains.set(event.accountId, chains);
+      void next.then(() => {
+        if (queues.get(key) !== next) return;
+        queues.delete(key);
+        chains.delete(key);
+        if (chains.size === 0 && accountChains.get(event.accountId) === chains) accountChains.delete(event.accountId);
+      });
+      return next;
+    },
+    async hooksIdle(accountId) {
+      // A hook may store further events; wait until no chain is left.
+      for (;;) {
+        const keys = accountId ? [...(accountChains.get(accountId) ?? [])] : [...queues.keys()];
+        const pending = keys.map((k) => queues.get(k)).filter((p): p is Promise<void> => p !== undefined);
+        if (pending.length === 0) break;
+        await Promise.all(pending);
+      }
+      await Promise.all([...marking]);
+    },
+  };
 }
 
 const HOOKS_DONE = { $set: { hooks_done: true, hooks_lease_until: 0 } };
@@ -268,7 +280,3 @@ const HOOKS_DONE = { $set: { hooks_done: true, hooks_lease_until: 0 } };
  * bench:rail); 100 ms gathers about 60.
  */
 const HOOKS_DONE_WINDOW_MS = 100;
-
-/** hooks_done marks still being written. */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const marking = new Set<Promise<void>>();

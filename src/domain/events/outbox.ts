@@ -2,10 +2,10 @@ import type { Model } from 'mongoose';
 import { newId } from '../../ids';
 import { nowForAccount } from '../clock/accountTime';
 import { logger } from '../../logger';
-import { dedupeTimerId, dueTimelineBase, insertTimer, type TimerSpec as PlatformTimerSpec } from '../../platform/timers/timerService';
+import { dedupeTimerId, dueTimelineBase, insertTimer, type GatewayTimers, type TimerSpec as PlatformTimerSpec } from '../../platform/timers/timerService';
 import { EventModel, type EventRecord, type PendingEvent, type PendingTimer } from './eventModel';
 import { insertBatched, updateOneBatched } from '../../db/batching';
-import { announceInserted, announceStoring, enqueueHooks, HOOK_LEASE_MS, toStoredEvent, type StoredEvent } from './eventHooks';
+import { HOOK_LEASE_MS, toStoredEvent, type EventHooks, type StoredEvent } from './eventHooks';
 import { PROCESS_ID } from '../../processId';
 import { nextSequence } from './sequence';
 import { currentTraceParent } from '../../tracing/tracing';
@@ -25,8 +25,15 @@ import type { Acknowledge } from '../../db/writeConcern';
  *
  * Any collection can be an outbox (checkout sessions, say): give its documents a `pending_events`
  * (and optionally `pending_timers`) array, push what `buildEvents` / `buildTimers` return in the same
- * update as the state change, call `registerOutbox` once at start and `dispatchOutbox` after the write.
+ * update as the state change, register it on the gateway's Outboxes (createOutboxes) at start and call
+ * `dispatchOutbox` after the write, with the storing gateway's EventSink: its events go to that
+ * gateway's hooks, its timers wake that gateway's poller.
  */
+export interface EventSink {
+  hooks: EventHooks;
+  timers: GatewayTimers;
+}
+
 export interface EventSpec {
   type: string;
   /** The object as it is at this moment (a serialized resource). */
@@ -38,12 +45,6 @@ export interface EventSpec {
 }
 
 type OutboxModel = Model<any>;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const outboxes = new Map<string, OutboxModel>();
-
-export function registerOutbox(model: OutboxModel): void {
-  outboxes.set(model.collection.collectionName, model);
-}
 
 /**
  * Builds events with ids and consecutive order numbers, ready to be pushed into an outbox.
@@ -96,7 +97,11 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+async function storeEvent(
+  e: PendingEvent,
+  event: StoredEvent,
+  ack: Acknowledge,
+): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
@@ -141,23 +146,23 @@ function storedEventOf(e: PendingEvent, known: Record<string, unknown> | undefin
  * database went away between applying it and replying), which nothing else would ever announce here,
  * since the bus's change stream leaves out this process's events. Listeners drop an id seen before.
  */
-function afterStore(s: { event: StoredEvent; claimedUntil: number | null }): void {
-  announceInserted(s.event);
-  void enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
+function afterStore(s: { event: StoredEvent; claimedUntil: number | null }, hooks: EventHooks): void {
+  hooks.announceInserted(s.event);
+  void hooks.enqueueHooks(s.event, { claimedUntil: s.claimedUntil });
 }
 
 /**
  * Moves the pending events of one outbox document into `events`, in order, queues their hooks, and
  * schedules its pending timers. Returns the events moved (empty when another dispatcher got there first).
  */
-export async function dispatchOutbox(model: OutboxModel, docId: string): Promise<StoredEvent[]> {
+export async function dispatchOutbox(sink: EventSink, model: OutboxModel, docId: string): Promise<StoredEvent[]> {
   // The raw collection: outbox fields need not be declared in the model's schema (strict mode would
   // drop them from filters and updates).
   const doc = (await model.collection.findOne({ _id: docId as never }, { projection: { pending_events: 1, pending_timers: 1 } })) as {
     pending_events?: PendingEvent[];
     pending_timers?: PendingTimer[];
   } | null;
-  const moved = await moveOutbox(model, docId, doc?.pending_events ?? [], doc?.pending_timers ?? []);
+  const moved = await moveOutbox(sink, model, docId, doc?.pending_events ?? [], doc?.pending_timers ?? []);
   await moved.cleared;
   return moved.events;
 }
@@ -171,13 +176,14 @@ export async function dispatchOutbox(model: OutboxModel, docId: string): Promise
  * `eventData`: the events' data as objects, in the order of `events` (undefined: parsed from `data_json`).
  */
 export async function dispatchKnown(
+  sink: EventSink,
   model: OutboxModel,
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
   opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
 ): Promise<StoredEvent[]> {
-  const moved = await storeKnown(model, docId, events, timers, opts);
+  const moved = await storeKnown(sink, model, docId, events, timers, opts);
   await moved.cleared;
   return moved.events;
 }
@@ -189,16 +195,18 @@ export async function dispatchKnown(
  * never lands is left for the sweeper, as after a crash.
  */
 export function storeKnown(
+  sink: EventSink,
   model: OutboxModel,
   docId: string,
   events: PendingEvent[],
   timers: PendingTimer[],
   opts: { accountOffsetMs?: number; eventData?: Array<Record<string, unknown> | undefined> } = {},
 ): Promise<{ events: StoredEvent[]; cleared: Promise<unknown> }> {
-  return moveOutbox(model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
+  return moveOutbox(sink, model, docId, events, timers, opts.accountOffsetMs, opts.eventData);
 }
 
 async function moveOutbox(
+  { hooks, timers: gatewayTimers }: EventSink,
   model: OutboxModel,
   docId: string,
   pendingEvents: PendingEvent[],
@@ -227,6 +235,7 @@ async function moveOutbox(
         offsetMs: accountOffsetMs,
         dueBase: t.due_base ?? t.clock_base ?? undefined,
         traceParent: t.trace_parent,
+        timers: gatewayTimers,
         // Acknowledged once applied: the timer is in its outbox document, durably, until the outbox is
         // cleared after it (as for the events below); lost with a crash, it is scheduled again from there.
         acknowledge: 'applied',
@@ -238,7 +247,7 @@ async function moveOutbox(
     const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
     // Announced before their inserts (onEventStoring), in order, each with the outcome of its insert.
     const events = pending.map((e) => storedEventOf(e, known.get(e._id)));
-    const settles = events.map((event) => announceStoring(event));
+    const settles = events.map((event) => hooks.announceStoring(event));
     try {
       // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
       // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
@@ -260,7 +269,7 @@ async function moveOutbox(
   if (eventsDone.status === 'rejected') throw eventsDone.reason;
   const stored = eventsDone.value;
   // Stored events get their hooks now, whatever happened to the timers.
-  for (const s of stored) afterStore(s);
+  for (const s of stored) afterStore(s, hooks);
   // A timer failed: the outbox stays as it is for the sweeper.
   if (timersDone.status === 'rejected') throw timersDone.reason;
   const pull: Record<string, unknown> = {};
@@ -274,6 +283,7 @@ async function moveOutbox(
 
 /** Stores an event that is not part of a state change (test.ping, checkout.session.completed). */
 export async function emitAccountEvent(
+  { hooks }: EventSink,
   accountId: string,
   type: string,
   data: object,
@@ -283,7 +293,7 @@ export async function emitAccountEvent(
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
   // No outbox holds it: acknowledged once durable.
   const stored = await storeEvent(built!, storedEventOf(built!, undefined), 'durable');
-  afterStore(stored);
+  afterStore(stored, hooks);
   return stored.event;
 }
 
@@ -301,54 +311,72 @@ const SWEEP_MIN_AGE_MS = 2_000;
 const HOOK_SWEEP_MIN_AGE_MS = 5_000;
 const SWEEP_BATCH = 100;
 
-/** One pass of the sweeper: outboxes left behind by a crash, then events whose hooks have not finished. */
-export async function sweepOutboxes(): Promise<{ outboxDocs: number; hookEvents: number }> {
-  const now = Date.now();
-  let outboxDocs = 0;
-  for (const model of outboxes.values()) {
-    const old = { $lte: now - SWEEP_MIN_AGE_MS };
-    // Two indexed range queries rather than one $or, which an engine may answer with a full scan.
-    const find = (field: string) =>
-      driverCollection(model).find({ [field]: old }, { projection: { _id: 1 } }).limit(SWEEP_BATCH).toArray() as unknown as Promise<Array<{ _id: string }>>;
-    const found = [...(await find('pending_events.queued_at')), ...(await find('pending_timers.queued_at'))];
-    const docs = [...new Map(found.map((d) => [d._id, d])).values()];
-    for (const d of docs) {
-      await dispatchOutbox(model, d._id);
-      outboxDocs++;
+/**
+ * One gateway's outboxes and their sweeper: each module registers its collection on the Outboxes its
+ * gateway built (src/server.ts), and the sweeper runs that gateway's hooks for what it finds.
+ */
+export interface Outboxes {
+  register(model: OutboxModel): void;
+  /** One pass of the sweeper: outboxes left behind by a crash, then events whose hooks have not finished. */
+  sweep(): Promise<{ outboxDocs: number; hookEvents: number }>;
+  startSweeper(intervalMs?: number): void;
+  stopSweeper(): Promise<void>;
+}
+
+export function createOutboxes(sink: EventSink): Outboxes {
+  const { hooks } = sink;
+  const outboxes = new Map<string, OutboxModel>();
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let sweeping: Promise<unknown> | null = null;
+
+  async function sweep(): Promise<{ outboxDocs: number; hookEvents: number }> {
+    const now = Date.now();
+    let outboxDocs = 0;
+    for (const model of outboxes.values()) {
+      const old = { $lte: now - SWEEP_MIN_AGE_MS };
+      // Two indexed range queries rather than one $or, which an engine may answer with a full scan.
+      const find = (field: string) =>
+        driverCollection(model).find({ [field]: old }, { projection: { _id: 1 } }).limit(SWEEP_BATCH).toArray() as unknown as Promise<Array<{ _id: string }>>;
+      const found = [...(await find('pending_events.queued_at')), ...(await find('pending_timers.queued_at'))];
+      const docs = [...new Map(found.map((d) => [d._id, d])).values()];
+      for (const d of docs) {
+        await dispatchOutbox(sink, model, d._id);
+        outboxDocs++;
+      }
     }
+    const events = (await driverCollection(EventModel)
+      .find(
+        { hooks_done: false, stored_at: { $lte: now - HOOK_SWEEP_MIN_AGE_MS }, hooks_lease_until: { $lte: now } },
+        { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, sequence: 1, payment_id: 1, livemode: 1, trace_parent: 1 } },
+      )
+      .sort({ seq: 1 })
+      .limit(SWEEP_BATCH)
+      .toArray()) as unknown as EventRecord[];
+    for (const e of events) void hooks.enqueueHooks(toStoredEvent(e));
+    return { outboxDocs, hookEvents: events.length };
   }
-  const events = (await driverCollection(EventModel)
-    .find(
-      { hooks_done: false, stored_at: { $lte: now - HOOK_SWEEP_MIN_AGE_MS }, hooks_lease_until: { $lte: now } },
-      { projection: { _id: 1, account_id: 1, type: 1, data: 1, data_json: 1, created_at: 1, seq: 1, sequence: 1, payment_id: 1, livemode: 1, trace_parent: 1 } },
-    )
-    .sort({ seq: 1 })
-    .limit(SWEEP_BATCH)
-    .toArray()) as unknown as EventRecord[];
-  for (const e of events) void enqueueHooks(toStoredEvent(e));
-  return { outboxDocs, hookEvents: events.length };
-}
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-let sweepTimer: NodeJS.Timeout | null = null;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-let sweeping: Promise<unknown> | null = null;
-
-export function startOutboxSweeper(intervalMs = 1_000): void {
-  if (sweepTimer) return;
-  sweepTimer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = sweepOutboxes()
-      .catch((err) => logger.error({ err }, 'outbox sweep failed'))
-      .finally(() => {
-        sweeping = null;
-      });
-  }, intervalMs);
-  sweepTimer.unref();
-}
-
-export async function stopOutboxSweeper(): Promise<void> {
-  if (sweepTimer) clearInterval(sweepTimer);
-  sweepTimer = null;
-  if (sweeping) await sweeping;
+  return {
+    register(model) {
+      outboxes.set(model.collection.collectionName, model);
+    },
+    sweep,
+    startSweeper(intervalMs = 1_000) {
+      if (sweepTimer) return;
+      sweepTimer = setInterval(() => {
+        if (sweeping) return;
+        sweeping = sweep()
+          .catch((err) => logger.error({ err }, 'outbox sweep failed'))
+          .finally(() => {
+            sweeping = null;
+          });
+      }, intervalMs);
+      sweepTimer.unref();
+    },
+    async stopSweeper() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      sweepTimer = null;
+      if (sweeping) await sweeping;
+    },
+  };
 }

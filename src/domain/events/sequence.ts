@@ -17,7 +17,9 @@ export function nextSequence(name: string, count = 1): Promise<number> {
  * Allocations of the same counter asked for in the same turn of the event loop are one $inc of their
  * total (src/db/batching.ts); each gets its own consecutive range, in the order asked.
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process, like src/db/batching.ts: the counters are the database's, and
+// asks of every gateway in one turn share one $inc.
+// eslint-disable-next-line no-restricted-syntax -- a batch of the database's counters
 const allocations = new Batcher<{ name: string; count: number }, number>(async (asks) => {
   const totals = new Map<string, number>();
   for (const a of asks) totals.set(a.name, (totals.get(a.name) ?? 0) + a.count);

@@ -50,7 +50,7 @@ const POLL_MAX_MS = 250;
  * Waiters in this process are woken as soon as the key's owner here finishes; waiters behind an owner
  * in another process poll, with a growing interval so that many of them do not flood the database.
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- a key of the database finished by any gateway of this process wakes its waiters here
 const localWaiters = new Map<string, Set<() => void>>();
 
 function waitForChange(id: string, ms: number): Promise<void> {

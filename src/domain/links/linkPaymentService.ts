@@ -3,6 +3,7 @@ import { findMethod } from '../payments/methods';
 import { createPaymentIntent } from '../payments/paymentService';
 import { toPublicPaymentView, type PublicPaymentView } from '../payments/paymentSerializer';
 import { getPublicPaymentLink } from './paymentLinkService';
+import type { EventSink } from '../events/outbox';
 
 /** What a customer sends from a page: the method, and the mobile for express. */
 export interface PublicPaymentInput {
@@ -29,10 +30,11 @@ export function checkOfferedMethod(offered: readonly string[], code: string): vo
  * null), tied to the link (`metadata.payment_link` = link id, set by the payments core from `via`).
  * Returns only the public view: the page must not learn the merchant's metadata or fees.
  */
-export async function payPaymentLink(code: string, input: PublicPaymentInput): Promise<PublicPaymentView> {
+export async function payPaymentLink(sink: EventSink, code: string, input: PublicPaymentInput): Promise<PublicPaymentView> {
   const link = await getPublicPaymentLink(code);
   checkOfferedMethod(link.methods, input.payment_method);
   const intent = await createPaymentIntent(
+    sink,
     { accountId: link.account_id, apiKeyId: null },
     { amount: link.amount, currency: 'AOA', payment_method: input.payment_method, customer: input.customer ?? null },
     { via: { paymentLinkId: link._id } },

@@ -30,14 +30,16 @@ export interface LogEntryResource {
 const FLUSH_MS = 100;
 const BATCH_MAX = 500;
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// A write buffer of the database's request log, like src/db/batching.ts: shared by the gateways of a
+// process, flushed on a timer armed on demand; a gateway's stop flushes what is queued, others' too.
+// eslint-disable-next-line no-restricted-syntax -- the database's write buffer
 let queued: RequestLogRecord[] = [];
 /** Refusals counted since the last flush: `_id` of their refused_requests document → counts. */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
 let refused = new Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>();
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
 let timer: NodeJS.Timeout | null = null;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
 const writing = new Set<Promise<void>>();
 
 /** 401 and 429 answers are counted per account and hour (refusedRequestsModel.ts), not logged one by one. */

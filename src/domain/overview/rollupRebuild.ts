@@ -65,7 +65,9 @@ async function replaceHours(model: typeof PaymentRollupModel | typeof WebhookRol
   await (model.collection as unknown as { bulkWrite(ops: AnyBulkWriteOperation<{ _id: string }>[], o: { ordered: boolean }): Promise<unknown> }).bulkWrite(ops, { ordered: true });
 }
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process: a rebuild recomputes the database's rollups of an account, so a
+// second gateway joining the first's rebuild gets the same result with one pass instead of two.
+// eslint-disable-next-line no-restricted-syntax -- one rebuild per account and database
 const building = new Map<string, Promise<void>>();
 
 /** rebuildRollups for one side, once at a time per account and side in this process. */

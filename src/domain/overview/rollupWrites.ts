@@ -17,7 +17,9 @@ import { hourStart, markerId, PaymentRollupModel, rollupId, WebhookRollupModel }
 type PaymentFields = { account_id: string; created_at: Date; payment_method: string; amount: number };
 type DeliveryFields = { account_id: string; event_created_at?: Date | null };
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process: writes to the database's rollups, waited for by whoever needs
+// them written; waiting on another gateway's too is only longer, never wrong.
+// eslint-disable-next-line no-restricted-syntax -- the database's writes in flight, not one gateway's
 const inFlight = new Set<Promise<void>>();
 
 function send(model: typeof PaymentRollupModel | typeof WebhookRollupModel, id: string, update: Record<string, unknown>): Promise<void> {

@@ -1,8 +1,8 @@
 import { ApiError } from '../../errors';
 import { findByIdBatched, updateIfMatchBatched } from '../../db/batching';
 import { accountOffsetMs } from '../clock/accountTime';
-import { buildEvents, buildTimers, dispatchKnown, type TimerSpec } from '../events/outbox';
-import { announceStatusChanged, statusChangeId, type StoredEvent } from '../events/eventHooks';
+import { buildEvents, buildTimers, dispatchKnown, type EventSink, type TimerSpec } from '../events/outbox';
+import { statusChangeId, type StoredEvent } from '../events/eventHooks';
 import { EventModel } from '../events/eventModel';
 import { PaymentModel, type PaymentRecord } from './paymentModel';
 import { paymentStatusChanged } from '../overview/rollupWrites';
@@ -79,7 +79,8 @@ async function eventCountOf(p: PaymentRecord): Promise<number> {
   return stored + (p.pending_events ?? []).filter((e) => e.type !== 'refund.succeeded').length;
 }
 
-export async function mutatePayment(paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
+/** `sink`: the changing gateway's (its hooks get the events, its poller the timers). */
+export async function mutatePayment(sink: EventSink, paymentId: string, decide: DecideChange, opts: MutateOptions = {}): Promise<MutationResult> {
   let offset = opts.offsetMs;
   let handed = opts.current;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -132,11 +133,11 @@ export async function mutatePayment(paymentId: string, decide: DecideChange, opt
       if (isFinalStatus(next.status)) paymentFinal(next.payment_method)(next.status).inc();
     }
     if (events.length === 0 && next.status !== current.status) {
-      announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
+      sink.hooks.announceStatusChanged({ id: statusChangeId(paymentId, next.status, next.updated_at), paymentId, status: next.status, intent: { ...resource } });
     }
     const stored =
       events.length > 0 || timers.length > 0
-        ? await dispatchKnown(PaymentModel, paymentId, [...(current.pending_events ?? []), ...events], [...(current.pending_timers ?? []), ...timers], {
+        ? await dispatchKnown(sink, PaymentModel, paymentId, [...(current.pending_events ?? []), ...events], [...(current.pending_timers ?? []), ...timers], {
             accountOffsetMs: offset,
             // The events' data is known for ours (the intent as written, or the caller's object); the
             // ones left from before are parsed from their JSON.

@@ -3,7 +3,7 @@ import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timerService';
 import { findByIdBatched, insertBatched } from '../../db/batching';
 import { accountNow, readAccountClock } from '../clock/accountTime';
-import { buildEvents, buildTimers, storeKnown, type TimerSpec } from '../events/outbox';
+import { buildEvents, buildTimers, storeKnown, type EventSink, type TimerSpec } from '../events/outbox';
 import { nextSequence } from '../events/sequence';
 import { SequenceModel } from '../events/eventModel';
 import { driverCollection } from '../../db/driverCollection';
@@ -40,6 +40,7 @@ export interface CreatePaymentOptions {
  * expiry) in its outbox, in one insert: no payment without its timer, no timer before its payment.
  */
 export async function createPaymentIntent(
+  sink: EventSink,
   actor: Actor,
   input: CreatePaymentIntentInput,
   opts: CreatePaymentOptions = {},
@@ -133,7 +134,7 @@ export async function createPaymentIntent(
   paymentCreatedMetric(record.payment_method).inc();
   // The overview's count, beside the outbox's dispatch (and under an Idempotency-Key, the answer's storing).
   const rollup = paymentCreated(record);
-  const { cleared } = await storeKnown(PaymentModel, id, record.pending_events, record.pending_timers, {
+  const { cleared } = await storeKnown(sink, PaymentModel, id, record.pending_events, record.pending_timers, {
     accountOffsetMs: account.clock_offset_ms ?? 0,
     eventData: [resource as unknown as Record<string, unknown>],
   });
@@ -164,7 +165,7 @@ export async function reservePaymentNumber(): Promise<number> {
   return nextSequence('events');
 }
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- keyed by the database: once per database, whichever gateway asks
 const eventCounterCaughtUp = new WeakMap<object, Promise<void>>();
 
 async function catchUpEventCounter(): Promise<void> {
@@ -242,9 +243,10 @@ export async function listPaymentIntents(actor: ActorOrAccount, opts: ListPaymen
 }
 
 /** PENDING or PROCESSING → CANCELLED with `payment.cancelled`; any other state: 409, nothing changes. */
-export async function cancelPaymentIntent(actor: ActorOrAccount, id: string): Promise<PaymentIntentResource> {
+export async function cancelPaymentIntent(sink: EventSink, actor: ActorOrAccount, id: string): Promise<PaymentIntentResource> {
   const accountId = accountIdOf(actor);
   const { payment } = await mutatePayment(
+    sink,
     id,
     (p, now) => {
       const change = transitionChange(p, 'cancel', now);

@@ -4,6 +4,7 @@ import type { TimerSpec } from '../events/outbox';
 import { computeFee } from './fees';
 import { PaymentModel, type PaymentRecord } from './paymentModel';
 import { mutatePayment, type PaymentChange } from './paymentMutate';
+import type { EventSink } from '../events/outbox';
 import { PAYMENT_TRANSITIONS, planTransition, type FailureCode, type PaymentStatus, type PaymentTrigger } from './paymentStates';
 import { EXPRESS_SCENARIOS, OTHER_EXPRESS_SCENARIO, type SandboxStep } from '../../../generated/sandboxScenarios';
 import { nextSequence } from '../events/sequence';
@@ -101,7 +102,7 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
  * and ours must come after it. Unused, they are a gap in the events' numbers, which order events and
  * are not promised to be consecutive.
  */
-export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void> {
+export async function runRailStep(sink: EventSink, timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);
   const emits = Number(timer.payload.emits ?? 0);
   const [p, firstSeq] = await Promise.all([
@@ -112,6 +113,7 @@ export async function runRailStep(timer: Timer, ctx: TimerContext): Promise<void
   const step = railScenario(p.customer?.mobile ?? '')[index];
   if (!step) return;
   await mutatePayment(
+    sink,
     p._id,
     (cur, now) => {
       const change = transitionChange(cur, step.trigger, now, step.failureCode);

@@ -6,6 +6,7 @@ import { isDuplicateKey } from '../../db/errors';
 import { accountIdOf, type ActorOrAccount } from './actor';
 import { PaymentModel } from './paymentModel';
 import { mutatePayment } from './paymentMutate';
+import type { EventSink } from '../events/outbox';
 import { toPaymentIntentResource, type PaymentIntentResource } from './paymentSerializer';
 import { transitionChange } from './rail';
 
@@ -35,9 +36,10 @@ export function referenceExpiryTimer(accountId: string, paymentId: string, expir
   return { accountId, kind: REFERENCE_EXPIRY_TIMER_KIND, refId: paymentId, dueAt: expiresAt, dedupeKey: `expire:${paymentId}` };
 }
 
-export async function runReferenceExpiry(timer: Timer, ctx: TimerContext): Promise<void> {
+export async function runReferenceExpiry(sink: EventSink, timer: Timer, ctx: TimerContext): Promise<void> {
   try {
     await mutatePayment(
+      sink,
       timer.refId,
       (p, now) => {
         // Only at expiry, whatever fired the timer.
@@ -57,13 +59,14 @@ export async function runReferenceExpiry(timer: Timer, ctx: TimerContext): Promi
  * `reference.paid` then `payment.succeeded`, in one atomic write; any other state (or an expired
  * reference) is 409 and changes nothing. An unknown number, or another account's, is 404.
  */
-export async function simulateReferencePaid(actor: ActorOrAccount, reference: string): Promise<PaymentIntentResource> {
+export async function simulateReferencePaid(sink: EventSink, actor: ActorOrAccount, reference: string): Promise<PaymentIntentResource> {
   const accountId = accountIdOf(actor);
   const notFound = ApiError.notFound('reference', reference);
   if (typeof reference !== 'string' || !/^\d{9}$/.test(reference)) throw notFound;
   const holder = await PaymentModel.findOne({ 'reference.number': reference }, { account_id: 1 }).lean<{ _id: string; account_id: string }>();
   if (!holder || holder.account_id !== accountId) throw notFound;
   const { payment } = await mutatePayment(
+    sink,
     holder._id,
     (p, now) => {
       if (p.reference && now.getTime() >= new Date(p.reference.expires_at).getTime()) {

@@ -242,7 +242,7 @@ interface KnownKey {
 export const KEY_RECHECK_MS = 5 * 60_000;
 
 /** key hash → the keys this process has counted. */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- what this process read of the database's keys: its recheck rule (KEY_RECHECK_MS) is per process
 const keyOfHash = new Map<string, KnownKey>();
 const KEY_OF_HASH_MAX = 50_000;
 
@@ -445,7 +445,7 @@ export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number =
 }
 
 const LOCAL_PRUNE_AT = 10_000;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- this process's memory is the limit's scope: a client's requests to any of its gateways count together
 const localWindows = new Map<string, { count: number; monoEnd: number }>();
 
 function decide(count: number, windowEndMs: number, limit: number, nowMs: number): RateLimitDecision {

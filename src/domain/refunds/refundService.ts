@@ -6,6 +6,7 @@ import type { IdempotentAttempt } from '../idempotency/idempotencyService';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { PaymentModel, type PaymentRecord, type RefundRecord } from '../payments/paymentModel';
 import { mutatePayment } from '../payments/paymentMutate';
+import type { EventSink } from '../events/outbox';
 import { planTransition, REFUNDABLE_STATUSES } from '../payments/paymentStates';
 import { toRefundResource, type RefundResource } from './refundSerializer';
 
@@ -43,7 +44,7 @@ function refundableCheck(p: PaymentRecord, requested: number | undefined): numbe
 }
 
 /** `idempotency`: under an Idempotency-Key (runIdempotent), the refund gets the id the key reserved. */
-export async function createRefund(actor: ActorOrAccount, input: CreateRefundInput, idempotency?: IdempotentAttempt): Promise<RefundResource> {
+export async function createRefund(sink: EventSink, actor: ActorOrAccount, input: CreateRefundInput, idempotency?: IdempotentAttempt): Promise<RefundResource> {
   const accountId = accountIdOf(actor);
   const requested = input.amount ?? undefined;
   if (requested !== undefined && (!Number.isSafeInteger(requested) || requested < 1)) {
@@ -63,6 +64,7 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
 
   let refund: RefundRecord | undefined;
   await mutatePayment(
+    sink,
     existing._id,
     (p, at) => {
       refund = p.refunds?.find((r) => r._id === id);
@@ -90,11 +92,12 @@ export async function createRefund(actor: ActorOrAccount, input: CreateRefundInp
   return toRefundResource(refund!, existing._id);
 }
 
-export async function runRefundCompletion(timer: Timer, ctx: TimerContext): Promise<void> {
+export async function runRefundCompletion(sink: EventSink, timer: Timer, ctx: TimerContext): Promise<void> {
   const paymentId = String(timer.payload.payment_intent ?? '');
   const exists = await PaymentModel.exists({ _id: paymentId, 'refunds._id': timer.refId });
   if (!exists) return; // the creation never reserved it
   await mutatePayment(
+    sink,
     paymentId,
     (p, now) => {
       const refund = p.refunds.find((r) => r._id === timer.refId);

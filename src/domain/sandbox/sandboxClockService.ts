@@ -3,7 +3,7 @@ import { ApiError } from '../../errors';
 import { logger } from '../../logger';
 import { runDueTimersForAccount, shiftAccountTimers } from '../../platform/timers/timerService';
 import { accountNow, accountOffsetMs, incrementAccountOffset } from '../clock/accountTime';
-import { hooksIdle } from '../events/eventHooks';
+import type { GatewayRuntime } from '../gatewayRuntime';
 import { accountIdOf, type ActorOrAccount } from '../payments/actor';
 import { isDuplicateKey } from '../../db/errors';
 import { ClockLockModel } from './clockLockModel';
@@ -53,7 +53,8 @@ function toClock(offsetMs: number): SandboxClockResource {
   return { object: 'sandbox_clock', now: accountNow(offsetMs).toISOString(), offset_seconds: Math.floor(offsetMs / 1000) };
 }
 
-export async function advanceSandboxClock(actor: ActorOrAccount, seconds: number): Promise<SandboxClockResource> {
+/** `runtime`: the serving gateway's: its handlers run the timers due in the span, its hooks are waited for. */
+export async function advanceSandboxClock(runtime: GatewayRuntime, actor: ActorOrAccount, seconds: number): Promise<SandboxClockResource> {
   const accountId = accountIdOf(actor);
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_ADVANCE_SECONDS) {
     throw ApiError.invalid(`Invalid field 'seconds': an integer from 1 to ${MAX_ADVANCE_SECONDS}`);
@@ -62,19 +63,21 @@ export async function advanceSandboxClock(actor: ActorOrAccount, seconds: number
     // Read inside the lock: the offset includes every advance that ran before this one.
     const offset = await accountOffsetMs(accountId);
     const target = new Date(Date.now() + offset + seconds * 1000);
-    const afterEach = () => hooksIdle(accountId);
-    await runDueTimersForAccount(accountId, target, { afterEach });
+    const afterEach = () => runtime.hooks.hooksIdle(accountId);
+    await runDueTimersForAccount(runtime.timers, accountId, target, { afterEach });
     const newOffset = await incrementAccountOffset(accountId, seconds * 1000);
-    await shiftAccountTimers(accountId, newOffset);
+    await shiftAccountTimers(runtime.timers, accountId, newOffset);
     // Timers scheduled in the span by work that ran concurrently (a real-time handler, a request).
-    await runDueTimersForAccount(accountId, target, { afterEach });
-    await hooksIdle(accountId);
+    await runDueTimersForAccount(runtime.timers, accountId, target, { afterEach });
+    await runtime.hooks.hooksIdle(accountId);
     return toClock(newOffset);
   });
 }
 
 /** The last advance queued in this process per account: the next one starts after it settles. */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process: the account and its clock are the database's, and advances of one
+// account one after the other is what the queue is for, whichever gateway serves them.
+// eslint-disable-next-line no-restricted-syntax -- per account of the database, not per gateway
 const localQueue = new Map<string, Promise<unknown>>();
 
 /**

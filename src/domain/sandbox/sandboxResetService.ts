@@ -3,7 +3,6 @@ import { TimerModel } from '../../platform/timers/timerModel';
 import { AccountModel } from '../accounts/accountModel';
 import { CheckoutSessionModel } from '../checkout/checkoutSessionModel';
 import { ClientTokenModel } from '../clientTokens/clientTokenModel';
-import { hooksIdle } from '../events/eventHooks';
 import { EventModel } from '../events/eventModel';
 import { IdempotencyModel } from '../idempotency/idempotencyModel';
 import { PaymentLinkModel } from '../links/paymentLinkModel';
@@ -17,6 +16,7 @@ import { WebhookDeliveryModel } from '../webhooks/webhookDeliveryModel';
 import { PendingEventModel } from '../webhooks/pendingEventModel';
 import { WebhookEndpointModel } from '../webhooks/webhookEndpointModel';
 import { withAccountClockLock } from './sandboxClockService';
+import type { GatewayRuntime } from '../gatewayRuntime';
 
 /**
  * The sandbox reset (contract decisions, "Sandbox reset"): the account's test data goes, its account,
@@ -38,12 +38,13 @@ import { withAccountClockLock } from './sandboxClockService';
 export type SandboxResetResource = components['schemas']['SandboxReset'];
 type SandboxResetCounts = SandboxResetResource['deleted'];
 
-export async function resetSandbox(accountId: string): Promise<SandboxResetResource> {
+/** `runtime`: the serving gateway's: its attempts of the account are forgotten, its hooks waited for. */
+export async function resetSandbox(runtime: GatewayRuntime, accountId: string): Promise<SandboxResetResource> {
   return withAccountClockLock(accountId, async () => {
     await cancelScheduledTimers(accountId);
-    forgetAccountAttempts(accountId);
+    forgetAccountAttempts(runtime.deliveries, accountId);
     const first = await deleteTestData(accountId);
-    await hooksIdle(accountId);
+    await runtime.hooks.hooksIdle(accountId);
     const second = await deleteTestData(accountId);
     // The overview's rollups counted what is gone: this process's last $incs land, then the account is
     // recomputed from what is left (nothing), which deletes its hours and keeps it marked built.

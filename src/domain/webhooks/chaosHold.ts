@@ -6,7 +6,9 @@ import { REORDER_HOLD_MAX_MS, type ChaosPlan } from './chaos';
  * REORDER_HOLD_MAX_MS; the next one may be sent by another process, which this one does not hear).
  * The delivery's lease covers the wait (deliveryService.ts), so no sweeper takes it meanwhile.
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process: a hold waits for another delivery of the endpoint to be sent, by
+// anyone; a send by the process's other gateway is one it would otherwise not hear.
+// eslint-disable-next-line no-restricted-syntax -- holds per endpoint of the database, released by any sender
 const waiting = new Map<string, Set<() => void>>();
 
 /** Called after every genuine attempt's request: the endpoint's held deliveries may go. */

@@ -3,7 +3,7 @@ import { deliveryCreated, deliveryMoved } from '../overview/rollupWrites';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
-import { scheduleTimer } from '../../platform/timers/timerService';
+import { scheduleTimer, type GatewayTimers } from '../../platform/timers/timerService';
 import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
 import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
@@ -16,7 +16,7 @@ import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } 
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
 import { attemptError } from './attemptFailure';
-import { postWebhook, type AttemptOutcome } from './webhookHttp';
+import { createWebhookAgents, postWebhook, type AttemptOutcome, type WebhookAgents } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
 import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
 import type { WebhookTargetPolicy } from './targetResolver';
@@ -59,37 +59,89 @@ const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
  * waits inside a timer handler, whose slots (128) the rail and expiry timers share.
  */
 export const ATTEMPT_LIMITS = { total: 64, perAccount: 8, backlogPerAccount: 256, backlogTotal: 8_192 } as const;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const scheduler = new FairScheduler(ATTEMPT_LIMITS);
 
 /**
- * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
- * can complete without it: attempts asked for meanwhile wait in `deferred`); 'stopped' at shutdown
- * (deliveries not yet attempted stay PENDING for another process or the next start).
+ * One gateway's delivery engine: what it has in memory of the deliveries it creates and attempts. Built
+ * with its runtime (src/domain/gatewayRuntime.ts) and handed to each call, so that a gateway stopping
+ * stops only its own attempts, and two gateways in one process each hold their own queues, as two
+ * processes would.
  */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-let engineState: 'idle' | 'running' | 'stopped' = 'idle';
-const deferred: Array<() => void> = [];
-
-export function startDeliveryEngine(): void {
-  engineState = 'running';
-  for (const run of deferred.splice(0)) run();
+export interface DeliveryEngine {
+  /** Where this gateway's webhooks may go (built from its Config). */
+  policy: WebhookTargetPolicy;
+  /** Its timers: a retry is scheduled there. */
+  timers: GatewayTimers;
+  /** Its keep-alive agents: its stop destroys its sockets, not another gateway's. */
+  agents: WebhookAgents;
+  scheduler: FairScheduler;
+  /**
+   * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
+   * can complete without it: attempts asked for meanwhile wait in `deferred`); 'stopped' at shutdown
+   * (deliveries not yet attempted stay PENDING for another process or the next start).
+   */
+  state: 'idle' | 'running' | 'stopped';
+  deferred: Array<() => void>;
+  /** Events whose deliveries this gateway has already written (fast path), so the hook can skip them. */
+  handled: Set<string>;
+  /**
+   * The creations of deliveries under way (each reads the account and inserts one delivery per endpoint,
+   * no request to a receiver: those wait in the fair scheduler), in order per payment. 256 rather than
+   * the 32 it was: at 300 express payments/s every payment's two events pass here, and with 32 a
+   * payment.succeeded waited for a place p99 38 ms (bench:rail, journaled, 12:58); with 256, 6 ms.
+   */
+  creationQueue: DeliveryQueue;
+  /**
+   * The creation of an event's deliveries under way in this gateway: the fast path and the durable hook
+   * of the same event usually ask within a moment of each other, and the second joins the first rather
+   * than reading the endpoints and inserting the deliveries again only to meet duplicate keys.
+   */
+  creating: Map<string, Promise<void>>;
+  /** Per account, how many times its attempts waiting here were forgotten (a sandbox reset). */
+  forgotten: Map<string, number>;
+  /**
+   * Accounts whose first attempts are spilling to the database: release writes started and finished.
+   * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
+   */
+  spilling: Map<string, { started: number; finished: number }>;
 }
 
-export function stopDeliveryEngine(): void {
-  engineState = 'stopped';
-  deferred.length = 0;
+/** Builds a gateway's engine (src/domain/gatewayRuntime.ts), idle until startDeliveryEngine. */
+export function createDeliveryEngine(deps: { policy: WebhookTargetPolicy; timers: GatewayTimers }): DeliveryEngine {
+  return {
+    policy: deps.policy,
+    timers: deps.timers,
+    agents: createWebhookAgents(),
+    scheduler: new FairScheduler(ATTEMPT_LIMITS),
+    state: 'idle',
+    deferred: [],
+    handled: new Set(),
+    creationQueue: new DeliveryQueue(256),
+    creating: new Map(),
+    forgotten: new Map(),
+    spilling: new Map(),
+  };
 }
 
-export function deliveryQueueIdle(): Promise<void> {
-  return scheduler.idle();
+export function startDeliveryEngine(e: DeliveryEngine): void {
+  e.state = 'running';
+  for (const run of e.deferred.splice(0)) run();
+}
+
+export function stopDeliveryEngine(e: DeliveryEngine): void {
+  e.state = 'stopped';
+  e.deferred.length = 0;
+}
+
+export function deliveryQueueIdle(e: DeliveryEngine): Promise<void> {
+  return e.scheduler.idle();
 }
 
 /**
  * Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the
  * database, and (given an account) how many of that account's attempts wait in memory.
  */
-export function attemptStats(accountId?: string): { inFlight: number; queued: number; queuedForAccount: number; spillingAccounts: string[] } {
+export function attemptStats(e: DeliveryEngine, accountId?: string): { inFlight: number; queued: number; queuedForAccount: number; spillingAccounts: string[] } {
+  const { scheduler, spilling } = e;
   return {
     inFlight: scheduler.inFlight,
     queued: scheduler.queued,
@@ -115,35 +167,18 @@ async function matchingEndpoints(event: StoredEvent, endpointsVersion: number): 
   });
 }
 
-// Events whose deliveries this process has already written (fast path), so the hook can skip them.
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const handled = new Set<string>();
-function markHandled(id: string): void {
+function markHandled(e: DeliveryEngine, id: string): void {
+  const { handled } = e;
   handled.add(id);
   if (handled.size > 20_000) handled.delete(handled.values().next().value as string);
 }
 
-/**
- * The creations of deliveries under way (each reads the account and inserts one delivery per endpoint,
- * no request to a receiver: those wait in the fair scheduler), in order per payment. 256 rather than
- * the 32 it was: at 300 express payments/s every payment's two events pass here, and with 32 a
- * payment.succeeded waited for a place p99 38 ms (bench:rail, journaled, 12:58); with 256, 6 ms.
- */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const creationQueue = new DeliveryQueue(256);
 
-/**
- * The creation of an event's deliveries under way in this process: the fast path and the durable hook
- * of the same event usually ask within a moment of each other, and the second joins the first rather
- * than reading the endpoints and inserting the deliveries again only to meet duplicate keys.
- */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const creating = new Map<string, Promise<void>>();
-
-function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
+function createDeliveriesOnce(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): Promise<void> {
+  const { creating } = e;
   let run = creating.get(event.id);
   if (!run) {
-    run = createDeliveriesForEvent(event, policy, stored).finally(() => creating.delete(event.id));
+    run = createDeliveriesForEvent(e, event, stored).finally(() => creating.delete(event.id));
     creating.set(event.id, run);
   }
   return run;
@@ -154,12 +189,12 @@ function createDeliveriesOnce(event: StoredEvent, policy: WebhookTargetPolicy, s
  * hooks get their turn (hooks run one event at a time per account). Events of one payment are
  * handled in order. Failures are left to the durable hook.
  */
-export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): void {
-  if (engineState !== 'running') return;
-  void creationQueue
+export function createDeliveriesFastPath(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): void {
+  if (e.state !== 'running') return;
+  void e.creationQueue
     .run(event.paymentId ?? event.id, async () => {
-      if (handled.has(event.id)) return;
-      await createDeliveriesOnce(event, policy, stored);
+      if (e.handled.has(event.id)) return;
+      await createDeliveriesOnce(e, event, stored);
     })
     .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
 }
@@ -176,27 +211,27 @@ export function createDeliveriesFastPath(event: StoredEvent, policy: WebhookTarg
  * without its event: the outbox sweeper stores the event again (same id), whose hook finds the
  * delivery there, and the pending sweeper sends it once its lease lapses.
  */
-export function createDeliveriesWhileStoring(storing: EventStoring, policy: WebhookTargetPolicy): void {
-  createDeliveriesFastPath(storing.event, policy, storing.stored);
+export function createDeliveriesWhileStoring(e: DeliveryEngine, storing: EventStoring): void {
+  createDeliveriesFastPath(e, storing.event, storing.stored);
 }
 
 /**
  * The durable `onEventStored` hook: does nothing when the fast path of this process got there first,
  * waits for it when it is under way (and creates them itself if that failed).
  */
-export async function deliveriesHook(event: StoredEvent, policy: WebhookTargetPolicy): Promise<void> {
-  if (handled.has(event.id)) return;
-  const underWay = creating.get(event.id);
+export async function deliveriesHook(e: DeliveryEngine, event: StoredEvent): Promise<void> {
+  if (e.handled.has(event.id)) return;
+  const underWay = e.creating.get(event.id);
   if (underWay && (await underWay.then(() => true, () => false))) return;
-  await createDeliveriesOnce(event, policy);
+  await createDeliveriesOnce(e, event);
 }
 
 /**
  * Writes the deliveries of an event. Quick: one read of the account (and of its endpoints when they
- * changed) and one insert per endpoint; attempts run in the background, sent where `policy` (the
- * gateway's, from webhookBackground.ts) allows.
+ * changed) and one insert per endpoint; attempts run in the background, sent where the engine's
+ * policy allows.
  */
-export async function createDeliveriesForEvent(event: StoredEvent, policy: WebhookTargetPolicy, stored?: Promise<void>): Promise<void> {
+export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): Promise<void> {
   // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
   // the version of its endpoints, which are read again only when it moved.
   const account = await readAccountClock(event.accountId);
@@ -204,7 +239,7 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
   const endpoints = matching.filter((e) => !isPullEndpoint(e));
   const pulled = matching.filter(isPullEndpoint);
   if (matching.length === 0) {
-    markHandled(event.id);
+    markHandled(e, event.id);
     return;
   }
   const offsetMs = account?.clock_offset_ms ?? 0;
@@ -259,12 +294,12 @@ export async function createDeliveriesForEvent(event: StoredEvent, policy: Webho
       }
     }),
   );
-  markHandled(event.id);
+  markHandled(e, event.id);
   for (const item of created) {
     if (!item) continue;
     const { doc, endpoint } = item;
-    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored));
-    else startFirstAttempt(doc, endpoint, offsetMs, policy, false, stored);
+    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(e, doc, endpoint, offsetMs, false, stored));
+    else startFirstAttempt(e, doc, endpoint, offsetMs, false, stored);
   }
 }
 
@@ -272,60 +307,53 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
-/** Per account, how many times its attempts waiting in this process were forgotten (a sandbox reset). */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const forgotten = new Map<string, number>();
 
 /**
  * The sandbox reset deleted the account's deliveries: the attempts already waiting in the scheduler
  * would still send their (deleted) events, so each checks on its turn that it was not forgotten since.
  */
-export function forgetAccountAttempts(accountId: string): void {
+export function forgetAccountAttempts(e: DeliveryEngine, accountId: string): void {
+  const { forgotten } = e;
   forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
 }
 
-function attemptJob(d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
+function attemptJob(e: DeliveryEngine, d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
+  const { forgotten } = e;
   const generation = forgotten.get(d.account_id) ?? 0;
   const current = () => (forgotten.get(d.account_id) ?? 0) === generation;
   return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run: async () => (current() ? run() : undefined) };
 }
 
-/**
- * Accounts whose first attempts are spilling to the database: release writes started and finished.
- * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
- */
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const spilling = new Map<string, { started: number; finished: number }>();
 
 /**
  * `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order).
  * `stored`: the insert of the delivery's event, when it was still under way (createDeliveriesWhileStoring).
  */
 function startFirstAttempt(
+  e: DeliveryEngine,
   delivery: WebhookDeliveryRecord,
   endpoint: WebhookEndpointRecord,
   offsetMs: number,
-  policy: WebhookTargetPolicy,
   fromSweep = false,
   stored?: Promise<void>,
 ): void {
-  if (engineState === 'idle') {
-    deferred.push(() => startFirstAttempt(delivery, endpoint, offsetMs, policy, fromSweep, stored));
+  if (e.state === 'idle') {
+    e.deferred.push(() => startFirstAttempt(e, delivery, endpoint, offsetMs, fromSweep, stored));
     return;
   }
-  if (engineState === 'stopped') return;
+  if (e.state === 'stopped') return;
   const done =
-    fromSweep || !spilling.has(delivery.account_id)
-      ? scheduler.submit(
-          attemptJob(delivery, async () => {
+    fromSweep || !e.spilling.has(delivery.account_id)
+      ? e.scheduler.submit(
+          attemptJob(e, delivery, async () => {
             // Stopping: left PENDING for the next process, its lease released so that it is taken at once
             // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
-            if (engineState !== 'running') return void (await spill(delivery));
+            if (e.state !== 'running') return void (await spill(e, delivery));
             // Its event's insert failed: left PENDING too. The pending sweeper sends it when its lease lapses
             // (15 s); the outbox sweeper, which looks every second, will have stored the event again by then.
             if (stored && !(await stored.then(() => true, () => false))) return;
             if (!(await holdLease(delivery))) return;
-            return attemptStep(delivery, endpoint, 1, new Date(Date.now() + offsetMs), policy);
+            return attemptStep(e, delivery, endpoint, 1, new Date(Date.now() + offsetMs));
           }),
         )
       : null;
@@ -333,11 +361,12 @@ function startFirstAttempt(
     done.catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
     return;
   }
-  if (!scheduler.holds(delivery._id)) void spill(delivery);
+  if (!e.scheduler.holds(delivery._id)) void spill(e, delivery);
 }
 
 /** Leaves a delivery that does not fit to the database: PENDING, with a lease that has lapsed now. */
-async function spill(d: WebhookDeliveryRecord): Promise<void> {
+async function spill(e: DeliveryEngine, d: WebhookDeliveryRecord): Promise<void> {
+  const { spilling } = e;
   let releases = spilling.get(d.account_id);
   if (!releases) spilling.set(d.account_id, (releases = { started: 0, finished: 0 }));
   releases.started++;
@@ -371,10 +400,10 @@ interface SentAttempt extends AttemptOutcome {
  * body. `at` is the account time.
  */
 async function send(
+  e: DeliveryEngine,
   d: WebhookDeliveryRecord,
   endpoint: WebhookEndpointRecord,
   at: Date,
-  policy: WebhookTargetPolicy,
   header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000)),
 ): Promise<SentAttempt> {
   // A pull endpoint has no deliveries; one that became one cannot be sent to.
@@ -388,7 +417,7 @@ async function send(
       'Service-Signature': header,
       'Service-Event-Id': d.event_id,
     },
-    { policy, traceParent: d.trace_parent },
+    { policy: e.policy, agents: e.agents, traceParent: d.trace_parent },
   );
   if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
   webhookAttempt[succeeded(outcome.status) ? 'delivered' : outcome.status === 0 ? 'no_response' : 'http_error'].inc();
@@ -407,8 +436,8 @@ const succeeded = (status: number) => status >= 200 && status < 300;
  * meanwhile; the next retry is scheduled (idempotently) before the state says RETRYING, so a crash in
  * between can only leave a timer that finds nothing to do.
  */
-async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<void> {
-  await (await attemptStep(d, endpoint, step, at, policy))();
+async function performScheduledAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date): Promise<void> {
+  await (await attemptStep(e, d, endpoint, step, at))();
 }
 
 /**
@@ -417,27 +446,27 @@ async function performScheduledAttempt(d: WebhookDeliveryRecord, endpoint: Webho
  * hold (ATTEMPT_LIMITS); with the database write inside them, an account's deliveries also queued
  * behind the writes of its earlier attempts, each waiting its turn on a busy engine.
  */
-async function attemptStep(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date, policy: WebhookTargetPolicy): Promise<Then> {
+async function attemptStep(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, step: number, at: Date): Promise<Then> {
   const plan = step === 1 ? d.chaos_plan : null;
   // Forged copies go first, in the same slot; their outcome never decides the delivery's.
-  for (const kind of plan?.forged ?? []) await trySendChaosCopy(kind, d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
-  const a = await send(d, endpoint, at, policy);
+  for (const kind of plan?.forged ?? []) await trySendChaosCopy(kind, d, endpoint, at, (h) => send(e, d, endpoint, at, h));
+  const a = await send(e, d, endpoint, at);
   endpointSent(d.endpoint_id);
-  if (plan) scheduleDuplicate(d, endpoint, at, policy, plan);
-  return () => recordAttempt(d, step, at, a);
+  if (plan) scheduleDuplicate(e, d, endpoint, at, plan);
+  return () => recordAttempt(e, d, step, at, a);
 }
 
 /** The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart). */
-function scheduleDuplicate(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy, plan: ChaosPlan): void {
+function scheduleDuplicate(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, plan: ChaosPlan): void {
   if (plan.duplicate_after_ms === null) return;
-  const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(d, endpoint, at, policy, h));
+  const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(e, d, endpoint, at, h));
   setTimeout(() => {
-    if (engineState !== 'running') return;
-    void scheduler.submit({ ...attemptJob(d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
+    if (e.state !== 'running') return;
+    void e.scheduler.submit({ ...attemptJob(e, d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
   }, plan.duplicate_after_ms).unref();
 }
 
-async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
+async function recordAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
   const ok = succeeded(a.status);
   const retryDelay = RETRY_DELAYS_MS[step - 1];
   const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
@@ -449,6 +478,7 @@ async function recordAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a
       dueAt: nextAt,
       payload: { delivery_id: d._id, step: step + 1 },
       dedupeKey: `${d._id}:${step + 1}`,
+      timers: e.timers,
     });
   }
   const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
@@ -497,7 +527,7 @@ async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Da
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
-export async function runRetryTimer(payload: Record<string, unknown>, now: Date, advancing: boolean, policy: WebhookTargetPolicy): Promise<void> {
+export async function runRetryTimer(e: DeliveryEngine, payload: Record<string, unknown>, now: Date, advancing: boolean): Promise<void> {
   const deliveryId = String(payload.delivery_id ?? '');
   const step = Number(payload.step);
   const d = await WebhookDeliveryModel.findById(deliveryId).lean();
@@ -506,8 +536,8 @@ export async function runRetryTimer(payload: Record<string, unknown>, now: Date,
   if (!endpoint) return;
   // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
   // by the poller takes a place only when few of the account's attempts wait.
-  const done = scheduler.submit(
-    attemptJob(d, () => attemptStep(d, endpoint, step, now, policy)),
+  const done = e.scheduler.submit(
+    attemptJob(e, d, () => attemptStep(e, d, endpoint, step, now)),
     advancing ? undefined : ATTEMPT_LIMITS.perAccount,
   );
   if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
@@ -519,9 +549,10 @@ export async function runRetryTimer(payload: Record<string, unknown>, now: Date,
  * released (spilled). Oldest lease first, so spilled deliveries come back in the order they left; the
  * accounts with no room now are skipped without a write.
  */
-export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit = 100): Promise<number> {
-  if (engineState !== 'running') return 0;
-  const full = scheduler.fullAccounts();
+export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Promise<number> {
+  const { spilling } = e;
+  if (e.state !== 'running') return 0;
+  const full = e.scheduler.fullAccounts();
   if (!full) return 0;
   // Releases settled before the query: the query sees them all.
   const settledBefore = new Map([...spilling].filter(([, r]) => r.started === r.finished).map(([id, r]) => [id, r.started]));
@@ -535,7 +566,7 @@ export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit 
   stale.sort((a, b) => a.lease_until - b.lease_until || a.event_seq - b.event_seq);
   let started = 0;
   for (const { _id, account_id } of stale) {
-    if (scheduler.holds(_id) || !scheduler.hasRoom(account_id)) continue;
+    if (e.scheduler.holds(_id) || !e.scheduler.hasRoom(account_id)) continue;
     const claimed = await WebhookDeliveryModel.findOneAndUpdate(
       { _id, state: 'PENDING', lease_until: { $lte: now } },
       { $set: { lease_until: Date.now() + PENDING_LEASE_MS } },
@@ -544,7 +575,7 @@ export async function sweepPendingDeliveries(policy: WebhookTargetPolicy, limit 
     if (!claimed) continue;
     const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
     if (!endpoint) continue;
-    startFirstAttempt(claimed, endpoint, await accountOffsetMs(claimed.account_id), policy, true);
+    startFirstAttempt(e, claimed, endpoint, await accountOffsetMs(claimed.account_id), true);
     started++;
   }
   // An account stops spilling once this pass saw all stale deliveries (not cut by the limit), none of
@@ -578,21 +609,21 @@ export async function listDeliveries(
  * DELIVERED (a scheduled retry then finds nothing to do). A failure of a never-attempted delivery
  * counts as its first scheduled attempt; otherwise the state and schedule are left as they were.
  */
-export async function retryDeliveryNow(accountId: string, endpointId: string, deliveryId: string, policy: WebhookTargetPolicy): Promise<WebhookDeliveryResource> {
+export async function retryDeliveryNow(e: DeliveryEngine, accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResource> {
   const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
   const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
   if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
   const at = await nowForAccount(accountId);
-  if (d.state === 'PENDING') await performScheduledAttempt(d, endpoint, 1, at, policy);
-  else await manualAttempt(d, endpoint, at, policy);
+  if (d.state === 'PENDING') await performScheduledAttempt(e, d, endpoint, 1, at);
+  else await manualAttempt(e, d, endpoint, at);
   const after = await WebhookDeliveryModel.findById(d._id).lean();
   if (!after) throw ApiError.notFound('webhook delivery', deliveryId);
   return toWebhookDeliveryResource(after);
 }
 
 /** An attempt outside the schedule (a manual retry, a recovery): a success delivers, a failure changes nothing else. */
-async function manualAttempt(d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, policy: WebhookTargetPolicy): Promise<void> {
-  const a = await send(d, endpoint, at, policy);
+async function manualAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<void> {
+  const a = await send(e, d, endpoint, at);
   const set: Record<string, unknown> = attemptFields(a);
   if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
   // The state it replaced, read in the same write: the overview's counts move from it.
@@ -608,7 +639,7 @@ const RECOVER_LIMIT = ATTEMPT_LIMITS.backlogPerAccount;
  * since `since` (account time), queued in the fair scheduler like any attempt; chaos copies are not
  * sent again. Answers how many were queued (one already waiting in this process is not queued twice).
  */
-export async function recoverDeliveries(accountId: string, endpointId: string, since: Date, policy: WebhookTargetPolicy): Promise<{ object: 'recovery'; deliveries: number }> {
+export async function recoverDeliveries(e: DeliveryEngine, accountId: string, endpointId: string, since: Date): Promise<{ object: 'recovery'; deliveries: number }> {
   const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
   const failed = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId, state: { $in: ['RETRYING', 'DEAD_LETTER'] }, created_at: { $gte: since }, copy: null })
     .sort({ event_seq: 1, _id: 1 })
@@ -617,7 +648,7 @@ export async function recoverDeliveries(accountId: string, endpointId: string, s
   const at = await nowForAccount(accountId);
   let queued = 0;
   for (const d of failed) {
-    const done = scheduler.submit(attemptJob(d, () => manualAttempt(d, endpoint, at, policy)));
+    const done = e.scheduler.submit(attemptJob(e, d, () => manualAttempt(e, d, endpoint, at)));
     if (!done) continue;
     queued++;
     done.catch((err: unknown) => logger.error({ err, deliveryId: d._id }, 'webhook recovery attempt failed'));

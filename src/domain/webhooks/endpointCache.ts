@@ -25,7 +25,9 @@ interface Entry {
   endpoints: WebhookEndpointRecord[];
 }
 
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// Shared by the gateways of a process: a copy of the database's endpoints, each read checked against
+// the account's endpoints_version, so a gateway never serves another's stale copy.
+// eslint-disable-next-line no-restricted-syntax -- a cache of the database, versioned
 const cache = new Map<string, Entry>();
 
 /** The account's endpoints as of `version` (its `endpoints_version` as just read, 0 when absent) or later. */

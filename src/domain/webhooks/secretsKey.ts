@@ -19,7 +19,9 @@ import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpointMode
  * failing every delivery), and secrets stored before encryption are sealed.
  */
 export const KEY_FILE = 'webhook-secrets.key';
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// The key that opens the secrets sealed in the database: every gateway on it must have the same one (the
+// start checks it against a stored secret), so the gateways of a process share it.
+// eslint-disable-next-line no-restricted-syntax -- the database's key, the same for every gateway on it
 let key: Buffer | null = null;
 
 export function secretsKey(): Buffer {

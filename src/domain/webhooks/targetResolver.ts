@@ -67,7 +67,7 @@ function bareHost(url: URL): string {
 // A short cache of checked resolutions keeps DNS off the hot path of a burst of deliveries. Entries
 // only ever hold addresses that passed the policy, and the connection uses the cached address itself.
 const CACHE_MS = 10_000;
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
+// eslint-disable-next-line no-restricted-syntax -- keyed by policy and name servers: each gateway's settings get their own entries
 const cache = new Map<string, { at: number; address: string; family: 4 | 6 }>();
 
 /** The longest a resolution may take (both families, in parallel); the attempt's deadline may cut it shorter. */

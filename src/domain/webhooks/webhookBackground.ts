@@ -1,7 +1,7 @@
 import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
-import { registerTimerHandler } from '../../platform/timers/timerService';
-import { onEventStored, onEventStoring, type StoredEvent } from '../events';
+import type { StoredEvent } from '../events';
+import type { GatewayRuntime } from '../gatewayRuntime';
 import {
   createDeliveriesFastPath,
   createDeliveriesWhileStoring,
@@ -15,7 +15,6 @@ import {
 import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpointService';
 import { ATTEMPT_TIMEOUT_MS, closeWebhookAgents } from './webhookHttp';
-import type { WebhookTargetPolicy } from './targetResolver';
 
 const SWEEP_MS = 1_000;
 /**
@@ -38,13 +37,15 @@ const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 3_000;
  */
 export type SubscribeAllEvents = (listener: (event: StoredEvent) => void) => () => void;
 
-/** `policy`: where this gateway's webhooks may go (src/server.ts builds it from the gateway's Config). */
-export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents; policy: WebhookTargetPolicy }): BackgroundService {
-  const { policy } = deps;
-  let removeHook: (() => void) | null = onEventStored((event) => deliveriesHook(event, policy), { name: 'webhook-deliveries' });
+/** Runs the runtime's delivery engine (its policy: where this gateway's webhooks may go, from its Config). */
+export function webhookDeliveryService(deps: { runtime: GatewayRuntime; subscribeAll: SubscribeAllEvents }): BackgroundService {
+  const { runtime } = deps;
+  const engine = runtime.deliveries;
+  const { policy } = engine;
+  let removeHook: (() => void) | null = runtime.hooks.onEventStored((event) => deliveriesHook(engine, event), { name: 'webhook-deliveries' });
   let unsubscribe: (() => void) | null = null;
   let stopEarlyPath: (() => void) | null = null;
-  registerTimerHandler(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(timer.payload, ctx.now, ctx.advancing, policy));
+  runtime.timers.register(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(engine, timer.payload, ctx.now, ctx.advancing));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
   return {
@@ -55,12 +56,13 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
       if (policy.allowPrivateNetworks) {
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
-      startDeliveryEngine();
-      stopEarlyPath = onEventStoring((storing) => createDeliveriesWhileStoring(storing, policy));
-      unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(event, policy));
+      startDeliveryEngine(engine);
+      stopEarlyPath = runtime.hooks.onEventStoring((storing) => createDeliveriesWhileStoring(engine, storing));
+      // The bus may hand it another gateway's events, from that gateway's work: they go to this one's engine.
+      unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(engine, event));
       sweepTimer = setInterval(() => {
         if (sweeping) return;
-        sweeping = sweepPendingDeliveries(policy)
+        sweeping = sweepPendingDeliveries(engine)
           .catch((err: unknown) => logger.error({ err }, 'webhook pending sweep failed'))
           .finally(() => {
             sweeping = null;
@@ -69,7 +71,7 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
       sweepTimer.unref();
     },
     async stop() {
-      stopDeliveryEngine();
+      stopDeliveryEngine(engine);
       unsubscribe?.();
       unsubscribe = null;
       stopEarlyPath?.();
@@ -81,8 +83,8 @@ export function webhookDeliveryService(deps: { subscribeAll: SubscribeAllEvents;
       if (sweeping) await sweeping;
       // Attempts in flight finish and are recorded (each is bounded by the 5 s timeout); queued ones stay
       // PENDING with their lease released, for the next process's sweeper.
-      await Promise.race([deliveryQueueIdle(), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
-      closeWebhookAgents();
+      await Promise.race([deliveryQueueIdle(engine), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
+      closeWebhookAgents(engine.agents);
     },
   };
 }

@@ -5,6 +5,7 @@ import { logger } from '../../logger';
 import { nowForAccount } from '../clock/accountTime';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
+import type { EventSink } from '../events/outbox';
 import { rebuildRollups } from '../overview/rollupRebuild';
 import { bumpEndpointsVersion } from './endpointCache';
 import { sealSecret, openSecret } from './secretBox';
@@ -158,9 +159,9 @@ const ENDPOINT_IN_MESSAGE = /to webhook endpoint (whe_[0-9A-Za-z]{24})$/;
  * Stores a `test.ping` event. Its message names the endpoint: that is how the delivery hook (which
  * may run in another process, or after a restart) knows that this event goes to that endpoint only.
  */
-export async function sendTestWebhook(accountId: string, id: string): Promise<{ object: 'test_event'; event_id: string; state: 'QUEUED' }> {
+export async function sendTestWebhook(sink: EventSink, accountId: string, id: string): Promise<{ object: 'test_event'; event_id: string; state: 'QUEUED' }> {
   await getWebhookEndpointRecord(accountId, id);
-  const event = await emitAccountEvent(accountId, 'test.ping', { message: `${TEST_MESSAGE_PREFIX}${id}` });
+  const event = await emitAccountEvent(sink, accountId, 'test.ping', { message: `${TEST_MESSAGE_PREFIX}${id}` });
   return { object: 'test_event', event_id: event.id, state: 'QUEUED' };
 }
 

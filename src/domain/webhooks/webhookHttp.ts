@@ -27,10 +27,16 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * opened about 1,300 connections to its one receiver instead of 64.
  */
 const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000 };
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const httpAgent = new http.Agent(agentOptions);
-// eslint-disable-next-line no-restricted-syntax -- process-wide state, to move into the module's factory (issue 44)
-const httpsAgent = new https.Agent(agentOptions);
+
+/** One gateway's keep-alive agents (its delivery engine's): its stop destroys its sockets, in flight or idle. */
+export interface WebhookAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+export function createWebhookAgents(): WebhookAgents {
+  return { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+}
 
 export interface AttemptOutcome {
   /** HTTP status, or 0 when there was no response (refused, reset, timeout, blocked address). */
@@ -43,6 +49,7 @@ export interface AttemptOutcome {
 
 export interface PostOptions {
   policy: WebhookTargetPolicy;
+  agents: WebhookAgents;
   timeoutMs?: number;
   /**
    * With tracing on: the span the event was emitted in (its delivery's `trace_parent`). The attempt is
@@ -104,7 +111,7 @@ async function post(rawUrl: string, body: string, headers: Record<string, string
         port: url.port || (isHttps ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method: 'POST',
-        agent: isHttps ? httpsAgent : httpAgent,
+        agent: isHttps ? opts.agents.https : opts.agents.http,
         lookup: pinned,
         auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
         headers: { ...headers, 'Content-Length': Buffer.byteLength(body).toString() },
@@ -146,8 +153,8 @@ function refusedTarget(err: unknown): string {
   return err.unresolved ? 'DNS lookup failed' : `address not allowed: ${err.message}`;
 }
 
-/** Closes idle keep-alive connections (shutdown). */
-export function closeWebhookAgents(): void {
-  httpAgent.destroy();
-  httpsAgent.destroy();
+/** Closes a gateway's keep-alive connections (webhookBackground.ts, at its stop). */
+export function closeWebhookAgents(agents: WebhookAgents): void {
+  agents.http.destroy();
+  agents.https.destroy();
 }

@@ -34,9 +34,9 @@ export const linkHandlers = {
   createCheckoutSession: async (ctx, { body }) => toCheckoutSessionResource(await createCheckoutSession(ctx.actor.accountId, body), ctx.settings.publicBaseUrl),
   getCheckoutSession: async (ctx, { params }) => toCheckoutSessionResource(await getCheckoutSession(ctx.actor.accountId, params.id), ctx.settings.publicBaseUrl),
   getPublicPaymentLink: async (ctx, { params }) => toPublicPaymentLink(await getPublicPaymentLink(params.code), ctx.settings.publicBaseUrl),
-  createPublicPaymentLinkPayment: async (_ctx, { params, body }) => payPaymentLink(params.code, body),
+  createPublicPaymentLinkPayment: async (ctx, { params, body }) => payPaymentLink(ctx.runtime, params.code, body),
   getPublicCheckoutSession: async (ctx, { params }) => toPublicCheckoutSession(await getPublicCheckoutSession(params.id), ctx.settings.publicBaseUrl),
-  createPublicCheckoutSessionPayment: async (_ctx, { params, body }) => payCheckoutSession(params.id, body),
+  createPublicCheckoutSessionPayment: async (ctx, { params, body }) => payCheckoutSession(ctx.runtime, params.id, body),
 } satisfies HandlerTable<
   | 'createPaymentLink'
   | 'listPaymentLinks'

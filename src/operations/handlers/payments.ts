@@ -25,12 +25,12 @@ export const paymentHandlers = {
   // Any key, the publishable one included: checkout front ends read the method list.
   listPaymentMethods: async () => allOf([...PAYMENT_METHODS]),
   createPaymentIntent: async (ctx, { body }) =>
-    createPaymentIntent(ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.prefetched }),
+    createPaymentIntent(ctx.runtime, ctx.actor, body, { idempotency: ctx.idempotency, account: ctx.account, paymentNumber: ctx.prefetched }),
   listPaymentIntents: async (ctx, { query }) =>
     pageOf(await listPaymentIntents(ctx.actor, { limit: withOneMore(query.limit), status: query.status, startingAfter: query.starting_after }), query.limit),
   getPaymentIntent: async (ctx, { params }) => getPaymentIntent(ctx.actor, params.id, ctx.prefetched),
-  cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.actor, params.id),
-  createRefund: async (ctx, { body }) => createRefund(ctx.actor, body, ctx.idempotency),
+  cancelPaymentIntent: async (ctx, { params }) => cancelPaymentIntent(ctx.runtime, ctx.actor, params.id),
+  createRefund: async (ctx, { body }) => createRefund(ctx.runtime, ctx.actor, body, ctx.idempotency),
   getRefund: async (ctx, { params }) => getRefund(ctx.actor, params.id),
   listEvents: async (ctx, { query }) =>
     pageOf(
@@ -49,10 +49,10 @@ export const paymentHandlers = {
     const grant = grantFor(ctx.caller, params.id);
     return toPublicPaymentView(await getPaymentIntentForAccount(grant.accountId, params.id));
   },
-  simulateReferencePaid: async (ctx, { body }) => simulateReferencePaid(ctx.actor, body.reference),
+  simulateReferencePaid: async (ctx, { body }) => simulateReferencePaid(ctx.runtime, ctx.actor, body.reference),
   getSandboxClock: async (ctx) => getSandboxClock(ctx.actor),
-  advanceSandboxClock: async (ctx, { body }) => advanceSandboxClock(ctx.actor, body.seconds),
-  resetSandbox: async (ctx) => resetSandbox(ctx.actor.accountId),
+  advanceSandboxClock: async (ctx, { body }) => advanceSandboxClock(ctx.runtime, ctx.actor, body.seconds),
+  resetSandbox: async (ctx) => resetSandbox(ctx.runtime, ctx.actor.accountId),
 } satisfies HandlerTable<
   | 'listPaymentMethods'
   | 'createPaymentIntent'

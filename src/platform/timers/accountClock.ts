@@ -1,7 +1,7 @@
 /**
  * How the timer service reads an account's sandbox clock offset. Accounts and their clocks belong to the
  * domain, which this platform module must not import (docs/architecture.md): the domain's lookup is given
- * to startTimerService (and by the domain's registerCoreJobs, for a thread that runs no poller). It stays set after the service stops, because work still finishing then (event
+ * to startTimerService (and by the domain's payments core, for a thread that runs no poller). It stays set after the service stops, because work still finishing then (event
  * hooks, a clock advance) may schedule timers.
  */
 export type AccountOffsetLookup = (accountId: string) => Promise<number>;

@@ -1,5 +1,5 @@
 import { logger } from '../../logger';
-import { claimBatch, renewOwnLeases, runClaimed } from './timerRunner';
+import { claimBatch, createTimerRegistry, renewOwnLeases, runClaimed, type TimerRegistry } from './timerRunner';
 import { MACHINE_CLOCK, STEP_TOLERANCE_MS, machineBase, monotonicMs, wallClockSteps } from '../clock/machineClock';
 import { TimerModel } from './timerModel';
 import { useAccountClock, type AccountOffsetLookup } from './accountClock';
@@ -39,6 +39,8 @@ const RECOVERY_EVERY_MS = 1_000;
 const DEFAULT_CONCURRENCY = 512;
 
 interface ServiceState {
+  /** The gateway's handlers: they run the timers its poller claims. */
+  registry: TimerRegistry;
   pollMs: number;
   concurrency: number;
   interval: NodeJS.Timeout;
@@ -56,17 +58,39 @@ interface ServiceState {
   stepsSeen: number;
 }
 
-let service: ServiceState | null = null;
+/**
+ * A gateway's timers: its handlers, its poller, or where its soon-due timers are announced when it runs
+ * none (remoteWake). Each gateway builds its own (src/domain/gatewayRuntime.ts) and hands it to what
+ * schedules or runs timers, so one gateway's poller never runs another's handlers, and stopping one
+ * leaves the other's running.
+ */
+export interface GatewayTimers extends TimerRegistry {
+  service: ServiceState | null;
+  /**
+   * Where this gateway's soon-due timers are announced when it runs no poller of its own: the gateway's
+   * HTTP thread, when a background thread runs the timers (src/background). One message per wake-up slot.
+   */
+  remoteWake: ((fireAt: number) => void) | null;
+  remoteSlots: Set<number>;
+}
 
-/** `accountOffsetMs` reads an account's sandbox clock offset (the domain's lookup; see accountClock.ts). */
-export function startTimerService(opts: { accountOffsetMs: AccountOffsetLookup; pollMs?: number; concurrency?: number }): void {
+export function createGatewayTimers(): GatewayTimers {
+  return { ...createTimerRegistry(), service: null, remoteWake: null, remoteSlots: new Set() };
+}
+
+/**
+ * Starts the gateway's poller (a no-op when it runs one). `accountOffsetMs` reads an account's sandbox
+ * clock offset (the domain's lookup; see accountClock.ts).
+ */
+export function startTimerService(g: GatewayTimers, opts: { accountOffsetMs: AccountOffsetLookup; pollMs?: number; concurrency?: number }): void {
   useAccountClock(opts.accountOffsetMs);
-  if (service) return;
+  if (g.service) return;
   const pollMs = opts.pollMs ?? 100;
   const s: ServiceState = {
+    registry: g,
     pollMs,
     concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
-    interval: setInterval(() => void pollNow(), pollMs),
+    interval: setInterval(() => void pollService(s), pollMs),
     running: new Set(),
     polling: null,
     again: false,
@@ -76,18 +100,19 @@ export function startTimerService(opts: { accountOffsetMs: AccountOffsetLookup; 
     recoverAt: 0,
     stepsSeen: wallClockSteps(),
   };
-  service = s;
+  g.service = s;
   s.interval.unref();
-  void pollNow();
+  void pollService(s);
 }
 
-export function timerServiceRunning(): boolean {
-  return service !== null && !service.stopping;
+export function timerServiceRunning(g: GatewayTimers): boolean {
+  const s = g.service;
+  return !!s && !s.stopping;
 }
 
 /** Stops polling and waits for the handlers that are running. */
-export async function stopTimerService(): Promise<void> {
-  const s = service;
+export async function stopTimerService(g: GatewayTimers): Promise<void> {
+  const s = g.service;
   if (!s) return;
   s.stopping = true;
   clearInterval(s.interval);
@@ -95,47 +120,47 @@ export async function stopTimerService(): Promise<void> {
   s.wakeups.clear();
   if (s.polling) await s.polling.catch(() => undefined);
   await Promise.allSettled([...s.running]);
-  service = null;
+  if (g.service === s) g.service = null;
 }
 
-/**
- * Where this thread's soon-due timers are announced when it runs no poller of its own: the gateway's
- * HTTP thread, when a background thread runs the timers (src/background). One message per wake-up slot.
- */
-let remoteWake: ((fireAt: number) => void) | null = null;
-const remoteSlots = new Set<number>();
-
-export function wakeElsewhere(wake: ((fireAt: number) => void) | null): void {
-  remoteWake = wake;
-  remoteSlots.clear();
+/** Where the gateway's soon-due timers are announced when it runs no poller (null: nowhere). */
+export function wakeElsewhere(g: GatewayTimers, wake: ((fireAt: number) => void) | null): void {
+  g.remoteWake = wake;
+  g.remoteSlots.clear();
 }
 
 /** In-process fast path: wake the poller exactly when a soon-due timer becomes due. */
-export function armFastPath(fireAt: number): void {
+export function armFastPath(g: GatewayTimers, fireAt: number): void {
   const delay = fireAt - Date.now();
   if (delay > FAST_PATH_WINDOW_MS) return;
   const slot = Math.ceil((fireAt + 1) / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
-  const s = service;
-  if ((!s || s.stopping) && remoteWake) {
-    if (remoteSlots.has(slot)) return;
-    remoteSlots.add(slot);
-    setTimeout(() => remoteSlots.delete(slot), Math.max(0, slot - Date.now())).unref();
-    remoteWake(fireAt);
+  const s = g.service;
+  if ((!s || s.stopping) && g.remoteWake) {
+    const slots = g.remoteSlots;
+    if (slots.has(slot)) return;
+    slots.add(slot);
+    setTimeout(() => slots.delete(slot), Math.max(0, slot - Date.now())).unref();
+    g.remoteWake(fireAt);
     return;
   }
   if (!s || s.stopping) return;
   if (s.wakeups.has(slot)) return;
   const t = setTimeout(() => {
     s.wakeups.delete(slot);
-    void pollNow();
+    void pollService(s);
   }, Math.max(0, slot - Date.now()));
   t.unref();
   s.wakeups.set(slot, t);
 }
 
-export function pollNow(): Promise<void> {
-  const s = service;
-  if (!s || s.stopping) return Promise.resolve();
+/** Polls the gateway's timers now (when it runs a poller). */
+export function pollNow(g: GatewayTimers): Promise<void> {
+  const s = g.service;
+  return s ? pollService(s) : Promise.resolve();
+}
+
+function pollService(s: ServiceState): Promise<void> {
+  if (s.stopping) return Promise.resolve();
   if (s.polling) {
     s.again = true;
     return s.polling;
@@ -213,9 +238,9 @@ async function pollOnce(s: ServiceState): Promise<void> {
     // A full batch may have left due timers behind: the next slot to free up claims more at once.
     s.backlog = batch.length === free;
     for (const rec of batch) {
-      const p: Promise<unknown> = runClaimed(rec, false, clock).finally(() => {
+      const p: Promise<unknown> = runClaimed(rec, false, clock, s.registry).finally(() => {
         s.running.delete(p);
-        if (s.backlog && !s.stopping) void pollNow();
+        if (s.backlog && !s.stopping) void pollService(s);
       });
       s.running.add(p);
     }

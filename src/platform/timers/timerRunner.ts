@@ -44,7 +44,25 @@ export type TimerHandler = (timer: Timer, ctx: TimerContext) => Promise<void>;
 
 export type { TimerRecord };
 
-const handlers = new Map<string, TimerHandler>();
+/**
+ * One gateway's timer handlers, by kind: each module registers its own on the registry its gateway
+ * built (src/server.ts), and a timer claimed by that gateway (its poller, a clock advance it serves)
+ * runs that gateway's handler.
+ */
+export interface TimerRegistry {
+  register(kind: string, handler: TimerHandler): void;
+  handler(kind: string): TimerHandler | undefined;
+}
+
+export function createTimerRegistry(): TimerRegistry {
+  const handlers = new Map<string, TimerHandler>();
+  return {
+    register(kind, handler) {
+      handlers.set(kind, handler);
+    },
+    handler: (kind) => handlers.get(kind),
+  };
+}
 
 /**
  * The base of the wall clock (machineClock.ts) the running handler's times are on: its timer's
@@ -63,10 +81,6 @@ export function dueTimelineBase(): number {
 
 const LEASE_MS = 30_000;
 const MAX_ATTEMPTS = 25;
-
-export function registerTimerHandler(kind: string, handler: TimerHandler): void {
-  handlers.set(kind, handler);
-}
 
 export function timerProcessId(): string {
   return PROCESS_ID;
@@ -150,7 +164,12 @@ export async function claimBatch(filter: Record<string, unknown>, sort: Record<s
  * saves reading the account for each timer. 'read': the account is read (a timer recovered from a
  * dead process may have been claimed long before a shift).
  */
-export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'claimed' | 'read' = 'read'): Promise<boolean> {
+export async function runClaimed(
+  rec: TimerRecord,
+  advancing: boolean,
+  clock: 'claimed' | 'read' = 'read',
+  registry: TimerRegistry,
+): Promise<boolean> {
   const renew = setInterval(() => {
     TimerModel.updateOne(
       { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
@@ -159,7 +178,7 @@ export async function runClaimed(rec: TimerRecord, advancing: boolean, clock: 'c
   }, LEASE_MS / 3);
   renew.unref();
   try {
-    const handler = handlers.get(rec.kind);
+    const handler = registry.handler(rec.kind);
     if (!handler) throw new Error(`no handler registered for timer kind '${rec.kind}'`);
     const due = new Date(rec.due_at);
     let now = due;

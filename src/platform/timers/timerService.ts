@@ -22,7 +22,7 @@ import type { Acknowledge } from '../../db/writeConcern';
 import { newId } from '../../ids';
 import { isDuplicateKey } from '../../db/errors';
 import { TimerModel, newTimerRecord, type TimerSpec } from './timerModel';
-import { armFastPath } from './timerPoller';
+import { armFastPath, type GatewayTimers } from './timerPoller';
 import { accountOffsetMs } from './accountClock';
 import { machineBase, sameBase } from '../clock/machineClock';
 import { dueTimelineBase } from './timerRunner';
@@ -46,6 +46,11 @@ export interface ScheduleTimerInput extends TimerSpec {
   dueBase?: number;
   /** The span that scheduled it (src/tracing), when it was scheduled elsewhere than here; default the active one. */
   traceParent?: string;
+  /**
+   * The scheduling gateway's timers, whose poller is woken at the due time when it is soon. Without
+   * (a script, a test), a poller finds the timer at its next poll.
+   */
+  timers?: GatewayTimers;
 }
 
 export function dedupeTimerId(accountId: string | null, kind: string, dedupeKey: string): string {
@@ -114,7 +119,7 @@ export async function insertTimer(input: ScheduleTimerInput): Promise<{ id: stri
       await TimerModel.updateOne({ _id: id, state: 'scheduled', clock_base: clockBase }, { $inc: { fire_at: base - clockBase }, $set: { clock_base: base } });
       effectiveFireAt += base - clockBase;
     }
-    armFastPath(effectiveFireAt);
+    if (input.timers) armFastPath(input.timers, effectiveFireAt);
   };
   const settled = settle();
   // Whoever awaits `settled` sees its failure; until then it must not count as unhandled.
@@ -141,7 +146,7 @@ export async function cancelTimers(filter: { accountId?: string; kind?: string; 
 
 
 export type { TimerSpec };
-export { dueTimelineBase, registerTimerHandler, timerProcessId, type Timer, type TimerContext, type TimerHandler } from './timerRunner';
-export { startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere } from './timerPoller';
+export { dueTimelineBase, timerProcessId, type Timer, type TimerContext, type TimerHandler, type TimerRegistry } from './timerRunner';
+export { createGatewayTimers, startTimerService, stopTimerService, timerServiceRunning, wakeElsewhere, type GatewayTimers } from './timerPoller';
 export { useAccountClock, type AccountOffsetLookup } from './accountClock';
 export { runDueTimersForAccount, shiftAccountTimers } from './timerSpan';

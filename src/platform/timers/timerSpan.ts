@@ -1,6 +1,6 @@
 import { TimerModel } from './timerModel';
 import { monotonicMs } from '../clock/machineClock';
-import { pollNow } from './timerPoller';
+import { pollNow, type GatewayTimers } from './timerPoller';
 import { claim, runClaimed } from './timerRunner';
 
 /** Sandbox clock support: run an account's timers due in a span, and shift the rest after the offset moved. */
@@ -11,6 +11,7 @@ import { claim, runClaimed } from './timerRunner';
  * not retried within this call. Returns how many timers ran.
  */
 export async function runDueTimersForAccount(
+  timers: GatewayTimers,
   accountId: string,
   upTo: Date,
   opts: { afterEach?: () => Promise<void>; maxWaitMs?: number } = {},
@@ -24,7 +25,7 @@ export async function runDueTimersForAccount(
     if (failed.length > 0) filter._id = { $nin: failed };
     const rec = await claim(filter, { due_at: 1, created_at: 1 });
     if (rec) {
-      const ok = await runClaimed(rec, true);
+      const ok = await runClaimed(rec, true, 'read', timers);
       if (!ok) failed.push(rec._id);
       else ran++;
       if (opts.afterEach) await opts.afterEach();
@@ -46,11 +47,11 @@ export async function runDueTimersForAccount(
  * an older offset gets `fire_at` moved earlier by the difference. One pipeline update, which reads each
  * timer's own old offset, rather than a distinct of the old offsets and an update per offset.
  */
-export async function shiftAccountTimers(accountId: string, newOffsetMs: number): Promise<void> {
+export async function shiftAccountTimers(timers: GatewayTimers, accountId: string, newOffsetMs: number): Promise<void> {
   const res = await TimerModel.updateMany(
     { account_id: accountId, state: 'scheduled', offset_ms: { $ne: newOffsetMs } },
     [{ $set: { fire_at: { $add: ['$fire_at', { $subtract: ['$offset_ms', newOffsetMs] }] }, offset_ms: newOffsetMs } }],
     { updatePipeline: true },
   );
-  if (res.modifiedCount > 0) void pollNow();
+  if (res.modifiedCount > 0) void pollNow(timers);
 }
