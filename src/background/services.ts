@@ -6,7 +6,6 @@ import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from '../domain/webhooks/webhookBackground';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 import { realtimeService } from '../realtime/realtimeBackground';
-import { subscribeAll } from '../realtime/eventBus';
 import { graphqlService } from '../graphql/server';
 
 /**
@@ -31,15 +30,10 @@ export function httpThreadServices(config: Config, runtime: GatewayRuntime, opts
     requestLogService,
     // Before the payments core, so that its completion hook stays until no payment can succeed.
     checkoutLifecycleService(runtime),
-    // The webhook fast path hears every event from the event bus (the domain does not import realtime);
-    // beside a background thread, only the events this thread stores: the other thread delivers its own.
     // Before the payments core, so that it stops after it: the core's last timers and queued hooks store
     // events whose deliveries this service must still create (a hook removed first marked them done
     // without any), and their attempts finish or are left to the next process before the database closes.
-    webhookDeliveryService({
-      runtime,
-      subscribeAll: opts.backgroundThread ? runtime.hooks.onEventInsertedHere : subscribeAll,
-    }),
+    webhookDeliveryService(runtime),
     opts.backgroundThread ? paymentsCoreHandlersService(runtime) : paymentsCoreService(runtime),
     realtimeService(runtime.hooks),
     graphqlService(),

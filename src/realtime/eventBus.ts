@@ -38,8 +38,7 @@ export interface SubscriptionFilter {
 
 export type BusListener = (event: BusEvent) => void;
 
-/** 'local': only this thread's own events (a gateway's background thread, which serves no stream). */
-export type BusMode = 'change_stream' | 'poll' | 'local';
+export type BusMode = 'change_stream' | 'poll';
 
 /** A bounded set of recently seen ids (insertion order eviction). */
 class RecentIds {
@@ -66,7 +65,6 @@ interface Subscriber {
 
 const byPayment = new Map<string, Set<Subscriber>>();
 const byAccount = new Map<string, Set<Subscriber>>();
-const firehose = new Set<Subscriber>();
 let subscriberCount = 0;
 
 function addTo(index: Map<string, Set<Subscriber>>, key: string, sub: Subscriber): void {
@@ -109,18 +107,6 @@ export function subscribe(filter: SubscriptionFilter, listener: BusListener): ()
   };
 }
 
-/**
- * Every event of every account (internal consumers such as the webhook fast path). Same contract as
- * `subscribe`: synchronous, must not throw or block.
- */
-export function subscribeAll(listener: BusListener): () => void {
-  const sub: Subscriber = { filter: { accountId: '*' }, types: null, listener, seen: new RecentIds(4_096) };
-  firehose.add(sub);
-  return () => {
-    firehose.delete(sub);
-  };
-}
-
 export function busStats(): { mode: BusMode | null; subscribers: number; published: number; statusStreamOpen: boolean } {
   return { mode: source?.mode ?? null, subscribers: subscriberCount, published, statusStreamOpen: source?.statusStreamOpen?.() ?? false };
 }
@@ -142,7 +128,7 @@ function deliver(sub: Subscriber, event: BusEvent): void {
 }
 
 /**
- * Hands one stored event to its subscribers (also the entry point for tests and local fast paths);
+ * Hands one stored event to its subscribers (also the entry point for tests);
  * false when it had been published already.
  */
 export function publish(event: BusEvent): boolean {
@@ -155,7 +141,6 @@ export function publish(event: BusEvent): boolean {
   }
   const subs = byAccount.get(event.accountId);
   if (subs) for (const sub of [...subs]) deliver(sub, event);
-  for (const sub of firehose) deliver(sub, event);
   return true;
 }
 
@@ -695,10 +680,6 @@ export async function startEventBus(opts: EventBusOptions & { hooks: EventHooks 
   }
   if (source) return source.mode;
   const mode = opts.mode ?? 'auto';
-  if (mode === 'local') {
-    source = { mode, stop: async () => undefined };
-    return source.mode;
-  }
   const pollMs = opts.pollMs ?? 100;
   if (mode !== 'poll') {
     try {

@@ -16,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-/** The commands this thread sends on `accounts` while `work` runs (the gateway runs in this thread). */
+/**
+ * The commands this thread sends on `accounts` while `work` runs (the gateway runs in this thread), and
+ * until the hooks of the events it stored have run: the webhook hook reads the account too, after the
+ * answer, and must fall inside the window for both protocols alike.
+ */
 async function accountCommands(work: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = [];
   const send = Connection.prototype.command;
@@ -27,6 +31,7 @@ async function accountCommands(work: () => Promise<unknown>): Promise<string[]> 
   };
   try {
     await work();
+    await server.gateway.runtime.hooks.hooksIdle();
   } finally {
     Connection.prototype.command = send;
   }

@@ -43,16 +43,6 @@ export const HOOK_LEASE_MS = 30_000;
 const HOOK_RETRY_MS = 5_000;
 const MAX_HOOK_ATTEMPTS = 20;
 
-/** An event of this process's outbox about to be inserted: its state change is written, the event not yet stored. */
-export interface EventStoring {
-  event: StoredEvent;
-  /**
-   * Settles once the insert is done: fulfilled when the event is stored (by this insert or one before
-   * it), rejected when the insert failed (the event then stays in its outbox for the sweeper).
-   */
-  stored: Promise<void>;
-}
-
 /**
  * A status change that no event announces: a transition of the state table with `events: []` (the rail
  * starting, PENDING → PROCESSING). It is not an event: never stored in `events`, never listed by
@@ -115,14 +105,6 @@ export interface EventHooks {
   onEventInsertedHere(fn: (event: StoredEvent) => void): () => void;
   /** Called by the outbox for each event it inserted, or found stored already (outbox.ts, afterStore). */
   announceInserted(event: StoredEvent): void;
-  /**
-   * Listens to the events this gateway is about to insert from an outbox, called synchronously before
-   * each insert: a hook can do, while the insert runs, what does not need the event stored (reads,
-   * writes of its own), and wait for `stored` before what does (the webhook deliveries).
-   */
-  onEventStoring(fn: (storing: EventStoring) => void): () => void;
-  /** Called by the outbox before it inserts an event; settle `stored` with the insert's outcome. */
-  announceStoring(event: StoredEvent): { stored: () => void; failed: (err: unknown) => void };
   /** Listens to the status changes without an event that this gateway writes (the event bus). */
   onStatusChangedHere(fn: (change: StatusChange) => void): () => void;
   /** Called by paymentMutate.ts once a status change without an event is written. */
@@ -159,7 +141,6 @@ function chainKey(event: StoredEvent): string {
 export function createEventHooks(): EventHooks {
   const hooks: HookEntry[] = [];
   const inserted = localListeners<StoredEvent>();
-  const storing = localListeners<EventStoring>();
   const statusChanged = localListeners<StatusChange>();
   /**
    * Promise chains, one per payment (events without a payment: one per account): hooks of one payment
@@ -230,17 +211,6 @@ export function createEventHooks(): EventHooks {
     },
     onEventInsertedHere: inserted.on,
     announceInserted: inserted.announce,
-    onEventStoring: storing.on,
-    announceStoring(event) {
-      let settle!: { stored: () => void; failed: (err: unknown) => void };
-      const stored = new Promise<void>((resolve, reject) => {
-        settle = { stored: resolve, failed: reject };
-      });
-      // Met by whoever waits on it; with no listener waiting, a failed insert must not be an unhandled rejection.
-      stored.catch(() => undefined);
-      storing.announce({ event, stored });
-      return settle;
-    },
     onStatusChangedHere: statusChanged.on,
     announceStatusChanged: statusChanged.announce,
     enqueueHooks(event, opts = {}) {

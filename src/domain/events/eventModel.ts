@@ -69,7 +69,7 @@ export interface EventRecord extends EventBase {
   hook_attempts?: number;
   /** Set when the hooks kept failing and were given up. */
   hooks_failed?: boolean;
-  /** Real time (ms) of storage, so the sweeper leaves fresh events to the fast path. */
+  /** Real time (ms) of storage, so the sweeper leaves fresh events to the hooks their process queued. */
   stored_at: number;
   /** The gateway process that stored it (src/processId.ts); absent on events stored before this field. */
   origin?: string;

@@ -245,22 +245,10 @@ async function moveOutbox(
   };
   const storeEvents = async () => {
     const out: Array<{ event: StoredEvent; claimedUntil: number | null }> = [];
-    // Announced before their inserts (onEventStoring), in order, each with the outcome of its insert.
-    const events = pending.map((e) => storedEventOf(e, known.get(e._id)));
-    const settles = events.map((event) => hooks.announceStoring(event));
-    try {
-      // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
-      // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
-      // stored again from there, with the same id and content.
-      for (const [i, e] of pending.entries()) {
-        out.push(await storeEvent(e, events[i]!, 'applied'));
-        settles[i]!.stored();
-      }
-    } catch (err) {
-      // The ones stored already stay fulfilled.
-      for (const settle of settles) settle.failed(err);
-      throw err;
-    }
+    // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
+    // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
+    // stored again from there, with the same id and content. In order: one after the other.
+    for (const e of pending) out.push(await storeEvent(e, storedEventOf(e, known.get(e._id)), 'applied'));
     return out;
   };
   // Timers and events are independent of each other (events stay in order among themselves); the

@@ -4,7 +4,7 @@ import type { components } from '../../../generated/openapi';
 /**
  * Chaos per endpoint (PUT /webhook_endpoints/{id}/chaos): what it does to one genuine delivery, decided
  * once when the delivery is created and stored on it (`chaos_plan`), so that whichever process or
- * thread sends it (the fast path, the sweeper after a crash, a retry) does the same.
+ * thread sends it (the first attempt, the sweeper after a crash, a retry) does the same.
  *
  * Every choice is a number drawn from HMAC-SHA256(seed, event id + endpoint id): the same seed makes the
  * same choices for the same deliveries in every gateway, and nothing here keeps state between calls.

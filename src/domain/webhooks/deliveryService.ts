@@ -7,9 +7,7 @@ import { scheduleTimer, type GatewayTimers } from '../../platform/timers/timerSe
 import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
 import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
-import type { EventStoring } from '../events/eventHooks';
 import { isDuplicateKey } from '../../db/errors';
-import { DeliveryQueue } from './deliveryQueue';
 import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
 import { signatureHeader } from './signature';
 import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
@@ -29,12 +27,9 @@ import { holdForPull, isPullEndpoint } from './pullEndpointService';
 /**
  * The delivery engine.
  *
- * 1. `createDeliveriesForEvent` writes one delivery per matching endpoint (unique on event +
- *    endpoint, so running it twice is harmless), then starts the first attempt at once in this
- *    process, without waiting for any poll. It runs twice per event: first on the fast path (the
- *    event bus, as soon as the event is stored, in every process: the first insert wins and that
- *    process sends), then as the durable `onEventStored` hook (at least once, after a crash too),
- *    which finds the work done.
+ * 1. `createDeliveriesForEvent`, the event's durable `onEventStored` hook, writes one delivery per
+ *    matching endpoint (unique on event + endpoint, so running it twice is harmless), then starts
+ *    the first attempt at once in this process, without waiting for any poll.
  * 2. A new delivery is PENDING with a short lease. If this process dies before the first attempt is
  *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
  * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
@@ -81,21 +76,6 @@ export interface DeliveryEngine {
    */
   state: 'idle' | 'running' | 'stopped';
   deferred: Array<() => void>;
-  /** Events whose deliveries this gateway has already written (fast path), so the hook can skip them. */
-  handled: Set<string>;
-  /**
-   * The creations of deliveries under way (each reads the account and inserts one delivery per endpoint,
-   * no request to a receiver: those wait in the fair scheduler), in order per payment. 256 rather than
-   * the 32 it was: at 300 express payments/s every payment's two events pass here, and with 32 a
-   * payment.succeeded waited for a place p99 38 ms (bench:rail, journaled, 12:58); with 256, 6 ms.
-   */
-  creationQueue: DeliveryQueue;
-  /**
-   * The creation of an event's deliveries under way in this gateway: the fast path and the durable hook
-   * of the same event usually ask within a moment of each other, and the second joins the first rather
-   * than reading the endpoints and inserting the deliveries again only to meet duplicate keys.
-   */
-  creating: Map<string, Promise<void>>;
   /** Per account, how many times its attempts waiting here were forgotten (a sandbox reset). */
   forgotten: Map<string, number>;
   /**
@@ -114,9 +94,6 @@ export function createDeliveryEngine(deps: { policy: WebhookTargetPolicy; timers
     scheduler: new FairScheduler(ATTEMPT_LIMITS),
     state: 'idle',
     deferred: [],
-    handled: new Set(),
-    creationQueue: new DeliveryQueue(256),
-    creating: new Map(),
     forgotten: new Map(),
     spilling: new Map(),
   };
@@ -167,81 +144,23 @@ async function matchingEndpoints(event: StoredEvent, endpointsVersion: number): 
   });
 }
 
-function markHandled(e: DeliveryEngine, id: string): void {
-  const { handled } = e;
-  handled.add(id);
-  if (handled.size > 20_000) handled.delete(handled.values().next().value as string);
-}
-
-
-function createDeliveriesOnce(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): Promise<void> {
-  const { creating } = e;
-  let run = creating.get(event.id);
-  if (!run) {
-    run = createDeliveriesForEvent(e, event, stored).finally(() => creating.delete(event.id));
-    creating.set(event.id, run);
-  }
-  return run;
-}
-
 /**
- * Fast path, fed by the event bus: create the deliveries right away rather than when the event's
- * hooks get their turn (hooks run one event at a time per account). Events of one payment are
- * handled in order. Failures are left to the durable hook.
+ * Writes the deliveries of an event: the event's `onEventStored` hook (webhookBackground.ts), the one
+ * place deliveries are created. It runs once the event is stored (a receiver who looks it up finds it),
+ * in the event's order among its payment's (the hooks' per-payment chains), and at least once: after a
+ * crash, the hook sweeper of whichever process takes the event's lease runs it again, and the unique
+ * index on (event, endpoint) makes that run find its deliveries written. Quick: one read of the
+ * account (and of its endpoints when they changed) and one insert per endpoint; attempts run in the
+ * background, sent where the engine's policy allows.
  */
-export function createDeliveriesFastPath(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): void {
-  if (e.state !== 'running') return;
-  void e.creationQueue
-    .run(event.paymentId ?? event.id, async () => {
-      if (e.handled.has(event.id)) return;
-      await createDeliveriesOnce(e, event, stored);
-    })
-    .catch((err: unknown) => logger.warn({ err, eventId: event.id }, 'webhook fast path failed; the event hook will retry'));
-}
-
-/**
- * The fast path started earlier still, for the events of this process's outboxes (onEventStoring):
- * the account is read and the deliveries are written while the event itself is inserted, and each
- * first attempt waits for that insert, so that a receiver who looks the event up finds it. Two round
- * trips less between a state change and its webhook. The fast path that follows the insert then finds
- * the event handled, or joins the creation under way.
- *
- * Read after the state change was written, so after the event's created_at: an endpoint the read
- * misses was created after the event, which it need not receive. A crash can leave a delivery written
- * without its event: the outbox sweeper stores the event again (same id), whose hook finds the
- * delivery there, and the pending sweeper sends it once its lease lapses.
- */
-export function createDeliveriesWhileStoring(e: DeliveryEngine, storing: EventStoring): void {
-  createDeliveriesFastPath(e, storing.event, storing.stored);
-}
-
-/**
- * The durable `onEventStored` hook: does nothing when the fast path of this process got there first,
- * waits for it when it is under way (and creates them itself if that failed).
- */
-export async function deliveriesHook(e: DeliveryEngine, event: StoredEvent): Promise<void> {
-  if (e.handled.has(event.id)) return;
-  const underWay = e.creating.get(event.id);
-  if (underWay && (await underWay.then(() => true, () => false))) return;
-  await createDeliveriesOnce(e, event);
-}
-
-/**
- * Writes the deliveries of an event. Quick: one read of the account (and of its endpoints when they
- * changed) and one insert per endpoint; attempts run in the background, sent where the engine's
- * policy allows.
- */
-export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredEvent, stored?: Promise<void>): Promise<void> {
+export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredEvent): Promise<void> {
   // One read of the account (batched with concurrent events'): its clock, for the delivery's time, and
   // the version of its endpoints, which are read again only when it moved.
   const account = await readAccountClock(event.accountId);
   const matching = await matchingEndpoints(event, account?.endpoints_version ?? 0);
   const endpoints = matching.filter((e) => !isPullEndpoint(e));
   const pulled = matching.filter(isPullEndpoint);
-  if (matching.length === 0) {
-    markHandled(e, event.id);
-    return;
-  }
+  if (matching.length === 0) return;
   const offsetMs = account?.clock_offset_ms ?? 0;
   const body = JSON.stringify(toEventResource({ _id: event.id, type: event.type, sequence: event.sequence, created_at: event.createdAt, data: event.data, livemode: event.livemode }));
   // A pull endpoint's events wait for it to fetch them: nothing is sent.
@@ -294,12 +213,11 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
       }
     }),
   );
-  markHandled(e, event.id);
   for (const item of created) {
     if (!item) continue;
     const { doc, endpoint } = item;
-    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(e, doc, endpoint, offsetMs, false, stored));
-    else startFirstAttempt(e, doc, endpoint, offsetMs, false, stored);
+    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(e, doc, endpoint, offsetMs));
+    else startFirstAttempt(e, doc, endpoint, offsetMs);
   }
 }
 
@@ -325,20 +243,16 @@ function attemptJob(e: DeliveryEngine, d: WebhookDeliveryRecord, run: AttemptJob
 }
 
 
-/**
- * `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order).
- * `stored`: the insert of the delivery's event, when it was still under way (createDeliveriesWhileStoring).
- */
+/** `fromSweep`: taken back by the sweeper, which may refill a spilling account (in release order). */
 function startFirstAttempt(
   e: DeliveryEngine,
   delivery: WebhookDeliveryRecord,
   endpoint: WebhookEndpointRecord,
   offsetMs: number,
   fromSweep = false,
-  stored?: Promise<void>,
 ): void {
   if (e.state === 'idle') {
-    e.deferred.push(() => startFirstAttempt(e, delivery, endpoint, offsetMs, fromSweep, stored));
+    e.deferred.push(() => startFirstAttempt(e, delivery, endpoint, offsetMs, fromSweep));
     return;
   }
   if (e.state === 'stopped') return;
@@ -349,9 +263,6 @@ function startFirstAttempt(
             // Stopping: left PENDING for the next process, its lease released so that it is taken at once
             // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
             if (e.state !== 'running') return void (await spill(e, delivery));
-            // Its event's insert failed: left PENDING too. The pending sweeper sends it when its lease lapses
-            // (15 s); the outbox sweeper, which looks every second, will have stored the event again by then.
-            if (stored && !(await stored.then(() => true, () => false))) return;
             if (!(await holdLease(delivery))) return;
             return attemptStep(e, delivery, endpoint, 1, new Date(Date.now() + offsetMs));
           }),

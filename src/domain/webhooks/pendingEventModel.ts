@@ -2,7 +2,7 @@ import mongoose, { Schema } from 'mongoose';
 
 /**
  * An event waiting for a pull endpoint (`mode: pull`): listed by GET .../pending until acknowledged.
- * `_id` is `<endpoint id>:<event id>`, so that creating it twice (the fast path and the durable hook)
+ * `_id` is `<endpoint id>:<event id>`, so that creating it twice (the event hook run again after a crash)
  * leaves one; acknowledged ones stay (acked: true) until the TTL, so that a late second creation finds
  * them and does not make them pending again.
  */

@@ -1,11 +1,8 @@
 import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
-import type { StoredEvent } from '../events';
 import type { GatewayRuntime } from '../gatewayRuntime';
 import {
-  createDeliveriesFastPath,
-  createDeliveriesWhileStoring,
-  deliveriesHook,
+  createDeliveriesForEvent,
   deliveryQueueIdle,
   runRetryTimer,
   startDeliveryEngine,
@@ -26,25 +23,15 @@ const SWEEP_MS = 1_000;
 const STOP_WAIT_MS = ATTEMPT_TIMEOUT_MS + 3_000;
 
 /**
- * Wires the delivery engine into the gateway: the event hook, the retry timers, the pending sweeper.
- * The hook and the timer handler are registered when the service is created, before any background
- * service starts, so that an outbox sweep or timer poll at start-up never runs without them.
+ * Wires the runtime's delivery engine into its gateway: the event hook (where deliveries are created),
+ * the retry timers, the pending sweeper. The hook and the timer handler are registered when the service
+ * is created, before any background service starts, so that an outbox sweep or timer poll at start-up
+ * never runs without them.
  */
-/**
- * Subscribes a listener to every stored event of every account as this process learns of it, and returns
- * the unsubscribe function: the event bus's subscribeAll (src/realtime/eventBus.ts), handed in by
- * src/server.ts, because the domain does not import the realtime floor (docs/architecture.md).
- */
-export type SubscribeAllEvents = (listener: (event: StoredEvent) => void) => () => void;
-
-/** Runs the runtime's delivery engine (its policy: where this gateway's webhooks may go, from its Config). */
-export function webhookDeliveryService(deps: { runtime: GatewayRuntime; subscribeAll: SubscribeAllEvents }): BackgroundService {
-  const { runtime } = deps;
+export function webhookDeliveryService(runtime: GatewayRuntime): BackgroundService {
   const engine = runtime.deliveries;
   const { policy } = engine;
-  let removeHook: (() => void) | null = runtime.hooks.onEventStored((event) => deliveriesHook(engine, event), { name: 'webhook-deliveries' });
-  let unsubscribe: (() => void) | null = null;
-  let stopEarlyPath: (() => void) | null = null;
+  let removeHook: (() => void) | null = runtime.hooks.onEventStored((event) => createDeliveriesForEvent(engine, event), { name: 'webhook-deliveries' });
   runtime.timers.register(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(engine, timer.payload, ctx.now, ctx.advancing));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
@@ -57,9 +44,6 @@ export function webhookDeliveryService(deps: { runtime: GatewayRuntime; subscrib
         logger.warn('WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: webhooks may target loopback and private addresses (local work only)');
       }
       startDeliveryEngine(engine);
-      stopEarlyPath = runtime.hooks.onEventStoring((storing) => createDeliveriesWhileStoring(engine, storing));
-      // The bus may hand it another gateway's events, from that gateway's work: they go to this one's engine.
-      unsubscribe = deps.subscribeAll((event) => createDeliveriesFastPath(engine, event));
       sweepTimer = setInterval(() => {
         if (sweeping) return;
         sweeping = sweepPendingDeliveries(engine)
@@ -72,10 +56,6 @@ export function webhookDeliveryService(deps: { runtime: GatewayRuntime; subscrib
     },
     async stop() {
       stopDeliveryEngine(engine);
-      unsubscribe?.();
-      unsubscribe = null;
-      stopEarlyPath?.();
-      stopEarlyPath = null;
       removeHook?.();
       removeHook = null;
       if (sweepTimer) clearInterval(sweepTimer);
