@@ -2,9 +2,12 @@ import { createHash } from 'node:crypto';
 
 /**
  * Configuration from the environment, validated once at start. A bad value stops the process with a
- * message naming the variable, rather than surfacing later as odd behaviour.
+ * message naming the variable, rather than surfacing later as odd behaviour. Read-only once loaded
+ * (frozen, and typed so): a value known only later (the served port's public URL) makes a new Config.
  */
-export interface Config {
+export type Config = Readonly<ConfigValues>;
+
+interface ConfigValues {
   port: number;
   host: string;
   publicBaseUrl: string;
@@ -175,7 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (mongodbUri && !/^mongodb(\+srv)?:\/\//.test(mongodbUri)) {
     throw new ConfigError(`MONGODB_URI must start with mongodb:// or mongodb+srv://, got '${mongodbUri.slice(0, 20)}…'`);
   }
-  return {
+  return Object.freeze({
     port,
     host: env.HOST?.trim() || '0.0.0.0',
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`),
@@ -219,7 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsEnabled: bool(env, 'METRICS_ENABLED', true),
     metricsTokenHash: metricsToken(env, 'METRICS_TOKEN'),
     ...retentionFrom(env),
-  };
+  });
 }
 
 /** A bearer token: printable ASCII without spaces, 16 to 256 characters; stored as its SHA-256. */

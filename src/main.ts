@@ -22,13 +22,13 @@ async function main(): Promise<void> {
   }
   // `npm start` keeps the embedded engine's data in ./data unless DATA_DIR says otherwise
   // (DATA_DIR= with an empty value means memory only): the rule src/start.ts starts the engine early by.
-  if (!config.mongodbUri) config.dataDir = startDataDir(process.env);
+  if (!config.mongodbUri) config = Object.freeze({ ...config, dataDir: startDataDir(process.env) });
 
   // Before anything that serves or stores: every request and command then runs in its span.
   if (await startTracing(process.env)) logger.info('tracing on: spans go out over OpenTelemetry');
   const gateway = await startGateway(config);
   // Known only now: with PORT=0 the default public URL names the port actually served.
-  printReadyLine(config.publicBaseUrl, logger.level);
+  printReadyLine(gateway.config.publicBaseUrl, logger.level);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

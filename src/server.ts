@@ -33,6 +33,8 @@ export interface Gateway {
   db: DatabaseHandle;
   /** What this gateway holds of its own: its hooks, timer handlers and outboxes (src/domain/gatewayRuntime.ts). */
   runtime: GatewayRuntime;
+  /** The Config it serves with: the one it was started with, its public URL naming the served port when derived from PORT. */
+  config: Config;
   /** Graceful: stop accepting, finish in-flight requests, stop background work, close the database. */
   close(): Promise<void>;
 }
@@ -68,6 +70,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   let db: DatabaseHandle;
   let app: ReturnType<typeof createApp>;
   let port: number;
+  let served: Config;
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -78,11 +81,11 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     });
     port = (httpServer.address() as AddressInfo).port;
     // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
-    // URLs must point at the port actually served.
-    if (!config.publicBaseUrlFromEnv) config.publicBaseUrl = `http://localhost:${port}`;
-    app = createApp(config, runtime, {
-      endpoints: [graphqlEndpoint(config, runtime)],
-      rootRouters: [createPagesRouter(config), graphiqlRouter(), dashboardSessionRouter(config)],
+    // URLs must point at the port actually served. A new Config, not a changed one.
+    served = config.publicBaseUrlFromEnv ? config : Object.freeze({ ...config, publicBaseUrl: `http://localhost:${port}` });
+    app = createApp(served, runtime, {
+      endpoints: [graphqlEndpoint(served, runtime)],
+      rootRouters: [createPagesRouter(served), graphiqlRouter(), dashboardSessionRouter(served)],
     });
     db = await connecting;
   } catch (err) {
@@ -92,11 +95,11 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     throw err;
   }
   // Background services (timer handlers above all) are running before the first request is served.
-  await startServices(services, { config, httpServer });
+  await startServices(services, { config: served, httpServer });
   // After this thread's services: the final PUBLIC_BASE_URL and the webhook secrets key it loaded (a
   // memory-only gateway makes one up) are the background thread's too.
-  const background: BackgroundThread | undefined = config.backgroundThread
-    ? startBackgroundThread({ ...config, webhookSecretsKey: secretsKey() }, db.uri, runtime.timers)
+  const background: BackgroundThread | undefined = served.backgroundThread
+    ? startBackgroundThread({ ...served, webhookSecretsKey: secretsKey() }, db.uri, runtime.timers)
     : undefined;
   httpServer.off('request', holdEarly);
   httpServer.on('request', app);
@@ -125,5 +128,5 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
 
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port, database: db.kind }, `gateway listening on http://${host}:${port}`);
-  return { url: `http://${host}:${port}`, port, httpServer, db, runtime, close };
+  return { url: `http://${host}:${port}`, port, httpServer, db, runtime, config: served, close };
 }

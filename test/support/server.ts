@@ -30,7 +30,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     ...env,
   });
   const gateway = await startGateway(config, opts);
-  return { baseUrl: gateway.url, gateway, config, stop: () => gateway.close() };
+  return { baseUrl: gateway.url, gateway, config: gateway.config, stop: () => gateway.close() };
 }
 
 /**

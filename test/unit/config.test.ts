@@ -9,6 +9,16 @@ describe('loadConfig', () => {
     expect(c.mongodbUri).toBeUndefined();
   });
 
+  it('is read-only once loaded: a later value makes a new Config', () => {
+    const c = loadConfig({});
+    expect(Object.isFrozen(c)).toBe(true);
+    // ES modules are strict: writing to a frozen object throws rather than being ignored.
+    expect(() => {
+      (c as { publicBaseUrl: string }).publicBaseUrl = 'http://elsewhere';
+    }).toThrow(TypeError);
+    expect(c.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
