@@ -49,8 +49,8 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   connecting.catch(() => undefined);
   // Built here, for this gateway alone: each module's factory registers on it, none on module state, so
   // a second gateway in this process runs its own hooks and timers, not a second copy in each.
-  const runtime = createGatewayRuntime(`gateway:${config.port}`, { webhookTargets: webhookTargetPolicy(config) });
-  const services = httpThreadServices(config, runtime, { backgroundThread: config.backgroundThread });
+  const runtime = createGatewayRuntime({ webhookTargets: webhookTargetPolicy(config) });
+  const services = httpThreadServices(runtime, { backgroundThread: config.backgroundThread });
   opts.register?.(runtime);
   // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
   // Process-wide, like the connections and sessions they end (registering one twice keeps one).

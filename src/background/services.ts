@@ -1,4 +1,3 @@
-import type { Config } from '../config';
 import type { BackgroundService } from '../platform/lifecycle';
 import { requestLogService } from '../domain/logs/requestLogBackground';
 import { paymentsCoreHandlersService, paymentsCoreService } from '../domain/payments/paymentsJobs';
@@ -10,7 +9,7 @@ import { graphqlService } from '../graphql/server';
 
 /**
  * The background services of each thread, in start order (stopped in reverse). Each is given the
- * settings of its gateway (no process-wide setting): here, or from `config` at its start; and its
+ * settings of its gateway (no process-wide setting) from `config` at its start, and its
  * gateway's runtime (src/domain/gatewayRuntime.ts), on which it registers its hooks, timer handlers and
  * outboxes.
  *
@@ -24,7 +23,7 @@ import { graphqlService } from '../graphql/server';
  * (event, endpoint) who creates a delivery. The background thread's own list is in workerServices.ts
  * (its bundle carries none of the HTTP side).
  */
-export function httpThreadServices(config: Config, runtime: GatewayRuntime, opts: { backgroundThread: boolean }): BackgroundService[] {
+export function httpThreadServices(runtime: GatewayRuntime, opts: { backgroundThread: boolean }): BackgroundService[] {
   return [
     // First, so it stops last: the request log entries of the final requests are written.
     requestLogService,

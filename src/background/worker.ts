@@ -29,7 +29,7 @@ await startTracing(process.env, 'background');
 timeDatabaseCommands();
 await mongoose.connect(data.databaseUri, CLIENT_OPTIONS);
 // The thread's own runtime: its modules register there and are handed it.
-const runtime = createGatewayRuntime('background', { webhookTargets: webhookTargetPolicy(config) });
+const runtime = createGatewayRuntime({ webhookTargets: webhookTargetPolicy(config) });
 const services = backgroundThreadServices(runtime);
 await startServices(services, { config });
 send({ type: 'ready' });

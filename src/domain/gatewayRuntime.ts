@@ -12,8 +12,6 @@ import type { WebhookTargetPolicy } from './webhooks/targetResolver';
  * per-request context store (bench/README.md, Round 38: one cost 15-45 % of the gateway's CPU).
  */
 export interface GatewayRuntime {
-  /** For logs and errors: which gateway. */
-  name: string;
   hooks: EventHooks;
   timers: GatewayTimers;
   outboxes: Outboxes;
@@ -22,11 +20,10 @@ export interface GatewayRuntime {
 }
 
 /** `webhookTargets`: where its webhooks may go (targetResolver.ts webhookTargetPolicy, from its Config). */
-export function createGatewayRuntime(name: string, opts: { webhookTargets: WebhookTargetPolicy }): GatewayRuntime {
+export function createGatewayRuntime(opts: { webhookTargets: WebhookTargetPolicy }): GatewayRuntime {
   const hooks = createEventHooks();
   const timers = createGatewayTimers();
   return {
-    name,
     hooks,
     timers,
     outboxes: createOutboxes({ hooks, timers }),

@@ -20,7 +20,7 @@ import { webhookTargetPolicy } from '../../src/domain/webhooks/targetResolver';
  */
 let engine: EmbeddedMongo;
 /** No gateway here: the one runtime of this file stands for it (its events feed the bus at once). */
-const runtime = createGatewayRuntime('subscriptionsUntilOutcome.test', { webhookTargets: webhookTargetPolicy({ webhookAllowPrivateNetworks: true }) });
+const runtime = createGatewayRuntime({ webhookTargets: webhookTargetPolicy({ webhookAllowPrivateNetworks: true }) });
 
 beforeAll(async () => {
   engine = await startEmbeddedMongo({ port: 0 });

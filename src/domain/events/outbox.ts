@@ -97,11 +97,7 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(
-  e: PendingEvent,
-  event: StoredEvent,
-  ack: Acknowledge,
-): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
