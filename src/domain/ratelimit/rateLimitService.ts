@@ -429,24 +429,42 @@ export async function pruneRevokedMarks(accountId: string, nowMs: number = Date.
  * Counts one request in `bucket` in this process's memory only, with the same window rule. For the
  * few answers that must not wait on the database: maintenance refusals (the database may be what is
  * under maintenance) and per-IP counts whose database update failed. Expired windows are dropped as
- * the map grows.
+ * time passes, and at most LOCAL_WINDOWS_MAX are held.
  */
 export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): RateLimitDecision {
   // In this process's memory: the window's end on the monotonic clock, which a wall-clock step does not move.
   const base = machineBase();
   const mono = nowMs - base;
-  if (localWindows.size >= LOCAL_PRUNE_AT) {
-    for (const [b, w] of localWindows) if (w.monoEnd <= mono) localWindows.delete(b);
+  // The map is in the order the windows end (a new window is inserted last), so expired ones are at its
+  // front: dropping them costs nothing per request, however many addresses are counted.
+  for (const [b, w] of localWindows) {
+    if (w.monoEnd > mono) break;
+    localWindows.delete(b);
   }
   let w = localWindows.get(bucket);
-  if (!w || w.monoEnd <= mono) localWindows.set(bucket, (w = { count: 0, monoEnd: mono + WINDOW_MS }));
+  if (!w || w.monoEnd <= mono) {
+    localWindows.delete(bucket);
+    // Keyed by client address before any key is checked: over the cap, the window closest to its end goes.
+    if (localWindows.size >= LOCAL_WINDOWS_MAX) localWindows.delete(localWindows.keys().next().value!);
+    localWindows.set(bucket, (w = { count: 0, monoEnd: mono + WINDOW_MS }));
+  }
   w.count += 1;
   return decide(w.count, w.monoEnd + base, limit, nowMs);
 }
 
-const LOCAL_PRUNE_AT = 10_000;
+/**
+ * Windows counted in this process's memory at most (docs/operations.md, "Bounds"): a bucket's name is
+ * under 80 bytes (`ip:<kind>:<address>`), so about 2 MB in all. Past it, the oldest window is forgotten
+ * (that address's next request opens a new one), which only this fallback path can notice.
+ */
+export const LOCAL_WINDOWS_MAX = 10_000;
 // eslint-disable-next-line no-restricted-syntax -- this process's memory is the limit's scope: a client's requests to any of its gateways count together
 const localWindows = new Map<string, { count: number; monoEnd: number }>();
+
+/** How many windows hitLocalRateLimit holds (tests of its bound). */
+export function localWindowCount(): number {
+  return localWindows.size;
+}
 
 function decide(count: number, windowEndMs: number, limit: number, nowMs: number): RateLimitDecision {
   return {
