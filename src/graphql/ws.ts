@@ -195,7 +195,13 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         if (!result.errors?.length) return;
         return { ...result, errors: formatErrors(result.errors, ctx.extra.requestIds?.get(id) ?? newId('req')) };
       },
-      onError: (ctx: WsContext, id, _payload, errors) => formatErrors(errors, ctx.extra.requestIds?.get(id) ?? newId('req')),
+      onError: (ctx: WsContext, id, _payload, errors) => {
+        // graphql-ws calls no onComplete after an operation refused by onSubscribe: forget its id here, or
+        // the socket's map would keep one entry per refused operation for the socket's whole lifetime.
+        const requestId = ctx.extra.requestIds?.get(id) ?? newId('req');
+        ctx.extra.requestIds?.delete(id);
+        return formatErrors(errors, requestId);
+      },
       onComplete: (ctx: WsContext, id) => {
         ctx.extra.requestIds?.delete(id);
         const lease = leases.get(ctx.extra.request);
