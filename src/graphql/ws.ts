@@ -17,6 +17,7 @@ import { addSubscription, admit, attach, identify, release, removeSubscription, 
 import { bearerSecret } from '../operations/bearer';
 import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
+import { answerAndClose, guardSocket } from '../http/rawAnswer';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
@@ -76,6 +77,8 @@ const SERVICE_RESTART = 1012;
 export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config, runtime: GatewayRuntime): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node took its own 'error' listener off before 'upgrade': a client reset would end the process.
+    guardSocket(socket);
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === GRAPHQL_PATH) {
       // A dashboard session's cookie is honoured only from the gateway's own origin (CSRF).
@@ -100,7 +103,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       });
     } else if (httpServer.listenerCount('upgrade') === 1) {
       // Nobody else serves WebSockets: refuse rather than leave the socket hanging.
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      answerAndClose(socket, 'HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     }
   };
   httpServer.on('upgrade', onUpgrade);
@@ -231,7 +234,8 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
 function refuseUpgrade(socket: Duplex, err: ApiError): void {
   const body = JSON.stringify({ error: { code: err.code, message: err.message, request_id: newId('req') } });
   const headers = Object.entries(err.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(
+  answerAndClose(
+    socket,
     `HTTP/1.1 ${err.status} ${http.STATUS_CODES[err.status]}\r\nConnection: close\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

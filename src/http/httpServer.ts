@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { newId } from '../ids';
 import { rateLimitedIn } from '../metrics/domain';
 import { logger } from '../logger';
+import { answerAndClose } from './rawAnswer';
 
 /**
  * The gateway's HTTP server, with the limits that keep slow or greedy clients from holding its sockets
@@ -48,8 +49,7 @@ function capConnectionsPerAddress(server: http.Server, max: number): void {
     if (count > max) {
       logger.warn({ address, max }, 'connection refused: too many open connections from one address');
       // Answered without reading the request: a client that sent one reads the 429, and the socket goes.
-      socket.end(overCapAnswer());
-      socket.destroySoon();
+      answerAndClose(socket, overCapAnswer());
       return;
     }
     open.set(address, count);
