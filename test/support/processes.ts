@@ -62,6 +62,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** One TCP connect to 127.0.0.1:`port`: true when refused (or closed before it could be used). */
+export function connectRefused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
 /** Spawns a gateway against `mongodbUri`; resolves once GET /healthz answers 200. */
 export async function spawnGateway(
   mongodbUri: string,
