@@ -53,7 +53,7 @@ interface ConfigValues {
    */
   writeConcurrency: number;
   /** Deadlines and caps of plain HTTP connections (src/http/httpServer.ts). */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnectionsPerIp: number };
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number; maxConnectionsPerIp: number };
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
   /** METRICS_ENABLED (default true): GET /metrics is served; false = 404. */
@@ -205,6 +205,9 @@ export function loadConfig(env: Env = process.env): Config {
     http: {
       headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 15_000, 1_000, 600_000),
       requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+      // Open sockets in all (0 = no cap): what the fan-out bench serves (10,000 live streams), some 150 MiB
+      // of heap at 15 KB each and up to 500 MiB of RSS (bench/README.md), within common `ulimit -n`.
+      maxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 10_000_000),
       // Above the SSE and WebSocket caps per IP together (100 + 50), with room for plain requests.
       maxConnectionsPerIp: int(env, 'HTTP_MAX_CONNECTIONS_PER_IP', 256, 0, 1_000_000),
     },

@@ -26,3 +26,8 @@ export const httpOperation = childCache((operation: string): HttpOperationMetric
     },
   };
 });
+
+/** Sockets answered 503 and closed on arrival: HTTP_MAX_CONNECTIONS were open (src/http/httpServer.ts). */
+export const connectionRefusedAtCap = register(
+  new CounterCells('pgw_http_connections_refused_total', 'Connections answered 503 and closed on arrival because HTTP_MAX_CONNECTIONS sockets were open.', []),
+).child({});
