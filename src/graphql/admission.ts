@@ -4,13 +4,14 @@ import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { ApiError } from '../errors';
 import { countOperations, type Admission, type Client } from '../operations/admit';
 import { beforeCountOf, type BeforeCount } from '../operations/prefetch';
-import type { Caller } from '../operations/caller';
-import type { RateCount } from '../operations/rateLimitPolicy';
+import { countPublicCall, type RateCount } from '../operations/rateLimitPolicy';
+import type { OperationId } from '../operations/contract';
 import { checkClientTokenOperation, createClientTokenContext } from './clientTokenScope';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
-import { parseDocument, parsedDocument } from './documentCache';
+import { keepDocument, parseDocument, parsedDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
-import { publicCalls } from './publicOperations';
+import { publicCalls, publicFieldNamed } from './publicOperations';
+import { recallQuery, rememberQuery } from './persistedQueries';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
@@ -84,43 +85,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Automatic persisted queries, kept per account (a hash stored by one account is unknown to every
- * other: a probe tells nothing about anyone else's queries), in this process's memory, least recently
- * used first out. A client that meets another process, or an evicted entry, gets the 400 and sends the
- * text again, as the protocol expects.
- */
-const APQ_BUDGET_BYTES = 16 * 2 ** 20;
-const persisted = new Map<string, string>();
-let persistedBytes = 0;
+const NOT_FOUND = 'PersistedQueryNotFound';
+const persistedQueryNotFound = () => invalid(`${NOT_FOUND}: no query with this sha256Hash was sent with these credentials; send it again with its text`);
 
-function rememberQuery(entry: string, query: string): void {
-  const old = persisted.get(entry);
-  if (old !== undefined) {
-    persisted.delete(entry);
-    persistedBytes -= old.length;
-  }
-  persisted.set(entry, query);
-  persistedBytes += query.length;
-  while (persistedBytes > APQ_BUDGET_BYTES) {
-    const [oldest, text] = persisted.entries().next().value!;
-    persisted.delete(oldest);
-    persistedBytes -= text.length;
-  }
-}
-
-function recallQuery(entry: string): string | undefined {
-  const query = persisted.get(entry);
-  if (query !== undefined) {
-    persisted.delete(entry);
-    persisted.set(entry, query);
-  }
-  return query;
-}
-
-/** Whose persisted queries a caller sees: its account's; a keyless caller, its address's. */
-export function persistedQueryScope(caller: Caller, client: Client): string {
-  return caller.kind === 'public' ? `ip:${client.ip}` : `acct:${caller.actor.accountId}`;
+/** The 400 an unknown hash gets: APQ clients send the text again on it, keyless ones too (they store nothing). */
+export function isPersistedQueryNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.message.startsWith(NOT_FOUND);
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -131,7 +101,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * `invalid_request` (the message of an unknown hash starts with `PersistedQueryNotFound`, the word APQ
  * clients look for before they send the text again).
  */
-export function resolveQueryText(params: GraphQLRequestParams, scope: string): string {
+export function resolveQueryText(params: GraphQLRequestParams, scope: string | null): string {
   const apq = params.extensions?.persistedQuery;
   if (apq === undefined || apq === null) {
     if (params.query === undefined) throw invalid("Send the operation as 'query' (or an automatic persisted query's sha256Hash in extensions.persistedQuery)");
@@ -140,29 +110,30 @@ export function resolveQueryText(params: GraphQLRequestParams, scope: string): s
   const { version, sha256Hash } = (isObject(apq) ? apq : {}) as { version?: unknown; sha256Hash?: unknown };
   if (version !== 1) throw invalid('extensions.persistedQuery.version must be 1');
   if (typeof sha256Hash !== 'string' || !/^[0-9a-f]{64}$/i.test(sha256Hash)) throw invalid('extensions.persistedQuery.sha256Hash must be a SHA-256 hex digest');
-  const entry = `${scope}\u0000${sha256Hash.toLowerCase()}`;
+  const hash = sha256Hash.toLowerCase();
   if (params.query === undefined) {
-    const known = recallQuery(entry);
-    if (known === undefined) throw invalid('PersistedQueryNotFound: no query with this sha256Hash was sent from this account; send it again with its text');
+    const known = recallQuery(scope, hash);
+    if (known === undefined) throw persistedQueryNotFound();
     return known;
   }
-  if (sha256(params.query) !== sha256Hash.toLowerCase()) throw invalid('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it');
-  rememberQuery(entry, params.query);
+  if (sha256(params.query) !== hash) throw invalid('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it');
+  rememberQuery(scope, hash, params.query);
   return params.query;
 }
 
 /**
  * Parses a query text, refused as `invalid_request` when it is not GraphQL or nests deeper than
  * MAX_NESTING (before graphql-js's recursive descent could overflow the stack). Parsed documents are
- * shared by text (documentCache.ts).
+ * shared by text (documentCache.ts); `keep` (the caller is authenticated and counted) lets this one be
+ * kept for the next request.
  */
-export function parseQuery(query: string): DocumentNode {
+export function parseQuery(query: string, keep: boolean): DocumentNode {
   const parsed = parsedDocument(query);
   if (parsed) return parsed;
   const nesting = bracketNesting(query);
   if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
   try {
-    return parseDocument(query, { maxTokens: MAX_TOKENS });
+    return parseDocument(query, { maxTokens: MAX_TOKENS }, keep);
   } catch (err) {
     // graphql-js's GraphQLError names the position; anything else is the engine's and stays here.
     const message = err instanceof Error && err.name === 'GraphQLError' ? err.message : 'Query could not be parsed';
@@ -214,6 +185,7 @@ export async function admitDocument(
   params: Pick<GraphQLRequestParams, 'operationName' | 'variables'>,
   client: Client,
   config: Config,
+  precounted?: OperationId,
 ): Promise<RateCount | null> {
   const operation = getOperationAST(document, params.operationName);
   const calls = operation ? publicCalls(document, params.operationName) : null;
@@ -224,7 +196,9 @@ export async function admitDocument(
   const caller = admission.caller;
   if (caller.kind === 'clientToken' && operation) checkClientTokenOperation(document, params.operationName, params.variables, caller.grant);
   if (caller.kind === 'public' && !(calls?.onlyPublic && calls.calls.length > 0)) throw authenticationFailed();
-  return countOperations(admission, { requests: Math.max(1, mutationFields), publicCalls: calls?.calls ?? [] }, client, config);
+  const publicCallsLeft = [...(calls?.calls ?? [])];
+  if (precounted !== undefined && publicCallsLeft.includes(precounted)) publicCallsLeft.splice(publicCallsLeft.indexOf(precounted), 1);
+  return countOperations(admission, { requests: Math.max(1, mutationFields), publicCalls: publicCallsLeft }, client, config);
 }
 
 /** The resolvers' context for the admitted caller (`ws`: one context serves every message of a subscription). */
@@ -242,38 +216,68 @@ export function contextOf(
   return createContext(admission.auth, requestId, config, runtime, ip, transport);
 }
 
+/** What readAheadOfRequest read: the request's text, parsed (not kept: the caller is not counted yet). */
+export interface ParsedAhead {
+  query: string;
+  document: DocumentNode;
+  /** The intent a `paymentIntent(id)` query reads, started beside the key's count. */
+  read?: { id: string; ahead: BeforeCount<'getPaymentIntent'> };
+}
+
 /**
  * The intent a `paymentIntent(id)` query reads, started beside the key's count as REST's GET starts it
  * (operations/prefetch.ts): found in the request's own text before anything is counted, so only for a
- * query sent as text (a hash alone is looked up in the account, once it is known). Undefined for any
- * other request, or one that cannot be read (admission answers it as it would).
+ * query sent as text (a hash alone is looked up in the account, once it is known), and only for a key
+ * this process knows (the shell asks countsKnownKeyAtOnce): an unknown secret has nothing parsed before
+ * its 401. The document is handed on (keepParsedAhead) rather than kept here. Undefined for a request
+ * that cannot be read (admission answers it as it would).
  */
-export function readAheadOfRequest(body: unknown): { id: string; ahead: BeforeCount<'getPaymentIntent'> } | undefined {
+export function readAheadOfRequest(body: unknown): ParsedAhead | undefined {
   let params: GraphQLRequestParams;
   let document: DocumentNode;
   try {
     params = requestParams(body);
     if (params.query === undefined) return undefined;
-    document = parseQuery(params.query);
+    document = parseQuery(params.query, false);
   } catch {
     return undefined;
   }
+  const parsed: ParsedAhead = { query: params.query, document };
   const operation = getOperationAST(document, params.operationName);
-  if (operation?.operation !== 'query') return undefined;
+  if (operation?.operation !== 'query') return parsed;
   const field = operation.selectionSet.selections.find((s) => s.kind === Kind.FIELD && s.name.value === 'paymentIntent');
-  if (field?.kind !== Kind.FIELD) return undefined;
+  if (field?.kind !== Kind.FIELD) return parsed;
   const value = field.arguments?.find((a) => a.name.value === 'id')?.value;
   const id = value?.kind === Kind.STRING ? value.value : value?.kind === Kind.VARIABLE ? params.variables?.[value.name.value] : undefined;
-  if (typeof id !== 'string') return undefined;
+  if (typeof id !== 'string') return parsed;
   const ahead = beforeCountOf('getPaymentIntent', { id });
-  return ahead && { id, ahead };
+  return ahead ? { ...parsed, read: { id, ahead } } : parsed;
+}
+
+/** The document of `query` for an authenticated, counted caller: the one parsed ahead, now kept, or parsed here. */
+export function documentOfCounted(query: string, parsed: ParsedAhead | undefined): DocumentNode {
+  if (parsed?.query !== query) return parseQuery(query, true);
+  keepDocument(query, parsed.document);
+  return parsed.document;
+}
+
+/**
+ * A keyless request's text, before it is parsed: it may only call public fields, and a document calls
+ * a field by writing its name, so a text that names none is the 401 of a request without a key, read no
+ * further. One that names one is counted in that field's per-IP bucket first (the count admitDocument
+ * then leaves out: `precounted`), so that an address over its allowance is not parsed either.
+ */
+export async function countKeylessText(query: string, client: Client, config: Config): Promise<{ count: RateCount; precounted: OperationId }> {
+  const precounted = publicFieldNamed(query);
+  if (precounted === undefined) throw authenticationFailed();
+  return { count: await countPublicCall(precounted, client.ip, config), precounted };
 }
 
 /**
  * Hands a read started ahead to the request's loader, as the account's: another account's intent is a
  * missing one, as the loader's own read (readPaymentsOfAccount) would answer.
  */
-export function primeReadAhead(context: GraphQLContext, accountId: string, started: { id: string; ahead: BeforeCount<'getPaymentIntent'> } | undefined): void {
+export function primeReadAhead(context: GraphQLContext, accountId: string, started: ParsedAhead['read']): void {
   const read = started?.ahead.read;
   if (!started || !read) return;
   const own = read.then((p) => (p && p.account_id === accountId ? p : null));

@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
 import { authenticateSessionRequest } from '../dashboard/session/sessionGraphql';
 import { sessionCookieOf } from '../dashboard/session/sessionHttp';
-import { authenticationFailed } from '../domain/accounts/apiKeyService';
+import { authenticationFailed, countsKnownKeyAtOnce } from '../domain/accounts/apiKeyService';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
 import { unavailableError } from '../db/unavailable';
@@ -16,15 +16,19 @@ import { clientIp, countUnidentified } from '../http/rateLimit';
 import {
   admitDocument,
   contextOf,
+  countKeylessText,
+  documentOfCounted,
+  isPersistedQueryNotFound,
   parseQuery,
-  persistedQueryScope,
   primeReadAhead,
   readAheadOfRequest,
   requestParams,
   requestParamsOfSearch,
   resolveQueryText,
   type GraphQLRequestParams,
+  type ParsedAhead,
 } from './admission';
+import { persistedQueryScope } from './persistedQueries';
 import { clientTokenOfHeader } from './clientTokenScope';
 import type { GraphQLContext } from './context';
 import { errorResponseBody } from './errors';
@@ -57,16 +61,26 @@ export function graphqlHttpHandler(config: Config, runtime: GatewayRuntime, apol
       const credentials = await httpCredentials(req, config);
       if (credentials.kind === 'counted') markDashboardRequest(res);
       // A key's POST is read first: the intent it asks for goes out beside the key's count (one round
-      // trip, as REST's GET). What the reading refuses is answered after authentication, as before.
+      // trip, as REST's GET). Its text is parsed then only for a key this process knows (an unknown
+      // secret's is not parsed before its 401), and kept only once the key is counted. What the reading
+      // refuses is answered after authentication, as before.
       const sent = credentials.kind === 'key' && req.method === 'POST' ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
-      const started = sent?.ok ? readAheadOfRequest(sent.value) : undefined;
-      const admission = await authenticate(credentials, config, started?.ahead.start);
+      const parsed = sent?.ok && credentials.kind === 'key' && countsKnownKeyAtOnce(credentials.secret) ? readAheadOfRequest(sent.value) : undefined;
+      let admission = await authenticate(credentials, config, parsed?.read?.ahead.start);
       applyAdmission(res, admission);
-      const { params, document } = await readOperation(req, admission, credentials.kind === 'none', config, sent);
-      const count = await admitDocument(admission, document, params, client, config);
+      const { params: sentParams, query } = await readQueryText(req, admission, credentials, config, sent);
+      const params = { ...sentParams, query };
+      // Without credentials, nothing is parsed before the address is counted, nor kept after (countKeylessText).
+      const keyless = credentials.kind === 'none' ? await countKeylessText(query, client, config) : undefined;
+      if (keyless) {
+        admission = { ...admission, count: keyless.count };
+        applyAdmission(res, admission);
+      }
+      const document = await readDocument(req, params, keyless ? undefined : parsed, credentials.kind === 'none');
+      const count = await admitDocument(admission, document, params, client, config, keyless?.precounted);
       if (count) applyAdmission(res, { caller: admission.caller, count });
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
-      if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, started);
+      if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, parsed?.read);
       const server = await apollo();
       // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's
       // headers it reads only these two (nothing else reads Apollo's copy): copying all of them cost every request.
@@ -151,31 +165,51 @@ async function httpCredentials(req: Request, config: Config): Promise<Credential
 }
 
 /**
- * The request's parameters and the document it runs. A GET runs queries only (a mutation sent as a link
- * would change state: CSRF). Without credentials, what cannot be read is the 401 of a keyless request.
+ * The request's parameters and the query text it runs (its own, or its persisted query's). Without
+ * credentials, what cannot be read is the 401 of a keyless request.
  */
-async function readOperation(
+async function readQueryText(
   req: Request,
   admission: Admission,
-  keyless: boolean,
+  credentials: Credentials,
   config: Config,
   body: Settled<unknown> | undefined,
-): Promise<{ params: GraphQLRequestParams & { query: string }; document: DocumentNode }> {
-  try {
+): Promise<{ params: GraphQLRequestParams; query: string }> {
+  return keylessAs401(credentials.kind === 'none', async () => {
     const read = async () => {
       if (!body) return readJsonBody(req, config.maxBodyBytes);
       if (!body.ok) throw body.error;
       return body.value;
     };
     const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await read());
-    const query = resolveQueryText(params, persistedQueryScope(admission.caller, { ip: clientIp(req) }));
-    const document = parseQuery(query);
+    return { params, query: resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind)) };
+  });
+}
+
+/**
+ * The document a counted request runs: parsed (or the one parsed ahead), kept for the next request
+ * only when the caller has credentials. A GET runs queries only (a mutation sent as a link would change
+ * state: CSRF).
+ */
+async function readDocument(req: Request, params: GraphQLRequestParams & { query: string }, parsed: ParsedAhead | undefined, keyless: boolean): Promise<DocumentNode> {
+  return keylessAs401(keyless, async () => {
+    const document = keyless ? parseQuery(params.query, false) : documentOfCounted(params.query, parsed);
     if (req.method === 'GET' && getOperationAST(document, params.operationName)?.operation === 'mutation') {
       throw ApiError.invalid('Mutations are sent with POST /graphql, never GET');
     }
-    return { params: { ...params, query }, document };
+    return document;
+  });
+}
+
+/**
+ * Without credentials, a request that cannot be read is the 401 of a keyless request; but a hash sent
+ * alone is PersistedQueryNotFound, on which APQ clients send their text (keyless callers store none).
+ */
+async function keylessAs401<T>(keyless: boolean, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
   } catch (err) {
-    if (keyless && isApiError(err)) throw authenticationFailed();
+    if (keyless && isApiError(err) && !isPersistedQueryNotFound(err)) throw authenticationFailed();
     throw err;
   }
 }

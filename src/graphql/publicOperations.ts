@@ -16,6 +16,18 @@ export const PUBLIC_ROOT_FIELDS: Readonly<Record<string, OperationId>> = {
   'Mutation.createSandboxAccount': 'createSandboxAccount',
 };
 
+/**
+ * The first public root field whose name `text` holds. A document calls a field only by writing its
+ * name (GraphQL names have no escapes), so a text that names none calls none: admission refuses a
+ * keyless request without parsing it.
+ */
+export function publicFieldNamed(text: string): OperationId | undefined {
+  for (const [field, operationId] of Object.entries(PUBLIC_ROOT_FIELDS)) {
+    if (text.includes(field.slice(field.indexOf('.') + 1))) return operationId;
+  }
+  return undefined;
+}
+
 const ROOT_TYPE_NAMES = { query: 'Query', mutation: 'Mutation', subscription: 'Subscription' } as const;
 
 export interface PublicCalls {

@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
 import type { BackgroundService } from '../platform/lifecycle';
 import type { GraphQLContext } from './context';
+import { apolloDocumentStore } from './documentCache';
 import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId } from './errors';
 import { wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
@@ -121,6 +122,8 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
     // Automatic persisted queries are resolved before Apollo, in the caller's account (admission.ts), so
     // that every rule sees the document that runs; Apollo's own cache would be shared by every account.
     persistedQueries: false,
+    // Apollo's documents are the admission's (documentCache.ts): one cache, bounded in bytes.
+    documentStore: apolloDocumentStore(schema),
     includeStacktraceInErrorResponses: false,
     formatError: formatGraphQLError,
     // The gateway owns SIGTERM/SIGINT (src/main.ts) and stops Apollo in order with everything else;

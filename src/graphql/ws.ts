@@ -21,7 +21,8 @@ import { answerAndClose, guardSocket } from '../http/rawAnswer';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
-import { admitDocument, contextOf, parseQuery, persistedQueryScope, requestParams, resolveQueryText } from './admission';
+import { admitDocument, contextOf, parseQuery, requestParams, resolveQueryText } from './admission';
+import { persistedQueryScope } from './persistedQueries';
 import { connectionClientToken } from './clientTokenScope';
 import { apiGraphQLError, formatErrors } from './errors';
 import { maintenanceError } from '../http/maintenance';
@@ -162,7 +163,9 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (admission.count) refuseIfOver(admission.count);
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const params = requestParams(payload);
-          const document = parseQuery(resolveQueryText(params, persistedQueryScope(admission.caller, { ip })));
+          // Authenticated and counted above: the document may be kept for the next operation that sends it.
+          const query = resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind));
+          const document = parseQuery(query, true);
           const errors = validateDocument(schema, document);
           if (errors.length > 0) {
             graphqlOperation('unknown').error.inc();

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { documentCacheStats } from '../../src/graphql/documentCache';
+import { createAccount, type TestAccount } from '../support/accounts';
+import { type TestServer } from '../support/server';
+import { gql, startGraphqlTestServer } from './support';
+
+/**
+ * The parsed-document cache (src/graphql/documentCache.ts) is filled only for authenticated, counted
+ * callers, and is bounded in bytes in all and per document. The gateway runs in this process, so the
+ * cache's own stats are read between requests.
+ */
+let server: TestServer;
+let baseUrl: string;
+let acct: TestAccount;
+
+beforeAll(async () => {
+  server = await startGraphqlTestServer({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
+  baseUrl = server.baseUrl;
+  acct = await createAccount(baseUrl);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+let distinct = 0;
+/** A different document each call, of about `bytes` characters and some 3 tokens per 12 characters. */
+function largeDocument(bytes: number, extra = ''): string {
+  const n = ++distinct;
+  const fields: string[] = [];
+  for (let length = 0; length < bytes; ) {
+    const field = `d${n}_${fields.length}: __typename`;
+    fields.push(field);
+    length += field.length + 1;
+  }
+  return `{ ${extra} ${fields.join(' ')} }`;
+}
+
+async function post(authorization: string | null, body: unknown): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (authorization) headers.authorization = authorization;
+  return fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+/** Opens a WebSocket with `connectionParams`, subscribes with `query`, and resolves with its close code. */
+function wsCloseCode(connectionParams: Record<string, unknown>, query: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ type: 'connection_init', payload: connectionParams }));
+      // Sent before any ack: graphql-ws closes the socket 4401 without reading it.
+      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+    });
+    ws.on('close', (code) => resolve(code));
+    ws.on('error', reject);
+  });
+}
+
+describe('the document cache before authentication', () => {
+  it('keyless and bad-key requests with distinct 60 KB documents are 401 and leave the cache as it was', async () => {
+    const before = documentCacheStats();
+    for (let i = 0; i < 10; i++) {
+      for (const authorization of [null, 'Bearer sk_test_notakeynotakeynotakey', 'Bearer garbage']) {
+        const res = await post(authorization, { query: largeDocument(60_000) });
+        expect(res.status).toBe(401);
+        expect(((await res.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code).toBe('authentication_failed');
+      }
+      // One that names the public field: counted per IP first, then parsed, but not kept.
+      const naming = await post(null, { query: largeDocument(60_000, 'createSandboxAccount') });
+      expect(naming.status).toBe(401);
+      const overGet = await fetch(`${baseUrl}/graphql?query=${encodeURIComponent(largeDocument(4_000))}`);
+      expect(overGet.status).toBe(401);
+    }
+    for (const params of [{}, { authorization: 'Bearer sk_test_notakeynotakeynotakey' }]) {
+      expect(await wsCloseCode(params, largeDocument(60_000))).toBe(4401);
+    }
+    expect(documentCacheStats()).toEqual(before);
+  });
+
+  it('a keyless public call runs, and its document is not kept', async () => {
+    const before = documentCacheStats();
+    const res = await gql(baseUrl, null, `mutation { createSandboxAccount(input: { name: "kept? ${++distinct}" }) { id } }`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.createSandboxAccount.id).toMatch(/^acct_/);
+    expect(documentCacheStats()).toEqual(before);
+  });
+});
+
+describe('the document cache for authenticated callers', () => {
+  it('keeps a document sent with a key, once', async () => {
+    const before = documentCacheStats();
+    const query = largeDocument(2_000);
+    for (let i = 0; i < 3; i++) expect((await gql(baseUrl, acct.sk, query)).status).toBe(200);
+    const after = documentCacheStats();
+    expect(after.entries).toBe(before.entries + 1);
+    expect(after.bytes).toBeGreaterThan(before.bytes);
+  });
+
+  it('holds its byte bound when a key sends many distinct large documents', async () => {
+    const { maxBytes, maxDocumentBytes } = documentCacheStats();
+    // Some 2,000 tokens each: just under the per-document bound, so that each is kept.
+    const size = 7_800;
+    let sent = 0;
+    for (let total = 0; total < 1.5 * maxBytes; total += maxDocumentBytes / 1.2) {
+      const res = await gql(baseUrl, acct.sk, largeDocument(size));
+      expect(res.status).toBe(200);
+      sent++;
+      const stats = documentCacheStats();
+      expect(stats.bytes).toBeLessThanOrEqual(maxBytes);
+    }
+    const stats = documentCacheStats();
+    expect(stats.entries).toBeLessThan(sent);
+    // Full, not emptied: the bound evicts the oldest, one at a time.
+    expect(stats.bytes).toBeGreaterThan(maxBytes - 2 * maxDocumentBytes);
+  });
+
+  it('parses a document over the per-document bound for its request, and does not keep it', async () => {
+    const before = documentCacheStats();
+    const res = await gql(baseUrl, acct.sk, largeDocument(30_000));
+    expect(res.status).toBe(200);
+    expect(documentCacheStats().entries).toBe(before.entries);
+  });
+});
