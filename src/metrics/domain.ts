@@ -43,3 +43,8 @@ const rateLimited = register(
 );
 export type RateLimitScope = 'key' | 'account' | 'ip' | 'connections';
 export const rateLimitedIn = childCache((scope: RateLimitScope) => rateLimited.child({ scope }));
+
+/** Request log entries dropped unwritten (src/domain/logs/requestLogHold.ts): the database did not keep up. */
+export const requestLogDropped = register(
+  new CounterCells('pgw_request_log_dropped_total', 'Request log entries dropped before they were written: the database did not keep up and the entries held in memory reached their bound.', []),
+).child({});

@@ -10,6 +10,7 @@ import { createEventHooks, statusChangeId, type StatusChange } from '../../src/d
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { newId } from '../../src/ids';
 import { busStats, startEventBus, statusChangesReady, stopEventBus, subscribe, subscribeStatusChanges } from '../../src/realtime/eventBus';
+import { connectUpstream } from '../support/holdingProxy';
 import { sleep, waitFor } from '../support/wait';
 
 /**
@@ -37,14 +38,7 @@ class CuttableProxy {
     this.cutOff = false;
     const server = net.createServer((client) => {
       if (this.cutOff) return client.destroy();
-      const upstream = net.connect(this.targetPort, '127.0.0.1');
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
+      const upstream = connectUpstream(client, this.targetPort, this.sockets);
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));

@@ -1,9 +1,12 @@
 import { driverCollection } from '../../db/driverCollection';
 import { isDuplicateKey } from '../../db/errors';
 import { logger } from '../../logger';
+import { requestLogDropped } from '../../metrics/domain';
+import { countedWarning } from '../../platform/countedWarning';
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
 import { loggedBody } from './logBodies';
+import { RequestLogHold, type TakenBatch } from './requestLogHold';
 import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 
 export interface LogEntryResource {
@@ -29,11 +32,19 @@ export interface LogEntryResource {
  */
 const FLUSH_MS = 100;
 const BATCH_MAX = 500;
+/**
+ * Inserts under way at once, like src/db/batching.ts; while a slow database holds them, further
+ * entries wait queued, where the oldest are dropped once the entries held reach their bound
+ * (requestLogHold.ts). An explicit flush (listing, shutdown, reset) sends everything at once.
+ */
+const INSERTS_IN_FLIGHT_MAX = 2;
 
 // A write buffer of the database's request log, like src/db/batching.ts: shared by the gateways of a
 // process, flushed on a timer armed on demand; a gateway's stop flushes what is queued, others' too.
 // eslint-disable-next-line no-restricted-syntax -- the database's write buffer
-let queued: RequestLogRecord[] = [];
+const hold = new RequestLogHold();
+// eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
+let insertsInFlight = 0;
 /** Refusals counted since the last flush: `_id` of their refused_requests document → counts. */
 // eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
 let refused = new Map<string, { accountId: string | null; hour: Date; unauthorized: number; rateLimited: number }>();
@@ -41,6 +52,10 @@ let refused = new Map<string, { accountId: string | null; hour: Date; unauthoriz
 let timer: NodeJS.Timeout | null = null;
 // eslint-disable-next-line no-restricted-syntax -- the database's write buffer (above)
 const writing = new Set<Promise<void>>();
+const warnDropped = countedWarning('request log entries dropped: the database is not keeping up');
+
+/** Entries and estimated bytes of the request log held in this process (queued and being written). */
+export const requestLogHeld = () => hold.held();
 
 /** 401 and 429 answers are counted per account and hour (refusedRequestsModel.ts), not logged one by one. */
 export const isRefusal = (status: number) => status === 401 || status === 429;
@@ -48,8 +63,12 @@ export const isRefusal = (status: number) => status === 401 || status === 429;
 /** `entry`'s bodies are the request's own text, unredacted: flushRequestLogs redacts them before writing. */
 export function recordRequest(entry: RequestLogRecord): void {
   if (isRefusal(entry.status)) return countRefusedRequest(entry.account_id, entry.status, entry.created_at);
-  queued.push(entry);
-  if (queued.length >= BATCH_MAX) void flushRequestLogs();
+  const dropped = hold.add(entry);
+  if (dropped > 0) {
+    requestLogDropped.inc(dropped);
+    warnDropped(dropped, hold.held());
+  }
+  if (hold.queued >= BATCH_MAX) sendQueued(false);
   else scheduleFlush();
 }
 
@@ -66,32 +85,54 @@ export function countRefusedRequest(accountId: string | null, status: number, at
 
 function scheduleFlush(): void {
   if (timer) return;
-  timer = setTimeout(() => void flushRequestLogs(), FLUSH_MS);
+  timer = setTimeout(() => sendAll(false), FLUSH_MS);
   timer.unref();
 }
 
 /** Writes what is queued; resolves once every write started so far has ended (whatever its outcome). */
 export async function flushRequestLogs(): Promise<void> {
+  sendAll(true);
+  await Promise.all([...writing]);
+}
+
+/** The refusal counts, and the queued entries: all of them, or as sendQueued(false) does. */
+function sendAll(all: boolean): void {
   if (timer) clearTimeout(timer);
   timer = null;
-  // The redaction and cut of the bodies happen here, in the batch write, not on each request's path.
-  const batch = queued.map(withLoggedBodies);
-  queued = [];
   const counts = refused;
   refused = new Map();
   if (counts.size > 0) track(writeRefusedCounts(counts));
-  if (batch.length > 0) {
-    // The entries are complete plain documents: the driver's insert skips mongoose's per-document
-    // casting and validation.
-    const collection = driverCollection<RequestLogRecord>(RequestLogModel);
-    track(
-      collection.insertMany(batch, { ordered: false }).then(
-        () => undefined,
-        (err: unknown) => logger.warn({ err, entries: batch.length }, 'could not record request log entries'),
-      ),
-    );
+  sendQueued(all);
+}
+
+/** The queued entries in inserts of BATCH_MAX: all of them, or while fewer than INSERTS_IN_FLIGHT_MAX are under way. */
+function sendQueued(all: boolean): void {
+  while (hold.queued > 0 && (all || insertsInFlight < INSERTS_IN_FLIGHT_MAX)) {
+    // The redaction and cut of the bodies happen here, in the batch write, not on each request's path.
+    insert(hold.take(BATCH_MAX, withLoggedBodies));
   }
-  await Promise.all([...writing]);
+}
+
+function insert(batch: TakenBatch): void {
+  insertsInFlight++;
+  // The entries are complete plain documents: the driver's insert skips mongoose's per-document
+  // casting and validation.
+  const collection = driverCollection<RequestLogRecord>(RequestLogModel);
+  track(
+    collection
+      .insertMany(batch.entries, { ordered: false })
+      .then(
+        () => undefined,
+        (err: unknown) => logger.warn({ err, entries: batch.entries.length }, 'could not record request log entries'),
+      )
+      .finally(() => {
+        insertsInFlight--;
+        hold.written(batch);
+        // Entries that waited for this insert to end go now, or with the next timer.
+        if (hold.queued >= BATCH_MAX) sendQueued(false);
+        else if (hold.queued > 0) scheduleFlush();
+      }),
+  );
 }
 
 function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
