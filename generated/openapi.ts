@@ -1456,9 +1456,11 @@ export interface paths {
          *     attempts, lag and backlog, open streams, rate-limit refusals, the database, and the process's
          *     own. Labels never hold account ids, keys or raw paths. For operators, not tenants.
          *
-         *     Public: no credentials (no API key), unless the gateway runs with `METRICS_TOKEN`: then send
-         *     `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise). With `METRICS_ENABLED=false` the route is
-         *     not served (404). Not rate limited.
+         *     No API key. Without `METRICS_TOKEN` it answers only to a loopback peer (127.0.0.0/8, ::1; the TCP
+         *     peer, not a forwarded-for header): any other address gets 403. With `METRICS_TOKEN` set, send
+         *     `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise), from anywhere. Rate limited per client
+         *     address like the public routes (`PUBLIC_RATE_LIMIT_PER_MINUTE`; 429 `rate_limit_exceeded` with
+         *     `Retry-After` past it). With `METRICS_ENABLED=false` the route is not served (404).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -6355,6 +6357,25 @@ export interface operations {
                      *         "code": "authentication_failed",
                      *         "message": "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>",
                      *         "request_id": "req_qQCSQq9SincZ0IWdGp7iOhNT"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `permission_denied`: METRICS_TOKEN is not set and the peer is not a loopback address. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "permission_denied",
+                     *         "message": "GET /metrics without METRICS_TOKEN answers only on loopback; set METRICS_TOKEN to scrape it from another address.",
+                     *         "request_id": "req_Qm1XcT0y8kWZ3bPzLr5nAe4J"
                      *       }
                      *     }
                      */

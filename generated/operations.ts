@@ -1149,7 +1149,8 @@ const operationData = {
     "bodyRequired": false,
     "validators": {
       "responses": {
-        "401": "getMetrics_401"
+        "401": "getMetrics_401",
+        "403": "getMetrics_403"
       }
     },
     "errorCodes": {},
@@ -1158,6 +1159,9 @@ const operationData = {
         "text/plain"
       ],
       "401": [
+        "application/json"
+      ],
+      "403": [
         "application/json"
       ]
     }

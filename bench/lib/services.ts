@@ -90,6 +90,8 @@ export async function startGatewayProcess(opts: {
       ACCOUNT_CREATION_PER_MINUTE: '100000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
       HTTP_MAX_CONNECTIONS_PER_IP: '100000',
+      // No total cap (default 10,000): the fan-out phases hold 10,000 subscribers and their writers.
+      HTTP_MAX_CONNECTIONS: '0',
       LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SHUTDOWN_GRACE_MS: '3000',

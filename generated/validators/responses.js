@@ -14702,6 +14702,7 @@ export const getCheckoutSession_429 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_500 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_503 = ackPendingWebhookEvents_400;
 export const getMetrics_401 = ackPendingWebhookEvents_400;
+export const getMetrics_403 = ackPendingWebhookEvents_400;
 export const getPaymentIntent_200 = cancelPaymentIntent_200;
 export const getPaymentIntent_401 = ackPendingWebhookEvents_400;
 export const getPaymentIntent_403 = ackPendingWebhookEvents_400;
@@ -15052,6 +15053,7 @@ export const validators = Object.freeze({
   getCheckoutSession_500,
   getCheckoutSession_503,
   getMetrics_401,
+  getMetrics_403,
   getOpenApiDocumentJson_200,
   getPaymentIntent_200,
   getPaymentIntent_401,
