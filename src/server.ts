@@ -85,7 +85,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     served = config.publicBaseUrlFromEnv ? config : Object.freeze({ ...config, publicBaseUrl: `http://localhost:${port}` });
     app = createApp(served, runtime, {
       endpoints: [graphqlEndpoint(served, runtime)],
-      rootRouters: [createPagesRouter(served), graphiqlRouter(), dashboardSessionRouter(served)],
+      rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served)],
     });
     db = await connecting;
   } catch (err) {

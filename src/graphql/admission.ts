@@ -12,6 +12,8 @@ import { keepDocument, parseDocument, parsedDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
 import { publicCalls, publicFieldNamed } from './publicOperations';
 import { recallQuery, rememberQuery } from './persistedQueries';
+import { isKnownRefusal } from './refusedDocuments';
+import { checkRequestJsonDepth } from './requestDepth';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
@@ -43,11 +45,15 @@ export interface GraphQLRequestParams {
 
 const invalid = (message: string) => ApiError.invalid(message);
 
-/** A POST body or a WebSocket `subscribe` payload, checked for shape (400 `invalid_request`). */
+/**
+ * A POST body or a WebSocket `subscribe` payload, checked for shape and depth (400 `invalid_request`,
+ * the body reader's own depth refusal, whatever the transport: requestDepth.ts).
+ */
 export function requestParams(body: unknown): GraphQLRequestParams {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid('The request body must be a JSON object: {"query": "...", "variables": {...}}');
   }
+  checkRequestJsonDepth(body);
   const { query, operationName, variables, extensions } = body as Record<string, unknown>;
   if (query !== undefined && query !== null && typeof query !== 'string') throw invalid("'query' must be a string");
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw invalid("'operationName' must be a string");
@@ -237,7 +243,7 @@ export function readAheadOfRequest(body: unknown): ParsedAhead | undefined {
   let document: DocumentNode;
   try {
     params = requestParams(body);
-    if (params.query === undefined) return undefined;
+    if (params.query === undefined || isKnownRefusal(params.query, params.operationName)) return undefined;
     document = parseQuery(params.query, false);
   } catch {
     return undefined;

@@ -1,6 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Router, type Request } from 'express';
+import type { Config } from '../config';
 import { packageDir } from '../paths';
 
 /**
@@ -31,19 +32,43 @@ query Overview {
 }
 `;
 
-/** The page loads only same-origin files: no inline script, no third party (CSP below). */
-const PAGE_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  // GraphiQL's editors set inline style attributes.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self' ws: wss:",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+/**
+ * The page loads only same-origin files: no inline script, no third party, and it connects to its own
+ * origin only (HTTP, and WebSocket for subscriptions). CSP3 browsers count ws:/wss: to the page's own
+ * host as 'self'; older ones do not, so the WebSocket origins are named too: the host the browser asked
+ * for (its Host header, when it is a plain host[:port]; the page connects to `location`'s host), over
+ * ws: and wss: alike (a TLS proxy in front makes the page https while the gateway sees http), and
+ * PUBLIC_BASE_URL's when it is set. Never a bare `ws:`/`wss:`, which allowed any host.
+ */
+function pageCsp(req: Request, config: GraphiqlOrigins): string {
+  const sockets = new Set<string>();
+  const host = req.headers.host;
+  if (host !== undefined && PLAIN_HOST.test(host)) {
+    sockets.add(`ws://${host}`);
+    sockets.add(`wss://${host}`);
+  }
+  if (config.publicBaseUrlFromEnv) {
+    const base = new URL(config.publicBaseUrl);
+    sockets.add(`${base.protocol === 'https:' ? 'wss:' : 'ws:'}//${base.host}`);
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // GraphiQL's editors set inline style attributes.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    ["connect-src 'self'", ...sockets].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** A host name, IPv4 or bracketed IPv6 address, and an optional port: nothing that could add to a CSP. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+type GraphiqlOrigins = Pick<Config, 'publicBaseUrl' | 'publicBaseUrlFromEnv'>;
 
 function page(): string {
   const a = GRAPHIQL_ASSET_PATH;
@@ -120,7 +145,7 @@ export function wantsHtml(req: Request): boolean {
   return req.accepts(['application/json', 'text/html']) === 'text/html';
 }
 
-export function graphiqlRouter(): Router {
+export function graphiqlRouter(config: GraphiqlOrigins): Router {
   const router = Router();
   const html = page();
   const boot = bootScript();
@@ -142,7 +167,7 @@ export function graphiqlRouter(): Router {
   router.get('/graphql', (req, res, next) => {
     if (!wantsHtml(req)) return next();
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Content-Security-Policy', PAGE_CSP);
+    res.setHeader('Content-Security-Policy', pageCsp(req, config));
     res.type('html').send(html);
   });
   return router;

@@ -30,6 +30,7 @@ import {
 } from './admission';
 import { persistedQueryScope } from './persistedQueries';
 import { clientTokenOfHeader } from './clientTokenScope';
+import { throwKnownRefusalFor } from './refusedDocuments';
 import type { GraphQLContext } from './context';
 import { errorResponseBody } from './errors';
 import { maintenanceError } from '../http/maintenance';
@@ -76,6 +77,8 @@ export function graphqlHttpHandler(config: Config, runtime: GatewayRuntime, apol
         admission = { ...admission, count: keyless.count };
         applyAdmission(res, admission);
       }
+      // A text the limits refused before is refused again here, not parsed, validated and walked again.
+      throwKnownRefusalFor(query, params.operationName, admission);
       const document = await readDocument(req, params, keyless ? undefined : parsed, credentials.kind === 'none');
       const count = await admitDocument(admission, document, params, client, config, keyless?.precounted);
       if (count) applyAdmission(res, { caller: admission.caller, count });

@@ -25,6 +25,7 @@ import {
 import { ApiError } from '../errors';
 import { parameterSchema, type OperationId } from '../operations/contract';
 import { LIST_BOUNDS, NESTED_PAGES, type PageBounds } from './listBounds';
+import { rememberRefusal, throwKnownRefusal } from './refusedDocuments';
 
 export type { PageBounds } from './listBounds';
 
@@ -47,6 +48,16 @@ export type { PageBounds } from './listBounds';
  * with a message that says which limit and by how much. What still slips through (large JSON values,
  * slow reads) is stopped while running by the execution deadline and the response size cap
  * (executionLimits.ts).
+ *
+ * Refusing costs less than what it refuses: the walk carries what is left of MAX_COST down to every
+ * selection (divided by the multiplier of the list above it) and stops as soon as the running total
+ * passes it, so a refused operation walks at most about MAX_COST fields and introspection steps,
+ * whatever its size or aliases (a 50 KB document of aliased `__type` fields, each walking the schema,
+ * cost 0.3–0.7 s of CPU when each alias had a budget of its own). The message then gives the cost
+ * counted so far ("at least"). Depth (stopping at the first field past MAX_DEPTH), the `__schema`
+ * fields and a publishable key's introspection are read from the text before the walk, with no schema
+ * work (documentShape), so they are refused before anything is walked. A refusal that depends on no
+ * variable is remembered by document text (refusedDocuments.ts), so sending it again costs a look-up.
  */
 export const MAX_DEPTH = 8;
 export const MAX_COST = 20_000;
@@ -129,11 +140,26 @@ interface Measure {
 interface Walk {
   schema: GraphQLSchema;
   fragments: Map<string, FragmentDefinitionNode>;
-  /** Fragments already measured, by name and the set of types on the path (their result depends on nothing else). */
-  measured: Map<string, Measure>;
+  /**
+   * Fragments already measured, by name and the set of types on the path (their result depends on
+   * nothing else). `complete` false: the walk stopped inside it, over the budget it had then; its cost
+   * is a lower bound, good for a refusal but measured again under a larger budget.
+   */
+  measured: Map<string, { measure: Measure; complete: boolean }>;
   variables: Record<string, unknown>;
   /** The operation's variable defaults (`query($n: Int = 100)`): what a variable left out is worth. */
   defaults: Map<string, ValueNode>;
+  mayIntrospect: boolean;
+  /** Selections and introspection steps visited: what the walk cost (limitWalkStats). */
+  nodes: number;
+  /** Introspection answers of this walk, by schema object and field (introspected). */
+  introspected: Map<object, Map<string, unknown[]>>;
+}
+
+/** The walks so far and what the last one visited (tests hold the walk's bound by these, not by timing). */
+const walkStats = { walks: 0, lastNodes: 0 };
+export function limitWalkStats(): Readonly<typeof walkStats> {
+  return { ...walkStats };
 }
 
 const NOTHING: Measure = { depth: 0, cost: 0, schemas: 0, introspections: 0 };
@@ -144,7 +170,8 @@ const COST_CEILING = 1e12;
  * Operations already measured within the limits, per schema and parsed document: Apollo hands every
  * request of the same query text the same DocumentNode, and what the walk finds depends only on it, the
  * operation, whether the caller may introspect, and the values of the variables it reads (those given as
- * `first` or `name`). Refusals are not kept: they are measured again, which costs no more than before.
+ * `first` or `name`). Refusals are kept apart, by text (refusedDocuments.ts), and only those that read
+ * no variable.
  */
 const measuredOperations = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, DocumentLimits>>();
 interface DocumentLimits {
@@ -171,7 +198,17 @@ export function checkOperationLimits(
   const key = JSON.stringify([operationName ?? null, options.mayIntrospect, known.read.map((name) => (Object.hasOwn(vars, name) ? [vars[name] ?? null] : 0))]);
   const passed = known.passed.get(key);
   if (passed) return { ...passed };
-  const measured = measureOperation(schema, document, operationName, variables, options);
+  const text = document.loc?.source.body;
+  const refusal = { operationName, mayIntrospect: options.mayIntrospect };
+  if (text !== undefined && known.read.length === 0) throwKnownRefusal(text, refusal);
+  let measured;
+  try {
+    measured = measureOperation(schema, document, operationName, variables, options);
+  } catch (err) {
+    // Remembered only when no variable's value went into it: then the text alone says it is refused.
+    if (err instanceof ApiError && text !== undefined && known.read.length === 0) rememberRefusal(text, refusal, err);
+    throw err;
+  }
   if (measured && known.passed.size < MAX_MEASURED_PER_DOCUMENT) known.passed.set(key, { ...measured });
   return measured;
 }
@@ -211,22 +248,91 @@ function measureOperation(
     defaults: new Map(
       (operation.variableDefinitions ?? []).flatMap((v) => (v.defaultValue ? [[v.variable.name.value, v.defaultValue] as const] : [])),
     ),
+    mayIntrospect: options.mayIntrospect,
+    nodes: 0,
+    introspected: new Map(),
   };
-  const { depth, cost, schemas, introspections } = measure(walk, root, operation.selectionSet, [root.name], 1, new Set());
-  if (introspections > 0 && !options.mayIntrospect) {
-    throw new ApiError('permission_denied', 'A publishable key cannot introspect the schema (__schema, __type); use a secret key');
+  // Depth and introspection are refused from the text alone, before any schema work (and in the order
+  // they always were: depth first, then introspection, then the cost the walk finds).
+  const shape = documentShape(walk, operation.selectionSet, 1, new Set(), new Map());
+  if (shape.introspections > 0 && !options.mayIntrospect) throw introspectionRefused();
+  if (shape.schemas > MAX_SCHEMA_INTROSPECTIONS) throw tooManySchemas(shape.schemas);
+  walkStats.walks++;
+  let result: Measure;
+  try {
+    result = measure(walk, root, operation.selectionSet, [root.name], 1, new Set(), MAX_COST);
+  } finally {
+    walkStats.lastNodes = walk.nodes;
   }
-  if (schemas > MAX_SCHEMA_INTROSPECTIONS) {
-    throw ApiError.invalid(`Too many introspections: ${schemas} __schema fields, at most ${MAX_SCHEMA_INTROSPECTIONS} per operation is allowed`);
-  }
+  const { depth, cost, schemas, introspections } = result;
+  // Held during the walk already; checked again here on what it counted, whatever path it took.
+  if (introspections > 0 && !options.mayIntrospect) throw introspectionRefused();
+  if (schemas > MAX_SCHEMA_INTROSPECTIONS) throw tooManySchemas(schemas);
   if (depth > MAX_DEPTH) throw tooDeep();
   if (cost > MAX_COST) {
     throw ApiError.invalid(
-      `Query too expensive: estimated cost ${cost}, at most ${MAX_COST} is allowed. Ask for fewer items (first) or fewer fields, and do not nest a type inside itself.`,
+      `Query too expensive: estimated cost at least ${cost}, at most ${MAX_COST} is allowed. Ask for fewer items (first) or fewer fields, and do not nest a type inside itself.`,
     );
   }
   return { depth, cost };
 }
+
+function introspectionRefused(): ApiError {
+  return new ApiError('permission_denied', 'A publishable key cannot introspect the schema (__schema, __type); use a secret key');
+}
+
+function tooManySchemas(schemas: number): ApiError {
+  return ApiError.invalid(`Too many introspections: ${schemas} __schema fields, at most ${MAX_SCHEMA_INTROSPECTIONS} per operation is allowed`);
+}
+
+interface Shape {
+  /** Levels of fields below and including a set, introspection fields left out (as the walk counts them). */
+  depth: number;
+  schemas: number;
+  introspections: number;
+}
+
+/**
+ * What the operation's text alone says, before the walk: its depth (a field past MAX_DEPTH refuses it at
+ * once), and its `__schema` and introspection fields, counted once per spread as the walk counts them.
+ * A pass over the selections only, no schema work: a fragment is measured once and reused, so it is
+ * linear in the document however often fragments are spread.
+ */
+function documentShape(walk: Walk, set: SelectionSetNode, level: number, visiting: Set<string>, shapes: Map<string, Shape>): Shape {
+  const total: Shape = { depth: 0, schemas: 0, introspections: 0 };
+  const add = (inner: Shape, depthOffset: number) => {
+    total.depth = Math.max(total.depth, inner.depth + depthOffset);
+    total.schemas += inner.schemas;
+    total.introspections += inner.introspections;
+  };
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) {
+      const name = sel.name.value;
+      if (name === '__schema' || name === '__type') {
+        add({ depth: 0, schemas: name === '__schema' ? 1 : 0, introspections: 1 }, 0);
+        continue;
+      }
+      if (level > MAX_DEPTH) throw tooDeep();
+      add(sel.selectionSet ? documentShape(walk, sel.selectionSet, level + 1, visiting, shapes) : NO_SHAPE, 1);
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      add(documentShape(walk, sel.selectionSet, level, visiting, shapes), 0);
+    } else {
+      const name = sel.name.value;
+      let inner = shapes.get(name);
+      const fragment = walk.fragments.get(name);
+      if (!inner && fragment && !visiting.has(name)) {
+        visiting.add(name);
+        inner = documentShape(walk, fragment.selectionSet, level, visiting, shapes);
+        visiting.delete(name);
+        shapes.set(name, inner);
+      }
+      if (inner && level - 1 + inner.depth > MAX_DEPTH) throw tooDeep();
+      add(inner ?? NO_SHAPE, 0);
+    }
+  }
+  return total;
+}
+const NO_SHAPE: Shape = { depth: 0, schemas: 0, introspections: 0 };
 
 function tooDeep(): ApiError {
   return ApiError.invalid(`Query too deep: more than ${MAX_DEPTH} levels of nested fields, at most ${MAX_DEPTH} are allowed`);
@@ -237,6 +343,12 @@ function tooDeep(): ApiError {
  * `level`, under the types of `path`. A fragment's result is computed once per set of types on the path
  * and reused wherever it is spread, so the walk stays linear in the document's size even when fragments
  * spread each other many times over; a field past MAX_DEPTH stops it at once.
+ *
+ * `budget`: the most this set may cost before the operation is over MAX_COST. The walk stops as soon as
+ * its total passes it and returns what it counted (more than `budget`: the caller then passes its own).
+ * Under a field that multiplies what it selects `times` over, the budget is divided by `times`: a
+ * selection that costs more than ⌊budget / times⌋ costs more than `budget` once multiplied. Every field
+ * costs at least 1, so a walk visits at most about 2 × MAX_COST selections, whatever the document.
  */
 function measure(
   walk: Walk,
@@ -245,6 +357,7 @@ function measure(
   path: readonly string[],
   level: number,
   visiting: Set<string>,
+  budget: number,
 ): Measure {
   const total: Measure = { ...NOTHING };
   const add = (m: Measure, times: number, depthOffset: number) => {
@@ -254,11 +367,15 @@ function measure(
     total.introspections += m.introspections * times;
   };
   for (const sel of set.selections) {
+    if (total.cost > budget) break;
+    walk.nodes++;
+    const left = budget - total.cost;
     if (sel.kind === Kind.FIELD) {
       const name = sel.name.value;
       if (name === '__schema' || name === '__type') {
+        if (!walk.mayIntrospect) throw introspectionRefused();
         // Not counted in depth: introspection's depth is the schema's, and GraphiQL's query is deep.
-        add({ depth: 0, cost: introspectionCost(walk, sel), schemas: name === '__schema' ? 1 : 0, introspections: 1 }, 1, 0);
+        add({ depth: 0, cost: introspectionCost(walk, sel, left), schemas: name === '__schema' ? 1 : 0, introspections: 1 }, 1, 0);
         continue;
       }
       if (level > MAX_DEPTH) throw tooDeep();
@@ -266,17 +383,17 @@ function measure(
       add(own, 1, 0);
       const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
       const child = field ? getNamedType(field.type) : undefined;
-      if (!field || !sel.selectionSet || !child || !isCompositeType(child)) continue;
+      if (total.cost > budget || !field || !sel.selectionSet || !child || !isCompositeType(child)) continue;
       const reentry = path.includes(child.name);
-      const inner = measure(walk, child, sel.selectionSet, reentry ? path : [...path, child.name], level + 1, visiting);
       const times = multiplier(walk, parent, field, sel.arguments ?? []) * (reentry ? REENTRY_FACTOR : 1);
-      add(inner, times, 1);
+      const innerBudget = Math.floor((budget - total.cost) / Math.max(1, times));
+      add(measure(walk, child, sel.selectionSet, reentry ? path : [...path, child.name], level + 1, visiting, innerBudget), times, 1);
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
       const typeName = sel.typeCondition?.name.value;
       const type = typeName ? walk.schema.getType(typeName) : parent;
-      add(measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, path, level, visiting), 1, 0);
+      add(measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, path, level, visiting, left), 1, 0);
     } else {
-      add(measureFragment(walk, sel.name.value, parent, path, level, visiting), 1, 0);
+      add(measureFragment(walk, sel.name.value, parent, path, level, visiting, left), 1, 0);
     }
   }
   return total;
@@ -289,21 +406,23 @@ function measureFragment(
   path: readonly string[],
   level: number,
   visiting: Set<string>,
+  budget: number,
 ): Measure {
   const key = `${name}|${[...path].sort().join(',')}`;
   const known = walk.measured.get(key);
-  if (known) {
-    if (level - 1 + known.depth > MAX_DEPTH) throw tooDeep();
-    return known;
+  // A complete measure, or a partial one already over this budget too.
+  if (known && (known.complete || known.measure.cost > budget)) {
+    if (level - 1 + known.measure.depth > MAX_DEPTH) throw tooDeep();
+    return known.measure;
   }
   const fragment = walk.fragments.get(name);
   // Unknown or cyclic: graphql-js validation refuses the document anyway.
   if (!fragment || visiting.has(name)) return NOTHING;
   const type = walk.schema.getType(fragment.typeCondition.name.value);
   visiting.add(name);
-  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, path, level, visiting);
+  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, path, level, visiting, budget);
   visiting.delete(name);
-  walk.measured.set(key, result);
+  walk.measured.set(key, { measure: result, complete: result.cost <= budget });
   return result;
 }
 
@@ -342,33 +461,30 @@ function argumentValue(walk: Walk, node: ValueNode): unknown {
 /**
  * What an introspection field would return from this schema, one per field of each object it reaches:
  * the walk runs graphql-js's own introspection resolvers over the schema (as execution will), arguments
- * such as `includeDeprecated` taken at their largest. It stops once past MAX_COST, so asking more costs
- * no more work here.
+ * such as `includeDeprecated` taken at their largest. It stops once past `budget` (what is left of
+ * MAX_COST for the whole operation, not a budget of its own per field), so asking more, or asking it
+ * under a thousand aliases, costs no more work here.
  */
-function introspectionCost(walk: Walk, node: FieldNode): number {
+function introspectionCost(walk: Walk, node: FieldNode, budget: number): number {
   if (!node.selectionSet) return 1;
-  if (node.name.value === '__schema') return 1 + introspect(walk, __Schema, walk.schema, node.selectionSet, new Set(), MAX_COST);
+  if (node.name.value === '__schema') return 1 + introspect(walk, __Schema, walk.schema, node.selectionSet, new Set(), budget - 1);
   const nameArg = node.arguments?.find((a) => a.name.value === 'name');
   const typeName = nameArg ? argumentValue(walk, nameArg.value) : undefined;
   const type = typeof typeName === 'string' ? walk.schema.getType(typeName) : undefined;
-  return 1 + (type ? introspect(walk, __Type, type, node.selectionSet, new Set(), MAX_COST) : 0);
+  return 1 + (type ? introspect(walk, __Type, type, node.selectionSet, new Set(), budget - 1) : 0);
 }
 
 function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: SelectionSetNode, visiting: Set<string>, budget: number): number {
-  const info = { schema: walk.schema } as GraphQLResolveInfo;
   let cost = 0;
   for (const sel of set.selections) {
     if (cost > budget) break;
+    walk.nodes++;
     if (sel.kind === Kind.FIELD) {
       cost += 1;
       const field = type.getFields()[sel.name.value];
       const child = field ? getNamedType(field.type) : undefined;
       if (!field || !sel.selectionSet || !child || !isObjectType(child)) continue;
-      const value: unknown = field.resolve
-        ? field.resolve(source, { includeDeprecated: true }, undefined, info)
-        : (source as Record<string, unknown>)[field.name];
-      const items: unknown[] = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
-      for (const item of items) {
+      for (const item of introspected(walk, source, field)) {
         if (cost > budget) break;
         cost += introspect(walk, child, item, sel.selectionSet, visiting, budget - cost);
       }
@@ -382,4 +498,25 @@ function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: S
     }
   }
   return cost;
+}
+
+/**
+ * What an introspection field returns for `source`, as a list, resolved once per walk: aliases and
+ * nested selections ask the same few schema objects the same questions (`fields` of `Query` …), and
+ * graphql-js's resolvers build a new array each time.
+ */
+function introspected(walk: Walk, source: unknown, field: GraphQLField<unknown, unknown>): unknown[] {
+  const key = typeof source === 'object' && source !== null ? source : undefined;
+  let bySource = key ? walk.introspected.get(key) : undefined;
+  const known = bySource?.get(field.name);
+  if (known) return known;
+  const value: unknown = field.resolve
+    ? field.resolve(source, { includeDeprecated: true }, undefined, { schema: walk.schema } as GraphQLResolveInfo)
+    : (source as Record<string, unknown>)[field.name];
+  const items: unknown[] = Array.isArray(value) ? value : value === null || value === undefined ? [] : [value];
+  if (key) {
+    if (!bySource) walk.introspected.set(key, (bySource = new Map()));
+    bySource.set(field.name, items);
+  }
+  return items;
 }

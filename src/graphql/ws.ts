@@ -28,6 +28,7 @@ import { apiGraphQLError, formatErrors } from './errors';
 import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
 import { checkOperationLimits } from './limits';
+import { throwKnownRefusalFor } from './refusedDocuments';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 export { GRAPHQL_PATH };
@@ -165,6 +166,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const params = requestParams(payload);
           // Authenticated and counted above: the document may be kept for the next operation that sends it.
           const query = resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind));
+          throwKnownRefusalFor(query, params.operationName, admission);
           const document = parseQuery(query, true);
           const errors = validateDocument(schema, document);
           if (errors.length > 0) {
@@ -216,6 +218,14 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
     },
     wss,
   );
+  // A client's protocol fault (a message over maxPayload: 1009; a bad frame: 1002, 1007) is a 'error'
+  // that ws has already answered by closing the socket with its code. graphql-ws's listener would print
+  // it with a stack as an internal error and try 4500 on top: one line at info instead (registered after
+  // useServer's, so that it replaces it).
+  wss.on('connection', (socket) => {
+    socket.removeAllListeners('error');
+    socket.on('error', (err: Error & { code?: string }) => logger.info({ code: err.code, message: err.message }, 'graphql-ws: client protocol error, socket closed'));
+  });
 
   let disposing: Promise<void> | null = null;
   return {

@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../errors';
+import type { Admission } from '../operations/admit';
+
+/**
+ * Documents the operation limits refused (limits.ts: cost, depth, `first`, introspection), remembered
+ * by the SHA-256 of their text, so that sending one again is refused with the same error before it is
+ * parsed, validated or walked: a refusal costs a hash and a look-up. A 50 KB document that graphql-js
+ * takes tens of milliseconds to parse and validate is too large for the parsed-document cache
+ * (documentCache.ts), so without this every resend would pay that again.
+ *
+ * Only refusals that read no variable are kept (the limits read `first` and `name` from variables): the
+ * text, the operation name and whether the caller may introspect then decide the answer alone, so a
+ * kept refusal is exactly what the limits would answer again. A request refused here has passed
+ * authentication and its count, as every request that reaches the limits has; what a later admission
+ * step would have refused (a client token's scope, say) is answered with this refusal instead.
+ *
+ * Bounded: at most MAX_ENTRIES refusals and MAX_BYTES of estimated heap (the key, the message, and an
+ * entry's overhead), least recently used out first. The key is the text's digest (never the text) with
+ * the operation name and whether the caller may introspect.
+ */
+export const MAX_ENTRIES = 1_000;
+export const MAX_BYTES = 512 * 1024;
+/** A Map entry, its object and two strings' headers, rounded up. */
+const ENTRY_OVERHEAD_BYTES = 160;
+
+export interface RefusalVariant {
+  operationName: string | null | undefined;
+  mayIntrospect: boolean;
+}
+
+interface Refusal {
+  code: ApiError['code'];
+  message: string;
+  bytes: number;
+}
+
+const refusals = new Map<string, Refusal>();
+let totalBytes = 0;
+const stats = { hits: 0, remembered: 0 };
+
+const digestOf = (query: string) => createHash('sha256').update(query).digest('base64');
+const keyOf = (digest: string, variant: RefusalVariant) => `${digest}|${variant.mayIntrospect ? 1 : 0}|${variant.operationName ?? ''}`;
+
+/**
+ * Whether this text and operation were refused for any caller: the HTTP handler then does not parse it
+ * ahead of authentication (admission's readAheadOfRequest, which only saves a round trip for reads).
+ */
+export function isKnownRefusal(query: string, operationName: string | null | undefined): boolean {
+  if (refusals.size === 0) return false;
+  const digest = digestOf(query);
+  return refusals.has(keyOf(digest, { operationName, mayIntrospect: true })) || refusals.has(keyOf(digest, { operationName, mayIntrospect: false }));
+}
+
+/** Throws the refusal remembered for this text, operation and caller, if any (counted in `hits`). */
+export function throwKnownRefusal(query: string, variant: RefusalVariant): void {
+  if (refusals.size === 0) return;
+  const key = keyOf(digestOf(query), variant);
+  const known = refusals.get(key);
+  if (!known) return;
+  refusals.delete(key);
+  refusals.set(key, known);
+  stats.hits++;
+  throw new ApiError(known.code, known.message);
+}
+
+/** The same, for an admitted caller over any transport (a publishable key, a client token or no key may not introspect). */
+export function throwKnownRefusalFor(query: string, operationName: string | null | undefined, admission: Admission): void {
+  throwKnownRefusal(query, { operationName, mayIntrospect: admission.auth !== undefined && admission.auth.key.type !== 'publishable' });
+}
+
+export function rememberRefusal(query: string, variant: RefusalVariant, error: ApiError): void {
+  const key = keyOf(digestOf(query), variant);
+  const bytes = ENTRY_OVERHEAD_BYTES + 2 * (key.length + error.message.length);
+  if (refusals.has(key)) return;
+  refusals.set(key, { code: error.code, message: error.message, bytes });
+  totalBytes += bytes;
+  stats.remembered++;
+  while (refusals.size > MAX_ENTRIES || totalBytes > MAX_BYTES) {
+    const [oldest, refusal] = refusals.entries().next().value!;
+    refusals.delete(oldest);
+    totalBytes -= refusal.bytes;
+  }
+}
+
+/** What the cache holds and has answered (tests, and the bounds listed in docs/operations.md). */
+export function refusedDocumentStats(): { entries: number; bytes: number; hits: number; remembered: number } {
+  return { entries: refusals.size, bytes: totalBytes, ...stats };
+}
