@@ -1,4 +1,5 @@
 import { logger } from '../../logger';
+import { newLeaseOwner } from '../../processId';
 import { updateByIdBatched } from '../../db/batching';
 import { EventModel, eventDataOf, type EventRecord } from './eventModel';
 
@@ -94,6 +95,8 @@ export function toStoredEvent(
  * caller (src/domain/gatewayRuntime.ts).
  */
 export interface EventHooks {
+  /** Stored with every hook lease this gateway takes (`hooks_lease_owner`): what its stop hands back. */
+  readonly leaseOwner: string;
   /** Registers a hook; returns a function that removes it. */
   onEventStored(fn: EventHook, opts?: { name?: string }): () => void;
   /**
@@ -139,6 +142,7 @@ function chainKey(event: StoredEvent): string {
 }
 
 export function createEventHooks(): EventHooks {
+  const leaseOwner = newLeaseOwner();
   const hooks: HookEntry[] = [];
   const inserted = localListeners<StoredEvent>();
   const statusChanged = localListeners<StatusChange>();
@@ -172,7 +176,7 @@ export function createEventHooks(): EventHooks {
               // Our own lease from the insert counts as free to us.
               $or: [{ hooks_lease_until: { $lte: now } }, ...(claimedUntil !== null ? [{ hooks_lease_until: claimedUntil }] : [])],
             },
-            { $set: { hooks_lease_until: now + HOOK_LEASE_MS }, $inc: { hook_attempts: 1 } },
+            { $set: { hooks_lease_until: now + HOOK_LEASE_MS, hooks_lease_owner: leaseOwner }, $inc: { hook_attempts: 1 } },
             { projection: { _id: 1, hook_attempts: 1 }, returnDocument: 'after', lean: true },
           );
     if (!claimed) return;
@@ -186,7 +190,8 @@ export function createEventHooks(): EventHooks {
         { _id: event.id },
         giveUp
           ? { $set: { hooks_done: true, hooks_failed: true, hooks_lease_until: 0 } }
-          : { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000) } },
+          : // A retry's delay, not a lease: no owner, so a stop does not hand it back early.
+            { $set: { hooks_lease_until: Date.now() + Math.min(HOOK_RETRY_MS * attempts, 5 * 60_000), hooks_lease_owner: null } },
       );
       return;
     }
@@ -201,6 +206,7 @@ export function createEventHooks(): EventHooks {
   }
 
   return {
+    leaseOwner,
     onEventStored(fn, opts = {}) {
       const entry = { name: opts.name ?? (fn.name || `hook${hooks.length + 1}`), fn };
       hooks.push(entry);

@@ -66,6 +66,8 @@ export interface EventRecord extends EventBase {
   hooks_done: boolean;
   /** Real-time ms until which one process owns running the hooks; 0 = free. */
   hooks_lease_until: number;
+  /** Whose lease that is (EventHooks.leaseOwner), so that a gateway stopping can hand it back; absent on older events. */
+  hooks_lease_owner?: string | null;
   hook_attempts?: number;
   /** Set when the hooks kept failing and were given up. */
   hooks_failed?: boolean;
@@ -89,6 +91,7 @@ const eventSchema = new Schema<EventRecord>(
     livemode: { type: Boolean, required: true, default: false },
     hooks_done: { type: Boolean, required: true, default: false },
     hooks_lease_until: { type: Number, required: true, default: 0 },
+    hooks_lease_owner: { type: String, default: null },
     hook_attempts: { type: Number, default: 0 },
     hooks_failed: { type: Boolean, default: false },
     stored_at: { type: Number, required: true },

@@ -97,7 +97,7 @@ export function buildTimers(specs: TimerSpec[]): PendingTimer[] {
  * otherwise take with a separate findOneAndUpdate). `claimedUntil` is null when the event was there
  * already: whoever stored it runs its hooks, or the sweeper does.
  */
-async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
+async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge, leaseOwner: string): Promise<{ event: StoredEvent; claimedUntil: number | null }> {
   const storedAt = Date.now();
   const claimedUntil = storedAt + HOOK_LEASE_MS;
   let inserted = true;
@@ -116,6 +116,7 @@ async function storeEvent(e: PendingEvent, event: StoredEvent, ack: Acknowledge)
         livemode: false,
         hooks_done: false,
         hooks_lease_until: claimedUntil,
+        hooks_lease_owner: leaseOwner,
         hook_attempts: 1,
         hooks_failed: false,
         stored_at: storedAt,
@@ -244,7 +245,7 @@ async function moveOutbox(
     // Acknowledged once applied: each event is in its outbox document, durably, until the outbox is
     // cleared, which comes after these inserts in the journal (or oplog). An event lost with a crash is
     // stored again from there, with the same id and content. In order: one after the other.
-    for (const e of pending) out.push(await storeEvent(e, storedEventOf(e, known.get(e._id)), 'applied'));
+    for (const e of pending) out.push(await storeEvent(e, storedEventOf(e, known.get(e._id)), 'applied', hooks.leaseOwner));
     return out;
   };
   // Timers and events are independent of each other (events stay in order among themselves); the
@@ -276,7 +277,7 @@ export async function emitAccountEvent(
   const createdAt = opts.now ?? (await nowForAccount(accountId));
   const [built] = await buildEvents(accountId, [{ type, data, paymentId: opts.paymentId ?? null }], createdAt);
   // No outbox holds it: acknowledged once durable.
-  const stored = await storeEvent(built!, storedEventOf(built!, undefined), 'durable');
+  const stored = await storeEvent(built!, storedEventOf(built!, undefined), 'durable', hooks.leaseOwner);
   afterStore(stored, hooks);
   return stored.event;
 }
@@ -313,7 +314,8 @@ export function createOutboxes(sink: EventSink): Outboxes {
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
 
-  async function sweep(): Promise<{ outboxDocs: number; hookEvents: number }> {
+  /** One pass; `hooksRun` settles once the hooks it queued have run. */
+  async function sweepOnce(): Promise<{ outboxDocs: number; hookEvents: number; hooksRun: Promise<unknown> }> {
     const now = Date.now();
     let outboxDocs = 0;
     for (const model of outboxes.values()) {
@@ -336,8 +338,27 @@ export function createOutboxes(sink: EventSink): Outboxes {
       .sort({ seq: 1 })
       .limit(SWEEP_BATCH)
       .toArray()) as unknown as EventRecord[];
-    for (const e of events) void hooks.enqueueHooks(toStoredEvent(e));
-    return { outboxDocs, hookEvents: events.length };
+    const hooksRun = Promise.all(events.map((e) => hooks.enqueueHooks(toStoredEvent(e))));
+    return { outboxDocs, hookEvents: events.length, hooksRun };
+  }
+
+  async function sweep(): Promise<{ outboxDocs: number; hookEvents: number }> {
+    const { outboxDocs, hookEvents } = await sweepOnce();
+    return { outboxDocs, hookEvents };
+  }
+
+  /**
+   * Passes one after another while one finds a whole batch, then the next tick: a process that finds a
+   * predecessor's work (its leases handed back at its stop, or lapsed) takes it all at once, not a batch a
+   * second. The next pass waits for the hooks this one queued, which take their events' leases: before
+   * that it would find the same events again.
+   */
+  async function sweepWhileFull(): Promise<void> {
+    for (;;) {
+      const pass = await sweepOnce();
+      if ((pass.hookEvents < SWEEP_BATCH && pass.outboxDocs < SWEEP_BATCH) || !sweepTimer) return;
+      await pass.hooksRun;
+    }
   }
 
   return {
@@ -349,7 +370,7 @@ export function createOutboxes(sink: EventSink): Outboxes {
       if (sweepTimer) return;
       sweepTimer = setInterval(() => {
         if (sweeping) return;
-        sweeping = sweep()
+        sweeping = sweepWhileFull()
           .catch((err) => logger.error({ err }, 'outbox sweep failed'))
           .finally(() => {
             sweeping = null;

@@ -23,6 +23,7 @@ import { countChaos } from './chaosService';
 import { trySendChaosCopy } from './chaosCopies';
 import { chaosHold, endpointSent, holdMs } from './chaosHold';
 import { holdForPull, isPullEndpoint } from './pullEndpointService';
+import { newLeaseOwner } from '../../processId';
 
 /**
  * The delivery engine.
@@ -83,6 +84,8 @@ export interface DeliveryEngine {
    * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
    */
   spilling: Map<string, { started: number; finished: number }>;
+  /** Stored with every lease this engine takes (`lease_owner`): what its stop hands back (src/domain/leaseHandover.ts). */
+  leaseOwner: string;
 }
 
 /** Builds a gateway's engine (src/domain/gatewayRuntime.ts), idle until startDeliveryEngine. */
@@ -96,6 +99,7 @@ export function createDeliveryEngine(deps: { policy: WebhookTargetPolicy; timers
     deferred: [],
     forgotten: new Map(),
     spilling: new Map(),
+    leaseOwner: newLeaseOwner(),
   };
 }
 
@@ -189,6 +193,7 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
         next_attempt_at: null,
         // A chaos hold (delay, reorder) is part of the first attempt: no sweeper takes it meanwhile.
         lease_until: Date.now() + holdMs(plan) + PENDING_LEASE_MS,
+        lease_owner: e.leaseOwner,
         created_at: new Date(Date.now() + offsetMs),
         event_created_at: event.createdAt,
         ...(event.traceParent && { trace_parent: event.traceParent }),
@@ -480,7 +485,7 @@ export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Pr
     if (e.scheduler.holds(_id) || !e.scheduler.hasRoom(account_id)) continue;
     const claimed = await WebhookDeliveryModel.findOneAndUpdate(
       { _id, state: 'PENDING', lease_until: { $lte: now } },
-      { $set: { lease_until: Date.now() + PENDING_LEASE_MS } },
+      { $set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
       { returnDocument: 'after', lean: true },
     );
     if (!claimed) continue;

@@ -1,6 +1,7 @@
 import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
 import type { GatewayRuntime } from '../gatewayRuntime';
+import { handBackLeases } from '../leaseHandover';
 import {
   createDeliveriesForEvent,
   deliveryQueueIdle,
@@ -14,6 +15,8 @@ import { RETRY_TIMER_KIND } from './webhookEndpointService';
 import { ATTEMPT_TIMEOUT_MS, closeWebhookAgents } from './webhookHttp';
 
 const SWEEP_MS = 1_000;
+/** Deliveries one pass of the pending sweeper takes at most. */
+const SWEEP_BATCH = 100;
 /**
  * At stop, how long attempts in flight may take to finish and be recorded: an attempt is bounded by the
  * 5 s request timeout (webhookHttp.ts), then its recording is a database write. One cut short would be
@@ -46,7 +49,7 @@ export function webhookDeliveryService(runtime: GatewayRuntime): BackgroundServi
       startDeliveryEngine(engine);
       sweepTimer = setInterval(() => {
         if (sweeping) return;
-        sweeping = sweepPendingDeliveries(engine)
+        sweeping = sweepWhileFull(engine)
           .catch((err: unknown) => logger.error({ err }, 'webhook pending sweep failed'))
           .finally(() => {
             sweeping = null;
@@ -65,6 +68,22 @@ export function webhookDeliveryService(runtime: GatewayRuntime): BackgroundServi
       // PENDING with their lease released, for the next process's sweeper.
       await Promise.race([deliveryQueueIdle(engine), new Promise((r) => setTimeout(r, STOP_WAIT_MS).unref())]);
       closeWebhookAgents(engine.agents);
+      // The last of this gateway's leased work has drained (the payments core, stopped before this
+      // service, ran its queued hooks): what it still holds goes back to the next process now.
+      await handBackLeases(runtime);
     },
   };
+}
+
+/**
+ * Passes of the pending sweeper one after another while each takes a whole batch, then the next tick:
+ * a process that finds many deliveries left to it (a predecessor's, its lease handed back or lapsed)
+ * takes them as fast as its accounts have room, not a batch a second. A pass that took fewer found no
+ * more, or no room.
+ */
+async function sweepWhileFull(engine: GatewayRuntime['deliveries']): Promise<void> {
+  for (;;) {
+    const started = await sweepPendingDeliveries(engine, SWEEP_BATCH);
+    if (started < SWEEP_BATCH || engine.state !== 'running') return;
+  }
 }

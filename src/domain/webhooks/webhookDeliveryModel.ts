@@ -37,6 +37,8 @@ export interface WebhookDeliveryRecord {
   /** Account time of the next scheduled attempt (RETRYING). */
   next_attempt_at: Date | null;
   lease_until: number;
+  /** Whose lease `lease_until` is (DeliveryEngine.leaseOwner): a gateway stopping hands its own back. */
+  lease_owner?: string | null;
   created_at: Date;
   /** Account time of its event's creation; absent on deliveries written before the overview existed. */
   event_created_at?: Date;
@@ -75,6 +77,7 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     last_error: { type: String, default: null },
     next_attempt_at: { type: Date, default: null },
     lease_until: { type: Number, required: true, default: 0 },
+    lease_owner: { type: String, default: null },
     created_at: { type: Date, required: true },
     event_created_at: { type: Date },
     delivered_at: { type: Date },
