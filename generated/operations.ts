@@ -2140,6 +2140,7 @@ const operationData = {
         "401": "recoverWebhookDeliveries_401",
         "403": "recoverWebhookDeliveries_403",
         "404": "recoverWebhookDeliveries_404",
+        "409": "recoverWebhookDeliveries_409",
         "413": "recoverWebhookDeliveries_413",
         "429": "recoverWebhookDeliveries_429",
         "500": "recoverWebhookDeliveries_500",
@@ -2161,6 +2162,9 @@ const operationData = {
         "application/json"
       ],
       "404": [
+        "application/json"
+      ],
+      "409": [
         "application/json"
       ],
       "413": [

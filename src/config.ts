@@ -56,6 +56,8 @@ interface ConfigValues {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number; maxConnectionsPerIp: number };
   /** Caps on long-lived connections, per gateway process (docs/api.md, "Rate limiting"). */
   connections: ConnectionLimits;
+  /** Caps on webhook requests and recoveries (docs/webhooks.md, "Outgoing traffic caps"). */
+  webhookOutgoing: WebhookOutgoingLimits;
   /** METRICS_ENABLED (default true): GET /metrics is served; false = 404. */
   metricsEnabled: boolean;
   /**
@@ -77,6 +79,15 @@ export interface ConnectionLimits {
   sseLifetimeMs: number;
   /** How often open connections' keys (and client tokens' streams: revoked or expired) are checked. */
   revocationCheckMs: number;
+}
+
+export interface WebhookOutgoingLimits {
+  /** Webhook requests (genuine, retries, recoveries, chaos copies) of one account in any 60 s, per gateway process. */
+  perAccountPerMinute: number;
+  /** The same for one target host, whichever accounts cause them. */
+  perHostPerMinute: number;
+  /** How long after a recovery of an endpoint ends before another may start. */
+  recoverCooldownMs: number;
 }
 
 export class ConfigError extends Error {
@@ -221,6 +232,11 @@ export function loadConfig(env: Env = process.env): Config {
       ssePerKey: int(env, 'SSE_MAX_STREAMS_PER_KEY', 100, 1, 1_000_000),
       sseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_SECONDS', 3_600, 1, 7 * 86_400) * 1_000,
       revocationCheckMs: int(env, 'KEY_REVOCATION_CHECK_MS', 500, 50, 60_000),
+    },
+    webhookOutgoing: {
+      perAccountPerMinute: int(env, 'WEBHOOK_MAX_REQUESTS_PER_ACCOUNT_PER_MINUTE', 6_000, 6, 100_000_000),
+      perHostPerMinute: int(env, 'WEBHOOK_MAX_REQUESTS_PER_HOST_PER_MINUTE', 12_000, 6, 100_000_000),
+      recoverCooldownMs: int(env, 'WEBHOOK_RECOVER_COOLDOWN_SECONDS', 60, 1, 86_400) * 1_000,
     },
     metricsEnabled: bool(env, 'METRICS_ENABLED', true),
     metricsTokenHash: metricsToken(env, 'METRICS_TOKEN'),

@@ -297,6 +297,7 @@ export declare const recoverWebhookDeliveries_400: Validator<components['schemas
 export declare const recoverWebhookDeliveries_401: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_403: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_404: Validator<components['schemas']['Error']>;
+export declare const recoverWebhookDeliveries_409: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_413: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_429: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_500: Validator<components['schemas']['Error']>;
@@ -669,6 +670,7 @@ export type ResponseValidatorName =
   | 'recoverWebhookDeliveries_401'
   | 'recoverWebhookDeliveries_403'
   | 'recoverWebhookDeliveries_404'
+  | 'recoverWebhookDeliveries_409'
   | 'recoverWebhookDeliveries_413'
   | 'recoverWebhookDeliveries_429'
   | 'recoverWebhookDeliveries_500'
@@ -1042,6 +1044,7 @@ export declare const validators: {
   readonly recoverWebhookDeliveries_401: typeof recoverWebhookDeliveries_401;
   readonly recoverWebhookDeliveries_403: typeof recoverWebhookDeliveries_403;
   readonly recoverWebhookDeliveries_404: typeof recoverWebhookDeliveries_404;
+  readonly recoverWebhookDeliveries_409: typeof recoverWebhookDeliveries_409;
   readonly recoverWebhookDeliveries_413: typeof recoverWebhookDeliveries_413;
   readonly recoverWebhookDeliveries_429: typeof recoverWebhookDeliveries_429;
   readonly recoverWebhookDeliveries_500: typeof recoverWebhookDeliveries_500;

@@ -14814,6 +14814,7 @@ export const recoverWebhookDeliveries_400 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_401 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_403 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_404 = ackPendingWebhookEvents_400;
+export const recoverWebhookDeliveries_409 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_413 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_429 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_500 = ackPendingWebhookEvents_400;
@@ -15181,6 +15182,7 @@ export const validators = Object.freeze({
   recoverWebhookDeliveries_401,
   recoverWebhookDeliveries_403,
   recoverWebhookDeliveries_404,
+  recoverWebhookDeliveries_409,
   recoverWebhookDeliveries_413,
   recoverWebhookDeliveries_429,
   recoverWebhookDeliveries_500,

@@ -4,7 +4,8 @@ import { useGatewayAndReceiver } from './support/gateway';
 import { advance, createEndpoint, deliveries, waitFor } from './support/webhooks';
 import { ping } from './support/chaos';
 
-const gw = useGatewayAndReceiver({}, { jobs: true });
+// A cooldown of 1 s between recoveries of an endpoint (60 s by default: recoverCooldown.test.ts), so that one test can recover twice.
+const gw = useGatewayAndReceiver({ WEBHOOK_RECOVER_COOLDOWN_SECONDS: '1' }, { jobs: true });
 let account: TestAccount;
 let failing = true;
 beforeEach(async () => {
@@ -35,11 +36,19 @@ describe('POST /webhook_endpoints/{id}/recover', () => {
     const res = await api.post(`/webhook_endpoints/${endpoint.id}/recover`, { since });
     expect(res.status, res.text).toBe(202);
     expect(res.body).toEqual({ object: 'recovery', deliveries: 1 });
+    // At once again: refused while the first runs or cools down, with the time to wait.
+    const again = await api.post(`/webhook_endpoints/${endpoint.id}/recover`, { since });
+    expect(again.status, again.text).toBe(409);
+    expect(again.headers.get('retry-after')).toBe('1');
     await waitFor(() => stateOf(endpoint.id, retrying), (s) => s === 'DELIVERED');
     expect(await stateOf(endpoint.id, dead)).toBe('DEAD_LETTER');
 
-    // Since before both: the dead-lettered one now; the delivered one is not sent again.
-    const all = await api.post(`/webhook_endpoints/${endpoint.id}/recover`, { since: '2000-01-01T00:00:00.000Z' });
+    // Since before both, once the cooldown is over: the dead-lettered one now; the delivered one is not sent again.
+    const all = await waitFor(
+      () => api.post(`/webhook_endpoints/${endpoint.id}/recover`, { since: '2000-01-01T00:00:00.000Z' }),
+      (r) => r.status !== 409,
+    );
+    expect(all.status, all.text).toBe(202);
     expect(all.body.deliveries).toBe(1);
     await waitFor(() => stateOf(endpoint.id, dead), (s) => s === 'DELIVERED');
     const received = gw.receiver.received.filter((r) => r.path === '/recover' && r.headers['service-event-id'] === retrying);

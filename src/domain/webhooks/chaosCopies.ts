@@ -28,6 +28,8 @@ function copyHeader(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: Web
  * makes it DELIVERED (on a forged copy: the receiver accepted it).
  */
 export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, send: SendSigned): Promise<void> {
+  // The genuine delivery went with its endpoint, or with a sandbox reset, after this copy was planned: no copy.
+  if (!(await WebhookDeliveryModel.exists({ _id: d._id }))) return;
   const seed = endpoint.chaos?.seed ?? 0;
   const copy: WebhookDeliveryRecord = {
     ...d,

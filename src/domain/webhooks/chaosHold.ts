@@ -1,49 +1,82 @@
 import { REORDER_HOLD_MAX_MS, type ChaosPlan } from './chaos';
 
 /**
- * The waits chaos puts before a genuine delivery's first attempt, in this process: `delay_ms`, then
- * for a reordered one, until another delivery of the same endpoint has been sent here (at most
- * REORDER_HOLD_MAX_MS; the next one may be sent by another process, which this one does not hear).
- * The delivery's lease covers the wait (deliveryService.ts), so no sweeper takes it meanwhile.
+ * The waits chaos puts before a genuine delivery's first attempt: `delay_ms`, and for a reordered one
+ * until another delivery of the same endpoint has been sent (at most REORDER_HOLD_MAX_MS).
+ *
+ * A held delivery waits in the database, not in memory: PENDING with `held` set, and a durable timer
+ * (HOLD_TIMER_KIND, deliveryService.ts) due on the account's clock when the longest wait ends. So held
+ * deliveries cost no memory however many there are, survive a restart, are released early by a clock
+ * advance, and go with their endpoint's deletion or a sandbox reset (which delete the deliveries and
+ * cancel the timers). Whoever releases one (the timer, an early release below, the sweeper after a lapsed
+ * lease) claims it first with a conditional update, so it is sent once.
+ *
+ * The early release of a reordered delivery when its endpoint's next delivery is sent is heard in this
+ * process only (another process's send is not), and only while few are registered: at most
+ * EARLY_RELEASES.perAccount per account and EARLY_RELEASES.total in all (the delivery backlog's bounds). Beyond, its timer releases it
+ * after REORDER_HOLD_MAX_MS, which the contract allows ("at most 10 s").
  */
-// Shared by the gateways of a process: a hold waits for another delivery of the endpoint to be sent, by
-// anyone; a send by the process's other gateway is one it would otherwise not hear.
-// eslint-disable-next-line no-restricted-syntax -- holds per endpoint of the database, released by any sender
-const waiting = new Map<string, Set<() => void>>();
+export const HOLD_TIMER_KIND = 'webhook.hold';
+export const EARLY_RELEASES = { perAccount: 256, total: 8_192 } as const;
 
-/** Called after every genuine attempt's request: the endpoint's held deliveries may go. */
+interface Registered {
+  accountId: string;
+  /** Wall-clock ms before which it stays held (its `delay_ms`, which comes first). */
+  notBefore: number;
+  release: () => void;
+}
+
+// Shared by the gateways of a process: a reordered delivery waits for a send to its endpoint by anyone.
+// eslint-disable-next-line no-restricted-syntax -- early releases per endpoint of the database, bounded (see above)
+const waiting = new Map<string, Map<string, Registered>>();
+// eslint-disable-next-line no-restricted-syntax -- the per-account counts of `waiting`, for its bound
+const perAccount = new Map<string, number>();
+// The total of `waiting`, for its bound.
+const registrations = { total: 0 };
+
+function forget(endpointId: string, deliveryId: string): void {
+  const held = waiting.get(endpointId);
+  const r = held?.get(deliveryId);
+  if (!held || !r) return;
+  held.delete(deliveryId);
+  if (held.size === 0) waiting.delete(endpointId);
+  registrations.total--;
+  const n = (perAccount.get(r.accountId) ?? 1) - 1;
+  if (n > 0) perAccount.set(r.accountId, n);
+  else perAccount.delete(r.accountId);
+}
+
+/** Registers the early release of a reordered delivery; false when the bound leaves it to its timer. */
+export function releaseOnNextSend(endpointId: string, deliveryId: string, accountId: string, notBefore: number, release: () => void): boolean {
+  if (registrations.total >= EARLY_RELEASES.total || (perAccount.get(accountId) ?? 0) >= EARLY_RELEASES.perAccount) return false;
+  let held = waiting.get(endpointId);
+  if (!held) waiting.set(endpointId, (held = new Map()));
+  held.set(deliveryId, { accountId, notBefore, release });
+  registrations.total++;
+  perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
+  // Its timer releases it at the latest; the entry goes then at the latest too.
+  setTimeout(() => forget(endpointId, deliveryId), notBefore - Date.now() + REORDER_HOLD_MAX_MS).unref();
+  return true;
+}
+
+/** Called after every genuine attempt's request: the endpoint's reordered deliveries past their delay may go. */
 export function endpointSent(endpointId: string): void {
   const held = waiting.get(endpointId);
   if (!held) return;
-  waiting.delete(endpointId);
-  for (const release of held) release();
+  const now = Date.now();
+  for (const [deliveryId, r] of [...held]) {
+    if (r.notBefore > now) continue;
+    forget(endpointId, deliveryId);
+    r.release();
+  }
 }
 
-function untilNextSent(endpointId: string): Promise<void> {
-  return new Promise((resolve) => {
-    let held = waiting.get(endpointId);
-    if (!held) waiting.set(endpointId, (held = new Set()));
-    const release = () => {
-      clearTimeout(timer);
-      waiting.get(endpointId)?.delete(release);
-      resolve();
-    };
-    const timer = setTimeout(release, REORDER_HOLD_MAX_MS);
-    timer.unref();
-    held.add(release);
-  });
+/** The endpoint was deleted: its registrations go (their deliveries went with it). */
+export function forgetEndpointHolds(endpointId: string): void {
+  for (const deliveryId of [...(waiting.get(endpointId)?.keys() ?? [])]) forget(endpointId, deliveryId);
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-/** Resolves when the delivery may be attempted; at once without a plan. */
-export async function chaosHold(endpointId: string, plan: ChaosPlan | null | undefined): Promise<void> {
-  if (!plan) return;
-  if (plan.delay_ms > 0) await sleep(plan.delay_ms);
-  if (plan.reorder) await untilNextSent(endpointId);
-}
-
-/** How much longer than usual the first attempt's lease must last for the plan's waits. */
+/** The longest the plan holds the first attempt (its timer's delay, and the lease's extra length). */
 export function holdMs(plan: ChaosPlan | null | undefined): number {
   return plan ? plan.delay_ms + (plan.reorder ? REORDER_HOLD_MAX_MS : 0) : 0;
 }

@@ -21,7 +21,10 @@ import type { WebhookTargetPolicy } from './targetResolver';
 import { chaosPlan, genuineKind, planCounters, type ChaosPlan } from './chaos';
 import { countChaos } from './chaosService';
 import { trySendChaosCopy } from './chaosCopies';
-import { chaosHold, endpointSent, holdMs } from './chaosHold';
+import { endpointSent, HOLD_TIMER_KIND, holdMs, releaseOnNextSend } from './chaosHold';
+import { OutgoingBudget } from './outgoingBudget';
+import { DEFAULT_OUTGOING, targetHost } from './targetResolver';
+import { finishRecovery, startRecovery } from './recoveryLock';
 import { holdForPull, isPullEndpoint } from './pullEndpointService';
 import { newLeaseOwner } from '../../processId';
 
@@ -42,6 +45,14 @@ import { newLeaseOwner } from '../../processId';
  *    an account has spilled deliveries not yet taken back, its new ones spill too, so that a later
  *    delivery of a payment never overtakes an earlier one. A retry timer that finds its account backed
  *    up throws, and the timer service fires it again with backoff (1 s, 2 s, 4 s, … up to 5 min).
+ * 5. Every request takes from the outgoing budget of its account and its target host
+ *    (outgoingBudget.ts), where it is let go: a queued job when the scheduler starts it (its cost: the
+ *    genuine request and its forged chaos copies), a manual retry before it is sent. Over budget, a
+ *    queued job waits in the queue (a first attempt that does not fit there spills, as above), a retry
+ *    timer throws before queueing and fires again later, a manual retry is refused with 429 and
+ *    Retry-After. A wait is a delay, never a failed attempt: nothing is recorded until it is sent.
+ * 6. A delivery chaos holds (delay, reorder) waits in the database with a durable timer
+ *    (chaosHold.ts), not in memory; whoever releases it claims it first (`releaseHeld`).
  */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
 export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
@@ -84,23 +95,29 @@ export interface DeliveryEngine {
    * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
    */
   spilling: Map<string, { started: number; finished: number }>;
+  /** What this gateway may still send, per account and per host (the scheduler's admission). */
+  budget: OutgoingBudget;
   /** Stored with every lease this engine takes (`lease_owner`): what its stop hands back (src/domain/leaseHandover.ts). */
   leaseOwner: string;
 }
 
 /** Builds a gateway's engine (src/domain/gatewayRuntime.ts), idle until startDeliveryEngine. */
 export function createDeliveryEngine(deps: { policy: WebhookTargetPolicy; timers: GatewayTimers }): DeliveryEngine {
-  return {
+  const budget = new OutgoingBudget(deps.policy.outgoing ?? DEFAULT_OUTGOING);
+  const e: DeliveryEngine = {
     policy: deps.policy,
     timers: deps.timers,
     agents: createWebhookAgents(),
-    scheduler: new FairScheduler(ATTEMPT_LIMITS),
+    // Stopping, a job sends nothing (it leaves its delivery PENDING): it goes at once, budget or not.
+    scheduler: new FairScheduler(ATTEMPT_LIMITS, (job) => (e.state !== 'running' ? 0 : budget.tryTake(job.accountId, job.host, job.cost))),
     state: 'idle',
     deferred: [],
     forgotten: new Map(),
     spilling: new Map(),
+    budget,
     leaseOwner: newLeaseOwner(),
   };
+  return e;
 }
 
 export function startDeliveryEngine(e: DeliveryEngine): void {
@@ -111,6 +128,8 @@ export function startDeliveryEngine(e: DeliveryEngine): void {
 export function stopDeliveryEngine(e: DeliveryEngine): void {
   e.state = 'stopped';
   e.deferred.length = 0;
+  // Jobs waiting for their budget may go now: they only hand their deliveries back.
+  e.scheduler.wake();
 }
 
 export function deliveryQueueIdle(e: DeliveryEngine): Promise<void> {
@@ -194,6 +213,7 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
         // A chaos hold (delay, reorder) is part of the first attempt: no sweeper takes it meanwhile.
         lease_until: Date.now() + holdMs(plan) + PENDING_LEASE_MS,
         lease_owner: e.leaseOwner,
+        ...(holdMs(plan) > 0 && { held: true }),
         created_at: new Date(Date.now() + offsetMs),
         event_created_at: event.createdAt,
         ...(event.traceParent && { trace_parent: event.traceParent }),
@@ -221,9 +241,58 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
   for (const item of created) {
     if (!item) continue;
     const { doc, endpoint } = item;
-    if (doc.chaos_plan) void chaosHold(endpoint._id, doc.chaos_plan).then(() => startFirstAttempt(e, doc, endpoint, offsetMs));
+    if (doc.held) void holdDelivery(e, doc, offsetMs).catch((err: unknown) => logger.warn({ err, deliveryId: doc._id }, 'chaos hold not scheduled: its lease lapses and the sweeper sends it'));
     else startFirstAttempt(e, doc, endpoint, offsetMs);
   }
+}
+
+/**
+ * A delivery chaos holds: its timer, due on the account's clock when its longest wait ends, and (reordered)
+ * its early release when its endpoint's next delivery is sent here.
+ */
+async function holdDelivery(e: DeliveryEngine, d: WebhookDeliveryRecord, offsetMs: number): Promise<void> {
+  const plan = d.chaos_plan!;
+  if (plan.reorder) releaseOnNextSend(d.endpoint_id, d._id, d.account_id, Date.now() + plan.delay_ms, () => void releaseHeld(e, d._id, false));
+  await scheduleTimer({
+    accountId: d.account_id,
+    kind: HOLD_TIMER_KIND,
+    refId: d.endpoint_id,
+    dueAt: new Date(d.created_at.getTime() + holdMs(plan)),
+    payload: { delivery_id: d._id },
+    dedupeKey: `${d._id}:hold`,
+    offsetMs,
+    timers: e.timers,
+  });
+}
+
+/** Timer handler for `webhook.hold`: the hold is over (or a clock advance passed it). */
+export async function runHoldTimer(e: DeliveryEngine, payload: Record<string, unknown>, advancing: boolean): Promise<void> {
+  await releaseHeld(e, String(payload.delivery_id ?? ''), advancing);
+}
+
+/**
+ * Ends a delivery's hold, once: the claim matches only a delivery still held (not deleted with its
+ * endpoint or by a sandbox reset, not released by someone else). A clock advance waits for the attempt,
+ * unless the budget would make it wait: then it goes later, as any first attempt.
+ */
+async function releaseHeld(e: DeliveryEngine, deliveryId: string, advancing: boolean): Promise<void> {
+  const d = await WebhookDeliveryModel.findOneAndUpdate(
+    { _id: deliveryId, state: 'PENDING', held: true },
+    { $set: { held: false, lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
+    { returnDocument: 'after', lean: true },
+  );
+  if (!d) return;
+  const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
+  if (!endpoint) return;
+  const offsetMs = await accountOffsetMs(d.account_id);
+  const job = firstAttemptJob(e, d, endpoint, offsetMs);
+  if (!advancing || e.state !== 'running' || e.budget.waitMs(job.accountId, job.host, job.cost) > 0 || e.spilling.has(d.account_id)) {
+    startFirstAttempt(e, d, endpoint, offsetMs);
+    return;
+  }
+  const done = e.scheduler.submit(job);
+  if (done) await done;
+  else await spill(e, d);
 }
 
 function orderingKey(d: WebhookDeliveryRecord): string {
@@ -240,11 +309,34 @@ export function forgetAccountAttempts(e: DeliveryEngine, accountId: string): voi
   forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
 }
 
-function attemptJob(e: DeliveryEngine, d: WebhookDeliveryRecord, run: AttemptJob['run']): AttemptJob {
+/** `cost`: the requests it sends (the outgoing budget's unit, and the backlog's). */
+function attemptJob(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, run: AttemptJob['run'], cost = 1): AttemptJob {
   const { forgotten } = e;
   const generation = forgotten.get(d.account_id) ?? 0;
   const current = () => (forgotten.get(d.account_id) ?? 0) === generation;
-  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), run: async () => (current() ? run() : undefined) };
+  const host = targetHost(endpoint.url ?? '');
+  return { id: d._id, accountId: d.account_id, endpointId: d.endpoint_id, key: orderingKey(d), host, cost, run: async () => (current() ? run() : undefined) };
+}
+
+/** The requests of a first attempt: the genuine one and the forged copies sent before it. */
+function firstAttemptCost(d: WebhookDeliveryRecord): number {
+  return 1 + (d.chaos_plan?.forged.length ?? 0);
+}
+
+function firstAttemptJob(e: DeliveryEngine, delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, offsetMs: number): AttemptJob {
+  return attemptJob(
+    e,
+    delivery,
+    endpoint,
+    async () => {
+      // Stopping: left PENDING for the next process, its lease released so that it is taken at once
+      // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
+      if (e.state !== 'running') return void (await spill(e, delivery));
+      if (!(await holdLease(delivery))) return;
+      return attemptStep(e, delivery, endpoint, 1, new Date(Date.now() + offsetMs));
+    },
+    firstAttemptCost(delivery),
+  );
 }
 
 
@@ -261,18 +353,7 @@ function startFirstAttempt(
     return;
   }
   if (e.state === 'stopped') return;
-  const done =
-    fromSweep || !e.spilling.has(delivery.account_id)
-      ? e.scheduler.submit(
-          attemptJob(e, delivery, async () => {
-            // Stopping: left PENDING for the next process, its lease released so that it is taken at once
-            // rather than when the lease lapses (a failed release only delays it by up to PENDING_LEASE_MS).
-            if (e.state !== 'running') return void (await spill(e, delivery));
-            if (!(await holdLease(delivery))) return;
-            return attemptStep(e, delivery, endpoint, 1, new Date(Date.now() + offsetMs));
-          }),
-        )
-      : null;
+  const done = fromSweep || !e.spilling.has(delivery.account_id) ? e.scheduler.submit(firstAttemptJob(e, delivery, endpoint, offsetMs)) : null;
   if (done) {
     done.catch((err: unknown) => logger.error({ err, deliveryId: delivery._id }, 'webhook attempt failed'));
     return;
@@ -372,13 +453,22 @@ async function attemptStep(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint
   return () => recordAttempt(e, d, step, at, a);
 }
 
-/** The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart). */
+/**
+ * The duplicate of a first attempt, `duplicate_after_ms` later, in a slot of its own (lost at a restart).
+ * Counted in its account's backlog from now (reserved), so that copies cannot pile up in memory past
+ * it: one that does not fit is not sent (a chaos copy is an extra; the log says so).
+ */
 function scheduleDuplicate(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, plan: ChaosPlan): void {
   if (plan.duplicate_after_ms === null) return;
+  if (!e.scheduler.reserve(d.account_id)) {
+    logger.info({ deliveryId: d._id, accountId: d.account_id }, 'chaos duplicate not sent: the account’s delivery backlog is full');
+    return;
+  }
   const sendDuplicate = () => trySendChaosCopy('duplicate', d, endpoint, at, (h) => send(e, d, endpoint, at, h));
   setTimeout(() => {
+    e.scheduler.unreserve(d.account_id);
     if (e.state !== 'running') return;
-    void e.scheduler.submit({ ...attemptJob(e, d, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
+    void e.scheduler.submit({ ...attemptJob(e, d, endpoint, sendDuplicate), id: `${d._id}:duplicate`, key: `${orderingKey(d)}:duplicate` });
   }, plan.duplicate_after_ms).unref();
 }
 
@@ -450,12 +540,14 @@ export async function runRetryTimer(e: DeliveryEngine, payload: Record<string, u
   if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
   if (!endpoint) return;
+  const job = attemptJob(e, d, endpoint, () => attemptStep(e, d, endpoint, step, now));
+  // Over the outgoing budget: deferred by the timer service (fires again 1 s, 2 s, 4 s … later), not
+  // queued, so that no timer handler slot (shared with the rail) waits on the budget; no attempt counted.
+  const waitMs = e.budget.waitMs(job.accountId, job.host, job.cost);
+  if (waitMs > 0) throw new Error(`webhook requests of account ${d.account_id} or to ${job.host} are over their cap; retry ${step} of ${d._id} fires again later`);
   // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
   // by the poller takes a place only when few of the account's attempts wait.
-  const done = e.scheduler.submit(
-    attemptJob(e, d, () => attemptStep(e, d, endpoint, step, now)),
-    advancing ? undefined : ATTEMPT_LIMITS.perAccount,
-  );
+  const done = e.scheduler.submit(job, advancing ? undefined : ATTEMPT_LIMITS.perAccount);
   if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
   await done;
 }
@@ -485,7 +577,8 @@ export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Pr
     if (e.scheduler.holds(_id) || !e.scheduler.hasRoom(account_id)) continue;
     const claimed = await WebhookDeliveryModel.findOneAndUpdate(
       { _id, state: 'PENDING', lease_until: { $lte: now } },
-      { $set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
+      // A held delivery whose lease lapsed (its hold's timer late): sent now, and its timer finds it taken.
+      { $set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner, held: false } },
       { returnDocument: 'after', lean: true },
     );
     if (!claimed) continue;
@@ -530,6 +623,12 @@ export async function retryDeliveryNow(e: DeliveryEngine, accountId: string, end
   const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
   if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
   const at = await nowForAccount(accountId);
+  // Not queued: the caller waits for this one attempt, so over budget it is told when to come back.
+  const waitMs = e.budget.tryTake(accountId, targetHost(endpoint.url ?? ''), d.state === 'PENDING' ? firstAttemptCost(d) : 1);
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new ApiError('rate_limit_exceeded', `Webhook requests of this account or to this endpoint's host are over their cap (docs/webhooks.md); retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  }
   if (d.state === 'PENDING') await performScheduledAttempt(e, d, endpoint, 1, at);
   else await manualAttempt(e, d, endpoint, at);
   const after = await WebhookDeliveryModel.findById(d._id).lean();
@@ -554,20 +653,30 @@ const RECOVER_LIMIT = ATTEMPT_LIMITS.backlogPerAccount;
  * POST .../recover: one more attempt of each RETRYING or DEAD_LETTER delivery of the endpoint created
  * since `since` (account time), queued in the fair scheduler like any attempt; chaos copies are not
  * sent again. Answers how many were queued (one already waiting in this process is not queued twice).
+ * One runs per endpoint at a time, and the next may start a cooldown after its attempts have all
+ * ended (recoveryLock.ts): otherwise 409.
  */
 export async function recoverDeliveries(e: DeliveryEngine, accountId: string, endpointId: string, since: Date): Promise<{ object: 'recovery'; deliveries: number }> {
   const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
-  const failed = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId, state: { $in: ['RETRYING', 'DEAD_LETTER'] }, created_at: { $gte: since }, copy: null })
-    .sort({ event_seq: 1, _id: 1 })
-    .limit(RECOVER_LIMIT)
-    .lean();
-  const at = await nowForAccount(accountId);
-  let queued = 0;
-  for (const d of failed) {
-    const done = e.scheduler.submit(attemptJob(e, d, () => manualAttempt(e, d, endpoint, at)));
-    if (!done) continue;
-    queued++;
-    done.catch((err: unknown) => logger.error({ err, deliveryId: d._id }, 'webhook recovery attempt failed'));
+  const cooldownMs = (e.policy.outgoing ?? DEFAULT_OUTGOING).recoverCooldownMs;
+  const run = await startRecovery(accountId, endpointId, cooldownMs);
+  const attempts: Array<Promise<void>> = [];
+  try {
+    const failed = await WebhookDeliveryModel.find({ endpoint_id: endpointId, account_id: accountId, state: { $in: ['RETRYING', 'DEAD_LETTER'] }, created_at: { $gte: since }, copy: null })
+      .sort({ event_seq: 1, _id: 1 })
+      .limit(RECOVER_LIMIT)
+      .lean();
+    const at = await nowForAccount(accountId);
+    for (const d of failed) {
+      const done = e.scheduler.submit(attemptJob(e, d, endpoint, () => manualAttempt(e, d, endpoint, at)));
+      if (!done) continue;
+      attempts.push(done.catch((err: unknown) => logger.error({ err, deliveryId: d._id }, 'webhook recovery attempt failed')));
+    }
+  } finally {
+    // The run ends when its last attempt has (at once when it queued none); the cooldown starts then.
+    void Promise.all(attempts)
+      .then(() => finishRecovery(endpointId, run, cooldownMs))
+      .catch((err: unknown) => logger.warn({ err, endpointId }, 'recovery end not recorded: the next may start when its run lease lapses'));
   }
-  return { object: 'recovery', deliveries: queued };
+  return { object: 'recovery', deliveries: attempts.length };
 }

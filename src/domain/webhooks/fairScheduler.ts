@@ -7,8 +7,13 @@
  * - an account has at most `perAccount` attempts in flight, so a few accounts with hanging receivers
  *   cannot take all `total` sockets (each attempt ends by its 5 s deadline);
  * - the work waiting in memory is bounded per account (`backlogPerAccount`) and in all
- *   (`backlogTotal`). `submit` refuses what does not fit; the caller leaves that delivery in the
- *   database, where it stays durable and is picked up later (see deliveryService.ts);
+ *   (`backlogTotal`), counted in requests: a job counts its `cost` (a genuine attempt and its forged
+ *   chaos copies), and what the caller holds for later (`reserve`: a chaos duplicate waiting to go)
+ *   counts too. `submit` refuses what does not fit; the caller leaves that delivery in the database,
+ *   where it stays durable and is picked up later (see deliveryService.ts);
+ * - a job starts only when `admit` lets it (the outgoing budget per account and host,
+ *   outgoingBudget.ts): one that must wait stays queued, its endpoint is passed over, and the
+ *   scheduler wakes itself when the wait is over. Waiting this way holds no socket and no slot;
  * - attempts that share a key (endpoint + payment) run one at a time, in the order submitted, so a
  *   receiver gets `reference.paid` before `payment.succeeded`.
  * - what a job does after its request (recording the outcome in the database) runs outside its slot:
@@ -31,12 +36,18 @@ export interface AttemptJob {
   endpointId: string;
   /** Jobs with the same key run one after another, in order. */
   key: string;
+  /** The host its requests go to, and how many it sends (the outgoing budget's unit). */
+  host: string;
+  cost: number;
   /** The request; what it returns (if anything) runs once the job's slot is free for the next one. */
   run: () => Promise<void | Then>;
 }
 
 /** The part of a job that runs after its slot is freed. */
 export type Then = () => Promise<void>;
+
+/** 0: the job may start now (and its budget is taken); otherwise how long it must wait, in ms. */
+export type Admit = (job: AttemptJob) => number;
 
 interface Waiting extends AttemptJob {
   settle: (err?: unknown) => void;
@@ -46,14 +57,25 @@ class AccountLane {
   readonly endpoints = new Map<string, Waiting[]>();
   waiting = 0;
   running = 0;
+  /** Requests counted in the backlog: the cost of the waiting jobs, and what is reserved. */
+  load = 0;
 
-  /** The first job that may start, taking endpoints in turn; null when every waiting key is running. */
-  take(runningKeys: Set<string>): Waiting | null {
+  /**
+   * The first job that may start, taking endpoints in turn; null when every waiting key is running or
+   * waits for its budget. An endpoint whose next job must wait is passed over whole (its jobs share a
+   * host), so that cheaper jobs behind it do not take its turn again and again.
+   */
+  take(runningKeys: Set<string>, admit: Admit, wake: (ms: number) => void): Waiting | null {
     for (const [endpointId, jobs] of this.endpoints) {
       // The first job whose key is not running: an earlier job of the same key would have the same
       // key, so order within a key holds.
       const i = jobs.findIndex((j) => !runningKeys.has(j.key));
       if (i < 0) continue;
+      const waitMs = admit(jobs[i]!);
+      if (waitMs > 0) {
+        wake(waitMs);
+        continue;
+      }
       const [job] = jobs.splice(i, 1);
       this.endpoints.delete(endpointId);
       if (jobs.length > 0) this.endpoints.set(endpointId, jobs); // back of the line
@@ -73,8 +95,15 @@ export class FairScheduler {
   /** Jobs past their slot, running what `run` handed back. */
   private finishing = 0;
   private idleWaiters: Array<() => void> = [];
+  /** Requests counted in the backlog, all accounts (see AccountLane.load). */
+  private load = 0;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
 
-  constructor(readonly limits: SchedulerLimits) {}
+  constructor(
+    readonly limits: SchedulerLimits,
+    private readonly admit: Admit = () => 0,
+  ) {}
 
   get inFlight(): number {
     return this.running;
@@ -89,6 +118,11 @@ export class FairScheduler {
     return this.lanes.get(accountId)?.waiting ?? 0;
   }
 
+  /** Requests of one account counted in its backlog (waiting jobs' cost and reservations). */
+  loadFor(accountId: string): number {
+    return this.lanes.get(accountId)?.load ?? 0;
+  }
+
   /** True when `id` is waiting, running or finishing here (the sweeper leaves it alone). */
   holds(id: string): boolean {
     return this.queuedIds.has(id);
@@ -96,14 +130,34 @@ export class FairScheduler {
 
   /** Accounts whose backlog is full, or null when the whole backlog is (nothing fits at all). */
   fullAccounts(): string[] | null {
-    if (this.waiting >= this.limits.backlogTotal) return null;
-    return [...this.lanes].filter(([, lane]) => lane.waiting >= this.limits.backlogPerAccount).map(([id]) => id);
+    if (this.load >= this.limits.backlogTotal) return null;
+    return [...this.lanes].filter(([, lane]) => lane.load >= this.limits.backlogPerAccount).map(([id]) => id);
   }
 
-  /** Whether one more job of the account would be accepted (with the account's waiting capped at `maxWaiting`). */
-  hasRoom(accountId: string, maxWaiting = this.limits.backlogPerAccount): boolean {
+  /**
+   * Whether `cost` more requests of the account would be accepted (with the account's backlog capped at
+   * `maxWaiting`).
+   */
+  hasRoom(accountId: string, maxWaiting = this.limits.backlogPerAccount, cost = 1): boolean {
     const lane = this.lanes.get(accountId);
-    return this.waiting < this.limits.backlogTotal && (lane?.waiting ?? 0) < Math.min(maxWaiting, this.limits.backlogPerAccount);
+    return this.load + cost <= this.limits.backlogTotal && (lane?.load ?? 0) + cost <= Math.min(maxWaiting, this.limits.backlogPerAccount);
+  }
+
+  /** Counts `cost` requests the caller holds for the account in its backlog; false (nothing counted) when they do not fit. */
+  reserve(accountId: string, cost = 1): boolean {
+    if (!this.hasRoom(accountId, undefined, cost)) return false;
+    this.laneOf(accountId).load += cost;
+    this.load += cost;
+    return true;
+  }
+
+  /** Gives back what `reserve` counted. */
+  unreserve(accountId: string, cost = 1): void {
+    const lane = this.lanes.get(accountId);
+    if (!lane) return;
+    lane.load -= cost;
+    this.load -= cost;
+    this.dropIfEmpty(accountId, lane);
   }
 
   /**
@@ -111,22 +165,52 @@ export class FairScheduler {
    * the account's backlog for this submission) or the same delivery is already here.
    */
   submit(job: AttemptJob, maxWaiting?: number): Promise<void> | null {
-    if (this.queuedIds.has(job.id) || !this.hasRoom(job.accountId, maxWaiting)) return null;
-    let lane = this.lanes.get(job.accountId);
-    if (!lane) {
-      lane = new AccountLane();
-      this.lanes.set(job.accountId, lane);
-    }
+    if (this.queuedIds.has(job.id) || !this.hasRoom(job.accountId, maxWaiting, job.cost)) return null;
+    const lane = this.laneOf(job.accountId);
     const done = new Promise<void>((resolve, reject) => {
       const jobs = lane.endpoints.get(job.endpointId) ?? [];
       jobs.push({ ...job, settle: (err) => (err === undefined ? resolve() : reject(err)) });
       lane.endpoints.set(job.endpointId, jobs);
     });
     lane.waiting++;
+    lane.load += job.cost;
     this.waiting++;
+    this.load += job.cost;
     this.queuedIds.add(job.id);
     this.pump();
     return done;
+  }
+
+  /** Starts what may start now: after a wait for budget, or at a stop (when `admit` lets everything go). */
+  wake(): void {
+    this.pump();
+  }
+
+  private laneOf(accountId: string): AccountLane {
+    let lane = this.lanes.get(accountId);
+    if (!lane) {
+      lane = new AccountLane();
+      this.lanes.set(accountId, lane);
+    }
+    return lane;
+  }
+
+  private dropIfEmpty(accountId: string, lane: AccountLane): void {
+    if (lane.running === 0 && lane.waiting === 0 && lane.load === 0 && this.lanes.get(accountId) === lane) this.lanes.delete(accountId);
+  }
+
+  /** One timer, at the earliest time a job waiting for its budget may go. */
+  private wakeIn(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.wakeTimer && this.wakeAt <= at) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.pump();
+    }, ms);
+    this.wakeTimer.unref();
   }
 
   /** Resolves when nothing waits, runs or finishes (shutdown). */
@@ -155,7 +239,7 @@ export class FairScheduler {
   private next(): { lane: AccountLane; job: Waiting } | null {
     for (const [accountId, lane] of this.lanes) {
       if (lane.running >= this.limits.perAccount) continue;
-      const job = lane.take(this.runningKeys);
+      const job = lane.take(this.runningKeys, this.admit, (ms) => this.wakeIn(ms));
       if (!job) continue;
       this.lanes.delete(accountId);
       this.lanes.set(accountId, lane); // back of the line
@@ -166,6 +250,8 @@ export class FairScheduler {
 
   private async start(lane: AccountLane, job: Waiting): Promise<void> {
     this.waiting--;
+    lane.load -= job.cost;
+    this.load -= job.cost;
     this.running++;
     lane.running++;
     this.runningKeys.add(job.key);
@@ -179,7 +265,7 @@ export class FairScheduler {
       this.running--;
       lane.running--;
       this.runningKeys.delete(job.key);
-      if (lane.running === 0 && lane.waiting === 0 && this.lanes.get(job.accountId) === lane) this.lanes.delete(job.accountId);
+      this.dropIfEmpty(job.accountId, lane);
       if (then) this.finishing++;
       this.pump();
     }

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Config } from '../../config';
+import type { Config, WebhookOutgoingLimits } from '../../config';
 import { ApiError } from '../../errors';
 import { classifyAddress } from './addressPolicy';
 import { monotonicMs } from '../../platform/clock/machineClock';
@@ -15,10 +15,29 @@ export interface WebhookTargetPolicy {
   allowPrivateNetworks: boolean;
   /** Name servers for webhook hosts (`host:port`); absent = the system's (/etc/resolv.conf). Tests point it at a local one. */
   dnsServers?: readonly string[];
+  /** The caps on what is sent (outgoingBudget.ts) and the recovery cooldown; absent: the defaults. */
+  outgoing?: WebhookOutgoingLimits;
 }
 
-export function webhookTargetPolicy(config: Pick<Config, 'webhookAllowPrivateNetworks'>): WebhookTargetPolicy {
-  return { allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+export const DEFAULT_OUTGOING: WebhookOutgoingLimits = { perAccountPerMinute: 6_000, perHostPerMinute: 12_000, recoverCooldownMs: 60_000 };
+
+export function webhookTargetPolicy(config: Pick<Config, 'webhookAllowPrivateNetworks'> & Partial<Pick<Config, 'webhookOutgoing'>>): WebhookTargetPolicy {
+  return { allowPrivateNetworks: config.webhookAllowPrivateNetworks, outgoing: config.webhookOutgoing ?? DEFAULT_OUTGOING };
+}
+
+/**
+ * The host a URL's requests count against (outgoingBudget.ts): its host name as resolution reads it,
+ * lower case, without IPv6 brackets or a final dot (the URL parser has already made IP literals
+ * canonical, so `0x7f.1` and `127.0.0.1` are one host). Not the resolved address: that is known only
+ * inside the attempt, after the budget was taken; names that share an address count apart, each within
+ * its account's cap.
+ */
+export function targetHost(rawUrl: string): string {
+  try {
+    return bareHost(new URL(rawUrl)).toLowerCase().replace(/\.$/, '');
+  } catch {
+    return rawUrl;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { handBackLeases } from '../leaseHandover';
 import {
   createDeliveriesForEvent,
   deliveryQueueIdle,
+  runHoldTimer,
   runRetryTimer,
   startDeliveryEngine,
   stopDeliveryEngine,
@@ -12,6 +13,7 @@ import {
 } from './deliveryService';
 import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpointService';
+import { HOLD_TIMER_KIND } from './chaosHold';
 import { ATTEMPT_TIMEOUT_MS, closeWebhookAgents } from './webhookHttp';
 
 const SWEEP_MS = 1_000;
@@ -36,6 +38,7 @@ export function webhookDeliveryService(runtime: GatewayRuntime): BackgroundServi
   const { policy } = engine;
   let removeHook: (() => void) | null = runtime.hooks.onEventStored((event) => createDeliveriesForEvent(engine, event), { name: 'webhook-deliveries' });
   runtime.timers.register(RETRY_TIMER_KIND, (timer, ctx) => runRetryTimer(engine, timer.payload, ctx.now, ctx.advancing));
+  runtime.timers.register(HOLD_TIMER_KIND, (timer, ctx) => runHoldTimer(engine, timer.payload, ctx.advancing));
   let sweepTimer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
   return {

@@ -50,6 +50,8 @@ export interface WebhookDeliveryRecord {
   chaos?: ChaosKind | null;
   /** On a genuine delivery: the chaos decided at its creation, carried out by whoever attempts it. */
   chaos_plan?: ChaosPlan | null;
+  /** True while chaos holds it before its first attempt (chaosHold.ts): only whoever claims it sends it. */
+  held?: boolean;
   /**
    * Set on a chaos copy only (its kind): copies are sent once, never retried, swept or recovered, and
    * stay out of the overview (they have no `event_created_at`).
@@ -84,6 +86,7 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     trace_parent: { type: String },
     chaos: { type: String, default: undefined },
     chaos_plan: { type: Schema.Types.Mixed, default: undefined },
+    held: { type: Boolean, default: undefined },
     copy: { type: String, default: undefined },
   },
   { versionKey: false, minimize: false, collection: 'webhook_deliveries' },

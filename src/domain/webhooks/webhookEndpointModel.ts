@@ -34,6 +34,16 @@ export interface WebhookEndpointRecord {
   chaos?: ChaosSettings | null;
   /** What chaos did since it was last switched on: counters moved with `$inc` by every process. */
   chaos_report?: ChaosReport;
+  /** The last recovery (POST …/recover, recoveryLock.ts): running, or cooling down, until `until`. */
+  recovery?: EndpointRecovery | null;
+}
+
+export interface EndpointRecovery {
+  running: boolean;
+  /** Real ms: while running, when the run is taken for dead; after it, when the cooldown ends. */
+  until: number;
+  /** Real ms it started: names the run, so that only its own end ends it. */
+  started: number;
 }
 
 const secretSchema = new Schema<EndpointSecret>(
@@ -58,6 +68,7 @@ const endpointSchema = new Schema<WebhookEndpointRecord>(
     created_at: { type: Date, required: true },
     chaos: { type: Schema.Types.Mixed, default: null },
     chaos_report: { type: Schema.Types.Mixed },
+    recovery: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false, collection: 'webhook_endpoints' },
 );

@@ -8,6 +8,7 @@ import { emitAccountEvent } from '../events';
 import type { EventSink } from '../events/outbox';
 import { rebuildRollups } from '../overview/rollupRebuild';
 import { bumpEndpointsVersion } from './endpointCache';
+import { forgetEndpointHolds, HOLD_TIMER_KIND } from './chaosHold';
 import { sealSecret, openSecret } from './secretBox';
 import { secretsKey } from './secretsKey';
 import { assertAcceptableWebhookUrl, type WebhookTargetPolicy } from './targetResolver';
@@ -84,12 +85,18 @@ export async function getWebhookEndpointRecord(accountId: string, id: string): P
   return doc;
 }
 
-/** Deletes the endpoint, its deliveries, and its scheduled retries (retry timers are keyed by endpoint). */
+/**
+ * Deletes the endpoint, its deliveries, and its scheduled retries and chaos holds (their timers are keyed
+ * by endpoint): a held delivery is dropped with the rest, and a hold released meanwhile anywhere finds
+ * its delivery gone (deliveryService.ts, releaseHeld).
+ */
 export async function deleteWebhookEndpoint(accountId: string, id: string): Promise<{ id: string; object: 'webhook_endpoint'; deleted: true }> {
   const res = await WebhookEndpointModel.deleteOne({ _id: id, account_id: accountId });
   if (res.deletedCount !== 1) throw ApiError.notFound('webhook endpoint', id);
   await bumpEndpointsVersion(accountId);
   await cancelTimers({ accountId, kind: RETRY_TIMER_KIND, refId: id });
+  await cancelTimers({ accountId, kind: HOLD_TIMER_KIND, refId: id });
+  forgetEndpointHolds(id);
   await WebhookDeliveryModel.deleteMany({ endpoint_id: id, account_id: accountId });
   await PendingEventModel.deleteMany({ endpoint_id: id, account_id: accountId });
   // The overview no longer counts them: its webhook rollups are recomputed, not waited for (a failure

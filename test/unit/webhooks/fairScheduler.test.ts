@@ -14,7 +14,7 @@ function harness(limits = { total: 4, perAccount: 2, backlogPerAccount: 5, backl
       accountId,
       endpointId,
       key: `${endpointId}:${key}`,
-      run: () =>
+      host: 'h', cost: 1, run: () =>
         new Promise<void>((resolve) => {
           started.push(id);
           release.set(id, resolve);
@@ -76,8 +76,8 @@ describe('FairScheduler', () => {
 
   it('settles with the job, and a failing job frees its place', async () => {
     const scheduler = new FairScheduler({ total: 1, perAccount: 1, backlogPerAccount: 5, backlogTotal: 5 });
-    const failing = scheduler.submit({ id: 'x', accountId: 'a', endpointId: 'e', key: 'k', run: () => Promise.reject(new Error('boom')) });
-    const next = scheduler.submit({ id: 'y', accountId: 'a', endpointId: 'e', key: 'k', run: () => Promise.resolve() });
+    const failing = scheduler.submit({ id: 'x', accountId: 'a', endpointId: 'e', key: 'k', host: 'h', cost: 1, run: () => Promise.reject(new Error('boom')) });
+    const next = scheduler.submit({ id: 'y', accountId: 'a', endpointId: 'e', key: 'k', host: 'h', cost: 1, run: () => Promise.resolve() });
     await expect(failing).rejects.toThrow('boom');
     await expect(next).resolves.toBeUndefined();
     await scheduler.idle();
@@ -96,7 +96,7 @@ describe('FairScheduler: what a job hands back', () => {
       accountId: 'a',
       endpointId: 'e',
       key: 'e:p1',
-      run: async () => {
+      host: 'h', cost: 1, run: async () => {
         order.push('request 1');
         return async () => {
           order.push('recording 1');
@@ -107,7 +107,7 @@ describe('FairScheduler: what a job hands back', () => {
     })!;
     let firstSettled = false;
     void first.then(() => (firstSettled = true));
-    const second = scheduler.submit({ id: 'd2', accountId: 'a', endpointId: 'e', key: 'e:p1', run: async () => void order.push('request 2') })!;
+    const second = scheduler.submit({ id: 'd2', accountId: 'a', endpointId: 'e', key: 'e:p1', host: 'h', cost: 1, run: async () => void order.push('request 2') })!;
     await second;
     // The second request (same account, same ordering key, one slot) did not wait for the first's recording.
     expect(order).toEqual(['request 1', 'request 2', 'recording 1']);
@@ -133,7 +133,7 @@ describe('FairScheduler: what a job hands back', () => {
       accountId: 'a',
       endpointId: 'e',
       key: 'k',
-      run: async () => async () => {
+      host: 'h', cost: 1, run: async () => async () => {
         throw new Error('write failed');
       },
     })!;

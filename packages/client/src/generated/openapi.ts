@@ -1189,10 +1189,18 @@ export interface paths {
          * @description Beyond the specification (as Svix's recover): one more attempt, in the background, of every
          *     delivery of the endpoint in `RETRYING` or `DEAD_LETTER` created since `since` (the account's
          *     sandbox clock). A success makes it `DELIVERED`; a failure leaves it as it was. Chaos copies are
-         *     not sent again. `deliveries` counts the deliveries queued.
+         *     not sent again. `deliveries` counts the deliveries queued (at most 256). The attempts go within
+         *     the outgoing caps per account and per target host, like every webhook request.
+         *
+         *     One recovery of an endpoint runs at a time, and the next may start 60 s (real time, env
+         *     `WEBHOOK_RECOVER_COOLDOWN_SECONDS`) after the last of its attempts has ended, in every gateway
+         *     process sharing the database: meanwhile 409, whose message says when and whose `Retry-After`
+         *     gives the seconds to wait.
          *
          *     Errors: 400 `invalid_request` for a `since` that is not a date-time; 404 `resource_not_found` for
-         *     an id that is not one of the account's endpoints.
+         *     an id that is not one of the account's endpoints; 409 `payment_already_processed` (the contract's
+         *     code for an operation that does not fit the object's state) while a recovery of the endpoint
+         *     runs or cools down.
          *
          *     Permission: `webhook_endpoints:write`.
          */
@@ -5885,6 +5893,29 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description `payment_already_processed`: a recovery of this endpoint is running, or ended less than the cooldown (60 s) ago. Wait `Retry-After` seconds. */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payment_already_processed",
+                     *         "message": "This endpoint was recovered less than 60 s ago; it may be recovered again at 2026-11-21T09:01:00.000Z (in 42 s)",
+                     *         "request_id": "req_qQCSQq9SincZ0IWdGp7iOhNT"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
