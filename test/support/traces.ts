@@ -1,5 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAccount, type TestAccount } from './accounts';
+import { spawnGateway, type GatewayProcess } from './processes';
+import { startReceiver, type Receiver } from './receiver';
 
 /**
  * An OTLP/HTTP traces receiver on loopback: a gateway started with OTEL_EXPORTER_OTLP_ENDPOINT = `url`
@@ -42,5 +45,42 @@ export async function startTraceCollector(): Promise<TraceCollector> {
     url: `http://127.0.0.1:${port}`,
     spans,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface TracedGateway {
+  collector: TraceCollector;
+  receiver: Receiver;
+  gateway: GatewayProcess;
+  /** A fresh account on that gateway. */
+  account: TestAccount;
+  stop(): Promise<void>;
+}
+
+/**
+ * A gateway process with tracing on, its spans going to a TraceCollector of the test (batches every
+ * 200 ms), a webhook receiver it may deliver to, and an account.
+ */
+export async function startTracedGateway(accountName: string, env: Record<string, string> = {}): Promise<TracedGateway> {
+  const collector = await startTraceCollector();
+  const receiver = await startReceiver();
+  const gateway = await spawnGateway('', {
+    DATA_DIR: '',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    ...env,
+  });
+  const account = await createAccount(gateway.url, accountName);
+  return {
+    collector,
+    receiver,
+    gateway,
+    account,
+    async stop() {
+      await gateway.stop();
+      await receiver.close();
+      await collector.close();
+    },
   };
 }

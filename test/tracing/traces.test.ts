@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
+import { idempotencyKey, type TestAccount } from '../support/accounts';
 import { expressBody } from '../support/payments';
-import { spawnGateway, type GatewayProcess } from '../support/processes';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { startTraceCollector, type OtlpSpan, type TraceCollector } from '../support/traces';
+import type { GatewayProcess } from '../support/processes';
+import type { Receiver } from '../support/receiver';
+import { startTracedGateway, type OtlpSpan, type TraceCollector, type TracedGateway } from '../support/traces';
 import { waitFor } from '../support/wait';
 
 /**
@@ -17,28 +17,19 @@ import { waitFor } from '../support/wait';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
 
+let traced: TracedGateway;
 let collector: TraceCollector;
 let gateway: GatewayProcess;
 let receiver: Receiver;
 let account: TestAccount;
 
 beforeAll(async () => {
-  collector = await startTraceCollector();
-  receiver = await startReceiver();
-  gateway = await spawnGateway('', {
-    DATA_DIR: '',
-    LOG_LEVEL: 'info',
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-    OTEL_BSP_SCHEDULE_DELAY: '200',
-  });
-  account = await createAccount(gateway.url, 'tracing');
+  traced = await startTracedGateway('tracing', { LOG_LEVEL: 'info' });
+  ({ collector, gateway, receiver, account } = traced);
 }, 120_000);
 
 afterAll(async () => {
-  await gateway?.stop();
-  await receiver?.close();
-  await collector?.close();
+  await traced?.stop();
 });
 
 const attr = (s: OtlpSpan, key: string) => {
