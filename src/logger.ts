@@ -47,8 +47,11 @@ export const logger = pino({
       '*.clientToken',
       'token_hash',
       '*.token_hash',
+      'password',
+      '*.password',
     ],
-    censor: '[redacted]',
+    // As the request log writes it (src/domain/logs/redact.ts, which also redacts the path of each line).
+    censor: '[REDACTED]',
   },
   timestamp: pino.stdTimeFunctions.isoTime,
 });

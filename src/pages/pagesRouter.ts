@@ -4,6 +4,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { Config } from '../config';
 import { isApiError } from '../errors';
 import { logger } from '../logger';
+import { redactPath } from '../domain/logs/redact';
 import { AccountModel } from '../domain/accounts/accountModel';
 import { getPublicCheckoutSession } from '../domain/checkout/checkoutSessionService';
 import { nowForAccount } from '../domain/clock/accountTime';
@@ -177,7 +178,7 @@ function page(config: Config, handler: PageHandler) {
         sendPage(res, 429, renderMessagePage({ title: 'Too many requests', message: 'Please wait a minute and reload this page.' }));
         return;
       }
-      logger.error({ err, path: req.path }, 'page failed');
+      logger.error({ err, path: redactPath(req.path) }, 'page failed');
       sendPage(res, 500, renderMessagePage({ title: 'Something went wrong', message: 'The page could not be shown. Please reload it in a moment.' }));
     }
   };

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { ApiError, isApiError } from '../errors';
 import { keepResponseBody } from '../http/loggedBodies';
 import { logger } from '../logger';
+import { redactPath } from '../domain/logs/redact';
 import { unavailableError } from '../db/unavailable';
 
 export interface ErrorEnvelope {
@@ -32,10 +33,10 @@ export function toApiError(err: unknown, req: Request, requestId: string): ApiEr
   }
   const unavailable = unavailableError(err);
   if (unavailable) {
-    logger.warn({ err, requestId, method: req.method, path: req.path }, 'database unavailable: answered 503');
+    logger.warn({ err, requestId, method: req.method, path: redactPath(req.path) }, 'database unavailable: answered 503');
     return unavailable;
   }
-  logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+  logger.error({ err, requestId, method: req.method, path: redactPath(req.path) }, 'unhandled error');
   return new ApiError('internal_error', 'An internal error occurred. Retry with the same Idempotency-Key.');
 }
 

@@ -3,6 +3,7 @@ import { newId } from '../ids';
 import { logger } from '../logger';
 import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
 import { countRefusedRequest, isRefusal, recordRequest } from '../domain/logs/requestLogService';
+import { redactPath } from '../domain/logs/redact';
 import { keptBodies, requestSource } from '../http/loggedBodies';
 import { httpOperation, type HttpOperationMetrics } from '../metrics/http';
 
@@ -12,9 +13,9 @@ const otherRequests = httpOperation('other');
 /**
  * Gives every request an id (the `Request-Id` header and `request_id` in error bodies), logs it as a
  * structured line, and records requests made with an account's key for GET /logs: method, path,
- * status, ids and the bodies, which the log redacts before writing them (domain/logs/logBodies.ts); never
- * headers or query strings, and the structured line never holds a body. 401 and 429 answers are only
- * counted, per account and hour (with or without a key: recordRequest diverts them).
+ * status, ids and the bodies, which the log redacts before writing them (domain/logs/redact.ts, the
+ * path too); never headers or query strings, and the structured line never holds a body. 401 and 429
+ * answers are only counted, per account and hour (with or without a key: recordRequest diverts them).
  */
 export const requestContext: RequestHandler = (req, res, next) => {
   const requestId = newId('req');
@@ -29,8 +30,9 @@ export const requestContext: RequestHandler = (req, res, next) => {
     // Set by the REST pipeline or GraphQL once the key is known (an AuthenticatedKey or Authenticated).
     const auth = res.locals.auth as { key: ApiKeyRecord } | undefined;
     const errorCode = (res.locals.errorCode as string | undefined) ?? null;
-    // originalUrl: routers mounted on a prefix (/v1, then each resource) strip it from req.path.
-    const path = req.originalUrl.split('?')[0] ?? req.path;
+    // originalUrl: routers mounted on a prefix (/v1, then each resource) strip it from req.path. A key
+    // or card number pasted into a path is redacted before the log line and the stored entry see it.
+    const path = redactPath(req.originalUrl.split('?')[0] ?? req.path);
     // A client token is named by its id (set by the token's authentication), never by its secret.
     const clientTokenId = res.locals.clientTokenId as string | undefined;
     logger.info({ requestId, method: req.method, path, status: res.statusCode, latencyMs, errorCode, accountId: auth?.key.account_id, clientTokenId }, 'request');

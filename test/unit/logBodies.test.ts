@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES, loggedBody } from '../../src/domain/logs/logBodies';
+import { redactPath } from '../../src/domain/logs/redact';
+import { mayNameASecret, SECRET_NAME_LISTS } from '../../src/domain/logs/secretNames';
 
 /** The redaction GET /logs applies, on texts the HTTP tests cannot easily produce. */
 describe('loggedBody', () => {
@@ -32,5 +34,49 @@ describe('loggedBody', () => {
     expect(loggedBody('{"ok":true}')).toBe('{"ok":true}');
     expect(loggedBody('')).toBeNull();
     expect(loggedBody(null)).toBeNull();
+  });
+});
+
+/** Issue 54, item 5: redaction by structure (src/domain/logs/redact.ts), case by case. */
+describe('redaction by structure', () => {
+  it('redacts everything under a secret-named key, names compared without case, `_`, `-` or spaces', () => {
+    const out = loggedBody(JSON.stringify({ 'Pass Word ': 'a', 'api-key-': 'b', CLIENT_SECRET_: { v: 'c', w: ['d'] }, tokens: ['e', 'f', 'g'], cvv: 123, keep: 'k', n: null }));
+    expect(JSON.parse(out!)).toEqual({ 'Pass Word ': '[REDACTED]', 'api-key-': '[REDACTED]', CLIENT_SECRET_: '[REDACTED]', tokens: '[REDACTED]', cvv: '[REDACTED]', keep: 'k', n: null });
+  });
+
+  it('redacts prefixes glued to a word or url-encoded, and card numbers in strings and numbers (on the digits as sent)', () => {
+    const out = loggedBody('{"a":"x9whsec_ab+/cd==","b":"Bearer%20sk_test_abc","c":"sk%5Flive%5Fxyz","d":"4242-4242-4242-4242","e":4000000000000000006,"f":"order 923000000","g":1234567890123}');
+    expect(JSON.parse(out!)).toEqual({ a: 'x9[REDACTED]', b: '[REDACTED]', c: '[REDACTED]', d: '[REDACTED]', e: '[REDACTED]', f: 'order 923000000', g: 1234567890123 });
+  });
+
+  it('reads broken JSON and other text as far as it goes', () => {
+    expect(loggedBody('{"token": sk_test_abc, "keep": 1}')).toBe('{"token": "[REDACTED]", "keep": 1}');
+    expect(loggedBody('{"keep": "k", "password": correct horse')).toBe('{"keep": "k", "password": "[REDACTED]"');
+    expect(loggedBody('password = hunter2&keep=k')).toBe('password = [REDACTED]&keep=k');
+    expect(loggedBody("{'api_key': 'abc', 'keep': 'k'}")).toBe("{'api_key': '[REDACTED]', 'keep': 'k'}");
+  });
+
+  it('redacts a GraphQL document: inline arguments by name, block strings, shapes', () => {
+    const query = '{ a: account(password: "p1", other: """p2""", secret: """p3""") { id } b: paymentIntent(id: "xsk_test_q") { id } }';
+    expect(JSON.parse(loggedBody(JSON.stringify({ query }))!).query).toBe('{ a: account(password: "[REDACTED]", other: """p2""", secret: "[REDACTED]") { id } b: paymentIntent(id: "x[REDACTED]") { id } }');
+  });
+
+  it('redacts paths and query strings', () => {
+    expect(redactPath('/v1/payment_intents/sk_test_abc/refunds')).toBe('/v1/payment_intents/[REDACTED]/refunds');
+    expect(redactPath('/v1/x/4111111111111111')).toBe('/v1/x/[REDACTED]');
+    expect(redactPath('/v1/x/Bearer%20sk%5Ftest%5Fabc')).toBe('/v1/x/[REDACTED]');
+    expect(redactPath('/v1/x?token=abc&limit=1')).toBe('/v1/x?token=[REDACTED]&limit=1');
+    expect(redactPath('/v1/payment_intents/pi_123')).toBe('/v1/payment_intents/pi_123');
+  });
+});
+
+describe('the whole-text test of secret names', () => {
+  it('finds every name of the list, however split, and passes names that are none', () => {
+    for (const name of [...SECRET_NAME_LISTS.endings, ...SECRET_NAME_LISTS.names]) {
+      const split = [...name].join('_');
+      expect(mayNameASecret(`{"${split.toUpperCase()}": 1}`), name).toBe(true);
+      expect(mayNameASecret(`my ${name}: 1`), name).toBe(true);
+    }
+    expect(mayNameASecret('{"desk": "company", "shipping": 1, "key_id": "key_1", "pinned": true}')).toBe(false);
   });
 });
