@@ -33,6 +33,12 @@ export const MAX_MUTATION_FIELDS = 10;
 export const MAX_NESTING = 64;
 /** Tokens graphql-js reads before it gives up (a 64 KiB body holds at most ~32,000). */
 const MAX_TOKENS = 20_000;
+/**
+ * Tokens of a keyless request's document (its public calls: ten aliased createSandboxAccount calls with
+ * their selections are some 200): parsing stops there, so that a request without a key costs at most
+ * this much parsing (~0.5 MB of short-lived heap), whatever its length.
+ */
+export const KEYLESS_MAX_TOKENS = 1_000;
 
 /** One GraphQL request as sent, over any transport. */
 export interface GraphQLRequestParams {
@@ -133,13 +139,13 @@ export function resolveQueryText(params: GraphQLRequestParams, scope: string | n
  * shared by text (documentCache.ts); `keep` (the caller is authenticated and counted) lets this one be
  * kept for the next request.
  */
-export function parseQuery(query: string, keep: boolean): DocumentNode {
+export function parseQuery(query: string, keep: boolean, maxTokens = MAX_TOKENS): DocumentNode {
   const parsed = parsedDocument(query);
   if (parsed) return parsed;
   const nesting = bracketNesting(query);
   if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
   try {
-    return parseDocument(query, { maxTokens: MAX_TOKENS }, keep);
+    return parseDocument(query, { maxTokens }, keep);
   } catch (err) {
     // graphql-js's GraphQLError names the position; anything else is the engine's and stays here.
     const message = err instanceof Error && err.name === 'GraphQLError' ? err.message : 'Query could not be parsed';

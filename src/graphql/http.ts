@@ -19,6 +19,7 @@ import {
   countKeylessText,
   documentOfCounted,
   isPersistedQueryNotFound,
+  KEYLESS_MAX_TOKENS,
   parseQuery,
   primeReadAhead,
   readAheadOfRequest,
@@ -196,7 +197,7 @@ async function readQueryText(
  */
 async function readDocument(req: Request, params: GraphQLRequestParams & { query: string }, parsed: ParsedAhead | undefined, keyless: boolean): Promise<DocumentNode> {
   return keylessAs401(keyless, async () => {
-    const document = keyless ? parseQuery(params.query, false) : documentOfCounted(params.query, parsed);
+    const document = keyless ? parseQuery(params.query, false, KEYLESS_MAX_TOKENS) : documentOfCounted(params.query, parsed);
     if (req.method === 'GET' && getOperationAST(document, params.operationName)?.operation === 'mutation') {
       throw ApiError.invalid('Mutations are sent with POST /graphql, never GET');
     }

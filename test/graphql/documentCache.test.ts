@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { subscribeWithout } from '../../bench/lib/keylessFlood';
+import { KEYLESS_MAX_TOKENS } from '../../src/graphql/admission';
 import { documentCacheStats } from '../../src/graphql/documentCache';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
@@ -42,20 +43,6 @@ async function post(authorization: string | null, body: unknown): Promise<Respon
   return fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
-/** Opens a WebSocket with `connectionParams`, subscribes with `query`, and resolves with its close code. */
-function wsCloseCode(connectionParams: Record<string, unknown>, query: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-    ws.on('open', () => {
-      ws.send(JSON.stringify({ type: 'connection_init', payload: connectionParams }));
-      // Sent before any ack: graphql-ws closes the socket 4401 without reading it.
-      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
-    });
-    ws.on('close', (code) => resolve(code));
-    ws.on('error', reject);
-  });
-}
-
 describe('the document cache before authentication', () => {
   it('keyless and bad-key requests with distinct 60 KB documents are 401 and leave the cache as it was', async () => {
     const before = documentCacheStats();
@@ -72,7 +59,7 @@ describe('the document cache before authentication', () => {
       expect(overGet.status).toBe(401);
     }
     for (const params of [{}, { authorization: 'Bearer sk_test_notakeynotakeynotakey' }]) {
-      expect(await wsCloseCode(params, largeDocument(60_000))).toBe(4401);
+      expect(await subscribeWithout(baseUrl, params, largeDocument(60_000))).toBe(4401);
     }
     expect(documentCacheStats()).toEqual(before);
   });
@@ -82,6 +69,9 @@ describe('the document cache before authentication', () => {
     const res = await gql(baseUrl, null, `mutation { createSandboxAccount(input: { name: "kept? ${++distinct}" }) { id } }`);
     expect(res.status).toBe(200);
     expect(res.body.data.createSandboxAccount.id).toMatch(/^acct_/);
+    // Parsing stops at KEYLESS_MAX_TOKENS: a longer keyless document is a request without a key.
+    const padded = `mutation { createSandboxAccount(input: { name: "long" }) { id ${'__typename '.repeat(KEYLESS_MAX_TOKENS)}} }`;
+    expect((await gql(baseUrl, null, padded)).status).toBe(401);
     expect(documentCacheStats()).toEqual(before);
   });
 });
