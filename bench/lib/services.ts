@@ -89,6 +89,10 @@ export async function startGatewayProcess(opts: {
       RATE_LIMIT_PER_MINUTE: '100000000',
       ACCOUNT_CREATION_PER_MINUTE: '100000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000',
+      // The outgoing webhook caps too (docs/webhooks.md): bench:rail sends every payment's webhooks, from
+      // one account to one receiver, far above the 6,000 a minute a real integration is allowed.
+      WEBHOOK_MAX_REQUESTS_PER_ACCOUNT_PER_MINUTE: '100000000',
+      WEBHOOK_MAX_REQUESTS_PER_HOST_PER_MINUTE: '100000000',
       HTTP_MAX_CONNECTIONS_PER_IP: '100000',
       // No total cap (default 10,000): the fan-out phases hold 10,000 subscribers and their writers.
       HTTP_MAX_CONNECTIONS: '0',
