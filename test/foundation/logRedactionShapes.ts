@@ -163,6 +163,10 @@ export const SHAPES: Record<string, Draw> = {
   'GraphQL variables: secret-named array and object': (s) => graphql('query { account { id } }', { input: { [s.secretName()]: [s.password(), { x: s.password() }], memo: s.keep() } }),
   'GraphQL variables as a JSON string': (s) => graphql('query { account { id } }', json(json({ [s.secretName()]: s.password(), memo: s.keep() }))),
   'GraphQL variable: card number as a number': (s) => graphql('query($n: Float) { account { id } }', `{"n": ${s.card()}, "memo": "${s.keep()}"}`),
+  'GraphQL variable echoed in the error': (s) => {
+    const name = s.secretName({ graphql: true });
+    return graphql(`query($${name}: ID!) { paymentIntent(id: $${name}) { id } }`, { [name]: [s.password()], memo: s.keep() });
+  },
   'GraphQL inline argument by name': (s) => graphql(`{ account(${s.secretName({ graphql: true })}: "${s.password()}") { id } memo: account { id } }`, undefined, `,"operationName":"${s.keep()}"`),
   'GraphQL block string argument': (s) => graphql(`{ account(${s.secretName({ graphql: true })}: """${s.password()}""") { id } }`, undefined, `,"operationName":"${s.keep()}"`),
   'GraphQL shaped literal': (s) => graphql(`{ paymentIntent(id: "x${s.shaped()}") { id } }`, undefined, `,"operationName":"${s.keep()}"`),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BODY_LIMIT_BYTES, loggedBody } from '../../src/domain/logs/logBodies';
+import { BODY_LIMIT_BYTES, loggedBodies, loggedBody } from '../../src/domain/logs/logBodies';
 import { redactPath } from '../../src/domain/logs/redact';
 import { mayNameASecret, SECRET_NAME_LISTS } from '../../src/domain/logs/secretNames';
 
@@ -78,5 +78,16 @@ describe('the whole-text test of secret names', () => {
       expect(mayNameASecret(`my ${name}: 1`), name).toBe(true);
     }
     expect(mayNameASecret('{"desk": "company", "shipping": 1, "key_id": "key_1", "pinned": true}')).toBe(false);
+  });
+});
+
+describe('echoes of a request’s secrets in its answer', () => {
+  it('takes the values of secret-named fields out of the answer, wherever it quotes them', () => {
+    const bodies = loggedBodies(
+      JSON.stringify({ query: 'query($password: ID!) { x(id: $password) }', variables: { password: ['hunter2-long'], keep: 'kept-value' } }),
+      JSON.stringify({ errors: [{ message: 'Variable "$password" got invalid value ["hunter2-long"]; kept-value stays' }] }),
+    );
+    expect(bodies.request).not.toContain('hunter2-long');
+    expect(bodies.response).toBe(JSON.stringify({ errors: [{ message: 'Variable "$password" got invalid value ["[REDACTED]"]; kept-value stays' }] }));
   });
 });

@@ -1,4 +1,4 @@
-import { redactBody } from './redact';
+import { redactBody, redactEchoes } from './redact';
 
 /**
  * What GET /logs shows of a request's and a response's body: secrets replaced by `[REDACTED]`
@@ -14,11 +14,23 @@ const ELLIPSIS = '…';
 /** Enough characters to fill BODY_LIMIT_BYTES after redaction shortened what it replaced. */
 const SCAN_CHARS = BODY_LIMIT_BYTES + 1024;
 
-/** The body as GET /logs shows it; null for no body. */
-export function loggedBody(text: string | null | undefined): string | null {
+/**
+ * The body as GET /logs shows it; null for no body. `found` collects the values redacted by their
+ * name; `echoes` (those of the request, for its answer) are taken out wherever they stand.
+ */
+export function loggedBody(text: string | null | undefined, opts: { found?: string[]; echoes?: readonly string[] } = {}): string | null {
   if (text === null || text === undefined || text.length === 0) return null;
   const truncated = text.length > SCAN_CHARS;
-  return cut(redactBody(truncated ? withoutCutWord(text.slice(0, SCAN_CHARS)) : text), truncated);
+  let redacted = redactBody(truncated ? withoutCutWord(text.slice(0, SCAN_CHARS)) : text, opts.found);
+  if (opts.echoes && opts.echoes.length > 0) redacted = redactEchoes(redacted, opts.echoes);
+  return cut(redacted, truncated);
+}
+
+/** A request's and its answer's bodies as GET /logs shows them: the answer without what the request's secrets held. */
+export function loggedBodies(request: string | null | undefined, response: string | null | undefined): { request: string | null; response: string | null } {
+  const found: string[] = [];
+  const requestBody = loggedBody(request, { found });
+  return { request: requestBody, response: loggedBody(response, { echoes: found }) };
 }
 
 /**

@@ -28,8 +28,11 @@ const JSON_NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const MORE_BARE_WORDS = /(?:[ \t]+[^\s"{}[\],:]+)*/y;
 const QUOTED_REDACTED = `"${REDACTED}"`;
 
-/** A JSON (or broken JSON, or any) body with its secrets redacted; the same string when it holds none. */
-export function redactBody(text: string): string {
+/**
+ * A JSON (or broken JSON, or any) body with its secrets redacted; the same string when it holds none.
+ * `found` collects the values redacted by their name (redactEchoes takes them out of the answer too).
+ */
+export function redactBody(text: string, found?: string[]): string {
   // Whether the body may hold a secret's shape, or name one, tested once on the whole text: a body with
   // neither (most payments, events, lists) is not walked at all; in one that is, strings are tested for
   // shapes only if the body may hold one (those with escapes are tested on what they spell).
@@ -61,9 +64,11 @@ export function redactBody(text: string): string {
         if (clean !== m[1]) replace(start, TOKEN.lastIndex, `"${clean}${m[2]}`);
         continue;
       }
-      if (secretNext) replace(start, TOKEN.lastIndex, QUOTED_REDACTED);
-      else {
-        const clean = redactString(m[1]!, decoded(m[1]!), shapes);
+      if (secretNext) {
+        found?.push(decoded(m[1]!));
+        replace(start, TOKEN.lastIndex, QUOTED_REDACTED);
+      } else {
+        const clean = redactString(m[1]!, decoded(m[1]!), shapes, found);
         if (clean !== m[1]) replace(start, TOKEN.lastIndex, `"${clean}${m[2]}`);
       }
       secretNext = false;
@@ -71,6 +76,7 @@ export function redactBody(text: string): string {
       if (secretNext) {
         // Everything in it, to its closing bracket (or the end of a broken body).
         const end = containerEnd(text, start);
+        if (found) collectValues(text.slice(start, end), found);
         replace(start, end, QUOTED_REDACTED);
         TOKEN.lastIndex = end;
         secretNext = false;
@@ -86,7 +92,7 @@ export function redactBody(text: string): string {
   }
   const out = copied === 0 ? text : pieces.join('') + text.slice(copied);
   // Not JSON: also across the raw text (`name = value` pairs split into several bare words).
-  return looksLikeJson ? out : redactText(out);
+  return looksLikeJson ? out : redactText(out, mayHaveShape(out), found);
 
   /** A number, literal or stray word; false when it is not JSON. */
   function bareToken(token: string, start: number): boolean {
@@ -101,11 +107,12 @@ export function redactBody(text: string): string {
       MORE_BARE_WORDS.lastIndex = TOKEN.lastIndex;
       MORE_BARE_WORDS.test(text);
       TOKEN.lastIndex = MORE_BARE_WORDS.lastIndex;
+      found?.push(text.slice(start, TOKEN.lastIndex));
       replace(start, TOKEN.lastIndex, QUOTED_REDACTED);
     } else if (number) {
       if (numberHoldsCard(token)) replace(start, TOKEN.lastIndex, QUOTED_REDACTED);
     } else if (!literal) {
-      const clean = redactText(token, shapes);
+      const clean = redactText(token, shapes, found);
       if (clean !== token) replace(start, TOKEN.lastIndex, clean);
     }
     secretNext = false;
@@ -147,8 +154,8 @@ function colonNext(text: string, at: number): boolean {
 }
 
 /** A JSON string's content (still escaped) redacted, judged on its decoded text `plain`. */
-function redactString(raw: string, plain: string, shapes: boolean): string {
-  const clean = redactText(plain, plain === raw ? shapes : mayHaveShape(plain));
+function redactString(raw: string, plain: string, shapes: boolean, found?: string[]): string {
+  const clean = redactText(plain, plain === raw ? shapes : mayHaveShape(plain), found);
   if (clean === plain) return raw;
   return JSON.stringify(clean).slice(1, -1);
 }
@@ -158,20 +165,20 @@ function redactString(raw: string, plain: string, shapes: boolean): string {
  * and by `name: value` / `name=value` pairs whose name is a secret's, then again on what its `%XX`
  * escapes spell: when that reveals a secret, the decoded text, redacted, is what is shown.
  */
-export function redactText(text: string, shapes = mayHaveShape(text)): string {
-  const clean = redactPlainText(text, shapes);
+export function redactText(text: string, shapes = mayHaveShape(text), found?: string[]): string {
+  const clean = redactPlainText(text, shapes, found);
   if (!clean.includes('%')) return clean;
   const decodedText = percentDecoded(clean);
   if (decodedText === clean) return clean;
-  const decodedClean = redactPlainText(decodedText, mayHaveShape(decodedText));
+  const decodedClean = redactPlainText(decodedText, mayHaveShape(decodedText), found);
   return decodedClean === decodedText ? clean : decodedClean;
 }
 
 /** `shapes`: whether the text (or the body it is part of) may hold a secret's shape at all. */
-function redactPlainText(text: string, shapes: boolean): string {
+function redactPlainText(text: string, shapes: boolean, found?: string[]): string {
   const shaped = shapes ? redactShapes(text) : text;
   // Only a text with a separator can pair a name with a value.
-  return shaped.includes(':') || shaped.includes('=') ? redactNamedValues(shaped) : shaped;
+  return shaped.includes(':') || shaped.includes('=') ? redactNamedValues(shaped, found) : shaped;
 }
 
 /**
@@ -185,7 +192,7 @@ const BLOCK_STRING = /"""[\s\S]*?(?:"""|$)/y;
 const SINGLE_QUOTED = /'[^'\n]*'?/y;
 const BARE_VALUE = /[^,&;\r\n{}[\]()"']*/y;
 
-function redactNamedValues(text: string): string {
+function redactNamedValues(text: string, found?: string[]): string {
   const pieces: string[] = [];
   let copied = 0;
   NAME_THEN_SEPARATOR.lastIndex = 0;
@@ -201,6 +208,7 @@ function redactNamedValues(text: string): string {
     const value = text.slice(valueStart, end);
     if (end === valueStart || value === 'null' || value === 'true' || value === 'false' || value.startsWith('$')) continue;
     const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+    found?.push(value.replace(QUOTES_AROUND, ''));
     pieces.push(text.slice(copied, valueStart), `${quote}${REDACTED}${quote}`);
     copied = end;
     NAME_THEN_SEPARATOR.lastIndex = end;
@@ -228,6 +236,32 @@ function valueEnd(text: string, start: number): number {
   let end = pattern.lastIndex;
   if (pattern === BARE_VALUE) while (end > start && /\s/.test(text[end - 1]!)) end--;
   return end;
+}
+
+/** The quotes around a quoted value: `"`, `'` or a GraphQL block string's three. */
+const QUOTES_AROUND = /^(?:"{1,3}|')|(?:"{1,3}|')$/g;
+
+/** The strings and bare words of a redacted object or list, as what the answer may echo. */
+const VALUE_IN_CONTAINER = /"((?:[^"\\]|\\.)*)"|[^\s"{}[\],:]+/g;
+function collectValues(container: string, found: string[]): void {
+  for (const m of container.matchAll(VALUE_IN_CONTAINER)) found.push(m[1] === undefined ? m[0] : decoded(m[1]));
+}
+
+/**
+ * An answer without the values its request's secret-named fields held: an answer may quote what it
+ * was sent (GraphQL: `Variable "$password" got invalid value …`) where no name marks it any more.
+ * Values shorter than ECHO_MIN_CHARS are left (`true`, `1`, `abc` would eat ordinary text).
+ */
+const ECHO_MIN_CHARS = 6;
+export function redactEchoes(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const value of new Set(values)) {
+    if (value.length < ECHO_MIN_CHARS) continue;
+    out = out.split(value).join(REDACTED);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) out = out.split(escaped).join(REDACTED);
+  }
+  return out;
 }
 
 /** Where the object or list opening at `start` closes (strings skipped), or the end of the text. */

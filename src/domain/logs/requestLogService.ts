@@ -5,7 +5,7 @@ import { requestLogDropped } from '../../metrics/domain';
 import { countedWarning } from '../../platform/countedWarning';
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
-import { loggedBody } from './logBodies';
+import { loggedBodies } from './logBodies';
 import { RequestLogHold, type TakenBatch } from './requestLogHold';
 import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 
@@ -136,7 +136,8 @@ function insert(batch: TakenBatch): void {
 }
 
 function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
-  return { ...entry, request_body: loggedBody(entry.request_body), response_body: loggedBody(entry.response_body) };
+  const bodies = loggedBodies(entry.request_body, entry.response_body);
+  return { ...entry, request_body: bodies.request, response_body: bodies.response };
 }
 
 function track(write: Promise<void>): void {
