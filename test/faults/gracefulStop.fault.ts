@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { spawnGateway, type GatewayProcess } from '../support/processes';
+import { connectRefused, spawnGateway, type GatewayProcess } from '../support/processes';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { ok, sleep } from './support/fixtures';
 
@@ -25,12 +24,21 @@ import { ok, sleep } from './support/fixtures';
  *   answer, sent again with its key, creates one payment or replays the first; the express payments in
  *   flight at the signal complete their rail steps (+2 s, +5 s); every event of every payment reaches the
  *   receiver exactly once (counted by `Service-Event-Id`): attempts in flight at the signal finished and
- *   were recorded, queued ones were left to the new process, none was sent by both.
+ *   were recorded, queued ones were left to the new process, none was sent by both;
+ * - every webhook of the payments the old process answered 201 has arrived within RECOVERY_BOUND_MS of the
+ *   new process's start (its leases handed back at the stop; its sweepers go on while batches fill).
  */
 const WORKERS = Number(process.env.STOP_WORKERS ?? 12);
 const LOAD_MS = Number(process.env.STOP_LOAD_MS ?? 6_000);
 const GRACE_MS = 10_000;
 const EXIT_BOUND_MS = GRACE_MS + 20_000;
+/**
+ * From the new process's start, by when every webhook the old one left must have been received: the old
+ * process handed its leases back as it stopped (src/domain/leaseHandover.ts), so the new one's sweepers
+ * take that work at once instead of after the leases lapse (30 s for event hooks, 15 s for deliveries).
+ * In practice a few seconds; the margin is for a loaded machine.
+ */
+const RECOVERY_BOUND_MS = 30_000;
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' };
 
 interface Sent {
@@ -57,7 +65,13 @@ const acceptedAfterRefusal: number[] = [];
 const sseTexts: string[] = [];
 const wsCloses: Array<{ code: number; reason: string }> = [];
 const ids = new Set<string>();
+/** The payments the first process answered 201: their webhooks are what it leaves to the new one. */
+const acknowledged = new Set<string>();
+/** Each payment's events, as the new process lists them. */
+const eventsOf = new Map<string, string[]>();
 let firstOutput = '';
+/** When the new process answered its first /healthz. */
+let restartedAt = 0;
 
 /** Sends POSTs one after another until `stop()`; each with its own key, recorded with its answer. */
 function worker(base: string, sk: string, n: number, running: () => boolean): Promise<void> {
@@ -122,18 +136,6 @@ async function wsSubscription(base: string, sk: string, id: string): Promise<voi
   });
 }
 
-/** One TCP connect: true when refused (or closed before it could be used). */
-function connectRefused(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
-
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-graceful-'));
   receiver = await startReceiver();
@@ -181,9 +183,15 @@ beforeAll(async () => {
   await Promise.race([Promise.all(streams), sleep(5_000)]);
   running = false;
   await Promise.all(workers);
+  // From now on the receiver answers at once: its slow answers were there to have attempts in flight at
+  // the signal. Kept slow, they would bound the new process's pace instead (8 attempts in flight per
+  // account, ATTEMPT_LIMITS: 16 a second at 0.5 s each), which is not what the recovery bound measures.
+  receiver.reply = () => ({ status: 200 });
+  for (const s of sent) if (s.status === 201) acknowledged.add(s.answer.id);
 
   // A new process on the same data directory (and port): the old one's work is left to it.
   gateway = await spawnGateway('', { ...ENV, DATA_DIR: dataDir }, { port: gateway.port });
+  restartedAt = Date.now();
   // Answered 201: must exist. No answer: sent again with the same key, it creates once or replays.
   for (const s of sent) {
     if (s.status === 201) ids.add(s.answer.id);
@@ -205,13 +213,58 @@ afterAll(async () => {
       `  connections refused from ${refusedFromMs} ms after SIGTERM; exit ${exitCode ?? exitSignal} after ${exitMs} ms`,
       `  SSE streams ended ${sseTexts.length}, graphql-ws closes ${wsCloses.map((c) => c.code).join(', ')}`,
       `  webhook requests ${receiver?.received.length} for ${perEvent.size} events; ${[...perEvent.values()].filter((n) => n > 1).length} events received more than once`,
-      `  stop log: ${firstOutput.split('\n').filter((l) => /shutting down|gateway stopped|cut|did not/.test(l)).join(' | ')}`,
+      `  ${afterRestart()}`,
+      `  the acknowledged payments' webhooks sent by the new process: ${recoveryByType()}`,
+      `  stop log: ${firstOutput.split('\n').filter((l) => /shutting down|gateway stopped|handed back|cut|did not/.test(l)).join(' | ')}`,
     ].join('\n'),
   );
   await gateway?.stop();
   await receiver?.close();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** When the webhooks the new process sent arrived, counted from its start (first arrival of each event). */
+/** When each event's first request arrived. */
+function firstArrivals(): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const r of receiver?.received ?? []) {
+    const id = String(r.headers['service-event-id']);
+    if (!first.has(id)) first.set(id, r.at);
+  }
+  return first;
+}
+
+/** How long after the new process's start the last webhook of an acknowledged payment arrived (ms). */
+function recoveryMs(): number {
+  const first = firstArrivals();
+  let last = 0;
+  for (const id of acknowledged) for (const e of eventsOf.get(id) ?? []) last = Math.max(last, (first.get(e) ?? Infinity) - restartedAt);
+  return last;
+}
+
+/** The acknowledged payments' webhooks the new process sent, by event type: how many, and the last (ms after its start). */
+function recoveryByType(): string {
+  const acknowledgedEvents = new Set([...acknowledged].flatMap((id) => eventsOf.get(id) ?? []));
+  const byType = new Map<string, { n: number; last: number }>();
+  const seen = new Set<string>();
+  for (const r of receiver?.received ?? []) {
+    const id = String(r.headers['service-event-id']);
+    if (!acknowledgedEvents.has(id) || seen.has(id) || r.at < restartedAt) continue;
+    seen.add(id);
+    const type = String((JSON.parse(r.rawBody) as { type?: string }).type);
+    const t = byType.get(type) ?? { n: 0, last: 0 };
+    byType.set(type, { n: t.n + 1, last: Math.max(t.last, r.at - restartedAt) });
+  }
+  return [...byType].map(([type, t]) => `${type} ${t.n} (last ${t.last} ms)`).join(', ');
+}
+
+function afterRestart(): string {
+  const first = firstArrivals();
+  const before = [...first.values()].filter((at) => at < restartedAt).length;
+  const after = [...first.values()].filter((at) => at >= restartedAt).map((at) => at - restartedAt).sort((a, b) => a - b);
+  const q = (f: number) => after[Math.min(after.length - 1, Math.floor(f * after.length))] ?? 0;
+  return `events first received before the restart ${before}, after it ${after.length} (ms after it: p50 ${q(0.5)}, p90 ${q(0.9)}, last ${after.at(-1) ?? 0}); the acknowledged payments' last after ${recoveryMs()} ms`;
+}
 
 describe('graceful stop: SIGTERM under load, then a new process on the same data', () => {
   it('refuses new connections at once and exits 0 within the bound', () => {
@@ -282,14 +335,14 @@ describe('graceful stop: SIGTERM under load, then a new process on the same data
       });
       const body = (await res.json()) as { data?: Record<string, { events: Array<{ id: string }> }>; errors?: unknown };
       expect(body.errors).toBeUndefined();
+      for (const [k, id] of chunk.entries()) eventsOf.set(id, body.data![`p${k}`]!.events.map((e) => e.id));
       for (const p of Object.values(body.data!)) expected.push(...p.events.map((e) => e.id));
     }
     // payment.created for each, payment.succeeded for the express ones.
     expect(expected.length).toBeGreaterThan(ids.size);
     const count = (id: string) => receiver.received.filter((r) => r.headers['service-event-id'] === id).length;
-    // A bound on a hang, not a timing assertion: the load makes as many payments as the machine takes
-    // (663 in one run, 1,094 in another), and the new process finds the old one's claimed hooks and
-    // deliveries only once their leases lapse (30 s, 15 s), then sweeps them 100 at a time.
+    // A bound on a hang: the payments retried with their keys are made by the new process, one after
+    // another, and their webhooks follow; the bound on what the old process left is the next test's.
     const deadline = Date.now() + 150_000;
     while (expected.some((id) => count(id) === 0) && Date.now() < deadline) await sleep(500);
     // A doubled delivery would come within moments of the first: give it the time to show.
@@ -297,4 +350,12 @@ describe('graceful stop: SIGTERM under load, then a new process on the same data
     expect(expected.filter((id) => count(id) === 0), 'events never delivered').toEqual([]);
     expect(expected.filter((id) => count(id) > 1).map((id) => `${id} ×${count(id)}`), 'events delivered more than once').toEqual([]);
   }, 200_000);
+
+  it(`the new process sends every webhook the old one left within ${RECOVERY_BOUND_MS / 1000} s of its start`, () => {
+    const first = firstArrivals();
+    const events = [...acknowledged].flatMap((id) => eventsOf.get(id) ?? []);
+    expect(events.length).toBeGreaterThan(acknowledged.size);
+    const late = events.filter((e) => (first.get(e) ?? Infinity) - restartedAt > RECOVERY_BOUND_MS);
+    expect(late.length, `events of acknowledged payments received later than ${RECOVERY_BOUND_MS} ms after the restart (the last after ${recoveryMs()} ms)`).toBe(0);
+  });
 });
