@@ -1,4 +1,5 @@
 import { PgwError } from '@pgw/client';
+import { printable } from './printable';
 
 /** Exit codes scripts can branch on (contract decisions, "Command-line tool pgw"). */
 export const EXIT = { ok: 0, api: 1, usage: 2 } as const;
@@ -27,9 +28,9 @@ export function reportFailure(err: unknown, write: (line: string) => void): numb
   }
   if (err instanceof PgwError) {
     // The code first, alone on its token, so that scripts can grep it; the request id is for support.
-    write(`error: ${err.code}: ${err.message}${err.requestId ? ` (request ${err.requestId})` : ''}`);
+    write(`error: ${printable(err.code)}: ${printable(err.message)}${err.requestId ? ` (request ${printable(err.requestId)})` : ''}`);
     return EXIT.api;
   }
-  write(`error: ${err instanceof Error ? err.message : String(err)}`);
+  write(`error: ${printable(err instanceof Error ? err.message : String(err))}`);
   return EXIT.api;
 }

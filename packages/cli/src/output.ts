@@ -1,3 +1,5 @@
+import { printableJson } from './printable';
+
 /**
  * How pgw writes: colour and a progress line only when standard output is a terminal (and NO_COLOR is
  * not set, https://no-color.org); plain lines when piped; one JSON object per line with --json.
@@ -45,7 +47,7 @@ export function createOutput(opts: { json?: boolean } = {}, env: NodeJS.ProcessE
     },
     object(value) {
       clearProgress();
-      process.stdout.write(`${JSON.stringify(value)}\n`);
+      process.stdout.write(`${printableJson(value)}\n`);
     },
     notice(text) {
       clearProgress();

@@ -3,6 +3,7 @@ import { apiClient } from '../api';
 import { resolveConnection, type ConnectionFlags } from '../connection';
 import { parseDuration } from '../duration';
 import { createOutput } from '../output';
+import { printable } from '../printable';
 
 export async function advanceClock(api: PgwClient, seconds: number) {
   const { data } = await api.POST('/sandbox/clock/advance', { body: { seconds } });
@@ -17,7 +18,7 @@ export async function clockAdvance(duration: string, opts: ConnectionFlags & { j
   out.progress(`advancing the sandbox clock ${seconds} s`);
   const clock = await advanceClock(apiClient(conn), seconds);
   if (out.json) return out.object(clock);
-  out.line(`sandbox clock advanced ${seconds} s: now ${clock.now} (offset ${clock.offset_seconds} s)`);
+  out.line(`sandbox clock advanced ${seconds} s: now ${printable(clock.now)} (offset ${printable(clock.offset_seconds)} s)`);
 }
 
 /**
@@ -30,7 +31,7 @@ export async function clockShow(opts: ConnectionFlags & { json?: boolean }): Pro
   const { data: clock } = await apiClient(conn).GET('/sandbox/clock');
   if (out.json) return out.object(clock);
   const ahead = clock.offset_seconds === 0 ? 'real time' : `${formatSpan(clock.offset_seconds)} ahead of real time`;
-  out.line(`sandbox clock: ${clock.now} (${ahead}; offset ${clock.offset_seconds} s)`);
+  out.line(`sandbox clock: ${printable(clock.now)} (${ahead}; offset ${printable(clock.offset_seconds)} s)`);
 }
 
 /** 93784 → `1d 2h 3m 4s`. */

@@ -6,6 +6,7 @@ import { follow } from '../listen/follow';
 import { Ledger } from '../listen/ledger';
 import { createOutput, type Output } from '../output';
 import { baselineEvents } from './baseline';
+import { printable } from '../printable';
 
 /**
  * `pgw events tail`: the account's events as they happen, over the GraphQL subscription, with the same
@@ -24,6 +25,7 @@ export async function eventsTail(opts: ConnectionFlags & { events?: string; json
 function printEvent(out: Output, event: GatewayEvent): void {
   if (out.json) return out.object(event);
   const data = event.data as { id?: string; status?: string };
-  const about = [data.id, data.status].filter(Boolean).join(' ');
-  out.line(`${out.color ? out.paint('dim', event.created_at) : event.created_at}  ${out.paint('cyan', event.type.padEnd(27))} ${event.id}  ${about}`);
+  const about = printable([data.id, data.status].filter(Boolean).join(' '));
+  const created = printable(event.created_at);
+  out.line(`${out.color ? out.paint('dim', created) : created}  ${out.paint('cyan', printable(event.type).padEnd(27))} ${printable(event.id)}  ${about}`);
 }

@@ -21,6 +21,7 @@ import { chaosDeliver, type CopyKind } from '../listen/chaosForward';
 import { listenFiles, loadOrCreateSecret } from '../listen/listenFiles';
 import { createOutput, paintStatus, type Output } from '../output';
 import { baselineEvents } from './baseline';
+import { printable } from '../printable';
 
 export interface ListenOptions extends ConnectionFlags {
   forwardTo: string;
@@ -53,7 +54,7 @@ export async function listen(opts: ListenOptions): Promise<never> {
   if (!ledger.initialized) ledger.baseline(await baselineEvents(api));
   const what = types ? types.join(', ') : 'all events';
   if (out.json) out.object({ object: 'pgw.listen', secret, forward_to: forwardTo, events: types ?? ['*'], account: accountId });
-  else out.line(`Ready: forwarding ${what} of ${accountId} to ${forwardTo}; signing secret ${out.paint('bold', secret)}`);
+  else out.line(`Ready: forwarding ${what} of ${printable(accountId)} to ${forwardTo}; signing secret ${out.paint('bold', secret)}`);
   // Said, with its seed, so that a run can be repeated with the same choices.
   if (chaos) out.notice(`chaos on: ${opts.chaos}; seed ${chaos.seed}`);
 
@@ -92,8 +93,8 @@ function parseRetries(raw: string | undefined): ForwardRetryPolicy {
 function printChaosCopy(out: Output, event: GatewayEvent, kind: CopyKind, r: ForwardResult): void {
   const accepted = delivered(r);
   if (out.json) out.object({ object: 'pgw.chaos', event_id: event.id, type: event.type, chaos: kind, status: r.status, latency_ms: r.ms, ...(r.error ? { error: r.error } : {}) });
-  else out.line(`${new Date().toISOString()}  ${event.type.padEnd(27)} ${event.id}  ${r.error ?? paintStatus(out, r.status)}  (chaos: ${kind})`);
-  if (kind !== 'duplicate' && accepted) out.notice(`the receiver accepted a forged copy (${kind}) of ${event.id} with HTTP ${r.status}: it must reject it`);
+  else out.line(`${new Date().toISOString()}  ${printable(event.type).padEnd(27)} ${printable(event.id)}  ${r.error === undefined ? paintStatus(out, r.status) : printable(r.error)}  (chaos: ${kind})`);
+  if (kind !== 'duplicate' && accepted) out.notice(`the receiver accepted a forged copy (${kind}) of ${printable(event.id)} with HTTP ${r.status}: it must reject it`);
 }
 
 interface AttemptInfo {
@@ -126,13 +127,13 @@ function printDelivery(out: Output, event: GatewayEvent, r: ForwardResult, a: At
       ...(gaveUp ? { gave_up: true } : {}),
     });
   } else {
-    const status = r.error ? `${paintStatus(out, 0)} ${r.error}` : paintStatus(out, r.status);
+    const status = r.error ? `${paintStatus(out, 0)} ${printable(r.error)}` : paintStatus(out, r.status);
     const extra = [
       a.resent ? 'resent' : '',
       a.retryInMs !== undefined ? `attempt ${a.attempt} of ${a.retries + 1}, retrying in ${(a.retryInMs / 1000).toFixed(1)} s` : '',
       a.retryInMs === undefined && a.attempt > 1 ? `attempt ${a.attempt}` : '',
     ].filter(Boolean);
-    out.line(`${out.color ? out.paint('dim', at.slice(11, 19)) : at}  ${event.type.padEnd(27)} ${event.id}  ${status}  ${r.ms} ms${extra.length ? `  (${extra.join(', ')})` : ''}`);
+    out.line(`${out.color ? out.paint('dim', printable(at.slice(11, 19))) : printable(at)}  ${printable(event.type).padEnd(27)} ${printable(event.id)}  ${status}  ${r.ms} ms${extra.length ? `  (${extra.join(', ')})` : ''}`);
   }
-  if (gaveUp) out.notice(`gave up forwarding ${event.id} after ${a.attempt} attempt${a.attempt === 1 ? '' : 's'}: ${r.error ?? `HTTP ${r.status}`}`);
+  if (gaveUp) out.notice(`gave up forwarding ${printable(event.id)} after ${a.attempt} attempt${a.attempt === 1 ? '' : 's'}: ${printable(r.error ?? `HTTP ${r.status}`)}`);
 }

@@ -5,6 +5,7 @@ import { resolveBaseUrl, type ConnectionFlags } from '../connection';
 import { UsageError } from '../errors';
 import { createOutput } from '../output';
 import { promptHidden } from '../prompt';
+import { printable } from '../printable';
 
 /**
  * `pgw login`: checks the key with one call (GET /account) and saves it for that server in the user's
@@ -36,7 +37,7 @@ export async function login(opts: ConnectionFlags & { json?: boolean }): Promise
   writeConfig(config);
   const file = configFile();
   if (out.json) return out.object({ object: 'pgw.login', base_url: baseUrl, account: account?.id ?? null, config_file: file });
-  const who = account ? `account ${account.id}${account.name ? ` (${account.name})` : ''}` : 'a restricted key (no account:read)';
+  const who = account ? `account ${printable(account.id)}${account.name ? ` (${printable(account.name)})` : ''}` : 'a restricted key (no account:read)';
   out.line(`Logged in to ${baseUrl} as ${who}; key saved in ${file}`);
 }
 

@@ -2,6 +2,7 @@ import type { components } from '@pgw/client';
 import { apiClient } from '../api';
 import { resolveConnection, type ConnectionFlags } from '../connection';
 import { createOutput, paintStatus, type Output } from '../output';
+import { printable } from '../printable';
 
 type LogEntry = components['schemas']['LogEntry'];
 
@@ -46,6 +47,8 @@ export async function logsTail(opts: ConnectionFlags & { json?: boolean }): Prom
 
 function printEntry(out: Output, e: LogEntry): void {
   if (out.json) return out.object(e);
-  const when = out.color ? out.paint('dim', e.created_at) : e.created_at;
-  out.line(`${when}  ${e.method.padEnd(6)} ${e.path}  ${paintStatus(out, e.status)}  ${e.latency_ms} ms${e.error_code ? `  ${e.error_code}` : ''}  ${e.request_id}`);
+  const when = out.color ? out.paint('dim', printable(e.created_at)) : printable(e.created_at);
+  out.line(
+    `${when}  ${printable(e.method).padEnd(6)} ${printable(e.path)}  ${paintStatus(out, e.status)}  ${printable(e.latency_ms)} ms${e.error_code ? `  ${printable(e.error_code)}` : ''}  ${printable(e.request_id)}`,
+  );
 }

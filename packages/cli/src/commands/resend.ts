@@ -7,6 +7,7 @@ import { EventSocket, graphqlWsUrl, PAGE_SIZE, type GatewayEvent } from '../even
 import { ask, listenerSockets, type ResendAnswer } from '../listen/control';
 import { listenerSocketPrefix } from '../listen/listenFiles';
 import { createOutput, paintStatus, type Output } from '../output';
+import { printable } from '../printable';
 
 export interface ResendOptions extends ConnectionFlags {
   endpoint?: string;
@@ -61,7 +62,7 @@ export async function resend(eventId: string, opts: ResendOptions): Promise<void
       if (!delivery) {
         // Asked for by name: not resending there is a failure. Otherwise the endpoint simply never had it.
         if (opts.endpoint !== undefined) results.push(false);
-        out.notice(`endpoint ${id}: no delivery of ${eventId} among its last 50 (not subscribed to ${event.type}, or made after it); the gateway cannot send an event anew`);
+        out.notice(`endpoint ${printable(id)}: no delivery of ${eventId} among its last 50 (not subscribed to ${printable(event.type)}, or made after it); the gateway cannot send an event anew`);
         continue;
       }
       const { data: after } = await api.POST('/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', { params: { path: { id, delivery_id: delivery.id } } });
@@ -108,14 +109,14 @@ async function deliveryOf(api: PgwClient, endpoint: string, eventId: string): Pr
 
 function printListener(out: Output, event: GatewayEvent, a: ResendAnswer): void {
   if (out.json) return out.object({ object: 'pgw.resend', target: 'listener', event_id: event.id, ...a });
-  const status = a.error ? `${paintStatus(out, 0)} ${a.error}` : paintStatus(out, a.status);
-  out.line(`${event.id}  listener ${a.forward_to}  ${status}  ${a.latency_ms} ms${a.attempts > 1 ? `  (${a.attempts} attempts)` : ''}`);
+  const status = a.error ? `${paintStatus(out, 0)} ${printable(a.error)}` : paintStatus(out, a.status);
+  out.line(`${printable(event.id)}  listener ${printable(a.forward_to)}  ${status}  ${printable(a.latency_ms)} ms${a.attempts > 1 ? `  (${a.attempts} attempts)` : ''}`);
 }
 
 function printEndpoint(out: Output, event: GatewayEvent, endpoint: string, d: Delivery): void {
   if (out.json) {
     return out.object({ object: 'pgw.resend', target: 'endpoint', event_id: event.id, endpoint, delivery: d.id, status: d.last_status, latency_ms: d.last_ms, state: d.state, error: d.last_error });
   }
-  const status = d.last_error ? `${paintStatus(out, d.last_status ?? 0)} ${d.last_error}` : paintStatus(out, d.last_status ?? 0);
-  out.line(`${event.id}  endpoint ${endpoint} (delivery ${d.id})  ${status}  ${d.last_ms ?? 0} ms  ${d.state}`);
+  const status = d.last_error ? `${paintStatus(out, d.last_status ?? 0)} ${printable(d.last_error)}` : paintStatus(out, d.last_status ?? 0);
+  out.line(`${printable(event.id)}  endpoint ${printable(endpoint)} (delivery ${printable(d.id)})  ${status}  ${printable(d.last_ms ?? 0)} ms  ${printable(d.state)}`);
 }

@@ -6,6 +6,7 @@ import { createOutput, type Output } from '../output';
 import { parseOverrides, type TriggerOverrides } from '../overrides';
 import { RAIL_ADVANCE_SECONDS, REFERENCE_VALIDITY_SECONDS, SCENARIOS, type Scenario } from '../scenarios';
 import { advanceClock } from './clock';
+import { printable } from '../printable';
 
 export interface TriggerOptions extends ConnectionFlags {
   json?: boolean;
@@ -37,10 +38,10 @@ export async function trigger(name: string, opts: TriggerOptions): Promise<void>
   if (checkoutSession) await waitForSession(api, checkoutSession);
 
   if (out.json) return out.object(intent);
-  const refunded = intent.amount_refunded ? `, ${intent.amount_refunded} refunded` : '';
-  const session = checkoutSession ? `, checkout session ${checkoutSession} COMPLETED` : '';
-  const status = intent.failure_code ? `${intent.status} ${intent.failure_code}` : intent.status;
-  out.line(`${name}: ${intent.id} ${out.paint(intent.failure_code ? 'yellow' : 'green', status)} (${intent.amount} AOA${refunded}${session})`);
+  const refunded = intent.amount_refunded ? `, ${printable(intent.amount_refunded)} refunded` : '';
+  const session = checkoutSession ? `, checkout session ${printable(checkoutSession)} COMPLETED` : '';
+  const status = printable(intent.failure_code ? `${intent.status} ${intent.failure_code}` : intent.status);
+  out.line(`${name}: ${printable(intent.id)} ${out.paint(intent.failure_code ? 'yellow' : 'green', status)} (${printable(intent.amount)} AOA${refunded}${session})`);
 }
 
 async function createPayment(api: PgwClient, scenario: Scenario, o: TriggerOverrides): Promise<{ intent: Intent; checkoutSession?: string }> {

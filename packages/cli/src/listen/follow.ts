@@ -5,6 +5,7 @@ import type { Output } from '../output';
 import { CATCH_UP_LIMITS, collectMissed } from './catchUp';
 import type { Ledger } from './ledger';
 import { SerialQueue } from './serialQueue';
+import { printable } from '../printable';
 
 export interface FollowOptions {
   conn: Connection;
@@ -76,7 +77,7 @@ export async function follow(opts: FollowOptions): Promise<never> {
     if ('fatal' in end) throw end.fatal;
     const wait = end.immediately ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** failures++);
     dropped = true;
-    out.notice(`${url}: ${end.retry}; reconnecting${wait ? ` in ${(wait / 1000).toFixed(1)} s` : ''}`);
+    out.notice(`${url}: ${printable(end.retry)}; reconnecting${wait ? ` in ${(wait / 1000).toFixed(1)} s` : ''}`);
     await new Promise((r) => setTimeout(r, wait));
   }
 }
