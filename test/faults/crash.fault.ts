@@ -21,7 +21,10 @@ const KILLS = Number(process.env.CRASH_KILLS ?? 3);
 /** Up-time before each kill, drawn in [min, max] ms (CRASH_UP_MS=min-max). */
 const [UP_MIN, UP_MAX] = (process.env.CRASH_UP_MS ?? '4000-9000').split('-').map(Number) as [number, number];
 // As `npm start` runs it: the timers in the gateway's background thread, killed with the process.
-const GATEWAY_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true' };
+// Load from one account to one host past the default outgoing caps would make delivery wait for the
+// budget; this test is about crashes (test/faults/outgoingTraffic.fault.ts holds the caps).
+const UNCAPPED = { WEBHOOK_MAX_REQUESTS_PER_ACCOUNT_PER_MINUTE: '1000000', WEBHOOK_MAX_REQUESTS_PER_HOST_PER_MINUTE: '1000000' };
+const GATEWAY_ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', BACKGROUND_THREAD: 'true', ...UNCAPPED };
 
 let engine: EngineProcess;
 let gateway: GatewayProcess;

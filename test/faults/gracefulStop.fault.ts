@@ -39,7 +39,11 @@ const EXIT_BOUND_MS = GRACE_MS + 20_000;
  * In practice a few seconds; the margin is for a loaded machine.
  */
 const RECOVERY_BOUND_MS = 30_000;
-const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info' };
+// The load sends thousands of webhooks from one account to one host within a minute: over the default
+// outgoing caps (docs/webhooks.md), which would make the successor's recovery wait for the budget, not
+// for leases. This test is about the hand-over; test/faults/outgoingTraffic.fault.ts holds the caps.
+const UNCAPPED = { WEBHOOK_MAX_REQUESTS_PER_ACCOUNT_PER_MINUTE: '1000000', WEBHOOK_MAX_REQUESTS_PER_HOST_PER_MINUTE: '1000000' };
+const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SHUTDOWN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info', ...UNCAPPED };
 
 interface Sent {
   key: string;

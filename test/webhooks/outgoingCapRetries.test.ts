@@ -8,8 +8,9 @@ import { ping } from './support/chaos';
 
 /**
  * Retries a clock advance releases take from the outgoing budget (src/domain/webhooks/outgoingBudget.ts)
- * like every webhook request: over it, they are not sent and count no attempt; their timer fires again
- * later. 6 requests per minute per account here: 3 at once, then one every 20 s.
+ * like every webhook request: over it, they are not sent and count no attempt, of the delivery or of its
+ * timer; their timer fires again when the budget has room. 6 requests per minute per account here: 3
+ * at once, then one every 20 s.
  */
 const capped = useGatewayAndReceiver({ WEBHOOK_MAX_REQUESTS_PER_ACCOUNT_PER_MINUTE: '6' });
 
@@ -34,7 +35,10 @@ describe('retries released by a clock advance', () => {
     // What was not sent is still RETRYING with its one attempt: deferred, not failed.
     expect(list.reduce((n, d) => n + d.attempts, 0)).toBe(sent);
     expect(list.every((d) => d.state === 'RETRYING')).toBe(true);
-    const deferred = await TimerModel.find({ kind: RETRY_TIMER_KIND, ref_id: endpoint.id, state: 'scheduled', last_error: /over their cap/ }).lean();
+    // Deferred, not failed: scheduled again with the claim's attempt given back and no error kept, so a
+    // retry deferred for an hour is never marked failed (the timer service's MAX_ATTEMPTS).
+    const deferred = await TimerModel.find({ kind: RETRY_TIMER_KIND, ref_id: endpoint.id, state: 'scheduled' }).lean();
     expect(deferred.length).toBe(3 - (sent - 3));
+    expect(deferred.every((t) => t.attempts === 0 && !t.last_error)).toBe(true);
   });
 });

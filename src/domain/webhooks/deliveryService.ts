@@ -23,6 +23,7 @@ import { countChaos } from './chaosService';
 import { trySendChaosCopy } from './chaosCopies';
 import { endpointSent, HOLD_TIMER_KIND, holdMs, releaseOnNextSend } from './chaosHold';
 import { OutgoingBudget } from './outgoingBudget';
+import { TimerDeferral } from '../../platform/timers/timerDeferral';
 import { DEFAULT_OUTGOING, targetHost } from './targetResolver';
 import { finishRecovery, startRecovery } from './recoveryLock';
 import { holdForPull, isPullEndpoint } from './pullEndpointService';
@@ -57,6 +58,8 @@ import { newLeaseOwner } from '../../processId';
 export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
 export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 const PENDING_LEASE_MS = 15_000;
+/** A retry whose account's attempts are backed up fires again this much later (no attempt counted). */
+const BACKED_UP_RETRY_MS = 1_000;
 const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
 
 /**
@@ -541,14 +544,14 @@ export async function runRetryTimer(e: DeliveryEngine, payload: Record<string, u
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
   if (!endpoint) return;
   const job = attemptJob(e, d, endpoint, () => attemptStep(e, d, endpoint, step, now));
-  // Over the outgoing budget: deferred by the timer service (fires again 1 s, 2 s, 4 s … later), not
-  // queued, so that no timer handler slot (shared with the rail) waits on the budget; no attempt counted.
+  // Over the outgoing budget: deferred by the timer service to when the budget has room, not queued, so
+  // that no timer handler slot (shared with the rail) waits on the budget; no attempt counted, by either.
   const waitMs = e.budget.waitMs(job.accountId, job.host, job.cost);
-  if (waitMs > 0) throw new Error(`webhook requests of account ${d.account_id} or to ${job.host} are over their cap; retry ${step} of ${d._id} fires again later`);
+  if (waitMs > 0) throw new TimerDeferral(`webhook requests of account ${d.account_id} or to ${job.host} are over their cap; retry ${step} of ${d._id} fires again later`, waitMs);
   // A clock advance waits for its own account's attempts (the caller asked for them); a timer fired
   // by the poller takes a place only when few of the account's attempts wait.
   const done = e.scheduler.submit(job, advancing ? undefined : ATTEMPT_LIMITS.perAccount);
-  if (!done) throw new Error(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`);
+  if (!done) throw new TimerDeferral(`webhook attempts of account ${d.account_id} are backed up; retry ${step} of ${d._id} fires again later`, BACKED_UP_RETRY_MS);
   await done;
 }
 

@@ -10,6 +10,7 @@ import { accountOffsetMs } from './accountClock';
 import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
 import { timerFired } from '../../metrics/domain';
 import { TimerModel, type TimerRecord } from './timerModel';
+import { TimerDeferral } from './timerDeferral';
 import { inSpan, tracingOn } from '../../tracing/tracing';
 
 /** Handlers, the claim of a due timer, and running one claimed timer (shared by the poller and clock advances). */
@@ -208,6 +209,10 @@ export async function runClaimed(
     );
     return true;
   } catch (err) {
+    if (err instanceof TimerDeferral) {
+      await deferClaimed(rec, err);
+      return false;
+    }
     const attempts = rec.attempts;
     const backoff = Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
     const failed = attempts >= MAX_ATTEMPTS;
@@ -231,5 +236,17 @@ export async function runClaimed(
   } finally {
     clearInterval(renew);
   }
+}
+
+/** A deferred timer goes back to scheduled at its retry time, its claim's attempt given back. */
+async function deferClaimed(rec: TimerRecord, deferral: TimerDeferral): Promise<void> {
+  logger.debug({ timerId: rec._id, kind: rec.kind, retryInMs: deferral.retryInMs, reason: deferral.message }, 'timer deferred');
+  await TimerModel.updateOne(
+    { _id: rec._id, lease_owner: PROCESS_ID, state: 'running' },
+    {
+      $set: { state: 'scheduled', fire_at: Date.now() + Math.max(100, deferral.retryInMs), clock_id: MACHINE_CLOCK, clock_base: machineBase(), lease_owner: null, lease_until: 0 },
+      $inc: { attempts: -1 },
+    },
+  ).catch((e: unknown) => logger.error({ err: e, timerId: rec._id }, 'could not reschedule deferred timer'));
 }
 
