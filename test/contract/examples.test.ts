@@ -292,6 +292,8 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   await ok(api, 'GET', `/webhook_endpoints/${filtered.id}/chaos`, 200);
   await ok(api, 'DELETE', `/webhook_endpoints/${filtered.id}/chaos`, 200);
   await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/recover`, 202, { body: { since: '2026-11-21T09:00:00.000Z' } });
+  // One recover per endpoint, then a cooldown: the next one is refused, saying when.
+  await ok(api, 'POST', `/webhook_endpoints/${filtered.id}/recover`, 409, { body: { since: '2026-11-21T09:00:00.000Z' } });
   // A pull endpoint: its test ping waits until acknowledged.
   const pull = await ok(api, 'POST', '/webhook_endpoints', 201, { body: { mode: 'pull' } });
   const pinged = await ok(api, 'POST', `/webhook_endpoints/${pull.id}/test`, 202);
