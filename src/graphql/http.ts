@@ -36,7 +36,8 @@ import type { GraphQLContext } from './context';
 import { errorResponseBody } from './errors';
 import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
-import { getOperationAST, type DocumentNode } from './graphqljs';
+import { getOperationAST, type DocumentNode, type GraphQLSchema } from './graphqljs';
+import { checkAdmittedOperation, markLimitsChecked } from './limits';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
@@ -47,14 +48,20 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
  * hash in the caller's account), and the document's rules applied: a token's scope, one count per
  * mutation field, a keyless request's public calls in their per-IP buckets. A refusal at this stage
  * answers with the REST status (401, 403, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
- * `{errors: [{message, extensions: {code, request_id}}]}`. Then Apollo executes it.
+ * `{errors: [{message, extensions: {code, request_id}}]}`. So do the operation limits (limits.ts), run
+ * here before Apollo validates the document. Then Apollo validates and executes it.
  *
  * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
  * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session). Without
  * either, the request runs only when its operation calls public fields alone (`createSandboxAccount`);
  * anything else, or a body that cannot be read, is the 401 of a request without a key.
  */
-export function graphqlHttpHandler(config: Config, runtime: GatewayRuntime, apollo: () => Promise<ApolloServer<GraphQLContext>>): RequestHandler {
+export function graphqlHttpHandler(
+  config: Config,
+  runtime: GatewayRuntime,
+  schema: GraphQLSchema,
+  apollo: () => Promise<ApolloServer<GraphQLContext>>,
+): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
     try {
@@ -83,7 +90,11 @@ export function graphqlHttpHandler(config: Config, runtime: GatewayRuntime, apol
       const document = await readDocument(req, params, keyless ? undefined : parsed, credentials.kind === 'none');
       const count = await admitDocument(admission, document, params, client, config, keyless?.precounted);
       if (count) applyAdmission(res, { caller: admission.caller, count });
+      // The limits here, before Apollo validates the document: a refusal costs their bounded walk, not
+      // graphql-js's validate (Apollo's hook in server.ts then leaves this request alone).
+      checkAdmittedOperation(schema, document, params, admission);
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
+      markLimitsChecked(context);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, parsed?.read);
       const server = await apollo();
       // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's

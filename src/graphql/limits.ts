@@ -25,13 +25,16 @@ import {
 import { ApiError } from '../errors';
 import { parameterSchema, type OperationId } from '../operations/contract';
 import { LIST_BOUNDS, NESTED_PAGES, type PageBounds } from './listBounds';
-import { rememberRefusal, throwKnownRefusal } from './refusedDocuments';
+import type { Admission } from '../operations/admit';
+import { callerMayIntrospect, rememberRefusal, throwKnownRefusal } from './refusedDocuments';
 
 export type { PageBounds } from './listBounds';
 
 /**
- * Limits on what one operation may ask, checked before anything runs (HTTP and WebSocket alike):
- * - depth: at most MAX_DEPTH nested fields (introspection fields are not counted, so GraphiQL works);
+ * Limits on what one operation may ask, checked before anything runs and before graphql-js validates
+ * the document (HTTP and WebSocket alike: checkAdmittedOperation):
+ * - depth: at most MAX_DEPTH nested fields (introspection fields are not counted, so GraphiQL works),
+ *   and at most MAX_FRAGMENT_NESTING fragments spread inside one another;
  * - `first`: within its bounds (PAGINATED_FIELDS: the REST `limit` of the same list; NESTED_PAGES),
  *   read from the literal, the variable's value or the variable's default;
  * - cost: each field costs 1 (or its FIELD_COSTS), the fields under a list cost once per item it may
@@ -58,9 +61,24 @@ export type { PageBounds } from './listBounds';
  * fields and a publishable key's introspection are read from the text before the walk, with no schema
  * work (documentShape), so they are refused before anything is walked. A refusal that depends on no
  * variable is remembered by document text (refusedDocuments.ts), so sending it again costs a look-up.
+ *
+ * Validation comes after, not before: graphql-js's `validate` costs tens of milliseconds for a 50 KB
+ * document (more than the bounded walk: bench/README.md, "Refusing a costly GraphQL query"), and a
+ * refusal should cost less than that. So the walk copes with what validation refuses, and leaves the
+ * refusing to it: a field or type the schema lacks costs 1 and is not descended into, a fragment that
+ * is unknown or spreads itself is worth nothing, an operation name that matches nothing is not measured,
+ * a literal argument of the wrong kind reads as left out (argumentValue). Such a document is then
+ * validated and answered with validation's error, unless it is over a limit even so.
  */
 export const MAX_DEPTH = 8;
 export const MAX_COST = 20_000;
+/**
+ * Fragments spread inside one another (`...A` in A spreads B, which spreads C ...), with or without
+ * fields between: the walk follows them recursively, so their nesting is bounded like the brackets of
+ * the text (admission.ts, MAX_NESTING). No client nests a hundred; a text of 20,000 tokens could nest
+ * 2,500, past what the stack holds (graphql-js's own validation overflows at some 5,000).
+ */
+export const MAX_FRAGMENT_NESTING = 100;
 /** What re-entering a type already on the path multiplies (see above). */
 export const REENTRY_FACTOR = 10;
 /** `__schema` fields (aliases included) one operation may have: GraphiQL's introspection has one. */
@@ -181,6 +199,40 @@ interface DocumentLimits {
 }
 /** Entries kept per document (one per operation name and value of `first`, say): a bound on what a client can make it hold. */
 const MAX_MEASURED_PER_DOCUMENT = 64;
+
+/**
+ * Set on the context of a request whose operation passed the limits before Apollo (http.ts), so that
+ * Apollo's hook (server.ts) does not measure it again. A property, not a WeakSet entry: Apollo hands its
+ * hooks a shallow copy of the context, which keeps it (as executionLimits.ts's deadline).
+ */
+const CHECKED_AHEAD = Symbol('graphql operation limits checked');
+interface CheckedAhead {
+  [CHECKED_AHEAD]?: true;
+}
+
+/**
+ * The limits of an admitted request's operation, over HTTP (http.ts) and WebSocket (ws.ts): after the
+ * caller is authenticated and counted and the document parsed, before it is validated. A publishable
+ * key, a client token and a caller without a key may not introspect.
+ */
+export function checkAdmittedOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  params: { operationName?: string | null; variables?: Record<string, unknown> | null },
+  admission: Admission,
+): void {
+  checkOperationLimits(schema, document, params.operationName, params.variables, { mayIntrospect: callerMayIntrospect(admission) });
+}
+
+/** Marks a request's context as measured by checkAdmittedOperation (see limitsCheckedAhead). */
+export function markLimitsChecked(context: object): void {
+  (context as CheckedAhead)[CHECKED_AHEAD] = true;
+}
+
+/** Whether the request's operation was measured before Apollo; one that came another way (executeOperation) is not. */
+export function limitsCheckedAhead(context: object): boolean {
+  return (context as CheckedAhead)[CHECKED_AHEAD] === true;
+}
 
 /** Refuses an operation over the limits (ApiError); otherwise its depth and cost (null: no operation to measure). */
 export function checkOperationLimits(
@@ -321,7 +373,7 @@ function documentShape(walk: Walk, set: SelectionSetNode, level: number, visitin
       let inner = shapes.get(name);
       const fragment = walk.fragments.get(name);
       if (!inner && fragment && !visiting.has(name)) {
-        visiting.add(name);
+        enterFragment(visiting, name);
         inner = documentShape(walk, fragment.selectionSet, level, visiting, shapes);
         visiting.delete(name);
         shapes.set(name, inner);
@@ -333,6 +385,14 @@ function documentShape(walk: Walk, set: SelectionSetNode, level: number, visitin
   return total;
 }
 const NO_SHAPE: Shape = { depth: 0, schemas: 0, introspections: 0 };
+
+/** Adds a fragment to those being walked (`visiting`: the spreads inside one another), within MAX_FRAGMENT_NESTING. */
+function enterFragment(visiting: Set<string>, name: string): void {
+  if (visiting.size >= MAX_FRAGMENT_NESTING) {
+    throw ApiError.invalid(`Query too deep: more than ${MAX_FRAGMENT_NESTING} fragments spread inside one another, at most ${MAX_FRAGMENT_NESTING} are allowed`);
+  }
+  visiting.add(name);
+}
 
 function tooDeep(): ApiError {
   return ApiError.invalid(`Query too deep: more than ${MAX_DEPTH} levels of nested fields, at most ${MAX_DEPTH} are allowed`);
@@ -389,9 +449,8 @@ function measure(
       const innerBudget = Math.floor((budget - total.cost) / Math.max(1, times));
       add(measure(walk, child, sel.selectionSet, reentry ? path : [...path, child.name], level + 1, visiting, innerBudget), times, 1);
     } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-      const typeName = sel.typeCondition?.name.value;
-      const type = typeName ? walk.schema.getType(typeName) : parent;
-      add(measure(walk, type && isCompositeType(type) ? type : parent, sel.selectionSet, path, level, visiting, left), 1, 0);
+      const type = sel.typeCondition ? compositeTypeNamed(walk, sel.typeCondition.name.value) : parent;
+      if (type) add(measure(walk, type, sel.selectionSet, path, level, visiting, left), 1, 0);
     } else {
       add(measureFragment(walk, sel.name.value, parent, path, level, visiting, left), 1, 0);
     }
@@ -416,14 +475,20 @@ function measureFragment(
     return known.measure;
   }
   const fragment = walk.fragments.get(name);
-  // Unknown or cyclic: graphql-js validation refuses the document anyway.
-  if (!fragment || visiting.has(name)) return NOTHING;
-  const type = walk.schema.getType(fragment.typeCondition.name.value);
-  visiting.add(name);
-  const result = measure(walk, type && isCompositeType(type) ? type : parent, fragment.selectionSet, path, level, visiting, budget);
+  const type = fragment && compositeTypeNamed(walk, fragment.typeCondition.name.value);
+  // Unknown, cyclic or on a type that selects nothing: graphql-js's validation refuses the document next.
+  if (!fragment || !type || visiting.has(name)) return NOTHING;
+  enterFragment(visiting, name);
+  const result = measure(walk, type, fragment.selectionSet, path, level, visiting, budget);
   visiting.delete(name);
   walk.measured.set(key, { measure: result, complete: result.cost <= budget });
   return result;
+}
+
+/** The object, interface or union type of this name; undefined when the schema has none (validation's to answer). */
+function compositeTypeNamed(walk: Walk, name: string): GraphQLCompositeType | undefined {
+  const type = walk.schema.getType(name);
+  return type && isCompositeType(type) ? type : undefined;
 }
 
 /**
@@ -435,7 +500,7 @@ function multiplier(walk: Walk, parent: GraphQLCompositeType, field: GraphQLFiel
   const coordinate = `${parent.name}.${field.name}`;
   if (field.args.some((a) => a.name === 'first')) {
     const given = args.find((a) => a.name.value === 'first');
-    const value = given ? argumentValue(walk, given.value) : undefined;
+    const value = given ? argumentValue(walk, given.value, Kind.INT) : undefined;
     return pageSize(coordinate, value === undefined || value === null ? undefined : typeof value === 'number' ? value : NaN);
   }
   const bound = LIST_BOUNDS[coordinate];
@@ -444,19 +509,29 @@ function multiplier(walk: Walk, parent: GraphQLCompositeType, field: GraphQLFiel
   throw new Error(`graphql: the list ${coordinate} has no bound (add it to LIST_BOUNDS or give it 'first')`);
 }
 
-/** An argument's value as execution will see it: literal, variable, or the variable's default. */
-function argumentValue(walk: Walk, node: ValueNode): unknown {
+/**
+ * An argument's value as execution will see it: literal, variable, or the variable's default. The limits
+ * run before graphql-js's validation, so a literal of another kind than the argument's (`first: "x"`,
+ * `first: 1.5`, an Int past 32 bits, `name: 3`) reads as left out: validation then refuses it with its
+ * own error, as it did when it ran first. A variable's value is read as sent (execution coerces it).
+ */
+function argumentValue(walk: Walk, node: ValueNode, kind: Kind.INT | Kind.STRING): unknown {
   if (node.kind === Kind.VARIABLE) {
     const name = node.name.value;
     if (Object.hasOwn(walk.variables, name)) return walk.variables[name];
     const fallback = walk.defaults.get(name);
-    return fallback ? argumentValue(walk, fallback) : undefined;
+    return fallback ? argumentValue(walk, fallback, kind) : undefined;
   }
-  if (node.kind === Kind.INT) return Number(node.value);
   if (node.kind === Kind.NULL) return null;
-  if (node.kind === Kind.STRING) return node.value;
-  return NaN;
+  if (node.kind === Kind.INT && kind === Kind.INT) {
+    const n = Number(node.value);
+    return n >= INT32_MIN && n <= INT32_MAX ? n : undefined;
+  }
+  if (node.kind === Kind.STRING && kind === Kind.STRING) return node.value;
+  return undefined;
 }
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 
 /**
  * What an introspection field would return from this schema, one per field of each object it reaches:
@@ -469,7 +544,7 @@ function introspectionCost(walk: Walk, node: FieldNode, budget: number): number 
   if (!node.selectionSet) return 1;
   if (node.name.value === '__schema') return 1 + introspect(walk, __Schema, walk.schema, node.selectionSet, new Set(), budget - 1);
   const nameArg = node.arguments?.find((a) => a.name.value === 'name');
-  const typeName = nameArg ? argumentValue(walk, nameArg.value) : undefined;
+  const typeName = nameArg ? argumentValue(walk, nameArg.value, Kind.STRING) : undefined;
   const type = typeof typeName === 'string' ? walk.schema.getType(typeName) : undefined;
   return 1 + (type ? introspect(walk, __Type, type, node.selectionSet, new Set(), budget - 1) : 0);
 }
@@ -492,7 +567,7 @@ function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: S
       const fragment = sel.kind === Kind.INLINE_FRAGMENT ? sel : walk.fragments.get(sel.name.value);
       const key = sel.kind === Kind.FRAGMENT_SPREAD ? sel.name.value : '';
       if (!fragment || visiting.has(key)) continue;
-      if (key) visiting.add(key);
+      if (key) enterFragment(visiting, key);
       cost += introspect(walk, type, source, fragment.selectionSet, visiting, budget - cost);
       if (key) visiting.delete(key);
     }

@@ -64,9 +64,14 @@ export function throwKnownRefusal(query: string, variant: RefusalVariant): void 
   throw new ApiError(known.code, known.message);
 }
 
-/** The same, for an admitted caller over any transport (a publishable key, a client token or no key may not introspect). */
+/** The same, for an admitted caller over any transport. */
 export function throwKnownRefusalFor(query: string, operationName: string | null | undefined, admission: Admission): void {
-  throwKnownRefusal(query, { operationName, mayIntrospect: admission.auth !== undefined && admission.auth.key.type !== 'publishable' });
+  throwKnownRefusal(query, { operationName, mayIntrospect: callerMayIntrospect(admission) });
+}
+
+/** Whether the limits let this caller introspect: a secret or restricted key; not a publishable key, a client token or no key. */
+export function callerMayIntrospect(admission: Admission): boolean {
+  return admission.auth !== undefined && admission.auth.key.type !== 'publishable';
 }
 
 export function rememberRefusal(query: string, variant: RefusalVariant, error: ApiError): void {

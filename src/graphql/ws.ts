@@ -27,7 +27,7 @@ import { connectionClientToken } from './clientTokenScope';
 import { apiGraphQLError, formatErrors } from './errors';
 import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadline } from './executionLimits';
-import { checkOperationLimits } from './limits';
+import { checkAdmittedOperation } from './limits';
 import { throwKnownRefusalFor } from './refusedDocuments';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
@@ -168,12 +168,13 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const query = resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind));
           throwKnownRefusalFor(query, params.operationName, admission);
           const document = parseQuery(query, true);
+          // The limits before validation: a refusal costs their bounded walk, not graphql-js's validate.
+          checkAdmittedOperation(schema, document, params, admission);
           const errors = validateDocument(schema, document);
           if (errors.length > 0) {
             graphqlOperation('unknown').error.inc();
             return errors;
           }
-          checkOperationLimits(schema, document, params.operationName, params.variables, { mayIntrospect: admission.auth ? admission.auth.key.type !== 'publishable' : false });
           const count = await admitDocument(admission, document, params, { ip }, config);
           if (count) refuseIfOver(count);
           const lease = leases.get(ctx.extra.request);
