@@ -3,7 +3,8 @@
  * `__type` fields, each of which alone would walk the schema up to the cost limit, sent by a secret key
  * one request at a time, and the gateway process's CPU per request (utime + stime of /proc/<pid>/stat,
  * over the whole run, so its 10 ms ticks do not matter). Three rows:
- * - `distinct`: a new document every time (a salt in the aliases): parsed, validated and measured;
+ * - `distinct`: a new document every time (a salt in the aliases): parsed and measured (since the limits
+ *   run before validation, a refused document is not validated);
  * - `repeated`: one document sent again and again (what the refusal cache answers, where it exists);
  * - `accepted`: `{ __typename }`, for scale: the whole path of a request that runs.
  *
