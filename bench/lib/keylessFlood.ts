@@ -36,26 +36,47 @@ export function distinctDocument(bytes: number, naming = false): string {
 /** The authorizations a flood cycles through: none, a well-formed unknown secret, garbage. */
 const AUTHORIZATIONS = [null, 'Bearer sk_test_0000000000000000000000000000', 'Bearer not-a-key'] as const;
 
+/** The two documents of a flood whose requests all carry the same ones (see keylessFlood's `documents`). */
+export interface FixedDocuments {
+  plain: string;
+  naming: string;
+}
+
+export function fixedDocuments(bytes: number): FixedDocuments {
+  return { plain: distinctDocument(bytes), naming: distinctDocument(bytes, true) };
+}
+
+export interface FloodOptions {
+  httpCount: number;
+  wsCount: number;
+  bytes: number;
+  concurrency: number;
+  /** Every request carries these instead of a document of its own: the same volume, nothing distinct. */
+  documents?: FixedDocuments;
+}
+
 /**
  * `httpCount` POSTs and `wsCount` WebSocket connections, `concurrency` at a time, each with a distinct
- * document of `bytes`. One in ten HTTP documents names the public field `createSandboxAccount`.
+ * document of `bytes` (or the same `documents`). One in ten HTTP documents names the public field
+ * `createSandboxAccount`.
  */
-export async function keylessFlood(baseUrl: string, opts: { httpCount: number; wsCount: number; bytes: number; concurrency: number }): Promise<FloodCounts> {
+export async function keylessFlood(baseUrl: string, opts: FloodOptions): Promise<FloodCounts> {
   const counts: FloodCounts = { http: {}, ws: {} };
+  const document = (naming: boolean) => (opts.documents ? opts.documents[naming ? 'naming' : 'plain'] : distinctDocument(opts.bytes, naming));
   const jobs: Array<() => Promise<void>> = [];
   for (let i = 0; i < opts.httpCount; i++) {
     jobs.push(async () => {
       const authorization = AUTHORIZATIONS[i % AUTHORIZATIONS.length];
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (authorization) headers.authorization = authorization;
-      const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: distinctDocument(opts.bytes, i % 10 === 0) }) });
+      const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: document(i % 10 === 0) }) });
       await res.arrayBuffer();
       counts.http[res.status] = (counts.http[res.status] ?? 0) + 1;
     });
   }
   for (let i = 0; i < opts.wsCount; i++) {
     jobs.push(async () => {
-      const code = await subscribeWithout(baseUrl, i % 2 === 0 ? {} : { authorization: AUTHORIZATIONS[1] }, distinctDocument(opts.bytes));
+      const code = await subscribeWithout(baseUrl, i % 2 === 0 ? {} : { authorization: AUTHORIZATIONS[1] }, document(false));
       counts.ws[code] = (counts.ws[code] ?? 0) + 1;
     });
   }
@@ -69,26 +90,27 @@ export async function keylessFlood(baseUrl: string, opts: { httpCount: number; w
 }
 
 /**
- * `count` POSTs by the key `secret`, each with the same ~`bytes` document of aliased `__typename`s:
- * a gateway that has served large requests, its heap's young generation grown to its working size,
- * before the flood is measured (bodies of the flood's size, but authenticated and run).
+ * Warms a fresh gateway with the volume of the measured flood, minus its distinctness: rounds of the
+ * same mix of keyless requests, all carrying one fixed pair of documents, until a round moves the RSS
+ * by less than `flatBytes` (or `maxRounds` have run). A fresh process's RSS grows under any traffic of
+ * 60 MB of bodies (V8's young generation and malloc's arenas reaching their working size); after this,
+ * what a flood of distinct documents adds is what their distinctness costs. `rss` reads the gateway's.
  */
-export async function authenticatedLoad(baseUrl: string, secret: string, opts: { count: number; bytes: number; concurrency: number }): Promise<Record<number, number>> {
-  const statuses: Record<number, number> = {};
-  const aliases: string[] = [];
-  for (let length = 0; length < opts.bytes; length += aliases[aliases.length - 1]!.length + 1) aliases.push(`a${aliases.length}: __typename`);
-  const body = JSON.stringify({ query: `{ ${aliases.join(' ')} }` });
-  let sent = 0;
-  await Promise.all(
-    Array.from({ length: opts.concurrency }, async () => {
-      while (sent++ < opts.count) {
-        const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body });
-        await res.arrayBuffer();
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-      }
-    }),
-  );
-  return statuses;
+export async function warmUntilFlat(
+  baseUrl: string,
+  rss: () => number,
+  opts: Omit<FloodOptions, 'documents'> & { flatBytes: number; maxRounds: number; onRound?: (round: number, rssBytes: number, counts: FloodCounts) => void },
+): Promise<{ rounds: number; flat: boolean }> {
+  const documents = fixedDocuments(opts.bytes);
+  let before = rss();
+  for (let round = 1; round <= opts.maxRounds; round++) {
+    const counts = await keylessFlood(baseUrl, { ...opts, documents });
+    const after = rss();
+    opts.onRound?.(round, after, counts);
+    if (Math.abs(after - before) < opts.flatBytes) return { rounds: round, flat: true };
+    before = after;
+  }
+  return { rounds: opts.maxRounds, flat: false };
 }
 
 /** connection_init with `params`, a subscribe with `query` at once (before any ack); resolves with the close code. */
