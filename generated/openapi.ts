@@ -1464,8 +1464,8 @@ export interface paths {
          *     attempts, lag and backlog, open streams, rate-limit refusals, the database, and the process's
          *     own. Labels never hold account ids, keys or raw paths. For operators, not tenants.
          *
-         *     No API key. Without `METRICS_TOKEN` it answers only to a loopback peer (127.0.0.0/8, ::1; the TCP
-         *     peer, not a forwarded-for header): any other address gets 403. With `METRICS_TOKEN` set, send
+         *     Public: no credentials (no API key). Without `METRICS_TOKEN` it answers only to a loopback peer
+         *     (127.0.0.0/8, ::1; the TCP peer, not a forwarded-for header): any other address gets 403. With `METRICS_TOKEN` set, send
          *     `Authorization: Bearer <METRICS_TOKEN>` (401 otherwise), from anywhere. Rate limited per client
          *     address like the public routes (`PUBLIC_RATE_LIMIT_PER_MINUTE`; 429 `rate_limit_exceeded` with
          *     `Retry-After` past it). With `METRICS_ENABLED=false` the route is not served (404).
