@@ -68,6 +68,13 @@ describe('redaction by structure', () => {
     expect(redactPath('/v1/x?token=abc&limit=1')).toBe('/v1/x?token=[REDACTED]&limit=1');
     expect(redactPath('/v1/payment_intents/pi_123')).toBe('/v1/payment_intents/pi_123');
   });
+
+  it('takes runs of 13-19 digits for card numbers, not longer ones (ids, nanosecond times)', () => {
+    // 24 zeros hold Luhn-valid windows of every length; the run itself is no card number.
+    expect(redactPath('/v1/payment_intents/pay_000000000000000000000000')).toBe('/v1/payment_intents/pay_000000000000000000000000');
+    expect(loggedBody('{"at": 1733480000123456789000}')).toBe('{"at": 1733480000123456789000}');
+    expect(loggedBody('{"note": "card 4111 1111 1111 1111"}')).toBe('{"note": "card [REDACTED]"}');
+  });
 });
 
 describe('the whole-text test of secret names', () => {
