@@ -38,6 +38,7 @@ import { maintenanceError } from '../http/maintenance';
 import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from './executionLimits';
 import { getOperationAST, type DocumentNode, type GraphQLSchema } from './graphqljs';
 import { checkAdmittedOperation, markLimitsChecked } from './limits';
+import { graphqlOperation } from '../metrics/domain';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
@@ -86,13 +87,13 @@ export function graphqlHttpHandler(
         applyAdmission(res, admission);
       }
       // A text the limits refused before is refused again here, not parsed, validated and walked again.
-      throwKnownRefusalFor(query, params.operationName, admission);
+      countedIfRefused(undefined, () => throwKnownRefusalFor(query, params.operationName, admission));
       const document = await readDocument(req, params, keyless ? undefined : parsed, credentials.kind === 'none');
       const count = await admitDocument(admission, document, params, client, config, keyless?.precounted);
       if (count) applyAdmission(res, { caller: admission.caller, count });
       // The limits here, before Apollo validates the document: a refusal costs their bounded walk, not
       // graphql-js's validate (Apollo's hook in server.ts then leaves this request alone).
-      checkAdmittedOperation(schema, document, params, admission);
+      countedIfRefused(getOperationAST(document, params.operationName)?.operation, () => checkAdmittedOperation(schema, document, params, admission));
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
       markLimitsChecked(context);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, parsed?.read);
@@ -154,6 +155,19 @@ export function graphqlHttpHandler(
       sendJsonError(res, apiError, requestId);
     }
   };
+}
+
+/**
+ * The operation limits' refusal, counted as a failed operation of its type (`pgw_graphql_operations_total`)
+ * as Apollo counted it when the limits ran inside it; other refusals before Apollo (401, 429) are not.
+ */
+function countedIfRefused(type: string | undefined, check: () => void): void {
+  try {
+    check();
+  } catch (err) {
+    graphqlOperation(type ?? 'unknown').error.inc();
+    throw err;
+  }
 }
 
 /** A refusal's GraphQL-shaped body, serialized here so that the log keeps the very text sent. */

@@ -161,7 +161,14 @@ describe('over the real gateway', () => {
     }
   });
 
+  /** `pgw_graphql_operations_total` of queries that failed, from the gateway's /metrics (loopback: no token). */
+  async function failedQueries(): Promise<number> {
+    const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    return Number(/^pgw_graphql_operations_total\{type="query",outcome="error"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  }
+
   it('refuses a document both costly and invalid by the limits, ahead of validation, on both transports', async () => {
+    const failedBefore = await failedQueries();
     const cases = [
       `{ ${costlyTypes(60, 'u')} nope }`,
       `{ ${costlyTypes(60, 'c')} ...A } fragment A on Query { ...A }`,
@@ -181,6 +188,8 @@ describe('over the real gateway', () => {
     // A publishable key's introspection, invalid besides: its 403, before validation.
     const publishable = await gql(server.baseUrl, acct.pk, '{ __type(name: "Query") { name } nope }');
     expectEnvelope(publishable, 403, 'permission_denied');
+    // Each HTTP refusal counted as a failed query, as when Apollo answered them.
+    expect(await failedQueries()).toBe(failedBefore + cases.length + 1);
   });
 
   it('measures an operation once per request over HTTP: before Apollo, not again in its hook', async () => {
