@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import type { FanoutResult } from './fanout/fanout';
+import type { RefusalResult } from './lib/refusedQuery';
 import type { BenchSettings } from './lib/settings';
 import type { Measure } from './lib/stats';
 import type { WebhookResult } from './webhooks/webhooks';
@@ -18,6 +19,8 @@ export interface BenchResults {
   /** The large row: 5,000 SSE + 5,000 graphql-ws at scale 1, on a gateway of its own. */
   fanoutLarge?: FanoutResult;
   webhooks?: WebhookResult;
+  /** A costly GraphQL document refused, new each time and repeated, against an accepted trivial query. */
+  refusals?: RefusalResult;
   notes: string[];
 }
 
@@ -239,6 +242,16 @@ export function renderResults(r: BenchResults): string {
     );
     if (w.firstRejection) L.push('', `First rejection: ${w.firstRejection}`);
     L.push('');
+  }
+
+  if (r.refusals) {
+    const q = r.refusals;
+    L.push('## Refusals', '');
+    L.push('| GraphQL request (one at a time, one secret key) | Requests | Gateway CPU (ms/request) | × accepted | Wall p50 (ms) | Wall p95 (ms) |', '|---|---:|---:|---:|---:|---:|');
+    for (const row of [q.distinct, q.repeated, q.accepted]) {
+      L.push(`| ${row.label} | ${row.requests} | ${f1(row.cpuMs)} | ${(row.cpuMs / q.accepted.cpuMs).toFixed(1)} | ${f1(row.wallP50)} | ${f1(row.wallP95)} |`);
+    }
+    L.push('', `Each refused document is ${q.docBytes} bytes of aliased \`__type\` fields, every one of which alone would walk the schema up to the cost limit: the limits run before validation and stop at the budget; a refusal is then remembered by the text's hash.`, '');
   }
 
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');

@@ -9,6 +9,7 @@ import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './l
 import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
 import { startDatabase, startExpressBaseline, startGatewayProcess, startPrism, type Service } from './lib/services';
 import { loadSettings } from './lib/settings';
+import { measureRefusals } from './lib/refusedQuery';
 import { mergeSlices, pool, sleep, type Measure } from './lib/stats';
 import type { RequestSpec } from 'autocannon';
 import { formatSummary, summarizeProfile } from './profile/summarize';
@@ -170,6 +171,19 @@ async function main(): Promise<void> {
   }
   // Prism is stopped by the REST phase; when that phase did not run, here.
   if (prismStarting && !restKeys.some(want)) await (await prismStarting).stop();
+
+  // What refusing costs: a costly GraphQL document is refused in a few ms of CPU whatever its aliases
+  // (issue 54, "refuse early"), set against an accepted trivial query on the same gateway.
+  if (want('refusals')) {
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-refusals' });
+    try {
+      const account = await createAccount(gw.url, 'bench refusals');
+      log('refusals: costly 50 KB GraphQL documents, one request at a time');
+      results.refusals = await measureRefusals({ url: gw.url, pid: gw.child.pid }, account.sk, { durationS: Math.min(durationS, 8), minRequests: 20, docBytes: 50_000 }, (m) => log(`  ${m}`));
+    } finally {
+      await gw.stop();
+    }
+  }
 
   /**
    * Every subscriber comes from this one machine with one key: the per-key and per-IP caps on long-lived
