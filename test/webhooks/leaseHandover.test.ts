@@ -88,7 +88,7 @@ describe('a graceful stop hands back its leases', () => {
     // A's stop released its own leases, and nothing else.
     const events = new Map((await EventModel.find({ _id: { $in: ['evt_handover_hooks_a', 'evt_handover_hooks_other'] } }).lean()).map((e) => [e._id, e]));
     expect(events.get('evt_handover_hooks_other')).toMatchObject({ hooks_lease_until: until, hooks_lease_owner: 'another-process' });
-    const deliveries = new Map((await WebhookDeliveryModel.find({ _id: { $regex: /^whd_handover_/ } }).lean()).map((d) => [d._id, d]));
+    const deliveries = new Map((await WebhookDeliveryModel.find({ _id: { $in: ['whd_handover_a', 'whd_handover_other', 'whd_handover_held'] } }).lean()).map((d) => [d._id, d]));
     expect(deliveries.get('whd_handover_other')).toMatchObject({ state: 'PENDING', lease_until: until, lease_owner: 'another-process' });
     expect(deliveries.get('whd_handover_held')).toMatchObject({ state: 'PENDING', lease_until: until, lease_owner: ownerA.deliveries });
     // B's sweepers may have taken A's already (a lease of B's own then); A's own lease is gone either way.
