@@ -56,8 +56,9 @@ export type { PageBounds } from './listBounds';
  * selection (divided by the multiplier of the list above it) and stops as soon as the running total
  * passes it, so a refused operation walks at most about MAX_COST fields and introspection steps,
  * whatever its size or aliases (a 50 KB document of aliased `__type` fields, each walking the schema,
- * cost 0.3–0.7 s of CPU when each alias had a budget of its own). The message then gives the cost
- * counted so far ("at least"). Depth (stopping at the first field past MAX_DEPTH), the `__schema`
+ * cost 0.3–0.7 s of CPU when each alias had a budget of its own). A selection set that comes again
+ * with the same text (aliases) is measured once per walk and then looked up (measure), so those 50 KB
+ * walk some 400 nodes, not 20,001. The message then gives the cost counted so far ("at least"). Depth (stopping at the first field past MAX_DEPTH), the `__schema`
  * fields and a publishable key's introspection are read from the text before the walk, with no schema
  * work (documentShape), so they are refused before anything is walked. A refusal that depends on no
  * variable is remembered by document text (refusedDocuments.ts), so sending it again costs a look-up.
@@ -172,6 +173,16 @@ interface Walk {
   nodes: number;
   /** Introspection answers of this walk, by schema object and field (introspected). */
   introspected: Map<object, Map<string, unknown[]>>;
+  /** False: walk every set again (tests compare the walk with and without the memo). */
+  memo: boolean;
+  /** Each selection set's memo id (one per distinct text), or null when it is not memoised (memoId). */
+  setIds: Map<SelectionSetNode, number | null>;
+  /** The memo ids by text. */
+  textIds: Map<string, number>;
+  /** Complete measures of selection sets, by memo id, parent type, level and the types on the path (measure). */
+  sets: Map<string, Measure>;
+  /** Complete introspection costs of selection sets, by schema object, then type and memo id (introspect). */
+  introspections: Map<object, Map<string, number>>;
 }
 
 /** The walks so far and what the last one visited (tests hold the walk's bound by these, not by timing). */
@@ -276,12 +287,18 @@ function variablesReadByLimits(document: DocumentNode): string[] {
   return [...names].sort();
 }
 
-function measureOperation(
+/**
+ * Measures one operation and refuses it when over a limit, with no cache across calls (checkOperationLimits
+ * keeps them). `memo` false walks every selection set again wherever it repeats: exported for the test that
+ * holds the memo to the plain walk (costMemo.test.ts), not for use.
+ */
+export function measureOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
   options: LimitOptions,
+  memo = true,
 ): { depth: number; cost: number } | null {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
@@ -303,6 +320,11 @@ function measureOperation(
     mayIntrospect: options.mayIntrospect,
     nodes: 0,
     introspected: new Map(),
+    memo,
+    setIds: new Map(),
+    textIds: new Map(),
+    sets: new Map(),
+    introspections: new Map(),
   };
   // Depth and introspection are refused from the text alone, before any schema work (and in the order
   // they always were: depth first, then introspection, then the cost the walk finds).
@@ -409,8 +431,65 @@ function tooDeep(): ApiError {
  * Under a field that multiplies what it selects `times` over, the budget is divided by `times`: a
  * selection that costs more than ⌊budget / times⌋ costs more than `budget` once multiplied. Every field
  * costs at least 1, so a walk visits at most about 2 × MAX_COST selections, whatever the document.
+ *
+ * A set that reads no variable and spreads no fragment is measured once per walk for its text, parent
+ * type, level and types on the path (all its result depends on: memoId), and looked up wherever the
+ * same text comes again (557 aliases of one `__type` selection are walked once, then counted). Only
+ * complete measures are kept, and one is reused only where it fits the budget; see measureSet.
  */
 function measure(
+  walk: Walk,
+  parent: GraphQLCompositeType,
+  set: SelectionSetNode,
+  path: readonly string[],
+  level: number,
+  visiting: Set<string>,
+  budget: number,
+): Measure {
+  const id = memoId(walk, set);
+  if (id === undefined) return measureSet(walk, parent, set, path, level, visiting, budget);
+  const key = `${id}|${parent.name}|${level}|${walk.mayIntrospect}|${[...path].sort().join(',')}`;
+  const known = walk.sets.get(key);
+  if (known && known.cost <= budget) return known;
+  const result = measureSet(walk, parent, set, path, level, visiting, budget);
+  if (result.cost <= budget) walk.sets.set(key, result);
+  return result;
+}
+
+/**
+ * The memo id of a selection set: one number per distinct text (`{ fields { name } }`) in this walk, or
+ * undefined when the set is not memoised: its text holds a `$` (it may read a variable, whose value the
+ * walk reads) or `...` (it spreads a fragment or has an inline one, whose measure depends on the
+ * fragments being walked), or the document has no locations. The same text parses to the same
+ * selections, so with the same parent type, level and types on the path it measures the same.
+ */
+function memoId(walk: Walk, set: SelectionSetNode): number | undefined {
+  if (!walk.memo) return undefined;
+  let id = walk.setIds.get(set);
+  if (id === undefined) {
+    const loc = set.loc;
+    const text = loc ? loc.source.body.slice(loc.start, loc.end) : undefined;
+    if (text === undefined || text.includes('$') || text.includes('...')) {
+      id = null;
+    } else {
+      id = walk.textIds.get(text);
+      if (id === undefined) walk.textIds.set(text, (id = walk.textIds.size));
+    }
+    walk.setIds.set(set, id);
+  }
+  return id ?? undefined;
+}
+
+/**
+ * measure's walk of one set. Its result is exact when its cost is within `budget`: the walk stops only
+ * once a running total passes its budget, and a set that stopped early passes its caller's budget too
+ * (what it returns is more than the share it was given, times the multiplier), so a cost within budget
+ * was never cut short. Walked again under any budget at least that cost, the same set takes the same
+ * steps and returns the same measure, so a kept measure is reused wherever its cost fits the budget.
+ * Where it does not, the set is walked again for the exact partial cost a refusal reports; that walk
+ * passes every budget above it, so the whole walk ends with it (at most one such walk per level).
+ */
+function measureSet(
   walk: Walk,
   parent: GraphQLCompositeType,
   set: SelectionSetNode,
@@ -549,7 +628,28 @@ function introspectionCost(walk: Walk, node: FieldNode, budget: number): number 
   return 1 + (type ? introspect(walk, __Type, type, node.selectionSet, new Set(), budget - 1) : 0);
 }
 
+/**
+ * What `set` costs on the schema object `source` of the introspection type `type`. Memoised as measure
+ * is, by the object, the type and the set's text (memoId): a complete cost (within its budget) is
+ * reused wherever it fits the budget, and the set is walked again where it does not.
+ */
 function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: SelectionSetNode, visiting: Set<string>, budget: number): number {
+  const id = typeof source === 'object' && source !== null ? memoId(walk, set) : undefined;
+  if (id === undefined) return introspectSet(walk, type, source, set, visiting, budget);
+  const object = source as object;
+  const key = `${type.name}|${id}`;
+  let known = walk.introspections.get(object);
+  const cost = known?.get(key);
+  if (cost !== undefined && cost <= budget) return cost;
+  const result = introspectSet(walk, type, source, set, visiting, budget);
+  if (result <= budget) {
+    if (!known) walk.introspections.set(object, (known = new Map()));
+    known.set(key, result);
+  }
+  return result;
+}
+
+function introspectSet(walk: Walk, type: GraphQLObjectType, source: unknown, set: SelectionSetNode, visiting: Set<string>, budget: number): number {
   let cost = 0;
   for (const sel of set.selections) {
     if (cost > budget) break;
