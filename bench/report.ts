@@ -248,10 +248,15 @@ export function renderResults(r: BenchResults): string {
     const q = r.refusals;
     L.push('## Refusals', '');
     L.push('| GraphQL request (one at a time, one secret key) | Requests | Gateway CPU (ms/request) | × accepted | Wall p50 (ms) | Wall p95 (ms) |', '|---|---:|---:|---:|---:|---:|');
-    for (const row of [q.distinct, q.repeated, q.accepted]) {
+    for (const row of [q.distinct, q.underTokens, q.repeated, q.accepted]) {
       L.push(`| ${row.label} | ${row.requests} | ${f1(row.cpuMs)} | ${(row.cpuMs / q.accepted.cpuMs).toFixed(1)} | ${f1(row.wallP50)} | ${f1(row.wallP95)} |`);
     }
-    L.push('', `Each refused document is ${q.docBytes} bytes of aliased \`__type\` fields, every one of which alone would walk the schema up to the cost limit: the limits run before validation and stop at the budget; a refusal is then remembered by the text's hash.`, '');
+    L.push(
+      '',
+      `Each refused document is aliased \`__type\` fields, every one of which alone would walk the schema up to the cost limit. One of ${q.docBytes} bytes is refused where parsing passes 5,000 tokens; ` +
+        `one of ${q.underTokensBytes} bytes is parsed whole and refused by the cost walk, which runs before validation, stops at the budget and measures a repeated selection set once. A refusal is then remembered by the text's hash.`,
+      '',
+    );
   }
 
   if (r.notes.length) L.push('## Notes', '', ...r.notes.map((n) => `- ${n}`), '');

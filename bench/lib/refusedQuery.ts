@@ -15,6 +15,12 @@ import { percentile } from './stats';
  */
 const ALIAS_BODY = '__type(name:"Query"){fields{name type{fields{name type{name kind ofType{name}}}}}}';
 
+/**
+ * ~150 aliases, ~4,700 tokens: just under admission's MAX_TOKENS (5,000), so the whole document is parsed
+ * and the cost walk refuses it (~60,000 of cost), the dearest refusal a new text can get.
+ */
+const UNDER_TOKENS_BYTES = 14_000;
+
 /** About `bytes` of aliased `__type` fields, the aliases salted so that each salt makes a new document. */
 export function aliasedDocument(salt: string, bytes: number): string {
   const parts: string[] = [];
@@ -38,9 +44,13 @@ export interface RefusalRow {
 
 export interface RefusalResult {
   docBytes: number;
-  /** A new refused document every time: parsed and walked until the walk passes the budget. */
+  /** A new refused document every time: refused where parsing passes admission's MAX_TOKENS. */
   distinct: RefusalRow;
-  /** One refused document again and again: answered from the refusal cache. */
+  /** Bytes of the costly documents under the token limit (`underTokens`). */
+  underTokensBytes: number;
+  /** A new document under the token limit every time: parsed whole, refused by the cost walk. */
+  underTokens: RefusalRow;
+  /** One document refused on cost, again and again: answered from the refusal cache. */
   repeated: RefusalRow;
   /** `{ __typename }` by the same key: the whole path of a request that runs, for scale. */
   accepted: RefusalRow;
@@ -83,7 +93,9 @@ export async function measureRefusals(
   return {
     docBytes: aliasedDocument('d0_', opts.docBytes).length,
     distinct: await row(`distinct refused ${kb} KB documents`, (i) => aliasedDocument(`d${i + 1}_`, opts.docBytes), true),
-    repeated: await row(`one refused ${kb} KB document, repeated`, () => aliasedDocument('r_', opts.docBytes), true),
+    underTokensBytes: aliasedDocument('t0_', UNDER_TOKENS_BYTES).length,
+    underTokens: await row(`distinct ${Math.round(UNDER_TOKENS_BYTES / 1000)} KB documents refused on cost`, (i) => aliasedDocument(`t${i + 1}_`, UNDER_TOKENS_BYTES), true),
+    repeated: await row(`one ${Math.round(UNDER_TOKENS_BYTES / 1000)} KB document refused on cost, repeated`, () => aliasedDocument('r_', UNDER_TOKENS_BYTES), true),
     accepted: await row('accepted { __typename }', () => '{ __typename }', false),
   };
 }

@@ -31,8 +31,13 @@ export const MAX_MUTATION_FIELDS = 10;
  * nested thousands deep from reaching graphql-js's recursive parser at all.
  */
 export const MAX_NESTING = 64;
-/** Tokens graphql-js reads before it gives up (a 64 KiB body holds at most ~32,000). */
-const MAX_TOKENS = 20_000;
+/**
+ * Tokens graphql-js reads from an authenticated caller's document before it gives up (a 64 KiB body
+ * holds up to ~32,000). Parsing is the part of a refusal no cache can skip the first time a text is
+ * seen, and it costs about 1 µs per token: 5,000 keeps a new refused document to a few ms of CPU. The
+ * dashboard's largest operation has 235 tokens, GraphiQL's introspection query ~700.
+ */
+export const MAX_TOKENS = 5_000;
 /**
  * Tokens of a keyless request's document (its public calls: ten aliased createSandboxAccount calls with
  * their selections are some 200): parsing stops there, so that a request without a key costs at most

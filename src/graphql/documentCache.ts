@@ -11,8 +11,8 @@ import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSche
  * Only documents of authenticated callers are kept (admission decides: `keep`), so that a request
  * without a valid key leaves nothing behind. Bounded in entries and in bytes, least recently used out
  * first. A parsed document costs about 250–520 bytes of heap per token (measured with graphql 16: a
- * token, its AST node, name node and location), whatever the text's length: 60 KB of text may hold
- * 20,000 tokens (admission's MAX_TOKENS), some 10 MB. So a document's size is estimated from its token
+ * token, its AST node, name node and location), whatever the text's length: a document may hold
+ * 5,000 tokens (admission's MAX_TOKENS), some 2.5 MB. So a document's size is estimated from its token
  * count, at the high end, plus its text; one over MAX_DOCUMENT_BYTES is parsed for its request and
  * dropped. A syntax error is not kept either (parse throws it again).
  */

@@ -327,14 +327,17 @@ describe('probes', () => {
     expect(own.data.paymentIntent).toMatchObject({ id: payment.id, amount: payment.amount });
   });
 
-  it('400 aliased createPaymentIntent in one request: refused whole, no payment made', async () => {
+  it('150 and 400 aliased createPaymentIntent in one request: refused whole, no payment made', async () => {
     const acct = await createAccount(baseUrl);
     // One idempotency key for all (the body stays under its 64 KiB limit): nothing runs either way.
-    const query = `mutation($k: String!) { ${Array.from({ length: 400 }, (_, i) => `c${i}: createPaymentIntent(input: { amount: 1000, currency: "AOA", paymentMethod: MULTICAIXA_REFERENCE }, idempotencyKey: $k) { id }`).join(' ')} }`;
-    const res = await http('POST', { key: acct.sk }, { query, variables: { k: idempotencyKey() } });
-    expect(res.status).toBe(400);
-    expect(res.codes).toEqual(['invalid_request']);
-    expect(res.messages[0]).toMatch(/400 mutation fields/);
+    const creations = (n: number) => `mutation($k: String!) { ${Array.from({ length: n }, (_, i) => `c${i}: createPaymentIntent(input: { amount: 1000, currency: "AOA", paymentMethod: MULTICAIXA_REFERENCE }, idempotencyKey: $k) { id }`).join(' ')} }`;
+    // 150 (~3,800 tokens) is parsed and refused by the mutation-field limit; 400 (~10,000) where parsing passes the token limit.
+    for (const [n, message] of [[150, /150 mutation fields/], [400, /^Syntax Error: Document contains more th\w+ 5000 tokens/]] as const) {
+      const res = await http('POST', { key: acct.sk }, { query: creations(n), variables: { k: idempotencyKey() } });
+      expect(res.status).toBe(400);
+      expect(res.codes).toEqual(['invalid_request']);
+      expect(res.messages[0]).toMatch(message);
+    }
     expect(await paymentCount(acct)).toBe(0);
   });
 
