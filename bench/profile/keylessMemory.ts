@@ -20,7 +20,7 @@
  *   npx tsx bench/profile/keylessMemory.ts
  *
  * Knobs: ROUNDS (2), HTTP_N (1000), WS_N (100), DOC_BYTES (60000), CONCURRENCY (8), FLAT_MIB (3),
- * WARM_ROUNDS (8, the most identical rounds), HEAP (1), COMPILED (0).
+ * WARM_ROUNDS (8, the most identical rounds), HEAP (1), COMPILED (0), FRESH_ONLY (0: 1 skips the warmed gateway).
  */
 import { inspectHeap, type InspectedHeap } from '../lib/inspectedHeap';
 import { keylessFlood, warmUntilFlat, type FloodCounts } from '../lib/keylessFlood';
@@ -35,6 +35,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 const FLAT_MIB = Number(process.env.FLAT_MIB ?? 3);
 const WARM_ROUNDS = Number(process.env.WARM_ROUNDS ?? 8);
 const HEAP = process.env.HEAP !== '0';
+const FRESH_ONLY = process.env.FRESH_ONLY === '1';
 const compiled = process.env.COMPILED === '1';
 const MiB = 2 ** 20;
 const flood = { httpCount: HTTP_N, wsCount: WS_N, bytes: DOC_BYTES, concurrency: CONCURRENCY };
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
       await stopGateway(fresh);
     }
 
+    if (FRESH_ONLY) return;
     console.log(`warmed gateway: rounds of the same volume, one identical pair of documents, until a round moves RSS < ${FLAT_MIB} MiB`);
     const warmed = await startGateway(db.url, 'gateway-keyless-warmed');
     try {

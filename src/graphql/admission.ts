@@ -44,6 +44,12 @@ export const MAX_TOKENS = 5_000;
  * this much parsing (~0.5 MB of short-lived heap), whatever its length.
  */
 export const KEYLESS_MAX_TOKENS = 1_000;
+/**
+ * Bytes of a keyless request's body (its document, variables and name): 1,000 tokens of public calls
+ * fit in a few KiB. A longer body is the 401 of a request without a key, refused before it is
+ * buffered, so that a flood of large keyless bodies leaves no strings to collect.
+ */
+export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
 
 /** One GraphQL request as sent, over any transport. */
 export interface GraphQLRequestParams {

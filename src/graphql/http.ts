@@ -19,6 +19,7 @@ import {
   countKeylessText,
   documentOfCounted,
   isPersistedQueryNotFound,
+  KEYLESS_MAX_BODY_BYTES,
   KEYLESS_MAX_TOKENS,
   parseQuery,
   primeReadAhead,
@@ -70,12 +71,13 @@ export function graphqlHttpHandler(
       const client = { ip: clientIp(req) };
       const credentials = await httpCredentials(req, config);
       if (credentials.kind === 'counted') markDashboardRequest(res);
-      // A key's POST is read first: the intent it asks for goes out beside the key's count (one round
-      // trip, as REST's GET). Its text is parsed then only for a key this process knows (an unknown
-      // secret's is not parsed before its 401), and kept only once the key is counted. What the reading
-      // refuses is answered after authentication, as before.
-      const sent = credentials.kind === 'key' && req.method === 'POST' ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
-      const parsed = sent?.ok && credentials.kind === 'key' && countsKnownKeyAtOnce(credentials.secret) ? readAheadOfRequest(sent.value) : undefined;
+      // The POST of a key this process knows is read first: the intent it asks for goes out beside the
+      // key's count (one round trip, as REST's GET), and its text is kept only once the key is counted.
+      // Any other key is authenticated before its body is read, so an unknown or malformed one costs no
+      // buffered body. What the reading refuses is answered after authentication, as before.
+      const readAhead = credentials.kind === 'key' && req.method === 'POST' && countsKnownKeyAtOnce(credentials.secret);
+      const sent = readAhead ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
+      const parsed = sent?.ok ? readAheadOfRequest(sent.value) : undefined;
       let admission = await authenticate(credentials, config, parsed?.read?.ahead.start);
       applyAdmission(res, admission);
       const { params: sentParams, query } = await readQueryText(req, admission, credentials, config, sent);
@@ -206,7 +208,8 @@ async function readQueryText(
 ): Promise<{ params: GraphQLRequestParams; query: string }> {
   return keylessAs401(credentials.kind === 'none', async () => {
     const read = async () => {
-      if (!body) return readJsonBody(req, config.maxBodyBytes);
+      // Without credentials only a public call can run, and none needs more than KEYLESS_MAX_BODY_BYTES.
+      if (!body) return readJsonBody(req, credentials.kind === 'none' ? KEYLESS_MAX_BODY_BYTES : config.maxBodyBytes);
       if (!body.ok) throw body.error;
       return body.value;
     };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeWithout } from '../../bench/lib/keylessFlood';
-import { KEYLESS_MAX_TOKENS } from '../../src/graphql/admission';
+import { KEYLESS_MAX_BODY_BYTES, KEYLESS_MAX_TOKENS } from '../../src/graphql/admission';
 import { documentCacheStats } from '../../src/graphql/documentCache';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
@@ -73,6 +73,23 @@ describe('the document cache before authentication', () => {
     const padded = `mutation { createSandboxAccount(input: { name: "long" }) { id ${'__typename '.repeat(KEYLESS_MAX_TOKENS)}} }`;
     expect((await gql(baseUrl, null, padded)).status).toBe(401);
     expect(documentCacheStats()).toEqual(before);
+  });
+
+  it('reads at most KEYLESS_MAX_BODY_BYTES of a keyless body: a few tokens with a long variable run under it, and are 401 over it', async () => {
+    // A variable the operation does not declare is read with the body and then ignored: only its length counts here.
+    const call = () => `mutation { createSandboxAccount(input: { name: "body bound ${++distinct}" }) { id } }`;
+    const ran = await gql(baseUrl, null, call(), { pad: 'u'.repeat(KEYLESS_MAX_BODY_BYTES - 300) });
+    expect(ran.status).toBe(200);
+    expect(ran.body.data.createSandboxAccount.id).toMatch(/^acct_/);
+    // The same call with a body past the bound: refused as a request without a key, before it is read.
+    const over = 'o'.repeat(KEYLESS_MAX_BODY_BYTES);
+    const refused = await gql(baseUrl, null, call(), { pad: over });
+    expect(refused.status).toBe(401);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('authentication_failed');
+    // With a key, the body may be as large as MAX_BODY_BYTES.
+    const withKey = await gql(baseUrl, acct.sk, '{ account { id } }', { pad: over });
+    expect(withKey.status).toBe(200);
+    expect(withKey.body.data.account.id).toBe(acct.id);
   });
 });
 
