@@ -349,11 +349,18 @@ describe('probes', () => {
     const res = await http('POST', { key: acct.sk }, { query });
     expect(res.status).toBe(400);
     expect(res.codes).toEqual(['invalid_request']);
-    // One test webhook afterwards arrives: had the 50 gone out, they would be there before it.
+    // The marker: one test webhook afterwards. A test ping is sent only from its stored test.ping event,
+    // stored before its mutation answers, so any of the 50 that had run would have stored its event
+    // before the refusal came back, ahead of the marker's in the account's events. The marker's arrival
+    // shows that pings reach this receiver; the events then show that nothing came before it.
     const one = await http('POST', { key: acct.sk }, { query: `mutation { sendTestWebhook(id: "${endpoint.body.id}") { eventId } }` });
     expect(one.codes, one.messages.join()).toEqual([]);
-    await receiver.waitFor((r) => r.path.includes(`probe-${acct.id}`), 1);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.received.filter((r) => r.path.includes(`probe-${acct.id}`))).toHaveLength(1);
+    const marker: string = one.data.sendTestWebhook.eventId;
+    const [arrived] = await receiver.waitFor((r) => r.path.includes(`probe-${acct.id}`), 1);
+    expect(arrived!.headers['service-event-id']).toBe(marker);
+    const pings = await acct.api.get('/events?type=test.ping&limit=100');
+    expect(pings.status, pings.text).toBe(200);
+    expect(pings.body.data.map((e: { id: string }) => e.id)).toEqual([marker]);
+    expect(receiver.received.filter((r) => r.path.includes(`probe-${acct.id}`)).map((r) => r.headers['service-event-id'])).toEqual([marker]);
   });
 });
