@@ -4,10 +4,11 @@ import { createAccount, createPayment, expressBody, getPayment, paymentEvents, s
 import type { TestServer } from '../support/server';
 
 /**
- * The two headline scenarios in real time (no sandbox clock): PENDING, PROCESSING at about 2 s, the
- * outcome at about 5 s. Each poll is recorded with the time its request started and ended, so the
+ * The two headline scenarios in real time (no sandbox clock): PENDING, PROCESSING due at 2 s, the
+ * outcome due at 5 s. Each poll is recorded with the time its request started and ended, so the
  * checks hold however slow the machine answers: the status was what the poll saw at some moment
- * within that interval.
+ * within that interval. Only "never early" is checked here; how late a step may be under load is a
+ * measurement, not a pass/fail bound (bench:rail, bench/README.md "Issue 55").
  */
 let server: TestServer;
 beforeAll(async () => {
@@ -49,7 +50,7 @@ describe('express rail in real time', () => {
   it.concurrent.each([
     ['923000000', 'SUCCEEDED', null, 'payment.succeeded'],
     ['923000001', 'FAILED', 'rejected_by_customer', 'payment.failed'],
-  ])('%s: PENDING, PROCESSING at ~2 s, %s at ~5 s', async (mobile, final, failureCode, finalEvent) => {
+  ])('%s: PENDING, PROCESSING due at 2 s, %s due at 5 s, never earlier', async (mobile, final, failureCode, finalEvent) => {
     const { api } = await createAccount(server.baseUrl);
     const pi = await createPayment(api, expressBody(mobile, 10_000));
     expect(pi.status).toBe('PENDING');
@@ -61,37 +62,28 @@ describe('express rail in real time', () => {
     expect(ranks.every((r) => r >= 0)).toBe(true);
     expect([...ranks].sort((x, y) => x - y)).toEqual(ranks);
     expect(seen.some((o) => o.status === 'PROCESSING'), JSON.stringify(seen)).toBe(true);
-    // Never PROCESSING before 2 s nor final before 5 s; never still PENDING after ~2.5 s, nor short of
-    // final after ~5.5 s (with room for a loaded machine).
+    // Never PROCESSING before 2 s nor final before 5 s (a slow machine makes them later, never earlier).
     for (const o of seen) {
-      if (o.status === 'PENDING') expect(o.from).toBeLessThan(4_000);
-      if (o.status === 'PROCESSING') {
-        expect(o.to).toBeGreaterThanOrEqual(2_000);
-        expect(o.from).toBeLessThan(7_500);
-      }
+      if (o.status === 'PROCESSING') expect(o.to).toBeGreaterThanOrEqual(2_000);
       if (o.status === final) expect(o.to).toBeGreaterThanOrEqual(5_000);
     }
 
-    // Server side: when each rail step actually started.
+    // Server side: each rail step is due at its time and started no earlier.
     // The final transition lands a moment before its timer is marked done.
     const steps = await waitFor(
       () => TimerModel.find({ ref_id: pi.id, kind: 'payment.rail_step' }).sort({ due_at: 1 }).lean(),
       (ts) => ts.length === 2 && ts.every((t) => t.state === 'done'),
-      5_000,
+      20_000,
       50,
     );
     expect(steps.map((t) => [t.state, t.attempts])).toEqual([['done', 1], ['done', 1]]);
-    const startedAfter = steps.map((t) => new Date(t.claimed_at!).getTime() - createdAt);
-    expect(startedAfter[0]).toBeGreaterThanOrEqual(2_000);
-    expect(startedAfter[0]).toBeLessThan(4_000);
-    expect(startedAfter[1]).toBeGreaterThanOrEqual(5_000);
-    expect(startedAfter[1]).toBeLessThan(7_500);
+    expect(steps.map((t) => new Date(t.due_at).getTime() - createdAt)).toEqual([2_000, 5_000]);
+    for (const t of steps) expect(new Date(t.claimed_at!).getTime()).toBeGreaterThanOrEqual(new Date(t.due_at).getTime());
 
     const done = await getPayment(api, pi.id);
     expect(done.failure_code).toBe(failureCode);
     const sinceCreation = Date.parse(done.updated_at) - createdAt;
     expect(sinceCreation).toBeGreaterThanOrEqual(5_000);
-    expect(sinceCreation).toBeLessThan(7_500);
     if (final === 'SUCCEEDED') expect(done).toMatchObject({ fee: 150, fee_version: 1 });
     else expect(done).toMatchObject({ fee: null, fee_version: null });
 

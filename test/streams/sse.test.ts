@@ -3,7 +3,7 @@ import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { paymentEvents } from '../support/payments';
-import { advance, createPayment, expressBody, referenceBody, sleep, waitFor } from '../webhooks/support/webhooks';
+import { advance, createPayment, expressBody, referenceBody, waitFor } from '../webhooks/support/webhooks';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { openSse, type SseMessage } from './support/sseClient';
 
@@ -165,18 +165,19 @@ describe('stream upkeep', () => {
     const pi = await createPayment(acct.apiA, referenceBody());
     const stream = await openSse(`${b.url}/v1/payment_intents/${pi.id}/events`, auth(acct.sk));
     await stream.waitFor((m) => m.length >= 1);
-    await waitFor(async () => stream.comments, (cs) => cs.includes('keep-alive'), 25_000);
+    // The period is the gateway's constant (KEEP_ALIVE_MS, 15 s; no setting shortens it): the wait's
+    // deadline only bounds a hang.
+    await waitFor(async () => stream.comments, (cs) => cs.includes('keep-alive'), 60_000);
     expect(stream.comments).toContain('keep-alive');
     expect(stream.isEnded()).toBe(false);
 
-    // SIGTERM: the gateway ends its streams before it closes HTTP connections (well within the grace
-    // period), so the client sees a clean end of stream rather than a reset.
-    const signalled = Date.now();
+    // SIGTERM: the gateway ends its streams itself, before it closes HTTP connections: the stream's last
+    // words are its restart comment (a stream cut when the grace period ends gets none). How soon after
+    // the signal is measured, not asserted: bench/profile/sseStop.ts.
     b.child.kill('SIGTERM');
-    // The race only bounds a hang (the assertions below say what must hold), it synchronises nothing.
-    await Promise.race([stream.ended, sleep(10_000)]);
-    expect(stream.isEnded()).toBe(true);
-    expect(Date.now() - signalled).toBeLessThan(3_000);
+    await stream.ended;
+    expect(stream.comments.at(-1)).toBe('server restarting; reconnect with Last-Event-ID');
+    expect(types(stream.messages)).toEqual(['snapshot']);
     await b.stop();
   });
 });
