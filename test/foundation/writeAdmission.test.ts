@@ -73,18 +73,28 @@ describe('write admission', () => {
     const gate = writeAdmission(server.config);
     const stop = saturate();
     try {
-      // Saturated after the next sample (50 ms); the gate counts it from then on.
-      await new Promise((r) => setTimeout(r, 200));
-
-      // A: admitted, then held in flight by its unfinished body.
+      // A: admitted (the cap is free), then held in flight by its unfinished body.
       const bodyA = paymentBody(1_000);
       const a = rawPost(idempotencyKey(), bodyA);
       a.req.write(bodyA.slice(0, 10));
       await until('A in flight', () => gate.inFlight === 1);
 
-      // B waits behind it, complete as it is; C too, until its client gives up.
-      const b = rawPost(idempotencyKey(), paymentBody(2_000));
-      b.req.end(paymentBody(2_000));
+      // B waits behind it once the gate counts the thread saturated (from its next sample on); the sign
+      // is B waiting, not a sleep. Until then B is admitted: its body is held back, so it does nothing,
+      // and it leaves (its place freed) for a new B.
+      const bodyB = paymentBody(2_000);
+      let b = rawPost(idempotencyKey(), bodyB);
+      b.req.write(bodyB.slice(0, 10));
+      await until('B admitted or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
+      while (gate.waiting === 0) {
+        b.req.destroy();
+        await until('the early B gone', () => gate.inFlight === 1);
+        b = rawPost(idempotencyKey(), bodyB);
+        b.req.write(bodyB.slice(0, 10));
+        await until('B admitted or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
+      }
+      // Complete as it now is, B still waits; C too, until its client gives up.
+      b.req.end(bodyB.slice(10));
       const c = rawPost(idempotencyKey(), paymentBody(3_000));
       c.req.end(paymentBody(3_000));
       await until('B and C waiting', () => gate.waiting === 2);

@@ -4,14 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import mongoose from 'mongoose';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { createEventHooks, statusChangeId, type StatusChange } from '../../src/domain/events/eventHooks';
+import { EventModel } from '../../src/domain/events/eventModel';
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { newId } from '../../src/ids';
+import { logger } from '../../src/logger';
 import { busStats, startEventBus, statusChangesReady, stopEventBus, subscribe, subscribeStatusChanges } from '../../src/realtime/eventBus';
 import { connectUpstream } from '../support/holdingProxy';
-import { sleep, waitFor } from '../support/wait';
+import { waitFor } from '../support/wait';
 
 /**
  * The event bus across database outages longer than the driver's server selection, when its change
@@ -125,10 +127,24 @@ async function processElsewhere(paymentId: string): Promise<Date> {
   return updatedAt;
 }
 
-/** Cuts the gateway's connection long enough for the driver to give its change streams up. */
+/**
+ * Cuts the gateway's connection until the driver has given its change streams up: the bus says so itself,
+ * for each stream (`events`, and `payments` for the status changes followed), when it starts reopening
+ * one (eventBus.ts, watchCollection). That report is the signal waited for; the outage goes on until
+ * `proxy.up()`.
+ */
 async function cut(): Promise<void> {
-  proxy.down();
-  await sleep(SELECTION_MS * 4);
+  const lost = new Set<string>();
+  const warn = vi.spyOn(logger, 'warn').mockImplementation(((fields: { collection?: string }, message: string) => {
+    if (typeof message === 'string' && message.startsWith('event bus change stream lost') && fields.collection) lost.add(fields.collection);
+  }) as never);
+  try {
+    proxy.down();
+    const streams = [EventModel.collection.collectionName, PaymentModel.collection.collectionName];
+    await waitFor(async () => [...lost].sort(), (got) => streams.every((s) => got.includes(s)), 30_000, 20);
+  } finally {
+    warn.mockRestore();
+  }
 }
 
 /**
