@@ -1,4 +1,6 @@
 import { expect, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { openConnectionCounts } from '../../src/realtime/connections';
 import { createAccount } from '../support/accounts';
 import { twoGatewaysOnOneDatabase } from '../support/twoGateways';
 import { openSse } from '../streams/support/sseClient';
@@ -11,34 +13,36 @@ import { openSocket } from './rawSocket';
  * revoked it at once and in another gateway process on the same database at its next check
  * (KEY_REVOCATION_CHECK_MS, 500 ms).
  *
- * The issue states the contract as "closed within a second", so each wait is bounded: 1.5 s, the
- * second plus room for a loaded 2-core machine running other suites. The waits themselves are
- * event-driven (the close and the stream's end), never sleeps.
+ * The contract's "within a second, everywhere" (docs/api.md) is proven without a clock: in the revoking
+ * process the connections are gone before the revocation is answered (an ordering, read from the
+ * gateway `a` that runs in this process); elsewhere they go at the next check, whose period is the
+ * setting checked below. The waits for the close and the stream's end are event-driven and bounded only
+ * by the test's timeout (a hang); how long the other process takes is not asserted (bench/README.md,
+ * "Timing out of the tests (issue 55), part 2").
  */
 vi.setConfig({ testTimeout: 120_000 });
-const CONTRACT_MS = 1_500;
 
 const gateways = twoGatewaysOnOneDatabase();
 
-function within<T>(what: string, p: Promise<T>): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${CONTRACT_MS} ms of the revocation`)), CONTRACT_MS)),
-  ]);
-}
-
 const UPDATES = 'subscription($id: ID!) { paymentIntentUpdated(id: $id) { snapshot paymentIntent { status } } }';
 
+it('another process checks its connections\' keys every 500 ms unless told otherwise: half the contract\'s second', () => {
+  expect(loadConfig({}).connections.revocationCheckMs).toBe(500);
+});
+
 it.each([
-  ['the gateway that revoked it', () => gateways.a.baseUrl],
-  ['another gateway process on the same database', () => gateways.b.url],
-])("a revoked key's subscription and SSE stream on %s end within a second", async (_where, url) => {
+  ['the gateway that revoked it, before the revocation is answered', true, () => gateways.a.baseUrl],
+  ['another gateway process on the same database, by its own check', false, () => gateways.b.url],
+])("a revoked key's subscription and SSE stream end on %s", async (_where, revokingProcess, url) => {
   const acct = await createAccount(gateways.a.baseUrl);
   const created = await acct.api.post('/api_keys', { name: 'watcher', permissions: ['payment_intents:read'] });
   expect(created.status, created.text).toBe(201);
   const key = created.body.secret as string;
   const pi = await createPayment(acct.api, referenceBody());
 
+  // The connections this process's gateway (a) holds before these two (none of another file: files of
+  // a worker run one after the other).
+  const before = openConnectionCounts();
   const opened = await openSocket(url(), key);
   if (!opened.ok) throw new Error(`refused: ${JSON.stringify(opened)}`);
   opened.socket.subscribe('1', UPDATES, { id: pi.id });
@@ -46,9 +50,15 @@ it.each([
   const stream = await openSse(`${url()}/v1/payment_intents/${pi.id}/events`, { authorization: `Bearer ${key}` });
   expect(stream.status).toBe(200);
   await stream.waitFor((m) => m.some((x) => x.event === 'snapshot'));
+  const held = revokingProcess ? { ws: before.ws + 1, sse: before.sse + 1 } : before;
+  expect(openConnectionCounts()).toEqual(held);
 
   expect((await acct.api.delete(`/api_keys/${created.body.id}`)).status).toBe(200);
-  const [closed] = await Promise.all([within('socket close', opened.socket.closed), within('stream end', stream.ended)]);
+  if (revokingProcess) {
+    // At once: both were closed and their places freed before the DELETE was answered.
+    expect(openConnectionCounts()).toEqual(before);
+  }
+  const [closed] = await Promise.all([opened.socket.closed, stream.ended]);
   expect(closed).toEqual({ code: 4401, reason: 'api key revoked' });
   expect(stream.comments).toContain('api key revoked');
   // And the key opens nothing new.

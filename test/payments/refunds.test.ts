@@ -36,12 +36,17 @@ describe('refunds', () => {
     expect((await api.get(`/refunds/${r1.body.id}`)).body).toEqual(r1.body);
     expect((await getPayment(api, pi.id)).amount_refunded).toBe(0);
 
-    await advance(api, 3);
+    // Its completion is scheduled for created_at + 3 s exactly (a value, not a measured delay).
+    const [timer] = await TimerModel.find({ ref_id: r1.body.id }).lean();
+    expect(timer!.due_at.getTime() - Date.parse(r1.body.created_at)).toBe(3_000);
+    const clock = await advance(api, 3);
     const done = (await api.get(`/refunds/${r1.body.id}`)).body;
     expect(done.status).toBe('SUCCEEDED');
-    const took = Date.parse(done.updated_at) - Date.parse(done.created_at);
-    expect(took).toBeGreaterThanOrEqual(3_000);
-    expect(took).toBeLessThan(4_000);
+    // Stamped with that due time when the advance fired it; were the real-time poller first (3 s of real
+    // time since the refund), with the account's clock then. Either way never early, and no later than
+    // the clock the advance left (it returns once every timer due in its span has fired).
+    expect(Date.parse(done.updated_at)).toBeGreaterThanOrEqual(timer!.due_at.getTime());
+    expect(Date.parse(done.updated_at)).toBeLessThanOrEqual(Date.parse(clock.now));
     const partial = await getPayment(api, pi.id);
     expect(partial).toMatchObject({ status: 'PARTIALLY_REFUNDED', amount_refunded: 4_000, fee: 200, fee_version: 1 });
 
@@ -68,6 +73,8 @@ describe('refunds', () => {
     const started = Date.now();
     const r = await refund(api, { payment_intent: pi.id, amount: 1_000 });
     const done = await waitFor(() => api.get(`/refunds/${r.body.id}`), (res) => res.body.status === 'SUCCEEDED', 15_000);
+    // The real-time delay is the behaviour under test: a floor only ("not early"), which a loaded
+    // machine cannot break; how late is measured in bench/ (timer lateness), not here.
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
     expect(done.body.status).toBe('SUCCEEDED');
     expect((await getPayment(api, pi.id)).status).toBe('PARTIALLY_REFUNDED');
