@@ -77,6 +77,11 @@ export interface ConnectionLimits {
   ssePerIp: number;
   ssePerKey: number;
   sseLifetimeMs: number;
+  /**
+   * SSE_KEEPALIVE_MS: how often an open SSE stream gets a `: keep-alive` comment (src/realtime/keepAlive.ts),
+   * so that proxies and clients that drop idle connections keep it.
+   */
+  sseKeepAliveMs: number;
   /** How often open connections' keys (and client tokens' streams: revoked or expired) are checked. */
   revocationCheckMs: number;
 }
@@ -231,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
       ssePerIp: int(env, 'SSE_MAX_STREAMS_PER_IP', 100, 1, 1_000_000),
       ssePerKey: int(env, 'SSE_MAX_STREAMS_PER_KEY', 100, 1, 1_000_000),
       sseLifetimeMs: int(env, 'SSE_MAX_LIFETIME_SECONDS', 3_600, 1, 7 * 86_400) * 1_000,
+      sseKeepAliveMs: int(env, 'SSE_KEEPALIVE_MS', 15_000, 100, 600_000),
       revocationCheckMs: int(env, 'KEY_REVOCATION_CHECK_MS', 500, 50, 60_000),
     },
     webhookOutgoing: {

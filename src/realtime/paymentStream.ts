@@ -1,3 +1,4 @@
+import { loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { findPaymentRecord } from '../domain/payments/paymentService';
 import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/paymentSerializer';
@@ -14,11 +15,22 @@ import type { SseConnection } from './sse';
  * 1. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
  *    that id, then the live events (`event:` = the type, `id:` = the event id); every id is sent at most
  *    once;
- * 2. a `: keep-alive` comment every KEEP_ALIVE_MS (one timer for all streams, keepAlive.ts);
+ * 2. a `: keep-alive` comment every SSE_KEEPALIVE_MS (15 s unless set; one timer for all streams,
+ *    keepAlive.ts);
  * 3. the stream ends with the feed's outcome (final, and the events that announce it sent).
  */
-export const KEEP_ALIVE_MS = 15_000;
-const keepAlive = keepAliveWheel(KEEP_ALIVE_MS);
+let keepAlivePeriodMs = loadConfig({}).connections.sseKeepAliveMs;
+let keepAlive = keepAliveWheel(keepAlivePeriodMs);
+
+/**
+ * The gateway's keep-alive period (realtimeService at start); until then, the default. Streams already
+ * open keep the period they started with; the next ones take this one.
+ */
+export function configureKeepAlive(periodMs: number): void {
+  if (periodMs === keepAlivePeriodMs) return;
+  keepAlivePeriodMs = periodMs;
+  keepAlive = keepAliveWheel(periodMs);
+}
 
 export type IntentView = (intent: PaymentIntentResource) => unknown;
 

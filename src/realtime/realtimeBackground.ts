@@ -2,6 +2,7 @@ import type { BackgroundService } from '../platform/lifecycle';
 import { configureClientTokenChecks, stopClientTokenChecks } from './clientTokenStreams';
 import { configureConnectionLimits, stopRevocationChecks } from './connections';
 import { startEventBus, stopEventBus } from './eventBus';
+import { configureKeepAlive } from './paymentStream';
 import type { EventHooks } from '../domain/events/eventHooks';
 import { closeAllSseConnections } from './sse';
 
@@ -15,6 +16,7 @@ export function realtimeService(hooks: EventHooks): BackgroundService {
     async start({ config }) {
       configureConnectionLimits(config.connections);
       configureClientTokenChecks(config.connections.revocationCheckMs);
+      configureKeepAlive(config.connections.sseKeepAliveMs);
       await startEventBus({ hooks });
     },
     beforeClose() {

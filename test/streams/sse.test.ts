@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
+import { ConfigError, loadConfig } from '../../src/config';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { paymentEvents } from '../support/payments';
@@ -9,7 +10,8 @@ import { openSse, type SseMessage } from './support/sseClient';
 
 /**
  * Two gateway processes (the real entry point) on one database. A payment changes on A; SSE clients
- * connected to B see every change, in order, once.
+ * connected to B see every change, in order, once. The upkeep test starts a third, with a short
+ * keep-alive period, and stops it.
  */
 // Child processes on a shared 2-core machine: leave room.
 vi.setConfig({ testTimeout: 120_000 });
@@ -160,24 +162,35 @@ describe('public payment stream', () => {
 });
 
 describe('stream upkeep', () => {
-  it('sends a keep-alive comment every 15 s and ends open streams cleanly when the gateway shuts down', async () => {
-    const acct = await accountOn(a, b);
-    const pi = await createPayment(acct.apiA, referenceBody());
-    const stream = await openSse(`${b.url}/v1/payment_intents/${pi.id}/events`, auth(acct.sk));
-    await stream.waitFor((m) => m.length >= 1);
-    // The period is the gateway's constant (KEEP_ALIVE_MS, 15 s; no setting shortens it): the wait's
-    // deadline only bounds a hang.
-    await waitFor(async () => stream.comments, (cs) => cs.includes('keep-alive'), 60_000);
-    expect(stream.comments).toContain('keep-alive');
-    expect(stream.isEnded()).toBe(false);
+  it('keeps a stream alive every 15 s unless SSE_KEEPALIVE_MS says otherwise', () => {
+    expect(loadConfig({}).connections.sseKeepAliveMs).toBe(15_000);
+    expect(loadConfig({ SSE_KEEPALIVE_MS: '300' }).connections.sseKeepAliveMs).toBe(300);
+    for (const bad of ['0', '99', '-1', '1.5', 'soon']) expect(() => loadConfig({ SSE_KEEPALIVE_MS: bad })).toThrow(ConfigError);
+  });
 
-    // SIGTERM: the gateway ends its streams itself, before it closes HTTP connections: the stream's last
-    // words are its restart comment (a stream cut when the grace period ends gets none). How soon after
-    // the signal is measured, not asserted: bench/profile/sseStop.ts.
-    b.child.kill('SIGTERM');
-    await stream.ended;
-    expect(stream.comments.at(-1)).toBe('server restarting; reconnect with Last-Event-ID');
-    expect(types(stream.messages)).toEqual(['snapshot']);
-    await b.stop();
+  it('sends keep-alive comments on an idle stream at the configured period and ends open streams cleanly when the gateway shuts down', async () => {
+    // A gateway of its own whose period is short (the default, 15 s, is checked above): the wait's
+    // deadline only bounds a hang; how soon they come is not asserted.
+    const c = await spawnGateway(engine.uri, { SSE_KEEPALIVE_MS: '300' });
+    try {
+      const acct = await accountOn(a, c);
+      const pi = await createPayment(acct.apiA, referenceBody());
+      const stream = await openSse(`${c.url}/v1/payment_intents/${pi.id}/events`, auth(acct.sk));
+      await stream.waitFor((m) => m.length >= 1);
+      // Again and again while nothing happens to the payment: two comments, no event between them.
+      await waitFor(async () => stream.comments.filter((x) => x === 'keep-alive').length, (n) => n >= 2, 60_000, 50);
+      expect(types(stream.messages)).toEqual(['snapshot']);
+      expect(stream.isEnded()).toBe(false);
+
+      // SIGTERM: the gateway ends its streams itself, before it closes HTTP connections: the stream's last
+      // words are its restart comment (a stream cut when the grace period ends gets none). How soon after
+      // the signal is measured, not asserted: bench/profile/sseStop.ts.
+      c.child.kill('SIGTERM');
+      await stream.ended;
+      expect(stream.comments.at(-1)).toBe('server restarting; reconnect with Last-Event-ID');
+      expect(types(stream.messages)).toEqual(['snapshot']);
+    } finally {
+      await c.stop();
+    }
   });
 });
