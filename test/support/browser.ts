@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * Headless Chromium for the page tests: the Debian package at /usr/bin/chromium (never a downloaded
- * browser: the machines are offline), driven by playwright-core, with a fresh profile directory per
- * launch and a phone-sized viewport.
+ * browser: the machines are offline), driven by playwright-core, with a fresh context (cookies, storage)
+ * per launchPhoneBrowser and a phone-sized viewport.
  */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const chromiumAvailable = existsSync(CHROMIUM_PATH);
@@ -50,18 +49,32 @@ export interface PhoneBrowser {
   close(): Promise<void>;
 }
 
+/**
+ * One Chromium per vitest worker: the suite runs with `isolate: false` (vitest.config.ts), so this module
+ * and the browser it started outlive a test file, and the next file's launchPhoneBrowser opens a new
+ * context on it (its own cookies, storage and cache, as a fresh profile had) instead of starting
+ * Chromium again. Playwright closes the browser when the worker process exits.
+ */
+let shared: Promise<Browser> | undefined;
+
+function sharedChromium(): Promise<Browser> {
+  if (!shared) {
+    const launching = chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+    shared = launching;
+    // A browser that failed to start, or that died, is started again by the next file.
+    launching.then((browser) => browser.on('disconnected', () => shared === launching && (shared = undefined))).catch(() => (shared = undefined));
+  }
+  return shared;
+}
+
 export async function launchPhoneBrowser(): Promise<PhoneBrowser> {
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'gw-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_ARGS,
+  const browser = await sharedChromium();
+  const context = await browser.newContext({
     viewport: PHONE_VIEWPORT,
     deviceScaleFactor: 2,
     isMobile: true,
     hasTouch: true,
     locale: 'en-US',
-    timeout: 60_000,
   });
   return {
     context,
@@ -76,7 +89,6 @@ export async function launchPhoneBrowser(): Promise<PhoneBrowser> {
     },
     async close() {
       await context.close().catch(() => undefined);
-      rmSync(userDataDir, { recursive: true, force: true });
     },
   };
 }
