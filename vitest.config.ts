@@ -15,12 +15,21 @@ export const workspaceAliases = [
 /**
  * Files that need a process of their own: a module mock (`vi.mock` holds for the whole module graph), or
  * what they assert is process-wide (the metrics registry counts every gateway in the process; the open
- * ports of the process). Every other file shares its worker's modules (`isolate: false`): the gateway's
+ * ports of the process; per-IP counts kept in memory). Every other file shares its worker's modules (`isolate: false`): the gateway's
  * code is imported once per worker rather than once per file (~280 s of the suite's time on 2 cores).
  * Each file still starts and stops its own gateways: the process has one mongoose connection, so a
  * gateway left running for the next file would refuse the next file's own database (docs/testing.md).
  */
-export const ISOLATED = ['test/checkout/stalledClaim.test.ts', 'test/metrics/**/*.test.ts', 'test/system/databaseAccess.test.ts'];
+export const ISOLATED = [
+  'test/checkout/stalledClaim.test.ts',
+  'test/metrics/**/*.test.ts',
+  'test/system/databaseAccess.test.ts',
+  // Maintenance answers are counted per client IP in the process's memory (rateLimitService.ts,
+  // hitLocalRateLimit): another file's gateway in maintenance would have counted 127.0.0.1 already.
+  'test/contract/examples.test.ts',
+  'test/foundation/rateLimitHeaders.test.ts',
+  'test/foundation/system.test.ts',
+];
 
 const include = ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
 // The fault suite (SIGKILLs, fuzzing) has its own command: npm run test:faults; the plan test (which
