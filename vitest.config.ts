@@ -29,6 +29,16 @@ export const ISOLATED = [
   'test/contract/examples.test.ts',
   'test/foundation/rateLimitHeaders.test.ts',
   'test/foundation/system.test.ts',
+  // Starts a gateway through startGateway itself, not test/support/server.ts, which would first stop the
+  // gateway an earlier file shared (the process has one database connection).
+  'test/system/servedConfig.test.ts',
+  // Connect mongoose themselves and disconnect it after: in a shared worker that would be the
+  // connection of the gateway the worker shares.
+  'test/graphql/subscriptionsUntilOutcome.test.ts',
+  'test/foundation/requestLogBound.test.ts',
+  'test/webhooks/endpointCache.test.ts',
+  'test/streams/eventBusRecovery.test.ts',
+  'test/streams/eventBus.test.ts',
 ];
 
 const include = ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'];

@@ -14,7 +14,8 @@ import {
   warnIfNoChromium,
   type PhoneBrowser,
 } from '../support/browser';
-import { createLink, createSession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { createLink, createSession, waitFor } from '../links/support/gateway';
+import { sharedGateway } from '../support/server';
 
 /**
  * The public pages in a real headless Chromium on a phone-sized screen, driven the way a person
@@ -33,7 +34,7 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
   let merchant: TestAccount;
 
   beforeAll(async () => {
-    server = await startGatewayWithJobs();
+    server = await sharedGateway();
     browser = await launchPhoneBrowser();
     // The merchant's own site, where checkout sends the customer back.
     shop = http.createServer((req, res) => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckoutSessionModel } from '../../src/domain/checkout/checkoutSessionModel';
 import { createAccount } from '../support/accounts';
 import type { TestServer } from '../support/server';
-import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, waitFor } from '../links/support/gateway';
+import { sharedGateway } from '../support/server';
 
 /**
  * A checkout session with a PENDING reference payment does not expire at +30 min: it follows that
@@ -12,7 +13,7 @@ import { accountEvents, advanceClock, createSession, expectError, getSession, pa
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startGatewayWithJobs();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -4,7 +4,8 @@ import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { createAccount } from '../support/accounts';
 import type { ApiClient, ApiResponse } from '../support/client';
 import type { TestServer } from '../support/server';
-import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, startGatewayWithJobs, waitFor } from '../links/support/gateway';
+import { accountEvents, advanceClock, createSession, expectError, getSession, paySession, waitFor } from '../links/support/gateway';
+import { sharedGateway } from '../support/server';
 
 /**
  * A checkout session is paid at most once (issue 16): one payment in flight per session, claimed by a
@@ -13,7 +14,7 @@ import { accountEvents, advanceClock, createSession, expectError, getSession, pa
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startGatewayWithJobs();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -5,10 +5,11 @@ import { createAccount, type TestAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import type { TestServer } from '../support/server';
 import { openSse } from '../streams/support/sseClient';
-import { collect, errorCodes, gql, startGraphqlTestServer } from '../graphql/support';
+import { collect, errorCodes, gql } from '../graphql/support';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createExpressPayment, expectErrorEnvelope, mintToken, PUBLIC_VIEW_FIELDS } from './support';
+import { sharedGateway } from '../support/server';
 
 let server: TestServer;
 let acct: TestAccount;
@@ -16,7 +17,7 @@ let other: TestAccount;
 let anon: ApiClient;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
   other = await createAccount(server.baseUrl);
   anon = new ApiClient(server.baseUrl);

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import { startGatewayWithJobs, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { startExampleServer } from '../../examples/client-token/server.mjs';
 import { createExpressPayment } from './support';
+import { sharedGateway } from '../support/server';
 
 warnIfNoChromium('test/clientTokens/browser.test.ts (client tokens from another origin)');
 
@@ -20,7 +21,7 @@ describe.skipIf(!chromiumAvailable)('a merchant page on another origin follows a
   let example: { url: string; close(): Promise<void> };
 
   beforeAll(async () => {
-    server = await startGatewayWithJobs();
+    server = await sharedGateway();
     merchant = await createAccount(server.baseUrl, 'Loja Kianda');
     example = await startExampleServer({ gatewayUrl: server.baseUrl, secretKey: merchant.sk });
     browser = await launchPhoneBrowser();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../src/pages/pagesRouter';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { ensureDashboardBundle } from './support/dashboard';
+import { sharedGateway } from '../support/server';
 
 /**
  * How the gateway serves the dashboard app (src/dashboard/assetsRouter.ts), over plain HTTP: the shell
@@ -13,7 +14,7 @@ describe('dashboard app assets', () => {
 
   beforeAll(async () => {
     await ensureDashboardBundle();
-    server = await startTestServer();
+    server = await sharedGateway();
   });
   afterAll(async () => {
     await server?.stop();

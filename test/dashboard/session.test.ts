@@ -3,9 +3,10 @@ import type { Client } from 'graphql-ws';
 import { DashboardSessionModel } from '../../src/dashboard/session/sessionModel';
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { createPayment, referenceBody } from '../support/payments';
 import { answer, COOKIE_FLAGS, cookieGql, cookieWsClient, signIn, upgradeAnswer } from './sessionSupport';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 17, item 1: the dashboard signs in once with a key and then holds a session cookie. Each
@@ -18,7 +19,7 @@ vi.setConfig({ testTimeout: 60_000 });
 let server: TestServer;
 let origin: string;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   origin = server.baseUrl; // PUBLIC_BASE_URL is the default http://localhost:PORT: the same server
 }, 60_000);
 afterAll(async () => server?.stop(), 60_000);

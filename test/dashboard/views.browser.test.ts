@@ -4,7 +4,7 @@ import { createAccount, idempotencyKey, type TestAccount } from '../support/acco
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { createPayment, expressBody, referenceBody } from '../support/payments';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 import { createEndpoint } from '../support/webhooks';
 import { gqlData } from '../graphql/support';
@@ -14,6 +14,7 @@ import { methodName } from '../../src/dashboard/app/payments';
 import { ensureDashboardBundle, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
 import { LAYOUTS, navLink, useLayout } from './support/product';
 import { checkLayout, shownPaymentIds, tableRows, waitForShownPayments } from './support/views';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 40's views in Chromium against the real gateway: the Overview's charts (each an image with a name,
@@ -37,7 +38,7 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
   beforeAll(async () => {
     await ensureDashboardBundle();
     // 120 payments and the dashboard's own calls are counted on one key: room for them.
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+    server = await sharedGateway({ RATE_LIMIT_PER_MINUTE: '100000' });
     receiver = await startReceiver();
     browser = await launchPhoneBrowser();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { createPayment, referenceBody } from '../support/payments';
@@ -10,6 +10,7 @@ import { waitFor } from '../support/wait';
 import { ensureDashboardBundle, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
 import { LAYOUTS, openPage, useLayout } from './support/product';
 import { checkLayout } from './support/views';
+import { sharedGateway } from '../support/server';
 
 /**
  * The Webhooks view's endpoint cards beyond push deliveries (contract decisions, "Pull endpoints" and
@@ -32,7 +33,7 @@ describe.skipIf(!chromiumAvailable)('webhook endpoint cards in Chromium', () => 
 
   beforeAll(async () => {
     await ensureDashboardBundle();
-    server = await startTestServer();
+    server = await sharedGateway();
     receiver = await startReceiver();
     browser = await launchPhoneBrowser();
   });

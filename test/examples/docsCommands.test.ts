@@ -5,8 +5,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { ROOT } from '../support/processes';
-import { startGatewayWithJobs, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { checkAnswer, runnableBlocks, RUNNABLE_MARKER, type DocsBlock } from './readmeSnippets';
+import { sharedGateway } from '../support/server';
 
 /**
  * The guides' commands, run as written (issue 14, item 5): every ```bash block marked runnable
@@ -22,7 +23,7 @@ const run = promisify(execFile);
 let server: TestServer;
 let port: string;
 beforeAll(async () => {
-  server = await startGatewayWithJobs();
+  server = await sharedGateway();
   port = new URL(server.baseUrl).port;
 });
 afterAll(async () => server?.stop());

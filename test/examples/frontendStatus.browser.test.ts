@@ -9,8 +9,9 @@ import type { CheckoutConfig } from '../../examples/frontend-status/config';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { advanceClock, getPayment } from '../support/payments';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { expectAxeClean, fitsPhoneWidth, LIVE_TIMEOUT, recordedTexts, recordTexts } from '../dashboard/support/dashboard';
+import { sharedGateway } from '../support/server';
 
 warnIfNoChromium('test/examples/frontendStatus.browser.test.ts (examples/frontend-status)');
 
@@ -45,7 +46,7 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
   let example: CheckoutServer;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await sharedGateway();
     merchant = await createAccount(server.baseUrl, 'Loja Kianda');
     example = await startCheckoutServer({ gatewayUrl: server.baseUrl, secretKey: merchant.sk });
     browser = await launchPhoneBrowser();

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 let server: TestServer;
 let anon: ApiClient;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   anon = new ApiClient(server.baseUrl);
 });
 afterAll(async () => server?.stop());

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

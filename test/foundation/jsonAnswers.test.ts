@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * The REST pipeline writes JSON answers itself (src/rest/pipeline.ts, sendJson) instead of through
@@ -16,7 +17,7 @@ let paymentId: string;
 const METADATA = { city: 'Luanda', note: 'pagamento de teste — açaí, café' };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
   const created = await acct.api.post(
     '/payment_intents',

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts';
 import { createPayment, expressBody } from '../support/payments';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { gql, gqlData } from '../graphql/support';
 import { cookieData, signIn } from '../dashboard/sessionSupport';
+import { sharedGateway } from '../support/server';
 
 /** GET /logs shows each request's bodies, with secrets redacted, cut at 4 KiB (issue 40). */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, randomBase62, type IdPrefix } from '../../src/ids';
 import { loadContract, type OperationSpec } from '../faults/support/contract';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * openapi.yaml gives every path parameter the pattern of the ids (and link codes) the gateway issues.
@@ -66,7 +67,7 @@ describe('a path id that does not match its pattern', () => {
   let acct: TestAccount;
   beforeAll(async () => {
     // About 200 requests with one key: more than the default 120 per minute.
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+    server = await sharedGateway({ RATE_LIMIT_PER_MINUTE: '100000' });
     acct = await createAccount(server.baseUrl);
   });
   afterAll(async () => server?.stop());

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadContract } from '../faults/support/contract';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * Integer query parameters accept plain decimal digits only (contract decisions): nothing that
@@ -13,7 +14,7 @@ let acct: TestAccount;
 /** The path parameters of the operations that have some: objects made for them (fill in one added later). */
 const pathParams: Record<string, Record<string, string>> = {};
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
   const pull = await acct.api.post('/webhook_endpoints', { mode: 'pull' });
   expect(pull.status, pull.text).toBe(201);

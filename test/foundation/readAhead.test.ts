@@ -5,7 +5,8 @@ import { hashSecret } from '../../src/domain/accounts/secrets';
 import { countKeyAndAccountRequest } from '../../src/domain/ratelimit/rateLimitService';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { commandLog } from '../support/commandLog';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * A GET of a payment reads it beside the key's rate-limit count (src/operations/prefetch.ts, beforeCount), once the
@@ -18,7 +19,7 @@ let other: TestAccount;
 let paymentId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
   other = await createAccount(server.baseUrl);
   const created = await acct.api.post('/payment_intents', { amount: 3100, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });

@@ -1,6 +1,7 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 16, item 5: request logs and per-IP rate-limit counters were never pruned. TTL indexes now
@@ -8,7 +9,7 @@ import { startTestServer, type TestServer } from '../support/server';
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

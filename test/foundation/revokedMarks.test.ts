@@ -9,7 +9,8 @@ import {
   REVOKED_MARK_KEPT_MS,
 } from '../../src/domain/ratelimit/rateLimitService';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * A revocation marks the key in its account's document first (every process's next count refuses it),
@@ -24,7 +25,7 @@ let acct: TestAccount;
 const limits = { perKey: 1_000, perAccount: 10_000 };
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
 });
 afterAll(async () => server?.stop());

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * Security headers on every response (issue 16): nosniff, no framing, no referrer, and a CSP that fits
@@ -13,7 +14,7 @@ const STRICT = "default-src 'none'; frame-ancestors 'none'";
 let server: TestServer;
 let acct: Awaited<ReturnType<typeof createAccount>>;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
 });
 afterAll(async () => server?.stop());

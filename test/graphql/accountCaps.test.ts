@@ -8,7 +8,8 @@ import { PaymentLinkModel, type PaymentLinkRecord } from '../../src/domain/links
 import { newId, randomBase62 } from '../../src/ids';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, startGraphqlTestServer } from './support';
+import { errorCodes, gql, gqlData } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 16: API keys and payment links per account are capped (ACCOUNT_CAPS), over REST and GraphQL,
@@ -20,7 +21,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   // Many key creations from one key: the rate limit is not what this file tests.
-  server = await startGraphqlTestServer({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
+  server = await sharedGateway({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
   baseUrl = server.baseUrl;
 });
 afterAll(async () => {

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer } from './support';
+import { errorCodes, gql, gqlData, INTENT_FIELDS } from './support';
+import { sharedGateway } from '../support/server';
 
 /** The GraphQL endpoint over HTTP: authentication, permissions, rate limit, errors, limits. */
 let server: TestServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   baseUrl = server.baseUrl;
 });
 afterAll(async () => {

@@ -2,7 +2,8 @@ import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer } from './support';
+import { errorCodes, gql, gqlData, INTENT_FIELDS } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 16: GraphQL cost from real bounds, over HTTP against the real gateway. Each refusal comes
@@ -25,7 +26,7 @@ async function paymentWithRefunds(account: TestAccount, count: number): Promise<
 }
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   baseUrl = server.baseUrl;
   acct = await createAccount(baseUrl);
   paidId = await paymentWithRefunds(acct, 15);

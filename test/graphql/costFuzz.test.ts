@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { startGraphqlTestServer } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 16: random nested and aliased queries built from schema.graphql (seeded, so a failure replays),
@@ -22,7 +22,7 @@ let acct: TestAccount;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
+  server = await sharedGateway({ RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_ACCOUNT_PER_MINUTE: '100000' });
   acct = await createAccount(server.baseUrl);
   const paid = await acct.api.post('/payment_intents', { amount: 100_000, currency: 'AOA', payment_method: 'multicaixa_reference', metadata: { order: 'o-1' } }, { idempotencyKey: idempotencyKey() });
   await acct.api.post('/sandbox/simulate/reference_paid', { reference: paid.body.reference.number });

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import type { TestServer } from '../support/server';
-import { startGraphqlTestServer } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * GraphiQL at GET /graphql in a real headless Chromium: it loads only from the gateway (no CDN, under a
@@ -16,7 +16,7 @@ describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
   let browser: PhoneBrowser;
 
   beforeAll(async () => {
-    server = await startGraphqlTestServer();
+    server = await sharedGateway();
     browser = await launchPhoneBrowser();
   });
   afterAll(async () => {

@@ -1,8 +1,9 @@
 import { Connection } from 'mongodb/lib/cmap/connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { gqlData } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * The createPaymentIntent mutation reads the account no more often than POST /v1/payment_intents: the
@@ -12,7 +13,7 @@ import { gqlData } from './support';
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

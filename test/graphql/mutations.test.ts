@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './support';
+import { errorCodes, gql, gqlData, INTENT_FIELDS, until } from './support';
+import { sharedGateway } from '../support/server';
 
 /** Every mutation once, its error paths with the REST codes, idempotency shared with REST, batching. */
 let server: TestServer;
@@ -12,7 +13,7 @@ let receiver: Receiver;
 let receiverUrl: string;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   baseUrl = server.baseUrl;
   receiver = await startReceiver();
   receiverUrl = `${receiver.url}/hooks`;

@@ -7,7 +7,8 @@ import { advanceClock, createPayment, expressBody, referenceBody } from '../supp
 import { startReceiver, type Receiver } from '../support/receiver';
 import { waitFor } from '../support/wait';
 import { createEndpoint, deliveries } from '../support/webhooks';
-import { errorCodes, gql, gqlData, startGraphqlTestServer } from './support';
+import { errorCodes, gql, gqlData } from './support';
+import { sharedGateway } from '../support/server';
 
 /** Query.overview over HTTP on the real gateway: counts checked against the account's own payments. */
 
@@ -27,7 +28,7 @@ let stop: () => Promise<void>;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  const server = await startGraphqlTestServer();
+  const server = await sharedGateway();
   baseUrl = server.baseUrl;
   stop = server.stop;
 });

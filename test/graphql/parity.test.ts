@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { type TestServer } from '../support/server';
-import { gql, gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './support';
+import { gql, gqlData, INTENT_FIELDS, until } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * REST and GraphQL read the same objects through the same services: for each resource, every field
@@ -12,7 +13,7 @@ import { gql, gqlData, INTENT_FIELDS, startGraphqlTestServer, until } from './su
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => {
   await server?.stop();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { type TestServer } from '../support/server';
-import { errorCodes, gql, gqlData, INTENT_FIELDS, startGraphqlTestServer } from './support';
+import { errorCodes, gql, gqlData, INTENT_FIELDS } from './support';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 15, item 11: what REST offers and GraphQL lacked or bounded differently. Each case runs the
@@ -12,7 +13,7 @@ let server: TestServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   baseUrl = server.baseUrl;
 });
 afterAll(async () => {

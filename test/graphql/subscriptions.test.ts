@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { busSubscribersAre, collect, gqlData, wsClient, startGraphqlTestServer, until } from './support';
+import { busSubscribersAre, collect, gqlData, wsClient, until } from './support';
+import { sharedGateway } from '../support/server';
 
 /** Subscriptions over graphql-ws on one gateway (the cross-instance case is in crossInstance.test.ts). */
 let server: TestServer;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   baseUrl = server.baseUrl;
 });
 afterAll(async () => {

@@ -3,8 +3,8 @@ import { logger } from '../../src/logger';
 import { MAX_REQUEST_JSON_DEPTH } from '../../src/graphql/requestDepth';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
-import { startGraphqlTestServer } from './support';
 import { openSocket, type RawSocket } from './rawSocket';
+import { sharedGateway } from '../support/server';
 
 /**
  * Issue 54, "refuse early": a WebSocket `subscribe` payload passes the same depth check as an HTTP body
@@ -18,7 +18,7 @@ let acct: TestAccount;
 let logged: MockInstance[];
 
 beforeAll(async () => {
-  server = await startGraphqlTestServer();
+  server = await sharedGateway();
   acct = await createAccount(server.baseUrl);
 });
 afterAll(async () => {

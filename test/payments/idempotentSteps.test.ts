@@ -2,9 +2,10 @@ import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyModel } from '../../src/domain/idempotency/idempotencyModel';
 import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotencyService';
-import { createAccount, expectError, expressBody, idempotencyKey, startPaymentsServer } from './support/payments';
+import { createAccount, expectError, expressBody, idempotencyKey } from './support/payments';
 import type { TestServer } from '../support/server';
 import { commandLog } from '../support/commandLog';
+import { sharedGateway } from '../support/server';
 
 /**
  * A POST /payment_intents makes fewer database round trips one after the other (bench/README.md, "Round
@@ -15,7 +16,7 @@ import { commandLog } from '../support/commandLog';
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

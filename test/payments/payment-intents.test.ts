@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accountEvents, createAccount, createPayment, expectError, expressBody, getPayment, idempotencyKey, referenceBody,
-  startPaymentsServer,
 } from './support/payments';
 import type { TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  advance, createAccount, createPayment, expectError, expressBody, getPayment, paymentEvents, startPaymentsServer,
+  advance, createAccount, createPayment, expectError, expressBody, getPayment, paymentEvents,
 } from './support/payments';
 import type { TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /** Every scenario through the sandbox clock: an advance fires the due rail steps before it answers. */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

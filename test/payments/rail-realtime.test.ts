@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TimerModel } from '../../src/platform/timers/timerModel';
-import { createAccount, createPayment, expressBody, getPayment, paymentEvents, startPaymentsServer, waitFor } from './support/payments';
+import { createAccount, createPayment, expressBody, getPayment, paymentEvents, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
+import { sharedGateway } from '../support/server';
 
 /**
  * The two headline scenarios in real time (no sandbox clock): PENDING, PROCESSING due at 2 s, the
@@ -12,7 +13,7 @@ import type { TestServer } from '../support/server';
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { createPayment, referenceBody } from '../webhooks/support/webhooks';
 import { openSse } from './support/sseClient';
+import { sharedGateway } from '../support/server';
 
 /**
  * The public stream (`GET /v1/public/payments/{id}/events`, no credentials) shows only payments made on
@@ -15,7 +16,7 @@ import { openSse } from './support/sseClient';
  */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

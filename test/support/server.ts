@@ -18,7 +18,18 @@ export interface TestServer {
  * hooks, on the gateway's runtime before its services start.
  */
 export async function startTestServer(env: Record<string, string> = {}, opts: { register?: (runtime: GatewayRuntime) => void } = {}): Promise<TestServer> {
-  const config = loadConfig({
+  // The process holds one mongoose connection, to one database: a gateway of its own (its own engine, or
+  // the MONGODB_URI it is given) cannot run beside the ones earlier files shared. They start again for
+  // the next file that asks.
+  await closeSharedGateways();
+  const config = testConfig(env);
+  const gateway = await startGateway(config, opts);
+  return { baseUrl: gateway.url, gateway, config: gateway.config, stop: () => gateway.close() };
+}
+
+/** The Config of a test gateway: an ephemeral port on loopback, account creation and public routes not rate limited, `env` over it. */
+function testConfig(env: Record<string, string>): Config {
+  return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     ACCOUNT_CREATION_PER_MINUTE: '1000000',
@@ -29,8 +40,6 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     WEBHOOK_SECRETS_KEY: TEST_WEBHOOK_SECRETS_KEY,
     ...env,
   });
-  const gateway = await startGateway(config, opts);
-  return { baseUrl: gateway.url, gateway, config: gateway.config, stop: () => gateway.close() };
 }
 
 /**
@@ -39,4 +48,35 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
  */
 export async function startGatewayWithJobs(env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer(env);
+}
+
+/**
+ * The gateway a test file shares with the next files of its vitest worker that ask for the same `env`
+ * (the suite runs with `isolate: false`, so this module lives as long as the worker): one gateway start
+ * instead of one per file. Each test makes its own sandbox account on it, as every test does. A file that
+ * stops, restarts or reconfigures its gateway, registers hooks on it, or needs a database no other file
+ * wrote to starts its own with startTestServer. `stop()` leaves the shared gateway running for the next
+ * file. One runs at a time (the process has one database connection): a file asking for another `env`,
+ * or starting a gateway of its own, stops it first.
+ */
+let shared: { key: string; gateway: Promise<TestServer> } | undefined;
+
+export async function sharedGateway(env: Record<string, string> = {}): Promise<TestServer> {
+  const key = JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
+  if (shared?.key !== key) {
+    await closeSharedGateways();
+    const gateway = startGateway(testConfig(env)).then((started) => ({ baseUrl: started.url, gateway: started, config: started.config, stop: async () => undefined }));
+    const entry = { key, gateway };
+    shared = entry;
+    // A start that failed is not kept: the next file tries again.
+    gateway.catch(() => shared === entry && (shared = undefined));
+  }
+  return shared!.gateway;
+}
+
+/** Stops the gateway this worker shares, if any (before a gateway of another configuration starts). */
+export async function closeSharedGateways(): Promise<void> {
+  const running = shared;
+  shared = undefined;
+  if (running) await (await running.gateway.catch(() => undefined))?.gateway.close();
 }

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { printable, printableJson } from '../src/printable';
-import { startTestServer, type TestServer } from '../../../test/support/server';
+import { type TestServer } from '../../../test/support/server';
 import { runPgw, tempConfigHome } from './support/pgw';
+import { sharedGateway } from '../../../test/support/server';
 
 /**
  * pgw shows what the gateway sends and never lets it drive the terminal (issue 54): control characters
@@ -38,7 +39,7 @@ describe('pgw prints server strings escaped', () => {
   let server: TestServer;
   let config: ReturnType<typeof tempConfigHome> | undefined;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await sharedGateway();
   });
   afterAll(() => server?.stop());
   afterEach(() => config?.cleanup());

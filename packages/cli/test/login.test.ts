@@ -2,15 +2,16 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, type TestAccount } from '../../../test/support/accounts';
-import { startTestServer, type TestServer } from '../../../test/support/server';
+import { type TestServer } from '../../../test/support/server';
 import { runPgw, tempConfigHome } from './support/pgw';
+import { sharedGateway } from '../../../test/support/server';
 
 let server: TestServer;
 let account: TestAccount;
 let config: ReturnType<typeof tempConfigHome>;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
   account = await createAccount(server.baseUrl);
 });
 afterAll(() => server.stop());

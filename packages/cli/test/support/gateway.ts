@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startTestServer, type TestServer } from '../../../../test/support/server';
+import { sharedGateway, type TestServer } from '../../../../test/support/server';
 import { startPgw, startReceiver, tempConfigHome, type PgwProcess } from './pgw';
 
 /**
@@ -11,7 +11,7 @@ export function usePgwGateway() {
   let config: ReturnType<typeof tempConfigHome>;
   const running: PgwProcess[] = [];
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await sharedGateway();
     config = tempConfigHome();
   });
   afterEach(async () => {
