@@ -449,10 +449,19 @@ function measure(
   const id = memoId(walk, set);
   if (id === undefined) return measureSet(walk, parent, set, path, level, visiting, budget);
   const key = `${id}|${parent.name}|${level}|${walk.mayIntrospect}|${[...path].sort().join(',')}`;
-  const known = walk.sets.get(key);
-  if (known && known.cost <= budget) return known;
-  const result = measureSet(walk, parent, set, path, level, visiting, budget);
-  if (result.cost <= budget) walk.sets.set(key, result);
+  return withinBudget(walk.sets, key, (m) => m.cost, budget, () => measureSet(walk, parent, set, path, level, visiting, budget));
+}
+
+/**
+ * The memo rule of measure and introspect: a kept result is reused where its cost fits `budget`;
+ * otherwise the set is walked again, and what that walk returns is kept only when complete (within
+ * `budget`). measureSet says why a complete result is the same under any budget it fits.
+ */
+function withinBudget<T>(memo: Map<string, T>, key: string, costOf: (result: T) => number, budget: number, walkSet: () => T): T {
+  const known = memo.get(key);
+  if (known !== undefined && costOf(known) <= budget) return known;
+  const result = walkSet();
+  if (costOf(result) <= budget) memo.set(key, result);
   return result;
 }
 
@@ -637,16 +646,9 @@ function introspect(walk: Walk, type: GraphQLObjectType, source: unknown, set: S
   const id = typeof source === 'object' && source !== null ? memoId(walk, set) : undefined;
   if (id === undefined) return introspectSet(walk, type, source, set, visiting, budget);
   const object = source as object;
-  const key = `${type.name}|${id}`;
-  let known = walk.introspections.get(object);
-  const cost = known?.get(key);
-  if (cost !== undefined && cost <= budget) return cost;
-  const result = introspectSet(walk, type, source, set, visiting, budget);
-  if (result <= budget) {
-    if (!known) walk.introspections.set(object, (known = new Map()));
-    known.set(key, result);
-  }
-  return result;
+  let costs = walk.introspections.get(object);
+  if (!costs) walk.introspections.set(object, (costs = new Map()));
+  return withinBudget(costs, `${type.name}|${id}`, (cost) => cost, budget, () => introspectSet(walk, type, source, set, visiting, budget));
 }
 
 function introspectSet(walk: Walk, type: GraphQLObjectType, source: unknown, set: SelectionSetNode, visiting: Set<string>, budget: number): number {

@@ -5,6 +5,7 @@ import { buildExecutableSchema } from '../../src/graphql/schema';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';
 import { sharedGateway } from '../support/server';
+import { mulberry32 } from '../support/random';
 
 /**
  * Issue 16: random nested and aliased queries built from schema.graphql (seeded, so a failure replays),
@@ -41,17 +42,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** mulberry32: small, seeded, good enough to spread choices. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const schema = buildExecutableSchema();
 const FIRST_VALUES = [undefined, 1, 3, 20, 100, 101, 500, 0, '$n'];
@@ -106,7 +96,7 @@ function generator(random: () => number) {
 }
 
 it(`answers ${QUERIES} random nested and aliased queries without a 500, each accepted one under the response cap`, async () => {
-  const next = generator(prng(SEED));
+  const next = generator(mulberry32(SEED));
   // Only documents the body limit lets through (MAX_BODY_BYTES answers 413 before GraphQL reads them).
   const queries: string[] = [];
   while (queries.length < QUERIES) {

@@ -12,6 +12,7 @@ import {
 } from '../../src/graphql/graphqljs';
 import { limitWalkStats, MAX_COST, measureOperation } from '../../src/graphql/limits';
 import { buildExecutableSchema } from '../../src/graphql/schema';
+import { mulberry32 } from '../support/random';
 
 /**
  * Issue 54, "refuse early": the cost walk measures a selection set once per walk for its text and
@@ -26,17 +27,6 @@ const schema = buildExecutableSchema();
 const DOCUMENTS = Number(process.env.COST_MEMO_DOCUMENTS ?? 400);
 const SEED = 0x54e0;
 
-/** mulberry32, as costFuzz.test.ts: seeded, so a failure replays. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIRST_VALUES = [undefined, undefined, 1, 2, 5, 20, 100, 500, '$n', '$m', 0];
 const INTROSPECTIONS = [
@@ -142,7 +132,7 @@ function outcome(text: string | DocumentNode, variables: Record<string, unknown>
 
 describe('the cost walk memo', () => {
   it(`measures ${DOCUMENTS} random documents near MAX_COST exactly as the walk without it`, () => {
-    const random = prng(SEED);
+    const random = mulberry32(SEED);
     const next = generator(random);
     const seen = { accepted: 0, tooExpensive: 0, other: 0, nearLimit: 0, fewerNodes: 0 };
     for (let i = 0; i < DOCUMENTS; i++) {
