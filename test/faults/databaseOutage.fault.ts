@@ -21,6 +21,8 @@ import { sleep, timed, waitFor } from './support/fixtures';
  * (3 s) and one longer than all of them (45 s).
  */
 const ANSWER_WITHIN_MS = 5_000;
+/** Longer than any answer may take here: a call still unanswered then is a hang, reported as one. */
+const HANG_MS = 20_000;
 const CREATE_BODY = { amount: 5_000, currency: 'AOA', payment_method: 'multicaixa_reference' };
 
 let dataDir: string;
@@ -35,7 +37,7 @@ const startEngine = () => spawnEngine({ DATA_DIR: dataDir, DB_PORT: String(port)
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgw-outage-'));
   port = await freePort();
-  engine = await startEngine();
+  engine = await step('engine restart', () => startEngine());
   receiver = await startReceiver();
   gateway = await spawnGateway(engine.uri, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   account = await createAccount(gateway.url, 'database outage');
@@ -49,8 +51,27 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function graphql(query: string, variables: Record<string, unknown>) {
+/**
+ * `call`, aborted after HANG_MS: a request the gateway never answers fails the test within seconds,
+ * naming the step and showing what the gateway and the engine printed, instead of holding the file
+ * until vitest's timeout with nothing to read.
+ */
+async function step<T>(name: string, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const signal = AbortSignal.timeout(HANG_MS);
+  // Raced as well as passed on: a call that does not take the signal is bounded too.
+  const hung = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Error(`no answer within ${HANG_MS} ms`)), { once: true }));
+  try {
+    return await Promise.race([call(signal), hung]);
+  } catch (err) {
+    throw new Error(
+      `${name}: ${String(err)}\n--- gateway output (end) ---\n${gateway.output().slice(-6_000)}\n--- engine output (end) ---\n${engine.output().slice(-3_000)}`,
+    );
+  }
+}
+
+async function graphql(query: string, variables: Record<string, unknown>, signal: AbortSignal) {
   const res = await fetch(`${gateway.url}/graphql`, {
+    signal,
     method: 'POST',
     headers: { authorization: `Bearer ${account.sk}`, 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
@@ -64,62 +85,62 @@ describe.each([
 ])('database away for an outage %s (%i ms)', (_what, outageMs) => {
   it('answers 503 service_unavailable fast while it is away, then serves again; a retried POST creates one payment', async () => {
     // An express payment succeeds at +5 s: that step falls in the outage.
-    const before = await account.api.post('/payment_intents', expressBody(), { idempotencyKey: idempotencyKey() });
+    const before = await step('create before the outage', (signal) => account.api.post('/payment_intents', expressBody(), { idempotencyKey: idempotencyKey(), signal }));
     expect(before.status).toBe(201);
-    const stream = await openSse(`${gateway.url}/v1/payment_intents/${before.body.id}/events`, { authorization: `Bearer ${account.sk}` });
+    const stream = await step('open the stream', () => openSse(`${gateway.url}/v1/payment_intents/${before.body.id}/events`, { authorization: `Bearer ${account.sk}` }));
     expect(stream.status).toBe(200);
     onTestFinished(() => stream.close());
 
-    await engine.kill();
+    await step('kill the engine', () => engine.kill());
     const downAt = Date.now();
     const key = idempotencyKey();
 
-    const post = await timed(() => account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key }));
+    const post = await timed(() => step('POST during the outage', (signal) => account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key, signal })));
     expect(post.value.status).toBe(503);
     expect(post.value.body.error.code).toBe('service_unavailable');
     expect(Number(post.value.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(post.ms).toBeLessThan(ANSWER_WITHIN_MS);
 
-    const get = await timed(() => account.api.get(`/payment_intents/${before.body.id}`));
+    const get = await timed(() => step('GET during the outage', (signal) => account.api.get(`/payment_intents/${before.body.id}`, { signal })));
     expect(get.value.status).toBe(503);
     expect(get.value.body.error.code).toBe('service_unavailable');
     expect(get.ms).toBeLessThan(ANSWER_WITHIN_MS);
 
-    const gql = await timed(() => graphql('query($id: ID!) { paymentIntent(id: $id) { id status } }', { id: before.body.id }));
+    const gql = await timed(() => step('GraphQL during the outage', (signal) => graphql('query($id: ID!) { paymentIntent(id: $id) { id status } }', { id: before.body.id }, signal)));
     expect(gql.value.body.errors?.[0]?.extensions?.code).toBe('service_unavailable');
     expect(gql.ms).toBeLessThan(ANSWER_WITHIN_MS);
 
-    const ready = await timed(() => fetch(`${gateway.url}/readyz`));
+    const ready = await timed(() => step('/readyz during the outage', (signal) => fetch(`${gateway.url}/readyz`, { signal })));
     expect(ready.value.status).toBe(503);
     expect(ready.ms).toBeLessThan(ANSWER_WITHIN_MS);
 
     // The rest of the outage, then the database again on the same address and data.
     await sleep(Math.max(0, outageMs - (Date.now() - downAt)));
     // Still refused, and still fast, at the end of a long outage.
-    const late = await timed(() => account.api.get(`/payment_intents/${before.body.id}`));
+    const late = await timed(() => step('GET at the end of the outage', (signal) => account.api.get(`/payment_intents/${before.body.id}`, { signal })));
     expect(late.value.status).toBe(503);
     expect(late.ms).toBeLessThan(ANSWER_WITHIN_MS);
-    engine = await startEngine();
+    engine = await step('engine restart', () => startEngine());
 
     const backAt = Date.now();
-    await waitFor(async () => (await fetch(`${gateway.url}/readyz`)).status, (status) => status === 200, 30_000);
+    await waitFor(() => step('/readyz after the restart', async (signal) => (await fetch(`${gateway.url}/readyz`, { signal })).status), (status) => status === 200, 30_000);
     console.log(`database outage ${outageMs} ms: ready again ${Date.now() - backAt} ms after the database restarted`);
-    const read = await account.api.get(`/payment_intents/${before.body.id}`);
+    const read = await step('GET after the restart', (signal) => account.api.get(`/payment_intents/${before.body.id}`, { signal }));
     expect(read.status).toBe(200);
 
-    const retried = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key });
+    const retried = await step('retried POST', (signal) => account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key, signal }));
     expect(retried.status).toBe(201);
-    const again = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key });
+    const again = await step('replayed POST', (signal) => account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key, signal }));
     expect(again.body.id).toBe(retried.body.id);
     // Nothing else was made by the refused POST: the newest payments are the retry and the one before the outage.
-    const list = await account.api.get('/payment_intents?limit=100');
+    const list = await step('list after the restart', (signal) => account.api.get('/payment_intents?limit=100', { signal }));
     const ids = list.body.data.map((p: { id: string }) => p.id);
     expect(ids.filter((id: string) => id === retried.body.id)).toHaveLength(1);
     expect(ids.indexOf(retried.body.id)).toBe(0);
     expect(ids[1]).toBe(before.body.id);
 
     // What was under way when the database went away carried on once it was back.
-    await waitFor(async () => (await account.api.get(`/payment_intents/${before.body.id}`)).body.status, (status) => status === 'SUCCEEDED', 30_000);
+    await waitFor(async () => (await step('GET until it succeeds', (signal) => account.api.get(`/payment_intents/${before.body.id}`, { signal }))).body.status, (status) => status === 'SUCCEEDED', 30_000);
     const succeeded = (r: { rawBody: string }) => r.rawBody.includes(before.body.id) && r.rawBody.includes('"payment.succeeded"');
     await receiver.waitFor(succeeded, 1, 30_000);
     // The same stream, opened before the outage, carries the change (then ends: the status is final).

@@ -21,6 +21,8 @@ export interface RequestOptions {
   key?: string | null;
   /** A root route (health, readiness, documents, pages): `path` as given, not under /v1. */
   root?: boolean;
+  /** Aborts the request (a test that must not wait for ever on an answer that never comes). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -64,7 +66,7 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const url = this.baseUrl + (opts.root || path.startsWith('/v1') || !path.startsWith('/') ? path : `/v1${path}`);
-    const res = await fetch(url, { method, headers, body });
+    const res = await fetch(url, { method, headers, body, signal: opts.signal });
     const text = await res.text();
     const contentType = res.headers.get('content-type') ?? '';
     const parsed = contentType.includes('application/json') && text ? JSON.parse(text) : text;
