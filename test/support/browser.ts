@@ -93,8 +93,13 @@ export async function launchPhoneBrowser(): Promise<PhoneBrowser> {
   };
 }
 
-/** Full-page PNG under test-artifacts/screenshots (gitignored). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * With PGW_SCREENSHOTS=1, a full-page PNG under test-artifacts/screenshots (gitignored), for a person to
+ * look at; otherwise nothing. No test reads them back, and encoding a tall page (the Webhooks view at
+ * phone width) took longer than the checks around it, in every run.
+ */
+export async function screenshot(page: Page, name: string): Promise<string | undefined> {
+  if (process.env.PGW_SCREENSHOTS !== '1') return undefined;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pgwBundle } from './bundle';
 
 export const CLI_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const PGW_BIN = path.join(CLI_ROOT, 'bin/pgw.mjs');
 export const REPO_ROOT = path.resolve(CLI_ROOT, '../..');
 
 /** A throw-away config dir (XDG_CONFIG_HOME) and an environment without the developer's PGW_* settings. */
@@ -25,7 +25,7 @@ export interface PgwResult {
   stderr: string;
 }
 
-/** Runs the bin to completion (as `npx pgw` would: node on bin/pgw.mjs, no build step). */
+/** Runs pgw to completion (the test bundle, or with `npx` the bin as a reader runs it). */
 export function runPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean; stdin?: string } = {}): Promise<PgwResult> {
   const p = startPgw(args, env, opts);
   return p.exited.then((code) => ({ code, stdout: p.stdout(), stderr: p.stderr() }));
@@ -44,16 +44,16 @@ export interface PgwProcess {
 }
 
 /**
- * Starts the bin and follows its output line by line (for `listen` and the tails, which run until
- * stopped). With `npx`, runs `npx pgw …` from the repository root as a reader would, in its own process
- * group so that a signal reaches pgw and not only npx.
+ * Starts pgw and follows its output line by line (for `listen` and the tails, which run until
+ * stopped): the bundle of its current source (bundle.ts says why), or with `npx`, `npx pgw …` from the
+ * repository root as a reader would, in its own process group so that a signal reaches pgw and not only npx.
  */
 export function startPgw(args: string[], env: NodeJS.ProcessEnv, opts: { npx?: boolean; stdin?: string } = {}): PgwProcess {
   // Standard input is empty (closed at once) unless `stdin` gives what to type.
   const input = opts.stdin === undefined ? 'ignore' : 'pipe';
   const child = opts.npx
     ? spawn('npx', ['--no-install', 'pgw', ...args], { env, cwd: REPO_ROOT, detached: true, stdio: [input, 'pipe', 'pipe'] })
-    : spawn(process.execPath, [PGW_BIN, ...args], { env, stdio: [input, 'pipe', 'pipe'] });
+    : spawn(process.execPath, [pgwBundle(), ...args], { env, stdio: [input, 'pipe', 'pipe'] });
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   const stdout = followLines(child.stdout!);
   const stderr = followLines(child.stderr!);
