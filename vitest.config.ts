@@ -56,7 +56,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    maxWorkers: 2,
+    maxWorkers: Number(process.env.PGW_TEST_WORKERS) || 2,
     projects: [
       { extends: true, test: { name: 'shared', include, exclude: [...exclude, ...ISOLATED], isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED, exclude } },

@@ -159,13 +159,31 @@ async function connectWithin(uri: string, options: mongoose.ConnectOptions, with
 export async function databaseReady(): Promise<boolean> {
   try {
     const db = mongoose.connection.db;
-    if (!db || mongoose.connection.readyState !== 1) return false;
+    if (!db || mongoose.connection.readyState !== 1) return notReady(`the connection is ${mongoose.STATES[mongoose.connection.readyState] ?? 'absent'}`);
     await db.admin().ping();
     await db.collection<{ _id: string }>(READINESS_COLLECTION).updateOne({ _id: PROCESS_ID }, { $set: { checked_at: new Date() } }, { upsert: true });
     return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return notReady('the ping or the readiness write failed', err);
   }
+}
+
+/** At most one "not ready" line per this long, however often /readyz is probed. */
+const NOT_READY_LOG_MS = 10_000;
+// When this process last said why it is not ready (a log's rate, nothing more).
+let notReadyLoggedAt = -Infinity;
+
+/**
+ * Says why /readyz answers 503 (a supervisor sees only the status): an operator, or a test that waited
+ * for readiness in vain, reads whether the connection never came back or the database refused the write.
+ */
+function notReady(why: string, err?: unknown): false {
+  const now = performance.now();
+  if (now - notReadyLoggedAt >= NOT_READY_LOG_MS) {
+    notReadyLoggedAt = now;
+    logger.warn({ err, readyState: mongoose.connection.readyState }, `not ready: ${why}`);
+  }
+  return false;
 }
 
 /** pgw_database_up: the database answers a ping (no write: a scrape must not write). */
