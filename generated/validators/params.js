@@ -2175,9 +2175,11 @@ return errors === 0;
 validate83.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const paymentEvent_headers = validate84;
-const schema49 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"}},"required":["service-event-id","service-signature"]};
+const schema49 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},"webhook-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"webhook-signature":{"type":"string","pattern":"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},"webhook-timestamp":{"type":"string","pattern":"^[0-9]{1,12}$"}},"required":["service-event-id","service-signature","webhook-id","webhook-signature","webhook-timestamp"]};
 const pattern24 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 const pattern25 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
+const pattern27 = new RegExp("^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$", "u");
+const pattern28 = new RegExp("^[0-9]{1,12}$", "u");
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2192,7 +2194,7 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))){
+if((((((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))) || ((data["webhook-id"] === undefined) && (missing0 = "webhook-id"))) || ((data["webhook-signature"] === undefined) && (missing0 = "webhook-signature"))) || ((data["webhook-timestamp"] === undefined) && (missing0 = "webhook-timestamp"))){
 validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -2274,6 +2276,126 @@ var valid0 = _errs3 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data["webhook-id"] !== undefined){
+let data2 = data["webhook-id"];
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["webhook-id"] = coerced2;
+}
+}
+}
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(!pattern24.test(data2)){
+validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["webhook-signature"] !== undefined){
+let data3 = data["webhook-signature"];
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["webhook-signature"] = coerced3;
+}
+}
+}
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!pattern27.test(data3)){
+validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/pattern",keyword:"pattern",params:{pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},message:"must match pattern \""+"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["webhook-timestamp"] !== undefined){
+let data4 = data["webhook-timestamp"];
+const _errs9 = errors;
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["webhook-timestamp"] = coerced4;
+}
+}
+}
+if(errors === _errs9){
+if(typeof data4 === "string"){
+if(!pattern28.test(data4)){
+validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}$"},message:"must match pattern \""+"^[0-9]{1,12}$"+"\""}];
+return false;
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -2285,7 +2407,7 @@ return false;
 validate84.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"service-event-id":true,"service-signature":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"service-event-id":true,"service-signature":true,"webhook-id":true,"webhook-signature":true,"webhook-timestamp":true},"dynamicProps":false,"dynamicItems":false};
 
 export const recoverWebhookDeliveries_params = validate85;
 const schema50 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
@@ -2356,7 +2478,7 @@ validate85.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":
 
 export const retryWebhookDelivery_params = validate86;
 const schema51 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
-const pattern27 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+const pattern30 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2403,7 +2525,7 @@ data["delivery_id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern27.test(data0)){
+if(!pattern30.test(data0)){
 validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
@@ -2468,7 +2590,7 @@ validate86.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":fa
 
 export const revokeApiKey_params = validate87;
 const schema52 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern29 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
+const pattern32 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2515,7 +2637,7 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(!pattern29.test(data0)){
+if(!pattern32.test(data0)){
 validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }

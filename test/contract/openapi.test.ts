@@ -320,15 +320,20 @@ describe('schemas', () => {
     );
   });
 
-  it('describes the outbound webhook with its signature and event id headers', () => {
+  it('describes the outbound webhook with its signature and event id headers, and the Standard Webhooks ones', () => {
     const post = doc.webhooks.paymentEvent?.post as Obj;
     const names = (post.parameters as Obj[]).map((p) => p.name);
-    expect(names).toEqual(expect.arrayContaining(['Service-Signature', 'Service-Event-Id']));
+    expect(names).toEqual(expect.arrayContaining(['Service-Signature', 'Service-Event-Id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']));
     const headers = validators.paymentEvent_headers;
+    const id = 'evt_KbDRoe7DDnnozY3aOwehgCVD';
     const sig = 't=1795255205,v1=' + 'a'.repeat(64);
-    expect(headers({ 'service-signature': sig, 'service-event-id': 'evt_KbDRoe7DDnnozY3aOwehgCVD' })).toBe(true);
-    expect(headers({ 'service-signature': `${sig},v1=${'b'.repeat(64)}`, 'service-event-id': 'evt_KbDRoe7DDnnozY3aOwehgCVD' })).toBe(true);
-    expect(headers({ 'service-signature': 'v1=abc', 'service-event-id': 'evt_KbDRoe7DDnnozY3aOwehgCVD' })).toBe(false);
+    const standard = (signature: string) => ({ 'webhook-id': id, 'webhook-timestamp': '1795255205', 'webhook-signature': signature });
+    const v1 = `v1,${'A'.repeat(43)}=`;
+    expect(headers({ 'service-signature': sig, 'service-event-id': id, ...standard(v1) })).toBe(true);
+    expect(headers({ 'service-signature': `${sig},v1=${'b'.repeat(64)}`, 'service-event-id': id, ...standard(`${v1} ${v1}`) })).toBe(true);
+    expect(headers({ 'service-signature': 'v1=abc', 'service-event-id': id, ...standard(v1) })).toBe(false);
+    expect(headers({ 'service-signature': sig, 'service-event-id': id, ...standard('v1=abc') })).toBe(false);
+    expect(headers({ 'service-signature': sig, 'service-event-id': id })).toBe(false);
   });
 });
 

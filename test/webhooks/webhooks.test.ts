@@ -22,7 +22,7 @@ describe('webhook endpoints', () => {
     const created = await createEndpoint(api, hookUrl('crud'), { events: ['payment.succeeded'], name: 'Shop', description: 'Orders' });
     expect(created).toMatchObject({ object: 'webhook_endpoint', url: hookUrl('crud'), events: ['payment.succeeded'], name: 'Shop', description: 'Orders' });
     expect(created.id).toMatch(/^whe_[0-9A-Za-z]{24}$/);
-    expect(created.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    expect(created.secret).toMatch(/^whsec_[0-9A-Za-z+/]{43}=$/);
 
     const all = await createEndpoint(api, hookUrl('crud-all'));
     expect(all.events).toEqual(['*']);

@@ -4,20 +4,20 @@ import { logger } from '../../logger';
 import { copyCounters, STALE_TIMESTAMP_AGE_S, wrongSecret, type ChaosCopyKind } from './chaos';
 import { countChaos } from './chaosService';
 import { activeSecrets } from './webhookEndpointService';
-import { signatureHeader } from './signature';
+import type { Signing } from './signature';
 import { attemptError } from './attemptFailure';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 import type { WebhookEndpointRecord } from './webhookEndpointModel';
 import type { AttemptOutcome } from './webhookHttp';
 
-/** Sends the stored body with the given signature header (the delivery service's one request). */
-export type SendSigned = (header: string) => Promise<AttemptOutcome>;
+/** Sends the stored body signed as given (the delivery service's one request); `header` is its Service-Signature. */
+export type SendSigned = (signing: Signing) => Promise<AttemptOutcome & { header: string }>;
 
-/** The signature of a copy: forged for bad_signature and stale_timestamp, valid for a duplicate. */
-function copyHeader(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, seed: number): string {
+/** How a copy is signed: forged for bad_signature and stale_timestamp, valid for a duplicate. */
+function copySigning(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, seed: number): Signing {
   const now = Math.floor(Date.now() / 1000);
-  if (kind === 'bad_signature') return signatureHeader(d.body, [wrongSecret(seed, d.event_id)], now);
-  return signatureHeader(d.body, activeSecrets(endpoint, at), kind === 'stale_timestamp' ? now - STALE_TIMESTAMP_AGE_S : now);
+  if (kind === 'bad_signature') return { secrets: [wrongSecret(seed, d.event_id)], timestampSeconds: now };
+  return { secrets: activeSecrets(endpoint, at), timestampSeconds: kind === 'stale_timestamp' ? now - STALE_TIMESTAMP_AGE_S : now };
 }
 
 /**
@@ -52,8 +52,7 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
     if (isDuplicateKey(err)) return;
     throw err;
   }
-  const header = copyHeader(kind, d, endpoint, at, seed);
-  const a = await send(header);
+  const a = await send(copySigning(kind, d, endpoint, at, seed));
   const accepted = a.status >= 200 && a.status < 300;
   await WebhookDeliveryModel.updateOne(
     { _id: copy._id },
@@ -65,7 +64,7 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
         last_status: a.status,
         last_ms: a.ms,
         last_attempt_at: at,
-        signature_header: header,
+        signature_header: a.header,
         last_error: attemptError(a.status, a.error),
         ...(accepted && { delivered_at: at }),
       },

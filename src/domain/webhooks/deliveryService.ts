@@ -9,7 +9,7 @@ import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
-import { signatureHeader } from './signature';
+import { signatureHeaders, signNow, type Signing } from './signature';
 import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
@@ -396,16 +396,18 @@ interface SentAttempt extends AttemptOutcome {
 }
 
 /**
- * Signs with the endpoint's current secrets (or sends `header`, a chaos copy's) and POSTs the stored
- * body. `at` is the account time.
+ * Signs with the endpoint's current secrets now (or as `signing` says, a chaos copy's) and POSTs the
+ * stored body. `at` is the account time.
  */
 async function send(
   e: DeliveryEngine,
   d: WebhookDeliveryRecord,
   endpoint: WebhookEndpointRecord,
   at: Date,
-  header = signatureHeader(d.body, activeSecrets(endpoint, at), Math.floor(Date.now() / 1000)),
+  signing: Signing = signNow(activeSecrets(endpoint, at)),
 ): Promise<SentAttempt> {
+  const signatures = signatureHeaders(d.event_id, d.body, signing);
+  const header = signatures['Service-Signature'];
   // A pull endpoint has no deliveries; one that became one cannot be sent to.
   if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, at };
   const outcome = await postWebhook(
@@ -414,7 +416,7 @@ async function send(
     {
       'Content-Type': 'application/json',
       'User-Agent': USER_AGENT,
-      'Service-Signature': header,
+      ...signatures,
       'Service-Event-Id': d.event_id,
     },
     { policy: e.policy, agents: e.agents, traceParent: d.trace_parent },

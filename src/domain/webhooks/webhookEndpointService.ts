@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../errors';
-import { newId, randomBase62 } from '../../ids';
+import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timerService';
 import { logger } from '../../logger';
 import { nowForAccount } from '../clock/accountTime';
@@ -29,8 +30,13 @@ export interface CreateWebhookEndpointInput {
   description?: string;
 }
 
+/**
+ * `whsec_` and the base64 of 32 random bytes: the Standard Webhooks form, whose libraries take the
+ * secret as given and decode it (contract decisions, "Versions and compatibility"). Secrets made before
+ * (32 base62 characters) are valid base64 too and keep working for both signatures.
+ */
 function newSecret(): string {
-  return `whsec_${randomBase62(32)}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 /**

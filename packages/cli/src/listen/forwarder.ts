@@ -1,4 +1,4 @@
-import { computeWebhookSignature } from '@pgw/client';
+import { computeWebhookSignature, standardWebhookHeaders } from '@pgw/client';
 import type { GatewayEvent } from '../eventSocket';
 
 /** The gateway's own webhook User-Agent (src/domain/webhooks/deliveryService.ts): receivers see no difference. */
@@ -21,11 +21,13 @@ export function signatureHeader(secret: string, timestampSeconds: number, body: 
 
 /**
  * POSTs one event as the gateway delivers webhooks: the Event JSON as the body and the same headers
- * (`Service-Signature` signed with the local secret, `Service-Event-Id`), no redirects followed, 5 s.
+ * (`Service-Signature` and the Standard Webhooks headers signed with the local secret, `Service-Event-Id`),
+ * no redirects followed, 5 s.
  * `ageSeconds` signs with a `t` that long ago (`--chaos stale_timestamp`).
  */
 export async function forwardEvent(event: GatewayEvent, url: string, secret: string, ageSeconds = 0): Promise<ForwardResult> {
   const body = JSON.stringify(event);
+  const t = Math.floor(Date.now() / 1000) - ageSeconds;
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
@@ -37,7 +39,8 @@ export async function forwardEvent(event: GatewayEvent, url: string, secret: str
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
-        'Service-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000) - ageSeconds, body),
+        'Service-Signature': signatureHeader(secret, t, body),
+        ...standardWebhookHeaders([secret], event.id, t, body),
         'Service-Event-Id': event.id,
       },
     });

@@ -1633,6 +1633,10 @@ export interface webhooks {
          *     `<t>.<raw body>` keyed with the endpoint's `whsec_` secret; reject (400) a malformed header, a
          *     mismatch, or `t` more than 600 s away from now. During the 24 h after a secret rotation the header
          *     carries two `v1=` values (new, then old): accept when either matches.
+         *
+         *     Every delivery also carries the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+         *     `webhook-signature`), signed with the same secrets at the same time: a receiver may verify either
+         *     signature, for instance with the official `standardwebhooks` library given the endpoint's secret.
          */
         post: operations["paymentEvent"];
         delete?: never;
@@ -2346,7 +2350,7 @@ export interface components {
             created_at: string;
             /** @description The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off. */
             chaos: components["schemas"]["WebhookChaosSettings"] | null;
-            /** @description Signing secret, `whsec_` followed by 32 base62 characters: the HMAC-SHA256 key of the `v1` values of `Service-Signature`. Shown only in this response; store it with the receiver. */
+            /** @description Signing secret, `whsec_` followed by the base64 of 32 random bytes (secrets made earlier: 32 base62 characters): the HMAC-SHA256 key of the `v1` values of `Service-Signature` as written, and, base64-decoded after `whsec_`, of `webhook-signature` (Standard Webhooks). Shown only in this response; store it with the receiver. */
             secret: string;
         };
         /** @description The answer to `DELETE /webhook_endpoints/{id}`. */
@@ -5229,7 +5233,7 @@ export interface operations {
                      *       "created_at": "2026-11-21T10:00:00.000Z",
                      *       "chaos": null,
                      *       "mode": "push",
-                     *       "secret": "whsec_RrIRzH3GTkaBdLitGQPFc0Cd0E7HSmUu"
+                     *       "secret": "whsec_hbQ32vHvmvYBluhwepM6fvfMD1+grNlb4WMSmKKXJgE="
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
@@ -5517,7 +5521,7 @@ export interface operations {
                      *       "created_at": "2026-11-21T10:00:00.000Z",
                      *       "chaos": null,
                      *       "mode": "push",
-                     *       "secret": "whsec_JZAG0C1mxr2JvA2L03Q6oquKmoqOgYzs"
+                     *       "secret": "whsec_3g55w7U+kC1SMwjn3g1tuyteM0wN9aE4rHGnbUPIQXA="
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
@@ -6619,6 +6623,21 @@ export interface operations {
                  * @example evt_KbDRoe7DDnnozY3aOwehgCVD
                  */
                 "Service-Event-Id": string;
+                /**
+                 * @description Standard Webhooks (https://www.standardwebhooks.com) message id, the event id (as `Service-Event-Id`).
+                 * @example evt_KbDRoe7DDnnozY3aOwehgCVD
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks timestamp, unix seconds; the same as `t=` in `Service-Signature`.
+                 * @example 1795255205
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the endpoint's secret after `whsec_`; two values, space-separated (new secret first), during the 24 h after a secret rotation. The specification's official libraries (`standardwebhooks`, `svix`) verify it given the endpoint's secret as shown.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
