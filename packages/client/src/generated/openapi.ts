@@ -1650,7 +1650,8 @@ export interface components {
     schemas: {
         /**
          * @description The stable `error.code` of every error answer; a code never changes meaning between versions (the
-         *     `message` may). Each code always comes with the same HTTP status:
+         *     `message` may). An open set: a minor version may add a code, and a client treats one it does not
+         *     know by its HTTP status. Each code always comes with the same HTTP status:
          *     - `invalid_request` (400): the body, a query parameter or a header is invalid: an unknown field,
          *       a missing required field, a wrong type or format, a value out of range (`limit=0`), an integer
          *       not written in plain decimal digits, a body on a JSON route without `Content-Type:
@@ -1738,7 +1739,8 @@ export interface components {
          */
         RequestedMethodCode: "multicaixa_express" | "multicaixa_reference" | "card" | "unitel_money" | "afrimoney" | "paypay_africa" | "kwik";
         /**
-         * @description What happened; each type says what `data` holds:
+         * @description What happened; each type says what `data` holds. An open set: a minor version may add a type, and
+         *     a receiver answers 2xx to (and may ignore) one it does not know:
          *     - `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.
          *     - `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the
          *       order. Data: the PaymentIntent.
@@ -6439,7 +6441,7 @@ export interface operations {
                      * @example openapi: 3.1.0
                      *     info:
                      *       title: Payment Gateway Sandbox API
-                     *       version: 1.0.0
+                     *       version: 1.1.0
                      */
                     "application/yaml": string;
                 };
@@ -6467,7 +6469,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Payment Gateway Sandbox API",
-                     *         "version": "1.0.0"
+                     *         "version": "1.1.0"
                      *       },
                      *       "paths": {}
                      *     }
@@ -6475,7 +6477,7 @@ export interface operations {
                     "application/json": {
                         /** @description The OpenAPI version of the document (3.1.x). */
                         openapi: string;
-                        /** @description Title, contract version (1.0.0) and this introduction. */
+                        /** @description Title, contract version (1.1.0) and this introduction. */
                         info: Record<string, never>;
                         /** @description Every operation of the contract. */
                         paths: Record<string, never>;
