@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { graphqlBreaks, openapiBreaks, releases, RELEASES } from '../../contract/check';
+import { graphqlBreaks, majorReleaseSaysSo, openapiBreaks, releases, RELEASES } from '../../contract/check';
 import { ROOT } from '../support/processes';
 
 /**
@@ -34,6 +34,14 @@ describe('released contracts', () => {
 });
 
 describe('the breaking-change gate', () => {
+  it('lets a break through only as a new major version with its own section in the changelog', () => {
+    const changelog = '# Changelog\n\n## 2.0.0 — 2027-01-01\n\n### Breaking\n- url removed\n\n## 1.1.0 — 2026-12-06\n';
+    expect(majorReleaseSaysSo('2.0.0', '1.1.0', changelog)).toBe(true);
+    expect(majorReleaseSaysSo('1.2.0', '1.1.0', changelog.replace('2.0.0', '1.2.0')), 'a minor version').toBe(false);
+    expect(majorReleaseSaysSo('2.0.0', '1.1.0', changelog.replace('## 2.0.0', '## 2.0.1')), 'no section for it').toBe(false);
+    expect(majorReleaseSaysSo('1.1.0', '1.1.0', read('CHANGELOG.md')), 'the version released already').toBe(false);
+  });
+
   it('GraphQL: a field made nullable or removed is breaking; a new field is not', async () => {
     const sdl = read('schema.graphql');
     expect(sdl).toMatch(/\n {2}id: ID!\n/);
@@ -46,21 +54,35 @@ describe('the breaking-change gate', () => {
     expect((await graphqlBreaks(sdl, nullable)).breaks.map((b) => b.message)).toEqual([expect.stringMatching(/^Field 'PaymentIntent\.status' changed type/)]);
   });
 
-  it('OpenAPI: a removed response property is breaking; a new ErrorCode value is not (an open set)', async () => {
+  it('OpenAPI: a removed response property, a narrowed request type and a new required parameter are breaking; a new ErrorCode value is not', async () => {
     const before = path.join(ROOT, 'openapi.yaml');
-    const doc = parseYaml(read('openapi.yaml')) as { components: { schemas: Record<string, { enum?: string[]; properties?: Record<string, unknown>; required?: string[] }> } };
-    // A new error code, and the Refund's `updated_at` gone from the responses.
-    const { ErrorCode, Refund } = doc.components.schemas;
+    type Schema = { type?: string; enum?: string[]; properties?: Record<string, Schema>; required?: string[] };
+    const doc = parseYaml(read('openapi.yaml')) as { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { schemas: Record<string, Schema> } };
+    const { ErrorCode, Refund, CreatePaymentIntentRequest } = doc.components.schemas;
+    // Allowed: a new error code (an open set).
     expect(ErrorCode!.enum).toContain('service_unavailable');
     ErrorCode!.enum!.push('contract_probe');
+    // A removed field: the Refund's `updated_at` gone from the responses.
     expect(Refund!.properties).toHaveProperty('updated_at');
     delete Refund!.properties!.updated_at;
     Refund!.required = Refund!.required!.filter((p) => p !== 'updated_at');
+    // A narrowed type: `merchant_reference` was a string, now an integer.
+    expect(CreatePaymentIntentRequest!.properties!.merchant_reference).toMatchObject({ type: 'string' });
+    CreatePaymentIntentRequest!.properties!.merchant_reference = { type: 'integer' };
+    // A new required parameter on GET /payment_intents.
+    doc.paths['/payment_intents']!.get!.parameters!.push({ name: 'contract_probe', in: 'query', required: true, schema: { type: 'string' } });
     const after = path.join(dir, 'openapi.yaml');
     writeFileSync(after, stringifyYaml(doc));
+
     const { breaks, allowed } = await openapiBreaks(before, after);
     expect(allowed, 'the new code, in every response that carries ErrorCode').toBeGreaterThan(0);
-    expect(breaks.length).toBeGreaterThan(0);
-    expect(breaks.every((b) => /cannot remove response property 'updated_at'/.test(b.message)), JSON.stringify(breaks, null, 1)).toBe(true);
+    const messages = breaks.map((b) => b.message);
+    const found = (re: RegExp) => messages.filter((m) => re.test(m)).length;
+    expect(found(/cannot remove response property 'updated_at'/), messages.join('\n')).toBeGreaterThan(0);
+    expect(found(/'merchant_reference'/), messages.join('\n')).toBeGreaterThan(0);
+    expect(found(/contract_probe/), messages.join('\n')).toBeGreaterThan(0);
+    // Nothing else, and nothing about the new code.
+    expect(messages.filter((m) => !/'updated_at'|'merchant_reference'|contract_probe/.test(m)), messages.join('\n')).toEqual([]);
+    expect(found(/'contract_probe' from 'code'/)).toBe(0);
   }, 120_000);
 });
