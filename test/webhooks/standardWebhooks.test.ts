@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { standardWebhookHeaders, verifyWebhookSignature } from '@pgw/client';
+import { standardWebhookHeaders, verifyStandardWebhook, verifyWebhookSignature, WebhookSignatureError } from '@pgw/client';
 import { createAccount, type TestAccount } from '../support/accounts';
 import type { ReceivedRequest } from '../support/receiver';
 import { useGatewayAndReceiver } from './support/gateway';
@@ -28,14 +28,29 @@ const headersOf = (r: ReceivedRequest) => ({
   'webhook-signature': String(r.headers['webhook-signature']),
 });
 
-/** What the official library says of a request: the payload it verified, or why it refused. */
+/**
+ * What the official library says of a request: the payload it verified, or why it refused. @pgw/client's
+ * verifyStandardWebhook must say the same (verified, or refused for the same kind of reason).
+ */
 function officialVerdict(r: ReceivedRequest, secret: string): string {
+  let official: string;
   try {
     const payload = new Webhook(secret).verify(r.rawBody, headersOf(r)) as { id: string };
-    return `verified ${payload.id}`;
+    official = `verified ${payload.id}`;
   } catch (err) {
-    return `refused: ${(err as Error).message}`;
+    official = `refused: ${(err as Error).message}`;
   }
+  let ours: string;
+  try {
+    ours = `verified ${verifyStandardWebhook(r.rawBody, r.headers, secret).id}`;
+  } catch (err) {
+    ours = err instanceof WebhookSignatureError ? `refused: ${err.reason}` : String(err);
+  }
+  const same: Record<string, string> = { 'No matching signature found': 'signature_mismatch', 'Message timestamp too old': 'timestamp_out_of_tolerance' };
+  expect(ours, `@pgw/client's verifyStandardWebhook against the official library's "${official}"`).toBe(
+    official.startsWith('verified') ? official : `refused: ${same[official.slice('refused: '.length)] ?? 'signature_mismatch'}`,
+  );
+  return official;
 }
 
 describe('Standard Webhooks headers', () => {

@@ -8,6 +8,6 @@ export {
   type WebhookSignatureFailure,
   type ParsedSignatureHeader,
 } from './signature.js';
-export { standardWebhookHeaders, standardWebhookSignature, standardWebhookKey } from './standardWebhooks.js';
+export { standardWebhookHeaders, standardWebhookSignature, standardWebhookKey, verifyStandardWebhook, type StandardWebhookRequestHeaders } from './standardWebhooks.js';
 export { constructEvent, type ConstructEventOptions } from './constructEvent.js';
 export { isEventType, type Event, type EventType, type EventOf } from './events.js';
