@@ -55,9 +55,14 @@ describe('a session whose reference payment is still PENDING at +30 min', () => 
     const sim = await api.post('/sandbox/simulate/reference_paid', { reference: paid.body.reference.number });
     expect(sim.status, sim.text).toBe(200);
 
-    const done = await getSession(api, s.id);
+    // The payment's hook completes the session and stores its event, after the simulation has answered:
+    // wait for the session to say so rather than race the hook (a loaded machine lost that race once).
+    const done = await waitFor(
+      () => getSession(api, s.id),
+      (session) => session.status !== 'OPEN',
+      10_000,
+    );
     expect(done).toMatchObject({ status: 'COMPLETED', payment_intent: paid.body.id });
-    // The session's event is stored by the hook that completed it, right after: wait for it rather than race it.
     const events = await waitFor(
       () => accountEvents(api),
       (list) => list.some((e) => e.type === 'checkout.session.completed'),
