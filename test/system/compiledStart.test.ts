@@ -121,7 +121,12 @@ describe('compiled start (npm run build, then npm start\'s node start.mjs)', () 
 
   it('runs the timers in its background thread: the rail reaches SUCCEEDED at +5 s and its webhook arrives (src/background)', async () => {
     // The HTTP thread runs no poller beside a background thread: the rail moving on on its own is the
-    // background thread's work, and its webhook is sent from there.
+    // background thread's work, and its webhook is sent from there. Readiness does not wait for that
+    // thread (src/background/thread.ts): on a loaded machine it says so seconds after /readyz.
+    const deadline = Date.now() + 30_000;
+    while (!output.includes('background thread running') && child.exitCode === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(output).toContain('background thread running');
     const receiver = await startReceiver();
     try {
