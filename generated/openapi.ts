@@ -1966,7 +1966,10 @@ export interface components {
              * @constant
              */
             object: "payment_intent";
-            /** @description Amount charged, in whole AOA (kwanzas, no decimals). */
+            /**
+             * Format: int64
+             * @description Amount charged, in whole AOA (kwanzas, no decimals).
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -1985,11 +1988,20 @@ export interface components {
             merchant_reference: string | null;
             /** @description Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments. */
             reference: components["schemas"]["Reference"] | null;
-            /** @description AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds). */
+            /**
+             * Format: int64
+             * @description AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds).
+             */
             amount_refunded: number;
-            /** @description Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen. */
+            /**
+             * Format: int64
+             * @description Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen.
+             */
             fee: number | null;
-            /** @description Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`. */
+            /**
+             * Format: int32
+             * @description Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`.
+             */
             fee_version: number | null;
             /** @description Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page. */
             api_key_id: string | null;
@@ -2017,7 +2029,10 @@ export interface components {
              * @constant
              */
             object: "payment_intent";
-            /** @description Amount charged, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount charged, in whole AOA.
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -2032,7 +2047,10 @@ export interface components {
             failure_code: components["schemas"]["FailureCode"] | null;
             /** @description Where to pay a `multicaixa_reference` intent; null for express payments. */
             reference: components["schemas"]["Reference"] | null;
-            /** @description AOA refunded so far. */
+            /**
+             * Format: int64
+             * @description AOA refunded so far.
+             */
             amount_refunded: number;
             /** @description Always false; only the sandbox exists here. */
             livemode: boolean;
@@ -2058,7 +2076,10 @@ export interface components {
             object: "refund";
             /** @description Id of the refunded intent. */
             payment_intent: string;
-            /** @description Amount refunded, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount refunded, in whole AOA.
+             */
             amount: number;
             /**
              * @description `PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.
@@ -2089,9 +2110,15 @@ export interface components {
              * @enum {string}
              */
             status: "active" | "coming_soon";
-            /** @description Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods. */
+            /**
+             * Format: int64
+             * @description Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods.
+             */
             min_amount: number | null;
-            /** @description Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods. */
+            /**
+             * Format: int64
+             * @description Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods.
+             */
             max_amount: number | null;
             /** @description Where the method can be used; all false for `coming_soon` methods. */
             channels: {
@@ -2119,7 +2146,10 @@ export interface components {
              * @description Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode.
              */
             url: string;
-            /** @description Amount each payment through the link charges, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount each payment through the link charges, in whole AOA.
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -2154,7 +2184,10 @@ export interface components {
              * @description The public page, `{pay_url}/<code>`.
              */
             url: string;
-            /** @description Amount to pay, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount to pay, in whole AOA.
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -2203,7 +2236,10 @@ export interface components {
              * @description The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`.
              */
             url: string;
-            /** @description Amount to pay, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount to pay, in whole AOA.
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -2259,7 +2295,10 @@ export interface components {
              * @description The hosted page, `{checkout_url}/<session id>`.
              */
             url: string;
-            /** @description Amount to pay, in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount to pay, in whole AOA.
+             */
             amount: number;
             /**
              * @description Always `AOA`.
@@ -2431,9 +2470,15 @@ export interface components {
         ChaosProbability: number;
         /** @description The first attempt of every delivery waits a time drawn between `min` and `max` ms. */
         ChaosDelay: {
-            /** @description Shortest wait, ms (0 to 60000, at most `max`). */
+            /**
+             * Format: int32
+             * @description Shortest wait, ms (0 to 60000, at most `max`).
+             */
             min: number;
-            /** @description Longest wait, ms (0 to 60000). */
+            /**
+             * Format: int32
+             * @description Longest wait, ms (0 to 60000).
+             */
             max: number;
         };
         /** @description Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay). */
@@ -2448,22 +2493,43 @@ export interface components {
             stale_timestamp?: components["schemas"]["ChaosProbability"];
             /** @description Wait before the first attempt. */
             delay_ms?: components["schemas"]["ChaosDelay"];
-            /** @description The same seed makes the same choices for the same deliveries (a 32-bit integer). */
+            /**
+             * Format: int32
+             * @description The same seed makes the same choices for the same deliveries (a 32-bit integer).
+             */
             seed?: number;
         };
         /** @description What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes. */
         WebhookChaosReport: {
-            /** @description Forged copies sent (`bad_signature` and `stale_timestamp`). */
+            /**
+             * Format: int64
+             * @description Forged copies sent (`bad_signature` and `stale_timestamp`).
+             */
             forged_sent: number;
-            /** @description Forged copies the receiver refused (any answer but a 2xx, or none). */
+            /**
+             * Format: int64
+             * @description Forged copies the receiver refused (any answer but a 2xx, or none).
+             */
             forged_rejected: number;
-            /** @description Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7). */
+            /**
+             * Format: int64
+             * @description Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7).
+             */
             forged_accepted: number;
-            /** @description Second copies of genuine deliveries sent. */
+            /**
+             * Format: int64
+             * @description Second copies of genuine deliveries sent.
+             */
             duplicates_sent: number;
-            /** @description Deliveries held until the endpoint's next delivery had been sent. */
+            /**
+             * Format: int64
+             * @description Deliveries held until the endpoint's next delivery had been sent.
+             */
             reordered: number;
-            /** @description Deliveries whose first attempt waited `delay_ms`. */
+            /**
+             * Format: int64
+             * @description Deliveries whose first attempt waited `delay_ms`.
+             */
             delayed: number;
         };
         /** @description The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it. */
@@ -2474,7 +2540,10 @@ export interface components {
             stale_timestamp: components["schemas"]["ChaosProbability"];
             /** @description The wait before first attempts; null for none. */
             delay_ms: components["schemas"]["ChaosDelay"] | null;
-            /** @description The seed the choices are derived from (the one given, or one the gateway picked). */
+            /**
+             * Format: int32
+             * @description The seed the choices are derived from (the one given, or one the gateway picked).
+             */
             seed: number;
         };
         /** @description An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`). */
@@ -2494,7 +2563,10 @@ export interface components {
             stale_timestamp: components["schemas"]["ChaosProbability"];
             /** @description The wait before first attempts; null for none. */
             delay_ms: components["schemas"]["ChaosDelay"] | null;
-            /** @description The seed the choices are derived from; null while chaos is off. */
+            /**
+             * Format: int32
+             * @description The seed the choices are derived from; null while chaos is off.
+             */
             seed: number | null;
             report: components["schemas"]["WebhookChaosReport"];
         };
@@ -2532,7 +2604,10 @@ export interface components {
              * @constant
              */
             object: "acknowledgement";
-            /** @description How many of the events this call acknowledged (not those acknowledged before). */
+            /**
+             * Format: int32
+             * @description How many of the events this call acknowledged (not those acknowledged before).
+             */
             acknowledged: number;
         };
         /** @description Body of `POST /webhook_endpoints/{id}/recover`. */
@@ -2550,7 +2625,10 @@ export interface components {
              * @constant
              */
             object: "recovery";
-            /** @description How many deliveries were queued for another attempt. */
+            /**
+             * Format: int64
+             * @description How many deliveries were queued for another attempt.
+             */
             deliveries: number;
         };
         /** @description One event sent (or to be sent) to one endpoint, with the outcome of its last attempt. */
@@ -2571,11 +2649,20 @@ export interface components {
              * @enum {string}
              */
             state: "PENDING" | "RETRYING" | "DELIVERED" | "DEAD_LETTER";
-            /** @description Attempts made so far, manual retries included; 0 while `PENDING`. */
+            /**
+             * Format: int32
+             * @description Attempts made so far, manual retries included; 0 while `PENDING`.
+             */
             attempts: number;
-            /** @description HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt. */
+            /**
+             * Format: int32
+             * @description HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.
+             */
             last_status: number | null;
-            /** @description Duration of the last attempt in milliseconds; null before the first attempt. */
+            /**
+             * Format: int32
+             * @description Duration of the last attempt in milliseconds; null before the first attempt.
+             */
             last_ms: number | null;
             /**
              * Format: date-time
@@ -2623,7 +2710,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.created";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2649,7 +2739,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.succeeded";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2675,7 +2768,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.failed";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2701,7 +2797,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.unknown";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2727,7 +2826,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.reconciled";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2753,7 +2855,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.expired";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2779,7 +2884,10 @@ export interface components {
              * @enum {string}
              */
             type: "payment.cancelled";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2805,7 +2913,10 @@ export interface components {
              * @enum {string}
              */
             type: "reference.paid";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2831,7 +2942,10 @@ export interface components {
              * @enum {string}
              */
             type: "refund.succeeded";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2857,7 +2971,10 @@ export interface components {
              * @enum {string}
              */
             type: "checkout.session.completed";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2883,7 +3000,10 @@ export interface components {
              * @enum {string}
              */
             type: "test.ping";
-            /** @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one. */
+            /**
+             * Format: int64
+             * @description The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.
+             */
             sequence: number;
             /** @description Always false in the sandbox. */
             livemode: boolean;
@@ -2903,11 +3023,17 @@ export interface components {
             method: string;
             /** @description Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string. */
             path: string;
-            /** @description HTTP status of the answer. */
+            /**
+             * Format: int32
+             * @description HTTP status of the answer.
+             */
             status: number;
             /** @description The answer's `error.code` (for GraphQL, its first error's code); null when it has none. */
             error_code: components["schemas"]["ErrorCode"] | null;
-            /** @description Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection). */
+            /**
+             * Format: int32
+             * @description Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).
+             */
             latency_ms: number;
             /**
              * Format: date-time
@@ -2933,19 +3059,40 @@ export interface components {
             object: "sandbox_reset";
             /** @description How many of each kind were deleted (0 when there were none). */
             deleted: {
-                /** @description Payment intents deleted. */
+                /**
+                 * Format: int64
+                 * @description Payment intents deleted.
+                 */
                 payment_intents: number;
-                /** @description Refunds deleted (with their payment intents). */
+                /**
+                 * Format: int64
+                 * @description Refunds deleted (with their payment intents).
+                 */
                 refunds: number;
-                /** @description Events deleted. */
+                /**
+                 * Format: int64
+                 * @description Events deleted.
+                 */
                 events: number;
-                /** @description Webhook deliveries deleted (the endpoints themselves are kept). */
+                /**
+                 * Format: int64
+                 * @description Webhook deliveries deleted (the endpoints themselves are kept).
+                 */
                 webhook_deliveries: number;
-                /** @description Payment links deleted. */
+                /**
+                 * Format: int64
+                 * @description Payment links deleted.
+                 */
                 payment_links: number;
-                /** @description Checkout sessions deleted. */
+                /**
+                 * Format: int64
+                 * @description Checkout sessions deleted.
+                 */
                 checkout_sessions: number;
-                /** @description Request log entries deleted (of every key of the account). */
+                /**
+                 * Format: int64
+                 * @description Request log entries deleted (of every key of the account).
+                 */
                 logs: number;
             };
         };
@@ -2961,7 +3108,10 @@ export interface components {
              * @description The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds.
              */
             now: string;
-            /** @description How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first. */
+            /**
+             * Format: int64
+             * @description How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first.
+             */
             offset_seconds: number;
         };
         /** @description All keys of the account, newest first (secret, publishable and restricted; revoked ones included). */
@@ -3082,6 +3232,7 @@ export interface components {
             /** @description Id of one of the account's payment intents (`pay_...`); the token reads this payment only. */
             payment_intent: string;
             /**
+             * Format: int32
              * @description Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.
              * @default 3600
              */
@@ -3090,6 +3241,7 @@ export interface components {
         /** @description Body of `POST /payment_intents`. */
         CreatePaymentIntentRequest: {
             /**
+             * Format: int64
              * @description Amount to charge in whole AOA (no decimals). At least 100 and at most the method's
              *     `max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.
              *     A non-integer → `invalid_request`.
@@ -3113,12 +3265,18 @@ export interface components {
         CreateRefundRequest: {
             /** @description Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`. */
             payment_intent: string;
-            /** @description Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains. */
+            /**
+             * Format: int64
+             * @description Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains.
+             */
             amount?: number;
         };
         /** @description Body of `POST /payment_links`. */
         CreatePaymentLinkRequest: {
-            /** @description Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`). */
+            /**
+             * Format: int64
+             * @description Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`).
+             */
             amount: number;
             /** @description Text shown on the payment page, at most 140 characters. */
             description?: string;
@@ -3127,7 +3285,10 @@ export interface components {
         };
         /** @description Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both. */
         CreateQrCodeRequest: {
-            /** @description Amount of a new link to create (with every active method), in whole AOA. */
+            /**
+             * Format: int64
+             * @description Amount of a new link to create (with every active method), in whole AOA.
+             */
             amount?: number;
             /** @description Text of the new link's page (only with `amount`), at most 140 characters. */
             description?: string;
@@ -3136,7 +3297,10 @@ export interface components {
         };
         /** @description Body of `POST /checkout/sessions`. */
         CreateCheckoutSessionRequest: {
-            /** @description Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`). */
+            /**
+             * Format: int64
+             * @description Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`).
+             */
             amount: number;
             /** @description Your own id for the order, 1 to 64 characters; the session's payments and their events carry it. */
             merchant_reference?: string;
@@ -3183,7 +3347,10 @@ export interface components {
         };
         /** @description Body of `POST /sandbox/clock/advance`. */
         AdvanceSandboxClockRequest: {
-            /** @description How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days). */
+            /**
+             * Format: int32
+             * @description How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days).
+             */
             seconds: number;
         };
     };
@@ -3582,6 +3749,11 @@ export interface components {
          * @example req_MIOqiPFqV0kQb6mgNnZcWjTa
          */
         "Request-Id": string;
+        /**
+         * @description CORS, on the client-token routes only (`/v1/public/payments/...`): `*`; or, when the operator set `CORS_ORIGINS`, the request's `Origin` if it is one of them (none otherwise). Routes taking a secret key send none, so a browser on another origin cannot read their answers.
+         * @example *
+         */
+        "Access-Control-Allow-Origin": string;
         /**
          * @description Requests allowed per rolling minute for this key (120), or per client IP on public routes and on
          *     answers no key counts (401, maintenance, unknown routes without a valid key).
@@ -4546,6 +4718,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4610,6 +4783,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,6 +6544,9 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6385,6 +6562,9 @@ export interface operations {
             401: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6404,6 +6584,9 @@ export interface operations {
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6419,6 +6602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getOpenApiDocument: {
@@ -6527,6 +6711,9 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6538,6 +6725,9 @@ export interface operations {
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6549,10 +6739,39 @@ export interface operations {
             410: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example <!doctype html><html><body><h1>This payment link is no longer active</h1></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description This client address passed the public pages' limit (`PUBLIC_RATE_LIMIT_PER_MINUTE`); a page asks to wait a minute. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html><body><h1>Too many requests</h1></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A server fault; a page asks to reload in a moment. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html><body><h1>Something went wrong</h1></body></html> */
                     "text/html": string;
                 };
             };
@@ -6580,6 +6799,9 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6591,6 +6813,9 @@ export interface operations {
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6602,10 +6827,39 @@ export interface operations {
             410: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example <!doctype html><html><body><h1>This checkout session has expired</h1></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description This client address passed the public pages' limit (`PUBLIC_RATE_LIMIT_PER_MINUTE`); a page asks to wait a minute. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html><body><h1>Too many requests</h1></body></html> */
+                    "text/html": string;
+                };
+            };
+            /** @description A server fault; a page asks to reload in a moment. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html><body><h1>Something went wrong</h1></body></html> */
                     "text/html": string;
                 };
             };

@@ -1064,6 +1064,12 @@ const operationData = {
       ],
       "410": [
         "text/html"
+      ],
+      "429": [
+        "text/html"
+      ],
+      "500": [
+        "text/html"
       ]
     }
   },
@@ -1150,7 +1156,8 @@ const operationData = {
     "validators": {
       "responses": {
         "401": "getMetrics_401",
-        "403": "getMetrics_403"
+        "403": "getMetrics_403",
+        "429": "getMetrics_429"
       }
     },
     "errorCodes": {},
@@ -1162,6 +1169,9 @@ const operationData = {
         "application/json"
       ],
       "403": [
+        "application/json"
+      ],
+      "429": [
         "application/json"
       ]
     }
@@ -1330,6 +1340,12 @@ const operationData = {
         "text/html"
       ],
       "410": [
+        "text/html"
+      ],
+      "429": [
+        "text/html"
+      ],
+      "500": [
         "text/html"
       ]
     }

@@ -26,6 +26,18 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * `Error.message`'s maxLength in openapi.yaml. A message may quote what the client sent (an unknown
+ * field's name, an id from the path), which is as long as the client made it; past this it is cut.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 1024;
+
+function boundedMessage(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  // A cut through a surrogate pair would leave half a character: drop it.
+  return `${message.slice(0, MAX_ERROR_MESSAGE_CHARS - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+}
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -33,7 +45,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+    super(boundedMessage(message));
     this.name = 'ApiError';
     this.code = code;
     this.status = ERROR_STATUS[code];

@@ -3,7 +3,8 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const ackPendingWebhookEvents_params = validate52;
-const schema19 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema19 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern3 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -51,9 +52,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate52.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate52.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -71,7 +78,7 @@ return errors === 0;
 validate52.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const cancelPaymentIntent_params = validate53;
-const schema20 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema20 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern4 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -119,9 +126,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate53.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate53.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -139,7 +152,7 @@ return errors === 0;
 validate53.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const clearWebhookChaos_params = validate54;
-const schema21 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema21 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -186,9 +199,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate54.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate54.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -207,7 +226,6 @@ validate54.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":
 
 export const createPaymentIntent_headers = validate55;
 const schema22 = {"type":"object","properties":{"idempotency-key":{"type":"string","minLength":8,"maxLength":128}},"required":["idempotency-key"]};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -280,7 +298,7 @@ return errors === 0;
 validate55.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicCheckoutSessionPayment_params = validate56;
-const schema23 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema23 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern6 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -328,9 +346,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate56.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern6.test(data0)){
 validate56.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -348,7 +372,7 @@ return errors === 0;
 validate56.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicPaymentLinkPayment_params = validate57;
-const schema24 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+const schema24 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 const pattern7 = new RegExp("^[0-9A-Za-z]{8}$", "u");
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -396,9 +420,15 @@ data["code"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 8){
+validate57.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data0)){
 validate57.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -489,7 +519,7 @@ return errors === 0;
 validate58.evaluated = {"props":{"idempotency-key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const deactivatePaymentLink_params = validate59;
-const schema26 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema26 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern8 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -537,9 +567,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 30){
+validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
 if(!pattern8.test(data0)){
 validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -557,7 +593,7 @@ return errors === 0;
 validate59.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const deleteClientToken_params = validate60;
-const schema27 = {"type":"object","properties":{"id":{"type":"string","pattern":"^ctok_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema27 = {"type":"object","properties":{"id":{"type":"string","maxLength":29,"pattern":"^ctok_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern9 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -605,9 +641,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 29){
+validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 29},message:"must NOT have more than 29 characters"}];
+return false;
+}
+else {
 if(!pattern9.test(data0)){
 validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -625,7 +667,7 @@ return errors === 0;
 validate60.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const deleteWebhookEndpoint_params = validate61;
-const schema28 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema28 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -672,9 +714,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -692,7 +740,7 @@ return errors === 0;
 validate61.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getCheckoutPage_params = validate62;
-const schema29 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema29 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -739,9 +787,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern6.test(data0)){
 validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -759,7 +813,7 @@ return errors === 0;
 validate62.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getCheckoutSession_params = validate63;
-const schema30 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema30 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -806,9 +860,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern6.test(data0)){
 validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -826,7 +886,7 @@ return errors === 0;
 validate63.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentIntent_params = validate64;
-const schema31 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema31 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -873,9 +933,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -893,7 +959,7 @@ return errors === 0;
 validate64.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLink_params = validate65;
-const schema32 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema32 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -940,9 +1006,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 30){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
 if(!pattern8.test(data0)){
 validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -960,7 +1032,7 @@ return errors === 0;
 validate65.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLinkPage_params = validate66;
-const schema33 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+const schema33 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1007,9 +1079,15 @@ data["code"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 8){
+validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data0)){
 validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1027,7 +1105,7 @@ return errors === 0;
 validate66.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPaymentLinkQr_params = validate67;
-const schema34 = {"type":"object","properties":{"id":{"type":"string","pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema34 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1074,9 +1152,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 30){
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
 if(!pattern8.test(data0)){
 validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1094,7 +1178,7 @@ return errors === 0;
 validate67.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicCheckoutSession_params = validate68;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema35 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1141,9 +1225,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern6.test(data0)){
 validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1161,7 +1251,7 @@ return errors === 0;
 validate68.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPayment_params = validate69;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1208,9 +1298,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1295,7 +1391,7 @@ return errors === 0;
 validate70.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPaymentLink_params = validate71;
-const schema38 = {"type":"object","properties":{"code":{"type":"string","pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+const schema38 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1342,9 +1438,15 @@ data["code"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 8){
+validate71.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data0)){
 validate71.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1362,7 +1464,7 @@ return errors === 0;
 validate71.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getRefund_params = validate72;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema39 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern20 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1410,9 +1512,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern20.test(data0)){
 validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1430,7 +1538,7 @@ return errors === 0;
 validate72.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getWebhookChaos_params = validate73;
-const schema40 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1477,9 +1585,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -1497,7 +1611,8 @@ return errors === 0;
 validate73.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listEvents_query = validate74;
-const schema41 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},"object_id":{"type":"string","minLength":1,"maxLength":128},"starting_after":{"type":"string","minLength":1,"maxLength":128},"type":{"$ref":"urn:payment-gateway:schema:EventType"}}};
+const schema41 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"object_id":{"type":"string","minLength":1,"maxLength":128},"starting_after":{"type":"string","minLength":1,"maxLength":128},"type":{"$ref":"urn:payment-gateway:schema:EventType"}}};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;
 const schema42 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds. An open set: a minor version may add a type, and\na receiver answers 2xx to (and may ignore) one it does not know:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1590,6 +1705,12 @@ else {
 if(data0 < 1 || isNaN(data0)){
 validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats0.validate(data0))){
+validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
 }
 }
 }
@@ -1712,7 +1833,7 @@ return errors === 0;
 validate74.evaluated = {"props":{"limit":true,"object_id":true,"starting_after":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listLogs_query = validate77;
-const schema43 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+const schema43 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
 
 function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1790,6 +1911,12 @@ if(data1 < 1 || isNaN(data1)){
 validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
+if(!(formats0.validate(data1))){
+validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -1807,7 +1934,7 @@ return errors === 0;
 validate77.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentIntents_query = validate78;
-const schema44 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
+const schema44 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
 const schema45 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
 function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1901,6 +2028,12 @@ if(data0 < 1 || isNaN(data0)){
 validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
+if(!(formats0.validate(data0))){
+validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -1976,7 +2109,7 @@ return errors === 0;
 validate78.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listPendingWebhookEvents_params = validate81;
-const schema46 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema46 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2023,9 +2156,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2043,7 +2182,7 @@ return errors === 0;
 validate81.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listPendingWebhookEvents_query = validate82;
-const schema47 = {"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}}};
+const schema47 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2093,6 +2232,12 @@ if(data0 < 1 || isNaN(data0)){
 validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
+if(!(formats0.validate(data0))){
+validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2108,7 +2253,7 @@ return errors === 0;
 validate82.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const listWebhookDeliveries_params = validate83;
-const schema48 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema48 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2155,9 +2300,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2175,7 +2326,7 @@ return errors === 0;
 validate83.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const paymentEvent_headers = validate84;
-const schema49 = {"type":"object","properties":{"service-event-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},"webhook-id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"},"webhook-signature":{"type":"string","pattern":"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},"webhook-timestamp":{"type":"string","pattern":"^[0-9]{1,12}$"}},"required":["service-event-id","service-signature","webhook-id","webhook-signature","webhook-timestamp"]};
+const schema49 = {"type":"object","properties":{"service-event-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","maxLength":160,"pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},"webhook-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"webhook-signature":{"type":"string","maxLength":95,"pattern":"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},"webhook-timestamp":{"type":"string","maxLength":12,"pattern":"^[0-9]{1,12}$"}},"required":["service-event-id","service-signature","webhook-id","webhook-signature","webhook-timestamp"]};
 const pattern24 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 const pattern25 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
 const pattern27 = new RegExp("^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$", "u");
@@ -2226,9 +2377,15 @@ data["service-event-id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate84.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern24.test(data0)){
 validate84.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2265,9 +2422,15 @@ data["service-signature"] = coerced1;
 }
 if(errors === _errs3){
 if(typeof data1 === "string"){
+if(func1(data1) > 160){
+validate84.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
+return false;
+}
+else {
 if(!pattern25.test(data1)){
 validate84.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2304,9 +2467,15 @@ data["webhook-id"] = coerced2;
 }
 if(errors === _errs5){
 if(typeof data2 === "string"){
+if(func1(data2) > 28){
+validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern24.test(data2)){
 validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2343,9 +2512,15 @@ data["webhook-signature"] = coerced3;
 }
 if(errors === _errs7){
 if(typeof data3 === "string"){
+if(func1(data3) > 95){
+validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/maxLength",keyword:"maxLength",params:{limit: 95},message:"must NOT have more than 95 characters"}];
+return false;
+}
+else {
 if(!pattern27.test(data3)){
 validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/pattern",keyword:"pattern",params:{pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},message:"must match pattern \""+"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2382,9 +2557,15 @@ data["webhook-timestamp"] = coerced4;
 }
 if(errors === _errs9){
 if(typeof data4 === "string"){
+if(func1(data4) > 12){
+validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+return false;
+}
+else {
 if(!pattern28.test(data4)){
 validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}$"},message:"must match pattern \""+"^[0-9]{1,12}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2410,7 +2591,7 @@ return errors === 0;
 validate84.evaluated = {"props":{"service-event-id":true,"service-signature":true,"webhook-id":true,"webhook-signature":true,"webhook-timestamp":true},"dynamicProps":false,"dynamicItems":false};
 
 export const recoverWebhookDeliveries_params = validate85;
-const schema50 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema50 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2457,9 +2638,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2477,7 +2664,7 @@ return errors === 0;
 validate85.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const retryWebhookDelivery_params = validate86;
-const schema51 = {"type":"object","properties":{"delivery_id":{"type":"string","pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
+const schema51 = {"type":"object","properties":{"delivery_id":{"type":"string","maxLength":28,"pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
 const pattern30 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2525,9 +2712,15 @@ data["delivery_id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern30.test(data0)){
 validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2564,9 +2757,15 @@ data["id"] = coerced1;
 }
 if(errors === _errs3){
 if(typeof data1 === "string"){
+if(func1(data1) > 28){
+validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data1)){
 validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2589,7 +2788,7 @@ return errors === 0;
 validate86.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const revokeApiKey_params = validate87;
-const schema52 = {"type":"object","properties":{"id":{"type":"string","pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema52 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
 const pattern32 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 
 function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2637,9 +2836,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern32.test(data0)){
 validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2657,7 +2862,7 @@ return errors === 0;
 validate87.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const rotateWebhookSecret_params = validate88;
-const schema53 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema53 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2704,9 +2909,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate88.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2724,7 +2935,7 @@ return errors === 0;
 validate88.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const sendTestWebhook_params = validate89;
-const schema54 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema54 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2771,9 +2982,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2791,7 +3008,7 @@ return errors === 0;
 validate89.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const setWebhookChaos_params = validate90;
-const schema55 = {"type":"object","properties":{"id":{"type":"string","pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema55 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2838,9 +3055,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate90.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2918,7 +3141,7 @@ return errors === 0;
 validate91.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const streamPaymentIntentEvents_params = validate92;
-const schema57 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema57 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2965,9 +3188,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -3045,7 +3274,7 @@ return errors === 0;
 validate93.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const streamPublicPaymentEvents_params = validate94;
-const schema59 = {"type":"object","properties":{"id":{"type":"string","pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const schema59 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3092,9 +3321,15 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }

@@ -3,7 +3,8 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const ackPendingWebhookEvents_body = validate52;
-const schema19 = {"$id":"urn:payment-gateway:schema:AckPendingEventsRequest","type":"object","description":"Body of `POST /webhook_endpoints/{id}/pending/ack`.","additionalProperties":false,"required":["ids"],"properties":{"ids":{"type":"array","description":"The ids of the events handled, 1 to 100.","minItems":1,"maxItems":100,"items":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$"}}}};
+const schema19 = {"$id":"urn:payment-gateway:schema:AckPendingEventsRequest","type":"object","description":"Body of `POST /webhook_endpoints/{id}/pending/ack`.","additionalProperties":false,"required":["ids"],"properties":{"ids":{"type":"array","description":"The ids of the events handled, 1 to 100.","minItems":1,"maxItems":100,"items":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"}}}};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern3 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -56,9 +57,15 @@ let data1 = data0[i0];
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
+if(func1(data1) > 28){
+validate52.errors = [{instancePath:instancePath+"/ids/" + i0,schemaPath:"#/properties/ids/items/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data1)){
 validate52.errors = [{instancePath:instancePath+"/ids/" + i0,schemaPath:"#/properties/ids/items/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -94,7 +101,8 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const advanceSandboxClock_body = validate53;
-const schema20 = {"$id":"urn:payment-gateway:schema:AdvanceSandboxClockRequest","type":"object","description":"Body of `POST /sandbox/clock/advance`.","additionalProperties":false,"required":["seconds"],"properties":{"seconds":{"type":"integer","description":"How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days).","minimum":1,"maximum":31536000}}};
+const schema20 = {"$id":"urn:payment-gateway:schema:AdvanceSandboxClockRequest","type":"object","description":"Body of `POST /sandbox/clock/advance`.","additionalProperties":false,"required":["seconds"],"properties":{"seconds":{"type":"integer","format":"int32","description":"How far to move the account's clock forward, in seconds; 1 to 31 536 000 (365 days).","minimum":1,"maximum":31536000}}};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:AdvanceSandboxClockRequest" */;
@@ -142,6 +150,12 @@ if(data0 < 1 || isNaN(data0)){
 validate53.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
+else {
+if(!(formats0.validate(data0))){
+validate53.errors = [{instancePath:instancePath+"/seconds",schemaPath:"#/properties/seconds/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -160,8 +174,7 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKey_body = validate54;
-const schema21 = {"$id":"urn:payment-gateway:schema:CreateApiKeyRequest","type":"object","description":"Body of `POST /api_keys`.","additionalProperties":false,"required":["name","permissions"],"properties":{"name":{"type":"string","description":"A name to recognise the key by, 1 to 80 characters.","minLength":1,"maxLength":80},"permissions":{"type":"array","description":"What the key may do, at least one permission, without duplicates (`write` implies `read`).","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}}}};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const schema21 = {"$id":"urn:payment-gateway:schema:CreateApiKeyRequest","type":"object","description":"Body of `POST /api_keys`.","additionalProperties":false,"required":["name","permissions"],"properties":{"name":{"type":"string","description":"A name to recognise the key by, 1 to 80 characters.","minLength":1,"maxLength":80},"permissions":{"type":"array","maxItems":18,"description":"What the key may do, at least one permission, without duplicates (`write` implies `read`).","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}}}};
 const func0 = require("ajv/dist/runtime/equal").default;
 const schema22 = {"$id":"urn:payment-gateway:schema:ApiKeyPermission","type":"string","description":"A permission of a restricted key: `<resource>:read` or `<resource>:write`, where `write` implies `read`. Each operation states the permission it needs in `x-permission`; without it the key is answered 403 `permission_denied`.","enum":["payment_intents:read","payment_intents:write","refunds:read","refunds:write","payment_links:read","payment_links:write","checkout_sessions:read","checkout_sessions:write","webhook_endpoints:read","webhook_endpoints:write","events:read","events:write","logs:read","logs:write","account:read","account:write","sandbox:read","sandbox:write"]};
 
@@ -250,6 +263,11 @@ let data1 = data.permissions;
 const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
+if(data1.length > 18){
+validate54.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/maxItems",keyword:"maxItems",params:{limit: 18},message:"must NOT have more than 18 items"}];
+return false;
+}
+else {
 if(data1.length < 1){
 validate54.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
@@ -286,6 +304,7 @@ break outer0;
 }
 }
 }
+}
 else {
 validate54.errors = [{instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
@@ -311,8 +330,9 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCheckoutSession_body = validate57;
-const schema23 = {"$id":"urn:payment-gateway:schema:CreateCheckoutSessionRequest","type":"object","description":"Body of `POST /checkout/sessions`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; the session's payments and their events carry it.","minLength":1,"maxLength":64},"success_url":{"type":"string","description":"Absolute http(s) URL the page sends the customer to after a successful payment, at most 2048 characters.","format":"uri","maxLength":2048},"cancel_url":{"type":"string","description":"Absolute http(s) URL of the page's cancel link, at most 2048 characters.","format":"uri","maxLength":2048},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
-const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
+const schema23 = {"$id":"urn:payment-gateway:schema:CreateCheckoutSessionRequest","type":"object","description":"Body of `POST /checkout/sessions`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":1,"description":"Amount to pay, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; the session's payments and their events carry it.","minLength":1,"maxLength":64},"success_url":{"type":"string","description":"Absolute http(s) URL the page sends the customer to after a successful payment, at most 2048 characters.","format":"uri","maxLength":2048},"cancel_url":{"type":"string","description":"Absolute http(s) URL of the page's cancel link, at most 2048 characters.","format":"uri","maxLength":2048},"methods":{"type":"array","maxItems":7,"description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
+const formats2 = require("ajv-formats/dist/formats").fullFormats.int64;
+const formats4 = require("ajv-formats/dist/formats").fullFormats.uri;
 const schema24 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -377,9 +397,21 @@ return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate57.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data0 < 1 || isNaN(data0)){
 validate57.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data0))){
+validate57.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -427,7 +459,7 @@ validate57.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/pro
 return false;
 }
 else {
-if(!(formats0(data2))){
+if(!(formats4(data2))){
 validate57.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
@@ -456,7 +488,7 @@ validate57.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/prop
 return false;
 }
 else {
-if(!(formats0(data3))){
+if(!(formats4(data3))){
 validate57.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
@@ -479,6 +511,11 @@ let data4 = data.methods;
 const _errs10 = errors;
 if(errors === _errs10){
 if(Array.isArray(data4)){
+if(data4.length > 7){
+validate57.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items"}];
+return false;
+}
+else {
 if(data4.length < 1){
 validate57.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
@@ -515,6 +552,7 @@ break outer0;
 }
 }
 }
+}
 else {
 validate57.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
@@ -543,7 +581,7 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createClientToken_body = validate60;
-const schema25 = {"$id":"urn:payment-gateway:schema:CreateClientTokenRequest","type":"object","description":"Body of `POST /client_tokens`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","description":"Id of one of the account's payment intents (`pay_...`); the token reads this payment only.","minLength":1,"maxLength":64},"expires_in":{"type":"integer","description":"Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.","minimum":60,"maximum":86400,"default":3600}}};
+const schema25 = {"$id":"urn:payment-gateway:schema:CreateClientTokenRequest","type":"object","description":"Body of `POST /client_tokens`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","description":"Id of one of the account's payment intents (`pay_...`); the token reads this payment only.","minLength":1,"maxLength":64},"expires_in":{"type":"integer","format":"int32","description":"Lifetime in seconds, 60 to 86400 (24 h); omitted = 3600.","minimum":60,"maximum":86400,"default":3600}}};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateClientTokenRequest" */;
@@ -618,6 +656,12 @@ if(data1 < 60 || isNaN(data1)){
 validate60.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60},message:"must be >= 60"}];
 return false;
 }
+else {
+if(!(formats0.validate(data1))){
+validate60.errors = [{instancePath:instancePath+"/expires_in",schemaPath:"#/properties/expires_in/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -641,8 +685,8 @@ return errors === 0;
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentIntent_body = validate61;
-const schema26 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","description":"Body of `POST /payment_intents`.","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","description":"Amount to charge in whole AOA (no decimals). At least 100 and at most the method's\n`max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.\nA non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","description":"Must be `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"How the customer pays; a `coming_soon` code is 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it.","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"Your key/value pairs, returned on the intent and in its events (limits in `Metadata`)."}}};
-const schema27 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+const schema26 = {"$id":"urn:payment-gateway:schema:CreatePaymentIntentRequest","type":"object","description":"Body of `POST /payment_intents`.","additionalProperties":false,"required":["amount","currency","payment_method"],"properties":{"amount":{"type":"integer","format":"int64","description":"Amount to charge in whole AOA (no decimals). At least 100 and at most the method's\n`max_amount` (express 5 000 000, reference 50 000 000); out of range → `amount_out_of_range`.\nA non-integer → `invalid_request`.\n","minimum":100,"maximum":50000000,"x-error-code":"amount_out_of_range"},"currency":{"type":"string","description":"Must be `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"How the customer pays; a `coming_soon` code is 400 `method_disabled`."},"customer":{"$ref":"urn:payment-gateway:schema:Customer","description":"Required for `multicaixa_express` (missing → `invalid_phone_number`)."},"merchant_reference":{"type":"string","description":"Your own id for the order, 1 to 64 characters; returned on the intent and in every event of it.","minLength":1,"maxLength":64},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"Your key/value pairs, returned on the intent and in its events (limits in `Metadata`)."}}};
+const schema27 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","maxLength":9,"description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern4 = new RegExp("^9[0-9]{8}$", "u");
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -678,9 +722,15 @@ let data0 = data.mobile;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 9){
+validate63.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"}];
+return false;
+}
+else {
 if(!pattern4.test(data0)){
 validate63.errors = [{instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/pattern",keyword:"pattern",params:{pattern: "^9[0-9]{8}$"},message:"must match pattern \""+"^9[0-9]{8}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -832,6 +882,12 @@ if(data0 < 100 || isNaN(data0)){
 validate61.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"}];
 return false;
 }
+else {
+if(!(formats2.validate(data0))){
+validate61.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -939,7 +995,7 @@ return errors === 0;
 validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentLink_body = validate67;
-const schema29 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","description":"Body of `POST /payment_links`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","description":"Text shown on the payment page, at most 140 characters.","maxLength":140},"methods":{"type":"array","description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
+const schema29 = {"$id":"urn:payment-gateway:schema:CreatePaymentLinkRequest","type":"object","description":"Body of `POST /payment_links`.","additionalProperties":false,"required":["amount"],"properties":{"amount":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":1,"description":"Amount each payment charges, in whole AOA; every selected method must accept it (else `amount_out_of_range`)."},"description":{"type":"string","description":"Text shown on the payment page, at most 140 characters.","maxLength":140},"methods":{"type":"array","maxItems":7,"description":"The methods the page offers, without duplicates; omitted = all active methods.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode"}}}};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreatePaymentLinkRequest" */;
@@ -978,9 +1034,21 @@ return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate67.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data0 < 1 || isNaN(data0)){
 validate67.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data0))){
+validate67.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -1016,6 +1084,11 @@ let data2 = data.methods;
 const _errs6 = errors;
 if(errors === _errs6){
 if(Array.isArray(data2)){
+if(data2.length > 7){
+validate67.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items"}];
+return false;
+}
+else {
 if(data2.length < 1){
 validate67.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
@@ -1045,6 +1118,7 @@ if(func0(data2[i1], data2[j0])){
 validate67.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
+}
 }
 }
 }
@@ -1146,7 +1220,7 @@ return errors === 0;
 validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createQrCode_body = validate72;
-const schema31 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":1,"description":"Amount of a new link to create (with every active method), in whole AOA."},"description":{"type":"string","maxLength":140,"description":"Text of the new link's page (only with `amount`), at most 140 characters."},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
+const schema31 = {"$id":"urn:payment-gateway:schema:CreateQrCodeRequest","type":"object","description":"Either `payment_link` (an existing code) or `amount` (+ optional `description`), not both.","additionalProperties":false,"properties":{"amount":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":1,"description":"Amount of a new link to create (with every active method), in whole AOA."},"description":{"type":"string","maxLength":140,"description":"Text of the new link's page (only with `amount`), at most 140 characters."},"payment_link":{"type":"string","minLength":1,"maxLength":64,"description":"Code of an existing link of the account; an unknown code → 404 `resource_not_found`, an inactive link → 400 `invalid_request`."}},"minProperties":1,"dependentRequired":{"description":["amount"]},"not":{"properties":{"payment_link":true,"amount":true},"required":["payment_link","amount"]}};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateQrCodeRequest" */;
@@ -1215,9 +1289,21 @@ return false;
 }
 if(errors === _errs4){
 if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 9007199254740991 || isNaN(data0)){
+validate72.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data0 < 1 || isNaN(data0)){
 validate72.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data0))){
+validate72.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -1300,7 +1386,7 @@ return errors === 0;
 validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createRefund_body = validate73;
-const schema32 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","description":"Body of `POST /refunds`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`."},"amount":{"type":"integer","minimum":1,"description":"Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains."}}};
+const schema32 = {"$id":"urn:payment-gateway:schema:CreateRefundRequest","type":"object","description":"Body of `POST /refunds`.","additionalProperties":false,"required":["payment_intent"],"properties":{"payment_intent":{"type":"string","minLength":1,"maxLength":128,"description":"Id of the intent to refund (`pay_...`); unknown, or of another account → 404 `resource_not_found`."},"amount":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":1,"description":"Amount to refund in whole AOA, at most what remains refundable (the intent's amount less the refunds made or in progress; above it → `amount_out_of_range`). Omitted = all that remains."}}};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateRefundRequest" */;
@@ -1366,9 +1452,21 @@ return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+validate73.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data1 < 1 || isNaN(data1)){
 validate73.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data1))){
+validate73.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -1393,7 +1491,7 @@ validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSandboxAccount_body = validate74;
 const schema33 = {"$id":"urn:payment-gateway:schema:CreateSandboxAccountRequest","type":"object","description":"Optional body of `POST /sandbox/accounts`; every field is optional.","additionalProperties":false,"properties":{"name":{"type":"string","description":"Account name, 1 to 80 characters (leading and trailing spaces removed); `Sandbox account` when omitted.","minLength":1,"maxLength":80},"email":{"type":"string","description":"Contact email (email format, at most 254 characters); omitted = null.","format":"email","maxLength":254}}};
-const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const formats18 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CreateSandboxAccountRequest" */;
@@ -1455,7 +1553,7 @@ validate74.errors = [{instancePath:instancePath+"/email",schemaPath:"#/propertie
 return false;
 }
 else {
-if(!(formats4.test(data1))){
+if(!(formats18.test(data1))){
 validate74.errors = [{instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""}];
 return false;
 }
@@ -1486,7 +1584,7 @@ return errors === 0;
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createWebhookEndpoint_body = validate75;
-const schema34 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","description":"Body of `POST /webhook_endpoints`.","additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration. Required for a push endpoint; a pull endpoint has none."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"`push` (the default) or `pull`."},"events":{"type":"array","description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","description":"A name to recognise the endpoint by, 1 to 80 characters.","minLength":1,"maxLength":80},"description":{"type":"string","description":"Free text, at most 200 characters.","maxLength":200}}};
+const schema34 = {"$id":"urn:payment-gateway:schema:CreateWebhookEndpointRequest","type":"object","description":"Body of `POST /webhook_endpoints`.","additionalProperties":false,"properties":{"url":{"type":"string","format":"uri","maxLength":2048,"pattern":"^https?://","description":"Absolute http(s) URL; private, loopback and link-local hosts are refused unless allowed by configuration. Required for a push endpoint; a pull endpoint has none."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"`push` (the default) or `pull`."},"events":{"type":"array","maxItems":12,"description":"Event types, or `[\"*\"]`; omitted = all.","minItems":1,"uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":"string","description":"A name to recognise the endpoint by, 1 to 80 characters.","minLength":1,"maxLength":80},"description":{"type":"string","description":"Free text, at most 200 characters.","maxLength":200}}};
 const pattern5 = new RegExp("^https?://", "u");
 const schema35 = {"$id":"urn:payment-gateway:schema:WebhookEndpointMode","type":"string","description":"`push`: the gateway POSTs events to `url`. `pull`: no `url`; events wait for the merchant to fetch them (`GET /webhook_endpoints/{id}/pending`) and acknowledge them.","enum":["push","pull"]};
 
@@ -1665,7 +1763,7 @@ validate75.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/
 return false;
 }
 else {
-if(!(formats0(data0))){
+if(!(formats4(data0))){
 validate75.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
 }
@@ -1701,6 +1799,11 @@ let data2 = data.events;
 const _errs5 = errors;
 if(errors === _errs5){
 if(Array.isArray(data2)){
+if(data2.length > 12){
+validate75.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 12},message:"must NOT have more than 12 items"}];
+return false;
+}
+else {
 if(data2.length < 1){
 validate75.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
@@ -1730,6 +1833,7 @@ if(func0(data2[i1], data2[j0])){
 validate75.errors = [{instancePath:instancePath+"/events",schemaPath:"#/properties/events/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"}];
 return false;
 break outer0;
+}
 }
 }
 }
@@ -1813,10 +1917,10 @@ validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const paymentEvent_body = validate82;
 const schema38 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema39 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
-const formats8 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema40 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
-const func30 = Object.prototype.hasOwnProperty;
+const schema39 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const formats24 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const schema40 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","maxLength":28,"description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","format":"int64","maximum":50000000,"minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"maxLength":28,"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","maxLength":32,"format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
+const func34 = Object.prototype.hasOwnProperty;
 const pattern7 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern10 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 const schema41 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
@@ -1897,7 +2001,7 @@ return errors === 0;
 }
 validate89.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema44 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
+const schema44 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","maxLength":5,"description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","maxLength":9,"description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern8 = new RegExp("^[0-9]{5}$", "u");
 const pattern9 = new RegExp("^[0-9]{9}$", "u");
 
@@ -1934,9 +2038,15 @@ let data0 = data.entity;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 5){
+validate92.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters"}];
+return false;
+}
+else {
 if(!pattern8.test(data0)){
 validate92.errors = [{instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -1955,9 +2065,15 @@ let data1 = data.number;
 const _errs4 = errors;
 if(errors === _errs4){
 if(typeof data1 === "string"){
+if(func1(data1) > 9){
+validate92.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"}];
+return false;
+}
+else {
 if(!pattern9.test(data1)){
 validate92.errors = [{instancePath:instancePath+"/number",schemaPath:"#/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -1977,9 +2093,15 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(!(formats8.validate(data2))){
+if(func1(data2) > 32){
+validate92.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data2))){
 validate92.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2030,7 +2152,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func30.call(schema40.properties, key0))){
+if(!(func34.call(schema40.properties, key0))){
 validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2042,9 +2164,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data0)){
 validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2084,9 +2212,21 @@ return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 50000000 || isNaN(data2)){
+validate84.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+return false;
+}
+else {
 if(data2 < 1 || isNaN(data2)){
 validate84.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data2))){
+validate84.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2368,9 +2508,21 @@ return false;
 }
 if(errors === _errs29){
 if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 50000000 || isNaN(data10)){
+validate84.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+return false;
+}
+else {
 if(data10 < 0 || isNaN(data10)){
 validate84.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
+}
+else {
+if(!(formats2.validate(data10))){
+validate84.errors = [{instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2389,9 +2541,21 @@ return false;
 }
 if(errors === _errs31){
 if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 50000000 || isNaN(data11)){
+validate84.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+return false;
+}
+else {
 if(data11 < 1 || isNaN(data11)){
 validate84.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data11))){
+validate84.errors = [{instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2410,9 +2574,21 @@ return false;
 }
 if(errors === _errs33){
 if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 2147483647 || isNaN(data12)){
+validate84.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"}];
+return false;
+}
+else {
 if(data12 < 1 || isNaN(data12)){
 validate84.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats0.validate(data12))){
+validate84.errors = [{instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2431,9 +2607,15 @@ return false;
 }
 if(errors === _errs35){
 if(typeof data13 === "string"){
+if(func1(data13) > 28){
+validate84.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern10.test(data13)){
 validate84.errors = [{instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -2473,9 +2655,15 @@ const _errs40 = errors;
 if(errors === _errs40){
 if(errors === _errs40){
 if(typeof data16 === "string"){
-if(!(formats8.validate(data16))){
+if(func1(data16) > 32){
+validate84.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data16))){
 validate84.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2496,9 +2684,15 @@ const _errs42 = errors;
 if(errors === _errs42){
 if(errors === _errs42){
 if(typeof data17 === "string"){
-if(!(formats8.validate(data17))){
+if(func1(data17) > 32){
+validate84.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data17))){
 validate84.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2576,9 +2770,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2635,9 +2835,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate83.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate83.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate83.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2665,9 +2877,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate83.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate83.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2712,7 +2930,7 @@ return errors === 0;
 }
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema45 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema45 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
@@ -2747,9 +2965,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate96.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2806,9 +3030,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate96.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate96.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate96.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -2836,9 +3072,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate96.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2883,7 +3125,7 @@ return errors === 0;
 }
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema46 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema46 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
@@ -2918,9 +3160,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate98.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -2977,9 +3225,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate98.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate98.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate98.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3007,9 +3267,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate98.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3054,7 +3320,7 @@ return errors === 0;
 }
 validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema47 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
@@ -3089,9 +3355,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate100.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3148,9 +3420,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate100.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate100.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate100.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3178,9 +3462,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate100.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3225,7 +3515,7 @@ return errors === 0;
 }
 validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
@@ -3260,9 +3550,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate102.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3319,9 +3615,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate102.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate102.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate102.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3349,9 +3657,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate102.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3396,7 +3710,7 @@ return errors === 0;
 }
 validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema49 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
@@ -3431,9 +3745,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate104.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3490,9 +3810,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate104.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate104.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate104.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3520,9 +3852,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate104.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3567,7 +3905,7 @@ return errors === 0;
 }
 validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema50 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
@@ -3602,9 +3940,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate106.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3661,9 +4005,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate106.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate106.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate106.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3691,9 +4047,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate106.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3738,7 +4100,7 @@ return errors === 0;
 }
 validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema51 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema51 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
@@ -3773,9 +4135,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate108.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3832,9 +4200,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate108.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate108.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate108.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3862,9 +4242,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate108.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3909,8 +4295,8 @@ return errors === 0;
 }
 validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
-const schema53 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const schema52 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema53 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","maxLength":27,"description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","maxLength":28,"description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","maxLength":32,"format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
 const pattern19 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3946,9 +4332,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern19.test(data0)){
 validate111.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -3984,9 +4376,15 @@ let data2 = data.payment_intent;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
+if(func1(data2) > 28){
+validate111.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data2)){
 validate111.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4009,9 +4407,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+validate111.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate111.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate111.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -4056,9 +4466,15 @@ const _errs14 = errors;
 if(errors === _errs14){
 if(errors === _errs14){
 if(typeof data6 === "string"){
-if(!(formats8.validate(data6))){
+if(func1(data6) > 32){
+validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data6))){
 validate111.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4079,9 +4495,15 @@ const _errs16 = errors;
 if(errors === _errs16){
 if(errors === _errs16){
 if(typeof data7 === "string"){
-if(!(formats8.validate(data7))){
+if(func1(data7) > 32){
+validate111.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data7))){
 validate111.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4149,9 +4571,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate110.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4208,9 +4636,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate110.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate110.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate110.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -4238,9 +4678,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate110.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4285,8 +4731,8 @@ return errors === 0;
 }
 validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
-const schema55 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const schema54 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema55 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","maxLength":27,"description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"maxLength":28,"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern22 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4310,7 +4756,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func30.call(schema55.properties, key0))){
+if(!(func34.call(schema55.properties, key0))){
 validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -4322,9 +4768,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate114.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
 if(!pattern22.test(data0)){
 validate114.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4361,9 +4813,15 @@ const _errs6 = errors;
 if(errors === _errs6){
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(!(formats0(data2))){
+if(func1(data2) > 2048){
+validate114.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats4(data2))){
 validate114.errors = [{instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4387,9 +4845,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+validate114.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate114.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate114.errors = [{instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -4421,6 +4891,11 @@ let data5 = data.methods;
 const _errs12 = errors;
 if(errors === _errs12){
 if(Array.isArray(data5)){
+if(data5.length > 2){
+validate114.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"}];
+return false;
+}
+else {
 if(data5.length < 1){
 validate114.errors = [{instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
 return false;
@@ -4437,6 +4912,7 @@ errors = vErrors.length;
 var valid1 = _errs14 === errors;
 if(!valid1){
 break;
+}
 }
 }
 }
@@ -4478,9 +4954,15 @@ return false;
 }
 if(errors === _errs17){
 if(typeof data8 === "string"){
+if(func1(data8) > 28){
+validate114.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern7.test(data8)){
 validate114.errors = [{instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 }
@@ -4521,9 +5003,15 @@ return false;
 if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data10 === "string"){
-if(!(formats0(data10))){
+if(func1(data10) > 2048){
+validate114.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats4(data10))){
 validate114.errors = [{instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
+}
 }
 }
 }
@@ -4544,9 +5032,15 @@ return false;
 if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data11 === "string"){
-if(!(formats0(data11))){
+if(func1(data11) > 2048){
+validate114.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"}];
+return false;
+}
+else {
+if(!(formats4(data11))){
 validate114.errors = [{instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
 return false;
+}
 }
 }
 }
@@ -4563,9 +5057,15 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data12 === "string"){
-if(!(formats8.validate(data12))){
+if(func1(data12) > 32){
+validate114.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data12))){
 validate114.errors = [{instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4598,9 +5098,15 @@ const _errs29 = errors;
 if(errors === _errs29){
 if(errors === _errs29){
 if(typeof data14 === "string"){
-if(!(formats8.validate(data14))){
+if(func1(data14) > 32){
+validate114.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data14))){
 validate114.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4674,9 +5180,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate113.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4733,9 +5245,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate113.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate113.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate113.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -4763,9 +5287,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate113.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4810,8 +5340,8 @@ return errors === 0;
 }
 validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema56 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema57 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema56 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema57 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","maxLength":256,"description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
 
 function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
@@ -4842,9 +5372,19 @@ break;
 }
 if(_errs1 === errors){
 if(data.message !== undefined){
-if(typeof data.message !== "string"){
+let data0 = data.message;
+const _errs2 = errors;
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func1(data0) > 256){
+validate118.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
 validate118.errors = [{instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
+}
 }
 }
 }
@@ -4894,9 +5434,15 @@ let data0 = data.id;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate117.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
 if(!pattern3.test(data0)){
 validate117.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -4953,9 +5499,21 @@ return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+validate117.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"}];
+return false;
+}
+else {
 if(data3 < 1 || isNaN(data3)){
 validate117.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
+}
+else {
+if(!(formats2.validate(data3))){
+validate117.errors = [{instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -4983,9 +5541,15 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(!(formats8.validate(data5))){
+if(func1(data5) > 32){
+validate117.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data5))){
 validate117.errors = [{instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -5165,7 +5729,7 @@ return errors === 0;
 validate82.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const recoverWebhookDeliveries_body = validate131;
-const schema58 = {"$id":"urn:payment-gateway:schema:RecoverDeliveriesRequest","type":"object","description":"Body of `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["since"],"properties":{"since":{"type":"string","format":"date-time","description":"Deliveries created at or after this time (the account's sandbox clock) are sent again."}}};
+const schema58 = {"$id":"urn:payment-gateway:schema:RecoverDeliveriesRequest","type":"object","description":"Body of `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["since"],"properties":{"since":{"type":"string","maxLength":64,"format":"date-time","description":"Deliveries created at or after this time (the account's sandbox clock) are sent again."}}};
 
 function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RecoverDeliveriesRequest" */;
@@ -5201,9 +5765,15 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(!(formats8.validate(data0))){
+if(func1(data0) > 64){
+validate131.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!(formats24.validate(data0))){
 validate131.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
+}
 }
 }
 else {
@@ -5227,7 +5797,7 @@ return errors === 0;
 validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const setWebhookChaos_body = validate132;
-const schema59 = {"$id":"urn:payment-gateway:schema:SetWebhookChaosRequest","type":"object","description":"Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay).","additionalProperties":false,"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is sent a second time within 5 s."},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s)."},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a forged copy signed with a wrong secret goes first."},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a copy whose signed `t` is 3,600 s old goes first."},"delay_ms":{"$ref":"urn:payment-gateway:schema:ChaosDelay","description":"Wait before the first attempt."},"seed":{"type":"integer","description":"The same seed makes the same choices for the same deliveries (a 32-bit integer).","minimum":-2147483648,"maximum":2147483647}}};
+const schema59 = {"$id":"urn:payment-gateway:schema:SetWebhookChaosRequest","type":"object","description":"Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay).","additionalProperties":false,"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is sent a second time within 5 s."},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s)."},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a forged copy signed with a wrong secret goes first."},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a copy whose signed `t` is 3,600 s old goes first."},"delay_ms":{"$ref":"urn:payment-gateway:schema:ChaosDelay","description":"Wait before the first attempt."},"seed":{"type":"integer","format":"int32","description":"The same seed makes the same choices for the same deliveries (a 32-bit integer).","minimum":-2147483648,"maximum":2147483647}}};
 const schema60 = {"$id":"urn:payment-gateway:schema:ChaosProbability","type":"number","description":"A probability, 0 (never) to 1 (every delivery).","minimum":0,"maximum":1};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -5264,7 +5834,7 @@ return errors === 0;
 }
 validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema61 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","format":"int32","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","format":"int32","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ChaosDelay" */;
@@ -5312,6 +5882,12 @@ if(data0 < 0 || isNaN(data0)){
 validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
+else {
+if(!(formats0.validate(data0))){
+validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -5338,6 +5914,12 @@ else {
 if(data1 < 0 || isNaN(data1)){
 validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
+}
+else {
+if(!(formats0.validate(data1))){
+validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
 }
 }
 }
@@ -5462,6 +6044,12 @@ if(data5 < -2147483648 || isNaN(data5)){
 validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"}];
 return false;
 }
+else {
+if(!(formats0.validate(data5))){
+validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -5488,7 +6076,7 @@ return errors === 0;
 validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const simulateReferencePaid_body = validate140;
-const schema62 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
+const schema62 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","maxLength":9,"description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
 
 function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SimulateReferencePaidRequest" */;
@@ -5523,9 +6111,15 @@ let data0 = data.reference;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
+if(func1(data0) > 9){
+validate140.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"}];
+return false;
+}
+else {
 if(!pattern9.test(data0)){
 validate140.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
+}
 }
 }
 else {

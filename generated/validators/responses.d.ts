@@ -170,6 +170,7 @@ export declare const getCheckoutSession_500: Validator<components['schemas']['Er
 export declare const getCheckoutSession_503: Validator<components['schemas']['Error']>;
 export declare const getMetrics_401: Validator<components['schemas']['Error']>;
 export declare const getMetrics_403: Validator<components['schemas']['Error']>;
+export declare const getMetrics_429: Validator<components['schemas']['Error']>;
 export declare const getOpenApiDocumentJson_200: Validator<unknown>;
 export declare const getPaymentIntent_200: Validator<components['schemas']['PaymentIntent']>;
 export declare const getPaymentIntent_401: Validator<components['schemas']['Error']>;
@@ -543,6 +544,7 @@ export type ResponseValidatorName =
   | 'getCheckoutSession_503'
   | 'getMetrics_401'
   | 'getMetrics_403'
+  | 'getMetrics_429'
   | 'getOpenApiDocumentJson_200'
   | 'getPaymentIntent_200'
   | 'getPaymentIntent_401'
@@ -917,6 +919,7 @@ export declare const validators: {
   readonly getCheckoutSession_503: typeof getCheckoutSession_503;
   readonly getMetrics_401: typeof getMetrics_401;
   readonly getMetrics_403: typeof getMetrics_403;
+  readonly getMetrics_429: typeof getMetrics_429;
   readonly getOpenApiDocumentJson_200: typeof getOpenApiDocumentJson_200;
   readonly getPaymentIntent_200: typeof getPaymentIntent_200;
   readonly getPaymentIntent_401: typeof getPaymentIntent_401;

@@ -3,7 +3,8 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 export const ackPendingWebhookEvents_200 = validate52;
-const schema19 = {"$id":"urn:payment-gateway:schema:Acknowledgement","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/pending/ack`.","additionalProperties":false,"required":["object","acknowledged"],"properties":{"object":{"type":"string","description":"Always `acknowledgement`.","const":"acknowledgement"},"acknowledged":{"type":"integer","minimum":0,"maximum":100,"description":"How many of the events this call acknowledged (not those acknowledged before)."}}};
+const schema19 = {"$id":"urn:payment-gateway:schema:Acknowledgement","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/pending/ack`.","additionalProperties":false,"required":["object","acknowledged"],"properties":{"object":{"type":"string","description":"Always `acknowledgement`.","const":"acknowledgement"},"acknowledged":{"type":"integer","format":"int32","minimum":0,"maximum":100,"description":"How many of the events this call acknowledged (not those acknowledged before)."}}};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Acknowledgement" */;
@@ -105,16 +106,26 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats0.validate(data1))){
+const err8 = {instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -124,7 +135,7 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ackPendingWebhookEvents_400 = validate53;
-const schema20 = {"$id":"urn:payment-gateway:schema:Error","type":"object","description":"The body of every JSON error answer, whatever the status.","additionalProperties":false,"required":["error"],"properties":{"error":{"type":"object","description":"The error.","additionalProperties":false,"required":["code","message","request_id"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:ErrorCode","description":"Stable, machine-readable code; branch on this, never on `message`. See `ErrorCode` for each code."},"message":{"type":"string","description":"Human-readable explanation; may change. For validation errors it names the field, parameter or header."},"request_id":{"type":"string","description":"Id of the request (`req_` + 24 base62), equal to the `Request-Id` response header. Quote it when asking for support.","pattern":"^req_[0-9A-Za-z]{24}$"}}}}};
+const schema20 = {"$id":"urn:payment-gateway:schema:Error","type":"object","description":"The body of every JSON error answer, whatever the status.","additionalProperties":false,"required":["error"],"properties":{"error":{"type":"object","description":"The error.","additionalProperties":false,"required":["code","message","request_id"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:ErrorCode","description":"Stable, machine-readable code; branch on this, never on `message`. See `ErrorCode` for each code."},"message":{"type":"string","maxLength":1024,"description":"Human-readable explanation; may change. For validation errors it names the field, parameter or header."},"request_id":{"type":"string","maxLength":28,"description":"Id of the request (`req_` + 24 base62), equal to the `Request-Id` response header. Quote it when asking for support.","pattern":"^req_[0-9A-Za-z]{24}$"}}}}};
 const schema21 = {"$id":"urn:payment-gateway:schema:ErrorCode","type":"string","description":"The stable `error.code` of every error answer; a code never changes meaning between versions (the\n`message` may). An open set: a minor version may add a code, and a client treats one it does not\nknow by its HTTP status. Each code always comes with the same HTTP status:\n- `invalid_request` (400): the body, a query parameter or a header is invalid: an unknown field,\n  a missing required field, a wrong type or format, a value out of range (`limit=0`), an integer\n  not written in plain decimal digits, a body on a JSON route without `Content-Type:\n  application/json`, a body on an operation that takes none, a missing or out-of-length\n  `Idempotency-Key`, a webhook URL on a refused address, revoking the account's full secret key,\n  a QR request with both or neither of `payment_link` and `amount`, or for an inactive link. The\n  message names the field.\n- `invalid_json` (400): the request body is not valid JSON.\n- `invalid_phone_number` (400): a `multicaixa_express` payment without `customer.mobile`, or with\n  one that is not 9 followed by 8 digits.\n- `amount_out_of_range` (400): an integer amount below the method's `min_amount` or above its\n  `max_amount` (for links, QR codes and checkout sessions: of any selected method), or a refund\n  above the amount still refundable.\n- `method_disabled` (400): a `coming_soon` method code (`card`, `unitel_money`, `afrimoney`,\n  `paypay_africa`, `kwik`) in a create request.\n- `authentication_failed` (401): the `Authorization` bearer key is missing, malformed, unknown,\n  revoked, or a `sk_live_` key.\n- `permission_denied` (403): the key may not call this operation (a restricted key without the\n  operation's `x-permission`, the publishable key outside `GET /payment_methods`, a key other\n  than the full secret key on `/api_keys`).\n- `feature_disabled`, `account_suspended`, `email_not_verified` (403): declared by the\n  specification for 403 answers; the sandbox never returns them.\n- `resource_not_found` (404): no such object in the caller's account (an unknown id, an id that\n  does not match its parameter's pattern, an object of another account), no such route, or a\n  method the path does not serve. Also a `payment_intent`, `payment_link` code or `reference` in a\n  body that names nothing in the account, and the public stream of a payment not made on a page.\n- `idempotency_conflict` (409): the `Idempotency-Key` was used before with a different body, or\n  its first request is still running after 10 s.\n- `payment_already_processed` (409): the operation does not fit the object's state: cancelling\n  an intent that is not `PENDING` or `PROCESSING`, refunding one that is not `SUCCEEDED` or\n  `PARTIALLY_REFUNDED`, simulating a reference that is not `PENDING`, paying a checkout session\n  that is not `OPEN`, already has a payment in flight, or is past `expires_at`. Nothing changes.\n- `payment_link_inactive` (410): the public page or public JSON of a deactivated payment link.\n- `payload_too_large` (413): the request body exceeds 64 KiB (env `MAX_BODY_BYTES`).\n- `rate_limit_exceeded` (429): more requests in the rolling minute than the key's (or the client\n  IP's) limit; wait `Retry-After` seconds.\n- `internal_error` (500): a server fault. Retry; with the same `Idempotency-Key` on idempotent\n  operations (5xx answers are not stored).\n- `maintenance` (503): scheduled maintenance (env `MAINTENANCE_MODE`); retry after `Retry-After`\n  seconds.\n- `service_unavailable` (503): the database cannot be reached or cannot take the write just now\n  (beyond the specification's table: contract decisions, \"When the database or the disk fails\").\n  Nothing was done; retry after `Retry-After` seconds, with the same `Idempotency-Key` on idempotent\n  operations.\n","enum":["invalid_request","invalid_json","invalid_phone_number","amount_out_of_range","method_disabled","authentication_failed","permission_denied","feature_disabled","account_suspended","email_not_verified","resource_not_found","idempotency_conflict","payment_already_processed","payment_link_inactive","payload_too_large","rate_limit_exceeded","internal_error","maintenance","service_unavailable"]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -163,6 +174,7 @@ return errors === 0;
 }
 validate54.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern3 = new RegExp("^req_[0-9A-Za-z]{24}$", "u");
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -251,8 +263,10 @@ errors = vErrors.length;
 }
 }
 if(data0.message !== undefined){
-if(typeof data0.message !== "string"){
-const err6 = {instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data2 = data0.message;
+if(typeof data2 === "string"){
+if(func1(data2) > 1024){
+const err6 = {instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -262,11 +276,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.request_id !== undefined){
-let data3 = data0.request_id;
-if(typeof data3 === "string"){
-if(!pattern3.test(data3)){
-const err7 = {instancePath:instancePath+"/error/request_id",schemaPath:"#/properties/error/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
+else {
+const err7 = {instancePath:instancePath+"/error/message",schemaPath:"#/properties/error/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -276,8 +287,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/error/request_id",schemaPath:"#/properties/error/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.request_id !== undefined){
+let data3 = data0.request_id;
+if(typeof data3 === "string"){
+if(func1(data3) > 28){
+const err8 = {instancePath:instancePath+"/error/request_id",schemaPath:"#/properties/error/properties/request_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -286,10 +300,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern3.test(data3)){
+const err9 = {instancePath:instancePath+"/error/request_id",schemaPath:"#/properties/error/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -299,14 +311,37 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath:instancePath+"/error/request_id",schemaPath:"#/properties/error/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -316,8 +351,9 @@ return errors === 0;
 validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const advanceSandboxClock_200 = validate56;
-const schema22 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","description":"The sandbox clock of the caller's account.","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","description":"Always `sandbox_clock`.","const":"sandbox_clock"},"now":{"type":"string","format":"date-time","description":"The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds."},"offset_seconds":{"type":"integer","minimum":0,"description":"How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first."}}};
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const schema22 = {"$id":"urn:payment-gateway:schema:SandboxClock","type":"object","description":"The sandbox clock of the caller's account.","additionalProperties":false,"required":["object","now","offset_seconds"],"properties":{"object":{"type":"string","description":"Always `sandbox_clock`.","const":"sandbox_clock"},"now":{"type":"string","maxLength":32,"format":"date-time","description":"The account's current time (real time plus `offset_seconds`), ISO 8601 UTC with milliseconds."},"offset_seconds":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"How far the account's clock is ahead of real time, in seconds (the sum of all advances); 0 until the first."}}};
+const formats2 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const formats4 = require("ajv-formats/dist/formats").fullFormats.int64;
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxClock" */;
@@ -399,8 +435,8 @@ errors++;
 if(data.now !== undefined){
 let data1 = data.now;
 if(typeof data1 === "string"){
-if(!(formats0.validate(data1))){
-const err6 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func1(data1) > 32){
+const err6 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -409,9 +445,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats2.validate(data1))){
+const err7 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -421,10 +456,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.offset_seconds !== undefined){
-let data2 = data.offset_seconds;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err8 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err8 = {instancePath:instancePath+"/now",schemaPath:"#/properties/now/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -433,9 +466,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.offset_seconds !== undefined){
+let data2 = data.offset_seconds;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err9 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -444,16 +479,47 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(data2 < 0 || isNaN(data2)){
+const err11 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(formats4.validate(data2))){
+const err12 = {instancePath:instancePath+"/offset_seconds",schemaPath:"#/properties/offset_seconds/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -463,9 +529,8 @@ return errors === 0;
 validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const cancelPaymentIntent_200 = validate57;
-const schema23 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
-const func1 = Object.prototype.hasOwnProperty;
-const func2 = require("ajv/dist/runtime/ucs2length").default;
+const schema23 = {"$id":"urn:payment-gateway:schema:PaymentIntent","type":"object","description":"A charge over Multicaixa Express or Multicaixa Reference, with its state. It is paid only when `status` is `SUCCEEDED`, `PARTIALLY_REFUNDED` or `REFUNDED`.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","customer","merchant_reference","reference","amount_refunded","fee","fee_version","api_key_id","metadata","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","maxLength":28,"description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount charged, in whole AOA (kwanzas, no decimals).","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"How the customer pays."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`. Follow it with the stream or webhooks rather than polling."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"customer":{"description":"The customer (`{mobile}`): always set on express payments; null on a reference payment created without one.","oneOf":[{"$ref":"urn:payment-gateway:schema:Customer"},{"type":"null"}]},"merchant_reference":{"type":["string","null"],"maxLength":64,"description":"The caller's own id for the order (at most 64 characters), returned in every event; a checkout payment carries the session's. Null when none was given."},"reference":{"description":"Where to pay a `multicaixa_reference` intent (entity, number, expiry); null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","format":"int64","maximum":50000000,"minimum":0,"description":"AOA refunded so far (refunds `SUCCEEDED`; a `PENDING` refund counts once it succeeds)."},"fee":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Service commission in AOA (rule version 1: express 1.5 %, reference 2.0 % of `amount`, rounded half up, at least 1). Null until the payment first reaches `SUCCEEDED`, then frozen."},"fee_version":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":1,"description":"Version of the commission rule applied (1); null until the payment first reaches `SUCCEEDED`."},"api_key_id":{"type":["string","null"],"maxLength":28,"description":"Id of the key that created the intent (`key_...`); null for payments made on a payment-link or checkout page.","pattern":"^key_[0-9A-Za-z]{24}$"},"metadata":{"$ref":"urn:payment-gateway:schema:Metadata","description":"The caller's key/value pairs (`{}` when none). Payments made on a page carry `payment_link` or `checkout_session` (the link or session id) set by the gateway."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","maxLength":32,"format":"date-time","description":"Time of the intent's last change, on the account's sandbox clock; never earlier than `created_at`."}}};
+const func4 = Object.prototype.hasOwnProperty;
 const pattern4 = new RegExp("^pay_[0-9A-Za-z]{24}$", "u");
 const pattern8 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 const schema24 = {"$id":"urn:payment-gateway:schema:MethodCode","type":"string","description":"An active payment method, accepted in create requests: `multicaixa_express` (the customer confirms in the Multicaixa Express app, identified by `customer.mobile`) or `multicaixa_reference` (the customer pays an entity/number pair at an ATM or in online banking).","enum":["multicaixa_express","multicaixa_reference"]};
@@ -582,7 +647,7 @@ return errors === 0;
 }
 validate62.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema27 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
+const schema27 = {"$id":"urn:payment-gateway:schema:Customer","type":"object","description":"A customer, identified by a mobile number: required for `multicaixa_express` (the number their Multicaixa Express app is registered with), optional for `multicaixa_reference`.","additionalProperties":false,"required":["mobile"],"properties":{"mobile":{"type":"string","maxLength":9,"description":"Angolan mobile number: 9 followed by 8 digits, without country code or spaces. In the sandbox it picks the outcome (see the scenarios table). Missing or malformed on an express payment: 400 `invalid_phone_number`.","pattern":"^9[0-9]{8}$","x-error-code":"invalid_phone_number","example":"923000000"}}};
 const pattern5 = new RegExp("^9[0-9]{8}$", "u");
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -622,8 +687,8 @@ errors++;
 if(data.mobile !== undefined){
 let data0 = data.mobile;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-const err2 = {instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/pattern",keyword:"pattern",params:{pattern: "^9[0-9]{8}$"},message:"must match pattern \""+"^9[0-9]{8}$"+"\""};
+if(func1(data0) > 9){
+const err2 = {instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -632,9 +697,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern5.test(data0)){
+const err3 = {instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/pattern",keyword:"pattern",params:{pattern: "^9[0-9]{8}$"},message:"must match pattern \""+"^9[0-9]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -644,9 +708,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-}
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/mobile",schemaPath:"#/properties/mobile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -655,12 +718,24 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
 validate64.errors = vErrors;
 return errors === 0;
 }
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema28 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
+const schema28 = {"$id":"urn:payment-gateway:schema:Reference","type":"object","description":"How a `multicaixa_reference` payment is paid: the customer enters `entity` and `number` at an ATM or in online banking before `expires_at`.","additionalProperties":false,"required":["entity","number","expires_at"],"properties":{"entity":{"type":"string","maxLength":5,"description":"The account's 5-digit entity (`reference_entity` of `GET /account`), the same for all its references.","pattern":"^[0-9]{5}$"},"number":{"type":"string","maxLength":9,"description":"9-digit reference number, unique among unexpired references. Pay it in the sandbox with `POST /sandbox/simulate/reference_paid`.","pattern":"^[0-9]{9}$"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 72 h (ISO 8601 UTC, the account's sandbox clock). An intent still `PENDING` then becomes `EXPIRED` (event `payment.expired`)."}}};
 const pattern6 = new RegExp("^[0-9]{5}$", "u");
 const pattern7 = new RegExp("^[0-9]{9}$", "u");
 
@@ -721,8 +796,8 @@ errors++;
 if(data.entity !== undefined){
 let data0 = data.entity;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err4 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""};
+if(func1(data0) > 5){
+const err4 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -731,9 +806,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern6.test(data0)){
+const err5 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -743,11 +817,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.number !== undefined){
-let data1 = data.number;
-if(typeof data1 === "string"){
-if(!pattern7.test(data1)){
-const err6 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""};
+else {
+const err6 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -757,8 +828,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-else {
-const err7 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.number !== undefined){
+let data1 = data.number;
+if(typeof data1 === "string"){
+if(func1(data1) > 9){
+const err7 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -767,12 +841,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.expires_at !== undefined){
-let data2 = data.expires_at;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err8 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!pattern7.test(data1)){
+const err8 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -783,7 +853,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -793,14 +863,49 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.expires_at !== undefined){
+let data2 = data.expires_at;
+if(typeof data2 === "string"){
+if(func1(data2) > 32){
+const err10 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!(formats2.validate(data2))){
+const err11 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -836,7 +941,7 @@ errors++;
 for(const key0 in data){
 const _errs1 = errors;
 if(typeof key0 === "string"){
-if(func2(key0) > 40){
+if(func1(key0) > 40){
 const err1 = {instancePath,schemaPath:"#/propertyNames/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters",propertyName:key0};
 if(vErrors === null){
 vErrors = [err1];
@@ -862,7 +967,7 @@ errors++;
 for(const key1 in data){
 let data0 = data[key1];
 if(typeof data0 === "string"){
-if(func2(data0) > 500){
+if(func1(data0) > 500){
 const err3 = {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1094,7 +1199,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema23.properties, key0))){
+if(!(func4.call(schema23.properties, key0))){
 const err18 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1108,8 +1213,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err19 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err19 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1118,9 +1223,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data0)){
+const err20 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1130,10 +1234,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err21 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1142,8 +1244,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if("payment_intent" !== data1){
-const err22 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err22 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1152,11 +1257,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err23 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment_intent" !== data1){
+const err23 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1165,9 +1267,11 @@ vErrors.push(err23);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 1 || isNaN(data2)){
-const err24 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err24 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1176,12 +1280,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-if(data.currency !== undefined){
-let data3 = data.currency;
-if(typeof data3 !== "string"){
-const err25 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 50000000 || isNaN(data2)){
+const err25 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1190,13 +1291,47 @@ vErrors.push(err25);
 }
 errors++;
 }
-if("AOA" !== data3){
-const err26 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(data2 < 1 || isNaN(data2)){
+const err26 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+if(!(formats4.validate(data2))){
+const err27 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data3 = data.currency;
+if(typeof data3 !== "string"){
+const err28 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if("AOA" !== data3){
+const err29 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -1230,12 +1365,12 @@ passing0 = 0;
 }
 const _errs15 = errors;
 if(data6 !== null){
-const err27 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err30 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err30];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -1251,12 +1386,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err28 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err31 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err31];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -1289,12 +1424,12 @@ passing1 = 0;
 }
 const _errs20 = errors;
 if(data7 !== null){
-const err29 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err32 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err32];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err32);
 }
 errors++;
 }
@@ -1310,12 +1445,12 @@ passing1 = 1;
 }
 }
 if(!valid2){
-const err30 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+const err33 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err33];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -1334,23 +1469,23 @@ vErrors = null;
 if(data.merchant_reference !== undefined){
 let data8 = data.merchant_reference;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema23.properties.merchant_reference.type},message:"must be string,null"};
+const err34 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema23.properties.merchant_reference.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err34];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err34);
 }
 errors++;
 }
 if(typeof data8 === "string"){
-if(func2(data8) > 64){
-const err32 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(func1(data8) > 64){
+const err35 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
-vErrors = [err32];
+vErrors = [err35];
 }
 else {
-vErrors.push(err32);
+vErrors.push(err35);
 }
 errors++;
 }
@@ -1373,12 +1508,12 @@ passing2 = 0;
 }
 const _errs27 = errors;
 if(data9 !== null){
-const err33 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err36 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err33];
+vErrors = [err36];
 }
 else {
-vErrors.push(err33);
+vErrors.push(err36);
 }
 errors++;
 }
@@ -1394,12 +1529,12 @@ passing2 = 1;
 }
 }
 if(!valid3){
-const err34 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
+const err37 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf",keyword:"oneOf",params:{passingSchemas: passing2},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err34];
+vErrors = [err37];
 }
 else {
-vErrors.push(err34);
+vErrors.push(err37);
 }
 errors++;
 }
@@ -1418,43 +1553,7 @@ vErrors = null;
 if(data.amount_refunded !== undefined){
 let data10 = data.amount_refunded;
 if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err35 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 0 || isNaN(data10)){
-const err36 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-if(data.fee !== undefined){
-let data11 = data.fee;
-if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
-const err37 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema23.properties.fee.type},message:"must be integer,null"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 1 || isNaN(data11)){
-const err38 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err38 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1463,12 +1562,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-}
-if(data.fee_version !== undefined){
-let data12 = data.fee_version;
-if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
-const err39 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema23.properties.fee_version.type},message:"must be integer,null"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 > 50000000 || isNaN(data10)){
+const err39 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1477,9 +1573,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 1 || isNaN(data12)){
-const err40 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data10 < 0 || isNaN(data10)){
+const err40 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1488,12 +1583,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-if(data.api_key_id !== undefined){
-let data13 = data.api_key_id;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err41 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema23.properties.api_key_id.type},message:"must be string,null"};
+if(!(formats4.validate(data10))){
+const err41 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1502,14 +1593,128 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(typeof data13 === "string"){
-if(!pattern8.test(data13)){
-const err42 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
+}
+}
+if(data.fee !== undefined){
+let data11 = data.fee;
+if((!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))) && (data11 !== null)){
+const err42 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/type",keyword:"type",params:{type: schema23.properties.fee.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 50000000 || isNaN(data11)){
+const err43 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(data11 < 1 || isNaN(data11)){
+const err44 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(!(formats4.validate(data11))){
+const err45 = {instancePath:instancePath+"/fee",schemaPath:"#/properties/fee/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+if(data.fee_version !== undefined){
+let data12 = data.fee_version;
+if((!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))) && (data12 !== null)){
+const err46 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/type",keyword:"type",params:{type: schema23.properties.fee_version.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 2147483647 || isNaN(data12)){
+const err47 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(data12 < 1 || isNaN(data12)){
+const err48 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(!(formats0.validate(data12))){
+const err49 = {instancePath:instancePath+"/fee_version",schemaPath:"#/properties/fee_version/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+if(data.api_key_id !== undefined){
+let data13 = data.api_key_id;
+if((typeof data13 !== "string") && (data13 !== null)){
+const err50 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/type",keyword:"type",params:{type: schema23.properties.api_key_id.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if(typeof data13 === "string"){
+if(func1(data13) > 28){
+const err51 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(!pattern8.test(data13)){
+const err52 = {instancePath:instancePath+"/api_key_id",schemaPath:"#/properties/api_key_id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }
@@ -1523,12 +1728,12 @@ errors = vErrors.length;
 }
 if(data.livemode !== undefined){
 if(typeof data.livemode !== "boolean"){
-const err43 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err53 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err43];
+vErrors = [err53];
 }
 else {
-vErrors.push(err43);
+vErrors.push(err53);
 }
 errors++;
 }
@@ -1536,24 +1741,34 @@ errors++;
 if(data.created_at !== undefined){
 let data16 = data.created_at;
 if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err44 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func1(data16) > 32){
+const err54 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err54];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err54);
+}
+errors++;
+}
+if(!(formats2.validate(data16))){
+const err55 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err56 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err56];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err56);
 }
 errors++;
 }
@@ -1561,36 +1776,46 @@ errors++;
 if(data.updated_at !== undefined){
 let data17 = data.updated_at;
 if(typeof data17 === "string"){
-if(!(formats0.validate(data17))){
-const err46 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func1(data17) > 32){
+const err57 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
-vErrors = [err46];
+vErrors = [err57];
 }
 else {
-vErrors.push(err46);
+vErrors.push(err57);
+}
+errors++;
+}
+if(!(formats2.validate(data17))){
+const err58 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
 }
 errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err59 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err47];
+vErrors = [err59];
 }
 else {
-vErrors.push(err47);
+vErrors.push(err59);
 }
 errors++;
 }
 }
 }
 else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err60 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err60];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err60);
 }
 errors++;
 }
@@ -1600,7 +1825,7 @@ return errors === 0;
 validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const clearWebhookChaos_200 = validate70;
-const schema30 = {"$id":"urn:payment-gateway:schema:WebhookChaos","type":"object","description":"An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`).","additionalProperties":false,"required":["object","endpoint","enabled","duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed","report"],"properties":{"object":{"type":"string","description":"Always `webhook_chaos`.","const":"webhook_chaos"},"endpoint":{"type":"string","description":"The endpoint's id.","pattern":"^whe_[0-9A-Za-z]{24}$"},"enabled":{"type":"boolean","description":"Whether chaos is on (false after `DELETE`, or before any `PUT`)."},"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":["integer","null"],"description":"The seed the choices are derived from; null while chaos is off."},"report":{"$ref":"urn:payment-gateway:schema:WebhookChaosReport"}}};
+const schema30 = {"$id":"urn:payment-gateway:schema:WebhookChaos","type":"object","description":"An endpoint's chaos settings and what they did (`/webhook_endpoints/{id}/chaos`).","additionalProperties":false,"required":["object","endpoint","enabled","duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed","report"],"properties":{"object":{"type":"string","description":"Always `webhook_chaos`.","const":"webhook_chaos"},"endpoint":{"type":"string","maxLength":28,"description":"The endpoint's id.","pattern":"^whe_[0-9A-Za-z]{24}$"},"enabled":{"type":"boolean","description":"Whether chaos is on (false after `DELETE`, or before any `PUT`)."},"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":-2147483648,"description":"The seed the choices are derived from; null while chaos is off."},"report":{"$ref":"urn:payment-gateway:schema:WebhookChaosReport"}}};
 const pattern9 = new RegExp("^whe_[0-9A-Za-z]{24}$", "u");
 const schema31 = {"$id":"urn:payment-gateway:schema:ChaosProbability","type":"number","description":"A probability, 0 (never) to 1 (every delivery).","minimum":0,"maximum":1};
 
@@ -1652,7 +1877,7 @@ return errors === 0;
 }
 validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema32 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
+const schema32 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","format":"int32","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","format":"int32","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ChaosDelay" */;
@@ -1731,12 +1956,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-if(data.max !== undefined){
-let data1 = data.max;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err6 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(formats0.validate(data0))){
+const err6 = {instancePath:instancePath+"/min",schemaPath:"#/properties/min/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1745,9 +1966,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 60000 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+if(data.max !== undefined){
+let data1 = data.max;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err7 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1756,8 +1980,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 60000 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1766,11 +1991,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1 < 0 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1779,12 +2001,35 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(!(formats0.validate(data1))){
+const err10 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
 validate76.errors = vErrors;
 return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema33 = {"$id":"urn:payment-gateway:schema:WebhookChaosReport","type":"object","description":"What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes.","additionalProperties":false,"required":["forged_sent","forged_rejected","forged_accepted","duplicates_sent","reordered","delayed"],"properties":{"forged_sent":{"type":"integer","minimum":0,"description":"Forged copies sent (`bad_signature` and `stale_timestamp`)."},"forged_rejected":{"type":"integer","minimum":0,"description":"Forged copies the receiver refused (any answer but a 2xx, or none)."},"forged_accepted":{"type":"integer","minimum":0,"description":"Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7)."},"duplicates_sent":{"type":"integer","minimum":0,"description":"Second copies of genuine deliveries sent."},"reordered":{"type":"integer","minimum":0,"description":"Deliveries held until the endpoint's next delivery had been sent."},"delayed":{"type":"integer","minimum":0,"description":"Deliveries whose first attempt waited `delay_ms`."}}};
+const schema33 = {"$id":"urn:payment-gateway:schema:WebhookChaosReport","type":"object","description":"What chaos did to the endpoint's deliveries since it was last switched on, counted across gateway processes.","additionalProperties":false,"required":["forged_sent","forged_rejected","forged_accepted","duplicates_sent","reordered","delayed"],"properties":{"forged_sent":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Forged copies sent (`bad_signature` and `stale_timestamp`)."},"forged_rejected":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Forged copies the receiver refused (any answer but a 2xx, or none)."},"forged_accepted":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Forged copies the receiver answered with a 2xx: above 0, the receiver does not check signatures or timestamps as it must (Authentication rule 7)."},"duplicates_sent":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Second copies of genuine deliveries sent."},"reordered":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Deliveries held until the endpoint's next delivery had been sent."},"delayed":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Deliveries whose first attempt waited `delay_ms`."}}};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookChaosReport" */;
@@ -1883,8 +2128,8 @@ vErrors.push(err7);
 errors++;
 }
 if((typeof data0 == "number") && (isFinite(data0))){
-if(data0 < 0 || isNaN(data0)){
-const err8 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err8 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1893,12 +2138,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-if(data.forged_rejected !== undefined){
-let data1 = data.forged_rejected;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err9 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0 < 0 || isNaN(data0)){
+const err9 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1907,9 +2148,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err10 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data0))){
+const err10 = {instancePath:instancePath+"/forged_sent",schemaPath:"#/properties/forged_sent/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1920,10 +2160,10 @@ errors++;
 }
 }
 }
-if(data.forged_accepted !== undefined){
-let data2 = data.forged_accepted;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err11 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.forged_rejected !== undefined){
+let data1 = data.forged_rejected;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err11 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1932,9 +2172,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err12 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+const err12 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1943,12 +2183,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-if(data.duplicates_sent !== undefined){
-let data3 = data.duplicates_sent;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err13 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1 < 0 || isNaN(data1)){
+const err13 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1957,9 +2193,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data1))){
+const err14 = {instancePath:instancePath+"/forged_rejected",schemaPath:"#/properties/forged_rejected/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1970,10 +2205,10 @@ errors++;
 }
 }
 }
-if(data.reordered !== undefined){
-let data4 = data.reordered;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err15 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.forged_accepted !== undefined){
+let data2 = data.forged_accepted;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err15 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1982,9 +2217,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-const err16 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err16 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1993,12 +2228,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-if(data.delayed !== undefined){
-let data5 = data.delayed;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err17 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data2 < 0 || isNaN(data2)){
+const err17 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2007,9 +2238,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err18 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data2))){
+const err18 = {instancePath:instancePath+"/forged_accepted",schemaPath:"#/properties/forged_accepted/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2020,14 +2250,149 @@ errors++;
 }
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.duplicates_sent !== undefined){
+let data3 = data.duplicates_sent;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err19 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err20 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err21 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!(formats4.validate(data3))){
+const err22 = {instancePath:instancePath+"/duplicates_sent",schemaPath:"#/properties/duplicates_sent/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+if(data.reordered !== undefined){
+let data4 = data.reordered;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err23 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+const err24 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err25 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!(formats4.validate(data4))){
+const err26 = {instancePath:instancePath+"/reordered",schemaPath:"#/properties/reordered/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data.delayed !== undefined){
+let data5 = data.delayed;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err27 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 9007199254740991 || isNaN(data5)){
+const err28 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err29 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!(formats4.validate(data5))){
+const err30 = {instancePath:instancePath+"/delayed",schemaPath:"#/properties/delayed/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
 }
 errors++;
 }
@@ -2150,7 +2515,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema30.properties, key0))){
+if(!(func4.call(schema30.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2187,8 +2552,8 @@ errors++;
 if(data.endpoint !== undefined){
 let data1 = data.endpoint;
 if(typeof data1 === "string"){
-if(!pattern9.test(data1)){
-const err13 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 28){
+const err13 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2197,9 +2562,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data1)){
+const err14 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2209,14 +2573,25 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err15 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err15 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err16 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 }
@@ -2262,12 +2637,12 @@ passing0 = 0;
 }
 const _errs15 = errors;
 if(data7 !== null){
-const err16 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err17 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err17];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -2283,12 +2658,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err17 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err18 = {instancePath:instancePath+"/delay_ms",schemaPath:"#/properties/delay_ms/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err18];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -2307,14 +2682,46 @@ vErrors = null;
 if(data.seed !== undefined){
 let data8 = data.seed;
 if((!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))) && (data8 !== null)){
-const err18 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema30.properties.seed.type},message:"must be integer,null"};
+const err19 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: schema30.properties.seed.type},message:"must be integer,null"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err19];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err19);
 }
 errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 2147483647 || isNaN(data8)){
+const err20 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data8 < -2147483648 || isNaN(data8)){
+const err21 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!(formats0.validate(data8))){
+const err22 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
 }
 }
 if(data.report !== undefined){
@@ -2325,12 +2732,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -2340,7 +2747,7 @@ return errors === 0;
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createApiKey_201 = validate80;
-const schema34 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret).","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"Always `restricted`.","const":"restricted"},"name":{"type":"string","description":"The name given.","maxLength":80},"permissions":{"type":"array","description":"The permissions given, sorted, without duplicates (`write` implies `read`).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","description":"The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","description":"The last 4 characters of `secret`, as key lists show them.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":"null","description":"Always null for a new key."}}};
+const schema34 = {"$id":"urn:payment-gateway:schema:ApiKeyWithSecret","type":"object","description":"A newly created restricted key with its full secret (returned once).","additionalProperties":false,"required":["object","id","type","name","permissions","secret","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","maxLength":28,"description":"Key id, `key_` followed by 24 base62 characters (not the secret).","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"Always `restricted`.","const":"restricted"},"name":{"type":"string","description":"The name given.","maxLength":80},"permissions":{"type":"array","maxItems":18,"description":"The permissions given, sorted, without duplicates (`write` implies `read`).","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"secret":{"type":"string","maxLength":40,"description":"The full key, `sk_test_` + 32 base62: use it as `Authorization: Bearer <secret>`. Shown only here; the gateway keeps its SHA-256 hash.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"last4":{"type":"string","maxLength":4,"description":"The last 4 characters of `secret`, as key lists show them.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":"null","description":"Always null for a new key."}}};
 const func0 = require("ajv/dist/runtime/equal").default;
 const pattern11 = new RegExp("^sk_test_[0-9A-Za-z]{32}$", "u");
 const pattern12 = new RegExp("^[0-9A-Za-z]{4}$", "u");
@@ -2476,7 +2883,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema34.properties, key0))){
+if(!(func4.call(schema34.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2513,8 +2920,8 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern8.test(data1)){
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 28){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2523,9 +2930,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data1)){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2535,10 +2941,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2547,8 +2951,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if("restricted" !== data2){
-const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "restricted"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2557,12 +2964,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-let data3 = data.name;
-if(typeof data3 === "string"){
-if(func2(data3) > 80){
-const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+if("restricted" !== data2){
+const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "restricted"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2572,8 +2975,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data3 = data.name;
+if(typeof data3 === "string"){
+if(func1(data3) > 80){
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2583,9 +2989,30 @@ vErrors.push(err16);
 errors++;
 }
 }
+else {
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
 if(data.permissions !== undefined){
 let data4 = data.permissions;
 if(Array.isArray(data4)){
+if(data4.length > 18){
+const err18 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/maxItems",keyword:"maxItems",params:{limit: 18},message:"must NOT have more than 18 items"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate81(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
@@ -2600,12 +3027,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data4[i1], data4[j0])){
-const err17 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err19 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err19];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err19);
 }
 errors++;
 break outer0;
@@ -2615,32 +3042,7 @@ break outer0;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.secret !== undefined){
-let data6 = data.secret;
-if(typeof data6 === "string"){
-if(!pattern11.test(data6)){
-const err19 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err20 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2650,11 +3052,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.last4 !== undefined){
-let data7 = data.last4;
-if(typeof data7 === "string"){
-if(!pattern12.test(data7)){
-const err21 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
+if(data.secret !== undefined){
+let data6 = data.secret;
+if(typeof data6 === "string"){
+if(func1(data6) > 40){
+const err21 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2663,9 +3065,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern11.test(data6)){
+const err22 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2675,11 +3076,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data8 = data.created_at;
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2689,8 +3087,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.last4 !== undefined){
+let data7 = data.last4;
+if(typeof data7 === "string"){
+if(func1(data7) > 4){
+const err24 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/maxLength",keyword:"maxLength",params:{limit: 4},message:"must NOT have more than 4 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2699,10 +3100,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.revoked_at !== undefined){
-if(data.revoked_at !== null){
-const err25 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(!pattern12.test(data7)){
+const err25 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2712,14 +3111,72 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err26 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(func1(data8) > 32){
+const err27 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!(formats2.validate(data8))){
+const err28 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.revoked_at !== undefined){
+if(data.revoked_at !== null){
+const err30 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
 }
 errors++;
 }
@@ -2729,9 +3186,9 @@ return errors === 0;
 validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createCheckoutSession_201 = validate83;
-const schema36 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const schema36 = {"$id":"urn:payment-gateway:schema:CheckoutSession","type":"object","description":"A hosted checkout page for one order, paid at most once.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","merchant_reference","success_url","cancel_url","expires_at","livemode","created_at"],"properties":{"id":{"type":"string","maxLength":27,"description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The hosted page to send the customer to: `{checkout_url}/<session id>` = `PUBLIC_BASE_URL/checkout/<id>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`: payable until `expires_at`; past it, open only while it follows its `PENDING` reference payment. `COMPLETED`: one of its payments succeeded (event `checkout.session.completed`). `EXPIRED`: `expires_at` passed before a payment succeeded (an express payment still in flight does not hold the session), or the reference payment it followed expired or was cancelled.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"maxLength":28,"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"merchant_reference":{"type":["string","null"],"description":"The caller's own id for the order, copied to the session's payments and their events; null when none was given.","maxLength":64},"success_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 30 min: the session takes no new payment after it, and becomes `EXPIRED` then unless\nits reference payment is still `PENDING` (it then follows that payment).\n"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern13 = new RegExp("^cs_[0-9A-Za-z]{24}$", "u");
-const formats10 = require("ajv-formats/dist/formats").fullFormats.uri;
+const formats40 = require("ajv-formats/dist/formats").fullFormats.uri;
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSession" */;
@@ -2886,7 +3343,7 @@ vErrors.push(err13);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema36.properties, key0))){
+if(!(func4.call(schema36.properties, key0))){
 const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
@@ -2900,8 +3357,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern13.test(data0)){
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 27){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2910,9 +3367,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern13.test(data0)){
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2922,10 +3378,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2934,8 +3388,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if("checkout_session" !== data1){
-const err18 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err18 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2944,12 +3401,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data2 = data.url;
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err19 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if("checkout_session" !== data1){
+const err19 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2959,8 +3412,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+let data2 = data.url;
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err20 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2969,11 +3425,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data3 = data.amount;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err21 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(formats40(data2))){
+const err21 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2982,9 +3435,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err22 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err22 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2994,11 +3447,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-if(data.currency !== undefined){
-let data4 = data.currency;
-if(typeof data4 !== "string"){
-const err23 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err23 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3007,8 +3459,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if("AOA" !== data4){
-const err24 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+const err24 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3017,17 +3470,71 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.methods !== undefined){
-let data5 = data.methods;
-if(Array.isArray(data5)){
-if(data5.length < 1){
-const err25 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data3 < 1 || isNaN(data3)){
+const err25 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+if(!(formats4.validate(data3))){
+const err26 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data4 = data.currency;
+if(typeof data4 !== "string"){
+const err27 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if("AOA" !== data4){
+const err28 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.methods !== undefined){
+let data5 = data.methods;
+if(Array.isArray(data5)){
+if(data5.length > 2){
+const err29 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(data5.length < 1){
+const err30 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -3040,68 +3547,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data7 = data.status;
-if(typeof data7 !== "string"){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.payment_intent !== undefined){
-let data8 = data.payment_intent;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err29 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema36.properties.payment_intent.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(typeof data8 === "string"){
-if(!pattern4.test(data8)){
-const err30 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-if(data.merchant_reference !== undefined){
-let data9 = data.merchant_reference;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err31 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema36.properties.merchant_reference.type},message:"must be string,null"};
+const err31 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3110,9 +3556,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(typeof data9 === "string"){
-if(func2(data9) > 64){
-const err32 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err32 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3121,12 +3569,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-}
-if(data.success_url !== undefined){
-let data10 = data.success_url;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema36.properties.success_url.type},message:"must be string,null"};
+if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema36.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3135,9 +3579,11 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats10(data10))){
-const err34 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.payment_intent !== undefined){
+let data8 = data.payment_intent;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err34 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema36.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3146,12 +3592,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-}
-if(data.cancel_url !== undefined){
-let data11 = data.cancel_url;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err35 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema36.properties.cancel_url.type},message:"must be string,null"};
+if(typeof data8 === "string"){
+if(func1(data8) > 28){
+const err35 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3160,9 +3603,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(typeof data11 === "string"){
-if(!(formats10(data11))){
-const err36 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern4.test(data8)){
+const err36 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3173,11 +3615,10 @@ errors++;
 }
 }
 }
-if(data.expires_at !== undefined){
-let data12 = data.expires_at;
-if(typeof data12 === "string"){
-if(!(formats0.validate(data12))){
-const err37 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.merchant_reference !== undefined){
+let data9 = data.merchant_reference;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err37 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/type",keyword:"type",params:{type: schema36.properties.merchant_reference.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3186,9 +3627,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data9 === "string"){
+if(func1(data9) > 64){
+const err38 = {instancePath:instancePath+"/merchant_reference",schemaPath:"#/properties/merchant_reference/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3198,9 +3639,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err39 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.success_url !== undefined){
+let data10 = data.success_url;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err39 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema36.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3209,12 +3652,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data14 = data.created_at;
-if(typeof data14 === "string"){
-if(!(formats0.validate(data14))){
-const err40 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data10 === "string"){
+if(func1(data10) > 2048){
+const err40 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3223,9 +3663,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats40(data10))){
+const err41 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3236,13 +3675,131 @@ errors++;
 }
 }
 }
-else {
-const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.cancel_url !== undefined){
+let data11 = data.cancel_url;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err42 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema36.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err42];
 }
 else {
 vErrors.push(err42);
+}
+errors++;
+}
+if(typeof data11 === "string"){
+if(func1(data11) > 2048){
+const err43 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(!(formats40(data11))){
+const err44 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+if(data.expires_at !== undefined){
+let data12 = data.expires_at;
+if(typeof data12 === "string"){
+if(func1(data12) > 32){
+const err45 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(!(formats2.validate(data12))){
+const err46 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err48 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data14 = data.created_at;
+if(typeof data14 === "string"){
+if(func1(data14) > 32){
+const err49 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if(!(formats2.validate(data14))){
+const err50 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }
@@ -3252,7 +3809,7 @@ return errors === 0;
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createClientToken_201 = validate85;
-const schema37 = {"$id":"urn:payment-gateway:schema:ClientTokenWithSecret","type":"object","description":"The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only\nhere (the gateway keeps its SHA-256 hash).\n","additionalProperties":false,"required":["object","id","token","payment_intent","expires_at","created_at"],"properties":{"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"id":{"type":"string","description":"Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"token":{"type":"string","description":"The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response.","pattern":"^ct_test_[0-9A-Za-z]{32}$"},"payment_intent":{"type":"string","description":"Id of the one payment the token reads.","pattern":"^pay_[0-9A-Za-z]{24}$"},"expires_at":{"type":"string","format":"date-time","description":"When the token stops working (creation + `expires_in`, on the account's sandbox clock)."},"created_at":{"type":"string","format":"date-time","description":"Creation time (account's sandbox clock)."}}};
+const schema37 = {"$id":"urn:payment-gateway:schema:ClientTokenWithSecret","type":"object","description":"The answer to `POST /client_tokens`: a token for one payment, with its secret `token`, shown only\nhere (the gateway keeps its SHA-256 hash).\n","additionalProperties":false,"required":["object","id","token","payment_intent","expires_at","created_at"],"properties":{"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"id":{"type":"string","maxLength":29,"description":"Token id, `ctok_` followed by 24 base62 characters; the gateway's logs name tokens by it.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"token":{"type":"string","maxLength":40,"description":"The secret to hand to the frontend, `ct_test_` followed by 32 base62 characters. Shown only in this response.","pattern":"^ct_test_[0-9A-Za-z]{32}$"},"payment_intent":{"type":"string","maxLength":28,"description":"Id of the one payment the token reads.","pattern":"^pay_[0-9A-Za-z]{24}$"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"When the token stops working (creation + `expires_in`, on the account's sandbox clock)."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time (account's sandbox clock)."}}};
 const pattern15 = new RegExp("^ctok_[0-9A-Za-z]{24}$", "u");
 const pattern16 = new RegExp("^ct_test_[0-9A-Za-z]{32}$", "u");
 
@@ -3366,8 +3923,8 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 29){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 29},message:"must NOT have more than 29 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3376,9 +3933,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern15.test(data1)){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3388,11 +3944,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.token !== undefined){
-let data2 = data.token;
-if(typeof data2 === "string"){
-if(!pattern16.test(data2)){
-const err11 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/pattern",keyword:"pattern",params:{pattern: "^ct_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^ct_test_[0-9A-Za-z]{32}$"+"\""};
+else {
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3402,8 +3955,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.token !== undefined){
+let data2 = data.token;
+if(typeof data2 === "string"){
+if(func1(data2) > 40){
+const err12 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3412,12 +3968,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.payment_intent !== undefined){
-let data3 = data.payment_intent;
-if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
-const err13 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
+if(!pattern16.test(data2)){
+const err13 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/pattern",keyword:"pattern",params:{pattern: "^ct_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^ct_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3428,7 +3980,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3438,11 +3990,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.expires_at !== undefined){
-let data4 = data.expires_at;
-if(typeof data4 === "string"){
-if(!(formats0.validate(data4))){
-const err15 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.payment_intent !== undefined){
+let data3 = data.payment_intent;
+if(typeof data3 === "string"){
+if(func1(data3) > 28){
+const err15 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3451,9 +4003,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data3)){
+const err16 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3463,11 +4014,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err17 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3477,8 +4025,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.expires_at !== undefined){
+let data4 = data.expires_at;
+if(typeof data4 === "string"){
+if(func1(data4) > 32){
+const err18 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3487,15 +4038,71 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats2.validate(data4))){
+const err19 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -3505,7 +4112,7 @@ return errors === 0;
 validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPaymentLink_201 = validate86;
-const schema38 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
+const schema38 = {"$id":"urn:payment-gateway:schema:PaymentLink","type":"object","description":"A shareable link with a short public code and a public payment page.","additionalProperties":false,"required":["id","object","code","url","amount","currency","methods","description","active","livemode","created_at"],"properties":{"id":{"type":"string","maxLength":30,"description":"Link id, `plink_` followed by 24 base62 characters (used by the authenticated routes).","pattern":"^plink_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","maxLength":8,"description":"Short public code, 8 base62 characters (used by the page, the public routes and `POST /qr_codes`).","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"Public page, `{pay_url}/<code>` = `PUBLIC_BASE_URL/pay/<code>`; the URL QR codes encode."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount each payment through the link charges, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the page offers; all active methods when none were given at creation.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"Text shown on the page (at most 140 characters); null when none was given.","maxLength":140},"active":{"type":"boolean","description":"False once deactivated (`DELETE /payment_links/{id}`): the page and public JSON then answer 410 `payment_link_inactive`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."}}};
 const pattern18 = new RegExp("^plink_[0-9A-Za-z]{24}$", "u");
 const pattern19 = new RegExp("^[0-9A-Za-z]{8}$", "u");
 
@@ -3632,7 +4239,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema38.properties, key0))){
+if(!(func4.call(schema38.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -3646,8 +4253,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern18.test(data0)){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 30){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3656,9 +4263,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern18.test(data0)){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3668,10 +4274,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3680,8 +4284,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if("payment_link" !== data1){
-const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_link"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3690,12 +4297,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.code !== undefined){
-let data2 = data.code;
-if(typeof data2 === "string"){
-if(!pattern19.test(data2)){
-const err16 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
+if("payment_link" !== data1){
+const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_link"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3705,8 +4308,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.code !== undefined){
+let data2 = data.code;
+if(typeof data2 === "string"){
+if(func1(data2) > 8){
+const err17 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3715,12 +4321,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data3 = data.url;
-if(typeof data3 === "string"){
-if(!(formats10(data3))){
-const err18 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern19.test(data2)){
+const err18 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3731,7 +4333,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3741,10 +4343,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.amount !== undefined){
-let data4 = data.amount;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err20 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.url !== undefined){
+let data3 = data.url;
+if(typeof data3 === "string"){
+if(func1(data3) > 2048){
+const err20 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3753,9 +4356,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 1 || isNaN(data4)){
-const err21 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!(formats40(data3))){
+const err21 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3765,11 +4367,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-if(data.currency !== undefined){
-let data5 = data.currency;
-if(typeof data5 !== "string"){
-const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err22 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3778,8 +4377,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if("AOA" !== data5){
-const err23 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+}
+if(data.amount !== undefined){
+let data4 = data.amount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err23 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3788,17 +4390,82 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.methods !== undefined){
-let data6 = data.methods;
-if(Array.isArray(data6)){
-if(data6.length < 1){
-const err24 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 50000000 || isNaN(data4)){
+const err24 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err25 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!(formats4.validate(data4))){
+const err26 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data5 = data.currency;
+if(typeof data5 !== "string"){
+const err27 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if("AOA" !== data5){
+const err28 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.methods !== undefined){
+let data6 = data.methods;
+if(Array.isArray(data6)){
+if(data6.length > 2){
+const err29 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(data6.length < 1){
+const err30 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -3811,81 +4478,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data8 = data.description;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(typeof data8 === "string"){
-if(func2(data8) > 140){
-const err27 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-}
-if(data.active !== undefined){
-if(typeof data.active !== "boolean"){
-const err28 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err29 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.created_at !== undefined){
-let data11 = data.created_at;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err30 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err31 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3895,14 +4488,98 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.description !== undefined){
+let data8 = data.description;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err32 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(func1(data8) > 140){
+const err33 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data.active !== undefined){
+if(typeof data.active !== "boolean"){
+const err34 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err35 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data11 = data.created_at;
+if(typeof data11 === "string"){
+if(func1(data11) > 32){
+const err36 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!(formats2.validate(data11))){
+const err37 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -3912,7 +4589,7 @@ return errors === 0;
 validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createPublicCheckoutSessionPayment_201 = validate88;
-const schema39 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
+const schema39 = {"$id":"urn:payment-gateway:schema:PublicPaymentIntent","type":"object","description":"Public view of a payment (pages and the public stream); no customer, metadata, fee or key id.","additionalProperties":false,"required":["id","object","amount","currency","payment_method","status","failure_code","reference","amount_refunded","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","maxLength":28,"description":"Intent id, `pay_` followed by 24 base62 characters.","pattern":"^pay_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `payment_intent`.","const":"payment_intent"},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount charged, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"payment_method":{"$ref":"urn:payment-gateway:schema:MethodCode","description":"The method the customer chose."},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus","description":"Current state; see `PaymentIntentStatus`."},"failure_code":{"description":"Why the intent is `FAILED`; null in every other state.","oneOf":[{"$ref":"urn:payment-gateway:schema:FailureCode"},{"type":"null"}]},"reference":{"description":"Where to pay a `multicaixa_reference` intent; null for express payments.","oneOf":[{"$ref":"urn:payment-gateway:schema:Reference"},{"type":"null"}]},"amount_refunded":{"type":"integer","format":"int64","maximum":50000000,"minimum":0,"description":"AOA refunded so far."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","maxLength":32,"format":"date-time","description":"Time of the last change, on the account's sandbox clock."}}};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentIntent" */;
@@ -4047,7 +4724,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
+if(!(func4.call(schema39.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -4061,8 +4738,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4071,9 +4748,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4083,10 +4759,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4095,8 +4769,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if("payment_intent" !== data1){
-const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4105,11 +4782,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data2 = data.amount;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err17 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment_intent" !== data1){
+const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "payment_intent"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4118,9 +4792,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 1 || isNaN(data2)){
-const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.amount !== undefined){
+let data2 = data.amount;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4129,12 +4805,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-if(data.currency !== undefined){
-let data3 = data.currency;
-if(typeof data3 !== "string"){
-const err19 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 50000000 || isNaN(data2)){
+const err19 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4143,13 +4816,47 @@ vErrors.push(err19);
 }
 errors++;
 }
-if("AOA" !== data3){
-const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(data2 < 1 || isNaN(data2)){
+const err20 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats4.validate(data2))){
+const err21 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data3 = data.currency;
+if(typeof data3 !== "string"){
+const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if("AOA" !== data3){
+const err23 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -4183,12 +4890,12 @@ passing0 = 0;
 }
 const _errs15 = errors;
 if(data6 !== null){
-const err21 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err24 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err24];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -4204,12 +4911,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err22 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err25 = {instancePath:instancePath+"/failure_code",schemaPath:"#/properties/failure_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err25];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -4242,12 +4949,12 @@ passing1 = 0;
 }
 const _errs20 = errors;
 if(data7 !== null){
-const err23 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err26 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err26];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err26);
 }
 errors++;
 }
@@ -4263,12 +4970,12 @@ passing1 = 1;
 }
 }
 if(!valid2){
-const err24 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
+const err27 = {instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/oneOf",keyword:"oneOf",params:{passingSchemas: passing1},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err27];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -4287,45 +4994,7 @@ vErrors = null;
 if(data.amount_refunded !== undefined){
 let data8 = data.amount_refunded;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err25 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err26 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err27 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.created_at !== undefined){
-let data10 = data.created_at;
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err28 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err28 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4334,9 +5003,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 50000000 || isNaN(data8)){
+const err29 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4345,12 +5014,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data.updated_at !== undefined){
-let data11 = data.updated_at;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err30 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data8 < 0 || isNaN(data8)){
+const err30 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4359,9 +5024,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data8))){
+const err31 = {instancePath:instancePath+"/amount_refunded",schemaPath:"#/properties/amount_refunded/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4372,13 +5036,96 @@ errors++;
 }
 }
 }
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err32 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data10 = data.created_at;
+if(typeof data10 === "string"){
+if(func1(data10) > 32){
+const err33 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(!(formats2.validate(data10))){
+const err34 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.updated_at !== undefined){
+let data11 = data.updated_at;
+if(typeof data11 === "string"){
+if(func1(data11) > 32){
+const err36 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(!(formats2.validate(data11))){
+const err37 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -4388,7 +5135,7 @@ return errors === 0;
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createQrCode_201 = validate93;
-const schema40 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+const schema40 = {"$id":"urn:payment-gateway:schema:QrCode","type":"object","description":"A QR code pointing to a payment link's page. It is not stored: `GET /payment_links/{id}/qr` renders the image of a link again.","additionalProperties":false,"required":["id","object","payment_link","url","svg","livemode"],"properties":{"id":{"type":"string","maxLength":27,"description":"Id of this QR code, `qr_` followed by 24 base62 characters (new on every request).","pattern":"^qr_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `qr_code`.","const":"qr_code"},"payment_link":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$","description":"Code of the target link (the one given, or the new link's)."},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The link's `url`, which the QR code encodes."},"svg":{"type":"string","maxLength":65536,"description":"Inline SVG document, 512 × 512 px, encoding `url`."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 const pattern21 = new RegExp("^qr_[0-9A-Za-z]{24}$", "u");
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4478,8 +5225,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern21.test(data0)){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^qr_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^qr_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 27){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4488,9 +5235,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern21.test(data0)){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^qr_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^qr_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4500,10 +5246,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err9 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4512,8 +5256,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if("qr_code" !== data1){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "qr_code"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4522,12 +5269,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.payment_link !== undefined){
-let data2 = data.payment_link;
-if(typeof data2 === "string"){
-if(!pattern19.test(data2)){
-const err11 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
+if("qr_code" !== data1){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "qr_code"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4537,8 +5280,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.payment_link !== undefined){
+let data2 = data.payment_link;
+if(typeof data2 === "string"){
+if(func1(data2) > 8){
+const err12 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4547,12 +5293,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data3 = data.url;
-if(typeof data3 === "string"){
-if(!(formats10(data3))){
-const err13 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern19.test(data2)){
+const err13 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4563,7 +5305,7 @@ errors++;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/payment_link",schemaPath:"#/properties/payment_link/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4573,9 +5315,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.svg !== undefined){
-if(typeof data.svg !== "string"){
-const err15 = {instancePath:instancePath+"/svg",schemaPath:"#/properties/svg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+let data3 = data.url;
+if(typeof data3 === "string"){
+if(func1(data3) > 2048){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4584,10 +5328,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(formats40(data3))){
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4597,14 +5339,62 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.svg !== undefined){
+let data4 = data.svg;
+if(typeof data4 === "string"){
+if(func1(data4) > 65536){
+const err18 = {instancePath:instancePath+"/svg",schemaPath:"#/properties/svg/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/svg",schemaPath:"#/properties/svg/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err20 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -4614,7 +5404,7 @@ return errors === 0;
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createRefund_201 = validate94;
-const schema41 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
+const schema41 = {"$id":"urn:payment-gateway:schema:Refund","type":"object","description":"A full or partial refund of a paid intent.","additionalProperties":false,"required":["id","object","payment_intent","amount","status","livemode","created_at","updated_at"],"properties":{"id":{"type":"string","maxLength":27,"description":"Refund id, `rf_` followed by 24 base62 characters.","pattern":"^rf_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `refund`.","const":"refund"},"payment_intent":{"type":"string","maxLength":28,"description":"Id of the refunded intent.","pattern":"^pay_[0-9A-Za-z]{24}$"},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount refunded, in whole AOA.","minimum":1},"status":{"type":"string","description":"`PENDING` at creation; `SUCCEEDED` ~3 s later (event `refund.succeeded`), when the intent becomes `PARTIALLY_REFUNDED` or `REFUNDED`.","enum":["PENDING","SUCCEEDED"]},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"updated_at":{"type":"string","maxLength":32,"format":"date-time","description":"Time of the last change (the move to `SUCCEEDED`), on the account's sandbox clock."}}};
 const pattern23 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4724,8 +5514,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern23.test(data0)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 27){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4734,9 +5524,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern23.test(data0)){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4746,10 +5535,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4758,8 +5545,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("refund" !== data1){
-const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4768,12 +5558,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.payment_intent !== undefined){
-let data2 = data.payment_intent;
-if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
-const err13 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
+if("refund" !== data1){
+const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "refund"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4783,8 +5569,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.payment_intent !== undefined){
+let data2 = data.payment_intent;
+if(typeof data2 === "string"){
+if(func1(data2) > 28){
+const err14 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4793,11 +5582,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data3 = data.amount;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err15 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern4.test(data2)){
+const err15 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4806,9 +5592,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err16 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err16 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4818,11 +5604,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err17 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4831,8 +5616,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4841,10 +5627,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data3 < 1 || isNaN(data3)){
+const err19 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4853,12 +5637,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data6 = data.created_at;
-if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!(formats4.validate(data3))){
+const err20 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4868,8 +5648,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4878,12 +5661,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data.updated_at !== undefined){
-let data7 = data.updated_at;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err22 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((data4 === "PENDING") || (data4 === "SUCCEEDED"))){
+const err22 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema41.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4893,8 +5672,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err23 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4904,14 +5684,84 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+if(typeof data6 === "string"){
+if(func1(data6) > 32){
+const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+if(!(formats2.validate(data6))){
+const err25 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.updated_at !== undefined){
+let data7 = data.updated_at;
+if(typeof data7 === "string"){
+if(func1(data7) > 32){
+const err27 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!(formats2.validate(data7))){
+const err28 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -4921,10 +5771,10 @@ return errors === 0;
 validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createSandboxAccount_201 = validate95;
-const schema42 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
+const schema42 = {"$id":"urn:payment-gateway:schema:SandboxAccount","type":"object","description":"A new sandbox account with its two keys, as `POST /sandbox/accounts` returns it. The keys appear only in this response (the gateway keeps their SHA-256 hashes).","additionalProperties":false,"required":["object","id","name","email","pk","sk","livemode","created_at"],"properties":{"object":{"type":"string","description":"Always `sandbox_account`.","const":"sandbox_account"},"id":{"type":"string","maxLength":29,"description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given, without leading or trailing spaces; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"maxLength":254,"description":"The email given; null when none was given.","format":"email"},"pk":{"type":"string","maxLength":40,"description":"Publishable key (`pk_test_` + 32 base62); may call `GET /payment_methods` only. Shown only here.","pattern":"^pk_test_[0-9A-Za-z]{32}$"},"sk":{"type":"string","maxLength":40,"description":"Secret key (`sk_test_` + 32 base62) with every permission, including managing keys. Shown only here. Keep it on servers, never in a browser or app.","pattern":"^sk_test_[0-9A-Za-z]{32}$"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"}}};
 const pattern25 = new RegExp("^acct_[0-9A-Za-z]{24}$", "u");
 const pattern26 = new RegExp("^pk_test_[0-9A-Za-z]{32}$", "u");
-const formats38 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const formats78 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxAccount" */;
@@ -5056,8 +5906,8 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern25.test(data1)){
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 29){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 29},message:"must NOT have more than 29 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5066,9 +5916,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern25.test(data1)){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5078,11 +5927,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data2 = data.name;
-if(typeof data2 === "string"){
-if(func2(data2) > 80){
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5092,8 +5938,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func1(data2) > 80){
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5103,10 +5952,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.email !== undefined){
-let data3 = data.email;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema42.properties.email.type},message:"must be string,null"};
+else {
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5115,9 +5962,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(!(formats38.test(data3))){
-const err16 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+}
+if(data.email !== undefined){
+let data3 = data.email;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err16 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema42.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -5126,13 +5975,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-if(data.pk !== undefined){
-let data4 = data.pk;
-if(typeof data4 === "string"){
-if(!pattern26.test(data4)){
-const err17 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/pattern",keyword:"pattern",params:{pattern: "^pk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^pk_test_[0-9A-Za-z]{32}$"+"\""};
+if(typeof data3 === "string"){
+if(func1(data3) > 254){
+const err17 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5141,9 +5986,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats78.test(data3))){
+const err18 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5153,11 +5997,12 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.sk !== undefined){
-let data5 = data.sk;
-if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
-const err19 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
+}
+if(data.pk !== undefined){
+let data4 = data.pk;
+if(typeof data4 === "string"){
+if(func1(data4) > 40){
+const err19 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5166,9 +6011,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern26.test(data4)){
+const err20 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/pattern",keyword:"pattern",params:{pattern: "^pk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^pk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -5178,10 +6022,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.livemode !== undefined){
-let data6 = data.livemode;
-if(typeof data6 !== "boolean"){
-const err21 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err21 = {instancePath:instancePath+"/pk",schemaPath:"#/properties/pk/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5190,8 +6032,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(false !== data6){
-const err22 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+}
+if(data.sk !== undefined){
+let data5 = data.sk;
+if(typeof data5 === "string"){
+if(func1(data5) > 40){
+const err22 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/maxLength",keyword:"maxLength",params:{limit: 40},message:"must NOT have more than 40 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5200,12 +6046,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data7 = data.created_at;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!pattern11.test(data5)){
+const err23 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/pattern",keyword:"pattern",params:{pattern: "^sk_test_[0-9A-Za-z]{32}$"},message:"must match pattern \""+"^sk_test_[0-9A-Za-z]{32}$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5216,7 +6058,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/sk",schemaPath:"#/properties/sk/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -5226,14 +6068,72 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.livemode !== undefined){
+let data6 = data.livemode;
+if(typeof data6 !== "boolean"){
+const err25 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+if(false !== data6){
+const err26 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data7 = data.created_at;
+if(typeof data7 === "string"){
+if(func1(data7) > 32){
+const err27 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!(formats2.validate(data7))){
+const err28 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -5243,7 +6143,7 @@ return errors === 0;
 validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const createWebhookEndpoint_201 = validate96;
-const schema43 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode","secret"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."},"secret":{"type":"string","description":"Signing secret, `whsec_` followed by the base64 of 32 random bytes (secrets made earlier: 32 base62 characters): the HMAC-SHA256 key of the `v1` values of `Service-Signature` as written, and, base64-decoded after `whsec_`, of `webhook-signature` (Standard Webhooks). Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z+/]+={0,2}$"}}};
+const schema43 = {"$id":"urn:payment-gateway:schema:WebhookEndpointWithSecret","type":"object","description":"A webhook endpoint with its signing secret (creation and `rotate_secret` responses only).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode","secret"],"properties":{"id":{"type":"string","maxLength":28,"description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"maxLength":2048,"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","maxItems":12,"description":"The event types delivered; `[\"*\"]` = all.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."},"secret":{"type":"string","maxLength":64,"description":"Signing secret, `whsec_` followed by the base64 of 32 random bytes (secrets made earlier: 32 base62 characters): the HMAC-SHA256 key of the `v1` values of `Service-Signature` as written, and, base64-decoded after `whsec_`, of `webhook-signature` (Standard Webhooks). Shown only in this response; store it with the receiver.","pattern":"^whsec_[0-9A-Za-z+/]+={0,2}$"}}};
 const pattern29 = new RegExp("^whsec_[0-9A-Za-z+/]+={0,2}$", "u");
 const schema44 = {"$id":"urn:payment-gateway:schema:WebhookEndpointMode","type":"string","description":"`push`: the gateway POSTs events to `url`. `pull`: no `url`; events wait for the merchant to fetch them (`GET /webhook_endpoints/{id}/pending`) and acknowledge them.","enum":["push","pull"]};
 
@@ -5405,7 +6305,7 @@ return errors === 0;
 }
 validate99.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"$id":"urn:payment-gateway:schema:WebhookChaosSettings","type":"object","description":"The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it.","additionalProperties":false,"required":["duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed"],"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":"integer","description":"The seed the choices are derived from (the one given, or one the gateway picked)."}}};
+const schema47 = {"$id":"urn:payment-gateway:schema:WebhookChaosSettings","type":"object","description":"The chaos switched on for an endpoint, as `PUT /webhook_endpoints/{id}/chaos` set it.","additionalProperties":false,"required":["duplicate","reorder","bad_signature","stale_timestamp","delay_ms","seed"],"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability"},"delay_ms":{"oneOf":[{"$ref":"urn:payment-gateway:schema:ChaosDelay"},{"type":"null"}],"description":"The wait before first attempts; null for none."},"seed":{"type":"integer","format":"int32","maximum":2147483647,"minimum":-2147483648,"description":"The seed the choices are derived from (the one given, or one the gateway picked)."}}};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookChaosSettings" */;
@@ -5586,15 +6486,47 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 2147483647 || isNaN(data5)){
+const err10 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(data5 < -2147483648 || isNaN(data5)){
+const err11 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(formats0.validate(data5))){
+const err12 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -5717,7 +6649,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema43.properties, key0))){
+if(!(func4.call(schema43.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -5731,8 +6663,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5741,9 +6673,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data0)){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5753,10 +6684,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5765,8 +6694,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if("webhook_endpoint" !== data1){
-const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -5775,11 +6707,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data2 = data.url;
-if((typeof data2 !== "string") && (data2 !== null)){
-const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema43.properties.url.type},message:"must be string,null"};
+if("webhook_endpoint" !== data1){
+const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -5788,14 +6717,37 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.url !== undefined){
+let data2 = data.url;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema43.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!(formats40(data2))){
+const err18 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -5810,13 +6762,23 @@ errors = vErrors.length;
 if(data.events !== undefined){
 let data4 = data.events;
 if(Array.isArray(data4)){
-if(data4.length < 1){
-const err17 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data4.length > 12){
+const err19 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 12},message:"must NOT have more than 12 items"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err19];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err19);
+}
+errors++;
+}
+if(data4.length < 1){
+const err20 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -5829,45 +6791,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-let data6 = data.name;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema43.properties.name.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(typeof data6 === "string"){
-if(func2(data6) > 80){
-const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-if(data.description !== undefined){
-let data7 = data.description;
-if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema43.properties.description.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5876,9 +6800,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(typeof data7 === "string"){
-if(func2(data7) > 200){
-const err22 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data.name !== undefined){
+let data6 = data.name;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err22 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema43.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5887,13 +6813,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-if(data.created_at !== undefined){
-let data8 = data.created_at;
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data6 === "string"){
+if(func1(data6) > 80){
+const err23 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -5903,13 +6825,63 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.description !== undefined){
+let data7 = data.description;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err24 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema43.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err24];
 }
 else {
 vErrors.push(err24);
+}
+errors++;
+}
+if(typeof data7 === "string"){
+if(func1(data7) > 200){
+const err25 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(func1(data8) > 32){
+const err26 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!(formats2.validate(data8))){
+const err27 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -5931,12 +6903,12 @@ passing0 = 0;
 }
 const _errs21 = errors;
 if(data9 !== null){
-const err25 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err29 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err29];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -5952,12 +6924,12 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err26 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err30 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err30];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -5976,36 +6948,46 @@ vErrors = null;
 if(data.secret !== undefined){
 let data10 = data.secret;
 if(typeof data10 === "string"){
+if(func1(data10) > 64){
+const err31 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
 if(!pattern29.test(data10)){
-const err27 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[0-9A-Za-z+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[0-9A-Za-z+/]+={0,2}$"+"\""};
+const err32 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/pattern",keyword:"pattern",params:{pattern: "^whsec_[0-9A-Za-z+/]+={0,2}$"},message:"must match pattern \""+"^whsec_[0-9A-Za-z+/]+={0,2}$"+"\""};
 if(vErrors === null){
-vErrors = [err27];
+vErrors = [err32];
 }
 else {
-vErrors.push(err27);
+vErrors.push(err32);
 }
 errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err33 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err28];
+vErrors = [err33];
 }
 else {
-vErrors.push(err28);
+vErrors.push(err33);
 }
 errors++;
 }
 }
 }
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err34 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err29];
+vErrors = [err34];
 }
 else {
-vErrors.push(err29);
+vErrors.push(err34);
 }
 errors++;
 }
@@ -6015,7 +6997,7 @@ return errors === 0;
 validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const deleteClientToken_200 = validate110;
-const schema48 = {"$id":"urn:payment-gateway:schema:DeletedClientToken","type":"object","description":"The answer to `DELETE /client_tokens/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the revoked token.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:DeletedClientToken","type":"object","description":"The answer to `DELETE /client_tokens/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","maxLength":29,"description":"Id of the revoked token.","pattern":"^ctok_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `client_token`.","const":"client_token"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
 function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:DeletedClientToken" */;
@@ -6074,8 +7056,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern15.test(data0)){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 29){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 29},message:"must NOT have more than 29 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6084,9 +7066,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern15.test(data0)){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^ctok_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^ctok_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6096,10 +7077,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6108,8 +7087,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if("client_token" !== data1){
-const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "client_token"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6118,11 +7100,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.deleted !== undefined){
-let data2 = data.deleted;
-if(typeof data2 !== "boolean"){
-const err8 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if("client_token" !== data1){
+const err8 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "client_token"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6131,8 +7110,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(true !== data2){
-const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+}
+if(data.deleted !== undefined){
+let data2 = data.deleted;
+if(typeof data2 !== "boolean"){
+const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6141,15 +7123,25 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(true !== data2){
+const err10 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6159,7 +7151,7 @@ return errors === 0;
 validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const deleteWebhookEndpoint_200 = validate111;
-const schema49 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+const schema49 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","maxLength":28,"description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
@@ -6218,8 +7210,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6228,9 +7220,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data0)){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6240,10 +7231,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err6 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6252,8 +7241,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if("webhook_endpoint" !== data1){
-const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6262,11 +7254,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.deleted !== undefined){
-let data2 = data.deleted;
-if(typeof data2 !== "boolean"){
-const err8 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if("webhook_endpoint" !== data1){
+const err8 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6275,8 +7264,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(true !== data2){
-const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+}
+if(data.deleted !== undefined){
+let data2 = data.deleted;
+if(typeof data2 !== "boolean"){
+const err9 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6285,15 +7277,25 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(true !== data2){
+const err10 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6303,7 +7305,7 @@ return errors === 0;
 validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getAccount_200 = validate112;
-const schema50 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","maxLength":29,"description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"maxLength":254,"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","maxLength":5,"description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
 
 function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Account" */;
@@ -6425,8 +7427,8 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern25.test(data1)){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 29){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 29},message:"must NOT have more than 29 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6435,9 +7437,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern25.test(data1)){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^acct_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^acct_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -6447,11 +7448,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.name !== undefined){
-let data2 = data.name;
-if(typeof data2 === "string"){
-if(func2(data2) > 80){
-const err12 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+else {
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6461,8 +7459,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+let data2 = data.name;
+if(typeof data2 === "string"){
+if(func1(data2) > 80){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6472,10 +7473,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.email !== undefined){
-let data3 = data.email;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err14 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema50.properties.email.type},message:"must be string,null"};
+else {
+const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6484,9 +7483,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(!(formats38.test(data3))){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+}
+if(data.email !== undefined){
+let data3 = data.email;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema50.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6495,12 +7496,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-let data4 = data.livemode;
-if(typeof data4 !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data3 === "string"){
+if(func1(data3) > 254){
+const err16 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6509,8 +7507,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(false !== data4){
-const err17 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(!(formats78.test(data3))){
+const err17 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6520,11 +7518,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.livemode !== undefined){
+let data4 = data.livemode;
+if(typeof data4 !== "boolean"){
+const err18 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6533,9 +7531,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(false !== data4){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6545,11 +7542,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.reference_entity !== undefined){
-let data6 = data.reference_entity;
-if(typeof data6 === "string"){
-if(!pattern6.test(data6)){
-const err20 = {instancePath:instancePath+"/reference_entity",schemaPath:"#/properties/reference_entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""};
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6558,9 +7555,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/reference_entity",schemaPath:"#/properties/reference_entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6570,14 +7566,60 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
 else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.reference_entity !== undefined){
+let data6 = data.reference_entity;
+if(typeof data6 === "string"){
+if(func1(data6) > 5){
+const err23 = {instancePath:instancePath+"/reference_entity",schemaPath:"#/properties/reference_entity/maxLength",keyword:"maxLength",params:{limit: 5},message:"must NOT have more than 5 characters"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(!pattern6.test(data6)){
+const err24 = {instancePath:instancePath+"/reference_entity",schemaPath:"#/properties/reference_entity/pattern",keyword:"pattern",params:{pattern: "^[0-9]{5}$"},message:"must match pattern \""+"^[0-9]{5}$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/reference_entity",schemaPath:"#/properties/reference_entity/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -6587,7 +7629,7 @@ return errors === 0;
 validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getOpenApiDocumentJson_200 = validate113;
-const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.1.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
+const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","maxLength":16,"description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.1.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
 const pattern34 = new RegExp("^3\\.1\\.", "u");
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6634,8 +7676,8 @@ errors++;
 if(data.openapi !== undefined){
 let data0 = data.openapi;
 if(typeof data0 === "string"){
-if(!pattern34.test(data0)){
-const err3 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
+if(func1(data0) > 16){
+const err3 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6644,9 +7686,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-else {
-const err4 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern34.test(data0)){
+const err4 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6656,10 +7697,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.info !== undefined){
-let data1 = data.info;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
-const err5 = {instancePath:instancePath+"/info",schemaPath:"#/properties/info/type",keyword:"type",params:{type: "object"},message:"must be object"};
+else {
+const err5 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6669,10 +7708,10 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.paths !== undefined){
-let data2 = data.paths;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-const err6 = {instancePath:instancePath+"/paths",schemaPath:"#/properties/paths/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.info !== undefined){
+let data1 = data.info;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+const err6 = {instancePath:instancePath+"/info",schemaPath:"#/properties/info/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6682,14 +7721,27 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.paths !== undefined){
+let data2 = data.paths;
+if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
+const err7 = {instancePath:instancePath+"/paths",schemaPath:"#/properties/paths/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -6699,7 +7751,7 @@ return errors === 0;
 validate113.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicCheckoutSession_200 = validate114;
-const schema52 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+const schema52 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","maxLength":27,"description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"maxLength":28,"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
 function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
@@ -6834,7 +7886,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema52.properties, key0))){
+if(!(func4.call(schema52.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -6848,8 +7900,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern13.test(data0)){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 27){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6858,9 +7910,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern13.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -6870,10 +7921,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err15 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -6882,8 +7931,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if("checkout_session" !== data1){
-const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err16 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -6892,12 +7944,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data2 = data.url;
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if("checkout_session" !== data1){
+const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "checkout_session"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6907,8 +7955,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-else {
-const err18 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+let data2 = data.url;
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err18 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6917,11 +7968,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data3 = data.amount;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err19 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(formats40(data2))){
+const err19 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -6930,9 +7978,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err20 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err20 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -6942,11 +7990,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-if(data.currency !== undefined){
-let data4 = data.currency;
-if(typeof data4 !== "string"){
-const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err21 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6955,8 +8002,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-if("AOA" !== data4){
-const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+const err22 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -6965,17 +8013,71 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.methods !== undefined){
-let data5 = data.methods;
-if(Array.isArray(data5)){
-if(data5.length < 1){
-const err23 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data3 < 1 || isNaN(data3)){
+const err23 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(!(formats4.validate(data3))){
+const err24 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data4 = data.currency;
+if(typeof data4 !== "string"){
+const err25 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if("AOA" !== data4){
+const err26 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.methods !== undefined){
+let data5 = data.methods;
+if(Array.isArray(data5)){
+if(data5.length > 2){
+const err27 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(data5.length < 1){
+const err28 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -6988,68 +8090,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data7 = data.status;
-if(typeof data7 !== "string"){
-const err25 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.payment_intent !== undefined){
-let data8 = data.payment_intent;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(typeof data8 === "string"){
-if(!pattern4.test(data8)){
-const err28 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-if(data.success_url !== undefined){
-let data9 = data.success_url;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err29 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"};
+const err29 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -7058,9 +8099,11 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(typeof data9 === "string"){
-if(!(formats10(data9))){
-const err30 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err30 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7069,12 +8112,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-}
-if(data.cancel_url !== undefined){
-let data10 = data.cancel_url;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err31 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"};
+if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -7083,9 +8122,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats10(data10))){
-const err32 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.payment_intent !== undefined){
+let data8 = data.payment_intent;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err32 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -7094,13 +8135,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-}
-if(data.expires_at !== undefined){
-let data11 = data.expires_at;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err33 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data8 === "string"){
+if(func1(data8) > 28){
+const err33 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -7109,9 +8146,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data8)){
+const err34 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -7121,9 +8157,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err35 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.success_url !== undefined){
+let data9 = data.success_url;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err35 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -7132,15 +8170,119 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data9 === "string"){
+if(func1(data9) > 2048){
+const err36 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+if(!(formats40(data9))){
+const err37 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+if(data.cancel_url !== undefined){
+let data10 = data.cancel_url;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err38 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if(typeof data10 === "string"){
+if(func1(data10) > 2048){
+const err39 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!(formats40(data10))){
+const err40 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.expires_at !== undefined){
+let data11 = data.expires_at;
+if(typeof data11 === "string"){
+if(func1(data11) > 32){
+const err41 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!(formats2.validate(data11))){
+const err42 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err44 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
 }
 errors++;
 }
@@ -7150,7 +8292,7 @@ return errors === 0;
 validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPaymentLink_200 = validate116;
-const schema53 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+const schema53 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","maxLength":8,"description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
 function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
@@ -7282,8 +8424,8 @@ errors++;
 if(data.code !== undefined){
 let data1 = data.code;
 if(typeof data1 === "string"){
-if(!pattern19.test(data1)){
-const err11 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
+if(func1(data1) > 8){
+const err11 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7292,9 +8434,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern19.test(data1)){
+const err12 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7304,11 +8445,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.url !== undefined){
-let data2 = data.url;
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err13 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err13 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7318,8 +8456,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+let data2 = data.url;
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7328,11 +8469,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.amount !== undefined){
-let data3 = data.amount;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err15 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!(formats40(data2))){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7341,9 +8479,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err16 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7353,11 +8491,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-if(data.currency !== undefined){
-let data4 = data.currency;
-if(typeof data4 !== "string"){
-const err17 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.amount !== undefined){
+let data3 = data.amount;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err17 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7366,8 +8503,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if("AOA" !== data4){
-const err18 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7376,17 +8514,71 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.methods !== undefined){
-let data5 = data.methods;
-if(Array.isArray(data5)){
-if(data5.length < 1){
-const err19 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data3 < 1 || isNaN(data3)){
+const err19 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+if(!(formats4.validate(data3))){
+const err20 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data4 = data.currency;
+if(typeof data4 !== "string"){
+const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if("AOA" !== data4){
+const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/const",keyword:"const",params:{allowedValue: "AOA"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.methods !== undefined){
+let data5 = data.methods;
+if(Array.isArray(data5)){
+if(data5.length > 2){
+const err23 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data5.length < 1){
+const err24 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -7399,12 +8591,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err25 = {instancePath:instancePath+"/methods",schemaPath:"#/properties/methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err25];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err25);
 }
 errors++;
 }
@@ -7412,23 +8604,23 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema53.properties.description.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema53.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err26];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err26);
 }
 errors++;
 }
 if(typeof data7 === "string"){
-if(func2(data7) > 140){
-const err22 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
+if(func1(data7) > 140){
+const err27 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 140},message:"must NOT have more than 140 characters"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err27];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err27);
 }
 errors++;
 }
@@ -7436,24 +8628,24 @@ errors++;
 }
 if(data.livemode !== undefined){
 if(typeof data.livemode !== "boolean"){
-const err23 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err28 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err28];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err28);
 }
 errors++;
 }
 }
 }
 else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err29];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -7539,8 +8731,8 @@ return errors === 0;
 validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listApiKeys_200 = validate119;
-const schema55 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema56 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
+const schema55 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":50,"description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema56 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","maxLength":28,"description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","maxItems":18,"description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","maxLength":4,"description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"maxLength":32,"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
 function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
@@ -7672,8 +8864,8 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(!pattern8.test(data1)){
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 28){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7682,9 +8874,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern8.test(data1)){
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7694,10 +8885,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7706,8 +8895,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
-const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.properties.type.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7716,11 +8908,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-let data3 = data.name;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema56.properties.name.type},message:"must be string,null"};
+if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
+const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7729,9 +8918,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(func2(data3) > 80){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+}
+if(data.name !== undefined){
+let data3 = data.name;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema56.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7740,11 +8931,32 @@ vErrors.push(err16);
 }
 errors++;
 }
+if(typeof data3 === "string"){
+if(func1(data3) > 80){
+const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
 }
 }
 if(data.permissions !== undefined){
 let data4 = data.permissions;
 if(Array.isArray(data4)){
+if(data4.length > 18){
+const err18 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/maxItems",keyword:"maxItems",params:{limit: 18},message:"must NOT have more than 18 items"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate81(data4[i0], {instancePath:instancePath+"/permissions/" + i0,parentData:data4,parentDataProperty:i0,rootData,dynamicAnchors}))){
@@ -7759,12 +8971,12 @@ outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
 if(func0(data4[i1], data4[j0])){
-const err17 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err19 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err19];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err19);
 }
 errors++;
 break outer0;
@@ -7774,32 +8986,7 @@ break outer0;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.last4 !== undefined){
-let data6 = data.last4;
-if(typeof data6 === "string"){
-if(!pattern12.test(data6)){
-const err19 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err20 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -7809,11 +8996,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.created_at !== undefined){
-let data7 = data.created_at;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.last4 !== undefined){
+let data6 = data.last4;
+if(typeof data6 === "string"){
+if(func1(data6) > 4){
+const err21 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/maxLength",keyword:"maxLength",params:{limit: 4},message:"must NOT have more than 4 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -7822,9 +9009,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern12.test(data6)){
+const err22 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{4}$"},message:"must match pattern \""+"^[0-9A-Za-z]{4}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -7834,10 +9020,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.revoked_at !== undefined){
-let data8 = data.revoked_at;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err23 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema56.properties.revoked_at.type},message:"must be string,null"};
+else {
+const err23 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -7846,9 +9030,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err24 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.created_at !== undefined){
+let data7 = data.created_at;
+if(typeof data7 === "string"){
+if(func1(data7) > 32){
+const err24 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -7857,16 +9044,71 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats2.validate(data7))){
+const err25 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.revoked_at !== undefined){
+let data8 = data.revoked_at;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err27 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema56.properties.revoked_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(func1(data8) > 32){
+const err28 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(!(formats2.validate(data8))){
+const err29 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 }
@@ -7968,6 +9210,16 @@ errors++;
 if(data.data !== undefined){
 let data2 = data.data;
 if(Array.isArray(data2)){
+if(data2.length > 50){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate120(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
@@ -7977,24 +9229,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -8006,7 +9258,7 @@ validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 export const listEvents_200 = validate123;
 const schema57 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
 const schema58 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema59 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema59 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 const pattern40 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 
 function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8106,8 +9358,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8116,9 +9368,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8128,10 +9379,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8140,8 +9389,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8150,11 +9402,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8163,8 +9412,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.created" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8173,11 +9425,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.created" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.created"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8186,9 +9435,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8197,11 +9448,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8210,12 +9459,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8224,14 +9469,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -8244,12 +9536,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -8258,7 +9550,7 @@ return errors === 0;
 }
 validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema60 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
@@ -8357,8 +9649,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8367,9 +9659,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8379,10 +9670,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8391,8 +9680,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8401,11 +9693,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8414,8 +9703,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.succeeded" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8424,11 +9716,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.succeeded" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.succeeded"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8437,9 +9726,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8448,11 +9739,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8461,12 +9750,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8475,14 +9760,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -8495,12 +9827,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -8509,7 +9841,7 @@ return errors === 0;
 }
 validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema61 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
@@ -8608,8 +9940,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8618,9 +9950,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8630,10 +9961,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8642,8 +9971,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8652,11 +9984,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8665,8 +9994,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.failed" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8675,11 +10007,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.failed" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.failed"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8688,9 +10017,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8699,11 +10030,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8712,12 +10041,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8726,14 +10051,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -8746,12 +10118,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -8760,7 +10132,7 @@ return errors === 0;
 }
 validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema62 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
@@ -8859,8 +10231,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -8869,9 +10241,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8881,10 +10252,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8893,8 +10262,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8903,11 +10275,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8916,8 +10285,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.unknown" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8926,11 +10298,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.unknown" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.unknown"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8939,9 +10308,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8950,11 +10321,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8963,12 +10332,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8977,14 +10342,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -8997,12 +10409,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -9011,7 +10423,7 @@ return errors === 0;
 }
 validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema63 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
@@ -9110,8 +10522,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9120,9 +10532,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9132,10 +10543,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9144,8 +10553,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9154,11 +10566,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9167,8 +10576,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.reconciled" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9177,11 +10589,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.reconciled" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.reconciled"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9190,9 +10599,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9201,11 +10612,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9214,12 +10623,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9228,14 +10633,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -9248,12 +10700,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -9262,7 +10714,7 @@ return errors === 0;
 }
 validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema64 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema64 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
@@ -9361,8 +10813,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9371,9 +10823,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9383,10 +10834,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9395,8 +10844,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9405,11 +10857,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9418,8 +10867,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.expired" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9428,11 +10880,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.expired" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.expired"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9441,9 +10890,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9452,11 +10903,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9465,12 +10914,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9479,14 +10924,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -9499,12 +10991,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -9513,7 +11005,7 @@ return errors === 0;
 }
 validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
@@ -9612,8 +11104,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9622,9 +11114,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9634,10 +11125,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9646,8 +11135,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9656,11 +11148,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9669,8 +11158,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("payment.cancelled" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9679,11 +11171,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("payment.cancelled" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "payment.cancelled"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9692,9 +11181,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9703,11 +11194,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9716,12 +11205,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9730,14 +11215,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -9750,12 +11282,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -9764,7 +11296,7 @@ return errors === 0;
 }
 validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema66 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema66 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
@@ -9863,8 +11395,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -9873,9 +11405,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -9885,10 +11416,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9897,8 +11426,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9907,11 +11439,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9920,8 +11449,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("reference.paid" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9930,11 +11462,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("reference.paid" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "reference.paid"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9943,9 +11472,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9954,11 +11485,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9967,12 +11496,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9981,14 +11506,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -10001,12 +11573,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -10015,7 +11587,7 @@ return errors === 0;
 }
 validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
@@ -10114,8 +11686,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10124,9 +11696,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10136,10 +11707,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10148,8 +11717,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10158,11 +11730,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10171,8 +11740,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("refund.succeeded" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10181,11 +11753,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("refund.succeeded" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "refund.succeeded"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10194,9 +11763,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10205,11 +11776,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10218,12 +11787,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10232,14 +11797,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -10252,12 +11864,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -10266,7 +11878,7 @@ return errors === 0;
 }
 validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema68 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema68 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
@@ -10365,8 +11977,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10375,9 +11987,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10387,10 +11998,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10399,8 +12008,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10409,11 +12021,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10422,8 +12031,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("checkout.session.completed" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10432,11 +12044,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("checkout.session.completed" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "checkout.session.completed"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10445,9 +12054,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10456,11 +12067,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10469,12 +12078,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10483,14 +12088,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -10503,12 +12155,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -10517,8 +12169,8 @@ return errors === 0;
 }
 validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema69 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header."},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one."},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock)."},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema70 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema69 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema70 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","maxLength":256,"description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
 
 function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
@@ -10555,8 +12207,10 @@ errors++;
 }
 }
 if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data0 = data.message;
+if(typeof data0 === "string"){
+if(func1(data0) > 256){
+const err2 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -10566,14 +12220,25 @@ vErrors.push(err2);
 errors++;
 }
 }
-}
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }
@@ -10680,8 +12345,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern40.test(data0)){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10690,9 +12355,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-else {
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10702,10 +12366,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err10 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10714,8 +12376,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("event" !== data1){
-const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10724,11 +12389,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("event" !== data1){
+const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "event"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10737,8 +12399,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("test.ping" !== data2){
-const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data2 = data.type;
+if(typeof data2 !== "string"){
+const err13 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10747,11 +12412,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.sequence !== undefined){
-let data3 = data.sequence;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err14 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if("test.ping" !== data2){
+const err14 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "test.ping"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10760,9 +12422,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.sequence !== undefined){
+let data3 = data.sequence;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err15 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10771,11 +12435,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.livemode !== undefined){
-if(typeof data.livemode !== "boolean"){
-const err16 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err16 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10784,12 +12446,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.created_at !== undefined){
-let data5 = data.created_at;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err17 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data3 < 1 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10798,14 +12456,61 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats4.validate(data3))){
+const err18 = {instancePath:instancePath+"/sequence",schemaPath:"#/properties/sequence/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.livemode !== undefined){
+if(typeof data.livemode !== "boolean"){
+const err19 = {instancePath:instancePath+"/livemode",schemaPath:"#/properties/livemode/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data5 = data.created_at;
+if(typeof data5 === "string"){
+if(func1(data5) > 32){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats2.validate(data5))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -10818,12 +12523,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -11122,7 +12827,7 @@ validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const listLogs_200 = validate160;
 const schema71 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema72 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","maxLength":28,"description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","maxLength":16,"description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","maxLength":16384,"description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","format":"int32","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","format":"int32","maximum":2147483647,"description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"maxLength":4096,"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"maxLength":4096,"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
 
 function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
@@ -11237,7 +12942,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema72.properties, key0))){
+if(!(func4.call(schema72.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -11251,8 +12956,8 @@ errors++;
 if(data.request_id !== undefined){
 let data0 = data.request_id;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-const err11 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err11 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11261,9 +12966,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern3.test(data0)){
+const err12 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/pattern",keyword:"pattern",params:{pattern: "^req_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^req_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11273,9 +12977,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.method !== undefined){
-if(typeof data.method !== "string"){
-const err13 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err13 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11285,9 +12988,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err14 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.method !== undefined){
+let data1 = data.method;
+if(typeof data1 === "string"){
+if(func1(data1) > 16){
+const err14 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/maxLength",keyword:"maxLength",params:{limit: 16},message:"must NOT have more than 16 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11297,10 +13002,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data3 = data.status;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err15 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err15 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11309,9 +13012,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 599 || isNaN(data3)){
-const err16 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+}
+if(data.path !== undefined){
+let data2 = data.path;
+if(typeof data2 === "string"){
+if(func1(data2) > 16384){
+const err16 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 16384},message:"must NOT have more than 16384 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11320,13 +13026,58 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data3 < 100 || isNaN(data3)){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+else {
+const err17 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 599 || isNaN(data3)){
+const err19 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data3 < 100 || isNaN(data3)){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(formats0.validate(data3))){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -11349,12 +13100,12 @@ passing0 = 0;
 }
 const _errs13 = errors;
 if(data4 !== null){
-const err18 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err22 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err22];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -11370,12 +13121,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err19 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err23 = {instancePath:instancePath+"/error_code",schemaPath:"#/properties/error_code/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err23];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -11394,57 +13145,7 @@ vErrors = null;
 if(data.latency_ms !== undefined){
 let data5 = data.latency_ms;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err20 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err21 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-if(data.created_at !== undefined){
-let data6 = data.created_at;
-if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
-const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.source !== undefined){
-let data7 = data.source;
-if(typeof data7 !== "string"){
-const err24 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err24 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11453,8 +13154,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!((data7 === "api") || (data7 === "dashboard"))){
-const err25 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema72.properties.source.enum},message:"must be equal to one of the allowed values"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 2147483647 || isNaN(data5)){
+const err25 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11463,11 +13165,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.request_body !== undefined){
-let data8 = data.request_body;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err26 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+if(data5 < 0 || isNaN(data5)){
+const err26 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11476,11 +13175,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.response_body !== undefined){
-let data9 = data.response_body;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err27 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema72.properties.response_body.type},message:"must be string,null"};
+if(!(formats0.validate(data5))){
+const err27 = {instancePath:instancePath+"/latency_ms",schemaPath:"#/properties/latency_ms/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11491,13 +13187,122 @@ errors++;
 }
 }
 }
-else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.created_at !== undefined){
+let data6 = data.created_at;
+if(typeof data6 === "string"){
+if(func1(data6) > 32){
+const err28 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+if(!(formats2.validate(data6))){
+const err29 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data7 = data.source;
+if(typeof data7 !== "string"){
+const err31 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!((data7 === "api") || (data7 === "dashboard"))){
+const err32 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema72.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.request_body !== undefined){
+let data8 = data.request_body;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err33 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(func1(data8) > 4096){
+const err34 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+if(data.response_body !== undefined){
+let data9 = data.response_body;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err35 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema72.properties.response_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(typeof data9 === "string"){
+if(func1(data9) > 4096){
+const err36 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -11925,8 +13730,8 @@ return errors === 0;
 validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listPaymentMethods_200 = validate168;
-const schema75 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema76 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
+const schema75 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":7,"description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema76 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","maxLength":64,"description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
 const schema77 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
 function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -12057,8 +13862,10 @@ errors = vErrors.length;
 }
 }
 if(data.display_name !== undefined){
-if(typeof data.display_name !== "string"){
-const err7 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.display_name;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err7 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -12068,10 +13875,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data2 = data.status;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err8 = {instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -12080,8 +13885,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema76.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.status !== undefined){
+let data2 = data.status;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -12090,11 +13898,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.min_amount !== undefined){
-let data3 = data.min_amount;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema76.properties.min_amount.type},message:"must be integer,null"};
+if(!((data2 === "active") || (data2 === "coming_soon"))){
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema76.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12103,9 +13908,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 1 || isNaN(data3)){
-const err11 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.min_amount !== undefined){
+let data3 = data.min_amount;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+const err11 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema76.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12114,12 +13921,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-if(data.max_amount !== undefined){
-let data4 = data.max_amount;
-if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err12 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema76.properties.max_amount.type},message:"must be integer,null"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 50000000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12128,9 +13932,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 1 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data3 < 1 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12139,13 +13942,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-if(data.channels !== undefined){
-let data5 = data.channels;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.api === undefined){
-const err14 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "api"},message:"must have required property '"+"api"+"'"};
+if(!(formats4.validate(data3))){
+const err14 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12154,8 +13952,12 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data5.checkout === undefined){
-const err15 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "checkout"},message:"must have required property '"+"checkout"+"'"};
+}
+}
+if(data.max_amount !== undefined){
+let data4 = data.max_amount;
+if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
+const err15 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema76.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12164,8 +13966,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(data5.link === undefined){
-const err16 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "link"},message:"must have required property '"+"link"+"'"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 50000000 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 50000000},message:"must be <= 50000000"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12174,9 +13977,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!(((key1 === "api") || (key1 === "checkout")) || (key1 === "link"))){
-const err17 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data4 < 1 || isNaN(data4)){
+const err17 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12185,10 +13987,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data5.api !== undefined){
-if(typeof data5.api !== "boolean"){
-const err18 = {instancePath:instancePath+"/channels/api",schemaPath:"#/properties/channels/properties/api/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(formats4.validate(data4))){
+const err18 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12198,9 +13998,12 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data5.checkout !== undefined){
-if(typeof data5.checkout !== "boolean"){
-const err19 = {instancePath:instancePath+"/channels/checkout",schemaPath:"#/properties/channels/properties/checkout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.channels !== undefined){
+let data5 = data.channels;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.api === undefined){
+const err19 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "api"},message:"must have required property '"+"api"+"'"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12209,10 +14012,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data5.link !== undefined){
-if(typeof data5.link !== "boolean"){
-const err20 = {instancePath:instancePath+"/channels/link",schemaPath:"#/properties/channels/properties/link/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.checkout === undefined){
+const err20 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "checkout"},message:"must have required property '"+"checkout"+"'"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12221,10 +14022,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.link === undefined){
+const err21 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/required",keyword:"required",params:{missingProperty: "link"},message:"must have required property '"+"link"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -12233,15 +14032,74 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key1 in data5){
+if(!(((key1 === "api") || (key1 === "checkout")) || (key1 === "link"))){
+const err22 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data5.api !== undefined){
+if(typeof data5.api !== "boolean"){
+const err23 = {instancePath:instancePath+"/channels/api",schemaPath:"#/properties/channels/properties/api/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data5.checkout !== undefined){
+if(typeof data5.checkout !== "boolean"){
+const err24 = {instancePath:instancePath+"/channels/checkout",schemaPath:"#/properties/channels/properties/checkout/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data5.link !== undefined){
+if(typeof data5.link !== "boolean"){
+const err25 = {instancePath:instancePath+"/channels/link",schemaPath:"#/properties/channels/properties/link/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/channels",schemaPath:"#/properties/channels/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+}
+else {
+const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -12343,6 +14201,16 @@ errors++;
 if(data.data !== undefined){
 let data2 = data.data;
 if(Array.isArray(data2)){
+if(data2.length > 7){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate169(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
@@ -12352,24 +14220,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -12520,7 +14388,7 @@ validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false}
 
 export const listWebhookDeliveries_200 = validate175;
 const schema79 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema80 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header","chaos"],"properties":{"id":{"type":"string","description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"description":"The `Service-Signature` header of the last attempt; null before the first attempt."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosKind"},{"type":"null"}],"description":"What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it."}}};
+const schema80 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header","chaos"],"properties":{"id":{"type":"string","maxLength":28,"description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","maxLength":28,"description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","format":"int32","maximum":2147483647,"description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"format":"int32","description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"maxLength":1024,"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"maxLength":262144,"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"maxLength":160,"description":"The `Service-Signature` header of the last attempt; null before the first attempt."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosKind"},{"type":"null"}],"description":"What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it."}}};
 const pattern52 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 const schema81 = {"$id":"urn:payment-gateway:schema:WebhookChaosKind","type":"string","description":"What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).","enum":["duplicate","reordered","delayed","bad_signature","stale_timestamp"]};
 
@@ -12714,7 +14582,7 @@ vErrors.push(err13);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema80.properties, key0))){
+if(!(func4.call(schema80.properties, key0))){
 const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
@@ -12728,8 +14596,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern52.test(data0)){
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12738,9 +14606,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern52.test(data0)){
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12750,10 +14617,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err17 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12762,8 +14627,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-if("webhook_delivery" !== data1){
-const err18 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err18 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12772,12 +14640,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.event_id !== undefined){
-let data2 = data.event_id;
-if(typeof data2 === "string"){
-if(!pattern40.test(data2)){
-const err19 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if("webhook_delivery" !== data1){
+const err19 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_delivery"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12787,13 +14651,37 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.event_id !== undefined){
+let data2 = data.event_id;
+if(typeof data2 === "string"){
+if(func1(data2) > 28){
+const err20 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
 else {
 vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern40.test(data2)){
+const err21 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 }
@@ -12807,30 +14695,7 @@ errors = vErrors.length;
 if(data.state !== undefined){
 let data4 = data.state;
 if(typeof data4 !== "string"){
-const err21 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err22 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema80.properties.state.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.attempts !== undefined){
-let data5 = data.attempts;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err23 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err23 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -12839,9 +14704,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err24 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
+const err24 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema80.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -12851,11 +14715,10 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
-if(data.last_status !== undefined){
-let data6 = data.last_status;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err25 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema80.properties.last_status.type},message:"must be integer,null"};
+if(data.attempts !== undefined){
+let data5 = data.attempts;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err25 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -12864,9 +14727,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 599 || isNaN(data6)){
-const err26 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 2147483647 || isNaN(data5)){
+const err26 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -12875,8 +14738,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data6 < 0 || isNaN(data6)){
-const err27 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data5 < 0 || isNaN(data5)){
+const err27 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -12885,12 +14748,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-if(data.last_ms !== undefined){
-let data7 = data.last_ms;
-if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err28 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema80.properties.last_ms.type},message:"must be integer,null"};
+if(!(formats0.validate(data5))){
+const err28 = {instancePath:instancePath+"/attempts",schemaPath:"#/properties/attempts/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -12899,9 +14758,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err29 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.last_status !== undefined){
+let data6 = data.last_status;
+if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+const err29 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema80.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -12910,12 +14772,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.last_attempt_at !== undefined){
-let data8 = data.last_attempt_at;
-if((typeof data8 !== "string") && (data8 !== null)){
-const err30 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema80.properties.last_attempt_at.type},message:"must be string,null"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 599 || isNaN(data6)){
+const err30 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -12924,9 +14783,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err31 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data6 < 0 || isNaN(data6)){
+const err31 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -12935,12 +14793,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-if(data.last_error !== undefined){
-let data9 = data.last_error;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err32 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema80.properties.last_error.type},message:"must be string,null"};
+if(!(formats0.validate(data6))){
+const err32 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -12950,10 +14804,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.next_attempt_at !== undefined){
-let data10 = data.next_attempt_at;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err33 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema80.properties.next_attempt_at.type},message:"must be string,null"};
+}
+if(data.last_ms !== undefined){
+let data7 = data.last_ms;
+if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
+const err33 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema80.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -12962,9 +14817,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err34 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 2147483647 || isNaN(data7)){
+const err34 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -12973,12 +14828,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-}
-if(data.request_body !== undefined){
-let data11 = data.request_body;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err35 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema80.properties.request_body.type},message:"must be string,null"};
+if(data7 < 0 || isNaN(data7)){
+const err35 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -12987,11 +14838,8 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data.signature_header !== undefined){
-let data12 = data.signature_header;
-if((typeof data12 !== "string") && (data12 !== null)){
-const err36 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema80.properties.signature_header.type},message:"must be string,null"};
+if(!(formats0.validate(data7))){
+const err36 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -12999,6 +14847,152 @@ else {
 vErrors.push(err36);
 }
 errors++;
+}
+}
+}
+if(data.last_attempt_at !== undefined){
+let data8 = data.last_attempt_at;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err37 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema80.properties.last_attempt_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if(typeof data8 === "string"){
+if(func1(data8) > 32){
+const err38 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if(!(formats2.validate(data8))){
+const err39 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+if(data.last_error !== undefined){
+let data9 = data.last_error;
+if((typeof data9 !== "string") && (data9 !== null)){
+const err40 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema80.properties.last_error.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+if(typeof data9 === "string"){
+if(func1(data9) > 1024){
+const err41 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+if(data.next_attempt_at !== undefined){
+let data10 = data.next_attempt_at;
+if((typeof data10 !== "string") && (data10 !== null)){
+const err42 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema80.properties.next_attempt_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(typeof data10 === "string"){
+if(func1(data10) > 32){
+const err43 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if(!(formats2.validate(data10))){
+const err44 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+if(data.request_body !== undefined){
+let data11 = data.request_body;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err45 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema80.properties.request_body.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(typeof data11 === "string"){
+if(func1(data11) > 262144){
+const err46 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/maxLength",keyword:"maxLength",params:{limit: 262144},message:"must NOT have more than 262144 characters"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+if(data.signature_header !== undefined){
+let data12 = data.signature_header;
+if((typeof data12 !== "string") && (data12 !== null)){
+const err47 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema80.properties.signature_header.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(typeof data12 === "string"){
+if(func1(data12) > 160){
+const err48 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
 }
 }
 if(data.chaos !== undefined){
@@ -13018,12 +15012,12 @@ passing0 = 0;
 }
 const _errs30 = errors;
 if(data13 !== null){
-const err37 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err49 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err49];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err49);
 }
 errors++;
 }
@@ -13039,12 +15033,12 @@ passing0 = 1;
 }
 }
 if(!valid1){
-const err38 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err50 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err38];
+vErrors = [err50];
 }
 else {
-vErrors.push(err38);
+vErrors.push(err50);
 }
 errors++;
 }
@@ -13062,12 +15056,12 @@ vErrors = null;
 }
 }
 else {
-const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err39];
+vErrors = [err51];
 }
 else {
-vErrors.push(err39);
+vErrors.push(err51);
 }
 errors++;
 }
@@ -13215,8 +15209,8 @@ return errors === 0;
 validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const listWebhookEndpoints_200 = validate181;
-const schema82 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema83 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode"],"properties":{"id":{"type":"string","description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."}}};
+const schema82 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":16,"description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema83 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode"],"properties":{"id":{"type":"string","maxLength":28,"description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"maxLength":2048,"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","maxItems":12,"description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."}}};
 
 function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
@@ -13321,7 +15315,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema83.properties, key0))){
+if(!(func4.call(schema83.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -13335,8 +15329,8 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data0) > 28){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13345,9 +15339,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern9.test(data0)){
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13357,10 +15350,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.object !== undefined){
-let data1 = data.object;
-if(typeof data1 !== "string"){
-const err12 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -13369,8 +15360,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if("webhook_endpoint" !== data1){
-const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err13 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -13379,11 +15373,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-let data2 = data.url;
-if((typeof data2 !== "string") && (data2 !== null)){
-const err14 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema83.properties.url.type},message:"must be string,null"};
+if("webhook_endpoint" !== data1){
+const err14 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "webhook_endpoint"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -13392,14 +15383,37 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(typeof data2 === "string"){
-if(!(formats10(data2))){
-const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.url !== undefined){
+let data2 = data.url;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema83.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
 else {
 vErrors.push(err15);
+}
+errors++;
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 2048){
+const err16 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(formats40(data2))){
+const err17 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -13414,13 +15428,23 @@ errors = vErrors.length;
 if(data.events !== undefined){
 let data4 = data.events;
 if(Array.isArray(data4)){
-if(data4.length < 1){
-const err16 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data4.length > 12){
+const err18 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/maxItems",keyword:"maxItems",params:{limit: 12},message:"must NOT have more than 12 items"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err18];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err18);
+}
+errors++;
+}
+if(data4.length < 1){
+const err19 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -13433,45 +15457,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-let data6 = data.name;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema83.properties.name.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(typeof data6 === "string"){
-if(func2(data6) > 80){
-const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-if(data.description !== undefined){
-let data7 = data.description;
-if((typeof data7 !== "string") && (data7 !== null)){
-const err20 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema83.properties.description.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -13480,9 +15466,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(typeof data7 === "string"){
-if(func2(data7) > 200){
-const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+}
+if(data.name !== undefined){
+let data6 = data.name;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err21 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema83.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -13491,13 +15479,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-if(data.created_at !== undefined){
-let data8 = data.created_at;
-if(typeof data8 === "string"){
-if(!(formats0.validate(data8))){
-const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data6 === "string"){
+if(func1(data6) > 80){
+const err22 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -13507,13 +15491,63 @@ vErrors.push(err22);
 errors++;
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.description !== undefined){
+let data7 = data.description;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema83.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(typeof data7 === "string"){
+if(func1(data7) > 200){
+const err24 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(func1(data8) > 32){
+const err25 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(!(formats2.validate(data8))){
+const err26 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
 }
 errors++;
 }
@@ -13535,12 +15569,12 @@ passing0 = 0;
 }
 const _errs21 = errors;
 if(data9 !== null){
-const err24 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err28 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err28];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err28);
 }
 errors++;
 }
@@ -13556,12 +15590,12 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err25 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err29 = {instancePath:instancePath+"/chaos",schemaPath:"#/properties/chaos/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err25];
+vErrors = [err29];
 }
 else {
-vErrors.push(err25);
+vErrors.push(err29);
 }
 errors++;
 }
@@ -13579,12 +15613,12 @@ vErrors = null;
 }
 }
 else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err26];
+vErrors = [err30];
 }
 else {
-vErrors.push(err26);
+vErrors.push(err30);
 }
 errors++;
 }
@@ -13686,6 +15720,16 @@ errors++;
 if(data.data !== undefined){
 let data2 = data.data;
 if(Array.isArray(data2)){
+if(data2.length > 16){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 16},message:"must NOT have more than 16 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate182(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
@@ -13695,24 +15739,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err9];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -13940,7 +15984,7 @@ return errors === 0;
 validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const recoverWebhookDeliveries_202 = validate189;
-const schema86 = {"$id":"urn:payment-gateway:schema:Recovery","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["object","deliveries"],"properties":{"object":{"type":"string","description":"Always `recovery`.","const":"recovery"},"deliveries":{"type":"integer","minimum":0,"description":"How many deliveries were queued for another attempt."}}};
+const schema86 = {"$id":"urn:payment-gateway:schema:Recovery","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["object","deliveries"],"properties":{"object":{"type":"string","description":"Always `recovery`.","const":"recovery"},"deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"How many deliveries were queued for another attempt."}}};
 
 function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Recovery" */;
@@ -14022,8 +16066,8 @@ vErrors.push(err5);
 errors++;
 }
 if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data1 > 9007199254740991 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14032,16 +16076,36 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1 < 0 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+if(!(formats4.validate(data1))){
+const err8 = {instancePath:instancePath+"/deliveries",schemaPath:"#/properties/deliveries/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -14051,7 +16115,7 @@ return errors === 0;
 validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const resetSandbox_200 = validate190;
-const schema87 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+const schema87 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
 
 function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxReset" */;
@@ -14218,8 +16282,8 @@ vErrors.push(err13);
 errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err14 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data2 > 9007199254740991 || isNaN(data2)){
+const err14 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14228,12 +16292,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-if(data1.refunds !== undefined){
-let data3 = data1.refunds;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err15 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data2 < 0 || isNaN(data2)){
+const err15 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14242,9 +16302,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-const err16 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data2))){
+const err16 = {instancePath:instancePath+"/deleted/payment_intents",schemaPath:"#/properties/deleted/properties/payment_intents/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14255,10 +16314,10 @@ errors++;
 }
 }
 }
-if(data1.events !== undefined){
-let data4 = data1.events;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err17 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.refunds !== undefined){
+let data3 = data1.refunds;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err17 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -14267,9 +16326,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-const err18 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 9007199254740991 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -14278,12 +16337,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-if(data1.webhook_deliveries !== undefined){
-let data5 = data1.webhook_deliveries;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err19 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3 < 0 || isNaN(data3)){
+const err19 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -14292,9 +16347,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data3))){
+const err20 = {instancePath:instancePath+"/deleted/refunds",schemaPath:"#/properties/deleted/properties/refunds/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -14305,10 +16359,10 @@ errors++;
 }
 }
 }
-if(data1.payment_links !== undefined){
-let data6 = data1.payment_links;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err21 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.events !== undefined){
+let data4 = data1.events;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err21 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -14317,9 +16371,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-const err22 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 9007199254740991 || isNaN(data4)){
+const err22 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -14328,12 +16382,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-if(data1.checkout_sessions !== undefined){
-let data7 = data1.checkout_sessions;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err23 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data4 < 0 || isNaN(data4)){
+const err23 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -14342,9 +16392,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err24 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!(formats4.validate(data4))){
+const err24 = {instancePath:instancePath+"/deleted/events",schemaPath:"#/properties/deleted/properties/events/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -14355,10 +16404,10 @@ errors++;
 }
 }
 }
-if(data1.logs !== undefined){
-let data8 = data1.logs;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err25 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1.webhook_deliveries !== undefined){
+let data5 = data1.webhook_deliveries;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err25 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -14367,9 +16416,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err26 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 9007199254740991 || isNaN(data5)){
+const err26 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -14378,11 +16427,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5 < 0 || isNaN(data5)){
+const err27 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -14391,15 +16437,173 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-}
-else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats4.validate(data5))){
+const err28 = {instancePath:instancePath+"/deleted/webhook_deliveries",schemaPath:"#/properties/deleted/properties/webhook_deliveries/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+if(data1.payment_links !== undefined){
+let data6 = data1.payment_links;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err29 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 9007199254740991 || isNaN(data6)){
+const err30 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(data6 < 0 || isNaN(data6)){
+const err31 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!(formats4.validate(data6))){
+const err32 = {instancePath:instancePath+"/deleted/payment_links",schemaPath:"#/properties/deleted/properties/payment_links/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+if(data1.checkout_sessions !== undefined){
+let data7 = data1.checkout_sessions;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err33 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 9007199254740991 || isNaN(data7)){
+const err34 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if(data7 < 0 || isNaN(data7)){
+const err35 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if(!(formats4.validate(data7))){
+const err36 = {instancePath:instancePath+"/deleted/checkout_sessions",schemaPath:"#/properties/deleted/properties/checkout_sessions/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+if(data1.logs !== undefined){
+let data8 = data1.logs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err37 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 9007199254740991 || isNaN(data8)){
+const err38 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if(data8 < 0 || isNaN(data8)){
+const err39 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(!(formats4.validate(data8))){
+const err40 = {instancePath:instancePath+"/deleted/logs",schemaPath:"#/properties/deleted/properties/logs/format",keyword:"format",params:{format: "int64"},message:"must match format \""+"int64"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
 }
 errors++;
 }
@@ -14415,7 +16619,7 @@ export const revokeApiKey_200 = validate120;
 export const schema_Event = validate124;
 
 export const sendTestWebhook_202 = validate191;
-const schema88 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+const schema88 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","maxLength":28,"description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
 function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
@@ -14497,8 +16701,8 @@ errors++;
 if(data.event_id !== undefined){
 let data1 = data.event_id;
 if(typeof data1 === "string"){
-if(!pattern40.test(data1)){
-const err6 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
+if(func1(data1) > 28){
+const err6 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -14507,9 +16711,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-else {
-const err7 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern40.test(data1)){
+const err7 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -14519,10 +16722,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data2 = data.state;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err8 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -14531,8 +16732,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if("QUEUED" !== data2){
-const err9 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "QUEUED"},message:"must be equal to constant"};
+}
+if(data.state !== undefined){
+let data2 = data.state;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -14541,15 +16745,25 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if("QUEUED" !== data2){
+const err10 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/const",keyword:"const",params:{allowedValue: "QUEUED"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -14703,6 +16917,7 @@ export const getCheckoutSession_500 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_503 = ackPendingWebhookEvents_400;
 export const getMetrics_401 = ackPendingWebhookEvents_400;
 export const getMetrics_403 = ackPendingWebhookEvents_400;
+export const getMetrics_429 = ackPendingWebhookEvents_400;
 export const getPaymentIntent_200 = cancelPaymentIntent_200;
 export const getPaymentIntent_401 = ackPendingWebhookEvents_400;
 export const getPaymentIntent_403 = ackPendingWebhookEvents_400;
@@ -15055,6 +17270,7 @@ export const validators = Object.freeze({
   getCheckoutSession_503,
   getMetrics_401,
   getMetrics_403,
+  getMetrics_429,
   getOpenApiDocumentJson_200,
   getPaymentIntent_200,
   getPaymentIntent_401,

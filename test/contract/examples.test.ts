@@ -332,8 +332,19 @@ async function driveMaintenanceGateway(server: TestServer): Promise<void> {
   await ok(anon, 'GET', '/account', 503);
   await ok(anon, 'GET', '/account', 503);
   await ok(anon, 'GET', '/account', 429);
-  // Started with METRICS_TOKEN: without it, 401 (maintenance is /v1's only).
+  // Started with METRICS_TOKEN: without it, 401 (maintenance is /v1's only); past its limit, 429.
   await ok(anon, 'GET', '/metrics', 401, { root: true });
+  await untilLimited(anon, '/metrics');
+  // The pages count per address too, and answer their limit with a page.
+  await untilLimited(anon, '/pay/ZZZZZZZZ');
+  await untilLimited(anon, '/checkout/cs_000000000000000000000000');
+}
+
+/** GETs a root route until it answers 429 (the gateway's limit is 2 a minute here): at most 3 calls. */
+async function untilLimited(client: ApiClient, p: string): Promise<void> {
+  let res = await call(client, 'GET', p, { root: true });
+  for (let i = 0; i < 2 && res.status !== 429; i++) res = await call(client, 'GET', p, { root: true });
+  expect(res.status, `GET ${p}: ${res.text.slice(0, 300)}`).toBe(429);
 }
 
 /**
@@ -355,6 +366,9 @@ async function driveGatewayWithoutDatabase(engine: EngineProcess, gateway: Gatew
   await waitFor(() => anon.get('/readyz', { root: true }), (r) => r.status === 503, 20_000, 200);
   await ok(anon, 'GET', '/readyz', 503, { root: true });
   await ok(account.api, 'GET', '/account', 503);
+  // A page that cannot read its link answers with a page too.
+  await ok(anon, 'GET', '/pay/ZZZZZZZZ', 500, { root: true });
+  await ok(anon, 'GET', '/checkout/cs_000000000000000000000000', 500, { root: true });
 }
 
 // ----- the comparison ----------------------------------------------------------------------------------

@@ -105,6 +105,26 @@ if (!outside) {
   console.warn('\n\n*** SKIPPED in test/contract/rootRoutes.test.ts: GET /metrics 403 (this machine has no non-loopback IPv4 address) ***\n\n');
 }
 
+describe('past the per-address limit of the root routes', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ PUBLIC_RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  afterAll(async () => server?.stop());
+
+  it('the payment pages answer 429 with a page, /metrics in the error envelope', async () => {
+    const anon = new ApiClient(server.baseUrl);
+    for (const path of ['/pay/ZZZZZZZZ', '/checkout/cs_000000000000000000000000', '/metrics']) {
+      let res = await anon.get(path, { root: true, key: null });
+      for (let i = 0; i < 2 && res.status !== 429; i++) res = await anon.get(path, { root: true, key: null });
+      const limited = await rootGet(anon, path, 429);
+      expect(limited.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+      if (path === '/metrics') expect(limited.body.error.code).toBe('rate_limit_exceeded');
+      else expect(limited.text).toContain('Too many requests');
+    }
+  });
+});
+
 describe('metrics without METRICS_TOKEN from another address', () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -145,6 +165,9 @@ describe('readiness when the database is gone', () => {
     expect(res.status, res.text).toBe(503);
     expect(res.body).toEqual({ status: 'unavailable', database: 'down' });
     expect((await rootGet(client, '/healthz', 200)).body).toEqual({ status: 'ok' });
+    // The pages cannot read their link or session: a page, not JSON, says so.
+    expect((await rootGet(client, '/pay/ZZZZZZZZ', 500)).text).toContain('Something went wrong');
+    expect((await rootGet(client, '/checkout/cs_000000000000000000000000', 500)).text).toContain('Something went wrong');
   });
 });
 
