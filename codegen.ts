@@ -63,6 +63,9 @@ interface Parameter {
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
   schema?: Schema;
+  deprecated?: boolean;
+  'x-deprecated-at'?: string;
+  'x-sunset'?: string;
 }
 interface MediaType {
   schema?: Schema;
@@ -83,6 +86,11 @@ interface Operation {
   requestBody?: RequestBody;
   responses?: Record<string, Response>;
   'x-permission'?: string;
+  tags?: string[];
+  deprecated?: boolean;
+  'x-deprecated-at'?: string;
+  'x-sunset'?: string;
+  'x-successor'?: string;
 }
 type PathItem = { parameters?: Parameter[]; servers?: { url: string }[] } & Partial<
   Record<(typeof HTTP_METHODS)[number], Operation>
@@ -138,6 +146,50 @@ interface OperationInfo {
   headerParams: Parameter[];
   responses: ResponseInfo[];
   errorCodes: Record<string, string>;
+  deprecation?: Deprecation;
+  deprecatedParameters: DeprecatedParameter[];
+}
+
+/** When a deprecated element was deprecated and, if set, when it goes (dates, YYYY-MM-DD, UTC). */
+interface Deprecation {
+  since: string;
+  sunset?: string;
+  /** The operation on the docs page (Swagger UI's deep link), what to use instead: `Link: <…>; rel="deprecation"`. */
+  docs: string;
+  /** A deprecated route's replacement, as a path of the contract (`Link: <…>; rel="successor-version"`). */
+  successor?: string;
+}
+interface DeprecatedParameter extends Deprecation {
+  in: Parameter['in'];
+  name: string;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Where the docs page (Swagger UI, deepLinking on) shows an operation: `#/<first tag>/<operationId>`. */
+function docsLink(op: Operation): string {
+  return `/docs#/${encodeURIComponent(op.tags?.[0] ?? 'default')}/${op.operationId}`;
+}
+
+/**
+ * A deprecated element's dates (`x-deprecated-at`, and `x-sunset` when it has one), checked here so that
+ * the gateway's Deprecation and Sunset headers (src/rest/deprecation.ts) always have them.
+ */
+function deprecationOf(
+  where: string,
+  docs: string,
+  element: { deprecated?: boolean; 'x-deprecated-at'?: string; 'x-sunset'?: string; 'x-successor'?: string },
+): Deprecation | undefined {
+  const since = element['x-deprecated-at'];
+  if (!element.deprecated) {
+    if (since !== undefined || element['x-sunset'] !== undefined) throw new Error(`${where}: x-deprecated-at or x-sunset without deprecated: true`);
+    return undefined;
+  }
+  if (typeof since !== 'string' || !DATE.test(since)) throw new Error(`${where}: deprecated: true needs x-deprecated-at (YYYY-MM-DD)`);
+  const sunset = element['x-sunset'];
+  if (sunset !== undefined && (!DATE.test(sunset) || sunset <= since)) throw new Error(`${where}: x-sunset must be a YYYY-MM-DD after x-deprecated-at`);
+  const successor = element['x-successor'];
+  return { since, ...(sunset ? { sunset } : {}), ...(successor ? { successor } : {}), docs };
 }
 
 function basePathOf(servers: { url: string }[] | undefined): string {
@@ -204,6 +256,11 @@ function collectOperations(doc: OpenApiDocument): OperationInfo[] {
         headerParams: params.filter((p) => p.in === 'header'),
         responses: responses.sort((a, b) => a.status.localeCompare(b.status)),
         errorCodes: sortObject(errorCodes),
+        deprecation: deprecationOf(`${method.toUpperCase()} ${route}`, docsLink(op), op),
+        deprecatedParameters: params.flatMap((p) => {
+          const d = deprecationOf(`${method.toUpperCase()} ${route} parameter ${p.name}`, docsLink(op), p);
+          return d ? [{ in: p.in, name: p.name, ...d }] : [];
+        }),
       });
     }
   }
@@ -479,6 +536,8 @@ function operationsModule(doc: OpenApiDocument, ops: OperationInfo[]): string {
       validators,
       errorCodes: op.errorCodes,
       responseContentTypes: Object.fromEntries(op.responses.map((r) => [r.status, r.contentTypes])),
+      ...(op.deprecation ? { deprecation: op.deprecation } : {}),
+      ...(op.deprecatedParameters.length ? { deprecatedParameters: op.deprecatedParameters } : {}),
     };
   }
   const webhooks: Record<string, unknown> = {};
@@ -505,6 +564,8 @@ function operationsModule(doc: OpenApiDocument, ops: OperationInfo[]): string {
 //   (coerceTypes + useDefaults, header names lower-cased); responses: responses.js, JSON responses only.
 // - errorCodes: x-error-code by JSON pointer of the body property. See errorCodeFor() for how an AJV error maps.
 // - responseContentTypes: declared content types per status ([] = no body).
+// - deprecation / deprecatedParameters (only where something is deprecated): since (x-deprecated-at),
+//   sunset (x-sunset), successor (x-successor); what src/rest/deprecation.ts answers with.
 
 import type { RequestValidatorName } from './validators/requests.js';
 import type { ParamValidatorName } from './validators/params.js';
@@ -531,6 +592,14 @@ export interface OperationSpec {
   };
   readonly errorCodes: { readonly [pointer: string]: string };
   readonly responseContentTypes: { readonly [status: string]: readonly string[] };
+  readonly deprecation?: { readonly since: string; readonly sunset?: string; readonly successor?: string; readonly docs: string };
+  readonly deprecatedParameters?: readonly {
+    readonly in: 'path' | 'query' | 'header' | 'cookie';
+    readonly name: string;
+    readonly since: string;
+    readonly sunset?: string;
+    readonly docs: string;
+  }[];
 }
 
 const operationData = ${JSON.stringify(data, null, 2)} as const satisfies Record<string, OperationSpec>;

@@ -11,6 +11,8 @@
 //   (coerceTypes + useDefaults, header names lower-cased); responses: responses.js, JSON responses only.
 // - errorCodes: x-error-code by JSON pointer of the body property. See errorCodeFor() for how an AJV error maps.
 // - responseContentTypes: declared content types per status ([] = no body).
+// - deprecation / deprecatedParameters (only where something is deprecated): since (x-deprecated-at),
+//   sunset (x-sunset), successor (x-successor); what src/rest/deprecation.ts answers with.
 
 import type { RequestValidatorName } from './validators/requests.js';
 import type { ParamValidatorName } from './validators/params.js';
@@ -37,6 +39,14 @@ export interface OperationSpec {
   };
   readonly errorCodes: { readonly [pointer: string]: string };
   readonly responseContentTypes: { readonly [status: string]: readonly string[] };
+  readonly deprecation?: { readonly since: string; readonly sunset?: string; readonly successor?: string; readonly docs: string };
+  readonly deprecatedParameters?: readonly {
+    readonly in: 'path' | 'query' | 'header' | 'cookie';
+    readonly name: string;
+    readonly since: string;
+    readonly sunset?: string;
+    readonly docs: string;
+  }[];
 }
 
 const operationData = {
@@ -1484,7 +1494,15 @@ const operationData = {
       "503": [
         "application/json"
       ]
-    }
+    },
+    "deprecatedParameters": [
+      {
+        "in": "query",
+        "name": "client_token",
+        "since": "2026-12-06",
+        "docs": "/docs#/Public/getPublicPayment"
+      }
+    ]
   },
   "getPublicPaymentLink": {
     "operationId": "getPublicPaymentLink",

@@ -1324,7 +1324,7 @@ return errors === 0;
 validate69.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const getPublicPayment_query = validate70;
-const schema37 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}},"required":["client_token"]};
+const schema37 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1338,12 +1338,6 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.client_token === undefined) && (missing0 = "client_token")){
-validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 if(data.client_token !== undefined){
 let data0 = data.client_token;
 const _errs1 = errors;
@@ -1374,7 +1368,6 @@ if(typeof data0 === "string"){
 if(func1(data0) > 256){
 validate70.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
-}
 }
 }
 }

@@ -25,7 +25,8 @@ export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): RequestHan
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Last-Event-ID'],
     // What a frontend may read of an answer: its id (for support) and its rate-limit state.
-    exposedHeaders: ['Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'],
+    // Deprecation, Sunset and Link: what a deprecated parameter's answer says (rest/deprecation.ts).
+    exposedHeaders: ['Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Deprecation', 'Sunset', 'Link'],
     maxAge: 600,
     optionsSuccessStatus: 204,
   });

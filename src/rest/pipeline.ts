@@ -14,6 +14,7 @@ import { gatewaySettings } from '../operations/settings';
 import { beforeCountOf } from '../operations/prefetch';
 import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
 import { restCredentials } from './credentials';
+import { deprecationHeaders } from './deprecation';
 import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
 import { httpOperation } from '../metrics/http';
@@ -37,8 +38,11 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config, ru
   const route = `/v1${op.expressPath}`;
   // The operation's metric children, made once: requestContext observes them when the answer is sent.
   const metrics = httpOperation(operationId);
+  // Null unless openapi.yaml marks the route or one of its parameters deprecated (./deprecation.ts).
+  const deprecated = deprecationHeaders(op);
   return async (req, res, next) => {
     res.locals.httpMetric = metrics;
+    if (deprecated) res.set(deprecated(req) ?? {});
     if (tracingOn()) nameRequestSpan(req.method, route, operationId);
     try {
       const requestId = res.locals.requestId as string;

@@ -60,4 +60,14 @@ describe.skipIf(!chromiumAvailable)('Try it out in Chromium', () => {
     expect(await page.locator('.request-url pre').first().textContent()).toBe(`${server.baseUrl}/v1/account`);
     expect(errors.filter((e) => /Content Security Policy|Failed to fetch/i.test(e))).toEqual([]);
   });
+
+  it('the deprecation Link of GET /public/payments/{id} opens that operation, its client_token marked deprecated', async () => {
+    const { page } = await browser.newPage();
+    // The target of `Link: </docs#/Public/getPublicPayment>; rel="deprecation"` (src/rest/deprecation.ts).
+    await page.goto(`${server.baseUrl}/docs#/Public/getPublicPayment`);
+    const row = page.locator('#operations-Public-getPublicPayment tr[data-param-name="client_token"]');
+    await row.waitFor({ state: 'visible', timeout: 20_000 });
+    expect((await row.locator('.parameter__deprecated').textContent())?.trim()).toBe('deprecated');
+    expect(await row.textContent()).toContain('Authorization: Bearer ct_test_');
+  });
 });

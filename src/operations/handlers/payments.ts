@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors';
 import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientTokenService';
 import { toDeletedClientToken } from '../../domain/clientTokens/clientTokenSerializer';
 import { listEvents } from '../../domain/events/eventService';
@@ -46,6 +47,8 @@ export const paymentHandlers = {
   },
   // The one-shot read of a token's payment: the same public view as the pages and the public stream.
   getPublicPayment: async (ctx, { params }) => {
+    // No token at all: 400, as when the (now deprecated) query parameter was required.
+    if (ctx.caller.kind === 'public') throw ApiError.invalid("A client token is required: send 'Authorization: Bearer ct_test_…'");
     const grant = grantFor(ctx.caller, params.id);
     return toPublicPaymentView(await getPaymentIntentForAccount(grant.accountId, params.id));
   },

@@ -504,11 +504,15 @@ export interface paths {
          *     client token was minted for (`POST /client_tokens`), for a merchant's own web page or app. Answered
          *     to browsers of any origin (CORS). Prefer the stream (`GET /public/payments/{id}/events`) to polling.
          *
-         *     Errors: 400 `invalid_request` without `client_token`; 401 `authentication_failed` for an expired,
+         *     The token goes in `Authorization: Bearer ct_test_...` (a browser may send it from any origin:
+         *     CORS allows the header). The `client_token` query parameter also works but is deprecated: its
+         *     answers carry `Deprecation` and `Link` (see "Deprecations" above).
+         *
+         *     Errors: 400 `invalid_request` without a client token; 401 `authentication_failed` for an expired,
          *     revoked, malformed or unknown token, or a token minted for another payment; 404
          *     `resource_not_found` for a malformed id. Limited per token (120 per minute).
          *
-         *     Public: no credentials (no API key); the `client_token` query parameter authenticates the request.
+         *     Public: no credentials (no API key); the client token authenticates the request.
          */
         get: operations["getPublicPayment"];
         put?: never;
@@ -3697,7 +3701,8 @@ export interface components {
          */
         ClientTokenId: string;
         /**
-         * @description The client token (`ct_test_...`) minted for this payment by `POST /client_tokens`. In the query string because `EventSource` cannot send headers; the gateway never writes it to the request log or to its logs.
+         * @deprecated
+         * @description Deprecated (since 2026-12-06): send the token as `Authorization: Bearer ct_test_...` instead. A token in the URL is kept by browser history, proxies' logs and `Referer` headers, where a header is not (the stream, `GET /public/payments/{id}/events`, keeps its query parameter: `EventSource` cannot send headers). Still accepted, with the same answers; an answer to a request that uses it carries `Deprecation` and `Link` (rel="deprecation"). The gateway never writes the token to the request log or to its logs.
          * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
          */
         ClientTokenQuery: string;
@@ -3749,6 +3754,21 @@ export interface components {
          * @example req_MIOqiPFqV0kQb6mgNnZcWjTa
          */
         "Request-Id": string;
+        /**
+         * @description RFC 9745: the route, or a parameter the request used, is deprecated; `@` and the unix time of its deprecation. See "Deprecations" in the introduction.
+         * @example @1796515200
+         */
+        Deprecation: string;
+        /**
+         * @description RFC 8594, beside `Deprecation` when a date is set: when the deprecated element stops working (an HTTP date).
+         * @example Mon, 01 Mar 2027 00:00:00 GMT
+         */
+        Sunset: string;
+        /**
+         * @description Beside `Deprecation`: `<…>; rel="deprecation"`, the documentation of what to use instead, and for a deprecated route `<…>; rel="successor-version"`, the route that replaces it.
+         * @example </docs#/Public/getPublicPayment>; rel="deprecation"
+         */
+        Link: string;
         /**
          * @description CORS, on the client-token routes only (`/v1/public/payments/...`): `*`; or, when the operator set `CORS_ORIGINS`, the request's `Origin` if it is one of them (none otherwise). Routes taking a secret key send none, so a browser on another origin cannot read their answers.
          * @example *
@@ -4692,12 +4712,13 @@ export interface operations {
     };
     getPublicPayment: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The client token (`ct_test_...`) minted for this payment by `POST /client_tokens`. In the query string because `EventSource` cannot send headers; the gateway never writes it to the request log or to its logs.
+                 * @deprecated
+                 * @description Deprecated (since 2026-12-06): send the token as `Authorization: Bearer ct_test_...` instead. A token in the URL is kept by browser history, proxies' logs and `Referer` headers, where a header is not (the stream, `GET /public/payments/{id}/events`, keeps its query parameter: `EventSource` cannot send headers). Still accepted, with the same answers; an answer to a request that uses it carries `Deprecation` and `Link` (rel="deprecation"). The gateway never writes the token to the request log or to its logs.
                  * @example ct_test_4fJ9kQ2wLm8Zx1Rt7Vb3Np6Yc0Hs5Gd2
                  */
-                client_token: components["parameters"]["ClientTokenQuery"];
+                client_token?: components["parameters"]["ClientTokenQuery"];
             };
             header?: never;
             path: {
@@ -4719,6 +4740,9 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
