@@ -6649,7 +6649,7 @@ export interface operations {
                      * @example openapi: 3.1.0
                      *     info:
                      *       title: Payment Gateway Sandbox API
-                     *       version: 1.1.0
+                     *       version: 1.2.0
                      */
                     "application/yaml": string;
                 };
@@ -6677,7 +6677,7 @@ export interface operations {
                      *       "openapi": "3.1.0",
                      *       "info": {
                      *         "title": "Payment Gateway Sandbox API",
-                     *         "version": "1.1.0"
+                     *         "version": "1.2.0"
                      *       },
                      *       "paths": {}
                      *     }
@@ -6685,7 +6685,7 @@ export interface operations {
                     "application/json": {
                         /** @description The OpenAPI version of the document (3.1.x). */
                         openapi: string;
-                        /** @description Title, contract version (1.1.0) and this introduction. */
+                        /** @description Title, contract version (1.2.0) and this introduction. */
                         info: Record<string, never>;
                         /** @description Every operation of the contract. */
                         paths: Record<string, never>;

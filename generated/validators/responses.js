@@ -7629,7 +7629,7 @@ return errors === 0;
 validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const getOpenApiDocumentJson_200 = validate113;
-const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","maxLength":16,"description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.1.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
+const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","maxLength":16,"description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.2.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
 const pattern34 = new RegExp("^3\\.1\\.", "u");
 
 function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
