@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { computeWebhookSignature, constructEvent, WebhookSignatureError, type Event, type EventOf } from '../src/index';
+import { computeWebhookSignature, constructEvent, isEventType, WebhookSignatureError, type Event, type EventOf } from '../src/index';
 
 const SECRET = 'whsec_' + 'a'.repeat(32);
 const OLD_SECRET = 'whsec_' + 'b'.repeat(32);
@@ -56,12 +56,21 @@ describe('constructEvent', () => {
     );
   });
 
-  it('refuses a changed body, a malformed header, and a signed body that is not a known Event', () => {
+  it('refuses a changed body, a malformed header, and a signed body that is not an event', () => {
     const h = header(succeeded, NOW, SECRET);
     expect(reasonOf(() => constructEvent(succeeded.replace('5000', '50000'), h, SECRET, { now: NOW }))).toBe('signature_mismatch');
     expect(reasonOf(() => constructEvent(succeeded, 'v1=abc', SECRET, { now: NOW }))).toBe('malformed_header');
     expect(reasonOf(() => constructEvent(succeeded, undefined, SECRET, { now: NOW }))).toBe('malformed_header');
+    const notEvent = succeeded.replace('"object":"event"', '"object":"payment_intent"');
+    expect(notEvent).not.toBe(succeeded);
+    expect(reasonOf(() => constructEvent(notEvent, header(notEvent, NOW, SECRET), SECRET, { now: NOW }))).toBe('invalid_payload');
+  });
+
+  it('returns a genuine event of a type it does not know, for the receiver to acknowledge (EventType is an open set)', () => {
     const unknown = succeeded.replace('payment.succeeded', 'payment.teleported');
-    expect(reasonOf(() => constructEvent(unknown, header(unknown, NOW, SECRET), SECRET, { now: NOW }))).toBe('invalid_payload');
+    const event = constructEvent(unknown, header(unknown, NOW, SECRET), SECRET, { now: NOW });
+    expect(event.type as string).toBe('payment.teleported');
+    expect(isEventType(event.type)).toBe(false);
+    expect(isEventType('payment.succeeded')).toBe(true);
   });
 });
