@@ -135,6 +135,17 @@ export type TestEventState =
   | 'QUEUED';
 
 /**
+ * An object that can be read again by its id alone (the Relay server specification): `Query.node(id:)` and
+ * `Query.nodes(ids:)` read any of them. Ids are the REST ones, whose prefix names their type (`pay_`,
+ * `rf_`, `plink_`, `cs_`, `whe_`, `whd_`, `evt_`, `key_`, `acct_`). Not every type with an id is one: a QR
+ * code and a client token are not stored to be read again, a deletion's answer and a new account with its
+ * keys are answers, not objects.
+ */
+export type Node = {
+  id: Scalars['ID']['output'];
+};
+
+/**
  * A new sandbox account with its two keys (REST `SandboxAccount`), returned by `createSandboxAccount` only:
  * the keys are shown this once (the gateway keeps their hashes).
  */
@@ -153,7 +164,7 @@ export type SandboxAccount = {
 };
 
 /** The account of the calling key. */
-export type Account = {
+export type Account = Node & {
   __typename?: 'Account';
   /** `acct_...` */
   id: Scalars['ID']['output'];
@@ -166,7 +177,7 @@ export type Account = {
 };
 
 /** An API key. Secrets are stored hashed: `secret` is only returned by `createApiKey`. */
-export type ApiKey = {
+export type ApiKey = Node & {
   __typename?: 'ApiKey';
   /** `key_...` */
   id: Scalars['ID']['output'];
@@ -218,7 +229,7 @@ export type PaymentReference = {
 };
 
 /** A charge over Multicaixa Express or Multicaixa Reference. */
-export type PaymentIntent = {
+export type PaymentIntent = Node & {
   __typename?: 'PaymentIntent';
   /** `pay_...` */
   id: Scalars['ID']['output'];
@@ -308,7 +319,7 @@ export type PaymentIntentConnection = {
 };
 
 /** A full or partial refund of a paid intent. */
-export type Refund = {
+export type Refund = Node & {
   __typename?: 'Refund';
   /** `rf_...` */
   id: Scalars['ID']['output'];
@@ -324,7 +335,7 @@ export type Refund = {
 };
 
 /** A shareable payment link with a public page. */
-export type PaymentLink = {
+export type PaymentLink = Node & {
   __typename?: 'PaymentLink';
   /** `plink_...` */
   id: Scalars['ID']['output'];
@@ -362,7 +373,7 @@ export type QrCode = {
 };
 
 /** A hosted checkout session. */
-export type CheckoutSession = {
+export type CheckoutSession = Node & {
   __typename?: 'CheckoutSession';
   /** `cs_...` */
   id: Scalars['ID']['output'];
@@ -386,7 +397,7 @@ export type CheckoutSession = {
 };
 
 /** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
-export type WebhookEndpoint = {
+export type WebhookEndpoint = Node & {
   __typename?: 'WebhookEndpoint';
   /** `whe_...` */
   id: Scalars['ID']['output'];
@@ -508,7 +519,7 @@ export type TestWebhookEvent = {
 };
 
 /** Delivery of one event to one endpoint. */
-export type WebhookDelivery = {
+export type WebhookDelivery = Node & {
   __typename?: 'WebhookDelivery';
   /** `whd_...` */
   id: Scalars['ID']['output'];
@@ -539,7 +550,7 @@ export type WebhookDelivery = {
 };
 
 /** Something that happened in the account. */
-export type Event = {
+export type Event = Node & {
   __typename?: 'Event';
   /** `evt_...` */
   id: Scalars['ID']['output'];
@@ -674,6 +685,15 @@ export type Query = {
   /** The account's sandbox clock. Needs `sandbox:read`. */
   sandboxClock: SandboxClock;
   /**
+   * Any object by its id (see `Node`), with the permission its typed field needs (`paymentIntent(id)`,
+   * `refund(id)`, …; an event needs `events:read`, a webhook delivery `webhook_endpoints:read`, a key the
+   * full secret key). An id that is not the caller's, or that no object has, is `null` with the error the
+   * typed field gives. Not for client tokens, which read their payment with `paymentIntent(id)`.
+   */
+  node?: Maybe<Node>;
+  /** As `node`, for up to 100 ids at once, in their order; an id it cannot read is `null` at its place, with its error. */
+  nodes: Array<Maybe<Node>>;
+  /**
    * The dashboard's overview over `range` of the account's sandbox time. Needs `payment_intents:read` and
    * `webhook_endpoints:read`.
    */
@@ -725,6 +745,16 @@ export type QueryEventsArgs = {
 export type QueryLogsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   includeDashboard?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -1291,6 +1321,20 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  Node:
+    | ( AccountModel )
+    | ( ApiKeyModel )
+    | ( PaymentIntentModel )
+    | ( RefundModel )
+    | ( PaymentLinkModel )
+    | ( CheckoutSessionModel )
+    | ( WebhookEndpointModel )
+    | ( WebhookDeliveryModel )
+    | ( EventModel )
+  ;
+}>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
@@ -1308,8 +1352,9 @@ export type ResolversTypes = ResolversObject<{
   ApiKeyType: ApiKeyType;
   ApiKeyPermission: ApiKeyPermission;
   TestEventState: TestEventState;
-  SandboxAccount: ResolverTypeWrapper<SandboxAccountModel>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  SandboxAccount: ResolverTypeWrapper<SandboxAccountModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Account: ResolverTypeWrapper<AccountModel>;
@@ -1381,8 +1426,9 @@ export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   JSON: Scalars['JSON']['output'];
   SafeInt: Scalars['SafeInt']['output'];
-  SandboxAccount: SandboxAccountModel;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   ID: Scalars['ID']['output'];
+  SandboxAccount: SandboxAccountModel;
   String: Scalars['String']['output'];
   Boolean: Scalars['Boolean']['output'];
   Account: AccountModel;
@@ -1457,6 +1503,10 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'SafeInt';
 }
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'Account' | 'ApiKey' | 'PaymentIntent' | 'Refund' | 'PaymentLink' | 'CheckoutSession' | 'WebhookEndpoint' | 'WebhookDelivery' | 'Event', ParentType, ContextType>;
+}>;
+
 export type SandboxAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxAccount'] = ResolversParentTypes['SandboxAccount']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1474,6 +1524,7 @@ export type AccountResolvers<ContextType = GraphQLContext, ParentType extends Re
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   referenceEntity?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = ResolversObject<{
@@ -1485,6 +1536,7 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type PaymentMethodChannelsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentMethodChannels'] = ResolversParentTypes['PaymentMethodChannels']> = ResolversObject<{
@@ -1533,6 +1585,7 @@ export type PaymentIntentResolvers<ContextType = GraphQLContext, ParentType exte
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<PaymentIntentRefundsArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<PaymentIntentEventsArgs, 'first'>>;
   webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<PaymentIntentWebhookDeliveriesArgs, 'first'>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1562,6 +1615,7 @@ export type RefundResolvers<ContextType = GraphQLContext, ParentType extends Res
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type PaymentLinkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentLink'] = ResolversParentTypes['PaymentLink']> = ResolversObject<{
@@ -1576,6 +1630,7 @@ export type PaymentLinkResolvers<ContextType = GraphQLContext, ParentType extend
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   qrSvg?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type QrCodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrCode'] = ResolversParentTypes['QrCode']> = ResolversObject<{
@@ -1601,6 +1656,7 @@ export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType ex
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   livemode?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = ResolversObject<{
@@ -1615,6 +1671,7 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
   chaos?: Resolver<Maybe<ResolversTypes['WebhookChaos']>, ParentType, ContextType>;
   pendingEvents?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<WebhookEndpointPendingEventsArgs, 'first'>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type WebhookAcknowledgementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAcknowledgement'] = ResolversParentTypes['WebhookAcknowledgement']> = ResolversObject<{
@@ -1676,6 +1733,7 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   signatureHeader?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   chaos?: Resolver<Maybe<ResolversTypes['WebhookChaosKind']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
@@ -1688,6 +1746,7 @@ export type EventResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
   refund?: Resolver<Maybe<ResolversTypes['Refund']>, ParentType, ContextType>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type EventEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EventEdge'] = ResolversParentTypes['EventEdge']> = ResolversObject<{
@@ -1741,6 +1800,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   logs?: Resolver<Array<ResolversTypes['LogEntry']>, ParentType, ContextType, RequireFields<QueryLogsArgs, 'first' | 'includeDashboard'>>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   sandboxClock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   overview?: Resolver<ResolversTypes['Overview'], ParentType, ContextType, RequireFields<QueryOverviewArgs, 'range'>>;
 }>;
 
@@ -1854,6 +1915,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
   SafeInt?: GraphQLScalarType;
+  Node?: NodeResolvers<ContextType>;
   SandboxAccount?: SandboxAccountResolvers<ContextType>;
   Account?: AccountResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;

@@ -3,8 +3,10 @@ import path from 'node:path';
 import {
   buildSchema,
   GraphQLScalarType,
+  isInterfaceType,
   isObjectType,
   isScalarType,
+  type GraphQLTypeResolver,
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from './graphqljs';
@@ -31,6 +33,13 @@ export function buildExecutableSchema(): GraphQLSchema {
       type.serialize = typeResolvers.serialize;
       type.parseValue = typeResolvers.parseValue;
       type.parseLiteral = typeResolvers.parseLiteral;
+      continue;
+    }
+    if (isInterfaceType(type)) {
+      // An interface gets the one function that names an object's concrete type (`Node`: by its id's prefix).
+      const { __resolveType, ...rest } = typeResolvers as { __resolveType?: unknown };
+      if (typeof __resolveType !== 'function' || Object.keys(rest).length > 0) throw new Error(`graphql: interface ${typeName} takes __resolveType only`);
+      type.resolveType = __resolveType as GraphQLTypeResolver<unknown, unknown>;
       continue;
     }
     if (!isObjectType(type)) throw new Error(`graphql: cannot attach resolvers to ${typeName}`);

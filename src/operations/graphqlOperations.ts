@@ -20,6 +20,10 @@ export const GRAPHQL_OPERATIONS = {
   searchPaymentIntents: { permissionOf: ['listPaymentIntents'] },
   /** One webhook endpoint (REST only lists them). */
   getWebhookEndpoint: { permissionOf: ['listWebhookEndpoints'] },
+  /** One event by id (GraphQL's `node`; REST lists events). */
+  getEvent: { permissionOf: ['listEvents'] },
+  /** One webhook delivery by id (GraphQL's `node`; REST lists them under their endpoint). */
+  getWebhookDelivery: { permissionOf: ['listWebhookDeliveries'] },
   /** The dashboard's overview of the payments and webhook deliveries it summarises. */
   getOverview: { permissionOf: ['listPaymentIntents', 'listWebhookEndpoints'] },
 } as const satisfies Record<string, { permissionOf: readonly ExecutableOperationId[] }> & { [K in OperationId]?: never };
@@ -30,6 +34,8 @@ export type GraphQLOperationId = keyof typeof GRAPHQL_OPERATIONS;
 export interface GraphQLOperationInputs {
   searchPaymentIntents: { search: PaymentSearch; limit: number; startingAfter?: string | null };
   getWebhookEndpoint: { id: string };
+  getEvent: { id: string };
+  getWebhookDelivery: { id: string };
   getOverview: { range: OverviewRange };
 }
 

@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 
@@ -10,6 +11,13 @@ export type EndpointDelivery = WebhookDeliveryResource & { endpoint_id: string }
 
 export function toEndpointDelivery(d: WebhookDeliveryRecord): EndpointDelivery {
   return { ...toWebhookDeliveryResource(d), endpoint_id: d.endpoint_id };
+}
+
+/** One delivery of the account, by id (GraphQL's `node`): 404 for an id the account has no delivery with. */
+export async function getEndpointDelivery(accountId: string, id: string): Promise<EndpointDelivery> {
+  const doc = await WebhookDeliveryModel.findOne({ _id: id, account_id: accountId }).lean();
+  if (!doc) throw ApiError.notFound('webhook delivery', id);
+  return toEndpointDelivery(doc);
 }
 
 /**

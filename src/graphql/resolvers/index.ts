@@ -8,6 +8,7 @@ import { EventConnection, PaymentIntentConnection } from './connections';
 import { Event } from './Event';
 import { LogEntry } from './LogEntry';
 import { Mutation } from './Mutation';
+import { Node, NodeQuery } from './Node';
 import { ClientTokenMutations } from './ClientTokenMutations';
 import { PaymentIntent, PaymentReference } from './PaymentIntent';
 import { PaymentIntentUpdate } from './PaymentIntentUpdate';
@@ -32,8 +33,9 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   DateTime: DateTimeScalar,
   JSON: JsonScalar,
   SafeInt: SafeIntScalar,
-  Query,
+  Query: { ...Query, ...NodeQuery },
   Mutation: { ...Mutation, ...ClientTokenMutations },
+  Node,
   Subscription,
   SandboxAccount,
   Account,

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors';
 import { createClientToken, deleteClientToken } from '../../domain/clientTokens/clientTokenService';
 import { toDeletedClientToken } from '../../domain/clientTokens/clientTokenSerializer';
-import { listEvents } from '../../domain/events/eventService';
+import { getEvent, listEvents } from '../../domain/events/eventService';
 import { PAYMENT_METHODS } from '../../domain/payments/methods';
 import { toPublicPaymentView } from '../../domain/payments/paymentSerializer';
 import {
@@ -74,7 +74,8 @@ export const paymentHandlers = {
   | 'resetSandbox'
 >;
 
-/** The dashboard's payment search (graphqlOperations.ts). */
+/** The dashboard's payment search, and one event by id (graphqlOperations.ts). */
 export const paymentGraphQLHandlers = {
   searchPaymentIntents: async (ctx, { search, limit, startingAfter }) => searchPaymentIntents(ctx.actor, search, { limit, startingAfter }),
-} satisfies GraphQLHandlerTable<'searchPaymentIntents'>;
+  getEvent: async (ctx, { id }) => getEvent(ctx.actor.accountId, id),
+} satisfies GraphQLHandlerTable<'searchPaymentIntents' | 'getEvent'>;

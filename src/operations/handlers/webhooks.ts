@@ -10,6 +10,7 @@ import {
 } from '../../domain/webhooks/webhookEndpointService';
 import { clearWebhookChaos, getWebhookChaos, setWebhookChaos } from '../../domain/webhooks/chaosService';
 import type { GraphQLHandlerTable } from '../graphqlOperations';
+import { getEndpointDelivery } from '../../domain/webhooks/paymentDeliveries';
 import type { HandlerTable } from '../types';
 import { allOf, pageOf, withOneMore } from './listPage';
 
@@ -45,7 +46,8 @@ export const webhookHandlers = {
   | 'recoverWebhookDeliveries'
 >;
 
-/** One endpoint, read by id (graphqlOperations.ts). */
+/** One endpoint, and one delivery, read by id (graphqlOperations.ts). */
 export const webhookGraphQLHandlers = {
   getWebhookEndpoint: async (ctx, { id }) => getWebhookEndpoint(ctx.actor.accountId, id),
-} satisfies GraphQLHandlerTable<'getWebhookEndpoint'>;
+  getWebhookDelivery: async (ctx, { id }) => getEndpointDelivery(ctx.actor.accountId, id),
+} satisfies GraphQLHandlerTable<'getWebhookEndpoint' | 'getWebhookDelivery'>;
