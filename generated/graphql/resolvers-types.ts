@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, RefundConnectionModel, RefundEdgeModel, WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -260,21 +260,40 @@ export type PaymentIntent = Node & {
   /**
    * Refunds of this intent, oldest first: the first `first` of them, 1 to 100 (default 20); the server never
    * returns more. `amountRefunded` is the total of all of them. Needs `refunds:read`.
+   * @deprecated Use `refundsConnection`, which pages on with `after`.
    */
   refunds: Array<Refund>;
   /**
+   * Refunds of this intent, oldest first, a page at a time: `first` 1 to 100 (default 20), `after` the
+   * `endCursor` of the page before. `amountRefunded` is the total of all of them. Needs `refunds:read`.
+   */
+  refundsConnection: RefundConnection;
+  /**
    * Stored events of this intent, oldest first: the first `first` of them, 1 to 100 (default 20); the server
    * never returns more (`Query.events` pages through all of the account's events). Needs `events:read`.
+   * @deprecated Use `eventsConnection`, which pages on with `after`.
    */
   events: Array<Event>;
+  /**
+   * Stored events of this intent, oldest first (the order they happened in), a page at a time: `first` 1
+   * to 100 (default 20), `after` the `endCursor` of the page before. Needs `events:read`.
+   */
+  eventsConnection: EventConnection;
   /**
    * Webhook deliveries of this intent's events to every endpoint of the account, in event order (oldest
    * first): each with its endpoint, state, attempts, last status, and the exact body and `Service-Signature`
    * header of its last attempt, as `GET /webhook_endpoints/{id}/deliveries` shows them. The first `first`,
    * 1 to 100 (default 50: a payment's few events times the endpoints); the server never returns more.
    * Needs `webhook_endpoints:read`.
+   * @deprecated Use `webhookDeliveriesConnection`, which pages on with `after`.
    */
   webhookDeliveries: Array<WebhookDelivery>;
+  /**
+   * Webhook deliveries of this intent's events to every endpoint of the account, in event order (oldest
+   * first), as `webhookDeliveries` describes them, a page at a time: `first` 1 to 100 (default 50),
+   * `after` the `endCursor` of the page before. Needs `webhook_endpoints:read`.
+   */
+  webhookDeliveriesConnection: WebhookDeliveryConnection;
 };
 
 
@@ -285,8 +304,22 @@ export type PaymentIntentRefundsArgs = {
 
 
 /** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentRefundsConnectionArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
 export type PaymentIntentEventsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentEventsConnectionArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -295,12 +328,49 @@ export type PaymentIntentWebhookDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+
+/** A charge over Multicaixa Express or Multicaixa Reference. */
+export type PaymentIntentWebhookDeliveriesConnectionArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type PageInfo = {
   __typename?: 'PageInfo';
   hasNextPage: Scalars['Boolean']['output'];
   hasPreviousPage: Scalars['Boolean']['output'];
   startCursor?: Maybe<Scalars['String']['output']>;
   endCursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type RefundEdge = {
+  __typename?: 'RefundEdge';
+  /** Opaque cursor; pass it as `after` to get the refunds made after this one. */
+  cursor: Scalars['String']['output'];
+  node: Refund;
+};
+
+/** Refunds of one payment intent, oldest first. */
+export type RefundConnection = {
+  __typename?: 'RefundConnection';
+  edges: Array<RefundEdge>;
+  nodes: Array<Refund>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  __typename?: 'WebhookDeliveryEdge';
+  /** Opaque cursor; pass it as `after` to get the deliveries that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: WebhookDelivery;
+};
+
+/** Webhook deliveries of one payment intent's events, in event order. */
+export type WebhookDeliveryConnection = {
+  __typename?: 'WebhookDeliveryConnection';
+  edges: Array<WebhookDeliveryEdge>;
+  nodes: Array<WebhookDelivery>;
+  pageInfo: PageInfo;
 };
 
 export type PaymentIntentEdge = {
@@ -574,12 +644,12 @@ export type Event = Node & {
 
 export type EventEdge = {
   __typename?: 'EventEdge';
-  /** Opaque cursor; pass it as `after` to get older events. */
+  /** Opaque cursor; pass it as `after` to get the events that follow this one (older ones in `Query.events`). */
   cursor: Scalars['String']['output'];
   node: Event;
 };
 
-/** Events, newest first. */
+/** A page of events: newest first in `Query.events`, oldest first in `PaymentIntent.eventsConnection`. */
 export type EventConnection = {
   __typename?: 'EventConnection';
   edges: Array<EventEdge>;
@@ -1366,6 +1436,10 @@ export type ResolversTypes = ResolversObject<{
   PaymentReference: ResolverTypeWrapper<PaymentReferenceModel>;
   PaymentIntent: ResolverTypeWrapper<PaymentIntentModel>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  RefundEdge: ResolverTypeWrapper<RefundEdgeModel>;
+  RefundConnection: ResolverTypeWrapper<RefundConnectionModel>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<WebhookDeliveryEdgeModel>;
+  WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnectionModel>;
   PaymentIntentEdge: ResolverTypeWrapper<PaymentIntentEdgeModel>;
   PaymentIntentConnection: ResolverTypeWrapper<PaymentIntentConnectionModel>;
   Refund: ResolverTypeWrapper<RefundModel>;
@@ -1440,6 +1514,10 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentReference: PaymentReferenceModel;
   PaymentIntent: PaymentIntentModel;
   PageInfo: PageInfo;
+  RefundEdge: RefundEdgeModel;
+  RefundConnection: RefundConnectionModel;
+  WebhookDeliveryEdge: WebhookDeliveryEdgeModel;
+  WebhookDeliveryConnection: WebhookDeliveryConnectionModel;
   PaymentIntentEdge: PaymentIntentEdgeModel;
   PaymentIntentConnection: PaymentIntentConnectionModel;
   Refund: RefundModel;
@@ -1583,8 +1661,11 @@ export type PaymentIntentResolvers<ContextType = GraphQLContext, ParentType exte
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType, RequireFields<PaymentIntentRefundsArgs, 'first'>>;
+  refundsConnection?: Resolver<ResolversTypes['RefundConnection'], ParentType, ContextType, RequireFields<PaymentIntentRefundsConnectionArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<PaymentIntentEventsArgs, 'first'>>;
+  eventsConnection?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, RequireFields<PaymentIntentEventsConnectionArgs, 'first'>>;
   webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<PaymentIntentWebhookDeliveriesArgs, 'first'>>;
+  webhookDeliveriesConnection?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<PaymentIntentWebhookDeliveriesConnectionArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -1593,6 +1674,28 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
   hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type RefundEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefundEdge'] = ResolversParentTypes['RefundEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Refund'], ParentType, ContextType>;
+}>;
+
+export type RefundConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RefundConnection'] = ResolversParentTypes['RefundConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['RefundEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryEdge'] = ResolversParentTypes['WebhookDeliveryEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 }>;
 
 export type PaymentIntentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentIntentEdge'] = ResolversParentTypes['PaymentIntentEdge']> = ResolversObject<{
@@ -1925,6 +2028,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentReference?: PaymentReferenceResolvers<ContextType>;
   PaymentIntent?: PaymentIntentResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  RefundEdge?: RefundEdgeResolvers<ContextType>;
+  RefundConnection?: RefundConnectionResolvers<ContextType>;
+  WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
   PaymentIntentEdge?: PaymentIntentEdgeResolvers<ContextType>;
   PaymentIntentConnection?: PaymentIntentConnectionResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;

@@ -47,6 +47,10 @@ const MAPPED_TYPES = [
   'PaymentIntentEdge',
   'EventConnection',
   'EventEdge',
+  'RefundConnection',
+  'RefundEdge',
+  'WebhookDeliveryConnection',
+  'WebhookDeliveryEdge',
   'PaymentIntentUpdate',
 ] as const;
 

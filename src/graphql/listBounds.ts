@@ -45,4 +45,8 @@ export const NESTED_PAGES: Readonly<Record<string, PageBounds>> = {
   'PaymentIntent.events': { min: 1, max: 100, default: 20 },
   // Deliveries of the payment's events to all endpoints (up to 16 each): 50 covers the usual few events.
   'PaymentIntent.webhookDeliveries': { min: 1, max: 100, default: 50 },
+  // Their connections (the plain lists above are deprecated for these): a page of the same size.
+  'PaymentIntent.refundsConnection': { min: 1, max: 100, default: 20 },
+  'PaymentIntent.eventsConnection': { min: 1, max: 100, default: 20 },
+  'PaymentIntent.webhookDeliveriesConnection': { min: 1, max: 100, default: 50 },
 };

@@ -63,12 +63,16 @@ export interface ConnectionModel<T> {
 }
 export type PaymentIntentConnectionModel = ConnectionModel<PaymentIntentResource>;
 export type EventConnectionModel = ConnectionModel<EventResource>;
+export type RefundConnectionModel = ConnectionModel<RefundResource>;
+export type WebhookDeliveryConnectionModel = ConnectionModel<EndpointDelivery>;
 export interface EdgeModel<T> {
   cursor: string;
   node: T;
 }
 export type PaymentIntentEdgeModel = EdgeModel<PaymentIntentResource>;
 export type EventEdgeModel = EdgeModel<EventResource>;
+export type RefundEdgeModel = EdgeModel<RefundResource>;
+export type WebhookDeliveryEdgeModel = EdgeModel<EndpointDelivery>;
 
 /** One message of `paymentIntentUpdated`: the snapshot, or a change with its event (REST spellings). */
 export interface PaymentIntentUpdateModel {

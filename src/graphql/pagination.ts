@@ -1,4 +1,25 @@
+import { ApiError } from '../errors';
 import type { ConnectionModel } from './models';
+
+/**
+ * A page of a list the request already holds whole, in its own order (a payment's refunds, events or
+ * deliveries, read at once by the request's loaders): the `first` items after the one whose id is
+ * `after`. An `after` that is not in the list is refused, as REST refuses an unknown `starting_after`.
+ */
+export function listConnection<T extends { id: string }>(all: readonly T[], first: number, after: string | null | undefined, what: string): ConnectionModel<T> {
+  let start = 0;
+  if (after) {
+    const at = all.findIndex((item) => item.id === after);
+    if (at < 0) throw ApiError.invalid(`Invalid argument 'after': no ${what} '${after}' in this list`);
+    start = at + 1;
+  }
+  return {
+    items: all.slice(start, start + first),
+    hasNextPage: start + first < all.length,
+    hasPreviousPage: start > 0,
+    cursorOf: (item) => item.id,
+  };
+}
 
 /**
  * A Relay connection over a newest-first list cut by `first` and `after`. The service is asked for

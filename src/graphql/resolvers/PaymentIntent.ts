@@ -8,6 +8,7 @@ import type {
 import { requireOperation } from '../context';
 import { toEnumName } from '../enums';
 import { pageSize } from '../limits';
+import { listConnection } from '../pagination';
 
 export const PaymentIntent: PaymentIntentResolvers = {
   paymentMethod: (p) => toEnumName<PaymentMethodCode>(p.payment_method),
@@ -35,6 +36,19 @@ export const PaymentIntent: PaymentIntentResolvers = {
     requireOperation(ctx, 'listWebhookDeliveries');
     const n = pageSize('PaymentIntent.webhookDeliveries', first);
     return (await ctx.loaders.deliveriesByPayment.load(p.id)).slice(0, n);
+  },
+  // The same lists as connections (Relay): the same batched reads, a page of them after `after`.
+  refundsConnection: async (p, { first, after }, ctx) => {
+    requireOperation(ctx, 'getRefund');
+    return listConnection(await ctx.loaders.refundsByPayment.load(p.id), pageSize('PaymentIntent.refundsConnection', first), after, 'refund');
+  },
+  eventsConnection: async (p, { first, after }, ctx) => {
+    requireOperation(ctx, 'listEvents');
+    return listConnection(await ctx.loaders.eventsByPayment.load(p.id), pageSize('PaymentIntent.eventsConnection', first), after, 'event');
+  },
+  webhookDeliveriesConnection: async (p, { first, after }, ctx) => {
+    requireOperation(ctx, 'listWebhookDeliveries');
+    return listConnection(await ctx.loaders.deliveriesByPayment.load(p.id), pageSize('PaymentIntent.webhookDeliveriesConnection', first), after, 'webhook delivery');
   },
 };
 

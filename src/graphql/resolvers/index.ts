@@ -4,7 +4,7 @@ import { DateTimeScalar, JsonScalar, SafeIntScalar } from '../scalars';
 import { Account } from './Account';
 import { ApiKey } from './ApiKey';
 import { CheckoutSession } from './CheckoutSession';
-import { EventConnection, PaymentIntentConnection } from './connections';
+import { EventConnection, PaymentIntentConnection, RefundConnection, WebhookDeliveryConnection } from './connections';
 import { Event } from './Event';
 import { LogEntry } from './LogEntry';
 import { Mutation } from './Mutation';
@@ -56,6 +56,8 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   WebhookChaosReport,
   Event,
   EventConnection,
+  RefundConnection,
+  WebhookDeliveryConnection,
   LogEntry,
   SandboxClock,
   SandboxReset,

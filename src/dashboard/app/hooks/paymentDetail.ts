@@ -14,7 +14,7 @@ import {
 } from '../../../../generated/dashboard/documents';
 
 export type PaymentDetail = NonNullable<DashboardPaymentDetailQuery['paymentIntent']>;
-export type PaymentDelivery = NonNullable<DashboardPaymentDetailDeliveriesQuery['paymentIntent']>['webhookDeliveries'][number];
+export type PaymentDelivery = NonNullable<DashboardPaymentDetailDeliveriesQuery['paymentIntent']>['webhookDeliveries']['nodes'][number];
 
 /**
  * The payment, kept current: its own subscription carries each change (PROCESSING too, which has no
@@ -63,7 +63,7 @@ export function usePaymentDeliveries(id: string, changes: number) {
     refetch({ requestPolicy: 'network-only' });
     setFollowUntil(Date.now() + FOLLOW_UP_WINDOW_MS);
   }, [changes, refetch]);
-  const deliveries = result.data?.paymentIntent?.webhookDeliveries ?? [];
+  const deliveries = result.data?.paymentIntent?.webhookDeliveries.nodes ?? [];
   const pending = deliveries.some((d) => d.state === 'PENDING');
   const retrying = deliveries.some((d) => d.state === 'RETRYING');
   useEffect(() => {

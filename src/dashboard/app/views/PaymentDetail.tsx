@@ -100,7 +100,7 @@ export function PaymentDetail({ id }: { id: string }) {
 
       <h2 id="events-title">Events</h2>
       <ol aria-labelledby="events-title" className="timeline">
-        {intent.events.map((e) => (
+        {intent.events.nodes.map((e) => (
           <li key={e.id}>
             <code>{eventTypeName(e.type)}</code>{' '}
             <span className="muted">
@@ -111,11 +111,11 @@ export function PaymentDetail({ id }: { id: string }) {
         ))}
       </ol>
 
-      {intent.refunds.length > 0 && (
+      {intent.refunds.nodes.length > 0 && (
         <>
           <h2 id="refunds-title">Refunds</h2>
           <ul aria-labelledby="refunds-title" className="plain">
-            {intent.refunds.map((r) => (
+            {intent.refunds.nodes.map((r) => (
               <li key={r.id}>
                 {r.id}: {formatAmount(r.amount, intent.currency)} <StatusBadge status={r.status} kind="refund" />{' '}
                 <span className="muted">

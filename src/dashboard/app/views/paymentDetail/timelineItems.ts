@@ -18,7 +18,7 @@ export function buildTimeline(intent: PaymentDetail, current: { status: string; 
   // Every intent is created PENDING (spec); the events say where it went from there.
   let status = 'PENDING';
   items.push({ kind: 'status', key: 'created', at: intent.createdAt, status, first: true });
-  for (const e of intent.events) {
+  for (const e of intent.events.nodes) {
     items.push({ kind: 'event', key: e.id, at: e.createdAt, eventId: e.id, eventType: e.type });
     const next = e.paymentIntent?.status;
     if (next && next !== status) {
@@ -28,7 +28,7 @@ export function buildTimeline(intent: PaymentDetail, current: { status: string; 
   }
   if (current.status !== status) items.push({ kind: 'status', key: 'current', at: current.updatedAt, status: current.status, first: false });
   for (const d of deliveries) {
-    const event = intent.events.find((e) => e.id === d.eventId);
+    const event = intent.events.nodes.find((e) => e.id === d.eventId);
     // Not attempted yet: placed at its event, the row says when it is due.
     const at = d.lastAttemptAt ?? event?.createdAt ?? d.nextAttemptAt;
     if (at) items.push({ kind: 'delivery', key: d.id, at, delivery: d });
