@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { buildSchema, getNamedType, isObjectType, type GraphQLField } from 'graphql';
+import { buildSchema, getNamedType, isInterfaceType, isObjectType, type GraphQLField } from 'graphql';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +152,11 @@ describe('REST: B\'s key on A\'s ids', () => {
 
 describe('GraphQL: B\'s key on A\'s ids', () => {
   const schema = buildSchema(readFileSync(path.join(ROOT, 'schema.graphql'), 'utf8'));
-  const argValue = (field: string, arg: string): string => {
+  /** Every object of A's that `nodes` is asked for (Relay's Node: any of them by id alone). */
+  const aNodes = () => [A.pending.id, A.refund.id, A.link.id, A.session.id, A.endpoint.id, A.delivery.id, A.key.id, a.id];
+  const argValue = (field: string, arg: string): string | string[] => {
+    if (field === 'nodes') return aNodes();
+    if (field === 'node') return A.pending.id;
     if (arg === 'endpointId') return A.endpoint.id;
     if (arg === 'deliveryId') return A.delivery.id;
     // Events to acknowledge on A's endpoint: any well-formed id (the endpoint is what B may not reach).
@@ -168,7 +172,8 @@ describe('GraphQL: B\'s key on A\'s ids', () => {
   };
   const selection = (f: GraphQLField<unknown, unknown>) => {
     const type = getNamedType(f.type);
-    return isObjectType(type) ? `{ __typename${type.getFields().id ? ' id' : ''} }` : '';
+    // An interface (Node) has fields too: its id.
+    return isObjectType(type) || isInterfaceType(type) ? `{ __typename${type.getFields().id ? ' id' : ''} }` : '';
   };
   /** Query and mutation fields whose arguments are ids (ID or ID!). */
   const idFields = (root: 'Query' | 'Mutation') => {
@@ -185,9 +190,11 @@ describe('GraphQL: B\'s key on A\'s ids', () => {
       gqlChecked++;
       const res = await gql(server.baseUrl, b.sk, doc);
       const codes = (res.body.errors ?? []).map((e) => e.extensions?.code);
-      expect(res.body.data?.[f.name] ?? null, doc).toBeNull();
-      expect(codes, `${doc}: ${JSON.stringify(res.body)}`).toEqual(['resource_not_found']);
-      expect(leaks(JSON.stringify(res.body), f.args.map((arg) => argValue(f.name, arg.name))), doc).toEqual([]);
+      // `nodes` answers a list: null at every one of A's ids, each with its error.
+      const asked = f.name === 'nodes' ? aNodes() : [null];
+      expect(f.name === 'nodes' ? res.body.data?.nodes : [res.body.data?.[f.name] ?? null], doc).toEqual(asked.map(() => null));
+      expect(codes, `${doc}: ${JSON.stringify(res.body)}`).toEqual(asked.map(() => 'resource_not_found'));
+      expect(leaks(JSON.stringify(res.body), f.args.flatMap((arg) => argValue(f.name, arg.name))), doc).toEqual([]);
     }
   });
 

@@ -4,6 +4,7 @@ import { newId } from '../../ids';
 import { cancelTimers } from '../../platform/timers/timerService';
 import { logger } from '../../logger';
 import { nowForAccount } from '../clock/accountTime';
+import { ACCOUNT_CAPS } from '../accountCaps';
 import { createWithinCap } from '../createWithinCap';
 import { emitAccountEvent } from '../events';
 import type { EventSink } from '../events/outbox';
@@ -75,8 +76,13 @@ export async function createWebhookEndpoint(accountId: string, input: CreateWebh
   return { ...toWebhookEndpointResource(doc.toObject()), secret };
 }
 
+/**
+ * The account's endpoints, newest first: at most ACCOUNT_CAPS.webhookEndpoints, the contract's maxItems.
+ * A create over the cap is undone right after its insert (createWithinCap), so for that moment one more
+ * exists; the list never shows it beyond the cap.
+ */
 export async function listWebhookEndpoints(accountId: string): Promise<WebhookEndpointResource[]> {
-  const docs = await WebhookEndpointModel.find({ account_id: accountId }).sort({ created_at: -1, _id: -1 }).lean();
+  const docs = await WebhookEndpointModel.find({ account_id: accountId }).sort({ created_at: -1, _id: -1 }).limit(ACCOUNT_CAPS.webhookEndpoints).lean();
   return docs.map(toWebhookEndpointResource);
 }
 
