@@ -57,7 +57,7 @@ export async function listEventsForPayments(accountId: string, paymentIds: reado
   );
 }
 
-/** One event of the account, by id (GraphQL's `node`, the CLI): 404 for an id the account has no event with. */
+/** One event of the account, by id (GraphQL's `node`): 404 for an id the account has no event with. */
 export async function getEvent(accountId: string, eventId: string): Promise<EventResource> {
   const doc = await EventModel.findOne({ _id: eventId, account_id: accountId }).lean();
   if (!doc) throw ApiError.notFound('event', eventId);
