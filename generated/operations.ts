@@ -958,6 +958,58 @@ const operationData = {
       ]
     }
   },
+  "deleteGraphqlDocument": {
+    "operationId": "deleteGraphqlDocument",
+    "method": "DELETE",
+    "path": "/graphql/documents/{id}",
+    "expressPath": "/graphql/documents/:id",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "params": "deleteGraphqlDocument_params",
+      "responses": {
+        "200": "deleteGraphqlDocument_200",
+        "400": "deleteGraphqlDocument_400",
+        "401": "deleteGraphqlDocument_401",
+        "403": "deleteGraphqlDocument_403",
+        "404": "deleteGraphqlDocument_404",
+        "429": "deleteGraphqlDocument_429",
+        "500": "deleteGraphqlDocument_500",
+        "503": "deleteGraphqlDocument_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "deleteWebhookEndpoint": {
     "operationId": "deleteWebhookEndpoint",
     "method": "DELETE",
@@ -1149,6 +1201,49 @@ const operationData = {
     "responseContentTypes": {
       "200": [
         "text/html"
+      ]
+    }
+  },
+  "getGraphqlSettings": {
+    "operationId": "getGraphqlSettings",
+    "method": "GET",
+    "path": "/graphql/settings",
+    "expressPath": "/graphql/settings",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "responses": {
+        "200": "getGraphqlSettings_200",
+        "401": "getGraphqlSettings_401",
+        "403": "getGraphqlSettings_403",
+        "429": "getGraphqlSettings_429",
+        "500": "getGraphqlSettings_500",
+        "503": "getGraphqlSettings_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
       ]
     }
   },
@@ -1801,6 +1896,54 @@ const operationData = {
       ]
     }
   },
+  "listGraphqlDocuments": {
+    "operationId": "listGraphqlDocuments",
+    "method": "GET",
+    "path": "/graphql/documents",
+    "expressPath": "/graphql/documents",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": false,
+    "bodyRequired": false,
+    "validators": {
+      "query": "listGraphqlDocuments_query",
+      "responses": {
+        "200": "listGraphqlDocuments_200",
+        "400": "listGraphqlDocuments_400",
+        "401": "listGraphqlDocuments_401",
+        "403": "listGraphqlDocuments_403",
+        "429": "listGraphqlDocuments_429",
+        "500": "listGraphqlDocuments_500",
+        "503": "listGraphqlDocuments_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
   "listLogs": {
     "operationId": "listLogs",
     "method": "GET",
@@ -2199,6 +2342,58 @@ const operationData = {
         "application/json"
       ],
       "409": [
+        "application/json"
+      ],
+      "413": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "registerGraphqlDocuments": {
+    "operationId": "registerGraphqlDocuments",
+    "method": "POST",
+    "path": "/graphql/documents",
+    "expressPath": "/graphql/documents",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "registerGraphqlDocuments_body",
+      "responses": {
+        "200": "registerGraphqlDocuments_200",
+        "400": "registerGraphqlDocuments_400",
+        "401": "registerGraphqlDocuments_401",
+        "403": "registerGraphqlDocuments_403",
+        "413": "registerGraphqlDocuments_413",
+        "429": "registerGraphqlDocuments_429",
+        "500": "registerGraphqlDocuments_500",
+        "503": "registerGraphqlDocuments_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
         "application/json"
       ],
       "413": [
@@ -2687,6 +2882,58 @@ const operationData = {
         "application/json"
       ],
       "404": [
+        "application/json"
+      ],
+      "429": [
+        "application/json"
+      ],
+      "500": [
+        "application/json"
+      ],
+      "503": [
+        "application/json"
+      ]
+    }
+  },
+  "updateGraphqlSettings": {
+    "operationId": "updateGraphqlSettings",
+    "method": "PUT",
+    "path": "/graphql/settings",
+    "expressPath": "/graphql/settings",
+    "basePath": "/v1",
+    "public": false,
+    "permission": "secret_key",
+    "idempotent": false,
+    "hasBody": true,
+    "bodyRequired": true,
+    "validators": {
+      "body": "updateGraphqlSettings_body",
+      "responses": {
+        "200": "updateGraphqlSettings_200",
+        "400": "updateGraphqlSettings_400",
+        "401": "updateGraphqlSettings_401",
+        "403": "updateGraphqlSettings_403",
+        "413": "updateGraphqlSettings_413",
+        "429": "updateGraphqlSettings_429",
+        "500": "updateGraphqlSettings_500",
+        "503": "updateGraphqlSettings_503"
+      }
+    },
+    "errorCodes": {},
+    "responseContentTypes": {
+      "200": [
+        "application/json"
+      ],
+      "400": [
+        "application/json"
+      ],
+      "401": [
+        "application/json"
+      ],
+      "403": [
+        "application/json"
+      ],
+      "413": [
         "application/json"
       ],
       "429": [

@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, RefundConnectionModel, RefundEdgeModel, WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, PaymentIntentUpdateModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, RefundConnectionModel, RefundEdgeModel, WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, PaymentIntentUpdateModel, TrustedDocumentModel, TrustedDocumentConnectionModel, TrustedDocumentEdgeModel, GraphqlSettingsModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -768,6 +768,10 @@ export type Query = {
    * `webhook_endpoints:read`.
    */
   overview: Overview;
+  /** The account's trusted documents (`GET /graphql/documents`). Needs the full secret key. */
+  trustedDocuments: TrustedDocumentConnection;
+  /** The account's GraphQL settings (`GET /graphql/settings`). Needs the full secret key. */
+  graphqlSettings: GraphqlSettings;
 };
 
 
@@ -830,6 +834,12 @@ export type QueryNodesArgs = {
 
 export type QueryOverviewArgs = {
   range?: InputMaybe<OverviewRange>;
+};
+
+
+export type QueryTrustedDocumentsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreateSandboxAccountInput = {
@@ -1011,6 +1021,15 @@ export type Mutation = {
    * secret key (or the dashboard session signed in with it).
    */
   resetSandbox: SandboxReset;
+  /**
+   * Registers documents as trusted (`POST /graphql/documents`; the whole list or nothing); answers them as
+   * stored. Needs the full secret key.
+   */
+  registerDocuments: Array<TrustedDocument>;
+  /** Removes a trusted document (`DELETE /graphql/documents/{id}`). Needs the full secret key. */
+  deleteTrustedDocument: DeletedTrustedDocument;
+  /** Changes the trusted-documents modes named (`PUT /graphql/settings`). Needs the full secret key. */
+  updateGraphqlSettings: GraphqlSettings;
 };
 
 
@@ -1132,6 +1151,21 @@ export type MutationCreateClientTokenArgs = {
 
 export type MutationDeleteClientTokenArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationRegisterDocumentsArgs = {
+  documents: Array<TrustedDocumentInput>;
+};
+
+
+export type MutationDeleteTrustedDocumentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateGraphqlSettingsArgs = {
+  trustedDocuments: TrustedDocumentsModesInput;
 };
 
 export type Subscription = {
@@ -1320,6 +1354,85 @@ export type SandboxReset = {
   clock: SandboxClock;
 };
 
+export type GraphqlOperationType =
+  | 'QUERY'
+  | 'MUTATION'
+  | 'SUBSCRIPTION';
+
+/**
+ * A trusted GraphQL document of the account: an operation its frontends may run where the account's mode
+ * for their kind of credential is `ENFORCE`. Its text is not returned.
+ */
+export type TrustedDocument = {
+  __typename?: 'TrustedDocument';
+  /** `sha256:` and the SHA-256 (hex) of the document's text: what a request sends as `documentId`. */
+  id: Scalars['ID']['output'];
+  /** The operation's name; null for an anonymous operation. */
+  name?: Maybe<Scalars['String']['output']>;
+  type: GraphqlOperationType;
+  /** When it was first registered. */
+  createdAt: Scalars['DateTime']['output'];
+};
+
+export type TrustedDocumentEdge = {
+  __typename?: 'TrustedDocumentEdge';
+  cursor: Scalars['String']['output'];
+  node: TrustedDocument;
+};
+
+/** The account's trusted documents, newest first. */
+export type TrustedDocumentConnection = {
+  __typename?: 'TrustedDocumentConnection';
+  edges: Array<TrustedDocumentEdge>;
+  nodes: Array<TrustedDocument>;
+  pageInfo: PageInfo;
+};
+
+/**
+ * Which documents a kind of credential may run: `OFF` any; `AUDIT` any, the untrusted counted and logged;
+ * `ENFORCE` trusted documents only (any other: `invalid_request`, "document not registered").
+ */
+export type TrustedDocumentsMode =
+  | 'OFF'
+  | 'AUDIT'
+  | 'ENFORCE';
+
+/** The trusted-documents mode of each kind of credential (publishable keys follow `clientToken`). */
+export type TrustedDocumentsModes = {
+  __typename?: 'TrustedDocumentsModes';
+  secretKey: TrustedDocumentsMode;
+  restrictedKey: TrustedDocumentsMode;
+  clientToken: TrustedDocumentsMode;
+  dashboard: TrustedDocumentsMode;
+};
+
+export type GraphqlSettings = {
+  __typename?: 'GraphqlSettings';
+  trustedDocuments: TrustedDocumentsModes;
+};
+
+/** One document of a manifest: its id is the SHA-256 of its text (`sha256:<hex>` or the bare hex). */
+export type TrustedDocumentInput = {
+  id: Scalars['String']['input'];
+  body: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The modes to change; kinds left out keep theirs. */
+export type TrustedDocumentsModesInput = {
+  secretKey?: InputMaybe<TrustedDocumentsMode>;
+  restrictedKey?: InputMaybe<TrustedDocumentsMode>;
+  clientToken?: InputMaybe<TrustedDocumentsMode>;
+  dashboard?: InputMaybe<TrustedDocumentsMode>;
+};
+
+/** The answer to `deleteTrustedDocument`. */
+export type DeletedTrustedDocument = {
+  __typename?: 'DeletedTrustedDocument';
+  id: Scalars['ID']['output'];
+  deleted: Scalars['Boolean']['output'];
+};
+
 export type WithIndex<TObject> = TObject & Record<string, any>;
 export type ResolversObject<TObject> = WithIndex<TObject>;
 
@@ -1493,6 +1606,16 @@ export type ResolversTypes = ResolversObject<{
   WebhookOverview: ResolverTypeWrapper<WebhookOverview>;
   WebhookBucket: ResolverTypeWrapper<WebhookBucket>;
   SandboxReset: ResolverTypeWrapper<SandboxResetModel>;
+  GraphqlOperationType: GraphqlOperationType;
+  TrustedDocument: ResolverTypeWrapper<TrustedDocumentModel>;
+  TrustedDocumentEdge: ResolverTypeWrapper<TrustedDocumentEdgeModel>;
+  TrustedDocumentConnection: ResolverTypeWrapper<TrustedDocumentConnectionModel>;
+  TrustedDocumentsMode: TrustedDocumentsMode;
+  TrustedDocumentsModes: ResolverTypeWrapper<TrustedDocumentsModes>;
+  GraphqlSettings: ResolverTypeWrapper<GraphqlSettingsModel>;
+  TrustedDocumentInput: TrustedDocumentInput;
+  TrustedDocumentsModesInput: TrustedDocumentsModesInput;
+  DeletedTrustedDocument: ResolverTypeWrapper<DeletedTrustedDocument>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -1567,6 +1690,14 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookOverview: WebhookOverview;
   WebhookBucket: WebhookBucket;
   SandboxReset: SandboxResetModel;
+  TrustedDocument: TrustedDocumentModel;
+  TrustedDocumentEdge: TrustedDocumentEdgeModel;
+  TrustedDocumentConnection: TrustedDocumentConnectionModel;
+  TrustedDocumentsModes: TrustedDocumentsModes;
+  GraphqlSettings: GraphqlSettingsModel;
+  TrustedDocumentInput: TrustedDocumentInput;
+  TrustedDocumentsModesInput: TrustedDocumentsModesInput;
+  DeletedTrustedDocument: DeletedTrustedDocument;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -1906,6 +2037,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   overview?: Resolver<ResolversTypes['Overview'], ParentType, ContextType, RequireFields<QueryOverviewArgs, 'range'>>;
+  trustedDocuments?: Resolver<ResolversTypes['TrustedDocumentConnection'], ParentType, ContextType, RequireFields<QueryTrustedDocumentsArgs, 'first'>>;
+  graphqlSettings?: Resolver<ResolversTypes['GraphqlSettings'], ParentType, ContextType>;
 }>;
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
@@ -1933,6 +2066,9 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createClientToken?: Resolver<ResolversTypes['ClientToken'], ParentType, ContextType, RequireFields<MutationCreateClientTokenArgs, 'input'>>;
   deleteClientToken?: Resolver<ResolversTypes['DeletedClientToken'], ParentType, ContextType, RequireFields<MutationDeleteClientTokenArgs, 'id'>>;
   resetSandbox?: Resolver<ResolversTypes['SandboxReset'], ParentType, ContextType>;
+  registerDocuments?: Resolver<Array<ResolversTypes['TrustedDocument']>, ParentType, ContextType, RequireFields<MutationRegisterDocumentsArgs, 'documents'>>;
+  deleteTrustedDocument?: Resolver<ResolversTypes['DeletedTrustedDocument'], ParentType, ContextType, RequireFields<MutationDeleteTrustedDocumentArgs, 'id'>>;
+  updateGraphqlSettings?: Resolver<ResolversTypes['GraphqlSettings'], ParentType, ContextType, RequireFields<MutationUpdateGraphqlSettingsArgs, 'trustedDocuments'>>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -2014,6 +2150,40 @@ export type SandboxResetResolvers<ContextType = GraphQLContext, ParentType exten
   clock?: Resolver<ResolversTypes['SandboxClock'], ParentType, ContextType>;
 }>;
 
+export type TrustedDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TrustedDocument'] = ResolversParentTypes['TrustedDocument']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['GraphqlOperationType'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type TrustedDocumentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TrustedDocumentEdge'] = ResolversParentTypes['TrustedDocumentEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['TrustedDocument'], ParentType, ContextType>;
+}>;
+
+export type TrustedDocumentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TrustedDocumentConnection'] = ResolversParentTypes['TrustedDocumentConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['TrustedDocumentEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['TrustedDocument']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type TrustedDocumentsModesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TrustedDocumentsModes'] = ResolversParentTypes['TrustedDocumentsModes']> = ResolversObject<{
+  secretKey?: Resolver<ResolversTypes['TrustedDocumentsMode'], ParentType, ContextType>;
+  restrictedKey?: Resolver<ResolversTypes['TrustedDocumentsMode'], ParentType, ContextType>;
+  clientToken?: Resolver<ResolversTypes['TrustedDocumentsMode'], ParentType, ContextType>;
+  dashboard?: Resolver<ResolversTypes['TrustedDocumentsMode'], ParentType, ContextType>;
+}>;
+
+export type GraphqlSettingsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GraphqlSettings'] = ResolversParentTypes['GraphqlSettings']> = ResolversObject<{
+  trustedDocuments?: Resolver<ResolversTypes['TrustedDocumentsModes'], ParentType, ContextType>;
+}>;
+
+export type DeletedTrustedDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletedTrustedDocument'] = ResolversParentTypes['DeletedTrustedDocument']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DateTime?: GraphQLScalarType;
   JSON?: GraphQLScalarType;
@@ -2065,4 +2235,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   WebhookOverview?: WebhookOverviewResolvers<ContextType>;
   WebhookBucket?: WebhookBucketResolvers<ContextType>;
   SandboxReset?: SandboxResetResolvers<ContextType>;
+  TrustedDocument?: TrustedDocumentResolvers<ContextType>;
+  TrustedDocumentEdge?: TrustedDocumentEdgeResolvers<ContextType>;
+  TrustedDocumentConnection?: TrustedDocumentConnectionResolvers<ContextType>;
+  TrustedDocumentsModes?: TrustedDocumentsModesResolvers<ContextType>;
+  GraphqlSettings?: GraphqlSettingsResolvers<ContextType>;
+  DeletedTrustedDocument?: DeletedTrustedDocumentResolvers<ContextType>;
 }>;

@@ -18,6 +18,7 @@ export declare const createPublicPaymentLinkPayment_params: Validator<operations
 export declare const createRefund_headers: Validator<Record<string, unknown>>;
 export declare const deactivatePaymentLink_params: Validator<operations['deactivatePaymentLink']['parameters']['path']>;
 export declare const deleteClientToken_params: Validator<operations['deleteClientToken']['parameters']['path']>;
+export declare const deleteGraphqlDocument_params: Validator<operations['deleteGraphqlDocument']['parameters']['path']>;
 export declare const deleteWebhookEndpoint_params: Validator<operations['deleteWebhookEndpoint']['parameters']['path']>;
 export declare const getCheckoutPage_params: Validator<operations['getCheckoutPage']['parameters']['path']>;
 export declare const getCheckoutSession_params: Validator<operations['getCheckoutSession']['parameters']['path']>;
@@ -32,6 +33,7 @@ export declare const getPublicPaymentLink_params: Validator<operations['getPubli
 export declare const getRefund_params: Validator<operations['getRefund']['parameters']['path']>;
 export declare const getWebhookChaos_params: Validator<operations['getWebhookChaos']['parameters']['path']>;
 export declare const listEvents_query: Validator<NonNullable<operations['listEvents']['parameters']['query']>>;
+export declare const listGraphqlDocuments_query: Validator<NonNullable<operations['listGraphqlDocuments']['parameters']['query']>>;
 export declare const listLogs_query: Validator<NonNullable<operations['listLogs']['parameters']['query']>>;
 export declare const listPaymentIntents_query: Validator<NonNullable<operations['listPaymentIntents']['parameters']['query']>>;
 export declare const listPendingWebhookEvents_params: Validator<operations['listPendingWebhookEvents']['parameters']['path']>;
@@ -60,6 +62,7 @@ export type ParamValidatorName =
   | 'createRefund_headers'
   | 'deactivatePaymentLink_params'
   | 'deleteClientToken_params'
+  | 'deleteGraphqlDocument_params'
   | 'deleteWebhookEndpoint_params'
   | 'getCheckoutPage_params'
   | 'getCheckoutSession_params'
@@ -74,6 +77,7 @@ export type ParamValidatorName =
   | 'getRefund_params'
   | 'getWebhookChaos_params'
   | 'listEvents_query'
+  | 'listGraphqlDocuments_query'
   | 'listLogs_query'
   | 'listPaymentIntents_query'
   | 'listPendingWebhookEvents_params'
@@ -103,6 +107,7 @@ export declare const validators: {
   readonly createRefund_headers: typeof createRefund_headers;
   readonly deactivatePaymentLink_params: typeof deactivatePaymentLink_params;
   readonly deleteClientToken_params: typeof deleteClientToken_params;
+  readonly deleteGraphqlDocument_params: typeof deleteGraphqlDocument_params;
   readonly deleteWebhookEndpoint_params: typeof deleteWebhookEndpoint_params;
   readonly getCheckoutPage_params: typeof getCheckoutPage_params;
   readonly getCheckoutSession_params: typeof getCheckoutSession_params;
@@ -117,6 +122,7 @@ export declare const validators: {
   readonly getRefund_params: typeof getRefund_params;
   readonly getWebhookChaos_params: typeof getWebhookChaos_params;
   readonly listEvents_query: typeof listEvents_query;
+  readonly listGraphqlDocuments_query: typeof listGraphqlDocuments_query;
   readonly listLogs_query: typeof listLogs_query;
   readonly listPaymentIntents_query: typeof listPaymentIntents_query;
   readonly listPendingWebhookEvents_params: typeof listPendingWebhookEvents_params;

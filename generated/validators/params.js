@@ -666,8 +666,69 @@ return errors === 0;
 }
 validate60.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const deleteWebhookEndpoint_params = validate61;
-const schema28 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const deleteGraphqlDocument_params = validate61;
+const schema28 = {"type":"object","properties":{"id":{"$ref":"urn:payment-gateway:schema:GraphqlDocumentId"}},"required":["id"]};
+const schema29 = {"$id":"urn:payment-gateway:schema:GraphqlDocumentId","type":"string","description":"A trusted document's id, `sha256:` and the SHA-256 (hex) of its text.","pattern":"^sha256:[0-9a-f]{64}$","minLength":71,"maxLength":71};
+const pattern10 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlDocumentId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(errors === 0){
+if(typeof data === "string"){
+if(func1(data) > 71){
+validate62.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 71},message:"must NOT have more than 71 characters"}];
+return false;
+}
+else {
+if(func1(data) < 71){
+validate62.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 71},message:"must NOT have fewer than 71 characters"}];
+return false;
+}
+else {
+if(!pattern10.test(data)){
+validate62.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -688,43 +749,9 @@ return false;
 }
 else {
 if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern3.test(data0)){
-validate61.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
+if(!(validate62(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
 }
 }
 }
@@ -739,154 +766,8 @@ return errors === 0;
 }
 validate61.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getCheckoutPage_params = validate62;
-const schema29 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate62.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate62.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 27){
-validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
-return false;
-}
-else {
-if(!pattern6.test(data0)){
-validate62.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate62.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const getCheckoutSession_params = validate63;
-const schema30 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate63.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 27){
-validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
-return false;
-}
-else {
-if(!pattern6.test(data0)){
-validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate63.errors = vErrors;
-return errors === 0;
-}
-validate63.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const getPaymentIntent_params = validate64;
-const schema31 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const deleteWebhookEndpoint_params = validate64;
+const schema30 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -938,8 +819,8 @@ validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/i
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern3.test(data0)){
+validate64.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -958,8 +839,8 @@ return errors === 0;
 }
 validate64.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentLink_params = validate65;
-const schema32 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getCheckoutPage_params = validate65;
+const schema31 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1006,13 +887,13 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 30){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+if(func1(data0) > 27){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
 return false;
 }
 else {
-if(!pattern8.test(data0)){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern6.test(data0)){
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1031,8 +912,8 @@ return errors === 0;
 }
 validate65.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentLinkPage_params = validate66;
-const schema33 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+export const getCheckoutSession_params = validate66;
+const schema32 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1047,13 +928,13 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.code === undefined) && (missing0 = "code")){
+if((data.id === undefined) && (missing0 = "id")){
 validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.code !== undefined){
-let data0 = data.code;
+if(data.id !== undefined){
+let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -1066,26 +947,26 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["code"] = coerced0;
+data["id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 8){
-validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+if(func1(data0) > 27){
+validate66.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
 return false;
 }
 else {
-if(!pattern7.test(data0)){
-validate66.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+if(!pattern6.test(data0)){
+validate66.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1102,10 +983,10 @@ return false;
 validate66.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPaymentLinkQr_params = validate67;
-const schema34 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPaymentIntent_params = validate67;
+const schema33 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1152,13 +1033,13 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 30){
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+if(func1(data0) > 28){
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
 else {
-if(!pattern8.test(data0)){
-validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern4.test(data0)){
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1177,8 +1058,8 @@ return errors === 0;
 }
 validate67.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_params = validate68;
-const schema35 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPaymentLink_params = validate68;
+const schema34 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1225,13 +1106,13 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 27){
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+if(func1(data0) > 30){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
 return false;
 }
 else {
-if(!pattern6.test(data0)){
-validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern8.test(data0)){
+validate68.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1250,8 +1131,8 @@ return errors === 0;
 }
 validate68.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPayment_params = validate69;
-const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPaymentLinkPage_params = validate69;
+const schema35 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
 
 function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1266,141 +1147,8 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern4.test(data0)){
-validate69.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate69.errors = vErrors;
-return errors === 0;
-}
-validate69.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const getPublicPayment_query = validate70;
-const schema37 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
-
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate70.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.client_token !== undefined){
-let data0 = data.client_token;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate70.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["client_token"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 256){
-validate70.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-validate70.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
-
-export const getPublicPaymentLink_params = validate71;
-const schema38 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
 if((data.code === undefined) && (missing0 = "code")){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1418,7 +1166,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate69.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1432,12 +1180,158 @@ data["code"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 8){
-validate71.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+validate69.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
 return false;
 }
 else {
 if(!pattern7.test(data0)){
-validate71.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+validate69.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+validate69.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getPaymentLinkQr_params = validate70;
+const schema36 = {"type":"object","properties":{"id":{"type":"string","maxLength":30,"pattern":"^plink_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate70.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate70.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 30){
+validate70.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"}];
+return false;
+}
+else {
+if(!pattern8.test(data0)){
+validate70.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^plink_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^plink_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate70.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getPublicCheckoutSession_params = validate71;
+const schema37 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^cs_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
+if(!pattern6.test(data0)){
+validate71.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^cs_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^cs_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1454,11 +1348,10 @@ return false;
 validate71.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getRefund_params = validate72;
-const schema39 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern20 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+export const getPublicPayment_params = validate72;
+const schema38 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1505,13 +1398,13 @@ data["id"] = coerced0;
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 27){
-validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+if(func1(data0) > 28){
+validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
 else {
-if(!pattern20.test(data0)){
-validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern4.test(data0)){
+validate72.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1530,8 +1423,8 @@ return errors === 0;
 }
 validate72.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getWebhookChaos_params = validate73;
-const schema40 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const getPublicPayment_query = validate73;
+const schema39 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1545,9 +1438,143 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.client_token !== undefined){
+let data0 = data.client_token;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate73.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["client_token"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 256){
+validate73.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getPublicPaymentLink_params = validate74;
+const schema40 = {"type":"object","properties":{"code":{"type":"string","maxLength":8,"pattern":"^[0-9A-Za-z]{8}$"}},"required":["code"]};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.code === undefined) && (missing0 = "code")){
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.code !== undefined){
+let data0 = data.code;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate74.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["code"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 8){
+validate74.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/maxLength",keyword:"maxLength",params:{limit: 8},message:"must NOT have more than 8 characters"}];
+return false;
+}
+else {
+if(!pattern7.test(data0)){
+validate74.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Za-z]{8}$"},message:"must match pattern \""+"^[0-9A-Za-z]{8}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"props":{"code":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getRefund_params = validate75;
+const schema41 = {"type":"object","properties":{"id":{"type":"string","maxLength":27,"pattern":"^rf_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern21 = new RegExp("^rf_[0-9A-Za-z]{24}$", "u");
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -1565,7 +1592,80 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 27){
+validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 27},message:"must NOT have more than 27 characters"}];
+return false;
+}
+else {
+if(!pattern21.test(data0)){
+validate75.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^rf_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^rf_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const getWebhookChaos_params = validate76;
+const schema42 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate76.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1579,12 +1679,12 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 28){
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
 else {
 if(!pattern3.test(data0)){
-validate73.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+validate76.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -1594,25 +1694,25 @@ return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate76.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_query = validate74;
-const schema41 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"object_id":{"type":"string","minLength":1,"maxLength":128},"starting_after":{"type":"string","minLength":1,"maxLength":128},"type":{"$ref":"urn:payment-gateway:schema:EventType"}}};
+export const listEvents_query = validate77;
+const schema43 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"object_id":{"type":"string","minLength":1,"maxLength":128},"starting_after":{"type":"string","minLength":1,"maxLength":128},"type":{"$ref":"urn:payment-gateway:schema:EventType"}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.int32;
-const schema42 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds. An open set: a minor version may add a type, and\na receiver answers 2xx to (and may ignore) one it does not know:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
+const schema44 = {"$id":"urn:payment-gateway:schema:EventType","type":"string","description":"What happened; each type says what `data` holds. An open set: a minor version may add a type, and\na receiver answers 2xx to (and may ignore) one it does not know:\n- `payment.created`: an intent was created (`PENDING`). Data: the PaymentIntent.\n- `payment.succeeded`: the payment is confirmed, once per payment: the signal to fulfil the\n  order. Data: the PaymentIntent.\n- `payment.failed`: the payment failed (see `failure_code`). Data: the PaymentIntent.\n- `payment.unknown`: the rail did not answer; the payment is under reconciliation. Data: the\n  PaymentIntent.\n- `payment.reconciled`: informative; follows `payment.succeeded` when the payment was `UNKNOWN`.\n  Data: the PaymentIntent.\n- `payment.expired`: a reference was not paid within 72 h. Data: the PaymentIntent.\n- `payment.cancelled`: the caller cancelled the intent. Data: the PaymentIntent.\n- `reference.paid`: a reference was paid; precedes `payment.succeeded`. Data: the PaymentIntent.\n- `refund.succeeded`: a refund completed (~3 s after its creation). Data: the Refund.\n- `checkout.session.completed`: a checkout session was paid. Data: the CheckoutSession, with\n  `payment_intent`.\n- `test.ping`: sent by `POST /webhook_endpoints/{id}/test`. Data: `{message}`.\n","enum":["payment.created","payment.succeeded","payment.failed","payment.unknown","payment.reconciled","payment.expired","payment.cancelled","reference.paid","refund.succeeded","checkout.session.completed","test.ping"]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventType" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1630,7 +1730,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1642,19 +1742,19 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((((data === "payment.created") || (data === "payment.succeeded")) || (data === "payment.failed")) || (data === "payment.unknown")) || (data === "payment.reconciled")) || (data === "payment.expired")) || (data === "payment.cancelled")) || (data === "reference.paid")) || (data === "refund.succeeded")) || (data === "checkout.session.completed")) || (data === "test.ping"))){
-validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema42.enum},message:"must be equal to one of the allowed values"}];
+validate78.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate75.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1677,7 +1777,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1691,17 +1791,17 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats0.validate(data0))){
-validate74.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -1724,7 +1824,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1738,12 +1838,12 @@ data["object_id"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 128){
-validate74.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate77.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate74.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate77.errors = [{instancePath:instancePath+"/object_id",schemaPath:"#/properties/object_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -1769,7 +1869,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate77.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1783,12 +1883,12 @@ data["starting_after"] = coerced2;
 if(errors === _errs5){
 if(typeof data2 === "string"){
 if(func1(data2) > 128){
-validate74.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate77.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data2) < 1){
-validate74.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate77.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -1802,8 +1902,8 @@ var valid0 = true;
 if(valid0){
 if(data.type !== undefined){
 const _errs7 = errors;
-if(!(validate75(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate78(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -1816,22 +1916,107 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"limit":true,"object_id":true,"starting_after":true,"type":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"limit":true,"object_id":true,"starting_after":true,"type":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_query = validate77;
-const schema43 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
+export const listGraphqlDocuments_query = validate80;
+const schema45 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20},"starting_after":{"$ref":"urn:payment-gateway:schema:GraphqlDocumentId"}}};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate80.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+let data0 = data.limit;
+const _errs1 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate80.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["limit"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100 || isNaN(data0)){
+validate80.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data0 < 1 || isNaN(data0)){
+validate80.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+if(!(formats0.validate(data0))){
+validate80.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(valid0){
+if(data.starting_after !== undefined){
+const _errs3 = errors;
+if(!(validate62(data.starting_after, {instancePath:instancePath+"/starting_after",parentData:data,parentDataProperty:"starting_after",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+else {
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate80.errors = vErrors;
+return errors === 0;
+}
+validate80.evaluated = {"props":{"limit":true,"starting_after":true},"dynamicProps":false,"dynamicItems":false};
+
+export const listLogs_query = validate82;
+const schema46 = {"type":"object","properties":{"include_dashboard":{"type":"boolean","default":false},"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1858,7 +2043,7 @@ else if(data0 === "true" || data0 === 1){
 coerced0 = true;
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/include_dashboard",schemaPath:"#/properties/include_dashboard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate82.errors = [{instancePath:instancePath+"/include_dashboard",schemaPath:"#/properties/include_dashboard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -1882,7 +2067,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -1896,17 +2081,17 @@ data["limit"] = coerced1;
 if(errors === _errs3){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 100 || isNaN(data1)){
-validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data1 < 1 || isNaN(data1)){
-validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate77.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -1917,24 +2102,24 @@ var valid0 = _errs3 === errors;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"include_dashboard":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_query = validate78;
-const schema44 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
-const schema45 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
+export const listPaymentIntents_query = validate83;
+const schema47 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":500,"default":25},"starting_after":{"type":"string","minLength":1,"maxLength":128},"status":{"$ref":"urn:payment-gateway:schema:PaymentIntentStatus"}}};
+const schema48 = {"$id":"urn:payment-gateway:schema:PaymentIntentStatus","type":"string","description":"State of a payment intent (transitions: see the state table above):\n- `PENDING`: created; an express payment until the rail starts work (~2 s), a reference payment\n  until it is paid or expires (72 h).\n- `PROCESSING`: express only; the customer is confirming in the Multicaixa Express app.\n- `UNKNOWN`: the rail did not answer; the payment is under reconciliation (never a failure).\n- `SUCCEEDED`: paid (event `payment.succeeded`).\n- `FAILED`: not paid; `failure_code` says why.\n- `CANCELLED`: cancelled by the caller while `PENDING` or `PROCESSING`.\n- `EXPIRED`: a reference not paid within 72 h.\n- `PARTIALLY_REFUNDED`: paid, and part of the amount refunded.\n- `REFUNDED`: paid, and the whole amount refunded.\n\nOnly `SUCCEEDED`, `PARTIALLY_REFUNDED` and `REFUNDED` mean paid.\n","enum":["PENDING","PROCESSING","UNKNOWN","SUCCEEDED","FAILED","CANCELLED","EXPIRED","PARTIALLY_REFUNDED","REFUNDED"]};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1952,7 +2137,7 @@ else if(data === null){
 coerced0 = "";
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1964,19 +2149,19 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((data === "PENDING") || (data === "PROCESSING")) || (data === "UNKNOWN")) || (data === "SUCCEEDED")) || (data === "FAILED")) || (data === "CANCELLED")) || (data === "EXPIRED")) || (data === "PARTIALLY_REFUNDED")) || (data === "REFUNDED"))){
-validate79.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"}];
+validate84.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate79.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1999,7 +2184,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate83.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -2013,17 +2198,17 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 500 || isNaN(data0)){
-validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
+validate83.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate83.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats0.validate(data0))){
-validate78.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate83.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -2046,7 +2231,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2060,12 +2245,12 @@ data["starting_after"] = coerced1;
 if(errors === _errs3){
 if(typeof data1 === "string"){
 if(func1(data1) > 128){
-validate78.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+validate83.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
 return false;
 }
 else {
 if(func1(data1) < 1){
-validate78.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate83.errors = [{instancePath:instancePath+"/starting_after",schemaPath:"#/properties/starting_after/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2079,8 +2264,8 @@ var valid0 = true;
 if(valid0){
 if(data.status !== undefined){
 const _errs5 = errors;
-if(!(validate79(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate84(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -2092,22 +2277,22 @@ var valid0 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":{"limit":true,"starting_after":true,"status":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listPendingWebhookEvents_params = validate81;
-const schema46 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const listPendingWebhookEvents_params = validate86;
+const schema49 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2118,7 +2303,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.id === undefined) && (missing0 = "id")){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2136,7 +2321,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2150,12 +2335,12 @@ data["id"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 28){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
 else {
 if(!pattern3.test(data0)){
-validate81.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -2165,22 +2350,22 @@ return false;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const listPendingWebhookEvents_query = validate82;
-const schema47 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
+export const listPendingWebhookEvents_query = validate87;
+const schema50 = {"type":"object","properties":{"limit":{"type":"integer","format":"int32","minimum":1,"maximum":100,"default":20}}};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2203,7 +2388,7 @@ if(dataType0 === "boolean" || data0 === null
 coerced0 = +data0;
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -2217,627 +2402,18 @@ data["limit"] = coerced0;
 if(errors === _errs1){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 100 || isNaN(data0)){
-validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
 return false;
 }
 else {
 if(data0 < 1 || isNaN(data0)){
-validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 else {
 if(!(formats0.validate(data0))){
-validate82.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate87.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
-}
-}
-}
-}
-}
-}
-else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate82.errors = vErrors;
-return errors === 0;
-}
-validate82.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const listWebhookDeliveries_params = validate83;
-const schema48 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern3.test(data0)){
-validate83.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate83.errors = vErrors;
-return errors === 0;
-}
-validate83.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const paymentEvent_headers = validate84;
-const schema49 = {"type":"object","properties":{"service-event-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","maxLength":160,"pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},"webhook-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"webhook-signature":{"type":"string","maxLength":95,"pattern":"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},"webhook-timestamp":{"type":"string","maxLength":12,"pattern":"^[0-9]{1,12}$"}},"required":["service-event-id","service-signature","webhook-id","webhook-signature","webhook-timestamp"]};
-const pattern24 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
-const pattern25 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
-const pattern27 = new RegExp("^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$", "u");
-const pattern28 = new RegExp("^[0-9]{1,12}$", "u");
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate84.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))) || ((data["webhook-id"] === undefined) && (missing0 = "webhook-id"))) || ((data["webhook-signature"] === undefined) && (missing0 = "webhook-signature"))) || ((data["webhook-timestamp"] === undefined) && (missing0 = "webhook-timestamp"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data["service-event-id"] !== undefined){
-let data0 = data["service-event-id"];
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["service-event-id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate84.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern24.test(data0)){
-validate84.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data["service-signature"] !== undefined){
-let data1 = data["service-signature"];
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["service-signature"] = coerced1;
-}
-}
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) > 160){
-validate84.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
-return false;
-}
-else {
-if(!pattern25.test(data1)){
-validate84.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data["webhook-id"] !== undefined){
-let data2 = data["webhook-id"];
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 == "number" || dataType2 == "boolean"){
-coerced2 = "" + data2;
-}
-else if(data2 === null){
-coerced2 = "";
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["webhook-id"] = coerced2;
-}
-}
-}
-if(errors === _errs5){
-if(typeof data2 === "string"){
-if(func1(data2) > 28){
-validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern24.test(data2)){
-validate84.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data["webhook-signature"] !== undefined){
-let data3 = data["webhook-signature"];
-const _errs7 = errors;
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["webhook-signature"] = coerced3;
-}
-}
-}
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(func1(data3) > 95){
-validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/maxLength",keyword:"maxLength",params:{limit: 95},message:"must NOT have more than 95 characters"}];
-return false;
-}
-else {
-if(!pattern27.test(data3)){
-validate84.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/pattern",keyword:"pattern",params:{pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},message:"must match pattern \""+"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs7 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data["webhook-timestamp"] !== undefined){
-let data4 = data["webhook-timestamp"];
-const _errs9 = errors;
-if(typeof data4 !== "string"){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data4;
-}
-else if(data4 === null){
-coerced4 = "";
-}
-else {
-validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["webhook-timestamp"] = coerced4;
-}
-}
-}
-if(errors === _errs9){
-if(typeof data4 === "string"){
-if(func1(data4) > 12){
-validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
-return false;
-}
-else {
-if(!pattern28.test(data4)){
-validate84.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}$"},message:"must match pattern \""+"^[0-9]{1,12}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs9 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate84.errors = vErrors;
-return errors === 0;
-}
-validate84.evaluated = {"props":{"service-event-id":true,"service-signature":true,"webhook-id":true,"webhook-signature":true,"webhook-timestamp":true},"dynamicProps":false,"dynamicItems":false};
-
-export const recoverWebhookDeliveries_params = validate85;
-const schema50 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate85.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern3.test(data0)){
-validate85.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate85.errors = vErrors;
-return errors === 0;
-}
-validate85.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const retryWebhookDelivery_params = validate86;
-const schema51 = {"type":"object","properties":{"delivery_id":{"type":"string","maxLength":28,"pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
-const pattern30 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate86.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.delivery_id === undefined) && (missing0 = "delivery_id")) || ((data.id === undefined) && (missing0 = "id"))){
-validate86.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.delivery_id !== undefined){
-let data0 = data.delivery_id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["delivery_id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern30.test(data0)){
-validate86.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.id !== undefined){
-let data1 = data.id;
-const _errs3 = errors;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["id"] = coerced1;
-}
-}
-}
-if(errors === _errs3){
-if(typeof data1 === "string"){
-if(func1(data1) > 28){
-validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern3.test(data1)){
-validate86.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate86.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-validate86.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
-
-export const revokeApiKey_params = validate87;
-const schema52 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
-const pattern32 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.id === undefined) && (missing0 = "id")){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.id !== undefined){
-let data0 = data.id;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["id"] = coerced0;
-}
-}
-}
-if(errors === _errs1){
-if(typeof data0 === "string"){
-if(func1(data0) > 28){
-validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
-return false;
-}
-else {
-if(!pattern32.test(data0)){
-validate87.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
-return false;
-}
 }
 }
 }
@@ -2852,10 +2428,10 @@ return false;
 validate87.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":{"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const rotateWebhookSecret_params = validate88;
-const schema53 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const listWebhookDeliveries_params = validate88;
+const schema51 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2927,8 +2503,12 @@ return errors === 0;
 }
 validate88.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const sendTestWebhook_params = validate89;
-const schema54 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const paymentEvent_headers = validate89;
+const schema52 = {"type":"object","properties":{"service-event-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"service-signature":{"type":"string","maxLength":160,"pattern":"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},"webhook-id":{"type":"string","maxLength":28,"pattern":"^evt_[0-9A-Za-z]{24}$"},"webhook-signature":{"type":"string","maxLength":95,"pattern":"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},"webhook-timestamp":{"type":"string","maxLength":12,"pattern":"^[0-9]{1,12}$"}},"required":["service-event-id","service-signature","webhook-id","webhook-signature","webhook-timestamp"]};
+const pattern25 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+const pattern26 = new RegExp("^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$", "u");
+const pattern28 = new RegExp("^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$", "u");
+const pattern29 = new RegExp("^[0-9]{1,12}$", "u");
 
 function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2943,13 +2523,13 @@ evaluated0.items = undefined;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.id === undefined) && (missing0 = "id")){
+if((((((data["service-event-id"] === undefined) && (missing0 = "service-event-id")) || ((data["service-signature"] === undefined) && (missing0 = "service-signature"))) || ((data["webhook-id"] === undefined) && (missing0 = "webhook-id"))) || ((data["webhook-signature"] === undefined) && (missing0 = "webhook-signature"))) || ((data["webhook-timestamp"] === undefined) && (missing0 = "webhook-timestamp"))){
 validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data.id !== undefined){
-let data0 = data.id;
+if(data["service-event-id"] !== undefined){
+let data0 = data["service-event-id"];
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -2962,27 +2542,215 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["id"] = coerced0;
+data["service-event-id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 28){
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+validate89.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
 else {
-if(!pattern3.test(data0)){
-validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern25.test(data0)){
+validate89.errors = [{instancePath:instancePath+"/service-event-id",schemaPath:"#/properties/service-event-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
 return false;
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["service-signature"] !== undefined){
+let data1 = data["service-signature"];
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["service-signature"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func1(data1) > 160){
+validate89.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/maxLength",keyword:"maxLength",params:{limit: 160},message:"must NOT have more than 160 characters"}];
+return false;
+}
+else {
+if(!pattern26.test(data1)){
+validate89.errors = [{instancePath:instancePath+"/service-signature",schemaPath:"#/properties/service-signature/pattern",keyword:"pattern",params:{pattern: "^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"},message:"must match pattern \""+"^t=[0-9]+(,v1=[0-9a-f]{64}){1,2}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["webhook-id"] !== undefined){
+let data2 = data["webhook-id"];
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["webhook-id"] = coerced2;
+}
+}
+}
+if(errors === _errs5){
+if(typeof data2 === "string"){
+if(func1(data2) > 28){
+validate89.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
+if(!pattern25.test(data2)){
+validate89.errors = [{instancePath:instancePath+"/webhook-id",schemaPath:"#/properties/webhook-id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["webhook-signature"] !== undefined){
+let data3 = data["webhook-signature"];
+const _errs7 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["webhook-signature"] = coerced3;
+}
+}
+}
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(func1(data3) > 95){
+validate89.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/maxLength",keyword:"maxLength",params:{limit: 95},message:"must NOT have more than 95 characters"}];
+return false;
+}
+else {
+if(!pattern28.test(data3)){
+validate89.errors = [{instancePath:instancePath+"/webhook-signature",schemaPath:"#/properties/webhook-signature/pattern",keyword:"pattern",params:{pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"},message:"must match pattern \""+"^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)?$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data["webhook-timestamp"] !== undefined){
+let data4 = data["webhook-timestamp"];
+const _errs9 = errors;
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+validate89.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["webhook-timestamp"] = coerced4;
+}
+}
+}
+if(errors === _errs9){
+if(typeof data4 === "string"){
+if(func1(data4) > 12){
+validate89.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/maxLength",keyword:"maxLength",params:{limit: 12},message:"must NOT have more than 12 characters"}];
+return false;
+}
+else {
+if(!pattern29.test(data4)){
+validate89.errors = [{instancePath:instancePath+"/webhook-timestamp",schemaPath:"#/properties/webhook-timestamp/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}$"},message:"must match pattern \""+"^[0-9]{1,12}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs9 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -2998,10 +2766,10 @@ return false;
 validate89.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":{"service-event-id":true,"service-signature":true,"webhook-id":true,"webhook-signature":true,"webhook-timestamp":true},"dynamicProps":false,"dynamicItems":false};
 
-export const setWebhookChaos_params = validate90;
-const schema55 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const recoverWebhookDeliveries_params = validate90;
+const schema53 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3073,8 +2841,9 @@ return errors === 0;
 }
 validate90.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPaymentIntentEvents_headers = validate91;
-const schema56 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+export const retryWebhookDelivery_params = validate91;
+const schema54 = {"type":"object","properties":{"delivery_id":{"type":"string","maxLength":28,"pattern":"^whd_[0-9A-Za-z]{24}$"},"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["delivery_id","id"]};
+const pattern31 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3088,8 +2857,14 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["last-event-id"] !== undefined){
-let data0 = data["last-event-id"];
+let missing0;
+if(((data.delivery_id === undefined) && (missing0 = "delivery_id")) || ((data.id === undefined) && (missing0 = "id"))){
+validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.delivery_id !== undefined){
+let data0 = data.delivery_id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -3102,23 +2877,80 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate91.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["last-event-id"] = coerced0;
+data["delivery_id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 128){
-validate91.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func1(data0) > 28){
+validate91.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
 }
+else {
+if(!pattern31.test(data0)){
+validate91.errors = [{instancePath:instancePath+"/delivery_id",schemaPath:"#/properties/delivery_id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs3 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["id"] = coerced1;
+}
+}
+}
+if(errors === _errs3){
+if(typeof data1 === "string"){
+if(func1(data1) > 28){
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data1)){
+validate91.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
 }
 }
 }
@@ -3131,10 +2963,11 @@ return false;
 validate91.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":{"delivery_id":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPaymentIntentEvents_params = validate92;
-const schema57 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const revokeApiKey_params = validate92;
+const schema55 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^key_[0-9A-Za-z]{24}$"}},"required":["id"]};
+const pattern33 = new RegExp("^key_[0-9A-Za-z]{24}$", "u");
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3186,8 +3019,8 @@ validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/i
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern33.test(data0)){
+validate92.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^key_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -3206,8 +3039,8 @@ return errors === 0;
 }
 validate92.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_headers = validate93;
-const schema58 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+export const rotateWebhookSecret_params = validate93;
+const schema56 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3221,8 +3054,14 @@ evaluated0.items = undefined;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["last-event-id"] !== undefined){
-let data0 = data["last-event-id"];
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -3235,22 +3074,29 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate93.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate93.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["last-event-id"] = coerced0;
+data["id"] = coerced0;
 }
 }
 }
 if(errors === _errs1){
 if(typeof data0 === "string"){
-if(func1(data0) > 128){
-validate93.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+if(func1(data0) > 28){
+validate93.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
 return false;
+}
+else {
+if(!pattern3.test(data0)){
+validate93.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
 }
 }
 }
@@ -3264,10 +3110,10 @@ return false;
 validate93.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_params = validate94;
-const schema59 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+export const sendTestWebhook_params = validate94;
+const schema57 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3319,8 +3165,8 @@ validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/i
 return false;
 }
 else {
-if(!pattern4.test(data0)){
-validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+if(!pattern3.test(data0)){
+validate94.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
 return false;
 }
 }
@@ -3339,13 +3185,352 @@ return errors === 0;
 }
 validate94.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const streamPublicPaymentEvents_query = validate95;
-const schema60 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
+export const setWebhookChaos_params = validate95;
+const schema58 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^whe_[0-9A-Za-z]{24}$"}},"required":["id"]};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate95.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
+if(!pattern3.test(data0)){
+validate95.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whe_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whe_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate95.errors = vErrors;
+return errors === 0;
+}
+validate95.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPaymentIntentEvents_headers = validate96;
+const schema59 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["last-event-id"] !== undefined){
+let data0 = data["last-event-id"];
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate96.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["last-event-id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 128){
+validate96.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPaymentIntentEvents_params = validate97;
+const schema60 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data0)){
+validate97.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+validate97.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_headers = validate98;
+const schema61 = {"type":"object","properties":{"last-event-id":{"type":"string","maxLength":128}}};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate98.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["last-event-id"] !== undefined){
+let data0 = data["last-event-id"];
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["last-event-id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 128){
+validate98.errors = [{instancePath:instancePath+"/last-event-id",schemaPath:"#/properties/last-event-id/maxLength",keyword:"maxLength",params:{limit: 128},message:"must NOT have more than 128 characters"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+validate98.evaluated = {"props":{"last-event-id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_params = validate99;
+const schema62 = {"type":"object","properties":{"id":{"type":"string","maxLength":28,"pattern":"^pay_[0-9A-Za-z]{24}$"}},"required":["id"]};
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.id === undefined) && (missing0 = "id")){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.id !== undefined){
+let data0 = data.id;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["id"] = coerced0;
+}
+}
+}
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(func1(data0) > 28){
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/maxLength",keyword:"maxLength",params:{limit: 28},message:"must NOT have more than 28 characters"}];
+return false;
+}
+else {
+if(!pattern4.test(data0)){
+validate99.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^pay_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^pay_[0-9A-Za-z]{24}$"+"\""}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+validate99.evaluated = {"props":{"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const streamPublicPaymentEvents_query = validate100;
+const schema63 = {"type":"object","properties":{"client_token":{"type":"string","maxLength":256}}};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3368,7 +3553,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate100.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3382,7 +3567,7 @@ data["client_token"] = coerced0;
 if(errors === _errs1){
 if(typeof data0 === "string"){
 if(func1(data0) > 256){
-validate95.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+validate100.errors = [{instancePath:instancePath+"/client_token",schemaPath:"#/properties/client_token/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
 return false;
 }
 }
@@ -3390,14 +3575,14 @@ return false;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"client_token":true},"dynamicProps":false,"dynamicItems":false};
 
 
 
@@ -3412,6 +3597,7 @@ export const validators = Object.freeze({
   createRefund_headers,
   deactivatePaymentLink_params,
   deleteClientToken_params,
+  deleteGraphqlDocument_params,
   deleteWebhookEndpoint_params,
   getCheckoutPage_params,
   getCheckoutSession_params,
@@ -3426,6 +3612,7 @@ export const validators = Object.freeze({
   getRefund_params,
   getWebhookChaos_params,
   listEvents_query,
+  listGraphqlDocuments_query,
   listLogs_query,
   listPaymentIntents_query,
   listPendingWebhookEvents_params,

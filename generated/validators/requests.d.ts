@@ -24,8 +24,10 @@ export declare const createSandboxAccount_body: Validator<components['schemas'][
 export declare const createWebhookEndpoint_body: Validator<components['schemas']['CreateWebhookEndpointRequest']>;
 export declare const paymentEvent_body: Validator<components['schemas']['Event']>;
 export declare const recoverWebhookDeliveries_body: Validator<components['schemas']['RecoverDeliveriesRequest']>;
+export declare const registerGraphqlDocuments_body: Validator<components['schemas']['GraphqlDocumentManifest']>;
 export declare const setWebhookChaos_body: Validator<components['schemas']['SetWebhookChaosRequest']>;
 export declare const simulateReferencePaid_body: Validator<components['schemas']['SimulateReferencePaidRequest']>;
+export declare const updateGraphqlSettings_body: Validator<components['schemas']['UpdateGraphqlSettingsRequest']>;
 
 export type RequestValidatorName =
   | 'ackPendingWebhookEvents_body'
@@ -43,8 +45,10 @@ export type RequestValidatorName =
   | 'createWebhookEndpoint_body'
   | 'paymentEvent_body'
   | 'recoverWebhookDeliveries_body'
+  | 'registerGraphqlDocuments_body'
   | 'setWebhookChaos_body'
-  | 'simulateReferencePaid_body';
+  | 'simulateReferencePaid_body'
+  | 'updateGraphqlSettings_body';
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
@@ -63,8 +67,10 @@ export declare const validators: {
   readonly createWebhookEndpoint_body: typeof createWebhookEndpoint_body;
   readonly paymentEvent_body: typeof paymentEvent_body;
   readonly recoverWebhookDeliveries_body: typeof recoverWebhookDeliveries_body;
+  readonly registerGraphqlDocuments_body: typeof registerGraphqlDocuments_body;
   readonly setWebhookChaos_body: typeof setWebhookChaos_body;
   readonly simulateReferencePaid_body: typeof simulateReferencePaid_body;
+  readonly updateGraphqlSettings_body: typeof updateGraphqlSettings_body;
 };
 
 // Keeps both type imports used whatever the contract contains.

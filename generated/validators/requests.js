@@ -5796,12 +5796,13 @@ return errors === 0;
 }
 validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const setWebhookChaos_body = validate132;
-const schema59 = {"$id":"urn:payment-gateway:schema:SetWebhookChaosRequest","type":"object","description":"Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay).","additionalProperties":false,"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is sent a second time within 5 s."},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s)."},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a forged copy signed with a wrong secret goes first."},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a copy whose signed `t` is 3,600 s old goes first."},"delay_ms":{"$ref":"urn:payment-gateway:schema:ChaosDelay","description":"Wait before the first attempt."},"seed":{"type":"integer","format":"int32","description":"The same seed makes the same choices for the same deliveries (a 32-bit integer).","minimum":-2147483648,"maximum":2147483647}}};
-const schema60 = {"$id":"urn:payment-gateway:schema:ChaosProbability","type":"number","description":"A probability, 0 (never) to 1 (every delivery).","minimum":0,"maximum":1};
+export const registerGraphqlDocuments_body = validate132;
+const schema59 = {"$id":"urn:payment-gateway:schema:GraphqlDocumentManifest","description":"Apollo's persisted query manifest (`format: apollo-persisted-query-manifest`), or graphql-codegen's\nclient preset map of SHA-256 to document text.\n","oneOf":[{"$ref":"urn:payment-gateway:schema:ApolloPersistedQueryManifest"},{"$ref":"urn:payment-gateway:schema:PersistedDocumentMap"}]};
+const schema60 = {"$id":"urn:payment-gateway:schema:ApolloPersistedQueryManifest","type":"object","description":"What `@apollo/generate-persisted-query-manifest` writes.","additionalProperties":false,"required":["format","version","operations"],"properties":{"format":{"type":"string","description":"Always `apollo-persisted-query-manifest`.","const":"apollo-persisted-query-manifest"},"version":{"type":"integer","format":"int32","description":"The manifest format version, always 1.","minimum":1,"maximum":1},"operations":{"type":"array","minItems":1,"maxItems":1000,"description":"The operations, each with its text.","items":{"type":"object","description":"One operation of the manifest.","additionalProperties":false,"required":["id","body"],"properties":{"id":{"type":"string","description":"The SHA-256 (hex) of `body`, optionally written `sha256:<hex>`.","pattern":"^(sha256:)?[0-9a-fA-F]{64}$","maxLength":71},"name":{"type":"string","maxLength":256,"description":"The operation's name (read from the document when absent)."},"type":{"type":"string","description":"The operation's type (it must be the document's own).","enum":["query","mutation","subscription"]},"body":{"type":"string","minLength":1,"maxLength":65536,"description":"The document's text, exactly as the client sends it."}}}}}};
+const pattern25 = new RegExp("^(sha256:)?[0-9a-fA-F]{64}$", "u");
 
 function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:ChaosProbability" */;
+/*# sourceURL="urn:payment-gateway:schema:ApolloPersistedQueryManifest" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate133.evaluated;
@@ -5812,32 +5813,431 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(errors === 0){
-if((typeof data == "number") && (isFinite(data))){
-if(data > 1 || isNaN(data)){
-validate133.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.format === undefined) && (missing0 = "format")) || ((data.version === undefined) && (missing0 = "version"))) || ((data.operations === undefined) && (missing0 = "operations"))){
+validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
-if(data < 0 || isNaN(data)){
-validate133.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "format") || (key0 === "version")) || (key0 === "operations"))){
+validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.format !== undefined){
+let data0 = data.format;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate133.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("apollo-persisted-query-manifest" !== data0){
+validate133.errors = [{instancePath:instancePath+"/format",schemaPath:"#/properties/format/const",keyword:"const",params:{allowedValue: "apollo-persisted-query-manifest"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.version !== undefined){
+let data1 = data.version;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+validate133.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1 || isNaN(data1)){
+validate133.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate133.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+else {
+if(!(formats0.validate(data1))){
+validate133.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+return false;
+}
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.operations !== undefined){
+let data2 = data.operations;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+if(data2.length > 1000){
+validate133.errors = [{instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+if(data2.length < 1){
+validate133.errors = [{instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+const _errs8 = errors;
+if(errors === _errs8){
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+let missing1;
+if(((data3.id === undefined) && (missing1 = "id")) || ((data3.body === undefined) && (missing1 = "body"))){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0,schemaPath:"#/properties/operations/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs10 = errors;
+for(const key1 in data3){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "type")) || (key1 === "body"))){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0,schemaPath:"#/properties/operations/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs10 === errors){
+if(data3.id !== undefined){
+let data4 = data3.id;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(func1(data4) > 71){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/id",schemaPath:"#/properties/operations/items/properties/id/maxLength",keyword:"maxLength",params:{limit: 71},message:"must NOT have more than 71 characters"}];
+return false;
+}
+else {
+if(!pattern25.test(data4)){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/id",schemaPath:"#/properties/operations/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^(sha256:)?[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^(sha256:)?[0-9a-fA-F]{64}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/id",schemaPath:"#/properties/operations/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.name !== undefined){
+let data5 = data3.name;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if(func1(data5) > 256){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/name",schemaPath:"#/properties/operations/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+else {
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/name",schemaPath:"#/properties/operations/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs13 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.type !== undefined){
+let data6 = data3.type;
+const _errs15 = errors;
+if(typeof data6 !== "string"){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/type",schemaPath:"#/properties/operations/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data6 === "query") || (data6 === "mutation")) || (data6 === "subscription"))){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/type",schemaPath:"#/properties/operations/items/properties/type/enum",keyword:"enum",params:{allowedValues: schema60.properties.operations.items.properties.type.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid2 = _errs15 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data3.body !== undefined){
+let data7 = data3.body;
+const _errs17 = errors;
+if(errors === _errs17){
+if(typeof data7 === "string"){
+if(func1(data7) > 65536){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/body",schemaPath:"#/properties/operations/items/properties/body/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(func1(data7) < 1){
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/body",schemaPath:"#/properties/operations/items/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0+"/body",schemaPath:"#/properties/operations/items/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs17 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath:instancePath+"/operations/" + i0,schemaPath:"#/properties/operations/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath:instancePath+"/operations",schemaPath:"#/properties/operations/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
 validate133.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema61 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","format":"int32","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","format":"int32","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
+const schema61 = {"$id":"urn:payment-gateway:schema:PersistedDocumentMap","type":"object","description":"What graphql-codegen's client preset writes to `persisted-documents.json`.","minProperties":1,"maxProperties":1000,"propertyNames":{"pattern":"^(sha256:)?[0-9a-fA-F]{64}$","maxLength":71},"additionalProperties":{"type":"string","minLength":1,"maxLength":65536}};
+
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:PersistedDocumentMap" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate135.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length > 1000){
+validate135.errors = [{instancePath,schemaPath:"#/maxProperties",keyword:"maxProperties",params:{limit: 1000},message:"must NOT have more than 1000 properties"}];
+return false;
+}
+else {
+if(Object.keys(data).length < 1){
+validate135.errors = [{instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(func1(key0) > 71){
+const err0 = {instancePath,schemaPath:"#/propertyNames/maxLength",keyword:"maxLength",params:{limit: 71},message:"must NOT have more than 71 characters",propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(!pattern25.test(key0)){
+const err1 = {instancePath,schemaPath:"#/propertyNames/pattern",keyword:"pattern",params:{pattern: "^(sha256:)?[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^(sha256:)?[0-9a-fA-F]{64}$"+"\"",propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate135.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid0){
+for(const key1 in data){
+let data0 = data[key1];
+const _errs3 = errors;
+if(errors === _errs3){
+if(typeof data0 === "string"){
+if(func1(data0) > 65536){
+validate135.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+else {
+if(func1(data0) < 1){
+validate135.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate135.errors = [{instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs3 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+}
+}
+else {
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate135.errors = vErrors;
+return errors === 0;
+}
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlDocumentManifest" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate132.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+var props0 = true;
+}
+const _errs2 = errors;
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+if(props0 !== true){
+props0 = true;
+}
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+validate132.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate132.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate132.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const setWebhookChaos_body = validate137;
+const schema62 = {"$id":"urn:payment-gateway:schema:SetWebhookChaosRequest","type":"object","description":"Body of `PUT /webhook_endpoints/{id}/chaos`; a field omitted is 0 (or no delay).","additionalProperties":false,"properties":{"duplicate":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is sent a second time within 5 s."},"reorder":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a delivery is held until the endpoint's next one has been sent (at most 10 s)."},"bad_signature":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a forged copy signed with a wrong secret goes first."},"stale_timestamp":{"$ref":"urn:payment-gateway:schema:ChaosProbability","description":"Chance that a copy whose signed `t` is 3,600 s old goes first."},"delay_ms":{"$ref":"urn:payment-gateway:schema:ChaosDelay","description":"Wait before the first attempt."},"seed":{"type":"integer","format":"int32","description":"The same seed makes the same choices for the same deliveries (a 32-bit integer).","minimum":-2147483648,"maximum":2147483647}}};
+const schema63 = {"$id":"urn:payment-gateway:schema:ChaosProbability","type":"number","description":"A probability, 0 (never) to 1 (every delivery).","minimum":0,"maximum":1};
 
 function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:ChaosDelay" */;
+/*# sourceURL="urn:payment-gateway:schema:ChaosProbability" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate138.evaluated;
@@ -5848,17 +6248,53 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data > 1 || isNaN(data)){
+validate138.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"}];
+return false;
+}
+else {
+if(data < 0 || isNaN(data)){
+validate138.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+else {
+validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+}
+validate138.errors = vErrors;
+return errors === 0;
+}
+validate138.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema64 = {"$id":"urn:payment-gateway:schema:ChaosDelay","type":"object","description":"The first attempt of every delivery waits a time drawn between `min` and `max` ms.","additionalProperties":false,"required":["min","max"],"properties":{"min":{"type":"integer","format":"int32","description":"Shortest wait, ms (0 to 60000, at most `max`).","minimum":0,"maximum":60000},"max":{"type":"integer","format":"int32","description":"Longest wait, ms (0 to 60000).","minimum":0,"maximum":60000}}};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:ChaosDelay" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate143.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.min === undefined) && (missing0 = "min")) || ((data.max === undefined) && (missing0 = "max"))){
-validate138.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "min") || (key0 === "max"))){
-validate138.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5868,23 +6304,23 @@ if(data.min !== undefined){
 let data0 = data.min;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate143.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 60000 || isNaN(data0)){
-validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+validate143.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate143.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data0))){
-validate138.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/min",schemaPath:"#/properties/min/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -5901,23 +6337,23 @@ if(data.max !== undefined){
 let data1 = data.max;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate143.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 60000 || isNaN(data1)){
-validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
+validate143.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate143.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 else {
 if(!(formats0.validate(data1))){
-validate138.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate143.errors = [{instancePath:instancePath+"/max",schemaPath:"#/properties/max/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -5934,21 +6370,21 @@ var valid0 = true;
 }
 }
 else {
-validate138.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate138.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SetWebhookChaosRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5960,7 +6396,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "duplicate") || (key0 === "reorder")) || (key0 === "bad_signature")) || (key0 === "stale_timestamp")) || (key0 === "delay_ms")) || (key0 === "seed"))){
-validate132.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5968,8 +6404,8 @@ break;
 if(_errs1 === errors){
 if(data.duplicate !== undefined){
 const _errs2 = errors;
-if(!(validate133(data.duplicate, {instancePath:instancePath+"/duplicate",parentData:data,parentDataProperty:"duplicate",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate138(data.duplicate, {instancePath:instancePath+"/duplicate",parentData:data,parentDataProperty:"duplicate",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -5980,8 +6416,8 @@ var valid0 = true;
 if(valid0){
 if(data.reorder !== undefined){
 const _errs3 = errors;
-if(!(validate133(data.reorder, {instancePath:instancePath+"/reorder",parentData:data,parentDataProperty:"reorder",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate138(data.reorder, {instancePath:instancePath+"/reorder",parentData:data,parentDataProperty:"reorder",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -5992,8 +6428,8 @@ var valid0 = true;
 if(valid0){
 if(data.bad_signature !== undefined){
 const _errs4 = errors;
-if(!(validate133(data.bad_signature, {instancePath:instancePath+"/bad_signature",parentData:data,parentDataProperty:"bad_signature",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate138(data.bad_signature, {instancePath:instancePath+"/bad_signature",parentData:data,parentDataProperty:"bad_signature",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -6004,8 +6440,8 @@ var valid0 = true;
 if(valid0){
 if(data.stale_timestamp !== undefined){
 const _errs5 = errors;
-if(!(validate133(data.stale_timestamp, {instancePath:instancePath+"/stale_timestamp",parentData:data,parentDataProperty:"stale_timestamp",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate138(data.stale_timestamp, {instancePath:instancePath+"/stale_timestamp",parentData:data,parentDataProperty:"stale_timestamp",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -6016,8 +6452,8 @@ var valid0 = true;
 if(valid0){
 if(data.delay_ms !== undefined){
 const _errs6 = errors;
-if(!(validate138(data.delay_ms, {instancePath:instancePath+"/delay_ms",parentData:data,parentDataProperty:"delay_ms",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
+if(!(validate143(data.delay_ms, {instancePath:instancePath+"/delay_ms",parentData:data,parentDataProperty:"delay_ms",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -6030,23 +6466,23 @@ if(data.seed !== undefined){
 let data5 = data.seed;
 const _errs7 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate137.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs7){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 2147483647 || isNaN(data5)){
-validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"}];
+validate137.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"}];
 return false;
 }
 else {
 if(data5 < -2147483648 || isNaN(data5)){
-validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"}];
+validate137.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"}];
 return false;
 }
 else {
 if(!(formats0.validate(data5))){
-validate132.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
+validate137.errors = [{instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/format",keyword:"format",params:{format: "int32"},message:"must match format \""+"int32"+"\""}];
 return false;
 }
 }
@@ -6066,23 +6502,23 @@ var valid0 = true;
 }
 }
 else {
-validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate132.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const simulateReferencePaid_body = validate140;
-const schema62 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","maxLength":9,"description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
+export const simulateReferencePaid_body = validate145;
+const schema65 = {"$id":"urn:payment-gateway:schema:SimulateReferencePaidRequest","type":"object","description":"Body of `POST /sandbox/simulate/reference_paid`.","additionalProperties":false,"required":["reference"],"properties":{"reference":{"type":"string","maxLength":9,"description":"The 9-digit `reference.number` of a PENDING reference intent.","pattern":"^[0-9]{9}$"}}};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SimulateReferencePaidRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6093,14 +6529,14 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.reference === undefined) && (missing0 = "reference")){
-validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "reference")){
-validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6112,18 +6548,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func1(data0) > 9){
-validate140.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"}];
+validate145.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/maxLength",keyword:"maxLength",params:{limit: 9},message:"must NOT have more than 9 characters"}];
 return false;
 }
 else {
 if(!pattern9.test(data0)){
-validate140.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
+validate145.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/pattern",keyword:"pattern",params:{pattern: "^[0-9]{9}$"},message:"must match pattern \""+"^[0-9]{9}$"+"\""}];
 return false;
 }
 }
 }
 else {
-validate140.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate145.errors = [{instancePath:instancePath+"/reference",schemaPath:"#/properties/reference/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6132,14 +6568,162 @@ return false;
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate140.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const updateGraphqlSettings_body = validate146;
+const schema66 = {"$id":"urn:payment-gateway:schema:UpdateGraphqlSettingsRequest","type":"object","description":"The modes to change; kinds left out keep theirs.","additionalProperties":false,"required":["trusted_documents"],"properties":{"trusted_documents":{"type":"object","description":"The new mode of each kind named.","additionalProperties":false,"minProperties":1,"properties":{"secret_key":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"restricted_key":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"client_token":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"dashboard":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"}}}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:TrustedDocumentsMode","type":"string","description":"`off`: any document; `audit`: any, the untrusted counted and logged; `enforce`: trusted documents only.","enum":["off","audit","enforce"]};
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TrustedDocumentsMode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate147.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "off") || (data === "audit")) || (data === "enforce"))){
+validate147.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema67.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+validate147.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:UpdateGraphqlSettingsRequest" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate146.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.trusted_documents === undefined) && (missing0 = "trusted_documents")){
+validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "trusted_documents")){
+validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.trusted_documents !== undefined){
+let data0 = data.trusted_documents;
+const _errs2 = errors;
+if(errors === _errs2){
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(Object.keys(data0).length < 1){
+validate146.errors = [{instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"}];
+return false;
+}
+else {
+const _errs4 = errors;
+for(const key1 in data0){
+if(!((((key1 === "secret_key") || (key1 === "restricted_key")) || (key1 === "client_token")) || (key1 === "dashboard"))){
+validate146.errors = [{instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs4 === errors){
+if(data0.secret_key !== undefined){
+const _errs5 = errors;
+if(!(validate147(data0.secret_key, {instancePath:instancePath+"/trusted_documents/secret_key",parentData:data0,parentDataProperty:"secret_key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.restricted_key !== undefined){
+const _errs6 = errors;
+if(!(validate147(data0.restricted_key, {instancePath:instancePath+"/trusted_documents/restricted_key",parentData:data0,parentDataProperty:"restricted_key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.client_token !== undefined){
+const _errs7 = errors;
+if(!(validate147(data0.client_token, {instancePath:instancePath+"/trusted_documents/client_token",parentData:data0,parentDataProperty:"client_token",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data0.dashboard !== undefined){
+const _errs8 = errors;
+if(!(validate147(data0.dashboard, {instancePath:instancePath+"/trusted_documents/dashboard",parentData:data0,parentDataProperty:"dashboard",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate146.errors = [{instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate146.errors = vErrors;
+return errors === 0;
+}
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const createPublicPaymentLinkPayment_body = createPublicCheckoutSessionPayment_body;
@@ -6160,6 +6744,8 @@ export const validators = Object.freeze({
   createWebhookEndpoint_body,
   paymentEvent_body,
   recoverWebhookDeliveries_body,
+  registerGraphqlDocuments_body,
   setWebhookChaos_body,
   simulateReferencePaid_body,
+  updateGraphqlSettings_body,
 });

@@ -148,6 +148,14 @@ export declare const deleteClientToken_404: Validator<components['schemas']['Err
 export declare const deleteClientToken_429: Validator<components['schemas']['Error']>;
 export declare const deleteClientToken_500: Validator<components['schemas']['Error']>;
 export declare const deleteClientToken_503: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_200: Validator<components['schemas']['DeletedGraphqlDocument']>;
+export declare const deleteGraphqlDocument_400: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_401: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_403: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_404: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_429: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_500: Validator<components['schemas']['Error']>;
+export declare const deleteGraphqlDocument_503: Validator<components['schemas']['Error']>;
 export declare const deleteWebhookEndpoint_200: Validator<components['schemas']['DeletedWebhookEndpoint']>;
 export declare const deleteWebhookEndpoint_401: Validator<components['schemas']['Error']>;
 export declare const deleteWebhookEndpoint_403: Validator<components['schemas']['Error']>;
@@ -168,6 +176,12 @@ export declare const getCheckoutSession_404: Validator<components['schemas']['Er
 export declare const getCheckoutSession_429: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_500: Validator<components['schemas']['Error']>;
 export declare const getCheckoutSession_503: Validator<components['schemas']['Error']>;
+export declare const getGraphqlSettings_200: Validator<components['schemas']['GraphqlSettings']>;
+export declare const getGraphqlSettings_401: Validator<components['schemas']['Error']>;
+export declare const getGraphqlSettings_403: Validator<components['schemas']['Error']>;
+export declare const getGraphqlSettings_429: Validator<components['schemas']['Error']>;
+export declare const getGraphqlSettings_500: Validator<components['schemas']['Error']>;
+export declare const getGraphqlSettings_503: Validator<components['schemas']['Error']>;
 export declare const getMetrics_401: Validator<components['schemas']['Error']>;
 export declare const getMetrics_403: Validator<components['schemas']['Error']>;
 export declare const getMetrics_429: Validator<components['schemas']['Error']>;
@@ -244,6 +258,13 @@ export declare const listEvents_403: Validator<components['schemas']['Error']>;
 export declare const listEvents_429: Validator<components['schemas']['Error']>;
 export declare const listEvents_500: Validator<components['schemas']['Error']>;
 export declare const listEvents_503: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_200: Validator<components['schemas']['GraphqlDocumentList']>;
+export declare const listGraphqlDocuments_400: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_401: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_403: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_429: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_500: Validator<components['schemas']['Error']>;
+export declare const listGraphqlDocuments_503: Validator<components['schemas']['Error']>;
 export declare const listLogs_200: Validator<components['schemas']['LogEntryList']>;
 export declare const listLogs_400: Validator<components['schemas']['Error']>;
 export declare const listLogs_401: Validator<components['schemas']['Error']>;
@@ -303,6 +324,14 @@ export declare const recoverWebhookDeliveries_413: Validator<components['schemas
 export declare const recoverWebhookDeliveries_429: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_500: Validator<components['schemas']['Error']>;
 export declare const recoverWebhookDeliveries_503: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_200: Validator<components['schemas']['GraphqlDocumentList']>;
+export declare const registerGraphqlDocuments_400: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_401: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_403: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_413: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_429: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_500: Validator<components['schemas']['Error']>;
+export declare const registerGraphqlDocuments_503: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_200: Validator<components['schemas']['SandboxReset']>;
 export declare const resetSandbox_400: Validator<components['schemas']['Error']>;
 export declare const resetSandbox_401: Validator<components['schemas']['Error']>;
@@ -381,6 +410,14 @@ export declare const streamPublicPaymentEvents_404: Validator<components['schema
 export declare const streamPublicPaymentEvents_429: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_500: Validator<components['schemas']['Error']>;
 export declare const streamPublicPaymentEvents_503: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_200: Validator<components['schemas']['GraphqlSettings']>;
+export declare const updateGraphqlSettings_400: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_401: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_403: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_413: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_429: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_500: Validator<components['schemas']['Error']>;
+export declare const updateGraphqlSettings_503: Validator<components['schemas']['Error']>;
 
 export type ResponseValidatorName =
   | 'ackPendingWebhookEvents_200'
@@ -522,6 +559,14 @@ export type ResponseValidatorName =
   | 'deleteClientToken_429'
   | 'deleteClientToken_500'
   | 'deleteClientToken_503'
+  | 'deleteGraphqlDocument_200'
+  | 'deleteGraphqlDocument_400'
+  | 'deleteGraphqlDocument_401'
+  | 'deleteGraphqlDocument_403'
+  | 'deleteGraphqlDocument_404'
+  | 'deleteGraphqlDocument_429'
+  | 'deleteGraphqlDocument_500'
+  | 'deleteGraphqlDocument_503'
   | 'deleteWebhookEndpoint_200'
   | 'deleteWebhookEndpoint_401'
   | 'deleteWebhookEndpoint_403'
@@ -542,6 +587,12 @@ export type ResponseValidatorName =
   | 'getCheckoutSession_429'
   | 'getCheckoutSession_500'
   | 'getCheckoutSession_503'
+  | 'getGraphqlSettings_200'
+  | 'getGraphqlSettings_401'
+  | 'getGraphqlSettings_403'
+  | 'getGraphqlSettings_429'
+  | 'getGraphqlSettings_500'
+  | 'getGraphqlSettings_503'
   | 'getMetrics_401'
   | 'getMetrics_403'
   | 'getMetrics_429'
@@ -618,6 +669,13 @@ export type ResponseValidatorName =
   | 'listEvents_429'
   | 'listEvents_500'
   | 'listEvents_503'
+  | 'listGraphqlDocuments_200'
+  | 'listGraphqlDocuments_400'
+  | 'listGraphqlDocuments_401'
+  | 'listGraphqlDocuments_403'
+  | 'listGraphqlDocuments_429'
+  | 'listGraphqlDocuments_500'
+  | 'listGraphqlDocuments_503'
   | 'listLogs_200'
   | 'listLogs_400'
   | 'listLogs_401'
@@ -677,6 +735,14 @@ export type ResponseValidatorName =
   | 'recoverWebhookDeliveries_429'
   | 'recoverWebhookDeliveries_500'
   | 'recoverWebhookDeliveries_503'
+  | 'registerGraphqlDocuments_200'
+  | 'registerGraphqlDocuments_400'
+  | 'registerGraphqlDocuments_401'
+  | 'registerGraphqlDocuments_403'
+  | 'registerGraphqlDocuments_413'
+  | 'registerGraphqlDocuments_429'
+  | 'registerGraphqlDocuments_500'
+  | 'registerGraphqlDocuments_503'
   | 'resetSandbox_200'
   | 'resetSandbox_400'
   | 'resetSandbox_401'
@@ -754,7 +820,15 @@ export type ResponseValidatorName =
   | 'streamPublicPaymentEvents_404'
   | 'streamPublicPaymentEvents_429'
   | 'streamPublicPaymentEvents_500'
-  | 'streamPublicPaymentEvents_503';
+  | 'streamPublicPaymentEvents_503'
+  | 'updateGraphqlSettings_200'
+  | 'updateGraphqlSettings_400'
+  | 'updateGraphqlSettings_401'
+  | 'updateGraphqlSettings_403'
+  | 'updateGraphqlSettings_413'
+  | 'updateGraphqlSettings_429'
+  | 'updateGraphqlSettings_500'
+  | 'updateGraphqlSettings_503';
 
 /** Every validator of this module by name (the names used in generated/operations.ts). */
 export declare const validators: {
@@ -897,6 +971,14 @@ export declare const validators: {
   readonly deleteClientToken_429: typeof deleteClientToken_429;
   readonly deleteClientToken_500: typeof deleteClientToken_500;
   readonly deleteClientToken_503: typeof deleteClientToken_503;
+  readonly deleteGraphqlDocument_200: typeof deleteGraphqlDocument_200;
+  readonly deleteGraphqlDocument_400: typeof deleteGraphqlDocument_400;
+  readonly deleteGraphqlDocument_401: typeof deleteGraphqlDocument_401;
+  readonly deleteGraphqlDocument_403: typeof deleteGraphqlDocument_403;
+  readonly deleteGraphqlDocument_404: typeof deleteGraphqlDocument_404;
+  readonly deleteGraphqlDocument_429: typeof deleteGraphqlDocument_429;
+  readonly deleteGraphqlDocument_500: typeof deleteGraphqlDocument_500;
+  readonly deleteGraphqlDocument_503: typeof deleteGraphqlDocument_503;
   readonly deleteWebhookEndpoint_200: typeof deleteWebhookEndpoint_200;
   readonly deleteWebhookEndpoint_401: typeof deleteWebhookEndpoint_401;
   readonly deleteWebhookEndpoint_403: typeof deleteWebhookEndpoint_403;
@@ -917,6 +999,12 @@ export declare const validators: {
   readonly getCheckoutSession_429: typeof getCheckoutSession_429;
   readonly getCheckoutSession_500: typeof getCheckoutSession_500;
   readonly getCheckoutSession_503: typeof getCheckoutSession_503;
+  readonly getGraphqlSettings_200: typeof getGraphqlSettings_200;
+  readonly getGraphqlSettings_401: typeof getGraphqlSettings_401;
+  readonly getGraphqlSettings_403: typeof getGraphqlSettings_403;
+  readonly getGraphqlSettings_429: typeof getGraphqlSettings_429;
+  readonly getGraphqlSettings_500: typeof getGraphqlSettings_500;
+  readonly getGraphqlSettings_503: typeof getGraphqlSettings_503;
   readonly getMetrics_401: typeof getMetrics_401;
   readonly getMetrics_403: typeof getMetrics_403;
   readonly getMetrics_429: typeof getMetrics_429;
@@ -993,6 +1081,13 @@ export declare const validators: {
   readonly listEvents_429: typeof listEvents_429;
   readonly listEvents_500: typeof listEvents_500;
   readonly listEvents_503: typeof listEvents_503;
+  readonly listGraphqlDocuments_200: typeof listGraphqlDocuments_200;
+  readonly listGraphqlDocuments_400: typeof listGraphqlDocuments_400;
+  readonly listGraphqlDocuments_401: typeof listGraphqlDocuments_401;
+  readonly listGraphqlDocuments_403: typeof listGraphqlDocuments_403;
+  readonly listGraphqlDocuments_429: typeof listGraphqlDocuments_429;
+  readonly listGraphqlDocuments_500: typeof listGraphqlDocuments_500;
+  readonly listGraphqlDocuments_503: typeof listGraphqlDocuments_503;
   readonly listLogs_200: typeof listLogs_200;
   readonly listLogs_400: typeof listLogs_400;
   readonly listLogs_401: typeof listLogs_401;
@@ -1052,6 +1147,14 @@ export declare const validators: {
   readonly recoverWebhookDeliveries_429: typeof recoverWebhookDeliveries_429;
   readonly recoverWebhookDeliveries_500: typeof recoverWebhookDeliveries_500;
   readonly recoverWebhookDeliveries_503: typeof recoverWebhookDeliveries_503;
+  readonly registerGraphqlDocuments_200: typeof registerGraphqlDocuments_200;
+  readonly registerGraphqlDocuments_400: typeof registerGraphqlDocuments_400;
+  readonly registerGraphqlDocuments_401: typeof registerGraphqlDocuments_401;
+  readonly registerGraphqlDocuments_403: typeof registerGraphqlDocuments_403;
+  readonly registerGraphqlDocuments_413: typeof registerGraphqlDocuments_413;
+  readonly registerGraphqlDocuments_429: typeof registerGraphqlDocuments_429;
+  readonly registerGraphqlDocuments_500: typeof registerGraphqlDocuments_500;
+  readonly registerGraphqlDocuments_503: typeof registerGraphqlDocuments_503;
   readonly resetSandbox_200: typeof resetSandbox_200;
   readonly resetSandbox_400: typeof resetSandbox_400;
   readonly resetSandbox_401: typeof resetSandbox_401;
@@ -1130,6 +1233,14 @@ export declare const validators: {
   readonly streamPublicPaymentEvents_429: typeof streamPublicPaymentEvents_429;
   readonly streamPublicPaymentEvents_500: typeof streamPublicPaymentEvents_500;
   readonly streamPublicPaymentEvents_503: typeof streamPublicPaymentEvents_503;
+  readonly updateGraphqlSettings_200: typeof updateGraphqlSettings_200;
+  readonly updateGraphqlSettings_400: typeof updateGraphqlSettings_400;
+  readonly updateGraphqlSettings_401: typeof updateGraphqlSettings_401;
+  readonly updateGraphqlSettings_403: typeof updateGraphqlSettings_403;
+  readonly updateGraphqlSettings_413: typeof updateGraphqlSettings_413;
+  readonly updateGraphqlSettings_429: typeof updateGraphqlSettings_429;
+  readonly updateGraphqlSettings_500: typeof updateGraphqlSettings_500;
+  readonly updateGraphqlSettings_503: typeof updateGraphqlSettings_503;
 };
 
 // Keeps both type imports used whatever the contract contains.

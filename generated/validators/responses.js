@@ -7150,14 +7150,200 @@ return errors === 0;
 }
 validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const deleteWebhookEndpoint_200 = validate111;
-const schema49 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","maxLength":28,"description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+export const deleteGraphqlDocument_200 = validate111;
+const schema49 = {"$id":"urn:payment-gateway:schema:DeletedGraphqlDocument","type":"object","description":"The answer to `DELETE /graphql/documents/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"$ref":"urn:payment-gateway:schema:GraphqlDocumentId"},"object":{"type":"string","description":"Always `graphql_document`.","const":"graphql_document"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+const schema50 = {"$id":"urn:payment-gateway:schema:GraphqlDocumentId","type":"string","description":"A trusted document's id, `sha256:` and the SHA-256 (hex) of its text.","pattern":"^sha256:[0-9a-f]{64}$","minLength":71,"maxLength":71};
+const pattern31 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlDocumentId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate112.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func1(data) > 71){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 71},message:"must NOT have more than 71 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func1(data) < 71){
+const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 71},message:"must NOT have fewer than 71 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern31.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^sha256:[0-9a-f]{64}$"},message:"must match pattern \""+"^sha256:[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate112.errors = vErrors;
+return errors === 0;
+}
+validate112.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
+/*# sourceURL="urn:payment-gateway:schema:DeletedGraphqlDocument" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate111.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.object === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.deleted === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "deleted"},message:"must have required property '"+"deleted"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "object")) || (key0 === "deleted"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate112(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+errors = vErrors.length;
+}
+}
+if(data.object !== undefined){
+let data1 = data.object;
+if(typeof data1 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if("graphql_document" !== data1){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "graphql_document"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.deleted !== undefined){
+let data2 = data.deleted;
+if(typeof data2 !== "boolean"){
+const err6 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(true !== data2){
+const err7 = {instancePath:instancePath+"/deleted",schemaPath:"#/properties/deleted/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const deleteWebhookEndpoint_200 = validate114;
+const schema51 = {"$id":"urn:payment-gateway:schema:DeletedWebhookEndpoint","type":"object","description":"The answer to `DELETE /webhook_endpoints/{id}`.","additionalProperties":false,"required":["id","object","deleted"],"properties":{"id":{"type":"string","maxLength":28,"description":"Id of the deleted endpoint.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"deleted":{"type":"boolean","description":"Always true.","const":true}}};
+
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:DeletedWebhookEndpoint" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7299,19 +7485,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getAccount_200 = validate112;
-const schema50 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","maxLength":29,"description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"maxLength":254,"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","maxLength":5,"description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
+export const getAccount_200 = validate115;
+const schema52 = {"$id":"urn:payment-gateway:schema:Account","type":"object","description":"The account of the calling key (`GET /account`).","additionalProperties":false,"required":["object","id","name","email","livemode","created_at","reference_entity"],"properties":{"object":{"type":"string","description":"Always `account`.","const":"account"},"id":{"type":"string","maxLength":29,"description":"Account id, `acct_` followed by 24 base62 characters.","pattern":"^acct_[0-9A-Za-z]{24}$"},"name":{"type":"string","description":"The name given at creation; `Sandbox account` when none was given.","maxLength":80},"email":{"type":["string","null"],"maxLength":254,"description":"The email given at creation; null when none was given.","format":"email"},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here.","const":false},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"reference_entity":{"type":"string","maxLength":5,"description":"5-digit entity (never starting with 0) of the account's Multicaixa references, fixed at creation; every `reference.entity` of the account's intents.","pattern":"^[0-9]{5}$"}}};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Account" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7487,7 +7673,7 @@ errors++;
 if(data.email !== undefined){
 let data3 = data.email;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema50.properties.email.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: schema52.properties.email.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7623,19 +7809,234 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getOpenApiDocumentJson_200 = validate113;
-const schema51 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","maxLength":16,"description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.2.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
-const pattern34 = new RegExp("^3\\.1\\.", "u");
+export const getGraphqlSettings_200 = validate116;
+const schema53 = {"$id":"urn:payment-gateway:schema:GraphqlSettings","type":"object","description":"The account's GraphQL settings.","additionalProperties":false,"required":["object","trusted_documents"],"properties":{"object":{"type":"string","description":"Always `graphql_settings`.","const":"graphql_settings"},"trusted_documents":{"type":"object","description":"The trusted-documents mode of each kind of credential.","additionalProperties":false,"required":["secret_key","restricted_key","client_token","dashboard"],"properties":{"secret_key":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"restricted_key":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"client_token":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"},"dashboard":{"$ref":"urn:payment-gateway:schema:TrustedDocumentsMode"}}}}};
+const schema54 = {"$id":"urn:payment-gateway:schema:TrustedDocumentsMode","type":"string","description":"`off`: any document; `audit`: any, the untrusted counted and logged; `enforce`: trusted documents only.","enum":["off","audit","enforce"]};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:TrustedDocumentsMode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate117.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((data === "off") || (data === "audit")) || (data === "enforce"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema54.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+validate117.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlSettings" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate116.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.trusted_documents === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "trusted_documents"},message:"must have required property '"+"trusted_documents"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "object") || (key0 === "trusted_documents"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err3 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if("graphql_settings" !== data0){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "graphql_settings"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.trusted_documents !== undefined){
+let data1 = data.trusted_documents;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.secret_key === undefined){
+const err5 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/required",keyword:"required",params:{missingProperty: "secret_key"},message:"must have required property '"+"secret_key"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.restricted_key === undefined){
+const err6 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/required",keyword:"required",params:{missingProperty: "restricted_key"},message:"must have required property '"+"restricted_key"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data1.client_token === undefined){
+const err7 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/required",keyword:"required",params:{missingProperty: "client_token"},message:"must have required property '"+"client_token"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data1.dashboard === undefined){
+const err8 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/required",keyword:"required",params:{missingProperty: "dashboard"},message:"must have required property '"+"dashboard"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!((((key1 === "secret_key") || (key1 === "restricted_key")) || (key1 === "client_token")) || (key1 === "dashboard"))){
+const err9 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data1.secret_key !== undefined){
+if(!(validate117(data1.secret_key, {instancePath:instancePath+"/trusted_documents/secret_key",parentData:data1,parentDataProperty:"secret_key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data1.restricted_key !== undefined){
+if(!(validate117(data1.restricted_key, {instancePath:instancePath+"/trusted_documents/restricted_key",parentData:data1,parentDataProperty:"restricted_key",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data1.client_token !== undefined){
+if(!(validate117(data1.client_token, {instancePath:instancePath+"/trusted_documents/client_token",parentData:data1,parentDataProperty:"client_token",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+if(data1.dashboard !== undefined){
+if(!(validate117(data1.dashboard, {instancePath:instancePath+"/trusted_documents/dashboard",parentData:data1,parentDataProperty:"dashboard",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/trusted_documents",schemaPath:"#/properties/trusted_documents/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate116.errors = vErrors;
+return errors === 0;
+}
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const getOpenApiDocumentJson_200 = validate122;
+const schema55 = {"type":"object","description":"An OpenAPI 3.1 document (not described further here).","required":["openapi","info","paths"],"properties":{"openapi":{"type":"string","maxLength":16,"description":"The OpenAPI version of the document (3.1.x).","pattern":"^3\\.1\\."},"info":{"type":"object","description":"Title, contract version (1.2.0) and this introduction."},"paths":{"type":"object","description":"Every operation of the contract."}}};
+const pattern35 = new RegExp("^3\\.1\\.", "u");
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7686,7 +8087,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern34.test(data0)){
+if(!pattern35.test(data0)){
 const err4 = {instancePath:instancePath+"/openapi",schemaPath:"#/properties/openapi/pattern",keyword:"pattern",params:{pattern: "^3\\.1\\."},message:"must match pattern \""+"^3\\.1\\."+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -7745,19 +8146,19 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":{"openapi":true,"info":true,"paths":true},"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicCheckoutSession_200 = validate114;
-const schema52 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","maxLength":27,"description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"maxLength":28,"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicCheckoutSession_200 = validate123;
+const schema56 = {"$id":"urn:payment-gateway:schema:PublicCheckoutSession","type":"object","description":"Public view of a checkout session (the JSON behind `GET /checkout/{id}`); no merchant reference or creation time.","additionalProperties":false,"required":["id","object","url","amount","currency","methods","status","payment_intent","success_url","cancel_url","expires_at","livemode"],"properties":{"id":{"type":"string","maxLength":27,"description":"Session id, `cs_` followed by 24 base62 characters.","pattern":"^cs_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `checkout_session`.","const":"checkout_session"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The hosted page, `{checkout_url}/<session id>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"status":{"type":"string","description":"`OPEN`, `COMPLETED` or `EXPIRED`, as in `CheckoutSession`.","enum":["OPEN","COMPLETED","EXPIRED"]},"payment_intent":{"type":["string","null"],"maxLength":28,"description":"Id of the payment that completed the session; null until the session is `COMPLETED`.","pattern":"^pay_[0-9A-Za-z]{24}$"},"success_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page sends the customer after a successful payment; null when none was given.","format":"uri"},"cancel_url":{"type":["string","null"],"maxLength":2048,"description":"Where the page's cancel link goes; null when none was given.","format":"uri"},"expires_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation + 30 min; no new payment can be started after it."},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicCheckoutSession" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7886,7 +8287,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func4.call(schema52.properties, key0))){
+if(!(func4.call(schema56.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -8113,7 +8514,7 @@ vErrors.push(err30);
 errors++;
 }
 if(!(((data7 === "OPEN") || (data7 === "COMPLETED")) || (data7 === "EXPIRED"))){
-const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema52.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err31 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema56.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8126,7 +8527,7 @@ errors++;
 if(data.payment_intent !== undefined){
 let data8 = data.payment_intent;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err32 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema52.properties.payment_intent.type},message:"must be string,null"};
+const err32 = {instancePath:instancePath+"/payment_intent",schemaPath:"#/properties/payment_intent/type",keyword:"type",params:{type: schema56.properties.payment_intent.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8161,7 +8562,7 @@ errors++;
 if(data.success_url !== undefined){
 let data9 = data.success_url;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err35 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema52.properties.success_url.type},message:"must be string,null"};
+const err35 = {instancePath:instancePath+"/success_url",schemaPath:"#/properties/success_url/type",keyword:"type",params:{type: schema56.properties.success_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8196,7 +8597,7 @@ errors++;
 if(data.cancel_url !== undefined){
 let data10 = data.cancel_url;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err38 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema52.properties.cancel_url.type},message:"must be string,null"};
+const err38 = {instancePath:instancePath+"/cancel_url",schemaPath:"#/properties/cancel_url/type",keyword:"type",params:{type: schema56.properties.cancel_url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8286,19 +8687,19 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const getPublicPaymentLink_200 = validate116;
-const schema53 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","maxLength":8,"description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
+export const getPublicPaymentLink_200 = validate125;
+const schema57 = {"$id":"urn:payment-gateway:schema:PublicPaymentLink","type":"object","description":"Public view of an active payment link (the JSON behind `GET /pay/{code}`).","additionalProperties":false,"required":["object","code","url","amount","currency","methods","description","livemode"],"properties":{"object":{"type":"string","description":"Always `payment_link`.","const":"payment_link"},"code":{"type":"string","maxLength":8,"description":"The link's public code, 8 base62 characters.","pattern":"^[0-9A-Za-z]{8}$"},"url":{"type":"string","maxLength":2048,"format":"uri","description":"The public page, `{pay_url}/<code>`."},"amount":{"type":"integer","format":"int64","maximum":50000000,"description":"Amount to pay, in whole AOA.","minimum":1},"currency":{"type":"string","description":"Always `AOA`.","const":"AOA"},"methods":{"type":"array","maxItems":2,"description":"The methods the customer may choose from.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:MethodCode"}},"description":{"type":["string","null"],"description":"The merchant's text for the page; null when none was given.","maxLength":140},"livemode":{"type":"boolean","description":"Always false; only the sandbox exists here."}}};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PublicPaymentLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8604,7 +9005,7 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema53.properties.description.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema57.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8649,19 +9050,19 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const healthz_200 = validate118;
-const schema54 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
+export const healthz_200 = validate127;
+const schema58 = {"$id":"urn:payment-gateway:schema:Health","type":"object","description":"Liveness (`GET /healthz`); answered while the process is up.","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","description":"Always `ok`.","const":"ok"}}};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Health" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8725,20 +9126,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listApiKeys_200 = validate119;
-const schema55 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":50,"description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
-const schema56 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","maxLength":28,"description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","maxItems":18,"description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","maxLength":4,"description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"maxLength":32,"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
+export const listApiKeys_200 = validate128;
+const schema59 = {"$id":"urn:payment-gateway:schema:ApiKeyList","type":"object","description":"All keys of the account, newest first (secret, publishable and restricted; revoked ones included).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":50,"description":"The keys, without secrets.","items":{"$ref":"urn:payment-gateway:schema:ApiKey"}}}};
+const schema60 = {"$id":"urn:payment-gateway:schema:ApiKey","type":"object","description":"An API key of the account, without its secret (lists and revocation).","additionalProperties":false,"required":["object","id","type","name","permissions","last4","created_at","revoked_at"],"properties":{"object":{"type":"string","description":"Always `api_key`.","const":"api_key"},"id":{"type":"string","maxLength":28,"description":"Key id, `key_` followed by 24 base62 characters (not the secret). `api_key_id` on intents.","pattern":"^key_[0-9A-Za-z]{24}$"},"type":{"type":"string","description":"`secret`: the account's full secret key (`sk_test_`), every permission; `publishable`: the `pk_test_` key, `GET /payment_methods` only; `restricted`: a `sk_test_` key made with `POST /api_keys`, limited to its `permissions`.","enum":["secret","publishable","restricted"]},"name":{"type":["string","null"],"description":"The name given at creation for a restricted key; `Secret key` and `Publishable key` for the account's two keys.","maxLength":80},"permissions":{"type":"array","maxItems":18,"description":"A restricted key's permissions, sorted, without duplicates. Empty for the `secret` key (its type grants every operation) and for the `publishable` key.","uniqueItems":true,"items":{"$ref":"urn:payment-gateway:schema:ApiKeyPermission"}},"last4":{"type":"string","maxLength":4,"description":"The last 4 characters of the key's secret, to recognise it.","pattern":"^[0-9A-Za-z]{4}$"},"created_at":{"type":"string","maxLength":32,"description":"Creation time, ISO 8601 UTC with milliseconds.","format":"date-time"},"revoked_at":{"type":["string","null"],"maxLength":32,"description":"When the key was revoked (`DELETE /api_keys/{id}`); null while it is valid. A revoked key gets 401.","format":"date-time"}}};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKey" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8909,7 +9310,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data2 === "secret") || (data2 === "publishable")) || (data2 === "restricted"))){
-const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema56.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema60.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8922,7 +9323,7 @@ errors++;
 if(data.name !== undefined){
 let data3 = data.name;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema56.properties.name.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema60.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9069,7 +9470,7 @@ errors++;
 if(data.revoked_at !== undefined){
 let data8 = data.revoked_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err27 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema56.properties.revoked_at.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/revoked_at",schemaPath:"#/properties/revoked_at/type",keyword:"type",params:{type: schema60.properties.revoked_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -9112,17 +9513,17 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ApiKeyList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9222,8 +9623,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate120(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate129(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 }
@@ -9250,22 +9651,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listEvents_200 = validate123;
-const schema57 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
-const schema58 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
-const schema59 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
-const pattern40 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
+export const listEvents_200 = validate132;
+const schema61 = {"$id":"urn:payment-gateway:schema:EventList","type":"object","description":"The account's events, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older events follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The events.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+const schema62 = {"$id":"urn:payment-gateway:schema:Event","type":"object","description":"Something that happened in the account: listed by `GET /events`, the body of webhook deliveries.\n`type` tells what `data` is (a discriminated union: one schema per event type).\n","oneOf":[{"$ref":"urn:payment-gateway:schema:PaymentCreatedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentSucceededEvent"},{"$ref":"urn:payment-gateway:schema:PaymentFailedEvent"},{"$ref":"urn:payment-gateway:schema:PaymentUnknownEvent"},{"$ref":"urn:payment-gateway:schema:PaymentReconciledEvent"},{"$ref":"urn:payment-gateway:schema:PaymentExpiredEvent"},{"$ref":"urn:payment-gateway:schema:PaymentCancelledEvent"},{"$ref":"urn:payment-gateway:schema:ReferencePaidEvent"},{"$ref":"urn:payment-gateway:schema:RefundSucceededEvent"},{"$ref":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent"},{"$ref":"urn:payment-gateway:schema:TestPingEvent"}],"discriminator":{"propertyName":"type"}};
+const schema63 = {"$id":"urn:payment-gateway:schema:PaymentCreatedEvent","type":"object","description":"`payment.created`: the intent was created (`PENDING`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.created","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const pattern41 = new RegExp("^evt_[0-9A-Za-z]{24}$", "u");
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCreatedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9368,7 +9769,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9545,18 +9946,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema64 = {"$id":"urn:payment-gateway:schema:PaymentSucceededEvent","type":"object","description":"`payment.succeeded`: the payment is confirmed (`SUCCEEDED`): the signal to fulfil the order, sent once per payment. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9659,7 +10060,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -9836,18 +10237,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema61 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema65 = {"$id":"urn:payment-gateway:schema:PaymentFailedEvent","type":"object","description":"`payment.failed`: the payment failed (`FAILED`, see `failure_code`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.failed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentFailedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate129.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9950,7 +10351,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10127,18 +10528,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate129.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate129.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema62 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema66 = {"$id":"urn:payment-gateway:schema:PaymentUnknownEvent","type":"object","description":"`payment.unknown`: the rail did not answer (`UNKNOWN`); the payment is under reconciliation. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.unknown","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentUnknownEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10241,7 +10642,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10418,18 +10819,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema67 = {"$id":"urn:payment-gateway:schema:PaymentReconciledEvent","type":"object","description":"`payment.reconciled`: informative: follows `payment.succeeded` when the payment was `UNKNOWN`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.reconciled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentReconciledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10532,7 +10933,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -10709,18 +11110,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema64 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema68 = {"$id":"urn:payment-gateway:schema:PaymentExpiredEvent","type":"object","description":"`payment.expired`: the reference was not paid within 72 h (`EXPIRED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.expired","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentExpiredEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10823,7 +11224,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11000,18 +11401,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema69 = {"$id":"urn:payment-gateway:schema:PaymentCancelledEvent","type":"object","description":"`payment.cancelled`: the payment was cancelled by the caller (`CANCELLED`). `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"payment.cancelled","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentCancelledEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11114,7 +11515,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11291,18 +11692,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema66 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
+const schema70 = {"$id":"urn:payment-gateway:schema:ReferencePaidEvent","type":"object","description":"`reference.paid`: the reference was paid; precedes `payment.succeeded`. `data` is the PaymentIntent.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"reference.paid","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:PaymentIntent","description":"The payment intent as it was when the event happened."}}};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReferencePaidEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11405,7 +11806,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11582,18 +11983,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate139.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
+const schema71 = {"$id":"urn:payment-gateway:schema:RefundSucceededEvent","type":"object","description":"`refund.succeeded`: a refund completed (`SUCCEEDED`). `data` is the Refund.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"refund.succeeded","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:Refund","description":"The refund."}}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RefundSucceededEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11696,7 +12097,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -11873,18 +12274,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema68 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
+const schema72 = {"$id":"urn:payment-gateway:schema:CheckoutSessionCompletedEvent","type":"object","description":"`checkout.session.completed`: a checkout session was paid (`COMPLETED`, with `payment_intent`). `data` is the CheckoutSession.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"checkout.session.completed","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:CheckoutSession","description":"The checkout session, with `payment_intent` set."}}};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:CheckoutSessionCompletedEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11987,7 +12388,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -12164,19 +12565,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate143.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema69 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
-const schema70 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","maxLength":256,"description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
+const schema73 = {"$id":"urn:payment-gateway:schema:TestPingEvent","type":"object","description":"`test.ping`: sent by `POST /webhook_endpoints/{id}/test`. `data` is the `{message}` object.","additionalProperties":false,"required":["id","object","type","sequence","livemode","created_at","data"],"properties":{"id":{"type":"string","pattern":"^evt_[0-9A-Za-z]{24}$","description":"Event id; a delivery's `Service-Event-Id` header.","maxLength":28},"object":{"type":"string","const":"event","description":"Always `event`."},"type":{"type":"string","const":"test.ping","description":"The event type (the discriminator)."},"sequence":{"type":"integer","minimum":1,"description":"The event's place among the events of its object (`data.id`): 1, 2, 3… in the order its changes happened. A receiver that already applied a higher `sequence` for that object drops this one.","format":"int64","maximum":9007199254740991},"livemode":{"type":"boolean","description":"Always false in the sandbox."},"created_at":{"type":"string","format":"date-time","description":"When it happened (the account's sandbox clock).","maxLength":32},"data":{"$ref":"urn:payment-gateway:schema:TestPingData","description":"A test message."}}};
+const schema74 = {"$id":"urn:payment-gateway:schema:TestPingData","type":"object","description":"The `data` of a `test.ping` event (`POST /webhook_endpoints/{id}/test`).","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","maxLength":256,"description":"A fixed text naming the tested endpoint: `Test event from the payment gateway sandbox to webhook endpoint <whe_ id>`."}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingData" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12242,17 +12643,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestPingEvent" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12355,7 +12756,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern40.test(data0)){
+if(!pattern41.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -12516,8 +12917,8 @@ errors++;
 }
 }
 if(data.data !== undefined){
-if(!(validate146(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate155(data.data, {instancePath:instancePath+"/data",parentData:data,parentDataProperty:"data",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 }
@@ -12532,17 +12933,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate145.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Event" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12553,15 +12954,15 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 const tag0 = data.type;
 if(typeof tag0 == "string"){
 if(tag0 === "payment.created"){
-if(!(validate125(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+if(!(validate134(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 var props0 = true;
 }
 else if(tag0 === "payment.succeeded"){
-if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate136(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12569,8 +12970,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.failed"){
-if(!(validate129(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate138(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12578,8 +12979,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.unknown"){
-if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate140(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12587,8 +12988,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.reconciled"){
-if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate142(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12596,8 +12997,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.expired"){
-if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate144(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12605,8 +13006,8 @@ props0 = true;
 }
 }
 else if(tag0 === "payment.cancelled"){
-if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate146(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12614,8 +13015,8 @@ props0 = true;
 }
 }
 else if(tag0 === "reference.paid"){
-if(!(validate139(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate139.errors : vErrors.concat(validate139.errors);
+if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12623,8 +13024,8 @@ props0 = true;
 }
 }
 else if(tag0 === "refund.succeeded"){
-if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12632,8 +13033,8 @@ props0 = true;
 }
 }
 else if(tag0 === "checkout.session.completed"){
-if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+if(!(validate152(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12641,8 +13042,8 @@ props0 = true;
 }
 }
 else if(tag0 === "test.ping"){
-if(!(validate145(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate154(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -12681,18 +13082,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate133.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate124.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate133.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:EventList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12792,8 +13193,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate124(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate133(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
@@ -12820,20 +13221,364 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listLogs_200 = validate160;
-const schema71 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
-const schema72 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","maxLength":28,"description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","maxLength":16,"description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","maxLength":16384,"description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","format":"int32","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","format":"int32","maximum":2147483647,"description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"maxLength":4096,"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"maxLength":4096,"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
+export const listGraphqlDocuments_200 = validate169;
+const schema75 = {"$id":"urn:payment-gateway:schema:GraphqlDocumentList","type":"object","description":"Trusted GraphQL documents, newest first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether more documents follow (a page of `GET /graphql/documents`); always false for a registration."},"data":{"type":"array","maxItems":1000,"description":"The documents, without their text.","items":{"$ref":"urn:payment-gateway:schema:GraphqlDocument"}}}};
+const schema76 = {"$id":"urn:payment-gateway:schema:GraphqlDocument","type":"object","description":"A trusted GraphQL document (its text is what the manifest sent; it is not returned).","additionalProperties":false,"required":["object","id","name","type","created_at"],"properties":{"object":{"type":"string","description":"Always `graphql_document`.","const":"graphql_document"},"id":{"$ref":"urn:payment-gateway:schema:GraphqlDocumentId"},"name":{"type":["string","null"],"maxLength":256,"description":"The operation's name, null for an anonymous operation."},"type":{"type":"string","description":"The operation's type.","enum":["query","mutation","subscription"]},"created_at":{"type":"string","format":"date-time","maxLength":30,"description":"When the document was first registered."}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlDocument" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate170.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.type === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.created_at === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "created_at"},message:"must have required property '"+"created_at"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "object") || (key0 === "id")) || (key0 === "name")) || (key0 === "type")) || (key0 === "created_at"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err6 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if("graphql_document" !== data0){
+const err7 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "graphql_document"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate112(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+errors = vErrors.length;
+}
+}
+if(data.name !== undefined){
+let data2 = data.name;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema76.properties.name.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 256){
+const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+if(data.type !== undefined){
+let data3 = data.type;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!(((data3 === "query") || (data3 === "mutation")) || (data3 === "subscription"))){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema76.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.created_at !== undefined){
+let data4 = data.created_at;
+if(typeof data4 === "string"){
+if(func1(data4) > 30){
+const err12 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/maxLength",keyword:"maxLength",params:{limit: 30},message:"must NOT have more than 30 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!(formats2.validate(data4))){
+const err13 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate170.errors = vErrors;
+return errors === 0;
+}
+validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:payment-gateway:schema:GraphqlDocumentList" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate169.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.object === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "object"},message:"must have required property '"+"object"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.data === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"},message:"must have required property '"+"data"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.has_more === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "has_more"},message:"must have required property '"+"has_more"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "object") || (key0 === "has_more")) || (key0 === "data"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.object !== undefined){
+let data0 = data.object;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if("list" !== data0){
+const err5 = {instancePath:instancePath+"/object",schemaPath:"#/properties/object/const",keyword:"const",params:{allowedValue: "list"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.has_more !== undefined){
+if(typeof data.has_more !== "boolean"){
+const err6 = {instancePath:instancePath+"/has_more",schemaPath:"#/properties/has_more/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.data !== undefined){
+let data2 = data.data;
+if(Array.isArray(data2)){
+if(data2.length > 1000){
+const err7 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate170(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate169.errors = vErrors;
+return errors === 0;
+}
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const listLogs_200 = validate173;
+const schema77 = {"$id":"urn:payment-gateway:schema:LogEntryList","type":"object","description":"Requests made with the calling key, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older entries follow this page (kept 30 days)."},"data":{"type":"array","description":"The log entries.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:LogEntry"}}}};
+const schema78 = {"$id":"urn:payment-gateway:schema:LogEntry","type":"object","description":"One request made with the calling key (or by the dashboard signed in with it), as `GET /logs` lists it, with its request and response bodies redacted: every value under a key named like a secret (`secret`, `token`, `password`, `authorization`, `api_key`, `sk`, `pk`, ...; GraphQL variables included) and every value that looks like a key or secret (`sk_test_...`, `pk_test_...`, `ct_test_...`, `whsec_...`) is replaced by `[REDACTED]`, so a webhook endpoint's `secret`, a client token's `token` and a new account's `sk` and `pk` never appear here. Headers and query strings are never recorded.","additionalProperties":false,"required":["request_id","method","path","status","error_code","latency_ms","created_at","source","request_body","response_body"],"properties":{"request_id":{"type":"string","maxLength":28,"description":"The request's id, as its `Request-Id` header and `error.request_id` carried it.","pattern":"^req_[0-9A-Za-z]{24}$"},"method":{"type":"string","maxLength":16,"description":"HTTP method, upper case (`GET`, `POST`, `DELETE`)."},"path":{"type":"string","maxLength":16384,"description":"Path requested, with its prefix (`/v1/...`, or `/graphql` for GraphQL requests), without the query string."},"status":{"type":"integer","format":"int32","description":"HTTP status of the answer.","minimum":100,"maximum":599},"error_code":{"description":"The answer's `error.code` (for GraphQL, its first error's code); null when it has none.","oneOf":[{"$ref":"urn:payment-gateway:schema:ErrorCode"},{"type":"null"}]},"latency_ms":{"type":"integer","format":"int32","maximum":2147483647,"description":"Milliseconds from the request's arrival to the end of its answer (for a stream, the whole connection).","minimum":0},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"When the answer ended, ISO 8601 UTC with milliseconds (server time, not the sandbox clock)."},"source":{"type":"string","enum":["api","dashboard"],"description":"`api`: made with the key (or a client token minted by it); `dashboard`: made by the signed-in dashboard's session on the key's behalf (listed only with `include_dashboard=true`)."},"request_body":{"type":["string","null"],"maxLength":4096,"description":"The request body as received (UTF-8 text), secrets redacted as `[REDACTED]`, cut at 4 KiB (4,096 bytes, then ending in `…`); null for a request without a body."},"response_body":{"type":["string","null"],"maxLength":4096,"description":"The response body as sent, redacted and cut like `request_body`; null for an empty answer or a stream (server-sent events)."}}};
+
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntry" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12942,7 +13687,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func4.call(schema72.properties, key0))){
+if(!(func4.call(schema78.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -13235,7 +13980,7 @@ vErrors.push(err31);
 errors++;
 }
 if(!((data7 === "api") || (data7 === "dashboard"))){
-const err32 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema72.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err32 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema78.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -13248,7 +13993,7 @@ errors++;
 if(data.request_body !== undefined){
 let data8 = data.request_body;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err33 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema72.properties.request_body.type},message:"must be string,null"};
+const err33 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema78.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -13273,7 +14018,7 @@ errors++;
 if(data.response_body !== undefined){
 let data9 = data.response_body;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err35 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema72.properties.response_body.type},message:"must be string,null"};
+const err35 = {instancePath:instancePath+"/response_body",schemaPath:"#/properties/response_body/type",keyword:"type",params:{type: schema78.properties.response_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -13306,17 +14051,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:LogEntryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13416,8 +14161,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate161(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate174(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
 errors = vErrors.length;
 }
 }
@@ -13444,19 +14189,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentIntents_200 = validate164;
-const schema73 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older intents follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
+export const listPaymentIntents_200 = validate177;
+const schema79 = {"$id":"urn:payment-gateway:schema:PaymentIntentList","type":"object","description":"The account's intents, newest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether older intents follow this page: page on with `starting_after` = the last one's id."},"data":{"type":"array","description":"The intents; page on with `starting_after` = the last one's id.","maxItems":500,"items":{"$ref":"urn:payment-gateway:schema:PaymentIntent"}}}};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentIntentList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13584,19 +14329,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentLinks_200 = validate166;
-const schema74 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the account has links older than the 100 listed."},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
+export const listPaymentLinks_200 = validate179;
+const schema80 = {"$id":"urn:payment-gateway:schema:PaymentLinkList","type":"object","description":"The account's last 100 links, newest first, active and inactive.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the account has links older than the 100 listed."},"data":{"type":"array","description":"The links.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:PaymentLink"}}}};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentLinkList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate179.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13724,21 +14469,21 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPaymentMethods_200 = validate168;
-const schema75 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":7,"description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
-const schema76 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","maxLength":64,"description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
-const schema77 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
+export const listPaymentMethods_200 = validate181;
+const schema81 = {"$id":"urn:payment-gateway:schema:PaymentMethodList","type":"object","description":"Every method code, in a fixed order (the active methods first).","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":7,"description":"The methods.","items":{"$ref":"urn:payment-gateway:schema:PaymentMethod"}}}};
+const schema82 = {"$id":"urn:payment-gateway:schema:PaymentMethod","type":"object","description":"A payment method with its status, amount limits and channels (`GET /payment_methods`).","additionalProperties":false,"required":["code","display_name","status","min_amount","max_amount","channels"],"properties":{"code":{"$ref":"urn:payment-gateway:schema:RequestedMethodCode","description":"The method code used in requests."},"display_name":{"type":"string","maxLength":64,"description":"Name to show customers (e.g. `Multicaixa Express`)."},"status":{"type":"string","description":"`active`: accepted in create requests; `coming_soon`: listed only, refused with 400 `method_disabled`.","enum":["active","coming_soon"]},"min_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Smallest amount accepted, in AOA (100 for active methods); null for `coming_soon` methods."},"max_amount":{"type":["integer","null"],"format":"int64","maximum":50000000,"minimum":1,"description":"Largest amount accepted, in AOA (express 5 000 000, reference 50 000 000); null for `coming_soon` methods."},"channels":{"type":"object","description":"Where the method can be used; all false for `coming_soon` methods.","additionalProperties":false,"required":["api","checkout","link"],"properties":{"api":{"type":"boolean","description":"In `POST /payment_intents`."},"checkout":{"type":"boolean","description":"On hosted checkout pages."},"link":{"type":"boolean","description":"On payment-link pages."}}}}};
+const schema83 = {"$id":"urn:payment-gateway:schema:RequestedMethodCode","type":"string","description":"Every known method code. Request bodies accept these so that a `coming_soon` code (`card`,\n`unitel_money`, `afrimoney`, `paypay_africa`, `kwik`) reaches the service and is answered 400\n`method_disabled`; a code outside this list is 400 `invalid_request`.\n","enum":["multicaixa_express","multicaixa_reference","card","unitel_money","afrimoney","paypay_africa","kwik"]};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:RequestedMethodCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate183.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13756,7 +14501,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "multicaixa_express") || (data === "multicaixa_reference")) || (data === "card")) || (data === "unitel_money")) || (data === "afrimoney")) || (data === "paypay_africa")) || (data === "kwik"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema77.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema83.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -13765,17 +14510,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate183.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethod" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate182.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13856,8 +14601,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate170(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate183(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
 errors = vErrors.length;
 }
 }
@@ -13899,7 +14644,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data2 === "active") || (data2 === "coming_soon"))){
-const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema76.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema82.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13912,7 +14657,7 @@ errors++;
 if(data.min_amount !== undefined){
 let data3 = data.min_amount;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err11 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema76.properties.min_amount.type},message:"must be integer,null"};
+const err11 = {instancePath:instancePath+"/min_amount",schemaPath:"#/properties/min_amount/type",keyword:"type",params:{type: schema82.properties.min_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -13957,7 +14702,7 @@ errors++;
 if(data.max_amount !== undefined){
 let data4 = data.max_amount;
 if((!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))) && (data4 !== null)){
-const err15 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema76.properties.max_amount.type},message:"must be integer,null"};
+const err15 = {instancePath:instancePath+"/max_amount",schemaPath:"#/properties/max_amount/type",keyword:"type",params:{type: schema82.properties.max_amount.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14103,17 +14848,17 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PaymentMethodList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate181.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14213,8 +14958,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate169(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
+if(!(validate182(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
 errors = vErrors.length;
 }
 }
@@ -14241,19 +14986,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate181.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listPendingWebhookEvents_200 = validate173;
-const schema78 = {"$id":"urn:payment-gateway:schema:PendingEventList","type":"object","description":"A pull endpoint's unacknowledged events, oldest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether more unacknowledged events wait after this page."},"data":{"type":"array","description":"The events, as webhooks deliver them.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
+export const listPendingWebhookEvents_200 = validate186;
+const schema84 = {"$id":"urn:payment-gateway:schema:PendingEventList","type":"object","description":"A pull endpoint's unacknowledged events, oldest first, at most `limit` of them.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether more unacknowledged events wait after this page."},"data":{"type":"array","description":"The events, as webhooks deliver them.","maxItems":100,"items":{"$ref":"urn:payment-gateway:schema:Event"}}}};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:PendingEventList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14353,8 +15098,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate124(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate133(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
@@ -14381,22 +15126,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate173.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookDeliveries_200 = validate175;
-const schema79 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
-const schema80 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header","chaos"],"properties":{"id":{"type":"string","maxLength":28,"description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","maxLength":28,"description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","format":"int32","maximum":2147483647,"description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"format":"int32","description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"maxLength":1024,"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"maxLength":262144,"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"maxLength":160,"description":"The `Service-Signature` header of the last attempt; null before the first attempt."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosKind"},{"type":"null"}],"description":"What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it."}}};
-const pattern52 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
-const schema81 = {"$id":"urn:payment-gateway:schema:WebhookChaosKind","type":"string","description":"What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).","enum":["duplicate","reordered","delayed","bad_signature","stale_timestamp"]};
+export const listWebhookDeliveries_200 = validate188;
+const schema85 = {"$id":"urn:payment-gateway:schema:WebhookDeliveryList","type":"object","description":"The endpoint's last 50 deliveries, newest event first.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Whether the endpoint has deliveries older than the 50 listed."},"data":{"type":"array","description":"The deliveries.","maxItems":50,"items":{"$ref":"urn:payment-gateway:schema:WebhookDelivery"}}}};
+const schema86 = {"$id":"urn:payment-gateway:schema:WebhookDelivery","type":"object","description":"One event sent (or to be sent) to one endpoint, with the outcome of its last attempt.","additionalProperties":false,"required":["id","object","event_id","event_type","state","attempts","last_status","last_ms","last_attempt_at","last_error","next_attempt_at","request_body","signature_header","chaos"],"properties":{"id":{"type":"string","maxLength":28,"description":"Delivery id, `whd_` followed by 24 base62 characters.","pattern":"^whd_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_delivery`.","const":"webhook_delivery"},"event_id":{"type":"string","maxLength":28,"description":"Id of the event delivered; the `Service-Event-Id` header and the body's `id`.","pattern":"^evt_[0-9A-Za-z]{24}$"},"event_type":{"$ref":"urn:payment-gateway:schema:EventType","description":"Type of the event delivered."},"state":{"type":"string","description":"`PENDING`: not attempted yet. `DELIVERED`: an attempt got a 2xx within 5 s. `RETRYING`: an attempt failed; the next follows 10 s, 60 s, then 5 min after the previous one. `DEAD_LETTER`: the 4th scheduled attempt failed; only a manual retry sends it again.","enum":["PENDING","RETRYING","DELIVERED","DEAD_LETTER"]},"attempts":{"type":"integer","format":"int32","maximum":2147483647,"description":"Attempts made so far, manual retries included; 0 while `PENDING`.","minimum":0},"last_status":{"type":["integer","null"],"format":"int32","description":"HTTP status the receiver answered on the last attempt; 0 when there was no answer (no response within 5 s, connection error, refused address); null before the first attempt.","minimum":0,"maximum":599},"last_ms":{"type":["integer","null"],"format":"int32","maximum":2147483647,"minimum":0,"description":"Duration of the last attempt in milliseconds; null before the first attempt."},"last_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"Time of the last attempt, on the account's sandbox clock; null before the first attempt."},"last_error":{"type":["string","null"],"maxLength":1024,"description":"Why the last attempt failed, in words, as it happened: `HTTP 500` (the receiver answered a non-2xx status), `connection refused`, `connection reset`, `timed out after 5 s`, `DNS lookup failed`, `TLS handshake failed`, `TLS certificate expired` (and other certificate problems), `address not allowed: <reason>` (a private address while `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is off). Null when the last attempt succeeded or none was made.","examples":["connection refused"]},"next_attempt_at":{"type":["string","null"],"maxLength":32,"format":"date-time","description":"When the next scheduled attempt is due, on the account's sandbox clock (`POST /sandbox/clock/advance` brings it closer); null when none is scheduled (`PENDING` before its first attempt, `DELIVERED`, `DEAD_LETTER`)."},"request_body":{"type":["string","null"],"maxLength":262144,"description":"The exact raw body sent (the Event JSON; the same bytes on every attempt), to check a signature against; null before the first attempt."},"signature_header":{"type":["string","null"],"maxLength":160,"description":"The `Service-Signature` header of the last attempt; null before the first attempt."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosKind"},{"type":"null"}],"description":"What the endpoint's chaos did to this delivery (`PUT /webhook_endpoints/{id}/chaos`): null for a delivery sent as usual. Copies (`duplicate`, `bad_signature`, `stale_timestamp`) are sent once and never retried; `DELIVERED` on a forged copy means the receiver accepted it."}}};
+const pattern53 = new RegExp("^whd_[0-9A-Za-z]{24}$", "u");
+const schema87 = {"$id":"urn:payment-gateway:schema:WebhookChaosKind","type":"string","description":"What chaos did to a delivery: `duplicate` (a second copy of a genuine delivery), `bad_signature` and `stale_timestamp` (forged copies, sent before the genuine one), `reordered` and `delayed` (a genuine delivery held back).","enum":["duplicate","reordered","delayed","bad_signature","stale_timestamp"]};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookChaosKind" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate191.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14414,7 +15159,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "duplicate") || (data === "reordered")) || (data === "delayed")) || (data === "bad_signature")) || (data === "stale_timestamp"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema87.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14423,17 +15168,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate191.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate191.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDelivery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate189.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14582,7 +15327,7 @@ vErrors.push(err13);
 errors++;
 }
 for(const key0 in data){
-if(!(func4.call(schema80.properties, key0))){
+if(!(func4.call(schema86.properties, key0))){
 const err14 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err14];
@@ -14606,7 +15351,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!pattern52.test(data0)){
+if(!pattern53.test(data0)){
 const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^whd_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^whd_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -14664,7 +15409,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!pattern40.test(data2)){
+if(!pattern41.test(data2)){
 const err21 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -14705,7 +15450,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!((((data4 === "PENDING") || (data4 === "RETRYING")) || (data4 === "DELIVERED")) || (data4 === "DEAD_LETTER"))){
-const err24 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema80.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err24 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema86.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -14763,7 +15508,7 @@ errors++;
 if(data.last_status !== undefined){
 let data6 = data.last_status;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err29 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema80.properties.last_status.type},message:"must be integer,null"};
+const err29 = {instancePath:instancePath+"/last_status",schemaPath:"#/properties/last_status/type",keyword:"type",params:{type: schema86.properties.last_status.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -14808,7 +15553,7 @@ errors++;
 if(data.last_ms !== undefined){
 let data7 = data.last_ms;
 if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
-const err33 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema80.properties.last_ms.type},message:"must be integer,null"};
+const err33 = {instancePath:instancePath+"/last_ms",schemaPath:"#/properties/last_ms/type",keyword:"type",params:{type: schema86.properties.last_ms.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -14853,7 +15598,7 @@ errors++;
 if(data.last_attempt_at !== undefined){
 let data8 = data.last_attempt_at;
 if((typeof data8 !== "string") && (data8 !== null)){
-const err37 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema80.properties.last_attempt_at.type},message:"must be string,null"};
+const err37 = {instancePath:instancePath+"/last_attempt_at",schemaPath:"#/properties/last_attempt_at/type",keyword:"type",params:{type: schema86.properties.last_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -14888,7 +15633,7 @@ errors++;
 if(data.last_error !== undefined){
 let data9 = data.last_error;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err40 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema80.properties.last_error.type},message:"must be string,null"};
+const err40 = {instancePath:instancePath+"/last_error",schemaPath:"#/properties/last_error/type",keyword:"type",params:{type: schema86.properties.last_error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -14913,7 +15658,7 @@ errors++;
 if(data.next_attempt_at !== undefined){
 let data10 = data.next_attempt_at;
 if((typeof data10 !== "string") && (data10 !== null)){
-const err42 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema80.properties.next_attempt_at.type},message:"must be string,null"};
+const err42 = {instancePath:instancePath+"/next_attempt_at",schemaPath:"#/properties/next_attempt_at/type",keyword:"type",params:{type: schema86.properties.next_attempt_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -14948,7 +15693,7 @@ errors++;
 if(data.request_body !== undefined){
 let data11 = data.request_body;
 if((typeof data11 !== "string") && (data11 !== null)){
-const err45 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema80.properties.request_body.type},message:"must be string,null"};
+const err45 = {instancePath:instancePath+"/request_body",schemaPath:"#/properties/request_body/type",keyword:"type",params:{type: schema86.properties.request_body.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -14973,7 +15718,7 @@ errors++;
 if(data.signature_header !== undefined){
 let data12 = data.signature_header;
 if((typeof data12 !== "string") && (data12 !== null)){
-const err47 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema80.properties.signature_header.type},message:"must be string,null"};
+const err47 = {instancePath:instancePath+"/signature_header",schemaPath:"#/properties/signature_header/type",keyword:"type",params:{type: schema86.properties.signature_header.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -15001,8 +15746,8 @@ const _errs28 = errors;
 let valid1 = false;
 let passing0 = null;
 const _errs29 = errors;
-if(!(validate178(data13, {instancePath:instancePath+"/chaos",parentData:data,parentDataProperty:"chaos",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate191(data13, {instancePath:instancePath+"/chaos",parentData:data,parentDataProperty:"chaos",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs29 === errors;
@@ -15065,17 +15810,17 @@ vErrors.push(err51);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookDeliveryList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15175,8 +15920,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate176(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(!(validate189(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
 errors = vErrors.length;
 }
 }
@@ -15203,20 +15948,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate175.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const listWebhookEndpoints_200 = validate181;
-const schema82 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":16,"description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
-const schema83 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode"],"properties":{"id":{"type":"string","maxLength":28,"description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"maxLength":2048,"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","maxItems":12,"description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."}}};
+export const listWebhookEndpoints_200 = validate194;
+const schema88 = {"$id":"urn:payment-gateway:schema:WebhookEndpointList","type":"object","description":"All endpoints of the account, newest first, without their secrets.","additionalProperties":false,"required":["object","data","has_more"],"properties":{"object":{"type":"string","description":"Always `list`.","const":"list"},"has_more":{"type":"boolean","description":"Always `false` (the list holds every item)."},"data":{"type":"array","maxItems":16,"description":"The endpoints.","items":{"$ref":"urn:payment-gateway:schema:WebhookEndpoint"}}}};
+const schema89 = {"$id":"urn:payment-gateway:schema:WebhookEndpoint","type":"object","description":"A URL the gateway POSTs events to, signed with the endpoint's secret (never shown here).","additionalProperties":false,"required":["id","object","url","events","name","description","created_at","chaos","mode"],"properties":{"id":{"type":"string","maxLength":28,"description":"Endpoint id, `whe_` followed by 24 base62 characters.","pattern":"^whe_[0-9A-Za-z]{24}$"},"object":{"type":"string","description":"Always `webhook_endpoint`.","const":"webhook_endpoint"},"url":{"type":["string","null"],"maxLength":2048,"format":"uri","description":"The absolute http(s) URL events are POSTed to; null for a pull endpoint."},"mode":{"$ref":"urn:payment-gateway:schema:WebhookEndpointMode","description":"How events reach the merchant."},"events":{"type":"array","maxItems":12,"description":"The event types delivered, without duplicates; `[\"*\"]` (all types) when none were given or the list given contained `*`. `test.ping` reaches the endpoint whatever this list says.","minItems":1,"items":{"$ref":"urn:payment-gateway:schema:WebhookEventFilter"}},"name":{"type":["string","null"],"description":"The name given; null when none was given.","maxLength":80},"description":{"type":["string","null"],"description":"The description given; null when none was given.","maxLength":200},"created_at":{"type":"string","maxLength":32,"format":"date-time","description":"Creation time, ISO 8601 UTC with milliseconds, on the account's sandbox clock."},"chaos":{"oneOf":[{"$ref":"urn:payment-gateway:schema:WebhookChaosSettings"},{"type":"null"}],"description":"The chaos switched on for the endpoint (`PUT /webhook_endpoints/{id}/chaos`); null when off."}}};
 
-function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpoint" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate182.evaluated;
+const evaluated0 = validate195.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15315,7 +16060,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func4.call(schema83.properties, key0))){
+if(!(func4.call(schema89.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -15387,7 +16132,7 @@ errors++;
 if(data.url !== undefined){
 let data2 = data.url;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema83.properties.url.type},message:"must be string,null"};
+const err15 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema89.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -15470,7 +16215,7 @@ errors++;
 if(data.name !== undefined){
 let data6 = data.name;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err21 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema83.properties.name.type},message:"must be string,null"};
+const err21 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema89.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -15495,7 +16240,7 @@ errors++;
 if(data.description !== undefined){
 let data7 = data.description;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema83.properties.description.type},message:"must be string,null"};
+const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema89.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -15622,17 +16367,17 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate182.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
-validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:WebhookEndpointList" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate181.evaluated;
+const evaluated0 = validate194.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15732,8 +16477,8 @@ errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate182(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+if(!(validate195(data2[i0], {instancePath:instancePath+"/data/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
 }
@@ -15760,19 +16505,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate181.errors = vErrors;
+validate194.errors = vErrors;
 return errors === 0;
 }
-validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate194.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_200 = validate187;
-const schema84 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
+export const readyz_200 = validate200;
+const schema90 = {"$id":"urn:payment-gateway:schema:ReadinessUp","type":"object","description":"Readiness (`GET /readyz`, 200) when the database answers.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`ok`: the gateway can serve requests.","const":"ok"},"database":{"type":"string","description":"`up`: the database answered a ping.","const":"up"}}};
 
-function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessUp" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate187.evaluated;
+const evaluated0 = validate200.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15869,19 +16614,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate187.errors = vErrors;
+validate200.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate200.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const readyz_503 = validate188;
-const schema85 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
+export const readyz_503 = validate201;
+const schema91 = {"$id":"urn:payment-gateway:schema:ReadinessDown","type":"object","description":"Readiness (`GET /readyz`, 503) when the database does not answer.","additionalProperties":false,"required":["status","database"],"properties":{"status":{"type":"string","description":"`unavailable`: requests that need the database will fail until it is back.","const":"unavailable"},"database":{"type":"string","description":"`down`: the database did not answer a ping.","const":"down"}}};
 
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:ReadinessDown" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate188.evaluated;
+const evaluated0 = validate201.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15978,19 +16723,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate188.errors = vErrors;
+validate201.errors = vErrors;
 return errors === 0;
 }
-validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate201.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const recoverWebhookDeliveries_202 = validate189;
-const schema86 = {"$id":"urn:payment-gateway:schema:Recovery","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["object","deliveries"],"properties":{"object":{"type":"string","description":"Always `recovery`.","const":"recovery"},"deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"How many deliveries were queued for another attempt."}}};
+export const recoverWebhookDeliveries_202 = validate202;
+const schema92 = {"$id":"urn:payment-gateway:schema:Recovery","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/recover`.","additionalProperties":false,"required":["object","deliveries"],"properties":{"object":{"type":"string","description":"Always `recovery`.","const":"recovery"},"deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"How many deliveries were queued for another attempt."}}};
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:Recovery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate189.evaluated;
+const evaluated0 = validate202.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16109,19 +16854,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate189.errors = vErrors;
+validate202.errors = vErrors;
 return errors === 0;
 }
-validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate202.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const resetSandbox_200 = validate190;
-const schema87 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
+export const resetSandbox_200 = validate203;
+const schema93 = {"$id":"urn:payment-gateway:schema:SandboxReset","type":"object","description":"The answer of `POST /sandbox/reset`, what was deleted from the account, per kind.","additionalProperties":false,"required":["object","deleted"],"properties":{"object":{"type":"string","description":"Always `sandbox_reset`.","const":"sandbox_reset"},"deleted":{"type":"object","description":"How many of each kind were deleted (0 when there were none).","additionalProperties":false,"required":["payment_intents","refunds","events","webhook_deliveries","payment_links","checkout_sessions","logs"],"properties":{"payment_intents":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment intents deleted."},"refunds":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Refunds deleted (with their payment intents)."},"events":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Events deleted."},"webhook_deliveries":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Webhook deliveries deleted (the endpoints themselves are kept)."},"payment_links":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Payment links deleted."},"checkout_sessions":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Checkout sessions deleted."},"logs":{"type":"integer","format":"int64","maximum":9007199254740991,"minimum":0,"description":"Request log entries deleted (of every key of the account)."}}}}};
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:SandboxReset" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate190.evaluated;
+const evaluated0 = validate203.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16607,25 +17352,25 @@ vErrors.push(err42);
 }
 errors++;
 }
-validate190.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
-validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const retryWebhookDelivery_200 = validate176;
+export const retryWebhookDelivery_200 = validate189;
 
-export const revokeApiKey_200 = validate120;
+export const revokeApiKey_200 = validate129;
 
-export const schema_Event = validate124;
+export const schema_Event = validate133;
 
-export const sendTestWebhook_202 = validate191;
-const schema88 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","maxLength":28,"description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
+export const sendTestWebhook_202 = validate204;
+const schema94 = {"$id":"urn:payment-gateway:schema:TestEventQueued","type":"object","description":"The answer to `POST /webhook_endpoints/{id}/test`; the delivery happens in the background.","additionalProperties":false,"required":["object","event_id","state"],"properties":{"object":{"type":"string","description":"Always `test_event`.","const":"test_event"},"event_id":{"type":"string","maxLength":28,"description":"Id of the `test.ping` event (`evt_...`); its delivery appears in the endpoint's deliveries.","pattern":"^evt_[0-9A-Za-z]{24}$"},"state":{"type":"string","description":"Always `QUEUED`.","const":"QUEUED"}}};
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:payment-gateway:schema:TestEventQueued" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
+const evaluated0 = validate204.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16711,7 +17456,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern40.test(data1)){
+if(!pattern41.test(data1)){
 const err7 = {instancePath:instancePath+"/event_id",schemaPath:"#/properties/event_id/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]{24}$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]{24}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -16767,10 +17512,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate191.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate204.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 export const ackPendingWebhookEvents_401 = ackPendingWebhookEvents_400;
@@ -16897,6 +17642,13 @@ export const deleteClientToken_404 = ackPendingWebhookEvents_400;
 export const deleteClientToken_429 = ackPendingWebhookEvents_400;
 export const deleteClientToken_500 = ackPendingWebhookEvents_400;
 export const deleteClientToken_503 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_400 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_401 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_403 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_404 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_429 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_500 = ackPendingWebhookEvents_400;
+export const deleteGraphqlDocument_503 = ackPendingWebhookEvents_400;
 export const deleteWebhookEndpoint_401 = ackPendingWebhookEvents_400;
 export const deleteWebhookEndpoint_403 = ackPendingWebhookEvents_400;
 export const deleteWebhookEndpoint_404 = ackPendingWebhookEvents_400;
@@ -16915,6 +17667,11 @@ export const getCheckoutSession_404 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_429 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_500 = ackPendingWebhookEvents_400;
 export const getCheckoutSession_503 = ackPendingWebhookEvents_400;
+export const getGraphqlSettings_401 = ackPendingWebhookEvents_400;
+export const getGraphqlSettings_403 = ackPendingWebhookEvents_400;
+export const getGraphqlSettings_429 = ackPendingWebhookEvents_400;
+export const getGraphqlSettings_500 = ackPendingWebhookEvents_400;
+export const getGraphqlSettings_503 = ackPendingWebhookEvents_400;
 export const getMetrics_401 = ackPendingWebhookEvents_400;
 export const getMetrics_403 = ackPendingWebhookEvents_400;
 export const getMetrics_429 = ackPendingWebhookEvents_400;
@@ -16985,6 +17742,12 @@ export const listEvents_403 = ackPendingWebhookEvents_400;
 export const listEvents_429 = ackPendingWebhookEvents_400;
 export const listEvents_500 = ackPendingWebhookEvents_400;
 export const listEvents_503 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_400 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_401 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_403 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_429 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_500 = ackPendingWebhookEvents_400;
+export const listGraphqlDocuments_503 = ackPendingWebhookEvents_400;
 export const listLogs_400 = ackPendingWebhookEvents_400;
 export const listLogs_401 = ackPendingWebhookEvents_400;
 export const listLogs_403 = ackPendingWebhookEvents_400;
@@ -17034,6 +17797,14 @@ export const recoverWebhookDeliveries_413 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_429 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_500 = ackPendingWebhookEvents_400;
 export const recoverWebhookDeliveries_503 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_200 = listGraphqlDocuments_200;
+export const registerGraphqlDocuments_400 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_401 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_403 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_413 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_429 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_500 = ackPendingWebhookEvents_400;
+export const registerGraphqlDocuments_503 = ackPendingWebhookEvents_400;
 export const resetSandbox_400 = ackPendingWebhookEvents_400;
 export const resetSandbox_401 = ackPendingWebhookEvents_400;
 export const resetSandbox_403 = ackPendingWebhookEvents_400;
@@ -17107,6 +17878,14 @@ export const streamPublicPaymentEvents_404 = ackPendingWebhookEvents_400;
 export const streamPublicPaymentEvents_429 = ackPendingWebhookEvents_400;
 export const streamPublicPaymentEvents_500 = ackPendingWebhookEvents_400;
 export const streamPublicPaymentEvents_503 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_200 = getGraphqlSettings_200;
+export const updateGraphqlSettings_400 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_401 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_403 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_413 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_429 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_500 = ackPendingWebhookEvents_400;
+export const updateGraphqlSettings_503 = ackPendingWebhookEvents_400;
 
 export const validators = Object.freeze({
   ackPendingWebhookEvents_200,
@@ -17248,6 +18027,14 @@ export const validators = Object.freeze({
   deleteClientToken_429,
   deleteClientToken_500,
   deleteClientToken_503,
+  deleteGraphqlDocument_200,
+  deleteGraphqlDocument_400,
+  deleteGraphqlDocument_401,
+  deleteGraphqlDocument_403,
+  deleteGraphqlDocument_404,
+  deleteGraphqlDocument_429,
+  deleteGraphqlDocument_500,
+  deleteGraphqlDocument_503,
   deleteWebhookEndpoint_200,
   deleteWebhookEndpoint_401,
   deleteWebhookEndpoint_403,
@@ -17268,6 +18055,12 @@ export const validators = Object.freeze({
   getCheckoutSession_429,
   getCheckoutSession_500,
   getCheckoutSession_503,
+  getGraphqlSettings_200,
+  getGraphqlSettings_401,
+  getGraphqlSettings_403,
+  getGraphqlSettings_429,
+  getGraphqlSettings_500,
+  getGraphqlSettings_503,
   getMetrics_401,
   getMetrics_403,
   getMetrics_429,
@@ -17344,6 +18137,13 @@ export const validators = Object.freeze({
   listEvents_429,
   listEvents_500,
   listEvents_503,
+  listGraphqlDocuments_200,
+  listGraphqlDocuments_400,
+  listGraphqlDocuments_401,
+  listGraphqlDocuments_403,
+  listGraphqlDocuments_429,
+  listGraphqlDocuments_500,
+  listGraphqlDocuments_503,
   listLogs_200,
   listLogs_400,
   listLogs_401,
@@ -17403,6 +18203,14 @@ export const validators = Object.freeze({
   recoverWebhookDeliveries_429,
   recoverWebhookDeliveries_500,
   recoverWebhookDeliveries_503,
+  registerGraphqlDocuments_200,
+  registerGraphqlDocuments_400,
+  registerGraphqlDocuments_401,
+  registerGraphqlDocuments_403,
+  registerGraphqlDocuments_413,
+  registerGraphqlDocuments_429,
+  registerGraphqlDocuments_500,
+  registerGraphqlDocuments_503,
   resetSandbox_200,
   resetSandbox_400,
   resetSandbox_401,
@@ -17481,4 +18289,12 @@ export const validators = Object.freeze({
   streamPublicPaymentEvents_429,
   streamPublicPaymentEvents_500,
   streamPublicPaymentEvents_503,
+  updateGraphqlSettings_200,
+  updateGraphqlSettings_400,
+  updateGraphqlSettings_401,
+  updateGraphqlSettings_403,
+  updateGraphqlSettings_413,
+  updateGraphqlSettings_429,
+  updateGraphqlSettings_500,
+  updateGraphqlSettings_503,
 });

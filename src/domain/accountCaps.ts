@@ -13,6 +13,8 @@ export const ACCOUNT_CAPS = {
   activeApiKeys: 20,
   /** Payment links that are still active (deactivating one frees its place). */
   activePaymentLinks: 1000,
+  /** Trusted GraphQL documents (a large frontend ships a few hundred operations). */
+  graphqlDocuments: 1000,
 } as const;
 
 export type CappedResource = keyof typeof ACCOUNT_CAPS;
@@ -21,12 +23,14 @@ const NOUN: Record<CappedResource, string> = {
   webhookEndpoints: 'webhook endpoints',
   activeApiKeys: 'active API keys',
   activePaymentLinks: 'active payment links',
+  graphqlDocuments: 'trusted GraphQL documents',
 };
 
 const FREE_ONE: Record<CappedResource, string> = {
   webhookEndpoints: 'delete one first',
   activeApiKeys: 'revoke one first',
   activePaymentLinks: 'deactivate one first',
+  graphqlDocuments: 'delete some first',
 };
 
 /** 400 invalid_request naming the cap, so an integrator sees what to do rather than a bare refusal. */

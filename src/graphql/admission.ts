@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { ApiError } from '../errors';
+import { MAX_DOCUMENT_TOKENS } from '../domain/graphqlDocuments/manifest';
 import { countOperations, type Admission, type Client } from '../operations/admit';
 import { beforeCountOf, type BeforeCount } from '../operations/prefetch';
 import { countPublicCall, type RateCount } from '../operations/rateLimitPolicy';
@@ -37,7 +38,7 @@ export const MAX_NESTING = 64;
  * seen, and it costs about 1 µs per token: 5,000 keeps a new refused document to a few ms of CPU. The
  * dashboard's largest operation has 235 tokens, GraphiQL's introspection query ~700.
  */
-export const MAX_TOKENS = 5_000;
+export const MAX_TOKENS = MAX_DOCUMENT_TOKENS;
 /**
  * Tokens of a keyless request's document (its public calls: ten aliased createSandboxAccount calls with
  * their selections are some 200): parsing stops there, so that a request without a key costs at most
@@ -58,6 +59,8 @@ export interface GraphQLRequestParams {
   variables?: Record<string, unknown>;
   /** `persistedQuery: {version: 1, sha256Hash}` of an automatic persisted query. */
   extensions?: Record<string, unknown>;
+  /** `sha256:<hex>` of a trusted document (GraphQL over HTTP, persisted documents): trustedDocuments.ts. */
+  documentId?: string;
 }
 
 const invalid = (message: string) => ApiError.invalid(message);
@@ -71,16 +74,18 @@ export function requestParams(body: unknown): GraphQLRequestParams {
     throw invalid('The request body must be a JSON object: {"query": "...", "variables": {...}}');
   }
   checkRequestJsonDepth(body);
-  const { query, operationName, variables, extensions } = body as Record<string, unknown>;
+  const { query, operationName, variables, extensions, documentId } = body as Record<string, unknown>;
   if (query !== undefined && query !== null && typeof query !== 'string') throw invalid("'query' must be a string");
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') throw invalid("'operationName' must be a string");
   if (variables !== undefined && variables !== null && !isObject(variables)) throw invalid("'variables' must be an object");
   if (extensions !== undefined && extensions !== null && !isObject(extensions)) throw invalid("'extensions' must be an object");
+  if (documentId !== undefined && documentId !== null && (typeof documentId !== 'string' || documentId.length > 200)) throw invalid("'documentId' must be a string: 'sha256:<hex>'");
   return {
     query: typeof query === 'string' && query !== '' ? query : undefined,
     operationName: typeof operationName === 'string' ? operationName : undefined,
     variables: isObject(variables) ? variables : undefined,
     extensions: isObject(extensions) ? extensions : undefined,
+    documentId: typeof documentId === 'string' ? documentId : undefined,
   };
 }
 
@@ -101,7 +106,7 @@ export function requestParamsOfSearch(search: Record<string, unknown>): GraphQLR
       throw invalid(`The query parameter '${name}' must be JSON`);
     }
   };
-  return requestParams({ query: one('query'), operationName: one('operationName'), variables: json('variables'), extensions: json('extensions') });
+  return requestParams({ query: one('query'), operationName: one('operationName'), variables: json('variables'), extensions: json('extensions'), documentId: one('documentId') });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -127,7 +132,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function resolveQueryText(params: GraphQLRequestParams, scope: string | null): string {
   const apq = params.extensions?.persistedQuery;
   if (apq === undefined || apq === null) {
-    if (params.query === undefined) throw invalid("Send the operation as 'query' (or an automatic persisted query's sha256Hash in extensions.persistedQuery)");
+    if (params.query === undefined) throw invalid("Send the operation as 'query', or a trusted document's 'documentId', or an automatic persisted query's sha256Hash in extensions.persistedQuery");
     return params.query;
   }
   const { version, sha256Hash } = (isObject(apq) ? apq : {}) as { version?: unknown; sha256Hash?: unknown };

@@ -52,6 +52,10 @@ const MAPPED_TYPES = [
   'WebhookDeliveryConnection',
   'WebhookDeliveryEdge',
   'PaymentIntentUpdate',
+  'TrustedDocument',
+  'TrustedDocumentConnection',
+  'TrustedDocumentEdge',
+  'GraphqlSettings',
 ] as const;
 
 export async function generateGraphqlTypes(): Promise<Record<string, string>> {

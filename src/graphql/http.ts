@@ -26,11 +26,10 @@ import {
   readAheadOfRequest,
   requestParams,
   requestParamsOfSearch,
-  resolveQueryText,
   type GraphQLRequestParams,
   type ParsedAhead,
 } from './admission';
-import { persistedQueryScope } from './persistedQueries';
+import { resolveTrustedText } from './trustedDocuments';
 import { clientTokenOfHeader } from './clientTokenScope';
 import { throwKnownRefusalFor } from './refusedDocuments';
 import type { GraphQLContext } from './context';
@@ -214,7 +213,7 @@ async function readQueryText(
       return body.value;
     };
     const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await read());
-    return { params, query: resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind)) };
+    return { params, query: await resolveTrustedText(params, admission.caller, credentials.kind) };
   });
 }
 

@@ -96,6 +96,7 @@ export const PAGINATED_FIELDS: Readonly<Record<string, OperationId>> = {
   'Query.events': 'listEvents',
   'Query.logs': 'listLogs',
   'WebhookEndpoint.pendingEvents': 'listPendingWebhookEvents',
+  'Query.trustedDocuments': 'listGraphqlDocuments',
 };
 
 /**

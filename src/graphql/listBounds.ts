@@ -19,6 +19,8 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'Query.apiKeys': API_KEY_LIST_SIZE,
   // One per id asked for, at most 100 (resolvers/Node.ts refuses more).
   'Query.nodes': 100,
+  // The documents of one registration: at most the account's cap.
+  'Mutation.registerDocuments': ACCOUNT_CAPS.graphqlDocuments,
   // What WebhookEndpoint.deliveries shows: the last 50 deliveries (GET /webhook_endpoints/{id}/deliveries).
   'WebhookEndpoint.deliveries': 50,
   // The overview's buckets: 24 hourly (LAST_24_HOURS) or 7 daily; a bucket's statuses; the methods.

@@ -3,6 +3,7 @@
  * already return (snake_case, exactly as REST serves them). codegen.ts maps the GraphQL types to these
  * (`mappers`), so every resolver is type-checked against what the service really gives it.
  */
+import type { components } from '../../generated/openapi';
 import type { AccountResource, SandboxAccountResource } from '../domain/accounts/accountService';
 import type { ApiKeyResource } from '../domain/accounts/apiKeyService';
 import type { CheckoutSessionResource } from '../domain/checkout/checkoutSessionSerializer';
@@ -73,6 +74,12 @@ export type PaymentIntentEdgeModel = EdgeModel<PaymentIntentResource>;
 export type EventEdgeModel = EdgeModel<EventResource>;
 export type RefundEdgeModel = EdgeModel<RefundResource>;
 export type WebhookDeliveryEdgeModel = EdgeModel<EndpointDelivery>;
+
+/** A trusted document and the account's GraphQL settings, as REST answers them (/v1/graphql/...). */
+export type TrustedDocumentModel = components['schemas']['GraphqlDocument'];
+export type TrustedDocumentConnectionModel = ConnectionModel<TrustedDocumentModel>;
+export type TrustedDocumentEdgeModel = EdgeModel<TrustedDocumentModel>;
+export type GraphqlSettingsModel = components['schemas']['GraphqlSettings'];
 
 /** One message of `paymentIntentUpdated`: the snapshot, or a change with its event (REST spellings). */
 export interface PaymentIntentUpdateModel {

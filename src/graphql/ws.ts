@@ -21,8 +21,8 @@ import { answerAndClose, guardSocket } from '../http/rawAnswer';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
-import { admitDocument, contextOf, parseQuery, requestParams, resolveQueryText } from './admission';
-import { persistedQueryScope } from './persistedQueries';
+import { admitDocument, contextOf, parseQuery, requestParams } from './admission';
+import { resolveTrustedText } from './trustedDocuments';
 import { connectionClientToken } from './clientTokenScope';
 import { apiGraphQLError, formatErrors } from './errors';
 import { maintenanceError } from '../http/maintenance';
@@ -165,7 +165,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const params = requestParams(payload);
           // Authenticated and counted above: the document may be kept for the next operation that sends it.
-          const query = resolveQueryText(params, persistedQueryScope(admission.caller, credentials.kind));
+          const query = await resolveTrustedText(params, admission.caller, credentials.kind);
           throwKnownRefusalFor(query, params.operationName, admission);
           const document = parseQuery(query, true);
           // The limits before validation: a refusal costs their bounded walk, not graphql-js's validate.

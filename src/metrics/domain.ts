@@ -10,6 +10,16 @@ export const graphqlOperation = childCache((type: string) => ({
   error: graphqlOperations.child({ type, outcome: 'error' }),
 }));
 
+const untrustedDocuments = register(
+  new CounterCells(
+    'pgw_graphql_untrusted_documents_total',
+    'GraphQL documents that are not among their account\'s trusted documents, by credential kind and mode (audit: run; enforce: refused).',
+    ['credential', 'mode'],
+  ),
+);
+/** `untrustedDocument(credential)(mode).inc()`: credential is secret_key, restricted_key, client_token or dashboard. */
+export const untrustedDocument = childCache((credential: string) => childCache((mode: string) => untrustedDocuments.child({ credential, mode })));
+
 const paymentsCreated = register(new CounterCells('pgw_payments_created_total', 'Payment intents created, by method.', ['method']));
 export const paymentCreated = childCache((method: string) => paymentsCreated.child({ method }));
 

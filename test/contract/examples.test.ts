@@ -2,6 +2,7 @@
 // outbound webhook's body examples) has the shape of an answer the gateway really gave during this test —
 // same fields, same JSON types, same enum members; free values (ids, amounts, times, names) may differ.
 // The examples are what integrators read first on the docs page: they must not drift from the code.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -231,6 +232,15 @@ async function driveMainGateway(server: TestServer, receiver: Receiver): Promise
   const clientToken = await ok(api, 'POST', '/client_tokens', 201, { body: { payment_intent: express.id, expires_in: 900 } });
   await ok(anon, 'GET', `/public/payments/${express.id}?client_token=${clientToken.token}`, 200);
   await ok(api, 'DELETE', `/client_tokens/${clientToken.id}`, 200);
+  // Trusted GraphQL documents and the settings that say who must run only them.
+  const trusted = 'query PaymentStatus($id: ID!) { paymentIntent(id: $id) { id status } }';
+  const trustedId = createHash('sha256').update(trusted).digest('hex');
+  await ok(api, 'POST', '/graphql/documents', 200, { body: { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: trustedId, name: 'PaymentStatus', type: 'query', body: trusted }] } });
+  await ok(api, 'POST', '/graphql/documents', 400, { body: { [trustedId]: 'query Other { account { id } }' } });
+  await ok(api, 'GET', '/graphql/documents', 200);
+  await ok(api, 'GET', '/graphql/settings', 200);
+  await ok(api, 'PUT', '/graphql/settings', 200, { body: { trusted_documents: { client_token: 'enforce' } } });
+  await ok(api, 'DELETE', `/graphql/documents/sha256:${trustedId}`, 200);
   await ok(api, 'POST', `/payment_intents/${toCancel.id}/cancel`, 200);
   await ok(api, 'POST', '/sandbox/simulate/reference_paid', 200, { body: { reference: toPay.reference.number } });
 

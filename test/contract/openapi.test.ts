@@ -106,6 +106,12 @@ const DECISION_ENDPOINTS: [string, string, string][] = [
   ['POST', '/client_tokens', 'createClientToken'],
   ['DELETE', '/client_tokens/{id}', 'deleteClientToken'],
   ['GET', '/public/payments/{id}', 'getPublicPayment'],
+  // Trusted GraphQL documents and the GraphQL settings.
+  ['GET', '/graphql/documents', 'listGraphqlDocuments'],
+  ['POST', '/graphql/documents', 'registerGraphqlDocuments'],
+  ['DELETE', '/graphql/documents/{id}', 'deleteGraphqlDocument'],
+  ['GET', '/graphql/settings', 'getGraphqlSettings'],
+  ['PUT', '/graphql/settings', 'updateGraphqlSettings'],
 ];
 /** Served at the root (PUBLIC_BASE_URL), not under /v1. */
 const ROOT_ENDPOINTS: [string, string, string][] = [

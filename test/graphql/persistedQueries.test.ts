@@ -49,6 +49,8 @@ describe('persisted queries per credential kind', () => {
     const acct = await createAccount(baseUrl);
     const payment = await createExpressPayment(acct);
     const { token } = await mintToken(acct, payment.id);
+    // Client tokens register automatically only where their trusted-documents mode is off (audit by default).
+    expect((await acct.api.put('/graphql/settings', { trusted_documents: { client_token: 'off' } })).status).toBe(200);
     const byKey = `query($id: ID!) { paymentIntent(id: $id) { id status } } # key ${acct.id}`;
     await post(acct.sk, { query: byKey, variables: { id: payment.id }, extensions: persisted(byKey) });
     expect((await post(acct.sk, { variables: { id: payment.id }, extensions: persisted(byKey) })).data.paymentIntent.id).toBe(payment.id);

@@ -34,6 +34,11 @@ export interface AccountRecord {
    * read with the clock on the delivery path, it says whether endpoints a process remembers are current.
    */
   endpoints_version?: number;
+  /**
+   * The trusted-documents mode of each credential kind that set one (src/domain/graphqlDocuments); the
+   * kinds left out have their default.
+   */
+  graphql_trusted_documents?: Partial<Record<'secret_key' | 'restricted_key' | 'client_token' | 'dashboard', 'off' | 'audit' | 'enforce'>>;
 }
 
 /** The account fields a request's work reads on hot paths: its sandbox clock, and the entity of its references. */
@@ -56,6 +61,7 @@ const accountSchema = new Schema<AccountRecord>(
     // Key id -> revocation time: written by the driver only (rateLimitService.ts).
     revoked_keys: { type: Schema.Types.Mixed },
     endpoints_version: { type: Number },
+    graphql_trusted_documents: { type: Schema.Types.Mixed },
   },
   { versionKey: false, collection: 'accounts' },
 );

@@ -21,6 +21,7 @@ import { SandboxAccount } from './SandboxAccount';
 import { SandboxClock } from './SandboxClock';
 import { SandboxReset } from './SandboxReset';
 import { Subscription } from './Subscription';
+import { GraphqlSettings, TrustedDocument, TrustedDocumentConnection, TrustedDocumentMutations, TrustedDocumentQuery } from './TrustedDocuments';
 import { WebhookChaos, WebhookChaosReport } from './WebhookChaos';
 import { WebhookDelivery } from './WebhookDelivery';
 import { DeletedWebhookEndpoint, TestWebhookEvent, WebhookEndpoint } from './WebhookEndpoint';
@@ -33,8 +34,8 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   DateTime: DateTimeScalar,
   JSON: JsonScalar,
   SafeInt: SafeIntScalar,
-  Query: { ...Query, ...NodeQuery },
-  Mutation: { ...Mutation, ...ClientTokenMutations },
+  Query: { ...Query, ...NodeQuery, ...TrustedDocumentQuery },
+  Mutation: { ...Mutation, ...ClientTokenMutations, ...TrustedDocumentMutations },
   Node,
   Subscription,
   SandboxAccount,
@@ -62,4 +63,7 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   SandboxClock,
   SandboxReset,
   PaymentIntentUpdate,
+  TrustedDocument,
+  TrustedDocumentConnection,
+  GraphqlSettings,
 });

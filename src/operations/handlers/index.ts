@@ -1,6 +1,7 @@
 import type { GraphQLHandlerTable, GraphQLOperationId } from '../graphqlOperations';
 import type { ExecutableOperationId, HandlerTable } from '../types';
 import { accountGraphQLHandlers, accountHandlers } from './accounts';
+import { graphqlDocumentHandlers } from './graphqlDocuments';
 import { linkHandlers } from './links';
 import { paymentGraphQLHandlers, paymentHandlers } from './payments';
 import { webhookGraphQLHandlers, webhookHandlers } from './webhooks';
@@ -15,6 +16,7 @@ export const handlers = {
   ...paymentHandlers,
   ...linkHandlers,
   ...webhookHandlers,
+  ...graphqlDocumentHandlers,
 } satisfies HandlerTable<ExecutableOperationId>;
 
 export type Handlers = typeof handlers;

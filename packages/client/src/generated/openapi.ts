@@ -313,6 +313,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/graphql/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's trusted GraphQL documents
+         * @description The documents registered with `POST /graphql/documents`, newest first, without their text. Page
+         *     with `starting_after` = the id of the last document of the previous page.
+         *
+         *     Errors: 400 `invalid_request` for a bad `limit`, or a `starting_after` that is no document of the
+         *     account.
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
+         */
+        get: operations["listGraphqlDocuments"];
+        put?: never;
+        /**
+         * Register trusted GraphQL documents from a manifest
+         * @description Registers the documents of a manifest as the account's trusted documents, the operations its
+         *     frontends may run where the account's `trusted_documents` mode is `enforce` (see
+         *     `PUT /graphql/settings`). Two manifest formats are read as their tools write them:
+         *     - Apollo's `@apollo/generate-persisted-query-manifest`:
+         *       `{"format": "apollo-persisted-query-manifest", "version": 1, "operations": [{"id", "name", "type", "body"}]}`;
+         *     - graphql-codegen's client preset `persisted-documents.json`: `{"<sha256 hex>": "<document>"}`
+         *       (keys may also be written `sha256:<hex>`).
+         *
+         *     Each id must be the SHA-256 of its document's text, and each text a GraphQL document with one
+         *     operation; otherwise the whole manifest is refused (400 `invalid_request` naming the id) and
+         *     nothing is stored. Registering a document again changes nothing (the call is safe to repeat:
+         *     the answer lists the manifest's documents with the time each was first registered). An account
+         *     holds at most 1,000 documents (400 `invalid_request` naming the cap; delete some first); a
+         *     manifest larger than the request body limit is pushed in parts (`pgw documents push` does so).
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
+         */
+        post: operations["registerGraphqlDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/graphql/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The document's id, `sha256:<hex>`.
+                 * @example sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e
+                 */
+                id: components["parameters"]["GraphqlDocumentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a trusted GraphQL document
+         * @description Removes the document from the account's trusted documents: where the mode is `enforce`, it is
+         *     refused from then on (within 5 seconds on every gateway process).
+         *
+         *     Errors: 404 `resource_not_found` for an id that is not one of the account's documents.
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
+         */
+        delete: operations["deleteGraphqlDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/graphql/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the account's GraphQL settings
+         * @description Which documents each kind of credential may run on `/graphql`:
+         *     - `off`: any document (automatic persisted queries register hashes as they come);
+         *     - `audit`: any document, but one that is not a trusted document is counted
+         *       (`pgw_graphql_untrusted_documents_total`) and logged;
+         *     - `enforce`: trusted documents only; any other is refused with 400 `invalid_request`
+         *       ("document not registered").
+         *     Defaults: `off` for the keys and the dashboard, `audit` for client tokens. Publishable keys follow
+         *     the `client_token` setting (both live in browsers).
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
+         */
+        get: operations["getGraphqlSettings"];
+        /**
+         * Change the account's GraphQL settings
+         * @description Changes the `trusted_documents` mode of the credential kinds it names (the others keep theirs)
+         *     and answers the settings after the change. Takes effect at once on this process and within 5
+         *     seconds on every other. Safe to repeat.
+         *
+         *     Errors: 400 `invalid_request` for an unknown kind or mode.
+         *
+         *     Permission: the account's full secret key only (`secret_key`).
+         */
+        put: operations["updateGraphqlSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment_methods": {
         parameters: {
             query?: never;
@@ -2440,6 +2555,121 @@ export interface components {
              */
             created_at: string;
         };
+        /** @description A trusted document's id, `sha256:` and the SHA-256 (hex) of its text. */
+        GraphqlDocumentId: string;
+        /** @description A trusted GraphQL document (its text is what the manifest sent; it is not returned). */
+        GraphqlDocument: {
+            /**
+             * @description Always `graphql_document`.
+             * @constant
+             */
+            object: "graphql_document";
+            id: components["schemas"]["GraphqlDocumentId"];
+            /** @description The operation's name, null for an anonymous operation. */
+            name: string | null;
+            /**
+             * @description The operation's type.
+             * @enum {string}
+             */
+            type: "query" | "mutation" | "subscription";
+            /**
+             * Format: date-time
+             * @description When the document was first registered.
+             */
+            created_at: string;
+        };
+        /** @description Trusted GraphQL documents, newest first. */
+        GraphqlDocumentList: {
+            /**
+             * @description Always `list`.
+             * @constant
+             */
+            object: "list";
+            /** @description Whether more documents follow (a page of `GET /graphql/documents`); always false for a registration. */
+            has_more: boolean;
+            /** @description The documents, without their text. */
+            data: components["schemas"]["GraphqlDocument"][];
+        };
+        /**
+         * @description Apollo's persisted query manifest (`format: apollo-persisted-query-manifest`), or graphql-codegen's
+         *     client preset map of SHA-256 to document text.
+         */
+        GraphqlDocumentManifest: components["schemas"]["ApolloPersistedQueryManifest"] | components["schemas"]["PersistedDocumentMap"];
+        /** @description What `@apollo/generate-persisted-query-manifest` writes. */
+        ApolloPersistedQueryManifest: {
+            /**
+             * @description Always `apollo-persisted-query-manifest`.
+             * @constant
+             */
+            format: "apollo-persisted-query-manifest";
+            /**
+             * Format: int32
+             * @description The manifest format version, always 1.
+             */
+            version: number;
+            /** @description The operations, each with its text. */
+            operations: {
+                /** @description The SHA-256 (hex) of `body`, optionally written `sha256:<hex>`. */
+                id: string;
+                /** @description The operation's name (read from the document when absent). */
+                name?: string;
+                /**
+                 * @description The operation's type (it must be the document's own).
+                 * @enum {string}
+                 */
+                type?: "query" | "mutation" | "subscription";
+                /** @description The document's text, exactly as the client sends it. */
+                body: string;
+            }[];
+        };
+        /** @description What graphql-codegen's client preset writes to `persisted-documents.json`. */
+        PersistedDocumentMap: {
+            [key: string]: string;
+        };
+        /** @description The answer to `DELETE /graphql/documents/{id}`. */
+        DeletedGraphqlDocument: {
+            id: components["schemas"]["GraphqlDocumentId"];
+            /**
+             * @description Always `graphql_document`.
+             * @constant
+             */
+            object: "graphql_document";
+            /**
+             * @description Always true.
+             * @constant
+             */
+            deleted: true;
+        };
+        /**
+         * @description `off`: any document; `audit`: any, the untrusted counted and logged; `enforce`: trusted documents only.
+         * @enum {string}
+         */
+        TrustedDocumentsMode: "off" | "audit" | "enforce";
+        /** @description The account's GraphQL settings. */
+        GraphqlSettings: {
+            /**
+             * @description Always `graphql_settings`.
+             * @constant
+             */
+            object: "graphql_settings";
+            /** @description The trusted-documents mode of each kind of credential. */
+            trusted_documents: {
+                secret_key: components["schemas"]["TrustedDocumentsMode"];
+                restricted_key: components["schemas"]["TrustedDocumentsMode"];
+                client_token: components["schemas"]["TrustedDocumentsMode"];
+                dashboard: components["schemas"]["TrustedDocumentsMode"];
+            };
+        };
+        /** @description The modes to change; kinds left out keep theirs. */
+        UpdateGraphqlSettingsRequest: {
+            /** @description The new mode of each kind named. */
+            trusted_documents: {
+                secret_key?: components["schemas"]["TrustedDocumentsMode"];
+                restricted_key?: components["schemas"]["TrustedDocumentsMode"];
+                client_token?: components["schemas"]["TrustedDocumentsMode"];
+                dashboard?: components["schemas"]["TrustedDocumentsMode"];
+            };
+        };
         /** @description The answer to `DELETE /client_tokens/{id}`. */
         DeletedClientToken: {
             /** @description Id of the revoked token. */
@@ -3675,6 +3905,16 @@ export interface components {
          */
         PaymentIntentStatusFilter: components["schemas"]["PaymentIntentStatus"];
         /**
+         * @description The document's id, `sha256:<hex>`.
+         * @example sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e
+         */
+        GraphqlDocumentId: components["schemas"]["GraphqlDocumentId"];
+        /**
+         * @description Cursor: the id of the last document of the previous page; returns the documents registered before it. An id that is not one of the account's documents: 400 `invalid_request`.
+         * @example sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e
+         */
+        GraphqlDocumentStartingAfter: components["schemas"]["GraphqlDocumentId"];
+        /**
          * @description Cursor: the id of the last event of the previous page; returns the events created before it. An id that is not one of the account's events: 400 `invalid_request`.
          * @example evt_KbDRoe7DDnnozY3aOwehgCVD
          */
@@ -4376,6 +4616,288 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    listGraphqlDocuments: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Number of items to return, 1 to 100, in plain decimal digits (out of range, or written otherwise
+                 *     — `1e2`, `0x10`, `+5`, `5.0` — is 400 `invalid_request`, never clamped or coerced).
+                 * @example 20
+                 */
+                limit?: components["parameters"]["PageLimit"];
+                /**
+                 * @description Cursor: the id of the last document of the previous page; returns the documents registered before it. An id that is not one of the account's documents: 400 `invalid_request`.
+                 * @example sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e
+                 */
+                starting_after?: components["parameters"]["GraphqlDocumentStartingAfter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's trusted documents. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "object": "graphql_document",
+                     *           "id": "sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e",
+                     *           "name": "PaymentStatus",
+                     *           "type": "query",
+                     *           "created_at": "2026-12-06T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GraphqlDocumentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    registerGraphqlDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "format": "apollo-persisted-query-manifest",
+                 *       "version": 1,
+                 *       "operations": [
+                 *         {
+                 *           "id": "7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e",
+                 *           "name": "PaymentStatus",
+                 *           "type": "query",
+                 *           "body": "query PaymentStatus($id: ID!) { paymentIntent(id: $id) { id status } }"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GraphqlDocumentManifest"];
+            };
+        };
+        responses: {
+            /** @description The manifest's documents, registered. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "has_more": false,
+                     *       "data": [
+                     *         {
+                     *           "object": "graphql_document",
+                     *           "id": "sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e",
+                     *           "name": "PaymentStatus",
+                     *           "type": "query",
+                     *           "created_at": "2026-12-06T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GraphqlDocumentList"];
+                };
+            };
+            /**
+             * @description `invalid_request`: a manifest in neither format, an id that is not the SHA-256 of its text,
+             *     a text that is not one GraphQL operation, or the account's 1,000 documents reached.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Document 'sha256:7d5e…' does not match its id: the id must be the SHA-256 of the document's text",
+                     *         "request_id": "req_Hq2vX7mN4pL9sT1wY6zB3cDf"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    deleteGraphqlDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The document's id, `sha256:<hex>`.
+                 * @example sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e
+                 */
+                id: components["parameters"]["GraphqlDocumentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document is removed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sha256:7d5e6c8b1c0f3a2e9b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a6c8e",
+                     *       "object": "graphql_document",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedGraphqlDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    getGraphqlSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's GraphQL settings. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "graphql_settings",
+                     *       "trusted_documents": {
+                     *         "secret_key": "off",
+                     *         "restricted_key": "off",
+                     *         "client_token": "audit",
+                     *         "dashboard": "off"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GraphqlSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    updateGraphqlSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "trusted_documents": {
+                 *         "client_token": "enforce"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateGraphqlSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description The account's GraphQL settings after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "graphql_settings",
+                     *       "trusted_documents": {
+                     *         "secret_key": "off",
+                     *         "restricted_key": "off",
+                     *         "client_token": "enforce",
+                     *         "dashboard": "off"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GraphqlSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Maintenance"];

@@ -115,6 +115,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "deleteGraphqlDocument": {
+    "method": "DELETE",
+    "path": "/graphql/documents/{id}",
+    "root": false,
+    "idempotencyKey": false
+  },
   "deleteWebhookEndpoint": {
     "method": "DELETE",
     "path": "/webhook_endpoints/{id}",
@@ -143,6 +149,12 @@ export const operations = {
     "method": "GET",
     "path": "/docs",
     "root": true,
+    "idempotencyKey": false
+  },
+  "getGraphqlSettings": {
+    "method": "GET",
+    "path": "/graphql/settings",
+    "root": false,
     "idempotencyKey": false
   },
   "getMetrics": {
@@ -241,6 +253,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "listGraphqlDocuments": {
+    "method": "GET",
+    "path": "/graphql/documents",
+    "root": false,
+    "idempotencyKey": false
+  },
   "listLogs": {
     "method": "GET",
     "path": "/logs",
@@ -295,6 +313,12 @@ export const operations = {
     "root": false,
     "idempotencyKey": false
   },
+  "registerGraphqlDocuments": {
+    "method": "POST",
+    "path": "/graphql/documents",
+    "root": false,
+    "idempotencyKey": false
+  },
   "resetSandbox": {
     "method": "POST",
     "path": "/sandbox/reset",
@@ -346,6 +370,12 @@ export const operations = {
   "streamPublicPaymentEvents": {
     "method": "GET",
     "path": "/public/payments/{id}/events",
+    "root": false,
+    "idempotencyKey": false
+  },
+  "updateGraphqlSettings": {
+    "method": "PUT",
+    "path": "/graphql/settings",
     "root": false,
     "idempotencyKey": false
   }
