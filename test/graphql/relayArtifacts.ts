@@ -54,6 +54,59 @@ function edges(edgeType: string, nodeType: string, fields: readonly string[]) {
   } as const;
 }
 
+/**
+ * A @refetchable fragment with one forward @connection(key) on `field` (first/after root variables):
+ * its metadata as usePaginationFragment reads it, and the field renamed to the connection's handle
+ * key, aliased back to its name, with the selections @connection completes.
+ */
+function paginationFragment(spec: {
+  name: string;
+  type: string;
+  key: string;
+  field: string;
+  connectionType: string;
+  edgeType: string;
+  nodeType: string;
+  nodeFields: readonly string[];
+  operation: ConcreteRequest;
+  fragmentPathInResult: string[];
+  identifierInfo?: { identifierField: string; identifierQueryVariableName: string };
+  after?: readonly ReaderSelection[];
+}): ReaderFragment {
+  return {
+    argumentDefinitions: [
+      { kind: 'RootArgument', name: 'after' },
+      { kind: 'RootArgument', name: 'first' },
+    ],
+    kind: 'Fragment',
+    metadata: {
+      connection: [{ count: 'first', cursor: 'after', direction: 'forward', path: [spec.field] }],
+      refetch: {
+        connection: { forward: { count: 'first', cursor: 'after' }, backward: null, path: [spec.field] },
+        fragmentPathInResult: spec.fragmentPathInResult,
+        operation: spec.operation,
+        ...(spec.identifierInfo ? { identifierInfo: spec.identifierInfo } : {}),
+      },
+    },
+    name: spec.name,
+    selections: [
+      {
+        alias: spec.field,
+        args: null,
+        concreteType: spec.connectionType,
+        kind: 'LinkedField',
+        name: `__${spec.key}_connection`,
+        plural: false,
+        selections: [edges(spec.edgeType, spec.nodeType, spec.nodeFields), pageInfo] as readonly ReaderSelection[],
+        storageKey: null,
+      },
+      ...(spec.after ?? []),
+    ],
+    type: spec.type,
+    abstractKey: null,
+  };
+}
+
 // ----- a payment's status, refetchable through node(id:) (useRefetchableFragment) ---------------------
 
 const paymentStatusFields = ['id', 'status', 'amount', 'amountRefunded'] as const;
@@ -306,38 +359,20 @@ fragment RefundList_payment on PaymentIntent @refetchable(queryName: "RefundList
   id
 }
 */
-export const RefundList_payment: ReaderFragment = {
-  argumentDefinitions: [
-    { kind: 'RootArgument', name: 'after' },
-    { kind: 'RootArgument', name: 'first' },
-  ],
-  kind: 'Fragment',
-  metadata: {
-    connection: [{ count: 'first', cursor: 'after', direction: 'forward', path: ['refundsConnection'] }],
-    refetch: {
-      connection: { forward: { count: 'first', cursor: 'after' }, backward: null, path: ['refundsConnection'] },
-      fragmentPathInResult: ['node'],
-      operation: RefundListPaginationQuery,
-      identifierInfo: { identifierField: 'id', identifierQueryVariableName: 'id' },
-    },
-  },
+export const RefundList_payment = paginationFragment({
   name: 'RefundList_payment',
-  selections: [
-    {
-      alias: 'refundsConnection',
-      args: null,
-      concreteType: 'RefundConnection',
-      kind: 'LinkedField',
-      name: `__${REFUNDS_CONNECTION_KEY}_connection`,
-      plural: false,
-      selections: [edges('RefundEdge', 'Refund', ['id', 'amount', 'status']), pageInfo] as readonly ReaderSelection[],
-      storageKey: null,
-    },
-    scalar('id'),
-  ],
   type: 'PaymentIntent',
-  abstractKey: null,
-};
+  key: REFUNDS_CONNECTION_KEY,
+  field: 'refundsConnection',
+  connectionType: 'RefundConnection',
+  edgeType: 'RefundEdge',
+  nodeType: 'Refund',
+  nodeFields: ['id', 'amount', 'status'],
+  operation: RefundListPaginationQuery,
+  fragmentPathInResult: ['node'],
+  identifierInfo: { identifierField: 'id', identifierQueryVariableName: 'id' },
+  after: [scalar('id')],
+});
 
 /*
 query RefundListQuery($id: ID!, $first: Int!, $after: String) {
@@ -467,33 +502,15 @@ fragment PaymentList_query on Query @refetchable(queryName: "PaymentListPaginati
   }
 }
 */
-export const PaymentList_query: ReaderFragment = {
-  argumentDefinitions: [
-    { kind: 'RootArgument', name: 'after' },
-    { kind: 'RootArgument', name: 'first' },
-  ],
-  kind: 'Fragment',
-  metadata: {
-    connection: [{ count: 'first', cursor: 'after', direction: 'forward', path: ['paymentIntents'] }],
-    refetch: {
-      connection: { forward: { count: 'first', cursor: 'after' }, backward: null, path: ['paymentIntents'] },
-      fragmentPathInResult: [],
-      operation: PaymentListPaginationQuery,
-    },
-  },
+export const PaymentList_query = paginationFragment({
   name: 'PaymentList_query',
-  selections: [
-    {
-      alias: 'paymentIntents',
-      args: null,
-      concreteType: 'PaymentIntentConnection',
-      kind: 'LinkedField',
-      name: `__${PAYMENTS_CONNECTION_KEY}_connection`,
-      plural: false,
-      selections: [edges('PaymentIntentEdge', 'PaymentIntent', ['id', 'amount', 'status']), pageInfo] as readonly ReaderSelection[],
-      storageKey: null,
-    },
-  ],
   type: 'Query',
-  abstractKey: null,
-};
+  key: PAYMENTS_CONNECTION_KEY,
+  field: 'paymentIntents',
+  connectionType: 'PaymentIntentConnection',
+  edgeType: 'PaymentIntentEdge',
+  nodeType: 'PaymentIntent',
+  nodeFields: ['id', 'amount', 'status'],
+  operation: PaymentListPaginationQuery,
+  fragmentPathInResult: [],
+});
