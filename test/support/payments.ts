@@ -30,6 +30,13 @@ export async function createPayment(api: ApiClient, body: Record<string, unknown
   return res.body;
 }
 
+/** `count` express payments of 1000, 2000, … AOA, created one after the other; their ids, oldest first. */
+export async function createPayments(api: ApiClient, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 1; i <= count; i++) ids.push((await createPayment(api, expressBody('923000000', 1000 * i))).id);
+  return ids;
+}
+
 export async function getPayment(api: ApiClient, id: string): Promise<any> {
   const res = await api.get(`/payment_intents/${id}`);
   expect(res.status, res.text).toBe(200);
