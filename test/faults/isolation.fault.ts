@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { buildSchema, getNamedType, isInterfaceType, isObjectType, type GraphQLField } from 'graphql';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,9 +50,11 @@ beforeAll(async () => {
   A.link = await ok(api.post('/payment_links', { amount: 4_000, description: `${MARK} link` }), 201, 'A link');
   A.session = await ok(api.post('/checkout/sessions', { amount: 4_000, merchant_reference: `${MARK}-cs` }), 201, 'A session');
   A.clientToken = await ok(api.post('/client_tokens', { payment_intent: A.express.id }), 201, 'A client token');
+  const trusted = `query Trusted { account { id } } # ${MARK}`;
+  A.document = (await ok(api.post('/graphql/documents', { [createHash('sha256').update(trusted).digest('hex')]: trusted }), 200, 'A trusted document')).data[0];
   const deliveries = await waitFor(async () => (await api.get(`/webhook_endpoints/${A.endpoint.id}/deliveries`)).body.data as any[], (d) => d.length > 0);
   A.delivery = deliveries[0];
-  secrets = [MARK, a.id, A.key.id, A.endpoint.id, A.pending.id, A.paid.id, A.refund.id, A.express.id, A.link.id, A.link.code, A.session.id, A.delivery.id, A.clientToken.id, A.clientToken.token];
+  secrets = [MARK, a.id, A.key.id, A.endpoint.id, A.pending.id, A.paid.id, A.refund.id, A.express.id, A.link.id, A.link.code, A.session.id, A.delivery.id, A.clientToken.id, A.clientToken.token, A.document.id];
 }, 120_000);
 
 afterAll(async () => {
@@ -72,6 +75,7 @@ function aIdFor(op: OperationSpec, name: string): string {
   if (p.startsWith('/checkout/sessions/')) return A.session.id;
   if (p.startsWith('/webhook_endpoints/')) return A.endpoint.id;
   if (p.startsWith('/client_tokens/')) return A.clientToken.id;
+  if (p.startsWith('/graphql/documents/')) return A.document.id;
   throw new Error(`isolation: no fixture of account A for {${name}} of ${op.operationId} (${op.path}); add one`);
 }
 
@@ -162,6 +166,7 @@ describe('GraphQL: B\'s key on A\'s ids', () => {
     // Events to acknowledge on A's endpoint: any well-formed id (the endpoint is what B may not reach).
     if (arg === 'ids') return 'evt_000000000000000000000000';
     if (/clientToken/i.test(field)) return A.clientToken.id;
+    if (/trustedDocument/i.test(field)) return A.document.id;
     if (/paymentIntent|PaymentIntent/.test(field)) return A.pending.id;
     if (/refund/i.test(field)) return A.refund.id;
     if (/paymentLink/i.test(field)) return A.link.id;

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CLI_VERSION } from './api';
 import { clockAdvance, clockShow } from './commands/clock';
+import { documentsPush } from './commands/documents';
 import { eventsTail } from './commands/eventsTail';
 import { listen } from './commands/listen';
 import { login } from './commands/login';
@@ -93,6 +94,14 @@ export function buildProgram(): Command {
   withConnection(
     clock.command('advance').description('move the clock forward; due timers fire').argument('<duration>', '90s, 30m, 72h, 2d, 1h30m or seconds'),
   ).action(clockAdvance);
+
+  const documents = program.command('documents').description("the account's trusted GraphQL documents");
+  withConnection(
+    documents
+      .command('push')
+      .description("register a manifest's operations as trusted documents (Apollo's persisted query manifest or graphql-codegen's persisted-documents.json)")
+      .argument('<file>', 'the manifest file'),
+  ).action(documentsPush);
 
   withConnection(
     program

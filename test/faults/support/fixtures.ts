@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createAccount, idempotencyKey, type TestAccount } from '../../support/accounts';
 import type { ApiClient } from '../../support/client';
 import type { Receiver } from '../../support/receiver';
@@ -83,6 +84,10 @@ export async function createFuzzFixtures(baseUrl: string, receiverUrl: string): 
   const bSession = await ok(b.api.post('/checkout/sessions', { amount: 5_000 }), 201, 'B session');
   const bEndpoint = await ok(b.api.post('/webhook_endpoints', { url: `${receiverUrl}/fuzz-b` }), 201, 'B endpoint');
 
+  // Trusted documents that fuzzed DELETE /graphql/documents/{id} may remove.
+  const spareTexts = Array.from({ length: 4 }, (_, i) => `query Spare${i} { account { id } }`);
+  const spareDocuments = (await a.api.post('/graphql/documents', Object.fromEntries(spareTexts.map((t) => [createHash('sha256').update(t).digest('hex'), t])))).body.data as Array<{ id: string }>;
+
   const fx: FuzzFixtures = {
     sk: a.sk,
     pk: a.pk,
@@ -102,6 +107,7 @@ export async function createFuzzFixtures(baseUrl: string, receiverUrl: string): 
     clientToken: readToken.token,
     spareClientTokenIds: spareTokens.map((t) => t.id),
     spareKeyIds: spare.map((k) => k.id),
+    spareDocumentIds: spareDocuments.map((d) => d.id),
     receiverUrl,
     foreignIds: [bPay.id, bLink.id, bLink.code, bSession.id, bEndpoint.id],
   };

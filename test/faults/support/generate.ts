@@ -29,6 +29,8 @@ export interface FuzzFixtures {
   spareClientTokenIds: string[];
   /** Restricted keys that fuzzed DELETE /api_keys/{id} may revoke. */
   spareKeyIds: string[];
+  /** Trusted documents (`sha256:<hex>`) that fuzzed DELETE /graphql/documents/{id} may remove. */
+  spareDocumentIds: string[];
   receiverUrl: string;
   /** Ids of the other account's objects, for cross-account path params. */
   foreignIds: string[];
@@ -57,6 +59,7 @@ export function pathParamValue(op: OperationSpec, name: string, fx: FuzzFixtures
   if (p.startsWith('/webhook_endpoints/')) return fx.endpointId;
   if (p.startsWith('/api_keys/')) return rng.pick(fx.spareKeyIds);
   if (p.startsWith('/client_tokens/')) return rng.pick(fx.spareClientTokenIds);
+  if (p.startsWith('/graphql/documents/')) return rng.pick(fx.spareDocumentIds);
   throw new Error(`no fixture for path parameter ${name} of ${op.operationId}`);
 }
 
