@@ -27,7 +27,7 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
  */
 
 const denied = (what: string) =>
-  new ApiError('permission_denied', `A client token reads only its payment's public view (paymentIntent, paymentIntentUpdated); ${what} needs an API key.`);
+  new ApiError('permission_denied', `A client token reads only its payment's public view (paymentIntent, node, paymentIntentUpdated); ${what} needs an API key.`);
 
 type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
 
@@ -58,9 +58,14 @@ interface Allowed {
 const reference: Allowed = { fields: new Set(['entity', 'number', 'expiresAt']), children: {} };
 const intent: Allowed = { fields: new Set(Object.keys(PUBLIC_INTENT_FIELDS)), children: { reference } };
 const update: Allowed = { fields: new Set(['snapshot', 'eventType', 'eventId', 'paymentIntent']), children: { paymentIntent: intent } };
-const ROOTS: Record<string, { field: string; selects: Allowed }> = {
-  query: { field: 'paymentIntent', selects: intent },
-  subscription: { field: 'paymentIntentUpdated', selects: update },
+/**
+ * The root fields a token may call, by operation type, and what each may select. `node(id:)` is Relay's
+ * refetch of the same payment (useRefetchableFragment): the token's own id, so a PaymentIntent, read
+ * as `paymentIntent` reads it (its inline fragments are checked as the payment's own fields).
+ */
+const ROOTS: Record<string, Readonly<Record<string, Allowed>>> = {
+  query: { paymentIntent: intent, node: intent },
+  subscription: { paymentIntentUpdated: update },
 };
 
 /** Throws unless the operation is one a token may run, on its own payment. */
@@ -100,11 +105,12 @@ export function checkClientTokenOperation(
     });
   };
   walk(operation.selectionSet, (name, sub, args) => {
-    if (name !== root.field) throw denied(`the field ${name}`);
+    const selects = root[name];
+    if (!selects) throw denied(`the field ${name}`);
     const id = args.find((a) => a.name.value === 'id')?.value;
     const value = id?.kind === Kind.STRING ? id.value : id?.kind === Kind.VARIABLE ? variables?.[id.name.value] : undefined;
     requireGrantFor(grant, typeof value === 'string' ? value : '');
-    checkSelection(root.selects, sub, name);
+    checkSelection(selects, sub, name);
   });
 }
 

@@ -113,9 +113,17 @@ describe('nodes(ids:)', () => {
     expect(costly.body.errors?.[0]?.message).toMatch(/Query too expensive/);
   });
 
-  it('is not for client tokens, which read their payment with paymentIntent(id)', async () => {
+  it("refetches a client token's own payment (public view only), and nothing else", async () => {
     const token = (await acct.api.post('/client_tokens', { payment_intent: ids.PaymentIntent })).body.token as string;
-    const res = await gql(server.baseUrl, token, NODE, { id: ids.PaymentIntent });
-    expect(res.body.errors?.[0]?.extensions?.code).toBe('permission_denied');
+    const own = await gql(server.baseUrl, token, `query($id: ID!) { node(id: $id) { __typename id ... on PaymentIntent { status amount } } }`, { id: ids.PaymentIntent });
+    expect(own.body.errors).toBeUndefined();
+    expect(own.body.data.node).toEqual({ __typename: 'PaymentIntent', id: ids.PaymentIntent, status: expect.any(String), amount: 5000 });
+    // A field beyond the public view, another object, or several ids: refused before anything runs.
+    const beyond = await gql(server.baseUrl, token, `query($id: ID!) { node(id: $id) { ... on PaymentIntent { metadata } } }`, { id: ids.PaymentIntent });
+    expect(beyond.body.errors?.[0]?.extensions?.code).toBe('permission_denied');
+    const other = await gql(server.baseUrl, token, NODE, { id: ids.Refund });
+    expect(other.body.errors?.[0]?.extensions?.code).toBe('authentication_failed');
+    const many = await gql(server.baseUrl, token, `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [ids.PaymentIntent] });
+    expect(many.body.errors?.[0]?.extensions?.code).toBe('permission_denied');
   });
 });
