@@ -123,9 +123,9 @@ async function main(): Promise<void> {
     if (graphqlIntent) {
       graphqlBody = JSON.stringify({ query: GRAPHQL_DETAIL_QUERY, variables: { id: graphqlIntent } });
       const check = await new Api(gw.url, account.sk).request('POST', '/graphql', JSON.parse(graphqlBody));
-      const refunds = (check.body as any)?.data?.paymentIntent?.refunds?.length;
+      const refunds = (check.body as any)?.data?.paymentIntent?.refundsConnection?.nodes?.length;
       if (check.status !== 200 || (check.body as any)?.errors) results.notes.push(`GraphQL check answered ${check.status} ${JSON.stringify(check.body).slice(0, 200)}`);
-      else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.events.length} events`);
+      else log(`  GraphQL intent has ${refunds} refunds and ${(check.body as any).data.paymentIntent.eventsConnection.nodes.length} events`);
     }
     // The same 200 intents as the GET row, one body each, in turn.
     const graphqlOneBodies = results.graphqlAvailable && want('graphqlOne') ? seeded.map((id) => JSON.stringify({ query: GRAPHQL_ONE_QUERY, variables: { id } })) : null;

@@ -1,7 +1,8 @@
 /** The GraphQL rows' queries (bench/run.ts), also sent by bench/profile/fixedLoad.ts. */
 
 /**
- * The payment detail page in one query: the intent, its refunds and its events, every field of each,
+ * The payment detail page in one query, as the dashboard sends it (connections, a page of 20 each): the
+ * intent, its refunds and its events, every field of each,
  * and each event's `data` also as its typed object (paymentIntent, refund, checkoutSession) with every
  * field. Left out: the links back to the intent (`Refund.paymentIntent`, `CheckoutSession.paymentIntent`),
  * which the page already has and the cost limit prices as a cycle, and `webhookDeliveries` (another view).
@@ -13,12 +14,15 @@ const CHECKOUT_SESSION_FIELDS = 'id url amount currency methods status paymentIn
 export const GRAPHQL_DETAIL_QUERY = `query PaymentDetail($id: ID!) {
   paymentIntent(id: $id) {
     ${INTENT_FIELDS}
-    refunds { ${REFUND_FIELDS} }
-    events {
-      id type livemode createdAt data
-      paymentIntent { ${INTENT_FIELDS} }
-      refund { ${REFUND_FIELDS} }
-      checkoutSession { ${CHECKOUT_SESSION_FIELDS} }
+    refundsConnection(first: 20) { nodes { ${REFUND_FIELDS} } pageInfo { hasNextPage endCursor } }
+    eventsConnection(first: 20) {
+      nodes {
+        id type livemode createdAt data
+        paymentIntent { ${INTENT_FIELDS} }
+        refund { ${REFUND_FIELDS} }
+        checkoutSession { ${CHECKOUT_SESSION_FIELDS} }
+      }
+      pageInfo { hasNextPage endCursor }
     }
   }
 }`;

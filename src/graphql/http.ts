@@ -171,12 +171,20 @@ function countedIfRefused(type: string | undefined, check: () => void): void {
   }
 }
 
-/** A refusal's GraphQL-shaped body, serialized here so that the log keeps the very text sent. */
+/**
+ * A refusal's GraphQL-shaped body, serialized here so that the log keeps the very text sent. Its type is
+ * the one the client prefers of the two GraphQL over HTTP defines: clients that ask for
+ * `application/graphql-response+json` first (Apollo Client 4, urql) read a 4xx answer's errors as GraphQL
+ * errors only under that type; any other client gets `application/json`, as before.
+ */
 function sendJsonError(res: Response, error: ApiError, requestId: string): void {
   const text = JSON.stringify(errorResponseBody(error, requestId));
   keepResponseBody(res, text);
-  res.status(error.status).type('application/json').send(text);
+  res.status(error.status).type(res.req.accepts(ERROR_TYPES) === GRAPHQL_RESPONSE_TYPE ? GRAPHQL_RESPONSE_TYPE : 'application/json').send(text);
 }
+
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
+const ERROR_TYPES = ['application/json', GRAPHQL_RESPONSE_TYPE];
 
 /**
  * What an HTTP request presents: `Authorization: Bearer` with a client token or a key; without that
@@ -213,7 +221,7 @@ async function readQueryText(
       return body.value;
     };
     const params = req.method === 'GET' ? requestParamsOfSearch(req.query as Record<string, unknown>) : requestParams(await read());
-    return { params, query: await resolveTrustedText(params, admission.caller, credentials.kind) };
+    return { params, query: await resolveTrustedText(params, admission, credentials.kind) };
   });
 }
 

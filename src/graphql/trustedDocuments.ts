@@ -1,8 +1,8 @@
 import { ApiError } from '../errors';
 import { logger } from '../logger';
-import type { Credentials } from '../operations/admit';
+import type { Admission, Credentials } from '../operations/admit';
 import type { Caller } from '../operations/caller';
-import { trustedDocumentsModes, type CredentialKind, type TrustedDocumentsMode } from '../domain/graphqlDocuments/graphqlSettingsService';
+import { trustedDocumentsModes, withDefaults, type CredentialKind, type TrustedDocumentsMode } from '../domain/graphqlDocuments/graphqlSettingsService';
 import { hashOfId, sha256Hex } from '../domain/graphqlDocuments/manifest';
 import { trustedDocumentText } from '../domain/graphqlDocuments/trustedDocumentService';
 import { untrustedDocument } from '../metrics/domain';
@@ -23,14 +23,16 @@ import { persistedQueryScope } from './persistedQueries';
  * - `enforce`: trusted documents only; anything else is 400 `invalid_request` "document not registered".
  * A keyless caller (it may only create a sandbox account) has no account and no mode: as `off`, storing nothing.
  */
-export async function resolveTrustedText(params: GraphQLRequestParams, caller: Caller, presented: Credentials['kind']): Promise<string> {
+export async function resolveTrustedText(params: GraphQLRequestParams, admission: Admission, presented: Credentials['kind']): Promise<string> {
+  const caller = admission.caller;
   if (caller.kind === 'public') {
     if (params.documentId !== undefined) throw notRegistered(params.documentId);
     return resolveQueryText(params, null);
   }
   const accountId = caller.actor.accountId;
   const kind = credentialKindOf(caller, presented);
-  const mode = (await trustedDocumentsModes(accountId))[kind];
+  // A key's count read the account's modes with its clock (no read of its own); a client token's did not.
+  const mode = (admission.account ? withDefaults(admission.account.graphql_trusted_documents) : await trustedDocumentsModes(accountId))[kind];
   if (params.documentId !== undefined) {
     const hash = hashOfId(params.documentId);
     if (hash === undefined || !params.documentId.startsWith('sha256:')) throw ApiError.invalid("'documentId' must be 'sha256:' and the SHA-256 (hex) of a trusted document's text");

@@ -165,7 +165,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';
           const params = requestParams(payload);
           // Authenticated and counted above: the document may be kept for the next operation that sends it.
-          const query = await resolveTrustedText(params, admission.caller, credentials.kind);
+          const query = await resolveTrustedText(params, admission, credentials.kind);
           throwKnownRefusalFor(query, params.operationName, admission);
           const document = parseQuery(query, true);
           // The limits before validation: a refusal costs their bounded walk, not graphql-js's validate.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { newId, randomBase62, type IdPrefix } from '../../src/ids';
 import { loadContract, type OperationSpec } from '../faults/support/contract';
 import { createAccount, type TestAccount } from '../support/accounts';
@@ -24,12 +25,14 @@ const ISSUED: Record<string, () => string> = {
   whe: () => newId('whe'),
   whd: () => newId('whd'),
   ctok: () => newId('ctok'),
+  // Trusted GraphQL documents: `sha256:` and the hex digest of their text.
+  sha256: () => `sha256:${createHash('sha256').update(randomBase62(16)).digest('hex')}`,
   // Payment-link codes (src/domain/links/paymentLinkService.ts).
   '': () => randomBase62(8),
 };
 
 function prefixOf(pattern: string): string {
-  return /^\^([a-z]+)_/.exec(pattern)?.[1] ?? '';
+  return /^\^([a-z0-9]+)[_:]/.exec(pattern)?.[1] ?? '';
 }
 
 describe('path parameter patterns', () => {

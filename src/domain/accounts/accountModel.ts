@@ -41,8 +41,11 @@ export interface AccountRecord {
   graphql_trusted_documents?: Partial<Record<'secret_key' | 'restricted_key' | 'client_token' | 'dashboard', 'off' | 'audit' | 'enforce'>>;
 }
 
-/** The account fields a request's work reads on hot paths: its sandbox clock, and the entity of its references. */
-export type AccountClock = Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity'>;
+/**
+ * The account fields a request's work reads on hot paths: its sandbox clock, the entity of its
+ * references, and (GraphQL) its trusted-documents modes. A key's count reads them in the same command.
+ */
+export type AccountClock = Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity' | 'graphql_trusted_documents'>;
 
 const accountSchema = new Schema<AccountRecord>(
   {

@@ -25,8 +25,14 @@ const accounts = () => driverCollection<AccountRecord>(AccountModel);
 // eslint-disable-next-line no-restricted-syntax -- a cache of what the database holds, keyed by account: shared by the gateways on it
 const modes = new ExpiringCache<TrustedDocumentsModes>(5_000, 50_000, 8 * 2 ** 20);
 
-const withDefaults = (stored: Partial<TrustedDocumentsModes> | undefined): TrustedDocumentsModes => ({ ...DEFAULT_MODES, ...stored });
+/** The modes of an account as stored (the kinds it never set have their default). */
+export const withDefaults = (stored: Partial<TrustedDocumentsModes> | undefined): TrustedDocumentsModes => ({ ...DEFAULT_MODES, ...stored });
 
+/**
+ * An account's modes, for a caller whose count did not read them (a client token's count is its own):
+ * from this process's memory, read again every 5 s. A key's count reads them with its clock, so keys
+ * (and dashboard sessions) never come here.
+ */
 export async function trustedDocumentsModes(accountId: string): Promise<TrustedDocumentsModes> {
   const cached = modes.get(accountId);
   if (cached) return cached;

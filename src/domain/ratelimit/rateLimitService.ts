@@ -328,6 +328,7 @@ async function countOnAccount(
         projection: {
           clock_offset_ms: 1,
           reference_entity: 1,
+          graphql_trusted_documents: 1,
           rate_count: 1,
           rate_window_end: 1,
           rate_window_clock: 1,
@@ -343,7 +344,7 @@ async function countOnAccount(
     const keyWindow = doc?.key_rates?.[keyId];
     if (doc && keyWindow) {
       return {
-        account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity },
+        account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity, graphql_trusted_documents: doc.graphql_trusted_documents },
         revoked: accountRevokedKey(doc, keyId),
         keyCount: keyWindow.count,
         keyWindowEndMs: realEndMs(keyWindow, t),
