@@ -86,6 +86,19 @@ describe('GraphQL over SSE', () => {
     expect(`${events[1]}\n\n`).toBe(print({ event: 'complete', data: null }));
   });
 
+  it('streams a subscription sent as GET too (no mutation ever runs over GET)', async () => {
+    const payment = await referencePayment(acct);
+    const search = new URLSearchParams({ query: UPDATES, variables: JSON.stringify({ id: payment.id }) });
+    const abort = new AbortController();
+    const res = await fetch(`${baseUrl}/graphql?${search}`, { headers: { authorization: `Bearer ${acct.sk}`, accept: 'text/event-stream' }, signal: abort.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('"snapshot":true')) text += new TextDecoder().decode((await within('the snapshot', reader.read())).value);
+    abort.abort();
+    expect(text).toContain(`"id":"${payment.id}"`);
+  });
+
   it('a subscription sent for JSON is a 400 invalid_request naming both Accept values and the WebSocket', async () => {
     const res = await gql(baseUrl, acct.sk, UPDATES, { id: 'pi_none' });
     expect(res.status).toBe(400);
