@@ -105,7 +105,8 @@ export function graphqlHttpHandler(
         // a context made for a long-lived operation (loaders without a cache across its messages).
         const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'ws');
         const { operationName, variables } = params;
-        return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, ip: client.ip, requestId, config });
+        const session = credentials.kind === 'counted' ? sessionCookieOf(req.headers) : undefined;
+        return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config });
       }
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
       markLimitsChecked(context);

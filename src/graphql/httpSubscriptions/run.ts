@@ -1,5 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../../config';
+import { sessionSocketKey } from '../../dashboard/session/sessionService';
+import { trackSessionSocket } from '../../dashboard/session/sessionSockets';
 import { ApiError, isApiError } from '../../errors';
 import { leaveWriteAdmission } from '../../http/admission';
 import { GRAPHQL_PATH } from '../../http/paths';
@@ -37,6 +39,8 @@ export interface AdmittedSubscription {
   /** A context made for a long-lived operation (no loader cache across messages). */
   context: GraphQLContext;
   caller: Caller;
+  /** The dashboard session's cookie value, when a session authenticated it: sign-out ends the stream. */
+  session?: string;
   ip: string;
   requestId: string;
   config: Config;
@@ -66,6 +70,8 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
     const errors = validateDocument(op.schema, op.document);
     source = errors.length > 0 ? { errors } : await subscribe({ schema: op.schema, document: op.document, operationName: op.operationName, variableValues: op.variables, contextValue: op.context });
   } catch (err) {
+    // Over a subscription cap: refused, and counted so, as graphql-ws counts its refusals.
+    graphqlOperation('subscription').error.inc();
     release(lease);
     throw err;
   }
@@ -76,6 +82,8 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
   const stream = new HttpSubscriptionStream(res, framing, framing.heartbeatMs(op.config.connections.sseKeepAliveMs));
   stream.onClose(() => release(lease));
   attach(lease, (reason) => endFor(stream, reason, op.requestId));
+  // Signing out ends the session's streams at once, as it closes its WebSockets (ws.ts).
+  if (op.session !== undefined) stream.onClose(trackSessionSocket(sessionSocketKey(op.session), () => endFor(stream, 'signedOut', op.requestId)));
   if (!(Symbol.asyncIterator in source)) {
     stream.write(framing.next(sentJson(source, op)));
     stream.end(framing.complete());
@@ -119,11 +127,16 @@ function asGraphQLError(err: unknown): GraphQLError {
   return new GraphQLError(err instanceof Error ? err.message : String(err), { originalError: err instanceof Error ? err : undefined });
 }
 
-/** The server ends a stream (connections.ts): a revoked key is final; a lifetime reached is retried. */
-function endFor(stream: HttpSubscriptionStream, reason: CloseReason, requestId: string): void {
+/** Why the server ends a stream: connections.ts's reasons, or the dashboard session's sign-out. */
+type EndReason = CloseReason | 'signedOut';
+const FINAL_MESSAGE: Partial<Record<EndReason, string>> = { revoked: 'api key revoked', signedOut: 'dashboard session ended' };
+
+/** The server ends a stream: a revoked key or an ended session is final; a lifetime reached is retried. */
+function endFor(stream: HttpSubscriptionStream, reason: EndReason, requestId: string): void {
   const framing = stream.framing;
-  if (reason === 'revoked') {
-    stream.end(framing.failed(formatErrors([apiGraphQLError(new ApiError('authentication_failed', 'api key revoked'))], requestId)));
+  const final = FINAL_MESSAGE[reason];
+  if (final !== undefined) {
+    stream.end(framing.failed(formatErrors([apiGraphQLError(new ApiError('authentication_failed', final))], requestId)));
   } else {
     stream.end(framing.interrupted({ message: 'stream lifetime reached; subscribe again', extensions: { code: 'service_unavailable', request_id: requestId } }));
   }
