@@ -4,6 +4,7 @@ import { sessionSocketKey } from '../../dashboard/session/sessionService';
 import { trackSessionSocket } from '../../dashboard/session/sessionSockets';
 import { ApiError, isApiError } from '../../errors';
 import { leaveWriteAdmission } from '../../http/admission';
+import { logger } from '../../logger';
 import { GRAPHQL_PATH } from '../../http/paths';
 import { graphqlOperation } from '../../metrics/domain';
 import type { Caller } from '../../operations/caller';
@@ -89,7 +90,12 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
     stream.end(framing.complete());
     return;
   }
-  await pump(stream, source, op);
+  // Not awaited: the request handler's frames (the body read, the admission's objects) are let go while
+  // the stream lives on; what it needs is in `op`. pump catches what the source throws.
+  pump(stream, source, op).catch((err: unknown) => {
+    logger.error({ err, requestId: op.requestId }, 'graphql: HTTP subscription stream failed');
+    stream.end('');
+  });
 }
 
 /** Results as they come, each checked and framed, until the source or the client ends. */
