@@ -59,6 +59,11 @@ export interface AdmittedSubscription {
  * revocation ends it with `authentication_failed`, its lifetime and the gateway's shutdown end it so
  * that clients subscribe again; a client token's expiry or revocation fails the resolver's source
  * (realtime/clientTokenStreams.ts), and its error ends the stream.
+ *
+ * Why not graphql-sse's own `createHandler`: it reads and parses the request itself and runs its own
+ * admission (ours must stay the one path), matches `Accept` exactly, queues events without bound for a
+ * client that stopped reading, and knows nothing of the caps or the gateway's shutdown. Its `print`
+ * frames the events (sseFraming.ts), and its client is what the tests subscribe with.
  */
 export async function streamSubscription(req: Request, res: Response, op: AdmittedSubscription): Promise<void> {
   const framing = req.method === 'HEAD' ? null : framingOf(req.headers.accept);
@@ -71,7 +76,7 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
     const errors = validateDocument(op.schema, op.document);
     source = errors.length > 0 ? { errors } : await subscribe({ schema: op.schema, document: op.document, operationName: op.operationName, variableValues: op.variables, contextValue: op.context });
   } catch (err) {
-    // Over a subscription cap: refused, and counted so, as graphql-ws counts its refusals.
+    // Refused by a subscription cap (or subscribe itself failed): counted so, as graphql-ws counts its refusals.
     graphqlOperation('subscription').error.inc();
     release(lease);
     throw err;
