@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openRawDriverBench } from './baselines/rawDriver';
 import { runFanout } from './fanout/fanout';
+import { SUBSCRIBER_KINDS, type SubscriberKind } from './fanout/protocol';
 import { GRAPHQL_DETAIL_QUERY, GRAPHQL_ONE_QUERY } from './lib/graphqlQueries';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
 import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
@@ -190,8 +191,10 @@ async function main(): Promise<void> {
    * connections (docs/api.md, with their variables) are raised to the bench's scale, as startGatewayProcess
    * raises the rate limits. Left at their defaults they admitted 100 SSE streams and 20 WebSockets of 4,000.
    */
-  const fanoutPhase = async (name: string, subscribers: number, workers: number) => {
-    const connectionCaps = String(subscribers);
+  const fanoutPhase = async (name: string, subscribers: number, workers: number, kinds: readonly SubscriberKind[]) => {
+    // Twice the subscribers of every kind: the three HTTP kinds share the event streams' caps, and a
+    // payment's share of subscribers is rounded up (2,500 over 200 payments: 13 each, 2,600).
+    const connectionCaps = String(2 * kinds.length * subscribers);
     const gw = await startGatewayProcess({
       mongodbUri: db.url,
       profile: settings.profile,
@@ -210,24 +213,27 @@ async function main(): Promise<void> {
       const account = await createAccount(gw.url, 'bench probe');
       const graphql = await graphqlServed(gw, account.sk);
       results.graphqlAvailable ||= graphql;
-      log(`fan-out: ${subscribers} SSE${graphql ? ` + ${subscribers} graphql-ws` : ' (GraphQL not served)'} subscribers on gateway ${gw.child.pid}, ${workers} client processes`);
-      const fo = await runFanout(gw, { ...settings, subscribers, fanoutWorkers: workers }, graphql, log);
-      const perK = (b: number | null) => (b === null ? 'n/a' : (b / 2 ** 20).toFixed(1));
-      log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}; RSS/1000 conn: SSE ${perK(fo.perThousand.sse)} MiB, graphql-ws ${perK(fo.perThousand.ws)} MiB`);
+      // Without GraphQL only the REST streams can be measured.
+      const measured = graphql ? kinds : kinds.filter((k) => k === 'sse');
+      log(`fan-out: ${subscribers} each of ${measured.join(', ')}${graphql ? '' : ' (GraphQL not served)'} on gateway ${gw.child.pid}, ${workers} client processes`);
+      const fo = await runFanout(gw, { ...settings, subscribers, fanoutWorkers: workers }, measured, log);
+      const perK = (b: number) => (b / 2 ** 20).toFixed(1);
+      log(`  fan-out p50 ${fo.all.p50.toFixed(1)} ms p99 ${fo.all.p99.toFixed(1)} ms, missed ${fo.all.missed}`);
+      for (const k of fo.kinds) log(`  ${k.kind}: ${k.open} open, p99 ${k.latency.p99.toFixed(1)} ms, missed ${k.latency.missed}, RSS/1000 ${perK(k.perThousand)} MiB`);
       log(`  cancel request p50 ${fo.trigger.p50.toFixed(1)} ms p99 ${fo.trigger.p99.toFixed(1)} ms; updated_at -> receipt p50 ${fo.sinceChange.p50.toFixed(1)} ms p99 ${fo.sinceChange.p99.toFixed(1)} ms`);
       return fo;
     } finally {
       await gw.stop();
     }
   };
-  if (want('fanout')) results.fanout = await fanoutPhase('gateway-fanout', settings.subscribers, settings.fanoutWorkers);
+  if (want('fanout')) results.fanout = await fanoutPhase('gateway-fanout', settings.subscribers, settings.fanoutWorkers, ['sse', 'ws']);
   if (want('fanout10k')) {
     // Each connection is a descriptor in the gateway and one in a client process; both inherit this limit.
     const limit = Number(/Max open files\s+(\d+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
-    const needed = 2 * settings.largeSubscribers + 1_000;
+    const needed = SUBSCRIBER_KINDS.length * settings.largeSubscribers + 1_000;
     if (limit < needed) results.notes.push(`open files limit ${limit} is below the ${needed} the 10,000 row needs in the gateway: raise it (ulimit -n) before npm run bench`);
   }
-  if (want('fanout10k')) results.fanoutLarge = await fanoutPhase('gateway-fanout-10k', settings.largeSubscribers, settings.largeFanoutWorkers);
+  if (want('fanout10k')) results.fanoutLarge = await fanoutPhase('gateway-fanout-10k', settings.largeSubscribers, settings.largeFanoutWorkers, SUBSCRIBER_KINDS);
 
   if (want('webhooks')) {
     const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-webhooks' });

@@ -5,7 +5,7 @@ import { forkTs, rssBytes } from '../lib/processes';
 import type { Service } from '../lib/services';
 import type { BenchSettings } from '../lib/settings';
 import { percentile, pool, sleep } from '../lib/stats';
-import type { ParentMessage, TriggerResult, WorkerMessage } from './protocol';
+import type { ParentMessage, SubscriberKind, TriggerResult, WorkerMessage } from './protocol';
 
 export interface LatencySummary {
   p50: number;
@@ -14,22 +14,39 @@ export interface LatencySummary {
   missed: number;
 }
 
+/** One kind of subscriber in a fan-out row. */
+export interface FanoutKind {
+  kind: SubscriberKind;
+  open: number;
+  latency: LatencySummary;
+  /** Gateway RSS once this kind's subscribers were connected too (they are connected one kind after another). */
+  rssAfter: number;
+  /** Bytes of gateway RSS per 1,000 subscribers of this kind (its growth over the kind before it). */
+  perThousand: number;
+}
+
 export interface FanoutResult {
   payments: number;
-  sseOpen: number;
-  wsOpen: number;
   connectFailures: string[];
-  sse: LatencySummary;
-  ws: LatencySummary | null;
-  all: LatencySummary;
+  kinds: FanoutKind[];
+  all: LatencySummary & { open: number };
   trigger: { p50: number; p99: number; errors: number };
   /** From the intent's `updated_at` (the state change) to receipt: the fan-out part of the latency. */
   sinceChange: { p50: number; p99: number };
-  rss: { before: number; afterSse: number; afterWs: number | null };
-  /** Bytes of gateway RSS per 1,000 connections of each kind. */
-  perThousand: { sse: number; ws: number | null; all: number };
+  /** Gateway RSS before any subscriber (after the warm-up GETs). */
+  rssBefore: number;
+  /** Bytes of gateway RSS per 1,000 connections, every kind together. */
+  perThousandAll: number;
   ratePerSecond: number;
 }
+
+/** What the report calls each kind. */
+export const KIND_LABEL: Record<SubscriberKind, string> = {
+  sse: 'SSE `GET /v1/payment_intents/{id}/events`',
+  ws: 'graphql-ws `paymentIntentUpdated(id)`',
+  graphqlSse: 'GraphQL over SSE (graphql-sse) on `POST /graphql`',
+  multipart: 'Apollo multipart subscription on `POST /graphql`',
+};
 
 /** Spawns one client process and gives it typed send/expect helpers. */
 function worker(): { proc: ChildProcess; send(m: ParentMessage): void; next<T extends WorkerMessage['type']>(type: T, timeoutMs: number): Promise<Extract<WorkerMessage, { type: T }>> } {
@@ -81,12 +98,13 @@ async function settledRss(pid: number): Promise<number> {
 }
 
 /**
- * Live fan-out on ONE gateway process: `subscribers` SSE streams and `subscribers` graphql-ws
- * subscriptions spread over `fanoutPayments` reference payments (which stay PENDING: no rail timers),
- * held by `fanoutWorkers` client processes. Then each payment is cancelled in turn at `fanoutRate`
- * per second, and every subscriber's delay from the cancel request to its `payment.cancelled` is kept.
+ * Live fan-out on ONE gateway process: `subscribers` subscribers of each of `kinds`, spread over
+ * `fanoutPayments` reference payments (which stay PENDING: no rail timers), held by `fanoutWorkers`
+ * client processes and connected one kind after another (the RSS read after each gives its cost). Then
+ * each payment is cancelled in turn at `fanoutRate` per second, and every subscriber's delay from the
+ * cancel request to its cancellation is kept.
  */
-export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean, log: (m: string) => void): Promise<FanoutResult> {
+export async function runFanout(gw: Service, s: BenchSettings, kinds: readonly SubscriberKind[], log: (m: string) => void): Promise<FanoutResult> {
   const account = await createAccount(gw.url, 'bench fan-out');
   const payments = await pool(
     Array.from({ length: s.fanoutPayments }, (_, i) => i),
@@ -100,13 +118,13 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
     await Promise.all(workers.map((w) => w.next('ready', 30_000)));
     const parallel = Math.max(1, Math.floor(64 / workers.length));
     const failures: string[] = [];
-    const connectAll = async (kind: 'sse' | 'ws') => {
+    const connectAll = async (kind: SubscriberKind) => {
       const t0 = performance.now();
-      workers.forEach((w) => w.send({ type: kind === 'sse' ? 'connectSse' : 'connectWs', perPayment, parallel }));
+      workers.forEach((w) => w.send({ type: 'connect', kind, perPayment, parallel }));
       const replies = await Promise.all(workers.map((w) => w.next('connected', 600_000)));
       for (const r of replies) if (r.failed) failures.push(`${kind}: ${r.failed} failed (${r.firstError})`);
       const open = replies.reduce((n, r) => n + r.open, 0);
-      log(`  ${open} ${kind.toUpperCase()} subscribers connected in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      log(`  ${open} ${kind} subscribers connected in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       return open;
     };
 
@@ -115,14 +133,11 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
     // to the first kind of connection measured (bench/README.md, Round 18).
     const auth = { authorization: `Bearer ${account.sk}` };
     await runHttpRow({ url: gw.url, connections: 50, durationS: WARM_S, warmupS: 0, requests: [rotatingPaths(payments.map((id) => `/v1/payment_intents/${id}`), auth)] });
-    const before = await settledRss(gw.child.pid);
-    const sseOpen = await connectAll('sse');
-    const afterSse = await settledRss(gw.child.pid);
-    let wsOpen = 0;
-    let afterWs: number | null = null;
-    if (graphql) {
-      wsOpen = await connectAll('ws');
-      afterWs = await settledRss(gw.child.pid);
+    const rssBefore = await settledRss(gw.child.pid);
+    const connected: Array<{ kind: SubscriberKind; open: number; rssAfter: number }> = [];
+    for (const kind of kinds) {
+      const open = await connectAll(kind);
+      connected.push({ kind, open, rssAfter: await settledRss(gw.child.pid) });
     }
 
     const globalInterval = 1000 / s.fanoutRate;
@@ -130,27 +145,33 @@ export async function runFanout(gw: Service, s: BenchSettings, graphql: boolean,
     const timeoutMs = 30_000;
     workers.forEach((w, i) => w.send({ type: 'trigger', offsetMs: i * globalInterval, intervalMs, timeoutMs }));
     const results: TriggerResult[] = await Promise.all(workers.map((w) => w.next('result', payments.length * intervalMs + timeoutMs + 30_000)));
-    const sse = results.flatMap((r) => r.sse);
-    const ws = results.flatMap((r) => r.ws);
     const trig = results.flatMap((r) => r.trigger);
-    const missedSse = results.reduce((n, r) => n + r.missedSse, 0);
-    const missedWs = results.reduce((n, r) => n + r.missedWs, 0);
+    const since = results.flatMap((r) => r.sinceChange);
+    const kindResults = connected.map(({ kind, open, rssAfter }, i) => {
+      const grown = rssAfter - (i === 0 ? rssBefore : connected[i - 1]!.rssAfter);
+      const latency = summarizeLatencies(
+        results.flatMap((r) => r.latencies[kind]),
+        results.reduce((n, r) => n + r.missed[kind], 0),
+      );
+      return { kind, open, latency, rssAfter, perThousand: open ? (grown / open) * 1000 : NaN };
+    });
+    const open = kindResults.reduce((n, k) => n + k.open, 0);
+    const last = connected.at(-1)?.rssAfter ?? rssBefore;
     return {
       payments: payments.length,
-      sseOpen,
-      wsOpen,
       connectFailures: failures,
-      sse: summarizeLatencies(sse, missedSse),
-      ws: graphql ? summarizeLatencies(ws, missedWs) : null,
-      all: summarizeLatencies([...sse, ...ws], missedSse + missedWs),
-      trigger: { p50: percentile(trig, 50), p99: percentile(trig, 99), errors: results.reduce((n, r) => n + r.triggerErrors, 0) },
-      sinceChange: { p50: percentile(results.flatMap((r) => r.sinceChange), 50), p99: percentile(results.flatMap((r) => r.sinceChange), 99) },
-      rss: { before, afterSse, afterWs },
-      perThousand: {
-        sse: sseOpen ? ((afterSse - before) / sseOpen) * 1000 : NaN,
-        ws: afterWs !== null && wsOpen ? ((afterWs - afterSse) / wsOpen) * 1000 : null,
-        all: sseOpen + wsOpen ? (((afterWs ?? afterSse) - before) / (sseOpen + wsOpen)) * 1000 : NaN,
+      kinds: kindResults,
+      all: {
+        ...summarizeLatencies(
+          results.flatMap((r) => kinds.flatMap((k) => r.latencies[k])),
+          kindResults.reduce((n, k) => n + k.latency.missed, 0),
+        ),
+        open,
       },
+      trigger: { p50: percentile(trig, 50), p99: percentile(trig, 99), errors: results.reduce((n, r) => n + r.triggerErrors, 0) },
+      sinceChange: { p50: percentile(since, 50), p99: percentile(since, 99) },
+      rssBefore,
+      perThousandAll: open ? ((last - rssBefore) / open) * 1000 : NaN,
       ratePerSecond: s.fanoutRate,
     };
   } finally {

@@ -1,4 +1,12 @@
 /** Messages between the bench (parent) and a fan-out client process (bench/fanout/worker.ts). */
+
+/**
+ * The subscriber kinds: REST SSE (`GET /v1/payment_intents/{id}/events`), and GraphQL's
+ * `paymentIntentUpdated(id)` over graphql-ws (one WebSocket each), over SSE on POST /graphql
+ * (graphql-sse, distinct connections) and over Apollo's multipart HTTP protocol.
+ */
+export type SubscriberKind = 'sse' | 'ws' | 'graphqlSse' | 'multipart';
+export const SUBSCRIBER_KINDS: readonly SubscriberKind[] = ['sse', 'ws', 'graphqlSse', 'multipart'];
 export interface WorkerTarget {
   /** Gateway base URL, e.g. http://127.0.0.1:41234 */
   gatewayUrl: string;
@@ -9,10 +17,8 @@ export interface WorkerTarget {
 
 export type ParentMessage =
   | ({ type: 'init' } & WorkerTarget)
-  /** Open `perPayment` SSE streams on each payment; answer `connected` once every stream sent its snapshot. */
-  | { type: 'connectSse'; perPayment: number; parallel: number }
-  /** Open `perPayment` graphql-ws subscriptions (one WebSocket each) on each payment. */
-  | { type: 'connectWs'; perPayment: number; parallel: number }
+  /** Open `perPayment` subscribers of `kind` on each payment; answer `connected` once each sent its snapshot. */
+  | { type: 'connect'; kind: SubscriberKind; perPayment: number; parallel: number }
   /**
    * After `offsetMs`, cancel each payment in turn, one every `intervalMs`; answer `result` once every
    * subscriber heard its payment's cancellation (or after `timeoutMs`).
@@ -22,20 +28,19 @@ export type ParentMessage =
 
 export interface TriggerResult {
   type: 'result';
-  /** ms from just before each cancel request was sent until each subscriber received the event. */
-  sse: number[];
-  ws: number[];
+  /** Per kind, ms from just before each cancel request was sent until each subscriber received the event. */
+  latencies: Record<SubscriberKind, number[]>;
+  /** Per kind, the subscribers that did not hear their payment's cancellation in time. */
+  missed: Record<SubscriberKind, number>;
   /** Wall-clock ms from each intent's `updated_at` (written with the change) to each receipt. */
   sinceChange: number[];
   /** ms of the cancel requests themselves (request sent -> response read). */
   trigger: number[];
-  missedSse: number;
-  missedWs: number;
   triggerErrors: number;
 }
 
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'connected'; kind: 'sse' | 'ws'; open: number; failed: number; firstError?: string }
+  | { type: 'connected'; kind: SubscriberKind; open: number; failed: number; firstError?: string }
   | TriggerResult
   | { type: 'error'; message: string };

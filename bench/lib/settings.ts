@@ -31,7 +31,7 @@ export interface BenchSettings {
   fanoutRate: number;
   /** Client processes holding the subscribers. */
   fanoutWorkers: number;
-  /** The large fan-out row: live subscribers of each kind (5,000 SSE + 5,000 graphql-ws at scale 1). */
+  /** The large fan-out row: live subscribers of each of its four kinds (2,500 each, 10,000 at scale 1). */
   largeSubscribers: number;
   /** Client processes holding the large row's subscribers. */
   largeFanoutWorkers: number;
@@ -63,7 +63,7 @@ export function loadSettings(): BenchSettings {
     fanoutPayments: scaled('BENCH_FANOUT_PAYMENTS', 200, 2),
     fanoutRate: num('BENCH_FANOUT_RATE', 20),
     fanoutWorkers: Math.max(1, Math.round(num('BENCH_FANOUT_WORKERS', 2))),
-    largeSubscribers: scaled('BENCH_LARGE_SUBSCRIBERS', 5000, 10),
+    largeSubscribers: scaled('BENCH_LARGE_SUBSCRIBERS', 2500, 10),
     largeFanoutWorkers: Math.max(1, Math.round(num('BENCH_LARGE_FANOUT_WORKERS', 4))),
     webhookEvents: scaled('BENCH_WEBHOOKS', 2000, 10),
     webhookRate: num('BENCH_WEBHOOK_RATE', 50),

@@ -9,7 +9,7 @@
  *   npm run build && npx tsx bench/profile/connectionMemory.ts
  *
  * Knobs: CONNMEM_N (1000 per kind), CONNMEM_PAYMENTS (100), CONNMEM_WORKERS (2), CONNMEM_SNAPSHOTS (1),
- * CONNMEM_NODE_ARGS (extra gateway node flags), CONNMEM_KINDS (sse,ws), CONNMEM_SETTLE_S (4: seconds after
+ * CONNMEM_NODE_ARGS (extra gateway node flags), CONNMEM_KINDS (sse,ws; also graphqlSse, multipart), CONNMEM_SETTLE_S (4: seconds after
  * the last connection before RSS is read, printed every 2 s), CONNMEM_WARM_S (0: seconds of GET load at 50
  * connections before the first reading, which grows the young generation as serving requests does),
  * CONNMEM_GC=1 (also the heap after a full collection at each step, through the inspector).
@@ -21,14 +21,14 @@ import { buildOnce, forkTs, freePort, rssBytes, TMP } from '../lib/processes';
 import { startDatabase, startGatewayProcess } from '../lib/services';
 import { pool, sleep } from '../lib/stats';
 import { rotatingPaths, runHttpRow } from '../lib/load';
-import type { ParentMessage, WorkerMessage } from '../fanout/protocol';
+import type { ParentMessage, SubscriberKind, WorkerMessage } from '../fanout/protocol';
 import WebSocket from 'ws';
 
 const N = Number(process.env.CONNMEM_N ?? 1000);
 const PAYMENTS = Number(process.env.CONNMEM_PAYMENTS ?? 100);
 const WORKERS = Number(process.env.CONNMEM_WORKERS ?? 2);
 const SNAPSHOTS = process.env.CONNMEM_SNAPSHOTS !== '0';
-const KINDS = (process.env.CONNMEM_KINDS ?? 'sse,ws').split(',') as Array<'sse' | 'ws'>;
+const KINDS = (process.env.CONNMEM_KINDS ?? 'sse,ws').split(',') as SubscriberKind[];
 const MiB = 2 ** 20;
 const SETTLE_S = Number(process.env.CONNMEM_SETTLE_S ?? 4);
 const WARM_S = Number(process.env.CONNMEM_WARM_S ?? 0);
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     console.log(`gateway ${pid}: RSS before ${(rss / MiB).toFixed(1)} MiB`);
     console.log(`  ${await probe(false)}`);
     for (const kind of KINDS) {
-      workers.forEach((w) => w.send({ type: kind === 'sse' ? 'connectSse' : 'connectWs', perPayment: Math.round(N / PAYMENTS), parallel: 32 }));
+      workers.forEach((w) => w.send({ type: 'connect', kind, perPayment: Math.round(N / PAYMENTS), parallel: 32 }));
       const replies = await Promise.all(workers.map((w) => w.next()));
       const open = replies.reduce((n, r) => n + (r.type === 'connected' ? r.open : 0), 0);
       // RSS over the following seconds: V8's memory reducer gives back the young generation grown by

@@ -39,10 +39,11 @@ import { deadlineError, deadlinePassed, responseTooLarge, startDeadline } from '
 import { getOperationAST, type DocumentNode, type GraphQLSchema } from './graphqljs';
 import { checkAdmittedOperation, markLimitsChecked } from './limits';
 import { graphqlOperation } from '../metrics/domain';
+import { streamSubscription } from './httpSubscriptions/run';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
- * `POST /graphql` and `GET /graphql?query=…` (queries only). Before GraphQL runs, the same admission as
+ * `POST /graphql` and `GET /graphql?query=…` (no mutations). Before GraphQL runs, the same admission as
  * every transport (src/operations/admit.ts, ./admission.ts): the caller authenticated and counted (a
  * bearer key, a client token, a dashboard session's cookie, or none), the body read with the REST body
  * reader (size limit, invalid_json), the document resolved (its text, or an automatic persisted query's
@@ -50,7 +51,9 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
  * mutation field, a keyless request's public calls in their per-IP buckets. A refusal at this stage
  * answers with the REST status (401, 403, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
  * `{errors: [{message, extensions: {code, request_id}}]}`. So do the operation limits (limits.ts), run
- * here before Apollo validates the document. Then Apollo validates and executes it.
+ * here before Apollo validates the document. Then Apollo validates and executes it; a subscription,
+ * which Apollo does not run, is streamed by httpSubscriptions/run.ts (GraphQL over SSE or Apollo's
+ * multipart protocol, as the Accept header asks).
  *
  * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
  * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session). Without
@@ -94,7 +97,16 @@ export function graphqlHttpHandler(
       if (count) applyAdmission(res, { caller: admission.caller, count });
       // The limits here, before Apollo validates the document: a refusal costs their bounded walk, not
       // graphql-js's validate (Apollo's hook in server.ts then leaves this request alone).
-      countedIfRefused(getOperationAST(document, params.operationName)?.operation, () => checkAdmittedOperation(schema, document, params, admission));
+      const type = getOperationAST(document, params.operationName)?.operation;
+      countedIfRefused(type, () => checkAdmittedOperation(schema, document, params, admission));
+      if (type === 'subscription') {
+        // Apollo does not run subscriptions: streamed here (GraphQL over SSE, or Apollo's multipart), with
+        // a context made for a long-lived operation (loaders without a cache across its messages).
+        const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'ws');
+        const { operationName, variables } = params;
+        const session = credentials.kind === 'counted' ? sessionCookieOf(req.headers) : undefined;
+        return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config });
+      }
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
       markLimitsChecked(context);
       if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, parsed?.read);

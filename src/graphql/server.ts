@@ -12,6 +12,7 @@ import { apolloDocumentStore } from './documentCache';
 import { apiGraphQLError, formatGraphQLError, logInternalErrors, withRequestId } from './errors';
 import { wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
+import { closeAllHttpSubscriptions } from './httpSubscriptions/stream';
 import { checkOperationLimits, limitsCheckedAhead } from './limits';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
@@ -162,11 +163,14 @@ export function graphqlService(): BackgroundService {
         throw err;
       }
     },
-    // Before the HTTP server closes: open WebSockets would otherwise hold its close until the grace ends.
+    // Before the HTTP server closes: open WebSockets and HTTP subscription streams would otherwise hold
+    // its close until the grace ends.
     async beforeClose() {
+      closeAllHttpSubscriptions();
       await ws?.dispose();
     },
     async stop() {
+      closeAllHttpSubscriptions();
       await ws?.dispose();
       await apollo?.stop();
     },

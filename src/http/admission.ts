@@ -46,6 +46,17 @@ export interface Saturation {
   onChange(listener: () => void): () => unknown;
 }
 
+const leaving = new WeakMap<Response, () => void>();
+
+/**
+ * Gives up the place of a write whose response goes on for long: a GraphQL subscription streamed over
+ * POST /graphql would otherwise hold one of the saturated cap's places for its whole life, and enough
+ * open streams would hold every write back for good. Safe to call for a request that never held one.
+ */
+export function leaveWriteAdmission(res: Response): void {
+  leaving.get(res)?.();
+}
+
 export function createWriteAdmission(limitWhenSaturated: number, saturation: Saturation): WriteAdmission {
   let inFlight = 0;
   // First in, first out; entries of clients that left are set to null.
@@ -89,6 +100,7 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
       // cap bounds what is admitted, not what is left running.
       res.once('finish', release);
       res.once('close', release);
+      leaving.set(res, release);
       next();
     };
     // Behind others already waiting, a new write waits too (arrival order), saturated or not.

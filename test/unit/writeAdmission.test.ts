@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { createWriteAdmission, type Saturation } from '../../src/http/admission';
+import { createWriteAdmission, leaveWriteAdmission, type Saturation } from '../../src/http/admission';
 
 /** A saturation the test sets, telling the gate of each change as the real sampler does. */
 function fakeSaturation(initially: boolean) {
@@ -28,6 +28,7 @@ function fakeSaturation(initially: boolean) {
 function send(gate: ReturnType<typeof createWriteAdmission>, method = 'POST') {
   const res = new EventEmitter();
   const r = {
+    res: res as unknown as Response,
     ran: false,
     finish: () => {
       res.emit('finish');
@@ -64,6 +65,19 @@ describe('write admission', () => {
     a.close(); // the client left mid-request: the place is freed too
     expect(d.ran).toBe(true);
     expect(gate.inFlight).toBe(2);
+  });
+
+  it('lets a long-lived response give its place back (a subscription stream), once', () => {
+    const gate = createWriteAdmission(1, fakeSaturation(true));
+    const stream = send(gate);
+    const next = send(gate);
+    expect(next.ran).toBe(false);
+    leaveWriteAdmission(stream.res);
+    expect(next.ran).toBe(true);
+    // The stream's own end later frees nothing more: the next write still holds the one place.
+    stream.finish();
+    expect(send(gate).ran).toBe(false);
+    expect(gate.inFlight).toBe(1);
   });
 
   it('never holds a read', () => {
