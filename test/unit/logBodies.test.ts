@@ -85,6 +85,10 @@ describe('the whole-text test of secret names', () => {
       expect(mayNameASecret(`my ${name}: 1`), name).toBe(true);
     }
     expect(mayNameASecret('{"desk": "company", "shipping": 1, "key_id": "key_1", "pinned": true}')).toBe(false);
+    // Where a name only starts with an ending, it names no secret (isSecretName agrees): a payment's key id.
+    expect(mayNameASecret('{"apiKeyId": "key_1", "api_key_id": "key_2", "tokenized": true}')).toBe(false);
+    expect(mayNameASecret('{"apiKeys": 1}')).toBe(true);
+    expect(mayNameASecret('{"client_secret_key": 1}')).toBe(true);
   });
 });
 
