@@ -1,8 +1,15 @@
 // The checkout page's script: shows the payment's status live, with the client token the merchant's
-// server put in the page (server.ts), never a secret key. GraphQL subscription over WebSocket first; when
-// the WebSocket cannot connect (a proxy or firewall that blocks it), the SSE stream instead.
-// server.ts bundles this file (and graphql-ws) with esbuild.
+// server put in the page (server.ts), never a secret key, over the transport the page was given
+// (config.transport): by default the GraphQL subscription over WebSocket; when it cannot connect (a proxy
+// or firewall that blocks it), GraphQL over SSE, then the REST SSE stream.
+// server.ts bundles this file (with graphql-ws and graphql-sse's client) with esbuild.
 import { createClient, type Client, type FormattedExecutionResult, type Sink } from 'graphql-ws';
+import {
+  createClient as createSseClient,
+  type Client as SseClient,
+  type ExecutionResult as SseResult,
+  type Sink as SseSink,
+} from 'graphql-sse';
 import {
   CheckoutPaymentUpdatedDocument,
   type CheckoutPaymentUpdatedSubscription,
@@ -17,7 +24,7 @@ import type { CheckoutConfig } from './config';
 type LiveIntent = CheckoutPaymentUpdatedSubscription['paymentIntentUpdated']['paymentIntent'];
 /** What the SSE stream sends: the REST public view. */
 type PublicIntent = components['schemas']['PublicPaymentIntent'];
-type Channel = 'connecting' | 'websocket' | 'sse' | 'none';
+type Channel = 'connecting' | 'websocket' | 'graphql-sse' | 'sse' | 'none';
 type View = 'waiting' | 'delayed' | 'paid' | 'failed';
 
 /** Every status the schema has: a status added to schema.graphql fails the typecheck until it is placed here. */
@@ -56,8 +63,11 @@ const STREAM_MESSAGES: Array<'snapshot' | components['schemas']['EventType']> = 
   'payment.cancelled',
 ];
 
-/** A WebSocket that has not been acknowledged by then is taken as blocked (some proxies hold it open, silent). */
-const WS_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A WebSocket that has not been acknowledged by then, or a GraphQL over SSE request without its response
+ * headers, is taken as blocked (some proxies hold it open, silent).
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 const config = JSON.parse(element('checkout-config').textContent ?? '{}') as CheckoutConfig;
 let final = false;
@@ -110,6 +120,24 @@ function subscribe<TResult, TVariables extends Record<string, unknown>>(
   return client.subscribe<TResult>({ query: document.toString(), variables }, sink);
 }
 
+/** A result on either GraphQL transport: shown; with errors or without data, that transport is given up. */
+function showOrGiveUp(giveUp: () => void) {
+  return ({ data, errors }: { data?: CheckoutPaymentUpdatedSubscription | null; errors?: readonly unknown[] }): void => {
+    if (errors?.length || !data) return giveUp();
+    show(data.paymentIntentUpdated.paymentIntent);
+  };
+}
+
+/** subscribe() for graphql-sse's client: the same typed document, the same typed result. */
+function subscribeOverSse<TResult, TVariables extends Record<string, unknown>>(
+  client: SseClient,
+  document: TypedDocumentString<TResult, TVariables>,
+  variables: TVariables,
+  sink: SseSink<SseResult<TResult, unknown>>,
+): () => void {
+  return client.subscribe<TResult>({ query: document.toString(), variables }, sink);
+}
+
 /** Follows the payment over the GraphQL subscription; calls `fallBack` once if it cannot (or can no longer). */
 function followOverWebSocket(fallBack: () => void): void {
   let connected = false;
@@ -133,7 +161,7 @@ function followOverWebSocket(fallBack: () => void): void {
     connectionParams: { clientToken: config.clientToken },
     // A socket that was connected and dropped is retried (graphql-ws's backoff, 5 attempts; each
     // subscription starts with a snapshot, so nothing is missed). One that never connected is blocked:
-    // no retry, the SSE stream at once.
+    // no retry, the next transport at once.
     shouldRetry: () => connected,
     on: {
       connected: () => {
@@ -149,16 +177,59 @@ function followOverWebSocket(fallBack: () => void): void {
   });
   const timer = setTimeout(() => {
     if (!connected) giveUp();
-  }, WS_CONNECT_TIMEOUT_MS);
+  }, CONNECT_TIMEOUT_MS);
 
   subscribe(client, CheckoutPaymentUpdatedDocument, { id: config.paymentId }, {
-    next: ({ data, errors }) => {
-      if (errors?.length || !data) return giveUp();
-      show(data.paymentIntentUpdated.paymentIntent);
-    },
+    next: showOrGiveUp(giveUp),
     error: giveUp,
     // The gateway completes a client token's subscription once the payment is final (giveUp then only
-    // closes the socket); completed earlier, the SSE stream takes over.
+    // closes the socket); completed earlier, the next transport takes over.
+    complete: giveUp,
+  });
+}
+
+/**
+ * Follows the payment with GraphQL over SSE (`POST /graphql`, `Accept: text/event-stream`, one stream per
+ * operation): the same document and `show()` as the WebSocket, the token in `Authorization` (fetch sends
+ * headers, unlike EventSource). Calls `fallBack` once if it cannot.
+ */
+function followOverGraphqlSse(fallBack: () => void): void {
+  let connected = false;
+  let gaveUp = false;
+  const client = createSseClient({
+    url: `${config.gatewayUrl}/graphql`,
+    headers: { authorization: `Bearer ${config.clientToken}` },
+    // Distinct connections (graphql-sse's default, spelt out): the gateway serves no single-connection mode.
+    singleConnection: false,
+    // As on the WebSocket: a stream that had connected and dropped is retried (each new one starts with a
+    // snapshot); one that never connected is blocked, and throwing here ends the subscription with error.
+    retry: async (retries) => {
+      if (!connected) throw new Error('GraphQL over SSE never connected');
+      await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** retries));
+    },
+    on: {
+      connected: () => {
+        connected = true;
+        clearTimeout(timer);
+        setChannel('graphql-sse', 'Live updates over GraphQL over SSE.');
+      },
+    },
+  });
+  const giveUp = () => {
+    if (gaveUp) return;
+    gaveUp = true;
+    clearTimeout(timer);
+    client.dispose();
+    if (!final) fallBack();
+  };
+  const timer = setTimeout(() => {
+    if (!connected) giveUp();
+  }, CONNECT_TIMEOUT_MS);
+
+  subscribeOverSse(client, CheckoutPaymentUpdatedDocument, { id: config.paymentId }, {
+    next: showOrGiveUp(giveUp),
+    error: giveUp,
+    // The gateway completes the stream once the payment is final; completed earlier, the REST stream.
     complete: giveUp,
   });
 }
@@ -181,4 +252,8 @@ function followOverSse(): void {
   });
 }
 
-followOverWebSocket(followOverSse);
+// Each transport falls back to the next one down: GraphQL over SSE keeps the GraphQL document where only
+// WebSockets are blocked; the REST stream is the last, a plain GET that EventSource reconnects by itself.
+if (config.transport === 'sse') followOverSse();
+else if (config.transport === 'graphql-sse') followOverGraphqlSse(followOverSse);
+else followOverWebSocket(() => followOverGraphqlSse(followOverSse));

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import express from 'express';
 import { createClient, PgwError } from '@pgw/client';
-import type { CheckoutConfig } from './config';
+import { transportOf, type CheckoutConfig } from './config';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -42,7 +42,8 @@ const TOKEN_SECONDS = 15 * 60;
 export async function startCheckoutServer(options: CheckoutServerOptions): Promise<CheckoutServer> {
   const pgw = createClient({ baseUrl: options.gatewayUrl, apiKey: options.secretKey });
   const orders = new Map<string, Order>();
-  // The page's script and graphql-ws, bundled for browsers once at start (no CDN, nothing at request time).
+  // The page's script, graphql-ws and graphql-sse's client, bundled for browsers once at start (no CDN,
+  // nothing at request time).
   const bundled = await build({
     entryPoints: [path.join(here, 'page.ts')],
     bundle: true,
@@ -57,7 +58,8 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
   const css = await readFile(path.join(here, 'page.css'), 'utf8');
   const gateway = new URL(options.gatewayUrl);
   const graphqlWsUrl = `${gateway.protocol === 'https:' ? 'wss:' : 'ws:'}//${gateway.host}/graphql`;
-  // The page talks to the gateway only; no inline script runs (the config is a JSON data block).
+  // The page talks to the gateway only (GraphQL over SSE and the REST stream: its origin; the WebSocket:
+  // ws(s):// of the same host); no inline script runs (the config is a JSON data block).
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
@@ -77,7 +79,7 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
   });
   app.get('/assets/checkout.js', (_req, res) => void res.type('text/javascript').send(script));
   app.get('/assets/checkout.css', (_req, res) => void res.type('text/css').send(css));
-  app.get('/', (_req, res) => void res.type('html').send(orderPage()));
+  app.get('/', (req, res) => void res.type('html').send(orderPage(transportQuery(req.query.transport))));
 
   app.post('/orders', express.urlencoded({ extended: false }), async (req, res) => {
     const mobile = String((req.body as Record<string, unknown> | undefined)?.mobile ?? '').replace(/\s+/g, '');
@@ -95,11 +97,11 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
         },
       });
       orders.set(order.id, { ...order, paymentId: payment.id });
-      res.redirect(303, `/orders/${order.id}`);
+      res.redirect(303, `/orders/${order.id}${transportQuery(req.query.transport)}`);
     } catch (err) {
       if (!(err instanceof PgwError) || err.status >= 500) throw err;
       // invalid_phone_number and the like: the form again, with the gateway's message.
-      res.status(400).type('html').send(orderPage(err.message, mobile));
+      res.status(400).type('html').send(orderPage(transportQuery(req.query.transport), err.message, mobile));
     }
   });
 
@@ -108,7 +110,13 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
     if (!order) return void res.status(404).type('text').send('No such order');
     // A token for this payment only, minted with the secret key here, each time the page is served.
     const { data: token } = await pgw.POST('/client_tokens', { body: { payment_intent: order.paymentId, expires_in: TOKEN_SECONDS } });
-    const config: CheckoutConfig = { gatewayUrl: gateway.origin, graphqlWsUrl, paymentId: order.paymentId, clientToken: token.token };
+    const config: CheckoutConfig = {
+      gatewayUrl: gateway.origin,
+      graphqlWsUrl,
+      paymentId: order.paymentId,
+      clientToken: token.token,
+      transport: transportOf(req.query.transport),
+    };
     // The page carries a token: no cache may keep it.
     res.set('Cache-Control', 'no-store').type('html').send(statusPage(order, config));
   });
@@ -124,6 +132,15 @@ export async function startCheckoutServer(options: CheckoutServerOptions): Promi
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * `?transport=…` for the next URL, so that a choice made on the shop page (`/?transport=graphql-sse`)
+ * reaches the status page through the form and its redirect; empty for the default.
+ */
+function transportQuery(value: unknown): string {
+  const transport = transportOf(value);
+  return transport === 'websocket' ? '' : `?transport=${transport}`;
 }
 
 const escapeHtml = (text: string) =>
@@ -147,14 +164,14 @@ ${body}
 `;
 }
 
-function orderPage(error?: string, mobile = ''): string {
+function orderPage(query: string, error?: string, mobile = ''): string {
   return layout(
     'Checkout',
     `<main class="checkout">
   <p class="shop">${SHOP}</p>
   <h1>Your order</h1>
   <p class="amount">${escapeHtml(kwanza(AMOUNT))}</p>
-  <form method="post" action="/orders">
+  <form method="post" action="/orders${escapeHtml(query)}">
     <label for="mobile">Multicaixa Express mobile number</label>
     <input id="mobile" name="mobile" type="tel" inputmode="numeric" autocomplete="tel-national" placeholder="923 000 000" required value="${escapeHtml(mobile)}"${error ? ' aria-describedby="form-error" aria-invalid="true"' : ''}>
     ${error ? `<p id="form-error" class="error" role="alert">${escapeHtml(error)}</p>` : ''}

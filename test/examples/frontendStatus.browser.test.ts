@@ -1,11 +1,12 @@
 // examples/frontend-status in Chromium against the real gateway: a customer orders on the merchant's page
 // (its own origin), the merchant's server creates the express payment and mints a client token, and the
-// page turns to paid or failed live, over the GraphQL subscription, or over the SSE stream when the
-// WebSocket is blocked. No secret key reaches the browser.
+// page turns to paid or failed live, over the GraphQL subscription, or GraphQL over SSE when the WebSocket
+// is blocked (or chosen with ?transport=graphql-sse), or the REST SSE stream when that fails too (or is
+// chosen with ?transport=sse). No secret key reaches the browser.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startCheckoutServer, type CheckoutServer } from '../../examples/frontend-status/server';
-import type { CheckoutConfig } from '../../examples/frontend-status/config';
+import type { CheckoutConfig, Transport } from '../../examples/frontend-status/config';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { advanceClock, getPayment } from '../support/payments';
@@ -24,6 +25,14 @@ const WAITING_TEXT = 'Confirm the payment in your Multicaixa Express app';
  */
 type Block = 'refused' | 'silent';
 
+interface CheckoutOptions {
+  blockWebSocket?: Block;
+  /** POST /graphql answered with a network error (GraphQL over SSE refused). */
+  blockGraphqlSse?: boolean;
+  /** `?transport=` on the shop page, carried to the status page; absent: the default. */
+  transport?: Transport;
+}
+
 interface Checkout {
   page: Page;
   errors: string[];
@@ -34,6 +43,8 @@ interface Checkout {
   firstStatus: string;
   /** URLs of the page's HTTP requests, and of the WebSockets it opened. */
   requests: string[];
+  /** URLs of its POSTs (GraphQL over SSE posts to /graphql). */
+  posts: string[];
   sockets: string[];
   /** How many WebSockets to /graphql the test blocked (blockWebSocket). */
   blockedSockets: number;
@@ -58,13 +69,17 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
   });
 
   /** Orders through the shop's form, as a customer does, and waits for the first status the page receives. */
-  async function checkout(mobile: string, { blockWebSocket }: { blockWebSocket?: Block } = {}): Promise<Checkout> {
+  async function checkout(mobile: string, { blockWebSocket, blockGraphqlSse, transport }: CheckoutOptions = {}): Promise<Checkout> {
     const { page, errors } = await browser.newPage();
     const requests: string[] = [];
+    const posts: string[] = [];
     const sockets: string[] = [];
-    page.on('request', (req) => requests.push(req.url()));
+    page.on('request', (req) => {
+      requests.push(req.url());
+      if (req.method() === 'POST') posts.push(req.url());
+    });
     page.on('websocket', (ws) => sockets.push(ws.url()));
-    const result = { page, errors, requests, sockets, blockedSockets: 0 };
+    const result = { page, errors, requests, posts, sockets, blockedSockets: 0 };
     if (blockWebSocket) {
       // Never connected to the gateway: the route answers in its place (silent: not at all).
       await page.routeWebSocket(/\/graphql$/, (ws) => {
@@ -72,10 +87,13 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
         if (blockWebSocket === 'refused') void ws.close();
       });
     }
-    await page.goto(example.url);
+    if (blockGraphqlSse) {
+      await page.route(`${server.baseUrl}/graphql`, (route) => (route.request().method() === 'POST' ? route.abort('connectionrefused') : route.fallback()));
+    }
+    await page.goto(transport ? `${example.url}/?transport=${transport}` : example.url);
     await page.getByLabel('Multicaixa Express mobile number').fill(mobile);
     const [response] = await Promise.all([
-      page.waitForResponse((res) => /\/orders\/[0-9A-F]+$/.test(res.url())),
+      page.waitForResponse((res) => /\/orders\/[0-9A-F]+(\?transport=[a-z-]+)?$/.test(res.url())),
       page.getByRole('button', { name: 'Pay with Multicaixa Express' }).click(),
     ]);
     const html = await response.text();
@@ -90,7 +108,7 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
    * live. The rail moves in real time too (final at +5 s): on a machine slow enough for the page to open
    * after that, a new order is made (3 tries at most).
    */
-  async function liveCheckout(mobile: string, options: { blockWebSocket?: Block } = {}): Promise<Checkout> {
+  async function liveCheckout(mobile: string, options: CheckoutOptions = {}): Promise<Checkout> {
     for (let attempt = 1; ; attempt++) {
       const c = await checkout(mobile, options);
       if (NOT_FINAL.includes(c.firstStatus) || attempt === 3) {
@@ -105,10 +123,11 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
   function expectNoSecrets(c: Checkout): void {
     expect(c.html).not.toContain(merchant.sk);
     expect(c.html).not.toMatch(/sk_test_|pk_test_/);
-    expect(Object.keys(c.config).sort()).toEqual(['clientToken', 'gatewayUrl', 'graphqlWsUrl', 'paymentId']);
+    expect(Object.keys(c.config).sort()).toEqual(['clientToken', 'gatewayUrl', 'graphqlWsUrl', 'paymentId', 'transport']);
     expect(c.config.clientToken).toMatch(/^ct_test_/);
   }
 
+  const graphqlSsePosts = (c: Checkout) => c.posts.filter((url) => url === `${server.baseUrl}/graphql`);
   const sseRequests = (c: Checkout) => c.requests.filter((url) => url.includes(`/v1/public/payments/${c.config.paymentId}/events?client_token=`));
 
   /**
@@ -167,30 +186,97 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
     await c.page.close();
   }, 180_000);
 
-  it('with WebSockets refused, falls back to the SSE stream and still shows paid live', async () => {
+  it('with WebSockets refused, falls back to GraphQL over SSE and still shows paid live', async () => {
     const c = await liveCheckout('923000000', { blockWebSocket: 'refused' });
     expectNoSecrets(c);
+    await c.page.locator('#live-channel[data-channel="graphql-sse"]').waitFor({ timeout: LIVE_TIMEOUT });
+    expect(c.blockedSockets).toBe(1);
+    expect(graphqlSsePosts(c)).toHaveLength(1);
+    expect(sseRequests(c)).toEqual([]);
+
+    expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
+    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('graphql-sse');
+    await expectSoundPage(c, 'frontend-status-paid-over-graphql-sse-fallback');
+    await c.page.close();
+  }, 180_000);
+
+  it('with WebSockets and GraphQL over SSE refused, falls back to the REST stream and still shows paid live', async () => {
+    const c = await liveCheckout('923000000', { blockWebSocket: 'refused', blockGraphqlSse: true });
     await c.page.locator('#live-channel[data-channel="sse"]').waitFor({ timeout: LIVE_TIMEOUT });
     expect(c.blockedSockets).toBe(1);
+    expect(graphqlSsePosts(c)).toHaveLength(1);
     expect(sseRequests(c)).toHaveLength(1);
 
     expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
     await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
+    // Chromium logs the refused POST itself as a console error; the page must have logged nothing else.
+    c.errors = c.errors.filter((e) => !/^Failed to load resource: net::ERR_CONNECTION_REFUSED$/.test(e));
     await expectSoundPage(c, 'frontend-status-paid-over-sse');
     await c.page.close();
   }, 180_000);
 
-  it('with a WebSocket that opens and never answers, takes the SSE stream once its 10 s are up', async () => {
+  it('with a WebSocket that opens and never answers, takes GraphQL over SSE once its 10 s are up', async () => {
     // The rail may be final by then (+5 s): this one shows the fallback reaching paid, the test above that
     // it follows the stream live.
     const c = await checkout('923000000', { blockWebSocket: 'silent' });
     await advanceClock(merchant.api, 10);
     await c.page.locator('#checkout[data-state="paid"]').waitFor({ timeout: LIVE_TIMEOUT });
-    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('sse');
+    await expect(c.page.locator('#live-channel').getAttribute('data-channel')).resolves.toBe('graphql-sse');
     expect(c.blockedSockets).toBe(1);
-    expect(sseRequests(c)).toHaveLength(1);
+    expect(graphqlSsePosts(c)).toHaveLength(1);
+    expect(sseRequests(c)).toEqual([]);
     expect((await getPayment(merchant.api, c.config.paymentId)).status).toBe('SUCCEEDED');
-    await expectSoundPage(c, 'frontend-status-paid-over-sse-silent');
+    await expectSoundPage(c, 'frontend-status-paid-over-graphql-sse-silent');
+    await c.page.close();
+  }, 180_000);
+
+  describe('?transport=graphql-sse: GraphQL over SSE from the start', () => {
+    async function expectOverGraphqlSse(c: Checkout): Promise<void> {
+      expectNoSecrets(c);
+      expect(c.config.transport).toBe('graphql-sse');
+      const channel = c.page.locator('#live-channel[data-channel="graphql-sse"]');
+      await channel.waitFor({ timeout: LIVE_TIMEOUT });
+      await expect(channel.textContent()).resolves.toBe('Live updates over GraphQL over SSE.');
+    }
+    /** Nothing but GraphQL over SSE carried it: no WebSocket, no REST stream, one POST /graphql. */
+    function expectOnlyGraphqlSse(c: Checkout): void {
+      expect(c.sockets).toEqual([]);
+      expect(sseRequests(c)).toEqual([]);
+      expect(graphqlSsePosts(c)).toHaveLength(1);
+    }
+
+    it('923000000: paid live', async () => {
+      const c = await liveCheckout('923000000', { transport: 'graphql-sse' });
+      await expectOverGraphqlSse(c);
+      expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
+      await expect(c.page.getByRole('status').textContent()).resolves.toContain('Thank you');
+      expectOnlyGraphqlSse(c);
+      await expectSoundPage(c, 'frontend-status-paid-graphql-sse');
+      await c.page.close();
+    }, 180_000);
+
+    it('923000001: failed live, with the reason', async () => {
+      const c = await liveCheckout('923000001', { transport: 'graphql-sse' });
+      await expectOverGraphqlSse(c);
+      const payment = await settle(c, 'failed', 'Payment failed');
+      expect([payment.status, payment.failure_code]).toEqual(['FAILED', 'rejected_by_customer']);
+      await expect(c.page.getByRole('status').textContent()).resolves.toContain('declined in the Multicaixa Express app');
+      await expect(c.page.getByRole('link', { name: 'Try again' }).isVisible()).resolves.toBe(true);
+      expectOnlyGraphqlSse(c);
+      await expectSoundPage(c, 'frontend-status-failed-graphql-sse');
+      await c.page.close();
+    }, 180_000);
+  });
+
+  it('?transport=sse: goes straight to the REST stream', async () => {
+    const c = await liveCheckout('923000000', { transport: 'sse' });
+    expectNoSecrets(c);
+    expect(c.config.transport).toBe('sse');
+    await c.page.locator('#live-channel[data-channel="sse"]').waitFor({ timeout: LIVE_TIMEOUT });
+    expect((await settle(c, 'paid', 'Payment received')).status).toBe('SUCCEEDED');
+    expect(c.sockets).toEqual([]);
+    expect(graphqlSsePosts(c)).toEqual([]);
+    expect(sseRequests(c)).toHaveLength(1);
     await c.page.close();
   }, 180_000);
 });
