@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../../test/support/receiver';
 import { constructEvent, createClient, type PgwClient } from '../src/index';
@@ -72,6 +73,18 @@ describe('@pgw/client round trip: every operation of openapi.yaml', () => {
     const { data: publicStream } = await anon.GET('/public/payments/{id}/events', { params: { path: { id: ref.id }, query }, parseAs: 'text' });
     expect(publicStream).toContain('event: snapshot');
     expect((await pgw.DELETE('/client_tokens/{id}', { params: { path: { id: token.id } } })).data.deleted).toBe(true);
+  });
+
+  it('trusted GraphQL documents and the GraphQL settings', async () => {
+    const body = 'query RoundTrip { account { id } }';
+    const id = createHash('sha256').update(body).digest('hex');
+    const { data: registered } = await pgw.POST('/graphql/documents', { body: { format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id, body }] } });
+    expect(registered.data.map((d) => d.id)).toEqual([`sha256:${id}`]);
+    expect((await pgw.GET('/graphql/documents', { params: { query: { limit: 5 } } })).data.data[0]?.name).toBe('RoundTrip');
+    const { data: settings } = await pgw.PUT('/graphql/settings', { body: { trusted_documents: { client_token: 'enforce' } } });
+    expect(settings.trusted_documents.client_token).toBe('enforce');
+    expect((await pgw.GET('/graphql/settings')).data.trusted_documents).toEqual(settings.trusted_documents);
+    expect((await pgw.DELETE('/graphql/documents/{id}', { params: { path: { id: `sha256:${id}` } } })).data.deleted).toBe(true);
   });
 
   it('payment links, QR codes, checkout sessions, their public JSON and pages', async () => {
