@@ -183,6 +183,27 @@ describe('modes (GET/PUT /v1/graphql/settings)', () => {
     }
   });
 
+  it('runs a trusted document by documentId over GET and over graphql-ws too', async () => {
+    const held = await createAccount(server.baseUrl, 'by id');
+    const me = 'query Me { account { id } }';
+    expect((await held.api.post('/graphql/documents', { [sha256(me)]: me })).status).toBe(200);
+    expect((await held.api.put('/graphql/settings', { trusted_documents: { secret_key: 'enforce' } })).status).toBe(200);
+    const get = await fetch(`${server.baseUrl}/graphql?documentId=${encodeURIComponent(`sha256:${sha256(me)}`)}`, { headers: { authorization: `Bearer ${held.sk}` } });
+    expect(get.status).toBe(200);
+    expect((await get.json()).data.account.id).toBe(held.id);
+    // graphql-ws's own protocol wants a string 'query': an empty one, as for APQ, and the id beside it.
+    const client = wsClient(server.baseUrl, held.sk);
+    try {
+      const result = await new Promise<any>((resolve) => {
+        let last: any;
+        client.subscribe({ query: '', documentId: `sha256:${sha256(me)}` } as never, { next: (r) => (last = r), error: (e) => resolve({ errors: e }), complete: () => resolve(last) });
+      });
+      expect(result.data?.account?.id, JSON.stringify(result)).toBe(held.id);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('a keyless request cannot name a document', async () => {
     const res = await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ documentId: `sha256:${sha256(STATUS)}` }) });
     expect(res.status).toBe(401);
