@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 import { authenticationFailed } from '../domain/accounts/apiKeyService';
 import { ApiError } from '../errors';
-import { MAX_DOCUMENT_TOKENS } from '../domain/graphqlDocuments/manifest';
+import { MAX_DOCUMENT_TOKENS, sha256Hex } from '../domain/graphqlDocuments/manifest';
 import { countOperations, type Admission, type Client } from '../operations/admit';
 import { beforeCountOf, type BeforeCount } from '../operations/prefetch';
 import { countPublicCall, type RateCount } from '../operations/rateLimitPolicy';
@@ -121,8 +120,6 @@ export function isPersistedQueryNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.message.startsWith(NOT_FOUND);
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
 /**
  * The query text the request runs: its own, or the persisted one its hash names in `scope`. A hash that
  * does not match the text sent with it, an unknown hash, or an unsupported version is 400
@@ -144,7 +141,7 @@ export function resolveQueryText(params: GraphQLRequestParams, scope: string | n
     if (known === undefined) throw persistedQueryNotFound();
     return known;
   }
-  if (sha256(params.query) !== hash) throw invalid('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it');
+  if (sha256Hex(params.query) !== hash) throw invalid('extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it');
   rememberQuery(scope, hash, params.query);
   return params.query;
 }

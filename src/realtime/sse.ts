@@ -1,5 +1,6 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { admit, attach, release, type CloseReason, type Lease } from './connections';
+import { ResponseStream, track } from './responseStream';
 
 /**
  * A server-sent-events connection over an Express response, and the registry of open ones so that a
@@ -11,71 +12,32 @@ export interface SseMessage {
   data: string;
 }
 
-const MAX_BUFFERED_BYTES = 1024 * 1024;
-
-export class SseConnection {
-  private closed = false;
-  private readonly closeHandlers: Array<() => void> = [];
-
-  constructor(
-    private readonly req: Request,
-    private readonly res: Response,
-    lease?: Lease,
-  ) {
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Connection', 'keep-alive');
-    // Tells nginx-style proxies not to buffer the stream.
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    req.socket.setNoDelay(true);
-    req.socket.setTimeout(0);
-    const onGone = () => this.markClosed();
-    // The response's 'close' means the connection went away (or the response ended). The request's
-    // own 'close' is not used: it fires once its body has been read, which says nothing here.
-    res.on('close', onGone);
-    open.add(this);
+export class SseConnection extends ResponseStream {
+  constructor(res: Response, lease?: Lease) {
+    super(res, { 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
+    track(open, this);
     if (lease) {
-      this.onClose(() => release(lease));
       // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and gets
-      // 401 when the key was revoked).
+      // 401 when the key was revoked). Attached first, so that a client already gone releases the
+      // place and its lifetime timer together.
       attach(lease, (reason) => this.endWith(CLOSE_COMMENT[reason]));
+      this.onClose(() => release(lease));
     }
-    // The client may have gone while the stream was being prepared: 'close' will not fire again.
-    if (res.destroyed || req.socket.destroyed) this.markClosed();
-  }
-
-  get isClosed(): boolean {
-    return this.closed;
   }
 
   send(message: SseMessage): void {
-    if (this.closed) return;
     let chunk = '';
     if (message.id) chunk += `id: ${message.id}\n`;
     if (message.event) chunk += `event: ${message.event}\n`;
     // JSON has no raw newlines, but split anyway so any payload stays one SSE field per line.
     for (const line of message.data.split('\n')) chunk += `data: ${line}\n`;
-    this.res.write(`${chunk}\n`);
-    // A client that stopped reading would make the server buffer without bound: drop it; it can
-    // reconnect with Last-Event-ID and lose nothing.
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) this.abort();
-  }
-
-  private abort(): void {
-    this.res.destroy();
-    this.markClosed();
+    // A client that stopped reading is dropped (ResponseStream); it can reconnect with Last-Event-ID
+    // and lose nothing.
+    this.write(`${chunk}\n`);
   }
 
   comment(text: string): void {
-    if (!this.closed) this.res.write(`: ${text}\n\n`);
-  }
-
-  /** Runs when the stream ends, whoever ended it (client, server, shutdown). */
-  onClose(fn: () => void): void {
-    if (this.closed) fn();
-    else this.closeHandlers.push(fn);
+    this.write(`: ${text}\n\n`);
   }
 
   /** Ends the stream after a comment saying why (the stream's convention: no error frame). */
@@ -86,27 +48,11 @@ export class SseConnection {
 
   /** Ends the stream because the server stops: a `retry:` field and a comment, then the end. */
   endForRestart(): void {
-    if (!this.closed) this.res.write(`retry: ${RESTART_RETRY_MS}\n: server restarting; reconnect with Last-Event-ID\n\n`);
-    this.end();
+    this.finish(`retry: ${RESTART_RETRY_MS}\n: server restarting; reconnect with Last-Event-ID\n\n`);
   }
 
   end(): void {
-    if (this.closed) return;
-    this.res.end();
-    this.markClosed();
-  }
-
-  private markClosed(): void {
-    if (this.closed) return;
-    this.closed = true;
-    open.delete(this);
-    for (const fn of this.closeHandlers.splice(0)) {
-      try {
-        fn();
-      } catch {
-        // A close handler must not stop the others.
-      }
-    }
+    this.finish();
   }
 }
 
@@ -122,7 +68,6 @@ const CLOSE_COMMENT: Record<CloseReason, string> = {
  * answer (404...), which frees the place.
  */
 export async function openSseStream(
-  req: Request,
   res: Response,
   owner: { ip: string; keyId: string | null },
   prepare: () => Promise<{ attach(conn: SseConnection): void }>,
@@ -130,7 +75,7 @@ export async function openSseStream(
   const lease = admit('sse', owner.ip, owner.keyId);
   try {
     const stream = await prepare();
-    stream.attach(new SseConnection(req, res, lease));
+    stream.attach(new SseConnection(res, lease));
   } catch (err) {
     release(lease);
     throw err;

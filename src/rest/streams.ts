@@ -26,7 +26,7 @@ export const streamRoutes: StreamRoutes = {
   streamPaymentIntentEvents: async (ctx, { params, headers }) => {
     const { actor } = authorizedKey(ctx.caller, 'streamPaymentIntentEvents');
     const accountId = actor.accountId;
-    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
+    await openSseStream(ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
       preparePaymentStream(
         { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
         headers['last-event-id'],
@@ -39,7 +39,7 @@ export const streamRoutes: StreamRoutes = {
     const grant = ctx.caller.kind === 'clientToken' ? grantFor(ctx.caller, id) : undefined;
     const { accountId } = grant ?? (await loadPublicStreamPayment(id));
     const loadIntent = grant ? () => getPaymentIntentForAccount(accountId, id) : async () => (await loadPublicStreamPayment(id)).intent;
-    await openSseStream(ctx.req, ctx.res, { ip: ctx.ip, keyId: null }, async () => {
+    await openSseStream(ctx.res, { ip: ctx.ip, keyId: null }, async () => {
       const stream = await preparePaymentStream({ accountId, paymentId: id, loadIntent, view: publicView }, headers['last-event-id']);
       if (!grant) return stream;
       return {
