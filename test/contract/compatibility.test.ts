@@ -55,9 +55,15 @@ describe('the breaking-change gate', () => {
   });
 
   it('OpenAPI: a removed response property, a narrowed request type and a new required parameter are breaking; a new ErrorCode value is not', async () => {
-    const before = path.join(ROOT, 'openapi.yaml');
     type Schema = { type?: string; enum?: string[]; properties?: Record<string, Schema>; required?: string[] };
-    const doc = parseYaml(read('openapi.yaml')) as { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { schemas: Record<string, Schema> } };
+    type Doc = { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { schemas: Record<string, Schema> } };
+    // The routes the changes below reach, with every component: Optic takes ~30 s of CPU on the whole
+    // document and a second on these. The gate on the whole document runs in CI (npm run contract:check).
+    const withTheirRoutes = (doc: Doc): Doc => ({ ...doc, paths: Object.fromEntries(Object.entries(doc.paths).filter(([p]) => /^\/(payment_intents|refunds)(\/\{id\})?$/.test(p))) });
+    const before = path.join(dir, 'before.yaml');
+    writeFileSync(before, stringifyYaml(withTheirRoutes(parseYaml(read('openapi.yaml')) as Doc)));
+    const doc = withTheirRoutes(parseYaml(read('openapi.yaml')) as Doc);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/payment_intents', '/payment_intents/{id}', '/refunds', '/refunds/{id}']);
     const { ErrorCode, Refund, CreatePaymentIntentRequest } = doc.components.schemas;
     // Allowed: a new error code (an open set).
     expect(ErrorCode!.enum).toContain('service_unavailable');
