@@ -704,7 +704,10 @@ export type LogFilter = {
   /** An HTTP method, `GET`, `POST`, ... (case-insensitive). */
   method?: InputMaybe<Scalars['String']['input']>;
   statusClass?: InputMaybe<LogStatusClass>;
-  /** The start of the request's path, such as `/v1/payment_intents` (1 to 200 characters). */
+  /**
+   * A path and what is under it, by whole segments: `/v1/payment_intents` finds `/v1/payment_intents` and
+   * `/v1/payment_intents/pi_...`, not `/v1/payment_intents_x` (1 to 200 characters, starting with `/`).
+   */
   pathPrefix?: InputMaybe<Scalars['String']['input']>;
   /** Only the API's requests or only the dashboard's; overrides `includeDashboard`. */
   source?: InputMaybe<LogSource>;

@@ -37,19 +37,23 @@ describe('Query.logs(filter:)', () => {
     expect(clientErrors.map((l) => l.status)).toEqual([404]);
     const links = await logs({ pathPrefix: '/v1/payment_links' });
     expect(links.map((l) => `${l.method} ${l.path}`)).toEqual(['GET /v1/payment_links']);
-    // A prefix is text, not a pattern: "." matches a dot only.
+    // By whole segments, and as text, not a pattern.
+    expect(await logs({ pathPrefix: '/v1/payment_' })).toEqual([]);
     expect(await logs({ pathPrefix: '/v1/payment.links' })).toEqual([]);
+    expect((await logs({ pathPrefix: '/v1/payment_intents' })).map((l) => l.path)).toEqual(['/v1/payment_intents/pi_missing', '/v1/payment_intents']);
     expect((await logs({ source: 'API' })).every((l) => l.source === 'API')).toBe(true);
     expect(await logs({ source: 'DASHBOARD' })).toEqual([]);
     // Every condition together.
-    expect((await logs({ method: 'GET', statusClass: 'SUCCESS_2XX', pathPrefix: '/v1/payment_' })).map((l) => l.path)).toEqual(['/v1/payment_links']);
+    expect((await logs({ method: 'GET', statusClass: 'SUCCESS_2XX', pathPrefix: '/v1/payment_links' })).map((l) => l.path)).toEqual(['/v1/payment_links']);
   });
 
-  it('refuses a method that is not one, in words naming the field', async () => {
+  it('refuses a method or a path that is not one, in words naming the field', async () => {
     const acct = await createAccount(baseUrl);
-    const res = await gql(baseUrl, acct.sk, LOGS, { filter: { method: 'GET /x' } });
-    expect(errorCodes(res)).toEqual(['invalid_request']);
-    expect(res.body.errors?.[0]?.message).toMatch(/^Method: /);
+    for (const [filter, field] of [[{ method: 'GET /x' }, 'Method'], [{ pathPrefix: 'payment_intents' }, 'Path']] as const) {
+      const res = await gql(baseUrl, acct.sk, LOGS, { filter });
+      expect(errorCodes(res)).toEqual(['invalid_request']);
+      expect(res.body.errors?.[0]?.message).toMatch(new RegExp(`^${field}: `));
+    }
   });
 });
 

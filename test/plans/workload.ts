@@ -136,7 +136,8 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
   // log's filters, and the keys with their last use.
   const lists = `query($after: String) { all: checkoutSessions(first: 5) { nodes { id } } open: checkoutSessions(status: OPEN) { nodes { id } }
     next: checkoutSessions(first: 1, after: $after) { nodes { id } }
-    logs(first: 50, filter: { method: "GET", statusClass: SUCCESS_2XX, pathPrefix: "/v1/payment_", source: API }) { requestId }
+    m: logs(first: 50, filter: { method: "POST" }) { requestId } s: logs(first: 50, filter: { statusClass: CLIENT_ERROR_4XX }) { requestId }
+    p: logs(first: 50, filter: { pathPrefix: "/v1/refunds" }) { requestId } d: logs(first: 50, filter: { source: DASHBOARD }) { requestId }
     apiKeys { id lastUsedAt } }`;
   await graphql(baseUrl, s.big.sk, lists, { after: session.id });
   const pagePay = await must(api.post(`/public/checkout/sessions/${session.id}/payments`, { payment_method: 'multicaixa_reference' }), 201);

@@ -3,10 +3,10 @@ import { isDuplicateKey } from '../../db/errors';
 import { logger } from '../../logger';
 import { requestLogDropped } from '../../metrics/domain';
 import { countedWarning } from '../../platform/countedWarning';
-import { ApiError } from '../../errors';
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
 import { loggedBodies } from './logBodies';
+import { logFacets, logFilterQuery, type LogFilter } from './logFacets';
 import { RequestLogHold, type TakenBatch } from './requestLogHold';
 import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 
@@ -138,7 +138,7 @@ function insert(batch: TakenBatch): void {
 
 function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
   const bodies = loggedBodies(entry.request_body, entry.response_body);
-  return { ...entry, request_body: bodies.request, response_body: bodies.response };
+  return { ...entry, request_body: bodies.request, response_body: bodies.response, facets: logFacets(entry) };
 }
 
 function track(write: Promise<void>): void {
@@ -191,47 +191,16 @@ export async function listRequestLogs(
   opts: { includeDashboard?: boolean } & LogFilter = {},
 ): Promise<RequestLogRecord[]> {
   await flushRequestLogs();
-  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id, ...logFilterQuery(opts) };
+  const narrowed = logFilterQuery(opts);
+  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id, ...narrowed };
   // $ne rather than `source: 'api'`: entries from before `source` existed (none stored) are the key's
-  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks.
-  if (opts.source === 'api' || (!opts.source && !opts.includeDashboard)) filter.source = { $ne: 'dashboard' };
+  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks. A
+  // filter without a source says nothing of it: the dashboard's entries stay out unless asked for.
+  if (!opts.source && !opts.includeDashboard) filter.source = { $ne: 'dashboard' };
   return RequestLogModel.find(filter)
     .sort({ created_at: -1 })
     .limit(limit)
     .lean<RequestLogRecord[]>();
-}
-
-/** The dashboard's filters of the log (GraphQL's `LogFilter`; REST's GET /logs has none). */
-export interface LogFilter {
-  method?: string | null;
-  /** The hundreds digit: 2, 4 or 5. */
-  statusClass?: 2 | 4 | 5 | null;
-  pathPrefix?: string | null;
-  source?: 'api' | 'dashboard' | null;
-}
-
-const METHOD = /^[A-Za-z]{1,10}$/;
-
-/**
- * The conditions of a filter, checked first (errors name what the dashboard shows: "Method", "Path").
- * They narrow the walk of the key's newest-first index ({account_id, api_key_id, created_at}) rather
- * than having indexes of their own: a key's log holds 30 days of its requests, a page is 100 at most,
- * and the filters are a person's, one look at a time. A path prefix is an anchored regular expression
- * of the escaped text, so it matches the start and nothing else.
- */
-function logFilterQuery(f: LogFilter): Record<string, unknown> {
-  const q: Record<string, unknown> = {};
-  if (f.method) {
-    if (!METHOD.test(f.method)) throw ApiError.invalid(`Method: '${f.method.slice(0, 20)}' is not an HTTP method (GET, POST, ...)`);
-    q.method = f.method.toUpperCase();
-  }
-  if (f.statusClass) q.status = { $gte: f.statusClass * 100, $lt: f.statusClass * 100 + 100 };
-  if (f.pathPrefix) {
-    if (f.pathPrefix.length > 200) throw ApiError.invalid('Path: at most 200 characters');
-    q.path = { $regex: `^${f.pathPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` };
-  }
-  if (f.source === 'dashboard') q.source = 'dashboard';
-  return q;
 }
 
 export function toLogEntryResource(r: RequestLogRecord): LogEntryResource {
