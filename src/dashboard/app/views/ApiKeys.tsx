@@ -56,6 +56,12 @@ export function ApiKeys() {
           <thead>
             <tr>
               <th scope="col">Key</th>
+              <th scope="col" className="wide-only col-id">
+                Id
+              </th>
+              <th scope="col" className="wide-only col-type">
+                Type
+              </th>
               <th scope="col" className="wide-only">
                 Permissions
               </th>
@@ -84,21 +90,28 @@ function KeyRow({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) =>
   return (
     <tr aria-label={name}>
       <th scope="row">
-        <span className="cell-clip">
+        <span className="cell-clip key-name">
           {name} <span className="muted">…{k.last4}</span>
         </span>
-        <span className="cell-sub">
+        {/* On a phone the type and id go under the name; on a wide screen they have columns. */}
+        <span className="cell-sub narrow-time">
           {formatEnum(k.type)} · created <Time iso={k.createdAt} clock="real" />
         </span>
-        <EllipsizedId id={k.id} what={`id of ${name}`} />
+        <span className="narrow-time">
+          <EllipsizedId id={k.id} what={`id of ${name}`} />
+        </span>
       </th>
+      <td className="wide-only">
+        <EllipsizedId id={k.id} what={`id of ${name}`} />
+      </td>
+      <td className="wide-only">{formatEnum(k.type)}</td>
       <td className="wide-only break">{permissions}</td>
       <td data-testid="key-last-used">{k.lastUsedAt ? <Time iso={k.lastUsedAt} clock="real" relative /> : 'Never'}</td>
       <td data-testid="key-state">
         {k.revokedAt ? (
-          <p>
+          <>
             Revoked <Time iso={k.revokedAt} clock="real" />
-          </p>
+          </>
         ) : k.type === 'RESTRICTED' ? (
           <ConfirmButton
             label={`Revoke ${k.name ?? k.id}`}

@@ -31,10 +31,11 @@ export function eventObject(e: EventRow): { id: string; href: string | null; pay
   const data = (e.data ?? {}) as { id?: unknown; payment_intent?: unknown };
   const id = typeof data.id === 'string' ? data.id : null;
   if (!id) return null;
-  const payment = id.startsWith('pi_') ? id : typeof data.payment_intent === 'string' ? data.payment_intent : null;
-  if (id.startsWith('pi_')) return { id, href: `${BASE}/payments/${encodeURIComponent(id)}`, payment };
-  if (id.startsWith('cs_')) return { id, href: `${BASE}/checkout-sessions?session=${encodeURIComponent(id)}`, payment };
-  return { id, href: payment ? `${BASE}/payments/${encodeURIComponent(payment)}` : null, payment };
+  // payment.* and reference.paid carry the payment; a refund and a session name theirs.
+  const payment = e.type.startsWith('PAYMENT_') || e.type === 'REFERENCE_PAID' ? id : typeof data.payment_intent === 'string' ? data.payment_intent : null;
+  const href =
+    e.type === 'CHECKOUT_SESSION_COMPLETED' ? `${BASE}/checkout-sessions?session=${encodeURIComponent(id)}` : payment ? `${BASE}/payments/${encodeURIComponent(payment)}` : null;
+  return { id, href, payment };
 }
 
 /**
@@ -60,7 +61,7 @@ export function Events() {
       <p className="muted">Every event of the account as webhooks carry it, newest first; new ones appear as they happen.</p>
       <div className="list-filters">
         <SelectFilter label="Type" value={typeFilter ?? ''} options={TYPE_OPTIONS} any="Any type" onChange={(v) => list.setFilters({ type: v })} />
-        <TextFilter key={object} label="Object id" value={object} placeholder="pi_…" onChange={(v) => list.setFilters({ object: v })} />
+        <TextFilter key={object} label="Object id" value={object} placeholder="pay_…" onChange={(v) => list.setFilters({ object: v })} />
       </div>
       <ListStatus what="events" error={result.error ?? live.error} loaded={Boolean(page)} empty={rows.length === 0} emptyTitle={list.filtered ? 'No event matches' : 'No events yet'}>
         {list.filtered ? (

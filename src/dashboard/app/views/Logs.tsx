@@ -19,7 +19,7 @@ const STATUS: ReadonlyArray<readonly [string, string, LogStatusClass]> = [
   ['5xx', '5xx failed', 'SERVER_ERROR_5XX'],
 ];
 const SOURCES: ReadonlyArray<readonly [string, string, LogSource | null]> = [
-  ['', 'Your integration (API)', 'API'],
+  ['', 'API (your integration)', 'API'],
   ['dashboard', 'This dashboard', 'DASHBOARD'],
   ['all', 'Both', null],
 ];
@@ -77,6 +77,9 @@ export function Logs() {
                 Status
               </th>
               <th scope="col">Request</th>
+              <th scope="col" className="wide-only col-source">
+                Source
+              </th>
               <th scope="col" className="wide-only col-latency">
                 Took
               </th>
@@ -95,15 +98,13 @@ export function Logs() {
                   <button type="button" className="row-open mono" onClick={() => setShown(l)} title={`${l.method} ${l.path}`}>
                     {l.method} {l.path}
                   </button>
-                  <span className="cell-sub">
-                    {l.source === 'DASHBOARD' ? 'from this dashboard' : 'API'}
-                    {l.errorCode && <> · {l.errorCode}</>}
-                    <span className="narrow-time">
-                      {' '}
-                      · <Time iso={l.createdAt} clock="real" />
-                    </span>
+                  {/* A second line on phones only, where the time has no column; the source only when it is the dashboard. */}
+                  <span className="cell-sub narrow-time">
+                    <Time iso={l.createdAt} clock="real" />
+                    {l.source === 'DASHBOARD' && ' · from this dashboard'}
                   </span>
                 </th>
+                <td className="wide-only cell-clip">{l.source === 'DASHBOARD' ? 'Dashboard' : 'API'}</td>
                 <td className="wide-only num">{formatMs(l.latencyMs)}</td>
                 <td className="wide-only">
                   <Time iso={l.createdAt} clock="real" />

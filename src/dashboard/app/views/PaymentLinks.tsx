@@ -50,14 +50,14 @@ export function PaymentLinks() {
               <th scope="col" className="col-amount">
                 Amount
               </th>
-              <th scope="col" className="col-state">
-                State
+              <th scope="col" className="wide-only">
+                Description
               </th>
               <th scope="col" className="wide-only col-time">
                 Created
               </th>
-              <th scope="col" className="col-actions">
-                Actions
+              <th scope="col" className="col-state">
+                State
               </th>
             </tr>
           </thead>
@@ -65,40 +65,35 @@ export function PaymentLinks() {
             {links.map((link) => (
               <tr key={link.id} aria-label={`Payment link ${link.code}`}>
                 <th scope="row">
-                  <span className="id-line">
-                    <a href={link.url} className="ellipsis mono" title={link.url}>
-                      {link.code}
-                    </a>
-                    <CopyButton value={link.url} what={`URL of ${link.code}`} />
-                  </span>
-                  {link.description && <span className="cell-sub">{link.description}</span>}
+                  {/* The code opens the link's URL, copy button and QR code beside the list. */}
+                  <button type="button" className="row-open mono" title={link.url} onClick={() => setQrFor(link)}>
+                    {link.code}
+                  </button>
+                  {link.description && <span className="cell-sub narrow-time">{link.description}</span>}
                 </th>
                 <td className="num">{formatAmount(link.amount, link.currency)}</td>
-                <td data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</td>
+                <td className="wide-only cell-clip">{link.description ?? '—'}</td>
                 <td className="wide-only">
                   <Time iso={link.createdAt} clock="sandbox" />
                 </td>
-                <td className="actions-cell">
-                  <div className="actions">
-                    <button type="button" className="secondary" onClick={() => setQrFor(link)} aria-label={`Show QR code of ${link.code}`}>
-                      QR
-                    </button>
-                    {link.active && (
-                      <ConfirmButton
-                        label={`Deactivate ${link.code}`}
-                        title="Deactivate this payment link?"
-                        description={
-                          <p>
-                            Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
-                          </p>
-                        }
-                        confirmLabel="Deactivate link"
-                        action={() => deactivateLink(link.id)}
-                      >
-                        Deactivate
-                      </ConfirmButton>
-                    )}
-                  </div>
+                {/* The state, and under it what can change it: only an active link can be deactivated. */}
+                <td className="state-cell">
+                  <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
+                  {link.active && (
+                    <ConfirmButton
+                      label={`Deactivate ${link.code}`}
+                      title="Deactivate this payment link?"
+                      description={
+                        <p>
+                          Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
+                        </p>
+                      }
+                      confirmLabel="Deactivate link"
+                      action={() => deactivateLink(link.id)}
+                    >
+                      Deactivate
+                    </ConfirmButton>
+                  )}
                 </td>
               </tr>
             ))}

@@ -65,8 +65,6 @@ export function TextFilter({ label, value, onChange, placeholder, hint }: { labe
   return (
     <form
       className="text-filter"
-      role="search"
-      aria-label={label}
       onSubmit={(e) => {
         e.preventDefault();
         commit();
