@@ -1,5 +1,5 @@
 import type { CheckoutSessionRecord } from '../domain/checkout/checkoutSessionModel';
-import type { LogFilter } from '../domain/logs/requestLogService';
+import type { LogFilter } from '../domain/logs/logFacets';
 import type { OverviewRange } from '../domain/overview/overviewService';
 import type { PaymentSearch } from '../domain/payments/paymentSearch';
 import type { OperationId } from './contract';

@@ -1,6 +1,6 @@
 import type { LogFilter as LogFilterInput, QueryResolvers } from '../../../generated/graphql/resolvers-types';
 import { keysLastUsed } from '../../domain/accounts/apiKeyService';
-import type { LogFilter } from '../../domain/logs/requestLogService';
+import type { LogFilter } from '../../domain/logs/logFacets';
 import type { ResultBody } from '../../operations/execute';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation, type GraphQLContext } from '../context';
