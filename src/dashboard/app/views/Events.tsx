@@ -130,6 +130,8 @@ export function Events() {
             <dd>
               <Time iso={shown.createdAt} clock="sandbox" />
             </dd>
+            <dt>Object</dt>
+            <dd>{eventObject(shown)?.href ? <Link href={eventObject(shown)!.href!}>{eventObject(shown)!.id}</Link> : (eventObject(shown)?.id ?? '—')}</dd>
           </dl>
           <h3>Data</h3>
           <pre className="bytes">{JSON.stringify(shown.data, null, 2)}</pre>
