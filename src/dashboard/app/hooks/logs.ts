@@ -15,7 +15,8 @@ const SETTLE_MS = 400;
  * is already open on the dashboard's socket.
  */
 export function useLogs(filter: LogFilter) {
-  const [result, reexecute] = useLiveQuery({ query: DashboardLogsDocument, variables: { filter } });
+  // No source: both (the API leaves the dashboard's out unless told to include them).
+  const [result, reexecute] = useLiveQuery({ query: DashboardLogsDocument, variables: { filter, includeDashboard: !filter.source } });
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [live] = useLiveEvents(() => {
     clearTimeout(timer.current);

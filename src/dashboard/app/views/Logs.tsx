@@ -19,8 +19,8 @@ const STATUS: ReadonlyArray<readonly [string, string, LogStatusClass]> = [
   ['5xx', '5xx failed', 'SERVER_ERROR_5XX'],
 ];
 const SOURCES: ReadonlyArray<readonly [string, string, LogSource | null]> = [
-  ['', 'API (your integration)', 'API'],
-  ['dashboard', 'This dashboard', 'DASHBOARD'],
+  ['', 'API', 'API'],
+  ['dashboard', 'Dashboard', 'DASHBOARD'],
   ['all', 'Both', null],
 ];
 
@@ -66,7 +66,7 @@ export function Logs() {
             No request of the last 50 matches these filters. <Link href={`${BASE}/logs`}>Show all requests</Link>.
           </>
         ) : (
-          <>Requests your integration makes with this key appear here as they happen{source[2] === 'API' ? ' (choose “This dashboard” under Source to see this dashboard’s own)' : ''}.</>
+          <>Requests your integration makes with this key appear here as they happen{source[2] === 'API' ? ' (choose “Dashboard” under Source to see this dashboard’s own)' : ''}.</>
         )}
       </ListStatus>
       {!result.error && logs && logs.length > 0 && (
