@@ -183,7 +183,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
     await page.close();
   });
 
-  it('Checkout sessions: a list by status in the URL, made from a side panel, opened from its row', async () => {
+  it('Checkout sessions: a list by status in the URL, made from a side panel, opened from its row, live', async () => {
     const account = await createAccount(server.baseUrl);
     const old = (await account.api.post('/checkout/sessions', { amount: 1500 })).body;
     await advanceClock(account.api, 31 * 60);
@@ -220,6 +220,11 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
     await page.getByLabel('Status').selectOption('COMPLETED');
     await page.getByText('No session matches').waitFor({ timeout: UI_TIMEOUT });
+    // Live: a customer pays the new session, and it joins the completed ones without a reload.
+    const paid = await account.api.post(`/public/checkout/sessions/${madeId}/payments`, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { key: null });
+    expect(paid.status, paid.text).toBeLessThan(300);
+    await table.getByRole('button', { name: madeId }).waitFor({ timeout: LIVE_TIMEOUT });
+    expect(await table.locator('tbody tr').count()).toBe(1);
     expect(unexpectedErrors(errors)).toEqual([]);
     await page.close();
   });

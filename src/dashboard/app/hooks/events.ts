@@ -1,4 +1,5 @@
 import { DashboardEventsDocument, DashboardLiveEventsDocument, type EventFieldsFragment, type EventType } from '../../../../generated/dashboard/documents';
+import { useEffect, useRef } from 'react';
 import { useSubscription } from 'urql';
 import { useLiveQuery } from '../graphql';
 
@@ -17,5 +18,24 @@ export function useLiveEvents(onEvent: (event: EventRow) => void) {
   return useSubscription({ query: DashboardLiveEventsDocument }, (_previous, data) => {
     onEvent(data.events);
     return data;
+  });
+}
+
+/** After an event, a read waits this long, so that a burst of events (a payment's few) reads once. */
+const SETTLE_MS = 400;
+
+/**
+ * Reads a list again (`reread`) whenever the account stores an event, for lists that have no feed of
+ * their own (logs, checkout sessions): what changed them almost always made an event, and the events'
+ * feed is already open on the dashboard's socket.
+ */
+export function useRereadOnEvents(reread: () => void) {
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const latest = useRef(reread);
+  latest.current = reread;
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useLiveEvents(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => latest.current(), SETTLE_MS);
   });
 }
