@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../graphql';
-import { formatEnum } from '../format';
+import { formatEnum, formatTime } from '../format';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyPermission } from '../hooks/apiKeys';
 import { ConfirmButton } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
@@ -106,7 +106,9 @@ function KeyRow({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) =>
       </td>
       <td className="wide-only">{formatEnum(k.type)}</td>
       <td className="wide-only break">{permissions}</td>
-      <td data-testid="key-last-used">{k.lastUsedAt ? <Time iso={k.lastUsedAt} clock="real" relative /> : 'Never'}</td>
+      <td data-testid="key-last-used">
+        <LastUsed iso={k.lastUsedAt} />
+      </td>
       <td data-testid="key-state">
         {k.revokedAt ? (
           <>
@@ -132,6 +134,21 @@ function KeyRow({ apiKey: k, revoke }: { apiKey: ApiKey; revoke: (id: string) =>
       </td>
     </tr>
   );
+}
+
+/**
+ * When the key was last used: `lastUsedAt` is the start of the minute its last request fell in, so a
+ * time under a minute old says no more than that (not "23 s ago").
+ */
+function LastUsed({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <>Never</>;
+  if (Date.now() - Date.parse(iso) < 60_000)
+    return (
+      <time dateTime={iso} title={formatTime(iso)}>
+        In the last minute
+      </time>
+    );
+  return <Time iso={iso} clock="real" relative />;
 }
 
 /** The form, then the new key's secret (shown once, in the panel, gone when the panel closes). */
