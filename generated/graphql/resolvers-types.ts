@@ -2,7 +2,7 @@
 // Resolver types (@graphql-codegen typescript + typescript-resolvers); parents mapped to src/graphql/models.ts.
 /* eslint-disable */
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, RefundConnectionModel, RefundEdgeModel, WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, PaymentIntentUpdateModel, TrustedDocumentModel, TrustedDocumentConnectionModel, TrustedDocumentEdgeModel, GraphqlSettingsModel } from '../../src/graphql/models';
+import type { SandboxAccountModel, AccountModel, ApiKeyModel, PaymentMethodModel, PaymentIntentModel, PaymentReferenceModel, RefundModel, PaymentLinkModel, QrCodeModel, CheckoutSessionModel, WebhookEndpointModel, WebhookDeliveryModel, DeletedWebhookEndpointModel, TestWebhookEventModel, WebhookChaosModel, WebhookChaosReportModel, EventModel, LogEntryModel, SandboxClockModel, SandboxResetModel, PaymentIntentConnectionModel, PaymentIntentEdgeModel, EventConnectionModel, EventEdgeModel, RefundConnectionModel, RefundEdgeModel, WebhookDeliveryConnectionModel, WebhookDeliveryEdgeModel, CheckoutSessionConnectionModel, CheckoutSessionEdgeModel, PaymentIntentUpdateModel, TrustedDocumentModel, TrustedDocumentConnectionModel, TrustedDocumentEdgeModel, GraphqlSettingsModel } from '../../src/graphql/models';
 import type { GraphQLContext } from '../../src/graphql/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -189,6 +189,13 @@ export type ApiKey = Node & {
   last4: Scalars['String']['output'];
   createdAt: Scalars['DateTime']['output'];
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+  /**
+   * About when the key last made an API request, to the minute: the start of its current (or last)
+   * rate-limit window, so at most a minute before its last request and never after it. Null when the key
+   * has not been used since its last window ended long ago or was never used, and for revoked keys.
+   * GraphQL only (REST's key has no such field).
+   */
+  lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
   /** The full key, `sk_test_...`; only in the `createApiKey` response, null elsewhere. */
   secret?: Maybe<Scalars['String']['output']>;
 };
@@ -683,6 +690,44 @@ export type LogSource =
   | 'API'
   | 'DASHBOARD';
 
+/** A class of HTTP status codes, for filtering logs. */
+export type LogStatusClass =
+  /** 200 to 299: the request succeeded. */
+  | 'SUCCESS_2XX'
+  /** 400 to 499: the caller's mistake (401 and 429 are counted, not logged one by one). */
+  | 'CLIENT_ERROR_4XX'
+  /** 500 to 599: the gateway's failure. */
+  | 'SERVER_ERROR_5XX';
+
+/** Narrows `Query.logs` (the dashboard's filters; REST's `GET /logs` has none). Every field given must match. */
+export type LogFilter = {
+  /** An HTTP method, `GET`, `POST`, ... (case-insensitive). */
+  method?: InputMaybe<Scalars['String']['input']>;
+  statusClass?: InputMaybe<LogStatusClass>;
+  /**
+   * A path and what is under it, by whole segments: `/v1/payment_intents` finds `/v1/payment_intents` and
+   * `/v1/payment_intents/pi_...`, not `/v1/payment_intents_x` (1 to 200 characters, starting with `/`).
+   */
+  pathPrefix?: InputMaybe<Scalars['String']['input']>;
+  /** Only the API's requests or only the dashboard's; overrides `includeDashboard`. */
+  source?: InputMaybe<LogSource>;
+};
+
+export type CheckoutSessionEdge = {
+  __typename?: 'CheckoutSessionEdge';
+  /** Opaque cursor; pass it as `after` to get the sessions created before this one. */
+  cursor: Scalars['String']['output'];
+  node: CheckoutSession;
+};
+
+/** Checkout sessions, newest first. */
+export type CheckoutSessionConnection = {
+  __typename?: 'CheckoutSessionConnection';
+  edges: Array<CheckoutSessionEdge>;
+  nodes: Array<CheckoutSession>;
+  pageInfo: PageInfo;
+};
+
 /** The account's sandbox clock. */
 export type SandboxClock = {
   __typename?: 'SandboxClock';
@@ -731,6 +776,12 @@ export type Query = {
   paymentLinks: Array<PaymentLink>;
   /** One checkout session. Needs `checkout_sessions:read`. */
   checkoutSession?: Maybe<CheckoutSession>;
+  /**
+   * The account's checkout sessions, newest first, a page at a time: `first` 1 to 100 (default 20), `after`
+   * the `endCursor` of the page before; `status` keeps one status (a session past its expiry is settled to
+   * `EXPIRED` first). GraphQL only: REST has no list of sessions. Needs `checkout_sessions:read`.
+   */
+  checkoutSessions: CheckoutSessionConnection;
   /** Webhook endpoints, at most 16 (the most an account may have). Needs `webhook_endpoints:read`. */
   webhookEndpoints: Array<WebhookEndpoint>;
   /** One webhook endpoint, as `webhookEndpoints` lists it (no `secret`). Needs `webhook_endpoints:read`. */
@@ -743,8 +794,8 @@ export type Query = {
   events: EventConnection;
   /**
    * Requests made with the calling key (not the account's other keys), newest first; `first` 1 to 100 (REST
-   * `limit` of `GET /logs`). The dashboard's own requests are left out unless `includeDashboard`. Needs
-   * `logs:read`.
+   * `limit` of `GET /logs`). The dashboard's own requests are left out unless `includeDashboard` (or
+   * `filter.source`). `filter` narrows them (GraphQL only). Needs `logs:read`.
    */
   logs: Array<LogEntry>;
   /**
@@ -803,6 +854,13 @@ export type QueryCheckoutSessionArgs = {
 };
 
 
+export type QueryCheckoutSessionsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<CheckoutSessionStatus>;
+};
+
+
 export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
@@ -819,6 +877,7 @@ export type QueryEventsArgs = {
 export type QueryLogsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   includeDashboard?: InputMaybe<Scalars['Boolean']['input']>;
+  filter?: InputMaybe<LogFilter>;
 };
 
 
@@ -1576,6 +1635,10 @@ export type ResolversTypes = ResolversObject<{
   EventConnection: ResolverTypeWrapper<EventConnectionModel>;
   LogEntry: ResolverTypeWrapper<LogEntryModel>;
   LogSource: LogSource;
+  LogStatusClass: LogStatusClass;
+  LogFilter: LogFilter;
+  CheckoutSessionEdge: ResolverTypeWrapper<CheckoutSessionEdgeModel>;
+  CheckoutSessionConnection: ResolverTypeWrapper<CheckoutSessionConnectionModel>;
   SandboxClock: ResolverTypeWrapper<SandboxClockModel>;
   PaymentIntentUpdate: ResolverTypeWrapper<PaymentIntentUpdateModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1661,6 +1724,9 @@ export type ResolversParentTypes = ResolversObject<{
   EventEdge: EventEdgeModel;
   EventConnection: EventConnectionModel;
   LogEntry: LogEntryModel;
+  LogFilter: LogFilter;
+  CheckoutSessionEdge: CheckoutSessionEdgeModel;
+  CheckoutSessionConnection: CheckoutSessionConnectionModel;
   SandboxClock: SandboxClockModel;
   PaymentIntentUpdate: PaymentIntentUpdateModel;
   Query: Record<PropertyKey, never>;
@@ -1744,6 +1810,7 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   last4?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
@@ -2007,6 +2074,17 @@ export type LogEntryResolvers<ContextType = GraphQLContext, ParentType extends R
   responseBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type CheckoutSessionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionEdge'] = ResolversParentTypes['CheckoutSessionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionConnection'] = ResolversParentTypes['CheckoutSessionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CheckoutSessionEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
 export type SandboxClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxClock'] = ResolversParentTypes['SandboxClock']> = ResolversObject<{
   now?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   offsetSeconds?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
@@ -2028,6 +2106,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentLink?: Resolver<Maybe<ResolversTypes['PaymentLink']>, ParentType, ContextType, RequireFields<QueryPaymentLinkArgs, 'id'>>;
   paymentLinks?: Resolver<Array<ResolversTypes['PaymentLink']>, ParentType, ContextType>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'id'>>;
+  checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
   webhookEndpoint?: Resolver<Maybe<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventConnection'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'first'>>;
@@ -2221,6 +2300,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EventEdge?: EventEdgeResolvers<ContextType>;
   EventConnection?: EventConnectionResolvers<ContextType>;
   LogEntry?: LogEntryResolvers<ContextType>;
+  CheckoutSessionEdge?: CheckoutSessionEdgeResolvers<ContextType>;
+  CheckoutSessionConnection?: CheckoutSessionConnectionResolvers<ContextType>;
   SandboxClock?: SandboxClockResolvers<ContextType>;
   PaymentIntentUpdate?: PaymentIntentUpdateResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;

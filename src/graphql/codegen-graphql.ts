@@ -51,6 +51,8 @@ const MAPPED_TYPES = [
   'RefundEdge',
   'WebhookDeliveryConnection',
   'WebhookDeliveryEdge',
+  'CheckoutSessionConnection',
+  'CheckoutSessionEdge',
   'PaymentIntentUpdate',
   'TrustedDocument',
   'TrustedDocumentConnection',

@@ -51,4 +51,6 @@ export const NESTED_PAGES: Readonly<Record<string, PageBounds>> = {
   'PaymentIntent.refundsConnection': { min: 1, max: 100, default: 20 },
   'PaymentIntent.eventsConnection': { min: 1, max: 100, default: 20 },
   'PaymentIntent.webhookDeliveriesConnection': { min: 1, max: 100, default: 50 },
+  // The dashboard's list of checkout sessions (REST has none to take bounds from): a page like the above.
+  'Query.checkoutSessions': { min: 1, max: 100, default: 20 },
 };

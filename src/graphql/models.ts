@@ -25,7 +25,7 @@ import type { ChaosReport } from '../domain/webhooks/chaos';
 export type SandboxAccountModel = SandboxAccountResource;
 export type AccountModel = AccountResource;
 /** A key as listed; `secret` only right after creation. */
-export type ApiKeyModel = ApiKeyResource & { secret?: string };
+export type ApiKeyModel = ApiKeyResource & { secret?: string; last_used_at?: string | null };
 export type PaymentMethodModel = PaymentMethodInfo;
 export type PaymentIntentModel = PaymentIntentResource;
 export type PaymentReferenceModel = NonNullable<PaymentIntentResource['reference']>;
@@ -66,6 +66,7 @@ export type PaymentIntentConnectionModel = ConnectionModel<PaymentIntentResource
 export type EventConnectionModel = ConnectionModel<EventResource>;
 export type RefundConnectionModel = ConnectionModel<RefundResource>;
 export type WebhookDeliveryConnectionModel = ConnectionModel<EndpointDelivery>;
+export type CheckoutSessionConnectionModel = ConnectionModel<CheckoutSessionResource>;
 export interface EdgeModel<T> {
   cursor: string;
   node: T;
@@ -74,6 +75,7 @@ export type PaymentIntentEdgeModel = EdgeModel<PaymentIntentResource>;
 export type EventEdgeModel = EdgeModel<EventResource>;
 export type RefundEdgeModel = EdgeModel<RefundResource>;
 export type WebhookDeliveryEdgeModel = EdgeModel<EndpointDelivery>;
+export type CheckoutSessionEdgeModel = EdgeModel<CheckoutSessionResource>;
 
 /** A trusted document and the account's GraphQL settings, as REST answers them (/v1/graphql/...). */
 export type TrustedDocumentModel = components['schemas']['GraphqlDocument'];

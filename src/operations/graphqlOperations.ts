@@ -1,3 +1,5 @@
+import type { CheckoutSessionRecord } from '../domain/checkout/checkoutSessionModel';
+import type { LogFilter } from '../domain/logs/logFacets';
 import type { OverviewRange } from '../domain/overview/overviewService';
 import type { PaymentSearch } from '../domain/payments/paymentSearch';
 import type { OperationId } from './contract';
@@ -24,6 +26,10 @@ export const GRAPHQL_OPERATIONS = {
   getEvent: { permissionOf: ['listEvents'] },
   /** One webhook delivery by id (GraphQL's `node`; REST lists them under their endpoint). */
   getWebhookDelivery: { permissionOf: ['listWebhookDeliveries'] },
+  /** The dashboard's filters of the caller's log (REST's GET /logs has none). */
+  searchLogs: { permissionOf: ['listLogs'] },
+  /** The dashboard's list of checkout sessions (REST has none). */
+  listCheckoutSessions: { permissionOf: ['getCheckoutSession'] },
   /** The dashboard's overview of the payments and webhook deliveries it summarises. */
   getOverview: { permissionOf: ['listPaymentIntents', 'listWebhookEndpoints'] },
 } as const satisfies Record<string, { permissionOf: readonly ExecutableOperationId[] }> & { [K in OperationId]?: never };
@@ -37,6 +43,8 @@ export interface GraphQLOperationInputs {
   getEvent: { id: string };
   getWebhookDelivery: { id: string };
   getOverview: { range: OverviewRange };
+  searchLogs: { limit: number; includeDashboard: boolean; filter: LogFilter };
+  listCheckoutSessions: { limit: number; status: CheckoutSessionRecord['status'] | null; startingAfter?: string | null };
 }
 
 /** A handler gets the key's context, as a contract operation's (no idempotency, nothing prefetched). */

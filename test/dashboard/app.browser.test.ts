@@ -305,31 +305,38 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await check('Webhooks');
 
     await open('Payment links');
+    await page.getByRole('button', { name: 'New payment link' }).click();
     await page.getByLabel('Amount (AOA)').fill('3500');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.getByRole('img', { name: /QR code of / }).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await page.getByRole('button', { name: /^Deactivate / }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Deactivate link' }).click();
     await page.getByTestId('link-state').filter({ hasText: 'Inactive' }).waitFor({ timeout: UI_TIMEOUT });
     await check('Payment links');
 
     await open('Checkout sessions');
+    await page.getByRole('button', { name: 'New checkout session' }).click();
     await page.getByRole('button', { name: 'Create session' }).click();
-    await page.getByRole('region', { name: /^Checkout session cs_/ }).getByText('OPEN').waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('region', { name: /^Checkout session cs_/ }).getByText('Open', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
+    await check('Checkout session');
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await check('Checkout sessions');
 
     await open('Events');
-    await page.getByRole('list', { name: 'Events' }).getByText('payment.created').first().waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('table', { name: 'Events' }).getByText('payment.created').first().waitFor({ timeout: UI_TIMEOUT });
     await check('Events');
 
     await open('Logs');
-    await page.getByRole('list', { name: 'Logs' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('table', { name: 'Logs' }).locator('tbody tr').first().waitFor({ timeout: UI_TIMEOUT });
     await check('Logs');
 
     await open('API keys');
+    await page.getByRole('button', { name: 'New restricted key' }).click();
     await page.getByLabel('Key name').fill('reporting');
     await page.getByRole('button', { name: 'Create restricted key' }).click();
     await page.getByText(/New key \(shown once/).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('button', { name: 'Revoke reporting' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke key' }).click();
     await page.getByTestId('key-state').filter({ hasText: /^Revoked / }).waitFor({ timeout: UI_TIMEOUT });

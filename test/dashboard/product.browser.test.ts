@@ -73,11 +73,11 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     /** Each view and what shows that its data is there. */
     const views: Array<[name: string, ready: () => Promise<void>]> = [
       ['Webhooks', () => page.getByTestId('delivery-why').first().waitFor({ timeout: LIVE_TIMEOUT })],
-      ['Payment links', () => page.getByRole('list', { name: 'Payment links' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT })],
-      ['Checkout sessions', () => page.getByText('No sessions made yet').waitFor({ timeout: UI_TIMEOUT })],
-      ['Events', () => page.getByRole('list', { name: 'Events' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT })],
-      ['Logs', () => page.getByRole('list', { name: 'Logs' }).getByRole('listitem').first().waitFor({ timeout: UI_TIMEOUT })],
-      ['API keys', () => page.getByRole('list', { name: 'API keys' }).getByRole('listitem', { name: 'reporting' }).waitFor({ timeout: UI_TIMEOUT })],
+      ['Payment links', () => page.getByRole('table', { name: 'Payment links' }).locator('tbody tr').first().waitFor({ timeout: UI_TIMEOUT })],
+      ['Checkout sessions', () => page.getByText('No checkout sessions yet').waitFor({ timeout: UI_TIMEOUT })],
+      ['Events', () => page.getByRole('table', { name: 'Events' }).locator('tbody tr').first().waitFor({ timeout: UI_TIMEOUT })],
+      ['Logs', () => page.getByRole('table', { name: 'Logs' }).locator('tbody tr').first().waitFor({ timeout: UI_TIMEOUT })],
+      ['API keys', () => page.getByRole('table', { name: 'API keys' }).getByRole('row', { name: 'reporting' }).waitFor({ timeout: UI_TIMEOUT })],
       ['Clock', () => page.getByTestId('sandbox-time').waitFor({ timeout: UI_TIMEOUT })],
     ];
     for (const layout of LAYOUTS) {
@@ -214,6 +214,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     expect(await clipboard()).toBe(secret);
 
     await openPage(page, 'API keys');
+    await page.getByRole('button', { name: 'New restricted key' }).click();
     await page.getByLabel('Key name').fill('copied');
     await page.getByRole('button', { name: 'Create restricted key' }).click();
     const made = await page.locator('.notice code').textContent({ timeout: UI_TIMEOUT });
@@ -242,7 +243,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     expect(paid.status, paid.text).toBeLessThan(300);
     const { page } = await signedIn(account);
     await openPage(page, 'Events');
-    const types = page.getByRole('list', { name: 'Events' }).locator('code.event-type');
+    const types = page.getByRole('table', { name: 'Events' }).locator('code.event-type');
     await types.filter({ hasText: /^checkout\.session\.completed$/ }).waitFor({ timeout: LIVE_TIMEOUT });
     const all = (await types.allTextContents()).map((t) => t.trim());
     expect(all).toContain('payment.succeeded');
@@ -255,20 +256,21 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     const made = await createPayment(account.api, expressBody('923000000', 5000));
     const { page, errors } = await signedIn(account);
     await openPage(page, 'Logs');
-    const list = page.getByRole('list', { name: 'Logs' });
-    const created = list.getByRole('listitem').filter({ hasText: 'POST /v1/payment_intents' });
+    const list = page.getByRole('table', { name: 'Logs' });
+    const created = list.getByRole('button', { name: 'POST /v1/payment_intents' });
     await created.waitFor({ timeout: UI_TIMEOUT });
-    expect(await page.getByLabel('Show dashboard requests').isChecked()).toBe(false);
+    expect(await page.getByLabel('Source').inputValue()).toBe('');
     expect(await list.locator('[data-source="DASHBOARD"]').count()).toBe(0);
 
-    await created.getByText('Request body').click();
-    const body = created.locator('details').filter({ hasText: 'Request body' }).locator('pre');
-    expect(JSON.parse((await body.textContent())!)).toMatchObject({ amount: 5000, payment_method: 'multicaixa_express' });
-    await created.getByText('Response body').click();
-    expect(await created.locator('details').filter({ hasText: 'Response body' }).locator('pre').textContent()).toContain(made.id);
+    await created.click();
+    const panel = page.getByRole('dialog', { name: 'POST /v1/payment_intents' });
+    const body = panel.getByRole('region', { name: 'Request body' }).locator('pre');
+    expect(JSON.parse((await body.textContent({ timeout: UI_TIMEOUT }))!)).toMatchObject({ amount: 5000, payment_method: 'multicaixa_express' });
+    expect(await panel.getByRole('region', { name: 'Response body' }).locator('pre').textContent()).toContain(made.id);
     await expectAxeClean(page, 'Logs with bodies open');
+    await panel.getByRole('button', { name: 'Close' }).click();
 
-    await page.getByLabel('Show dashboard requests').check();
+    await page.getByLabel('Source').selectOption('all');
     await list.locator('[data-source="DASHBOARD"]').first().waitFor({ timeout: UI_TIMEOUT });
     expect(await list.locator('[data-source="DASHBOARD"]').first().textContent()).toContain('/graphql');
     expect(unexpectedErrors(errors)).toEqual([]);
@@ -292,7 +294,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     // Elsewhere the banner links to the Clock, and times say which clock they are on.
     await openPage(page, 'Events');
     await banner.getByRole('link', { name: 'Open the clock' }).waitFor({ timeout: UI_TIMEOUT });
-    await page.getByRole('list', { name: 'Events' }).getByText('(sandbox time)').first().waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('table', { name: 'Events' }).getByText('(sandbox time)').first().waitFor({ timeout: UI_TIMEOUT });
     await screenshot(page, 'dashboard-clock-banner-phone-light');
 
     await (await navLink(page, 'Clock')).click();

@@ -132,6 +132,14 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
   const session = await must(api.post('/checkout/sessions', { amount: 3000 }), 201);
   await must(api.get(`/checkout/sessions/${session.id}`), 200);
   await must(api.get(`/public/checkout/sessions/${session.id}`), 200);
+  // The dashboard's lists REST has no form of: checkout sessions (all, by status, the next page), the
+  // log's filters, and the keys with their last use.
+  const lists = `query($after: String) { all: checkoutSessions(first: 5) { nodes { id } } open: checkoutSessions(status: OPEN) { nodes { id } }
+    next: checkoutSessions(first: 1, after: $after) { nodes { id } }
+    m: logs(first: 50, filter: { method: "POST" }) { requestId } s: logs(first: 50, filter: { statusClass: CLIENT_ERROR_4XX }) { requestId }
+    p: logs(first: 50, filter: { pathPrefix: "/v1/refunds" }) { requestId } d: logs(first: 50, filter: { source: DASHBOARD }) { requestId }
+    apiKeys { id lastUsedAt } }`;
+  await graphql(baseUrl, s.big.sk, lists, { after: session.id });
   const pagePay = await must(api.post(`/public/checkout/sessions/${session.id}/payments`, { payment_method: 'multicaixa_reference' }), 201);
   await sseSnapshot(`${baseUrl}/v1/public/payments/${pagePay.id ?? pagePay.payment_intent?.id}/events`).catch(() => undefined);
   await must(api.post('/qr_codes', { amount: 1000 }), 201, 200);

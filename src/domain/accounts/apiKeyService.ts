@@ -169,3 +169,23 @@ export function toApiKeyResource(key: ApiKeyRecord): ApiKeyResource {
     revoked_at: key.revoked_at ? key.revoked_at.toISOString() : null,
   };
 }
+
+/** The length of a key's rate-limit window (rateLimitService.ts): a window opens at a request and lasts this long. */
+const RATE_WINDOW_MS = 60_000;
+
+/**
+ * About when each key of the account last made a request, to the minute, for the dashboard: the start
+ * of the key's latest rate-limit window (`key_rates.<key id>` in the account's document). A window
+ * opens at the first request after the previous one ended, so the key's last request falls within the
+ * minute after that start. It costs nothing per request (the count already writes the window) and one
+ * read of the account's document per listing, rather than a write of its own on the request path.
+ */
+export async function keysLastUsed(accountId: string): Promise<Map<string, Date>> {
+  const account = await AccountModel.findById(accountId, { key_rates: 1 }).lean<Pick<AccountRecord, 'key_rates'>>();
+  const used = new Map<string, Date>();
+  for (const [keyId, w] of Object.entries(account?.key_rates ?? {})) {
+    const end = w?.end ? new Date(w.end).getTime() : NaN;
+    if (Number.isFinite(end)) used.set(keyId, new Date(end - RATE_WINDOW_MS));
+  }
+  return used;
+}

@@ -67,6 +67,11 @@ const checkoutSessionSchema = new Schema<CheckoutSessionRecord>(
 );
 
 checkoutSessionSchema.index({ account_id: 1, seq: -1 });
+// The dashboard's list filtered by status, newest first (listCheckoutSessions).
+checkoutSessionSchema.index({ account_id: 1, status: 1, seq: -1 });
+// The OPEN sessions already past their expiry, which that list settles before it reads (their timers
+// may lag): a range on the expiry, so the look-up reads only those, not every open session.
+checkoutSessionSchema.index({ account_id: 1, status: 1, expires_at: 1 });
 checkoutSessionSchema.index({ 'pending_events.queued_at': 1 }, { sparse: true }); // see paymentModel.ts
 checkoutSessionSchema.index({ 'pending_timers.queued_at': 1 }, { sparse: true }); // the outbox sweeper's look-up
 

@@ -166,3 +166,30 @@ export async function completeCheckoutSession(sink: EventSink, accountId: string
   await cancelTimers({ accountId, kind: CHECKOUT_EXPIRY_TIMER, refId: id });
   return true;
 }
+
+/** At most this many overdue sessions are settled by one listing (the timers settle the rest). */
+const SETTLE_ON_LIST_MAX = 100;
+
+/**
+ * The account's sessions, newest first (the dashboard's list; REST has none), `status` keeping one
+ * status. OPEN sessions already past their expiry are settled first (their timer may not have run), so
+ * that the status filter and the rows agree: usually none are, and the look-up costs one index probe.
+ */
+export async function listCheckoutSessions(
+  accountId: string,
+  opts: { limit: number; status?: CheckoutSessionRecord['status'] | null; startingAfter?: string | null },
+): Promise<CheckoutSessionRecord[]> {
+  const now = await nowForAccount(accountId);
+  const overdue = await CheckoutSessionModel.find({ account_id: accountId, status: 'OPEN', expires_at: { $lte: now } }, { _id: 1 })
+    .limit(SETTLE_ON_LIST_MAX)
+    .lean<Array<{ _id: string }>>();
+  for (const s of overdue) await expireCheckoutSession(s._id, now);
+  const filter: Record<string, unknown> = { account_id: accountId };
+  if (opts.status) filter.status = opts.status;
+  if (opts.startingAfter) {
+    const cursor = await CheckoutSessionModel.findOne({ _id: opts.startingAfter, account_id: accountId }, { seq: 1 }).lean<{ seq: number }>();
+    if (!cursor) throw ApiError.invalid(`No checkout session '${opts.startingAfter}' to page on from`);
+    filter.seq = { $lt: cursor.seq };
+  }
+  return CheckoutSessionModel.find(filter, { pending_events: 0 }).sort({ seq: -1 }).limit(opts.limit).lean<CheckoutSessionRecord[]>();
+}

@@ -18,6 +18,8 @@ export interface RequestLogRecord {
   source?: 'api' | 'dashboard';
   request_body?: string | null;
   response_body?: string | null;
+  /** What the dashboard's filters look for (logFacets.ts); absent on entries written before them. */
+  facets?: string[];
 }
 
 const requestLogSchema = new Schema<RequestLogRecord>(
@@ -34,11 +36,16 @@ const requestLogSchema = new Schema<RequestLogRecord>(
     source: { type: String, default: 'api' },
     request_body: { type: String, default: null },
     response_body: { type: String, default: null },
+    facets: { type: [String], default: undefined },
   },
   { versionKey: false, collection: 'request_logs' },
 );
 // GET /logs lists one key's requests newest first (the account's other keys' are not the caller's).
 requestLogSchema.index({ account_id: 1, api_key_id: 1, created_at: -1 });
+// The dashboard's filters (method, status class, path, source: logFacets.ts), newest first: one multikey
+// index serves each of them, where an index per filter would cost four more keys per request. An entry
+// adds about six keys here; its insert is batched (requestLogService.ts), not on the request's path.
+requestLogSchema.index({ account_id: 1, api_key_id: 1, facets: 1, created_at: -1 });
 // Entries leave REQUEST_LOG_RETENTION_DAYS (30) after the request: GET /logs shows the newest 100 at
 // most, and without an end the collection would grow by one document per request for ever.
 requestLogSchema.index({ created_at: 1 }, { name: 'created_at_ttl', expireAfterSeconds: RETENTION.requestLogSeconds });

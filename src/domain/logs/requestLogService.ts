@@ -6,6 +6,7 @@ import { countedWarning } from '../../platform/countedWarning';
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
 import { loggedBodies } from './logBodies';
+import { logFacets, logFilterQuery, type LogFilter } from './logFacets';
 import { RequestLogHold, type TakenBatch } from './requestLogHold';
 import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 
@@ -137,7 +138,7 @@ function insert(batch: TakenBatch): void {
 
 function withLoggedBodies(entry: RequestLogRecord): RequestLogRecord {
   const bodies = loggedBodies(entry.request_body, entry.response_body);
-  return { ...entry, request_body: bodies.request, response_body: bodies.response };
+  return { ...entry, request_body: bodies.request, response_body: bodies.response, facets: logFacets(entry) };
 }
 
 function track(write: Promise<void>): void {
@@ -187,13 +188,15 @@ export async function refusedRequestCounts(accountId: string | null): Promise<Re
 export async function listRequestLogs(
   callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>,
   limit: number,
-  opts: { includeDashboard?: boolean } = {},
+  opts: { includeDashboard?: boolean } & LogFilter = {},
 ): Promise<RequestLogRecord[]> {
   await flushRequestLogs();
-  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id };
+  const narrowed = logFilterQuery(opts);
+  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id, ...narrowed };
   // $ne rather than `source: 'api'`: entries from before `source` existed (none stored) are the key's
-  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks.
-  if (!opts.includeDashboard) filter.source = { $ne: 'dashboard' };
+  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks. A
+  // filter without a source says nothing of it: the dashboard's entries stay out unless asked for.
+  if (!opts.source && !opts.includeDashboard) filter.source = { $ne: 'dashboard' };
   return RequestLogModel.find(filter)
     .sort({ created_at: -1 })
     .limit(limit)

@@ -6,5 +6,6 @@ export const ApiKey: ApiKeyResolvers = {
   permissions: (k) => k.permissions.map(permissionFromRest),
   createdAt: (k) => k.created_at,
   revokedAt: (k) => k.revoked_at,
+  lastUsedAt: (k) => k.last_used_at ?? null,
   secret: (k) => k.secret ?? null,
 };

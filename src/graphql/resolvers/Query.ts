@@ -1,4 +1,6 @@
-import type { QueryResolvers } from '../../../generated/graphql/resolvers-types';
+import type { LogFilter as LogFilterInput, QueryResolvers } from '../../../generated/graphql/resolvers-types';
+import { keysLastUsed } from '../../domain/accounts/apiKeyService';
+import type { LogFilter } from '../../domain/logs/logFacets';
 import type { ResultBody } from '../../operations/execute';
 import { tokenPaymentIntent } from '../clientTokenResolvers';
 import { requireOperation, type GraphQLContext } from '../context';
@@ -43,12 +45,37 @@ export const Query: QueryResolvers = {
     const filter = restBody({ type: type ? eventTypeToRest(type) : undefined, object_id: objectId });
     return restConnection(restPage(ctx, 'listEvents', filter), pageSize('Query.events', first), after, pageBounds('Query.events').max);
   },
-  logs: async (_p, { first, includeDashboard }, ctx) =>
-    (await run(ctx, 'listLogs', { query: { limit: String(pageSize('Query.logs', first)), include_dashboard: String(includeDashboard === true) } })).data,
-  apiKeys: async (_p, _a, ctx) => (await run(ctx, 'listApiKeys')).data,
+  logs: async (_p, { first, includeDashboard, filter }, ctx) => {
+    const limit = pageSize('Query.logs', first);
+    if (filter) return runGraphQLOperation(ctx, 'searchLogs', { limit, includeDashboard: includeDashboard === true, filter: logFilter(filter) });
+    return (await run(ctx, 'listLogs', { query: { limit: String(limit), include_dashboard: String(includeDashboard === true) } })).data;
+  },
+  checkoutSessions: (_p, { first, after, status }, ctx) => {
+    const page = (limit: number, startingAfter: string | null | undefined) => runGraphQLOperation(ctx, 'listCheckoutSessions', { limit, status: status ?? null, startingAfter });
+    const bounds = pageBounds('Query.checkoutSessions');
+    return restConnection(page, pageSize('Query.checkoutSessions', first), after, bounds.max);
+  },
+  // The REST list (only the full secret key), then when each key was last used (GraphQL only).
+  apiKeys: async (_p, _a, ctx) => {
+    const keys = (await run(ctx, 'listApiKeys')).data;
+    const used = await keysLastUsed(ctx.actor.accountId);
+    return keys.map((k) => ({ ...k, last_used_at: k.revoked_at ? null : (used.get(k.id)?.toISOString() ?? null) }));
+  },
   sandboxClock: (_p, _a, ctx) => run(ctx, 'getSandboxClock'),
   overview: (_p, { range }, ctx) => overviewQuery(ctx, range ?? 'LAST_24_HOURS'),
 };
+
+const STATUS_CLASS = { SUCCESS_2XX: 2, CLIENT_ERROR_4XX: 4, SERVER_ERROR_5XX: 5 } as const;
+
+/** GraphQL's LogFilter as the log service takes it (blank text is no filter). */
+function logFilter(f: LogFilterInput): LogFilter {
+  return {
+    method: f.method?.trim() || null,
+    statusClass: f.statusClass ? STATUS_CLASS[f.statusClass] : null,
+    pathPrefix: f.pathPrefix?.trim() || null,
+    source: f.source === 'DASHBOARD' ? 'dashboard' : f.source === 'API' ? 'api' : null,
+  };
+}
 
 /**
  * One page of a REST list for restConnection: its filters, `limit`, and the cursor as `starting_after`

@@ -4,7 +4,7 @@ import { DateTimeScalar, JsonScalar, SafeIntScalar } from '../scalars';
 import { Account } from './Account';
 import { ApiKey } from './ApiKey';
 import { CheckoutSession } from './CheckoutSession';
-import { EventConnection, PaymentIntentConnection, RefundConnection, WebhookDeliveryConnection } from './connections';
+import { CheckoutSessionConnection, EventConnection, PaymentIntentConnection, RefundConnection, WebhookDeliveryConnection } from './connections';
 import { Event } from './Event';
 import { LogEntry } from './LogEntry';
 import { Mutation } from './Mutation';
@@ -59,6 +59,7 @@ export const resolvers: Resolvers = withDeadlines<Resolvers>({
   EventConnection,
   RefundConnection,
   WebhookDeliveryConnection,
+  CheckoutSessionConnection,
   LogEntry,
   SandboxClock,
   SandboxReset,

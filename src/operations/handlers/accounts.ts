@@ -20,4 +20,5 @@ export const accountHandlers = {
 /** The account's overview of its payments and webhook deliveries (graphqlOperations.ts). */
 export const accountGraphQLHandlers = {
   getOverview: async (ctx, { range }) => getOverview(ctx.actor.accountId, range),
-} satisfies GraphQLHandlerTable<'getOverview'>;
+  searchLogs: async (ctx, { limit, includeDashboard, filter }) => (await listRequestLogs(ctx.key, limit, { includeDashboard, ...filter })).map(toLogEntryResource),
+} satisfies GraphQLHandlerTable<'getOverview' | 'searchLogs'>;

@@ -2,7 +2,7 @@ import type { GraphQLHandlerTable, GraphQLOperationId } from '../graphqlOperatio
 import type { ExecutableOperationId, HandlerTable } from '../types';
 import { accountGraphQLHandlers, accountHandlers } from './accounts';
 import { graphqlDocumentHandlers } from './graphqlDocuments';
-import { linkHandlers } from './links';
+import { linkGraphQLHandlers, linkHandlers } from './links';
 import { paymentGraphQLHandlers, paymentHandlers } from './payments';
 import { webhookGraphQLHandlers, webhookHandlers } from './webhooks';
 
@@ -26,6 +26,7 @@ export const graphqlHandlers = {
   ...accountGraphQLHandlers,
   ...paymentGraphQLHandlers,
   ...webhookGraphQLHandlers,
+  ...linkGraphQLHandlers,
 } satisfies GraphQLHandlerTable<GraphQLOperationId>;
 
 export type GraphQLHandlers = typeof graphqlHandlers;

@@ -1,6 +1,6 @@
 import { payCheckoutSession } from '../../domain/checkout/checkoutPaymentService';
 import { toCheckoutSessionResource, toPublicCheckoutSession } from '../../domain/checkout/checkoutSessionSerializer';
-import { createCheckoutSession, getCheckoutSession, getPublicCheckoutSession } from '../../domain/checkout/checkoutSessionService';
+import { createCheckoutSession, getCheckoutSession, getPublicCheckoutSession, listCheckoutSessions } from '../../domain/checkout/checkoutSessionService';
 import { payPaymentLink } from '../../domain/links/linkPaymentService';
 import { toPaymentLinkResource, toPublicPaymentLink } from '../../domain/links/paymentLinkSerializer';
 import {
@@ -12,6 +12,7 @@ import {
   listPaymentLinks,
 } from '../../domain/links/paymentLinkService';
 import { createQrCode, paymentLinkQrSvg } from '../../domain/qr/qrService';
+import type { GraphQLHandlerTable } from '../graphqlOperations';
 import type { HandlerTable } from '../types';
 import { pageOf, withOneMore } from './listPage';
 
@@ -51,3 +52,9 @@ export const linkHandlers = {
   | 'getPublicCheckoutSession'
   | 'createPublicCheckoutSessionPayment'
 >;
+
+/** The dashboard's list of checkout sessions (graphqlOperations.ts). */
+export const linkGraphQLHandlers = {
+  listCheckoutSessions: async (ctx, { limit, status, startingAfter }) =>
+    (await listCheckoutSessions(ctx.actor.accountId, { limit, status, startingAfter })).map((s) => toCheckoutSessionResource(s, ctx.settings.publicBaseUrl)),
+} satisfies GraphQLHandlerTable<'listCheckoutSessions'>;

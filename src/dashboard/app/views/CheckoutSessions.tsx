@@ -1,90 +1,169 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../graphql';
 import { formatAmount } from '../format';
-import { useCheckoutSession, useCreateCheckoutSession } from '../hooks/checkoutSessions';
-import { BASE } from '../router';
+import { useCheckoutSession, useCheckoutSessions, useCreateCheckoutSession, type CheckoutSessionRow, type CheckoutSessionStatus } from '../hooks/checkoutSessions';
+import { useListPage } from '../hooks/urlFilters';
+import { BASE, Link, useLocation } from '../router';
 import { EllipsizedId } from '../components/EllipsizedId';
-import { EmptyState } from '../components/EmptyState';
+import { CreateButton, SidePanel } from '../components/SidePanel';
 import { StatusBadge } from '../components/StatusBadge';
 import { Time } from '../components/Time';
 import { AmountField, Page } from '../ui';
+import { ListPager, ListStatus, SelectFilter } from './lists/ListParts';
+
+const KEYS = ['status'] as const;
+const STATUSES: ReadonlyArray<readonly [CheckoutSessionStatus, string]> = [
+  ['OPEN', 'Open'],
+  ['COMPLETED', 'Completed'],
+  ['EXPIRED', 'Expired'],
+];
 
 /**
- * Create a hosted checkout session and look one up by id. (The API has no list of sessions: the
- * sessions made here are listed for this visit.)
+ * The account's hosted checkout sessions, newest first, by status (in the URL). A row opens the session
+ * in a side panel; `?session=<id>` (an event's link) opens it too. Creating is a button.
  */
 export function CheckoutSessions() {
-  const [createState, create] = useCreateCheckoutSession();
-  const [amount, setAmount] = useState('10000');
-  const [reference, setReference] = useState('');
-  const [made, setMade] = useState<string[]>([]);
-  const [lookup, setLookup] = useState('');
-  const [shown, setShown] = useState<string | null>(null);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const res = await create({ input: { amount: Number(amount), ...(reference.trim() ? { merchantReference: reference.trim() } : {}) } });
-    if (res.data) setMade((m) => [res.data!.createCheckoutSession.id, ...m]);
-  };
+  const list = useListPage(`${BASE}/checkout-sessions`, KEYS);
+  const { query } = useLocation();
+  const status = STATUSES.find(([s]) => s === list.page.filters.status.toUpperCase())?.[0] ?? null;
+  const [result, refetch] = useCheckoutSessions({ status, after: list.page.after || null });
+  const [shown, setShown] = useState<string | null>(() => query.get('session'));
+  const page = result.data?.checkoutSessions;
+  const rows = page?.nodes ?? [];
 
   return (
     <Page title="Checkout sessions">
-      <form className="card" aria-labelledby="new-session-title" onSubmit={submit}>
-        <h2 id="new-session-title">New checkout session</h2>
-        <div className="fields">
-          <AmountField value={amount} onChange={setAmount} />
-          <label>
-            Merchant reference
-            <input value={reference} maxLength={64} onChange={(e) => setReference(e.target.value)} />
-          </label>
-        </div>
-        <button type="submit" disabled={createState.fetching}>
-          Create session
-        </button>
-        <ErrorAlert error={createState.error} />
-      </form>
-      <form
-        className="card inline-form"
-        aria-labelledby="find-session-title"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setShown(lookup.trim() || null);
-        }}
-      >
-        <h2 id="find-session-title">Find a session</h2>
-        <label>
-          Session id
-          <input value={lookup} onChange={(e) => setLookup(e.target.value)} placeholder="cs_…" />
-        </label>
-        <button type="submit">Find</button>
-      </form>
-      {shown && <SessionCard key={shown} id={shown} />}
-      <h2>Made on this visit</h2>
-      {made.length === 0 && <EmptyState title="No sessions made yet">The API lists no checkout sessions: the ones you create here are listed for this visit, and any can be found by its id above.</EmptyState>}
-      {made.map((id) => (
-        <SessionCard key={id} id={id} />
-      ))}
+      <div className="list-head">
+        <p className="muted">Hosted payment pages for one amount, valid 30 minutes. Newest first.</p>
+        <CreateButton label="New checkout session">
+          {(close) => (
+            <NewSession
+              onCreated={(id) => {
+                close();
+                refetch({ requestPolicy: 'network-only' });
+                setShown(id);
+              }}
+            />
+          )}
+        </CreateButton>
+      </div>
+      <div className="list-filters">
+        <SelectFilter label="Status" value={status ?? ''} options={STATUSES} any="Any status" onChange={(v) => list.setFilters({ status: v.toLowerCase() })} />
+      </div>
+      <ListStatus what="checkout sessions" error={result.error} loaded={Boolean(page)} empty={rows.length === 0} emptyTitle={list.filtered ? 'No session matches' : 'No checkout sessions yet'}>
+        {list.filtered ? (
+          <>
+            No session has this status. <Link href={`${BASE}/checkout-sessions`}>Show all sessions</Link>.
+          </>
+        ) : (
+          'A checkout session is a page where a customer pays an amount you set. Make one with “New checkout session”, or with POST /v1/checkout/sessions.'
+        )}
+      </ListStatus>
+      {!result.error && rows.length > 0 && (
+        <table className="data compact sessions-table" aria-label="Checkout sessions">
+          <thead>
+            <tr>
+              <th scope="col">Session</th>
+              <th scope="col" className="col-amount">
+                Amount
+              </th>
+              <th scope="col" className="col-status">
+                Status
+              </th>
+              <th scope="col" className="wide-only">
+                Merchant reference
+              </th>
+              <th scope="col" className="wide-only col-time">
+                Created
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((s) => (
+              <tr key={s.id}>
+                <th scope="row">
+                  <button type="button" className="row-open mono" title={s.id} onClick={() => setShown(s.id)}>
+                    {s.id}
+                  </button>
+                </th>
+                <td className="num">{formatAmount(s.amount, s.currency)}</td>
+                <td>
+                  <StatusBadge status={s.status} kind="checkout" />
+                </td>
+                <td className="wide-only cell-clip">{s.merchantReference ?? '—'}</td>
+                <td className="wide-only">
+                  <Time iso={s.createdAt} clock="sandbox" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {!result.error && (
+        <ListPager
+          what="checkout sessions"
+          hasPrevious={Boolean(list.page.after)}
+          hasNext={Boolean(page?.pageInfo.hasNextPage)}
+          onPrevious={list.previous}
+          onNext={() => page?.pageInfo.endCursor && list.next(page.pageInfo.endCursor)}
+        />
+      )}
+      {shown && (
+        <SidePanel title="Checkout session" onClose={() => setShown(null)}>
+          <SessionDetail id={shown} row={rows.find((r) => r.id === shown)} />
+        </SidePanel>
+      )}
     </Page>
   );
 }
 
-function SessionCard({ id }: { id: string }) {
-  const [result] = useCheckoutSession(id);
-  if (result.error) return <ErrorAlert error={result.error} />;
-  const s = result.data?.checkoutSession;
-  if (!s) return result.fetching ? null : <ErrorAlert error={`resource_not_found: no checkout session ${id}`} />;
+function NewSession({ onCreated }: { onCreated: (id: string) => void }) {
+  const [state, create] = useCreateCheckoutSession();
+  const [amount, setAmount] = useState('10000');
+  const [reference, setReference] = useState('');
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const res = await create({ input: { amount: Number(amount), ...(reference.trim() ? { merchantReference: reference.trim() } : {}) } });
+    if (res.data) onCreated(res.data.createCheckoutSession.id);
+  };
   return (
-    <section className="card" aria-label={`Checkout session ${s.id}`}>
-      <h3>
-        <EllipsizedId id={s.id} what="checkout session id" />
-      </h3>
+    <form onSubmit={submit}>
+      <AmountField value={amount} onChange={setAmount} />
+      <label>
+        Merchant reference
+        <input value={reference} maxLength={64} onChange={(e) => setReference(e.target.value)} />
+      </label>
+      <button type="submit" disabled={state.fetching}>
+        Create session
+      </button>
+      <ErrorAlert error={state.error} />
+    </form>
+  );
+}
+
+/** The session as the list has it, or read by id (a link from an event may name one of another page). */
+function SessionDetail({ id, row }: { id: string; row?: CheckoutSessionRow }) {
+  const [result] = useCheckoutSession(id);
+  const s = result.data?.checkoutSession ?? row;
+  if (!s) {
+    if (result.error) return <ErrorAlert error={result.error} />;
+    return result.fetching ? null : <p role="alert" className="error">There is no checkout session {id} in this account.</p>;
+  }
+  return (
+    <section aria-label={`Checkout session ${s.id}`}>
       <dl className="facts">
+        <dt>Id</dt>
+        <dd>
+          <EllipsizedId id={s.id} what="checkout session id" />
+        </dd>
         <dt>Status</dt>
         <dd>
           <StatusBadge status={s.status} kind="checkout" />
         </dd>
         <dt>Amount</dt>
         <dd>{formatAmount(s.amount, s.currency)}</dd>
+        <dt>Reference</dt>
+        <dd>{s.merchantReference ?? '—'}</dd>
         <dt>Page</dt>
         <dd>
           <a href={s.url} className="break">
@@ -93,10 +172,13 @@ function SessionCard({ id }: { id: string }) {
         </dd>
         <dt>Payment</dt>
         <dd>{s.paymentIntentId ? <EllipsizedId id={s.paymentIntentId} what="payment id" href={`${BASE}/payments/${encodeURIComponent(s.paymentIntentId)}`} /> : '—'}</dd>
-        <dt>Expires</dt>
+        <dt>Created</dt>
         <dd>
-          <Time iso={s.expiresAt} clock="sandbox" relative />
+          <Time iso={s.createdAt} clock="sandbox" />
         </dd>
+        {/* An open session has an expiry ahead; an ended one says how it ended, not when it would have expired. */}
+        <dt>{s.status === 'OPEN' ? 'Expires' : s.status === 'EXPIRED' ? 'Expired' : 'Ended'}</dt>
+        <dd>{s.status === 'COMPLETED' ? 'Paid' : <Time iso={s.expiresAt} clock="sandbox" relative />}</dd>
       </dl>
     </section>
   );

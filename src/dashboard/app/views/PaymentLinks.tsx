@@ -1,116 +1,171 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../graphql';
 import { formatAmount } from '../format';
-import { useCreatePaymentLink, useDeactivatePaymentLink, usePaymentLinkQr, usePaymentLinks } from '../hooks/paymentLinks';
+import { useCreatePaymentLink, useDeactivatePaymentLink, usePaymentLinkQr, usePaymentLinks, type PaymentLink } from '../hooks/paymentLinks';
 import { ConfirmButton } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
-import { EmptyState } from '../components/EmptyState';
+import { CreateButton, SidePanel } from '../components/SidePanel';
 import { Time } from '../components/Time';
-import { AmountField, Loading, Page } from '../ui';
+import { AmountField, Page } from '../ui';
+import { ListStatus } from './lists/ListParts';
 
+/** The account's last 100 payment links (the API's list), newest first; a link's QR code opens beside the list. */
 export function PaymentLinks() {
   const [result, refetch] = usePaymentLinks();
-  const [createState, create] = useCreatePaymentLink();
   const [, deactivate] = useDeactivatePaymentLink();
-  const [amount, setAmount] = useState('2500');
-  const [description, setDescription] = useState('');
-  const [qrFor, setQrFor] = useState<string | null>(null);
+  const [qrFor, setQrFor] = useState<PaymentLink | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const links = result.data?.paymentLinks;
 
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const res = await create({ input: { amount: Number(amount), ...(description.trim() ? { description: description.trim() } : {}) } });
-    if (res.data) {
-      setQrFor(res.data.createPaymentLink.id);
-      setDescription('');
-      reload();
-    }
-  };
   const deactivateLink = async (id: string) => {
     const res = await deactivate({ id });
-    if (res.error) throw new Error(res.error.message);
+    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
     reload();
   };
 
   return (
     <Page title="Payment links">
-      <form className="card" aria-labelledby="new-link-title" onSubmit={submit}>
-        <h2 id="new-link-title">New payment link</h2>
-        <div className="fields">
-          <AmountField value={amount} onChange={setAmount} />
-          <label>
-            Description
-            <input value={description} maxLength={140} onChange={(e) => setDescription(e.target.value)} />
-          </label>
-        </div>
-        <button type="submit" disabled={createState.fetching}>
-          Create link
-        </button>
-        <ErrorAlert error={createState.error} />
-      </form>
-      {qrFor && <QrCode id={qrFor} />}
-      <ErrorAlert error={result.error} />
-      {!links && !result.error && <Loading what="payment links" />}
-      {links?.length === 0 && (
-        <EmptyState title="No payment links yet">A payment link is a page (and a QR code) where a customer pays a fixed amount. Create one above and share its URL.</EmptyState>
+      <div className="list-head">
+        <p className="muted">A payment link is a page (and a QR code) where a customer pays a fixed amount. Newest first.</p>
+        <CreateButton label="New payment link">
+          {(close) => (
+            <NewLink
+              onCreated={(link) => {
+                close();
+                reload();
+                setQrFor(link);
+              }}
+            />
+          )}
+        </CreateButton>
+      </div>
+      <ListStatus what="payment links" error={result.error} loaded={Boolean(links)} empty={links?.length === 0} emptyTitle="No payment links yet">
+        Make one with “New payment link” and share its URL or QR code.
+      </ListStatus>
+      {!result.error && links && links.length > 0 && (
+        <table className="data compact links-table" aria-label="Payment links">
+          <thead>
+            <tr>
+              <th scope="col">Link</th>
+              <th scope="col" className="col-amount">
+                Amount
+              </th>
+              <th scope="col" className="wide-only">
+                Description
+              </th>
+              <th scope="col" className="wide-only col-time">
+                Created
+              </th>
+              <th scope="col" className="col-state">
+                State
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {links.map((link) => (
+              <tr key={link.id} aria-label={`Payment link ${link.code}`}>
+                <th scope="row">
+                  {/* The code opens the link's URL, copy button and QR code beside the list. */}
+                  <button type="button" className="row-open mono" title={link.url} onClick={() => setQrFor(link)}>
+                    {link.code}
+                  </button>
+                  {link.description && <span className="cell-sub narrow-time">{link.description}</span>}
+                </th>
+                <td className="num">{formatAmount(link.amount, link.currency)}</td>
+                <td className="wide-only cell-clip">{link.description ?? '—'}</td>
+                <td className="wide-only">
+                  <Time iso={link.createdAt} clock="sandbox" />
+                </td>
+                {/* The state, and under it what can change it: only an active link can be deactivated. */}
+                <td className="state-cell">
+                  <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
+                  {link.active && (
+                    <ConfirmButton
+                      label={`Deactivate ${link.code}`}
+                      title="Deactivate this payment link?"
+                      description={
+                        <p>
+                          Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
+                        </p>
+                      }
+                      confirmLabel="Deactivate link"
+                      action={() => deactivateLink(link.id)}
+                    >
+                      Deactivate
+                    </ConfirmButton>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
-      {links && links.length > 0 && (
-        // Cards rather than a table: a link's URL is long, and on a phone a table column cannot shorten it.
-        <ul className="plain" aria-label="Payment links">
-          {links.map((link) => (
-            <li key={link.id} className="card link-card" aria-label={`Payment link ${link.code}`}>
-              <span className="id-line">
-                <a href={link.url} className="ellipsis" title={link.url}>
-                  {link.url}
-                </a>
-                <CopyButton value={link.url} what={`URL of ${link.code}`} />
-              </span>
-              <p>
-                <strong className="nowrap">{formatAmount(link.amount, link.currency)}</strong> · <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
-                {link.description && <> · {link.description}</>}
-              </p>
-              <p className="muted">
-                Created <Time iso={link.createdAt} clock="sandbox" />
-              </p>
-              <div className="actions">
-                <button type="button" onClick={() => setQrFor(link.id)} aria-label={`Show QR code of ${link.code}`}>
-                  QR code
-                </button>
-                {link.active && (
-                  <ConfirmButton
-                    label={`Deactivate ${link.code}`}
-                    title="Deactivate this payment link?"
-                    description={
-                      <p>
-                        Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
-                      </p>
-                    }
-                    confirmLabel="Deactivate link"
-                    action={() => deactivateLink(link.id)}
-                  >
-                    Deactivate
-                  </ConfirmButton>
-                )}
-              </div>
-            </li>
-          ))}
-        </ul>
+      {qrFor && (
+        <SidePanel title={`Payment link ${qrFor.code}`} onClose={() => setQrFor(null)}>
+          <QrCode link={qrFor} />
+        </SidePanel>
       )}
     </Page>
   );
 }
 
-function QrCode({ id }: { id: string }) {
-  const [result] = usePaymentLinkQr(id);
-  if (result.error) return <ErrorAlert error={result.error} />;
-  const link = result.data?.paymentLink;
-  if (!link) return null;
-  // As an image (data: URL): an SVG in <img> runs nothing, and the CSP allows data: images only.
+function NewLink({ onCreated }: { onCreated: (link: PaymentLink) => void }) {
+  const [state, create] = useCreatePaymentLink();
+  const [amount, setAmount] = useState('2500');
+  const [description, setDescription] = useState('');
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const res = await create({ input: { amount: Number(amount), ...(description.trim() ? { description: description.trim() } : {}) } });
+    if (res.data) onCreated(res.data.createPaymentLink);
+  };
   return (
-    <figure className="card qr">
-      <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(link.qrSvg)}`} alt={`QR code of ${link.url}`} width={256} height={256} />
-      <figcaption className="break">{link.url}</figcaption>
-    </figure>
+    <form onSubmit={submit}>
+      <AmountField value={amount} onChange={setAmount} />
+      <label>
+        Description
+        <input value={description} maxLength={140} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <button type="submit" disabled={state.fetching}>
+        Create link
+      </button>
+      <ErrorAlert error={state.error} />
+    </form>
+  );
+}
+
+function QrCode({ link }: { link: PaymentLink }) {
+  const [result] = usePaymentLinkQr(link.id);
+  const qr = result.data?.paymentLink;
+  return (
+    <>
+      <dl className="facts">
+        <dt>Amount</dt>
+        <dd>{formatAmount(link.amount, link.currency)}</dd>
+        <dt>State</dt>
+        <dd>{link.active ? 'Active' : 'Inactive'}</dd>
+        {link.description && (
+          <>
+            <dt>Description</dt>
+            <dd>{link.description}</dd>
+          </>
+        )}
+        <dt>URL</dt>
+        <dd>
+          <span className="id-line">
+            <a href={link.url} className="ellipsis" title={link.url}>
+              {link.url}
+            </a>
+            <CopyButton value={link.url} what={`URL of ${link.code}`} />
+          </span>
+        </dd>
+      </dl>
+      <ErrorAlert error={result.error} />
+      {/* As an image (data: URL): an SVG in <img> runs nothing, and the CSP allows data: images only. */}
+      {qr && (
+        <figure className="qr">
+          <img src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.qrSvg)}`} alt={`QR code of ${qr.url}`} width={256} height={256} />
+        </figure>
+      )}
+    </>
   );
 }
