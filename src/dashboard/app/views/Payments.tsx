@@ -71,22 +71,21 @@ export function Payments() {
         ))}
       {!list.loaded && list.fetching ? (
         <Loading what="payments" />
-      ) : list.rows.length > 0 ? (
-        <PaymentTable rows={list.rows} selected={selected} />
       ) : (
-        // A refused or failed read has said so above: no "No payments yet" under it.
-        list.loaded &&
-        !list.error && (
-          <EmptyState title={filtered ? 'No payment matches' : 'No payments yet'}>
-            {filtered ? (
-              <>
-                Nothing matches these filters. <Link href={LIST}>Show all payments</Link>.
-              </>
-            ) : (
-              'Make one with “New test payment”, or with the API: it appears here at once.'
-            )}
-          </EmptyState>
-        )
+        // A refused or failed read has said so above: no table and no "No payments yet" under it (rows that
+        // arrived live are still shown).
+        (list.rows.length > 0 || (list.loaded && !list.error)) && <PaymentTable rows={list.rows} selected={selected} />
+      )}
+      {list.loaded && !list.error && list.rows.length === 0 && (
+        <EmptyState title={filtered ? 'No payment matches' : 'No payments yet'}>
+          {filtered ? (
+            <>
+              Nothing matches these filters. <Link href={LIST}>Show all payments</Link>.
+            </>
+          ) : (
+            'Make one with “New test payment”, or with the API: it appears here at once.'
+          )}
+        </EmptyState>
       )}
       {/* One page only: no pager at all, rather than two disabled buttons. */}
       {(page.after || list.hasNextPage) && (
@@ -176,8 +175,9 @@ function Choice({ label, all, value, options, onChange }: { label: string; all: 
 }
 
 /**
- * Six columns on a wide screen, one line each; on a phone two (the payment with a line of its method,
- * merchant reference and age under the id; its amount with its status), so nothing scrolls sideways.
+ * Six columns on a wide screen, one line each (a failure's reason beside its status); on a phone two (the
+ * payment with a line of its method, merchant reference, age and failure under the id; its amount with
+ * its status), so nothing scrolls sideways.
  */
 const COLUMNS: Array<[label: string, className: string]> = [
   ['Payment', 'col-id'],
@@ -230,6 +230,7 @@ function PaymentTable({ rows, selected }: { rows: PaymentRow[]; selected: string
               <span className="narrow-only muted row-meta">
                 {methodName(r.paymentMethod)}
                 {r.merchantReference && ` · ${r.merchantReference}`} · <Time iso={r.createdAt} clock="sandbox" relative />
+                {r.failureCode && ` · ${formatEnum(r.failureCode)}`}
               </span>
             </th>
             <td className="col-amount">
@@ -238,8 +239,9 @@ function PaymentTable({ rows, selected }: { rows: PaymentRow[]; selected: string
                 <StatusBadge status={r.status} />
               </span>
             </td>
-            <td className="wide-only">
+            <td className="wide-only status-cell">
               <StatusBadge status={r.status} />
+              {r.failureCode && <span className="muted"> {formatEnum(r.failureCode)}</span>}
             </td>
             <td className="wide-only">{methodName(r.paymentMethod)}</td>
             <td className="wide-only ellipsis-cell" title={r.merchantReference ?? undefined}>
