@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
-import { useMutation, useSubscription } from 'urql';
-import { useLiveQuery } from '../graphql';
+import { useMutation, useSubscription, type CombinedError } from 'urql';
+import { describeError, useLiveQuery } from '../graphql';
 import { byNewest, newer, type PaymentRow } from '../payments';
 import { listPageFromQuery, listPageToQuery, type ListPage } from './urlFilters';
 import { matchesSearch } from '../../../domain/payments/paymentSearchTerms';
@@ -107,3 +107,21 @@ export function useRowUpdates(id: string, onUpdate: (row: PaymentRow) => void) {
 }
 
 export const useCreatePayment = () => useMutation(DashboardPaymentCreateDocument);
+
+/** The labels the Payments page shows for the arguments the server's messages name. */
+const FIELD_LABELS: Record<string, string> = { search: 'Search', status: 'Status', paymentMethod: 'Method', createdFrom: 'Created from', createdTo: 'Created to' };
+
+/**
+ * A refused read of the list in words for a person: the server's message with each argument it names
+ * replaced by the field's label on screen (“Search” is too long…), without the error code. Any other
+ * error (the network, the budget) is said as everywhere else.
+ */
+export function listErrorWords(error: CombinedError | undefined): string | undefined {
+  const gql = error?.graphQLErrors[0];
+  if (!error || !gql || gql.extensions?.code !== 'invalid_request') return error && describeError(error);
+  if (/'after'/.test(gql.message)) return 'That page of payments is no longer there: go back to the first page.';
+  return gql.message
+    .replace(/^Invalid (field|filter|argument):?\s*/i, '')
+    .replace(/'(\w+)'/g, (quoted, name: string) => (FIELD_LABELS[name] ? `“${FIELD_LABELS[name]}”` : quoted))
+    .replace(/^./, (c) => c.toUpperCase());
+}

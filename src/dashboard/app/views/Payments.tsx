@@ -5,7 +5,7 @@ import { StatusBadge, statusWords } from '../components/StatusBadge';
 import { Time, useSandboxClock } from '../components/Time';
 import { ErrorAlert, newIdempotencyKey } from '../graphql';
 import { clockLabel, formatAmount, formatEnum } from '../format';
-import { FILTER_KEYS, useCreatePayment, usePaymentList, useRowUpdates, type PaymentFilters } from '../hooks/payments';
+import { FILTER_KEYS, listErrorWords, useCreatePayment, usePaymentList, useRowUpdates, type PaymentFilters } from '../hooks/payments';
 import { useListPage } from '../hooks/urlFilters';
 import { BASE, Link, navigate, useLocation } from '../router';
 import { ACTIVE_METHODS, methodName, PAYMENT_STATUSES, SCENARIOS, type PaymentRow } from '../payments';
@@ -63,7 +63,7 @@ export function Payments() {
           </>
         )}
       </p>
-      <ErrorAlert error={list.error} />
+      <ErrorAlert error={listErrorWords(list.error)} />
       {list.rows
         .filter((r) => r.status === 'PENDING' && r.paymentMethod === 'MULTICAIXA_EXPRESS')
         .map((r) => (
