@@ -239,7 +239,7 @@ function PaymentTable({ rows, selected }: { rows: PaymentRow[]; selected: string
                 <StatusBadge status={r.status} />
               </span>
             </td>
-            <td className="wide-only status-cell">
+            <td className="wide-only status-cell" title={r.failureCode ? formatEnum(r.failureCode) : undefined}>
               <StatusBadge status={r.status} />
               {r.failureCode && <span className="muted"> {formatEnum(r.failureCode)}</span>}
             </td>
