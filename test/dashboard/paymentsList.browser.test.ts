@@ -127,13 +127,18 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
     await pane.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
     expect(url(page).search).toBe('?method=MULTICAIXA_EXPRESS');
 
-    // On a phone a row opens the payment's page, and Back comes back to the filtered list.
+    // On a phone a row opens the payment's page, and Back comes back to the filtered list where it was.
     await useLayout(page, PHONE);
-    await rows(page).first().getByRole('link').click();
+    await page.evaluate(() => window.scrollTo(0, 600));
+    const phoneScroll = await page.evaluate(() => window.scrollY);
+    expect(phoneScroll).toBeGreaterThan(0);
+    // Dispatched, not clicked: playwright would first scroll the row into view, and the scroll is what is checked.
+    await rows(page).nth(15).getByRole('link').dispatchEvent('click');
     await page.getByRole('heading', { level: 1, name: /^Payment pay_/ }).waitFor({ timeout: UI_TIMEOUT });
     await page.goBack();
     await rows(page).first().waitFor({ timeout: UI_TIMEOUT });
     expect(url(page).search).toBe('?method=MULTICAIXA_EXPRESS');
+    await page.waitForFunction((y) => window.scrollY === y, phoneScroll, { timeout: UI_TIMEOUT });
     expect(unexpectedErrors(errors)).toEqual([]);
     await page.close();
   });

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type MouseEvent } from 'react';
+import { useEffect, useState, type FormEvent, type MouseEvent } from 'react';
 import { CreateButton } from '../components/SidePanel';
 import { EmptyState } from '../components/EmptyState';
 import { StatusBadge, statusWords } from '../components/StatusBadge';
@@ -34,6 +34,25 @@ function selectPayment(id: string | null) {
   window.dispatchEvent(new PopStateEvent('popstate'));
 }
 
+/**
+ * On a phone a row opens the payment's page (navigate() scrolls to the top); the list's scroll is kept
+ * for the way back, per list URL, and given back once its rows are there again.
+ */
+const SCROLL_KEY = 'pgw.payments.scroll';
+function keepScroll() {
+  sessionStorage.setItem(SCROLL_KEY, JSON.stringify({ search: location.search, y: window.scrollY }));
+}
+function useScrollBack(ready: boolean) {
+  useEffect(() => {
+    if (!ready) return;
+    const kept = sessionStorage.getItem(SCROLL_KEY);
+    if (!kept) return;
+    sessionStorage.removeItem(SCROLL_KEY);
+    const { search, y } = JSON.parse(kept) as { search: string; y: number };
+    if (search === location.search) window.scrollTo(0, y);
+  }, [ready]);
+}
+
 /** The list first: one compact row per payment, the search and filters in a toolbar above, creating in a side panel. */
 export function Payments() {
   const { query } = useLocation();
@@ -42,6 +61,7 @@ export function Payments() {
   const list = usePaymentList({ filters, after: page.after });
   const [created, setCreated] = useState<PaymentRow | null>(null);
   const selected = query.get('selected');
+  useScrollBack(list.loaded && list.rows.length > 0);
 
   const onCreated = (row: PaymentRow) => {
     list.upsert(row);
@@ -197,7 +217,10 @@ function PaymentTable({ rows, selected }: { rows: PaymentRow[]; selected: string
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     if (window.matchMedia(PANE_QUERY).matches) selectPayment(id);
-    else navigate(paymentHref(id));
+    else {
+      keepScroll();
+      navigate(paymentHref(id));
+    }
   };
   return (
     <table className="data payments-table">
