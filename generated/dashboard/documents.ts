@@ -215,9 +215,11 @@ export type CreateApiKeyInput = {
  */
 export type PaymentIntentFilter = {
   /**
-   * Exact match on one of: the intent id (`pay_...`), its `merchantReference`, the customer's mobile number
-   * (9 digits, with or without `+244`), or its reference number (Multicaixa Reference). Surrounding spaces
-   * are ignored; an empty string filters nothing.
+   * Finds the intents whose id starts with it (`pay_` and at least 3 more characters), whose reference
+   * number (Multicaixa Reference) starts with it (at least 3 digits, up to the whole 9), whose customer's
+   * mobile number it is (9 digits, with or without `+244`), or whose `merchantReference` it is, ignoring
+   * case. Shorter prefixes match nothing by id or reference number. Surrounding spaces are ignored; an
+   * empty string filters nothing.
    */
   search?: string | null | undefined;
   /** Any of these statuses. */

@@ -21,7 +21,7 @@ import {
   unexpectedErrors,
   waitForRowStatus,
 } from './support/dashboard';
-import { navLink, openPage } from './support/product';
+import { confirmDialog, navLink, openPage } from './support/product';
 
 /**
  * The dashboard app in a real headless Chromium at phone size, against the real gateway: signed in with
@@ -136,16 +136,21 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     expect(firstRow).toContain('5\u00a0000 AOA');
     expect(firstRow).toContain('Express');
 
-    // The status filter keeps the rows in that status only.
+    // The status filter (under the Filters disclosure) keeps the rows in that status only.
+    await page.getByText('Filters', { exact: true }).click();
     await page.getByLabel('Status').selectOption('FAILED');
     await paymentRow(page, first.id).waitFor({ state: 'detached', timeout: UI_TIMEOUT });
     expect(await paymentRow(page, failing.id).count()).toBe(1);
     await page.getByLabel('Status').selectOption('');
 
-    // "New test payment" makes one per scenario: here a reference payment, which stays PENDING.
-    await page.getByLabel('Scenario').selectOption('reference');
+    // "New test payment" opens a side panel that makes one per scenario: here a reference payment, which
+    // stays PENDING. The panel closes and the list says what it made.
     await page.getByRole('button', { name: 'New test payment' }).click();
+    const panel = page.getByRole('dialog', { name: 'New test payment' });
+    await panel.getByLabel('Scenario').selectOption('reference');
+    await panel.getByRole('button', { name: 'Create test payment' }).click();
     await page.getByText(/Created pay_/).waitFor({ timeout: UI_TIMEOUT });
+    expect(await panel.count()).toBe(0);
     const list = (await account.api.get('/payment_intents?limit=5')).body.data;
     const made = list.find((p: any) => p.payment_method === 'multicaixa_reference');
     expect(made).toMatchObject({ status: 'PENDING', amount: 5000 });
@@ -214,7 +219,9 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     expect(await card.getByTestId('signature-header').textContent()).toBe(again[1]!.headers['service-signature']);
     // A paid payment offers a refund, not a cancellation; a full refund turns it REFUNDED, live.
     expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
-    await page.getByRole('button', { name: 'Refund' }).click();
+    // Refund asks first, with the whole amount left as its default.
+    await page.getByRole('button', { name: 'Refund…' }).click();
+    await confirmDialog(page, /^Refund 7.500 Kz of 7.500 Kz\?$/).getByRole('button', { name: 'Refund', exact: true }).click();
     await page.getByTestId('payment-status').filter({ hasText: 'REFUNDED' }).waitFor({ timeout: LIVE_TIMEOUT });
     await page.getByRole('list', { name: 'Refunds' }).getByText('SUCCEEDED').waitFor({ timeout: LIVE_TIMEOUT });
     await events.nth(2).waitFor({ timeout: LIVE_TIMEOUT });

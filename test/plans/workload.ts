@@ -109,11 +109,13 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
     await graphql(baseUrl, acct.sk, `query($id: ID!) { paymentIntent(id: $id) { id status events { id type } refunds { id } } }`, { id: one.id });
     await graphql(baseUrl, acct.sk, `{ paymentIntents(first: 25) { edges { node { id events { id type } } } } events(first: 20) { edges { node { id } } } logs(first: 20) { requestId } webhookEndpoints { id } paymentLinks { id } apiKeys { id } sandboxClock { now } account { id } }`);
     await sseSnapshot(`${baseUrl}/v1/payment_intents/${one.id}/events`, { authorization: `Bearer ${acct.sk}` });
-    // The dashboard's overview and its search by each key (a reference number, a mobile, an id, a merchant reference).
-    const search = `query($a: String, $b: String, $c: String) { overview { from } week: overview(range: LAST_7_DAYS) { from }
+    // The dashboard's overview and its search by each key (a reference number, a mobile, an id, a merchant
+    // reference), whole and by prefix.
+    const search = `query($a: String, $b: String, $c: String, $d: String, $e: String) { overview { from } week: overview(range: LAST_7_DAYS) { from }
       a: paymentIntents(filter: { search: $a }) { nodes { id } } b: paymentIntents(filter: { search: $b }) { nodes { id } }
-      c: paymentIntents(filter: { search: $c, status: [PENDING] }) { nodes { id } } }`;
-    await graphql(baseUrl, acct.sk, search, { a: one.reference?.number ?? one.id, b: '+244923000001', c: 'order-1' });
+      c: paymentIntents(filter: { search: $c, status: [PENDING] }) { nodes { id } }
+      d: paymentIntents(filter: { search: $d }) { nodes { id } } e: paymentIntents(filter: { search: $e }) { nodes { id } } }`;
+    await graphql(baseUrl, acct.sk, search, { a: one.reference?.number ?? one.id, b: '+244923000001', c: 'order-1', d: one.id.slice(0, 8), e: (one.reference?.number ?? '').slice(0, 6) || 'order' });
   }
   const api = s.big.api;
   // Refunds of paid references, partial then the rest.

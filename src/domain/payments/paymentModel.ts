@@ -40,6 +40,12 @@ export interface PaymentRecord {
   failure_code: FailureCode | null;
   customer: { mobile: string } | null;
   merchant_reference: string | null;
+  /**
+   * `merchant_reference` in lower case, for the dashboard's search that ignores case (paymentSearch.ts):
+   * the engine has no collation, so the folded copy is stored and indexed. Absent when there is no
+   * merchant reference, and on intents created before it existed (found by the exact spelling only).
+   */
+  merchant_reference_folded?: string;
   reference: { entity: string; number: string; expires_at: Date } | null;
   amount_refunded: number;
   amount_reserved: number;
@@ -83,6 +89,7 @@ const paymentSchema = new Schema<PaymentRecord>(
     failure_code: { type: String, default: null },
     customer: { type: Schema.Types.Mixed, default: null },
     merchant_reference: { type: String, default: null },
+    merchant_reference_folded: { type: String },
     reference: { type: Schema.Types.Mixed, default: null },
     amount_refunded: { type: Number, required: true, default: 0 },
     amount_reserved: { type: Number, required: true, default: 0 },
@@ -112,6 +119,12 @@ paymentSchema.index({ account_id: 1, created_at: 1, status: 1, payment_method: 1
 // mobile index is partial: intents without a customer (most references) stay out of it.
 paymentSchema.index({ account_id: 1, merchant_reference: 1, seq: -1 });
 paymentSchema.index({ account_id: 1, 'customer.mobile': 1, seq: -1 }, { partialFilterExpression: { 'customer.mobile': { $exists: true } } });
+// The search by merchant reference ignoring case. Partial like the mobile one: intents without a merchant
+// reference have no folded copy.
+paymentSchema.index(
+  { account_id: 1, merchant_reference_folded: 1, seq: -1 },
+  { partialFilterExpression: { merchant_reference_folded: { $exists: true } } },
+);
 // Sparse: most intents have no refunds and an empty outbox, and would otherwise all sit under one
 // null key that every insert and outbox clean-up has to maintain. Their queries (a refund id, an age
 // range) never look for null.

@@ -3,13 +3,14 @@ import { accountIdOf, type ActorOrAccount } from './actor';
 import { PaymentModel, type PaymentRecord } from './paymentModel';
 import { toPaymentIntentResource, type PaymentIntentResource } from './paymentSerializer';
 import { isPaymentStatus, type PaymentStatus } from './paymentStates';
-import { MOBILE_PATTERN } from '../../../generated/requestLimits';
+import { searchKeys } from './paymentSearchTerms';
 
 /**
  * The dashboard's payment search and filters (GraphQL `paymentIntents(filter:)`; REST has no
  * equivalent). Newest first (`seq` descending) with the REST list's cursor, an intent id.
  *
- * `search` matches exactly one of four keys. The string alone cannot say which it is (a 9-digit number
+ * `search` matches one of four keys (paymentSearchTerms.ts: a prefix of an id or of a reference number, a
+ * mobile, a merchant reference ignoring case). The string alone cannot say which it is (a 9-digit number
  * may be a mobile or a reference number, a merchant reference may look like either), so each key it
  * could be is looked up on its own index and the answers are merged by `seq`: an `$or` would leave the
  * choice of plan to the database, and not every engine answers an `$or` from one index per branch.
@@ -26,8 +27,6 @@ export interface PaymentSearch {
 }
 
 export const SEARCH_MAX_LENGTH = 128;
-const REFERENCE_NUMBER = /^\d{9}$/;
-const PAYMENT_ID = /^pay_[A-Za-z0-9]+$/;
 
 export async function searchPaymentIntents(
   actor: ActorOrAccount,
@@ -77,18 +76,20 @@ function parseTime(field: string, value: string): Date {
   return date;
 }
 
-/** One condition per key the term could be, each served by an index of its own (paymentModel.ts). */
+/**
+ * One condition per key the term could be, each served by an index of its own (paymentModel.ts). A
+ * prefix is a range (`prefix` ≤ key < `prefix\uffff`), which an index answers as a walk of that range
+ * on any engine, where an anchored regular expression is left to the engine's planner.
+ */
 export function searchConditions(term: string): Record<string, unknown>[] {
-  const keys: Record<string, unknown>[] = [{ merchant_reference: term }];
-  if (PAYMENT_ID.test(term)) keys.push({ _id: term });
-  const mobile = nationalMobile(term);
-  if (mobile) keys.push({ 'customer.mobile': mobile });
-  if (REFERENCE_NUMBER.test(term)) keys.push({ 'reference.number': term });
-  return keys;
+  const keys = searchKeys(term);
+  // The exact spelling too: intents created before the folded copy existed have only that.
+  const conditions: Record<string, unknown>[] = [{ merchant_reference: term }, { merchant_reference_folded: keys.merchantReference }];
+  if (keys.idPrefix) conditions.push({ _id: startsWith(keys.idPrefix) });
+  if (keys.mobile) conditions.push({ 'customer.mobile': keys.mobile });
+  if (keys.referencePrefix) conditions.push({ 'reference.number': startsWith(keys.referencePrefix) });
+  return conditions;
 }
 
-/** `9xxxxxxxx`, `2449xxxxxxxx` or `+2449xxxxxxxx` as stored (`9xxxxxxxx`); anything else: undefined. */
-function nationalMobile(term: string): string | undefined {
-  const national = term.replace(/^\+?244(?=\d{9}$)/, '');
-  return MOBILE_PATTERN.test(national) ? national : undefined;
-}
+/** The keys that start with `prefix`; ids and reference numbers are ASCII, below U+FFFF. */
+const startsWith = (prefix: string) => ({ $gte: prefix, $lt: `${prefix}\uffff` });

@@ -90,6 +90,7 @@ export async function createPaymentIntent(
     failure_code: null,
     customer: valid.customer,
     merchant_reference: valid.merchant_reference,
+    ...(valid.merchant_reference != null && { merchant_reference_folded: valid.merchant_reference.toLowerCase() }),
     reference,
     amount_refunded: 0,
     amount_reserved: 0,

@@ -1,7 +1,9 @@
 import { useCallback, useMemo, useState } from 'react';
-import { useMutation, useSubscription } from 'urql';
-import { useLiveQuery } from '../graphql';
+import { useMutation, useSubscription, type CombinedError } from 'urql';
+import { describeError, useLiveQuery } from '../graphql';
 import { byNewest, newer, type PaymentRow } from '../payments';
+import { listPageFromQuery, listPageToQuery, type ListPage } from './urlFilters';
+import { matchesSearch } from '../../../domain/payments/paymentSearchTerms';
 import {
   DashboardPaymentCreateDocument,
   DashboardPaymentListDocument,
@@ -14,44 +16,19 @@ import {
 
 export const PAGE_SIZE = 50;
 
-/** What the Payments page is narrowed to; each member is a URL parameter of the same name ('' = not set). */
-export interface PaymentFilters {
-  search: string;
+/** The Payments list's URL parameters, each a filter of the same name ('' = not set). */
+export const FILTER_KEYS = ['search', 'status', 'method', 'from', 'to'] as const;
+
+/** What the Payments page is narrowed to: `from` and `to` are days (YYYY-MM-DD, sandbox time, UTC), inclusive. */
+export interface PaymentFilters extends Record<(typeof FILTER_KEYS)[number], string> {
   status: PaymentIntentStatus | '';
   method: PaymentMethodCode | '';
-  /** Created on or after this day (YYYY-MM-DD, sandbox time, UTC). */
-  from: string;
-  /** Created on or before this day. */
-  to: string;
 }
 
-/**
- * The page the list shows: `after` is the cursor of the page (none for the first), `back` the cursors
- * of the pages before it, oldest first, so that "Previous" works from a reloaded or shared URL too.
- */
-export interface PaymentPage {
-  filters: PaymentFilters;
-  after: string;
-  back: string[];
-}
+export type PaymentPage = ListPage<(typeof FILTER_KEYS)[number]>;
 
-const FILTER_KEYS = ['search', 'status', 'method', 'from', 'to'] as const;
-
-export function pageFromQuery(query: URLSearchParams): PaymentPage {
-  const filters = Object.fromEntries(FILTER_KEYS.map((k) => [k, query.get(k)?.trim() ?? ''])) as unknown as PaymentFilters;
-  const back = query.get('back');
-  return { filters, after: query.get('after') ?? '', back: back ? back.split(',') : [] };
-}
-
-/** The URL search string of a page ('' with nothing set), parameters in a fixed order. */
-export function pageToQuery({ filters, after, back }: PaymentPage): string {
-  const q = new URLSearchParams();
-  for (const k of FILTER_KEYS) if (filters[k]) q.set(k, filters[k]);
-  if (after) q.set('after', after);
-  if (back.length) q.set('back', back.join(','));
-  const s = q.toString();
-  return s ? `?${s}` : '';
-}
+export const pageFromQuery = (query: URLSearchParams) => listPageFromQuery(FILTER_KEYS, query) as PaymentPage & { filters: PaymentFilters };
+export const pageToQuery = (page: PaymentPage) => listPageToQuery(FILTER_KEYS, page);
 
 const DAY_MS = 86_400_000;
 
@@ -66,11 +43,9 @@ export function toGraphqlFilter(f: PaymentFilters): PaymentIntentFilter {
   };
 }
 
-const digits = (s: string) => s.replace(/\D/g, '').replace(/^244(?=\d{9}$)/, '');
-
 /**
- * Whether a payment that arrived live belongs in the filtered list, by the server's rules (exact id,
- * merchant reference, mobile with or without +244, reference number; dates on the sandbox clock).
+ * Whether a payment that arrived live belongs in the filtered list, by the server's rules (the search's
+ * keys as paymentSearchTerms.ts reads them; dates on the sandbox clock).
  */
 export function matchesFilters(row: PaymentRow, f: PaymentFilters): boolean {
   if (f.status && row.status !== f.status) return false;
@@ -78,9 +53,7 @@ export function matchesFilters(row: PaymentRow, f: PaymentFilters): boolean {
   if (f.from && row.createdAt < `${f.from}T00:00:00`) return false;
   if (f.to && row.createdAt.slice(0, 10) > f.to) return false;
   if (!f.search) return true;
-  const keys = [row.id, row.merchantReference, row.reference?.number].filter(Boolean);
-  const mobile = row.customer?.mobile;
-  return keys.includes(f.search) || (mobile != null && digits(f.search) !== '' && digits(mobile) === digits(f.search));
+  return matchesSearch({ id: row.id, merchantReference: row.merchantReference, mobile: row.customer?.mobile, referenceNumber: row.reference?.number }, f.search);
 }
 
 /**
@@ -88,7 +61,7 @@ export function matchesFilters(row: PaymentRow, f: PaymentFilters): boolean {
  * on the first page a new payment that matches the filters appears at the top, on any page a row whose
  * status leaves the filter goes.
  */
-export function usePaymentList({ filters, after }: PaymentPage) {
+export function usePaymentList({ filters, after }: { filters: PaymentFilters; after: string }) {
   const filter = useMemo(() => toGraphqlFilter(filters), [filters]);
   const [result] = useLiveQuery({ query: DashboardPaymentListDocument, variables: { first: PAGE_SIZE, after: after || null, filter } });
   // What arrived live since the list was read: merged over it, newest version of each intent wins.
@@ -134,3 +107,21 @@ export function useRowUpdates(id: string, onUpdate: (row: PaymentRow) => void) {
 }
 
 export const useCreatePayment = () => useMutation(DashboardPaymentCreateDocument);
+
+/** The labels the Payments page shows for the arguments the server's messages name. */
+const FIELD_LABELS: Record<string, string> = { search: 'Search', status: 'Status', paymentMethod: 'Method', createdFrom: 'Created from', createdTo: 'Created to' };
+
+/**
+ * A refused read of the list in words for a person: the server's message with each argument it names
+ * replaced by the field's label on screen (“Search” is too long…), without the error code. Any other
+ * error (the network, the budget) is said as everywhere else.
+ */
+export function listErrorWords(error: CombinedError | undefined): string | undefined {
+  const gql = error?.graphQLErrors[0];
+  if (!error || !gql || gql.extensions?.code !== 'invalid_request') return error && describeError(error);
+  if (/'after'/.test(gql.message)) return 'That page of payments is no longer there: go back to the first page.';
+  return gql.message
+    .replace(/^Invalid (field|filter|argument):?\s*/i, '')
+    .replace(/'(\w+)'/g, (quoted, name: string) => (FIELD_LABELS[name] ? `“${FIELD_LABELS[name]}”` : quoted))
+    .replace(/^./, (c) => c.toUpperCase());
+}

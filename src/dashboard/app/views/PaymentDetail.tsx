@@ -1,21 +1,13 @@
-import { useState, type FormEvent } from 'react';
 import { CopyButton } from '../components/CopyButton';
-import { EllipsizedId } from '../components/EllipsizedId';
 import { StatusBadge } from '../components/StatusBadge';
 import { Time } from '../components/Time';
-import { ErrorAlert, newIdempotencyKey } from '../graphql';
-import { eventTypeName, formatAmount, formatEnum, formatNumber } from '../format';
-import {
-  useCancelPayment,
-  usePaymentDeliveries,
-  usePaymentDetail,
-  useRefundPayment,
-  useSimulateReferencePaid,
-  type PaymentDetail as Detail,
-} from '../hooks/paymentDetail';
+import { ErrorAlert } from '../graphql';
+import { eventTypeName, formatAmount } from '../format';
+import { usePaymentDeliveries, usePaymentDetail } from '../hooks/paymentDetail';
 import { Loading, Page } from '../ui';
 import { DeliveryList } from './Deliveries';
-import { SandboxTime } from './paymentDetail/SandboxTime';
+import { PaymentActions } from './paymentDetail/PaymentActions';
+import { PaymentFacts } from './paymentDetail/PaymentFacts';
 import { Timeline } from './paymentDetail/Timeline';
 import { buildTimeline } from './paymentDetail/timelineItems';
 import './paymentDetail/paymentDetail.css';
@@ -28,71 +20,16 @@ export function PaymentDetail({ id }: { id: string }) {
   if (!intent || !current) {
     return (
       <Page title={id} heading={`Payment ${id}`}>
-        <ErrorAlert error={error ?? `resource_not_found: no payment ${id} in this account`} />
+        <ErrorAlert error={error ?? `There is no payment ${id} in this account.`} />
       </Page>
     );
   }
   return (
     <Page title={id} heading={`Payment ${id}`}>
       <ErrorAlert error={error} />
-      <dl className="facts">
-        <dt>Id</dt>
-        <dd>
-          <EllipsizedId id={intent.id} what="payment id" />
-        </dd>
-        <dt>Status</dt>
-        <dd>
-          <span aria-live="polite" data-testid="payment-status">
-            <StatusBadge status={current.status} />
-          </span>
-          {current.failureCode && <span className="muted"> {formatEnum(current.failureCode)}</span>}
-        </dd>
-        <dt>Amount</dt>
-        <dd>{formatAmount(current.amount, current.currency)}</dd>
-        <dt>Method</dt>
-        <dd>{formatEnum(current.paymentMethod)}</dd>
-        {current.customer && (
-          <>
-            <dt>Mobile</dt>
-            <dd>{current.customer.mobile}</dd>
-          </>
-        )}
-        {current.reference && (
-          <>
-            <dt>Reference</dt>
-            <dd>
-              Entity {current.reference.entity}, number <span className="mono">{current.reference.number}</span>{' '}
-              <CopyButton value={current.reference.number} what="reference number" />
-              <br />
-              <span className="muted">
-                expires <SandboxTime iso={current.reference.expiresAt} />
-              </span>
-            </dd>
-          </>
-        )}
-        <dt>Refunded</dt>
-        <dd>{formatAmount(intent.amountRefunded, intent.currency)}</dd>
-        {intent.fee != null && (
-          <>
-            <dt>Fee</dt>
-            <dd>{formatAmount(intent.fee, intent.currency)}</dd>
-          </>
-        )}
-        {intent.merchantReference && (
-          <>
-            <dt>Merchant reference</dt>
-            <dd>
-              {intent.merchantReference} <CopyButton value={intent.merchantReference} what="merchant reference" />
-            </dd>
-          </>
-        )}
-        <dt>Created</dt>
-        <dd>
-          <SandboxTime iso={intent.createdAt} />
-        </dd>
-      </dl>
+      <PaymentFacts intent={intent} current={current} />
 
-      <Actions intent={current} onChanged={changed} />
+      <PaymentActions intent={{ ...current, amountRefunded: intent.amountRefunded }} onChanged={changed} />
 
       <h2 id="timeline-title">Timeline</h2>
       <Timeline items={buildTimeline(intent, current, deliveries.deliveries)} />
@@ -140,58 +77,5 @@ export function PaymentDetail({ id }: { id: string }) {
         )}
       </section>
     </Page>
-  );
-}
-
-function Actions({ intent, onChanged }: { intent: Detail; onChanged: () => void }) {
-  const [cancelState, cancel] = useCancelPayment();
-  const [refundState, refund] = useRefundPayment();
-  const [paidState, simulatePaid] = useSimulateReferencePaid();
-  const remaining = intent.amount - intent.amountRefunded;
-  const [refundAmount, setRefundAmount] = useState('');
-  const canCancel = intent.status === 'PENDING' || intent.status === 'PROCESSING';
-  const canRefund = (intent.status === 'SUCCEEDED' || intent.status === 'PARTIALLY_REFUNDED') && remaining > 0;
-  const reference = intent.status === 'PENDING' && intent.paymentMethod === 'MULTICAIXA_REFERENCE' ? intent.reference : null;
-  if (!canCancel && !canRefund && !reference) return null;
-
-  const doRefund = async (e: FormEvent) => {
-    e.preventDefault();
-    const amount = refundAmount.trim() ? Number(refundAmount) : undefined;
-    const res = await refund({ input: { paymentIntent: intent.id, ...(amount ? { amount } : {}) }, key: newIdempotencyKey() });
-    if (!res.error) {
-      setRefundAmount('');
-      onChanged();
-    }
-  };
-  const after = (p: Promise<{ error?: unknown }>) => p.then((res) => !res.error && onChanged());
-
-  return (
-    <section aria-labelledby="actions-title" className="card">
-      <h2 id="actions-title">Actions</h2>
-      <div className="actions">
-        {canCancel && (
-          <button type="button" disabled={cancelState.fetching} onClick={() => after(cancel({ id: intent.id }))}>
-            Cancel
-          </button>
-        )}
-        {reference && (
-          <button type="button" disabled={paidState.fetching} onClick={() => after(simulatePaid({ reference: reference.number }))}>
-            Simulate reference paid
-          </button>
-        )}
-      </div>
-      {canRefund && (
-        <form onSubmit={doRefund} className="inline-form">
-          <label>
-            Refund amount (AOA, empty for all {formatNumber(remaining)})
-            <input type="number" inputMode="numeric" min={1} max={remaining} value={refundAmount} onChange={(e) => setRefundAmount(e.target.value)} />
-          </label>
-          <button type="submit" disabled={refundState.fetching}>
-            Refund
-          </button>
-        </form>
-      )}
-      <ErrorAlert error={cancelState.error ?? refundState.error ?? paidState.error} />
-    </section>
   );
 }

@@ -1,34 +1,89 @@
-import { useMemo, useState, type FormEvent } from 'react';
-import { EllipsizedId } from '../components/EllipsizedId';
+import { useEffect, useState, type FormEvent, type MouseEvent } from 'react';
+import { CreateButton } from '../components/SidePanel';
 import { EmptyState } from '../components/EmptyState';
 import { StatusBadge, statusWords } from '../components/StatusBadge';
-import { Time } from '../components/Time';
+import { Time, useSandboxClock } from '../components/Time';
 import { ErrorAlert, newIdempotencyKey } from '../graphql';
-import { formatAmount, formatEnum } from '../format';
-import { pageFromQuery, pageToQuery, useCreatePayment, usePaymentList, useRowUpdates, type PaymentFilters, type PaymentPage } from '../hooks/payments';
+import { clockLabel, formatAmount, formatEnum } from '../format';
+import { FILTER_KEYS, listErrorWords, useCreatePayment, usePaymentList, useRowUpdates, type PaymentFilters } from '../hooks/payments';
+import { useListPage } from '../hooks/urlFilters';
 import { BASE, Link, navigate, useLocation } from '../router';
 import { ACTIVE_METHODS, methodName, PAYMENT_STATUSES, SCENARIOS, type PaymentRow } from '../payments';
 import { AmountField, Loading, Page } from '../ui';
+import { PaymentPane } from './paymentDetail/PaymentPane';
 import './payments.css';
 
-const paymentHref = (id: string) => `${BASE}/payments/${encodeURIComponent(id)}`;
-const go = (page: PaymentPage, replace = false) => navigate(`${BASE}/payments${pageToQuery(page)}`, { replace });
+const LIST = `${BASE}/payments`;
+const paymentHref = (id: string) => `${LIST}/${encodeURIComponent(id)}`;
+/** Wide enough for the pane beside the list; narrower, a row opens the payment's page. */
+const PANE_QUERY = '(min-width: 48rem)';
 
-/** The search, the filters and the page all live in the URL: a reload, a shared link or Back shows the same list. */
+/**
+ * The payment shown in the pane is `?selected=` in the URL, beside the list's filters and page: a reload
+ * keeps it open and Back closes it. Set without navigate(), which scrolls to the top: the list behind
+ * must keep its scroll. The router follows popstate, so one is dispatched to re-render.
+ */
+function selectPayment(id: string | null) {
+  const query = new URLSearchParams(location.search);
+  if (id) query.set('selected', id);
+  else query.delete('selected');
+  const search = query.toString();
+  const url = `${location.pathname}${search ? `?${search}` : ''}`;
+  if (id) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/**
+ * On a phone a row opens the payment's page (navigate() scrolls to the top); the list's scroll is kept
+ * for the way back, per list URL, and given back once its rows are there again.
+ */
+const SCROLL_KEY = 'pgw.payments.scroll';
+function keepScroll() {
+  sessionStorage.setItem(SCROLL_KEY, JSON.stringify({ search: location.search, y: window.scrollY }));
+}
+function useScrollBack(ready: boolean) {
+  useEffect(() => {
+    if (!ready) return;
+    const kept = sessionStorage.getItem(SCROLL_KEY);
+    if (!kept) return;
+    sessionStorage.removeItem(SCROLL_KEY);
+    const { search, y } = JSON.parse(kept) as { search: string; y: number };
+    if (search === location.search) window.scrollTo(0, y);
+  }, [ready]);
+}
+
+/** The list first: one compact row per payment, the search and filters in a toolbar above, creating in a side panel. */
 export function Payments() {
   const { query } = useLocation();
-  const search = query.toString();
-  const page = useMemo(() => pageFromQuery(new URLSearchParams(search)), [search]);
-  const list = usePaymentList(page);
-  const filtered = Object.values(page.filters).some(Boolean);
-  // A new filter starts again at the first page.
-  const setFilters = (filters: PaymentFilters) => go({ filters, after: '', back: [] }, true);
+  const { page, filtered, setFilters, next, previous } = useListPage(LIST, FILTER_KEYS);
+  const filters = page.filters as PaymentFilters;
+  const list = usePaymentList({ filters, after: page.after });
+  const [created, setCreated] = useState<PaymentRow | null>(null);
+  const selected = query.get('selected');
+  useScrollBack(list.loaded && list.rows.length > 0);
+
+  const onCreated = (row: PaymentRow) => {
+    list.upsert(row);
+    setCreated(row);
+  };
 
   return (
     <Page title="Payments">
-      <NewTestPayment onCreated={list.upsert} />
-      <Filters key={page.filters.search} filters={page.filters} onChange={setFilters} />
-      <ErrorAlert error={list.error} />
+      <div className="list-head payments-toolbar">
+        <SearchForm key={filters.search} value={filters.search} onSearch={(search) => setFilters({ search })} />
+        <CreateButton label="New test payment">{(close) => <NewTestPayment onCreated={(row) => (onCreated(row), close())} />}</CreateButton>
+      </div>
+      <Filters filters={filters} onChange={setFilters} />
+      <p aria-live="polite" className="muted created-note">
+        {created && (
+          <>
+            Created <Link href={paymentHref(created.id)}>{created.id}</Link>
+            {created.reference ? ` (reference ${created.reference.entity} ${created.reference.number})` : ''}.
+          </>
+        )}
+      </p>
+      <ErrorAlert error={listErrorWords(list.error)} />
       {list.rows
         .filter((r) => r.status === 'PENDING' && r.paymentMethod === 'MULTICAIXA_EXPRESS')
         .map((r) => (
@@ -37,80 +92,88 @@ export function Payments() {
       {!list.loaded && list.fetching ? (
         <Loading what="payments" />
       ) : (
-        <>
-          <PaymentTable rows={list.rows} />
-          {list.rows.length === 0 && (
-            <EmptyState title={filtered ? 'No payment matches' : 'No payments yet'}>
-              {filtered ? (
-                <>
-                  Search looks for an exact payment id, merchant reference, mobile number or reference number.{' '}
-                  <Link href={`${BASE}/payments`}>Show all payments</Link>.
-                </>
-              ) : (
-                'Make one above with “New test payment”, or with the API: it appears here at once.'
-              )}
-            </EmptyState>
-          )}
-        </>
+        // A refused or failed read has said so above: no table and no "No payments yet" under it (rows that
+        // arrived live are still shown).
+        (list.rows.length > 0 || (list.loaded && !list.error)) && <PaymentTable rows={list.rows} selected={selected} />
       )}
-      <div className="pager" role="group" aria-label="Pages of payments">
-        <button type="button" className="secondary" disabled={!page.after} onClick={() => go({ filters: page.filters, after: page.back.at(-1) ?? '', back: page.back.slice(0, -1) })}>
-          Previous
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          disabled={!list.hasNextPage || !list.endCursor}
-          onClick={() => go({ filters: page.filters, after: list.endCursor ?? '', back: page.after ? [...page.back, page.after] : page.back })}
-        >
-          Next
-        </button>
-      </div>
+      {list.loaded && !list.error && list.rows.length === 0 && (
+        <EmptyState title={filtered ? 'No payment matches' : 'No payments yet'}>
+          {filtered ? (
+            <>
+              Nothing matches these filters. <Link href={LIST}>Show all payments</Link>.
+            </>
+          ) : (
+            'Make one with “New test payment”, or with the API: it appears here at once.'
+          )}
+        </EmptyState>
+      )}
+      {/* One page only: no pager at all, rather than two disabled buttons. */}
+      {(page.after || list.hasNextPage) && (
+        <div className="pager" role="group" aria-label="Pages of payments">
+          <button type="button" className="secondary" disabled={!page.after} onClick={previous}>
+            Previous
+          </button>
+          <button type="button" className="secondary" disabled={!list.hasNextPage || !list.endCursor} onClick={() => list.endCursor && next(list.endCursor)}>
+            Next
+          </button>
+        </div>
+      )}
+      {selected && <PaymentPane key={selected} id={selected} href={paymentHref(selected)} onClose={() => selectPayment(null)} />}
     </Page>
   );
 }
 
-function Filters({ filters, onChange }: { filters: PaymentFilters; onChange: (f: PaymentFilters) => void }) {
-  const [text, setText] = useState(filters.search);
-  const set = (patch: Partial<PaymentFilters>) => onChange({ ...filters, ...patch });
+const SEARCH_HINT = 'An id (pay_ and 3 characters or more) or a reference number (3 digits or more), or their start; a whole mobile; a merchant reference in any case.';
+
+function SearchForm({ value, onSearch }: { value: string; onSearch: (search: string) => void }) {
+  const [text, setText] = useState(value);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    set({ search: text.trim() });
+    onSearch(text.trim());
   };
   return (
-    <div className="payment-filters">
-      <form role="search" onSubmit={submit} className="search-row">
-        <label htmlFor="payment-search">Search</label>
-        <div className="search-field">
-          <input
-            id="payment-search"
-            type="search"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            placeholder="Payment id, merchant reference, mobile or reference number"
-            aria-describedby="payment-search-hint"
-            autoComplete="off"
-            spellCheck={false}
-          />
-          <button type="submit">Search</button>
-        </div>
-        <p id="payment-search-hint" className="muted hint">
-          Exact match: pay_…, your merchant_reference, 9-digit mobile, or a reference number.
-        </p>
-      </form>
+    <form role="search" aria-label="Payments" onSubmit={submit} className="payment-search">
+      <label htmlFor="payment-search">Search</label>
+      <input
+        id="payment-search"
+        type="search"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder="pay_…, reference number, mobile, merchant reference"
+        aria-describedby="payment-search-hint"
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <button type="submit" className="secondary">
+        Search
+      </button>
+      <p id="payment-search-hint" className="muted hint">
+        {SEARCH_HINT}
+      </p>
+    </form>
+  );
+}
+
+/** Status, method and dates, folded under "Filters" (open while one is set), so that the rows keep the first screen. */
+function Filters({ filters, onChange }: { filters: PaymentFilters; onChange: (patch: Partial<PaymentFilters>) => void }) {
+  const set = filters.status || filters.method || filters.from || filters.to;
+  const count = [filters.status, filters.method, filters.from, filters.to].filter(Boolean).length;
+  return (
+    <details className="payment-filters" open={Boolean(set) || undefined}>
+      <summary>Filters{count ? ` (${count} set)` : ''}</summary>
       <div className="filter-grid">
-        <Choice label="Status" all="All statuses" value={filters.status} options={PAYMENT_STATUSES.map((v) => [v, statusWords(v)])} onChange={(v) => set({ status: v as PaymentFilters['status'] })} />
-        <Choice label="Method" all="All methods" value={filters.method} options={ACTIVE_METHODS.map((v) => [v, formatEnum(v)])} onChange={(v) => set({ method: v as PaymentFilters['method'] })} />
+        <Choice label="Status" all="All statuses" value={filters.status} options={PAYMENT_STATUSES.map((v) => [v, statusWords(v)])} onChange={(status) => onChange({ status: status as PaymentFilters['status'] })} />
+        <Choice label="Method" all="All methods" value={filters.method} options={ACTIVE_METHODS.map((v) => [v, formatEnum(v)])} onChange={(method) => onChange({ method: method as PaymentFilters['method'] })} />
         <label>
           Created from
-          <input type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => set({ from: e.target.value })} />
+          <input type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => onChange({ from: e.target.value })} />
         </label>
         <label>
           Created to
-          <input type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => set({ to: e.target.value })} />
+          <input type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => onChange({ to: e.target.value })} />
         </label>
       </div>
-    </div>
+    </details>
   );
 }
 
@@ -131,63 +194,83 @@ function Choice({ label, all, value, options, onChange }: { label: string; all: 
   );
 }
 
-/** Who pays: the customer's mobile (express) or the reference to pay at an ATM (reference). */
-function payer(r: PaymentRow): string {
-  if (r.customer) return r.customer.mobile;
-  if (r.reference) return `Ref. ${r.reference.entity} ${r.reference.number}`;
-  return '—';
-}
-
 /**
- * Seven columns on a wide screen; on a phone two (the payment, and its amount with its status), the rest
- * folded into a line under the id, so nothing scrolls sideways and the id keeps its line.
+ * Six columns on a wide screen, one line each (a failure's reason beside its status); on a phone two (the
+ * payment with a line of its method, merchant reference, age and failure under the id; its amount with
+ * its status), so nothing scrolls sideways.
  */
 const COLUMNS: Array<[label: string, className: string]> = [
   ['Payment', 'col-id'],
   ['Amount', 'col-amount'],
-  ['Method', 'wide-only col-method'],
   ['Status', 'wide-only col-status'],
-  ['Customer or reference', 'wide-only col-payer'],
-  ['Failure', 'wide-only col-failure'],
+  ['Method', 'wide-only col-method'],
+  ['Merchant reference', 'wide-only col-merchant'],
   ['Created', 'wide-only col-created'],
 ];
 
-function PaymentTable({ rows }: { rows: PaymentRow[] }) {
+function PaymentTable({ rows, selected }: { rows: PaymentRow[]; selected: string | null }) {
+  // Which clock the times are on, said once in the header rather than on every row.
+  const label = clockLabel('sandbox', useSandboxClock().offsetSeconds);
+  // A row opens the pane on a wide screen, the payment's page on a phone; with a modifier key the id's
+  // link does what links do (a new tab).
+  const open = (id: string) => (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    if (window.matchMedia(PANE_QUERY).matches) selectPayment(id);
+    else {
+      keepScroll();
+      navigate(paymentHref(id));
+    }
+  };
   return (
     <table className="data payments-table">
-      <caption>Payments</caption>
+      <caption className="visually-hidden">Payments</caption>
       <thead>
         <tr>
-          {COLUMNS.map(([label, className]) => (
-            <th scope="col" key={label} className={className}>
-              {label}
+          {COLUMNS.map(([name, className]) => (
+            <th scope="col" key={name} className={className}>
+              {name}
+              {name === 'Created' && label && <span className="clock-note"> ({label})</span>}
             </th>
           ))}
         </tr>
       </thead>
       <tbody>
         {rows.map((r) => (
-          <tr key={r.id} data-id={r.id}>
+          <tr
+            key={r.id}
+            data-id={r.id}
+            className={r.id === selected ? 'selected' : undefined}
+            onClick={(e) => {
+              // A click anywhere on the row opens it, except on its link (handled there) and buttons.
+              if (!(e.target as Element).closest('a, button')) open(r.id)(e);
+            }}
+          >
             <th scope="row" className="col-id">
-              <EllipsizedId id={r.id} what={`payment id ${r.id}`} href={paymentHref(r.id)} />
+              <a href={paymentHref(r.id)} className="mono row-link" title={r.id} onClick={open(r.id)}>
+                {r.id}
+              </a>
               <span className="narrow-only muted row-meta">
-                {methodName(r.paymentMethod)} · {payer(r)} · <Time iso={r.createdAt} clock="sandbox" relative />
+                {methodName(r.paymentMethod)}
+                {r.merchantReference && ` · ${r.merchantReference}`} · <Time iso={r.createdAt} clock="sandbox" relative />
                 {r.failureCode && ` · ${formatEnum(r.failureCode)}`}
               </span>
             </th>
-            <td>
+            <td className="col-amount">
               <span className="nowrap">{formatAmount(r.amount, r.currency)}</span>
               <span className="narrow-only">
                 <StatusBadge status={r.status} />
               </span>
             </td>
-            <td className="wide-only">{methodName(r.paymentMethod)}</td>
-            <td className="wide-only">
+            <td className="wide-only status-cell" title={r.failureCode ? formatEnum(r.failureCode) : undefined}>
               <StatusBadge status={r.status} />
+              {r.failureCode && <span className="muted"> {formatEnum(r.failureCode)}</span>}
             </td>
-            <td className="wide-only">{payer(r)}</td>
-            <td className="wide-only">{r.failureCode ? formatEnum(r.failureCode) : ''}</td>
-            <td className="wide-only">
+            <td className="wide-only">{methodName(r.paymentMethod)}</td>
+            <td className="wide-only ellipsis-cell" title={r.merchantReference ?? undefined}>
+              {r.merchantReference ?? <span className="muted">—</span>}
+            </td>
+            <td className="wide-only nowrap">
               <Time iso={r.createdAt} clock="sandbox" relative />
             </td>
           </tr>
@@ -202,10 +285,10 @@ function WatchRow({ id, onUpdate }: { id: string; onUpdate: (row: PaymentRow) =>
   return null;
 }
 
+/** The create form, in the side panel: a scenario of the spec and an amount. */
 function NewTestPayment({ onCreated }: { onCreated: (row: PaymentRow) => void }) {
   const [scenario, setScenario] = useState(SCENARIOS[0]!.value);
   const [amount, setAmount] = useState('5000');
-  const [created, setCreated] = useState<PaymentRow | null>(null);
   const [state, create] = useCreatePayment();
 
   const submit = async (e: FormEvent) => {
@@ -219,39 +302,27 @@ function NewTestPayment({ onCreated }: { onCreated: (row: PaymentRow) => void })
       metadata: { source: 'dashboard' },
     };
     const res = await create({ input, key: newIdempotencyKey() });
-    const intent = res.data?.createPaymentIntent ?? null;
-    setCreated(intent);
+    const intent = res.data?.createPaymentIntent;
     if (intent) onCreated(intent);
   };
 
   return (
-    <form className="card" aria-labelledby="new-payment-title" onSubmit={submit}>
-      <h2 id="new-payment-title">New test payment</h2>
-      <div className="fields">
-        <label>
-          Scenario
-          <select value={scenario} onChange={(e) => setScenario(e.target.value)}>
-            {SCENARIOS.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <AmountField value={amount} onChange={setAmount} />
-      </div>
+    <form onSubmit={submit}>
+      <label>
+        Scenario
+        <select value={scenario} onChange={(e) => setScenario(e.target.value)}>
+          {SCENARIOS.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <AmountField value={amount} onChange={setAmount} />
       <button type="submit" disabled={state.fetching}>
-        New test payment
+        Create test payment
       </button>
       <ErrorAlert error={state.error} />
-      <p aria-live="polite" className="muted">
-        {created && (
-          <>
-            Created <Link href={paymentHref(created.id)}>{created.id}</Link>
-            {created.reference ? ` (reference ${created.reference.entity} ${created.reference.number})` : ''}.
-          </>
-        )}
-      </p>
     </form>
   );
 }
