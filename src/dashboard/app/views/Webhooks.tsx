@@ -38,12 +38,12 @@ export function Webhooks() {
       </div>
       {madeListed && made.secret && <SecretOnce secret={made.secret} title={made.title} />}
       <LoadFailed what="the endpoints" error={result.error} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
-      {endpoints?.length === 0 && (
+      {!result.error && endpoints?.length === 0 && (
         <EmptyState title="No endpoints yet">
           Add the URL where your server receives events (the gateway signs each delivery with the endpoint's secret), or a pull endpoint if your server cannot receive inbound HTTP.
         </EmptyState>
       )}
-      {endpoints && endpoints.length > 0 && (
+      {!result.error && endpoints && endpoints.length > 0 && (
         <table className="data endpoints-table">
           <caption>Webhook endpoints</caption>
           <thead>

@@ -144,6 +144,8 @@ export function ChaosPanel({ endpointId, chaos, onChanged }: { endpointId: strin
   const [, setChaos] = useSetChaos();
   const [, clear] = useClearChaos();
   const on = Boolean(chaos?.enabled);
+  // Folded while chaos is off, so that a phone reaches the deliveries first.
+  const [formOpen, setFormOpen] = useState(on);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -179,46 +181,49 @@ export function ChaosPanel({ endpointId, chaos, onChanged }: { endpointId: strin
           <ChaosReport report={ended.report} label="Chaos report of the run that ended" />
         </>
       )}
-      <form onSubmit={submit} noValidate>
-        <div className="chaos-fields">
-          {PERCENT_FIELDS.map(([key, label]) => (
-            <label key={key}>
-              {label}
-              <input type="number" inputMode="numeric" min={0} max={100} value={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} />
+      <details className="chaos-form" open={formOpen} onToggle={(e) => setFormOpen(e.currentTarget.open)}>
+        <summary>{on ? 'Settings' : 'Set up chaos'}</summary>
+        <form onSubmit={submit} noValidate>
+          <div className="chaos-fields">
+            {PERCENT_FIELDS.map(([key, label]) => (
+              <label key={key}>
+                {label}
+                <input type="number" inputMode="numeric" min={0} max={100} value={draft[key]} onChange={(e) => setDraft({ ...draft, [key]: e.target.value })} />
+              </label>
+            ))}
+            <label>
+              Delay from (ms)
+              <input type="number" inputMode="numeric" min={0} max={60000} value={draft.delayMin} onChange={(e) => setDraft({ ...draft, delayMin: e.target.value })} />
             </label>
-          ))}
-          <label>
-            Delay from (ms)
-            <input type="number" inputMode="numeric" min={0} max={60000} value={draft.delayMin} onChange={(e) => setDraft({ ...draft, delayMin: e.target.value })} />
-          </label>
-          <label>
-            Delay to (ms)
-            <input type="number" inputMode="numeric" min={0} max={60000} value={draft.delayMax} onChange={(e) => setDraft({ ...draft, delayMax: e.target.value })} />
-          </label>
-          <label>
-            Seed (optional)
-            <input type="number" inputMode="numeric" value={draft.seed} onChange={(e) => setDraft({ ...draft, seed: e.target.value })} />
-          </label>
-        </div>
-        {invalid && (
-          <p role="alert" className="error">
-            {invalid}
-          </p>
-        )}
-        <div className="actions">
-          <button type="submit">{on ? 'Change chaos settings' : 'Turn chaos on'}</button>
-          {on && (
-            <ConfirmButton
-              title="Turn chaos off?"
-              description={<p>Your receiver gets only genuine deliveries again. The report of this run stays on this page until you leave it.</p>}
-              confirmLabel="Turn chaos off"
-              action={turnOff}
-            >
-              Turn chaos off
-            </ConfirmButton>
+            <label>
+              Delay to (ms)
+              <input type="number" inputMode="numeric" min={0} max={60000} value={draft.delayMax} onChange={(e) => setDraft({ ...draft, delayMax: e.target.value })} />
+            </label>
+            <label>
+              Seed (optional)
+              <input type="number" inputMode="numeric" value={draft.seed} onChange={(e) => setDraft({ ...draft, seed: e.target.value })} />
+            </label>
+          </div>
+          {invalid && (
+            <p role="alert" className="error">
+              {invalid}
+            </p>
           )}
-        </div>
-      </form>
+          <div className="actions">
+            <button type="submit">{on ? 'Change chaos settings' : 'Turn chaos on'}</button>
+            {on && (
+              <ConfirmButton
+                title="Turn chaos off?"
+                description={<p>Your receiver gets only genuine deliveries again. The report of this run stays on this page until you leave it.</p>}
+                confirmLabel="Turn chaos off"
+                action={turnOff}
+              >
+                Turn chaos off
+              </ConfirmButton>
+            )}
+          </div>
+        </form>
+      </details>
       {asking && (
         <ConfirmDialog
           title={on ? 'Change chaos settings?' : 'Turn chaos on?'}

@@ -188,22 +188,32 @@ function EndpointDeliveries({ endpointId, onChanged }: { endpointId: string; onC
     <section aria-labelledby="deliveries-title">
       <div className="list-head">
         <h2 id="deliveries-title">Deliveries</h2>
-        <button type="button" className="secondary" disabled={result.fetching} onClick={reload}>
+        {/* The endpoint too: its chaos report and success rate move with the deliveries. */}
+        <button
+          type="button"
+          className="secondary"
+          disabled={result.fetching}
+          onClick={() => {
+            reload();
+            onChanged();
+          }}
+        >
           Refresh
         </button>
       </div>
       <DeliveryFilters state={state} type={type} onChange={list.setFilters} />
       <LoadFailed what="the deliveries" error={result.error} onRetry={reload} />
-      {conn && rows.length === 0 && (
+      {/* After a failed load the error stands alone: an empty list would say there is nothing. */}
+      {conn && !result.error && rows.length === 0 && (
         <EmptyState title={list.filtered ? 'No deliveries match these filters' : 'No deliveries yet'}>
           {list.filtered
-            ? `Nothing ${state ? `in “${statusWords(state, 'delivery')}”` : ''} here; clear the filters to see every delivery.`
+            ? `None ${state ? `in “${statusWords(state, 'delivery')}”` : 'of this type'} among this endpoint's deliveries; clear the filters to see them all.`
             : 'Deliveries appear here when an event is sent to this endpoint (try “Send test ping”).'}
         </EmptyState>
       )}
-      {rows.length > 0 && <DeliveryTable deliveries={rows} onOpen={setOpen} />}
+      {!result.error && rows.length > 0 && <DeliveryTable deliveries={rows} onOpen={setOpen} />}
       {/* A pager only where there is another page. */}
-      {rows.length > 0 && paged && (
+      {!result.error && rows.length > 0 && paged && (
         <nav className="pager" aria-label="Pages of deliveries">
           {list.page.after !== '' && (
             <button type="button" className="secondary" onClick={list.previous}>
