@@ -113,6 +113,8 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
     const lab = `query($id: ID!, $after: String) { webhookEndpoint(id: $id) { recentSuccess { rate }
       all: deliveriesConnection(first: 2) { nodes { id attemptLog { at } requestHeaders { name } } pageInfo { endCursor } }
       next: deliveriesConnection(first: 2, after: $after) { nodes { id } }
+      inState: deliveriesConnection(first: 2, state: DELIVERED, after: $after) { nodes { id } }
+      ofType: deliveriesConnection(first: 2, eventType: TEST_PING) { nodes { id } }
       some: deliveriesConnection(first: 2, state: DELIVERED, eventType: TEST_PING) { nodes { id } } } }`;
     const firstPage = await graphql(baseUrl, acct.sk, lab, { id: ep.id });
     const cursor = firstPage?.data?.webhookEndpoint?.all?.pageInfo?.endCursor;

@@ -21,8 +21,8 @@ export interface DeliveryPageQuery {
 
 /**
  * The endpoint's deliveries newest first (event order, then id), chaos copies included, `limit` at most.
- * Read along the index (endpoint_id, event_seq, _id), so no sort: the state and type filters are checked
- * on the way, which for a sandbox endpoint (a few thousand deliveries at most) stays cheap.
+ * Read along an index that starts with the endpoint and the filters given, then (event_seq, _id), so no
+ * sort and no delivery read that the page does not show (webhookDeliveryModel.ts).
  */
 export async function listEndpointDeliveriesPage(accountId: string, endpointId: string, q: DeliveryPageQuery): Promise<EndpointDelivery[]> {
   await getWebhookEndpointRecord(accountId, endpointId);
@@ -32,7 +32,10 @@ export async function listEndpointDeliveriesPage(accountId: string, endpointId: 
   if (q.startingAfter) {
     const from = await WebhookDeliveryModel.findOne({ _id: q.startingAfter, endpoint_id: endpointId, account_id: accountId }, { event_seq: 1 }).lean();
     if (!from) throw ApiError.invalid(`There is no delivery ${q.startingAfter} of this endpoint to continue after`);
-    filter.$or = [{ event_seq: { $lt: from.event_seq } }, { event_seq: from.event_seq, _id: { $lt: from._id } }];
+    // A range on event_seq bounds the index scan from the cursor on; $nor drops the few deliveries of the
+    // cursor's own event at or before it. (An $or of the two cases scanned from the newest delivery.)
+    filter.event_seq = { $lte: from.event_seq };
+    filter.$nor = [{ event_seq: from.event_seq, _id: { $gte: from._id } }];
   }
   const docs = await WebhookDeliveryModel.find(filter).sort({ event_seq: -1, _id: -1 }).limit(q.limit).lean();
   return docs.map(toEndpointDelivery);
@@ -52,7 +55,7 @@ export const RECENT_SUCCESS_MS = 24 * 3_600_000;
  * Genuine deliveries of events created in the last 24 h of account time that were attempted: delivered,
  * or failed (retrying or dead-lettered). Chaos copies carry no `event_created_at`, so they are not
  * counted; deliveries not yet attempted (PENDING) are neither a success nor a failure yet. Two counts on
- * the index (endpoint_id, event_created_at, state), which answers them without reading a delivery.
+ * the index (endpoint_id, event_created_at, state), bounded by the window.
  */
 export async function endpointSuccess(accountId: string, endpointId: string): Promise<EndpointSuccess> {
   const since = new Date((await nowForAccount(accountId)).getTime() - RECENT_SUCCESS_MS);

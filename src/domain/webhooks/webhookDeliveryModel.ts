@@ -116,8 +116,14 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
 deliverySchema.index({ event_id: 1, endpoint_id: 1, copy: 1 }, { unique: true });
 // An endpoint's deliveries, newest first: the order of the list (event_seq, then _id), so no sort.
 deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
+// The dashboard's endpoint page (endpointDeliveries.ts): an endpoint's deliveries newest first, filtered
+// by state or event type. One index per filter, so that a page reads only the rows it shows (a rare state,
+// dead letters, would otherwise be looked for among all the endpoint's deliveries). With both filters the
+// planner takes the more selective of the two; a third index for the pair would cost every write more.
+deliverySchema.index({ endpoint_id: 1, state: 1, event_seq: -1, _id: -1 });
+deliverySchema.index({ endpoint_id: 1, event_type: 1, event_seq: -1, _id: -1 });
 // The dashboard's endpoint table: an endpoint's recent success rate (endpointDeliveries.ts), two counts
-// answered from this index alone.
+// bounded by the 24 h window rather than read across all the endpoint's deliveries.
 deliverySchema.index({ endpoint_id: 1, event_created_at: 1, state: 1 });
 // A payment's deliveries across endpoints, in event order (paymentDeliveries.ts).
 deliverySchema.index({ payment_id: 1, event_seq: 1 });
