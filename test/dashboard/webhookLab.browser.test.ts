@@ -261,6 +261,10 @@ describe.skipIf(!chromiumAvailable)('the webhook lab in Chromium', () => {
     expect(await warning.textContent()).toMatch(/^Your receiver accepted 1 of 1 forged copy: it does not verify signatures/);
     const staleRow = deliveriesTable(page).locator('tr[data-chaos="STALE_TIMESTAMP"]');
     expect(await staleRow.locator('[data-outcome]').textContent()).toBe('Accepted — a bug');
+    // Live: a ping made through the API shows as new rows, without a reload or Refresh.
+    const before = await deliveryRows(page).count();
+    expect((await account.api.post(`/webhook_endpoints/${naive.id}/test`)).status).toBe(202);
+    await deliveryRows(page).nth(before).waitFor({ timeout: LIVE_TIMEOUT });
 
     // A receiver failing with 500: four attempts, then a dead letter.
     const path = `/failing/${account.id}`;

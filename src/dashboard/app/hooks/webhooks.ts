@@ -1,4 +1,5 @@
-import { useMutation, useQuery } from 'urql';
+import { useEffect, useRef } from 'react';
+import { useMutation, useQuery, useSubscription } from 'urql';
 import {
   DashboardAckEventsDocument,
   DashboardClearChaosDocument,
@@ -6,6 +7,7 @@ import {
   DashboardDeleteEndpointDocument,
   DashboardEndpointDeliveriesDocument,
   DashboardEndpointDocument,
+  DashboardEndpointEventsDocument,
   DashboardPendingEventsDocument,
   DashboardPingDocument,
   DashboardRotateDocument,
@@ -54,3 +56,23 @@ export const useDeleteEndpoint = () => useMutation(DashboardDeleteEndpointDocume
 export const useSetChaos = () => useMutation(DashboardSetChaosDocument);
 export const useClearChaos = () => useMutation(DashboardClearChaosDocument);
 export const useAckEvents = () => useMutation(DashboardAckEventsDocument);
+
+/** How long after an event the endpoint page reloads: its deliveries' first attempts take a moment. */
+const SETTLE_MS = 1500;
+
+/**
+ * Calls `onChange` shortly after the account's events (once for a burst of them): a new event makes a
+ * delivery to each matching push endpoint, or waits for a pull endpoint. Retries later on are not
+ * events: the page's Refresh shows them.
+ */
+export function useEndpointLive(onChange: () => void) {
+  const latest = useRef(onChange);
+  latest.current = onChange;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useSubscription({ query: DashboardEndpointEventsDocument }, (_previous, data) => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => latest.current(), SETTLE_MS);
+    return data;
+  });
+}

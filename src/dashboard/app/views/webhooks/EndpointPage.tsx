@@ -4,6 +4,7 @@ import { BASE, Link, navigate } from '../../router';
 import { useListPage } from '../../hooks/urlFilters';
 import {
   useDeleteEndpoint,
+  useEndpointLive,
   useEndpointDeliveries,
   usePendingEvents,
   useRotateSecret,
@@ -29,6 +30,20 @@ import { SecretOnce } from './SecretOnce';
 import './webhooks.css';
 
 const FILTERS = ['state', 'type'] as const;
+
+/** A pull endpoint's pending events, reloaded after each event of the account. */
+function PullEvents({ endpointId }: { endpointId: string }) {
+  const [pending, refetchPending] = usePendingEvents(endpointId, true);
+  const refreshPending = () => refetchPending({ requestPolicy: 'network-only' });
+  useEndpointLive(refreshPending);
+  return (
+    <section className="card" aria-labelledby="pending-title">
+      <h2 id="pending-title">Pending events</h2>
+      <LoadFailed what="the pending events" error={pending.error} onRetry={refreshPending} />
+      {!pending.error && <PendingEventList endpointId={endpointId} events={pending.data?.webhookEndpoint?.pendingEvents} refreshing={pending.fetching} onRefresh={refreshPending} />}
+    </section>
+  );
+}
 
 /** One endpoint: its settings and actions, then chaos and deliveries (push) or pending events (pull). */
 export function EndpointPage({ id }: { id: string }) {
@@ -64,8 +79,6 @@ function Endpoint({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChange
   const [, remove] = useDeleteEndpoint();
   // The secret of a rotation made on this page: it belongs to this endpoint and goes when the page is left.
   const [secret, setSecret] = useState<string | null>(null);
-  const [pending, refetchPending] = usePendingEvents(endpoint.id, pull);
-  const refreshPending = () => refetchPending({ requestPolicy: 'network-only' });
   const success = successText(endpoint.recentSuccess);
 
   const deleteEndpoint = async () => {
@@ -120,7 +133,8 @@ function Endpoint({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChange
       </dl>
       <div className="actions">
         {/* A pull endpoint gets the ping too: it waits among its pending events. */}
-        <button type="button" disabled={pingState.fetching} onClick={() => ping({ id: endpoint.id }).then((r) => !r.error && (pull ? refreshPending() : onChanged()))}>
+        {/* What the ping makes shows with the page's live reload (useEndpointLive). */}
+        <button type="button" disabled={pingState.fetching} onClick={() => ping({ id: endpoint.id })}>
           Send test ping
         </button>
         <ConfirmButton
@@ -153,13 +167,7 @@ function Endpoint({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChange
       <ErrorAlert error={pingState.error ?? rotateState.error} />
       {secret && <SecretOnce secret={secret} title={`${title} (new)`} />}
       {pull ? (
-        <section className="card" aria-labelledby="pending-title">
-          <h2 id="pending-title">Pending events</h2>
-          <LoadFailed what="the pending events" error={pending.error} onRetry={refreshPending} />
-          {!pending.error && (
-            <PendingEventList endpointId={endpoint.id} events={pending.data?.webhookEndpoint?.pendingEvents} refreshing={pending.fetching} onRefresh={refreshPending} />
-          )}
-        </section>
+        <PullEvents endpointId={endpoint.id} />
       ) : (
         <>
           <ChaosPanel endpointId={endpoint.id} chaos={endpoint.chaos?.enabled ? endpoint.chaos : null} onChanged={onChanged} />
@@ -181,6 +189,10 @@ function EndpointDeliveries({ endpointId, onChanged }: { endpointId: string; onC
   );
   const [open, setOpen] = useState<string | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
+  useEndpointLive(() => {
+    reload();
+    onChanged();
+  });
   const conn = result.data?.webhookEndpoint?.deliveriesConnection;
   const rows = conn?.nodes ?? [];
   const paged = list.page.after !== '' || conn?.pageInfo.hasNextPage;

@@ -28,9 +28,18 @@ export function chaosLabel(d: Pick<Delivery, 'chaos'>): string | null {
 
 /**
  * A delivery's outcome as a badge. A forged copy's: rejected (good, as the receiver must) or accepted
- * (a bug of the receiver); a duplicate's: received or refused; any other's: its state.
+ * (a bug of the receiver); a duplicate's: received or refused; a copy not sent yet says so; any other's:
+ * its state.
  */
-export function DeliveryOutcome({ delivery: d }: { delivery: Pick<Delivery, 'chaos' | 'state'> }) {
+export function DeliveryOutcome({ delivery: d }: { delivery: Pick<Delivery, 'chaos' | 'state' | 'attempts'> }) {
+  // A copy is recorded before it is sent (so that no second process sends it too): not sent yet, not refused.
+  if (isChaosCopy(d) && d.attempts === 0) {
+    return (
+      <span className="badge tone-wait" data-status={d.state}>
+        Copy not sent yet
+      </span>
+    );
+  }
   if (isForged(d)) {
     const accepted = d.state === 'DELIVERED';
     return (
