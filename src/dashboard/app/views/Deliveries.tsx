@@ -40,6 +40,22 @@ export function DeliveryWhy({ delivery: d }: { delivery: Delivery }) {
   );
 }
 
+/** The delivery's and its event's ids, as terms of a list of facts (with copy buttons). */
+export function DeliveryIdFacts({ delivery: d }: { delivery: Pick<Delivery, 'id' | 'eventId'> }) {
+  return (
+    <>
+      <dt>Delivery</dt>
+      <dd>
+        <EllipsizedId id={d.id} what="delivery id" />
+      </dd>
+      <dt>Event</dt>
+      <dd>
+        <EllipsizedId id={d.eventId} what="event id" />
+      </dd>
+    </>
+  );
+}
+
 function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent: () => void }) {
   const [state, resend] = useResendDelivery();
   const titleId = `delivery-${d.id}`;
@@ -59,14 +75,7 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
       </h3>
       <DeliveryWhy delivery={d} />
       <dl className="facts">
-        <dt>Delivery</dt>
-        <dd>
-          <EllipsizedId id={d.id} what="delivery id" />
-        </dd>
-        <dt>Event</dt>
-        <dd>
-          <EllipsizedId id={d.eventId} what="event id" />
-        </dd>
+        <DeliveryIdFacts delivery={d} />
         <dt>Endpoint</dt>
         <dd>
           <EllipsizedId id={d.endpointId} what="endpoint id" />

@@ -2,10 +2,9 @@ import { eventTypeName, formatMs } from '../../format';
 import { ErrorAlert } from '../../graphql';
 import { useDeliveryDetail, useResendDelivery } from '../../hooks/deliveries';
 import { CopyButton } from '../../components/CopyButton';
-import { EllipsizedId } from '../../components/EllipsizedId';
 import { SidePanel } from '../../components/SidePanel';
 import { Time } from '../../components/Time';
-import { DeliveryWhy } from '../Deliveries';
+import { DeliveryIdFacts, DeliveryWhy } from '../Deliveries';
 import { chaosLabel, DeliveryOutcome, statusText } from './deliveryWords';
 import { LoadFailed } from './LoadFailed';
 import { ResendButton } from './ResendButton';
@@ -42,14 +41,7 @@ export function DeliveryDetail({ id, onClose, onResent }: { id: string; onClose:
           )}
           <DeliveryWhy delivery={d} />
           <dl className="facts">
-            <dt>Delivery</dt>
-            <dd>
-              <EllipsizedId id={d.id} what="delivery id" />
-            </dd>
-            <dt>Event</dt>
-            <dd>
-              <EllipsizedId id={d.eventId} what="event id" />
-            </dd>
+            <DeliveryIdFacts delivery={d} />
           </dl>
           <table className="data attempts-table">
             <caption>Attempts</caption>
