@@ -372,7 +372,7 @@ export type WebhookDeliveryEdge = {
   node: WebhookDelivery;
 };
 
-/** Webhook deliveries of one payment intent's events, in event order. */
+/** Webhook deliveries: of one payment intent's events in event order, or of one endpoint newest first. */
 export type WebhookDeliveryConnection = {
   __typename?: 'WebhookDeliveryConnection';
   edges: Array<WebhookDeliveryEdge>;
@@ -495,6 +495,17 @@ export type WebhookEndpoint = Node & {
    * `webhook_endpoints:read`.
    */
   deliveries: Array<WebhookDelivery>;
+  /**
+   * The endpoint's deliveries newest first, chaos copies included (see `chaos`), a page at a time: `first`
+   * 1 to 100 (default 20), `after` the `endCursor` of the page before; only those in `state` and of
+   * `eventType` when given. Needs `webhook_endpoints:read`.
+   */
+  deliveriesConnection: WebhookDeliveryConnection;
+  /**
+   * How its deliveries went over the last 24 h of the account's clock: genuine deliveries (not chaos
+   * copies) of events created in that window that were attempted at least once. Needs `webhook_endpoints:read`.
+   */
+  recentSuccess: WebhookEndpointSuccess;
   /** The chaos switched on for the endpoint, with its report; null when off (REST `chaos`). Needs `webhook_endpoints:read`. */
   chaos?: Maybe<WebhookChaos>;
   /**
@@ -512,8 +523,28 @@ export type WebhookEndpointDeliveriesArgs = {
 
 
 /** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
+export type WebhookEndpointDeliveriesConnectionArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  state?: InputMaybe<WebhookDeliveryState>;
+  eventType?: InputMaybe<EventType>;
+};
+
+
+/** A webhook endpoint. `secret` is only returned by `createWebhookEndpoint` and `rotateWebhookSecret`. */
 export type WebhookEndpointPendingEventsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** An endpoint's recent deliveries, as `WebhookEndpoint.recentSuccess` counts them. */
+export type WebhookEndpointSuccess = {
+  __typename?: 'WebhookEndpointSuccess';
+  /** Answered with a 2xx (at the first attempt or a later one). */
+  delivered: Scalars['Int']['output'];
+  /** Not delivered after at least one attempt: `RETRYING` or `DEAD_LETTER`. */
+  failed: Scalars['Int']['output'];
+  /** delivered / (delivered + failed), 0 to 1; null when neither (nothing attempted in the window). */
+  rate?: Maybe<Scalars['Float']['output']>;
 };
 
 export type WebhookEndpointMode =
@@ -624,6 +655,34 @@ export type WebhookDelivery = Node & {
   signatureHeader?: Maybe<Scalars['String']['output']>;
   /** What the endpoint's chaos did to this delivery; null for one sent as usual (REST `chaos`). */
   chaos?: Maybe<WebhookChaosKind>;
+  /**
+   * Every attempt, oldest first (the newest 20 when there were more): its time, status and duration,
+   * and why it failed. Empty before the first attempt, and for deliveries attempted before attempts were
+   * kept. Not in REST. Needs `webhook_endpoints:read`.
+   */
+  attemptLog: Array<WebhookAttempt>;
+  /** The request headers of the last attempt as sent, signatures included; empty before one. Not in REST. Needs `webhook_endpoints:read`. */
+  requestHeaders: Array<HttpHeader>;
+};
+
+/** One attempt of a webhook delivery. */
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  /** When it was made (sandbox time). */
+  at: Scalars['DateTime']['output'];
+  /** HTTP status the receiver answered; 0 = no response. */
+  status: Scalars['Int']['output'];
+  /** Time to the answer (or to the failure), ms. */
+  durationMs: Scalars['Int']['output'];
+  /** Why it failed, in words (`connection refused`, `HTTP 500`, ...); null when it succeeded. */
+  error?: Maybe<Scalars['String']['output']>;
+};
+
+/** An HTTP header as sent. */
+export type HttpHeader = {
+  __typename?: 'HttpHeader';
+  name: Scalars['String']['output'];
+  value: Scalars['String']['output'];
 };
 
 /** Something that happened in the account. */
@@ -1621,6 +1680,8 @@ export type ResolversTypes = ResolversObject<{
   QrCode: ResolverTypeWrapper<QrCodeModel>;
   CheckoutSession: ResolverTypeWrapper<CheckoutSessionModel>;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WebhookEndpointSuccess: ResolverTypeWrapper<WebhookEndpointSuccess>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   WebhookEndpointMode: WebhookEndpointMode;
   WebhookAcknowledgement: ResolverTypeWrapper<WebhookAcknowledgement>;
   WebhookRecovery: ResolverTypeWrapper<WebhookRecovery>;
@@ -1628,10 +1689,11 @@ export type ResolversTypes = ResolversObject<{
   WebhookChaosDelay: ResolverTypeWrapper<WebhookChaosDelay>;
   WebhookChaosReport: ResolverTypeWrapper<WebhookChaosReportModel>;
   WebhookChaos: ResolverTypeWrapper<WebhookChaosModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DeletedWebhookEndpoint: ResolverTypeWrapper<DeletedWebhookEndpointModel>;
   TestWebhookEvent: ResolverTypeWrapper<TestWebhookEventModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryModel>;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttempt>;
+  HttpHeader: ResolverTypeWrapper<HttpHeader>;
   Event: ResolverTypeWrapper<EventModel>;
   EventEdge: ResolverTypeWrapper<EventEdgeModel>;
   EventConnection: ResolverTypeWrapper<EventConnectionModel>;
@@ -1713,15 +1775,18 @@ export type ResolversParentTypes = ResolversObject<{
   QrCode: QrCodeModel;
   CheckoutSession: CheckoutSessionModel;
   WebhookEndpoint: WebhookEndpointModel;
+  WebhookEndpointSuccess: WebhookEndpointSuccess;
+  Float: Scalars['Float']['output'];
   WebhookAcknowledgement: WebhookAcknowledgement;
   WebhookRecovery: WebhookRecovery;
   WebhookChaosDelay: WebhookChaosDelay;
   WebhookChaosReport: WebhookChaosReportModel;
   WebhookChaos: WebhookChaosModel;
-  Float: Scalars['Float']['output'];
   DeletedWebhookEndpoint: DeletedWebhookEndpointModel;
   TestWebhookEvent: TestWebhookEventModel;
   WebhookDelivery: WebhookDeliveryModel;
+  WebhookAttempt: WebhookAttempt;
+  HttpHeader: HttpHeader;
   Event: EventModel;
   EventEdge: EventEdgeModel;
   EventConnection: EventConnectionModel;
@@ -1972,9 +2037,17 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   secret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, Partial<WebhookEndpointDeliveriesArgs>>;
+  deliveriesConnection?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<WebhookEndpointDeliveriesConnectionArgs, 'first'>>;
+  recentSuccess?: Resolver<ResolversTypes['WebhookEndpointSuccess'], ParentType, ContextType>;
   chaos?: Resolver<Maybe<ResolversTypes['WebhookChaos']>, ParentType, ContextType>;
   pendingEvents?: Resolver<Array<ResolversTypes['Event']>, ParentType, ContextType, RequireFields<WebhookEndpointPendingEventsArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type WebhookEndpointSuccessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpointSuccess'] = ResolversParentTypes['WebhookEndpointSuccess']> = ResolversObject<{
+  delivered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rate?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
 }>;
 
 export type WebhookAcknowledgementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAcknowledgement'] = ResolversParentTypes['WebhookAcknowledgement']> = ResolversObject<{
@@ -2036,7 +2109,21 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   requestBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   signatureHeader?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   chaos?: Resolver<Maybe<ResolversTypes['WebhookChaosKind']>, ParentType, ContextType>;
+  attemptLog?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  requestHeaders?: Resolver<Array<ResolversTypes['HttpHeader']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type HttpHeaderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['HttpHeader'] = ResolversParentTypes['HttpHeader']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
@@ -2290,6 +2377,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QrCode?: QrCodeResolvers<ContextType>;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
+  WebhookEndpointSuccess?: WebhookEndpointSuccessResolvers<ContextType>;
   WebhookAcknowledgement?: WebhookAcknowledgementResolvers<ContextType>;
   WebhookRecovery?: WebhookRecoveryResolvers<ContextType>;
   WebhookChaosDelay?: WebhookChaosDelayResolvers<ContextType>;
@@ -2298,6 +2386,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DeletedWebhookEndpoint?: DeletedWebhookEndpointResolvers<ContextType>;
   TestWebhookEvent?: TestWebhookEventResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  HttpHeader?: HttpHeaderResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventEdge?: EventEdgeResolvers<ContextType>;
   EventConnection?: EventConnectionResolvers<ContextType>;

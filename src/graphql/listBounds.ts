@@ -3,6 +3,7 @@ import { API_KEY_LIST_SIZE } from '../domain/accounts/apiKeyService';
 import { LINK_LIST_SIZE } from '../domain/links/paymentLinkService';
 import { PAYMENT_METHODS } from '../domain/payments/methods';
 import { PAYMENT_STATUSES } from '../domain/payments/paymentStates';
+import { ATTEMPT_LOG_SIZE } from '../domain/webhooks/webhookDeliveryModel';
 
 /**
  * The most items each GraphQL list of objects can hold. The resolvers never return more (they cut
@@ -23,6 +24,9 @@ export const LIST_BOUNDS: Readonly<Record<string, number>> = {
   'Mutation.registerDocuments': ACCOUNT_CAPS.graphqlDocuments,
   // What WebhookEndpoint.deliveries shows: the last 50 deliveries (GET /webhook_endpoints/{id}/deliveries).
   'WebhookEndpoint.deliveries': 50,
+  // A delivery's attempts as kept (ATTEMPT_LOG_SIZE), and the headers of one request (7 are sent).
+  'WebhookDelivery.attemptLog': ATTEMPT_LOG_SIZE,
+  'WebhookDelivery.requestHeaders': 16,
   // The overview's buckets: 24 hourly (LAST_24_HOURS) or 7 daily; a bucket's statuses; the methods.
   'Overview.buckets': 24,
   'WebhookOverview.buckets': 24,
@@ -53,4 +57,6 @@ export const NESTED_PAGES: Readonly<Record<string, PageBounds>> = {
   'PaymentIntent.webhookDeliveriesConnection': { min: 1, max: 100, default: 50 },
   // The dashboard's list of checkout sessions (REST has none to take bounds from): a page like the above.
   'Query.checkoutSessions': { min: 1, max: 100, default: 20 },
+  // An endpoint's deliveries on the dashboard's endpoint page: 20 rows a page keep it short on a phone.
+  'WebhookEndpoint.deliveriesConnection': { min: 1, max: 100, default: 20 },
 };

@@ -8,6 +8,7 @@ import type { RefundResource } from '../domain/refunds/refundSerializer';
 import { refundsOf } from '../domain/refunds/refundService';
 import { listDeliveries } from '../domain/webhooks/deliveryService';
 import { listDeliveriesForPayments, type EndpointDelivery } from '../domain/webhooks/paymentDeliveries';
+import { deliveryAttempts, type DeliveryAttempts } from '../domain/webhooks/endpointDeliveries';
 
 /**
  * Per-request batching for nested lists: a page of 100 intents that asks for their refunds and events
@@ -26,6 +27,8 @@ export interface Loaders {
   eventsByPayment: DataLoader<string, EventResource[]>;
   deliveriesByEndpoint: DataLoader<string, EndpointDelivery[]>;
   deliveriesByPayment: DataLoader<string, EndpointDelivery[]>;
+  /** A delivery's every attempt and last request headers (null: not the account's). */
+  deliveryAttempts: DataLoader<string, DeliveryAttempts | null>;
 }
 
 /**
@@ -55,6 +58,10 @@ export function createLoaders(accountId: string, opts: { cache: boolean } = { ca
     deliveriesByPayment: new DataLoader(async (ids) => {
       const byId = await listDeliveriesForPayments(accountId, ids);
       return ids.map((id) => byId.get(id) ?? []);
+    }, options),
+    deliveryAttempts: new DataLoader(async (ids) => {
+      const byId = await deliveryAttempts(accountId, ids);
+      return ids.map((id) => byId.get(id) ?? null);
     }, options),
   };
 }

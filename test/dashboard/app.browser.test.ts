@@ -297,6 +297,8 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await check('Payments');
 
     await open('Webhooks');
+    // The endpoints are a table; an endpoint's actions and deliveries are on its page.
+    await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('link').first().click();
     await page.getByRole('button', { name: 'Send test ping' }).click();
     await receiver.waitFor((r) => r.path === `/hooks/${account.id}` && JSON.parse(r.rawBody).type === 'test.ping', 1, LIVE_TIMEOUT);
     // The state filter reads the server once: wait until the ping's delivery is recorded as DELIVERED.
@@ -306,9 +308,10 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
       LIVE_TIMEOUT,
     );
     await page.getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByText(/signing secret \(shown once\): whsec_/).waitFor({ timeout: UI_TIMEOUT });
+    await page.getByRole('alertdialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/\(shown once, copy it now\): whsec_/).waitFor({ timeout: UI_TIMEOUT });
     await page.getByLabel('Delivery state').selectOption('DELIVERED');
-    await page.getByRole('listitem').filter({ hasText: 'test.ping' }).first().waitFor({ timeout: LIVE_TIMEOUT });
+    await page.getByRole('table', { name: 'Deliveries' }).getByRole('row').filter({ hasText: 'test.ping' }).first().waitFor({ timeout: LIVE_TIMEOUT });
     await check('Webhooks');
 
     await open('Payment links');

@@ -108,6 +108,17 @@ export async function workload(baseUrl: string, s: Seeded): Promise<void> {
     await must(api.post(`/webhook_endpoints/${ep.id}/test`, {}), 200, 201, 202);
     await graphql(baseUrl, acct.sk, `query($id: ID!) { paymentIntent(id: $id) { id status events { id type } refunds { id } } }`, { id: one.id });
     await graphql(baseUrl, acct.sk, `{ paymentIntents(first: 25) { edges { node { id events { id type } } } } events(first: 20) { edges { node { id } } } logs(first: 20) { requestId } webhookEndpoints { id } paymentLinks { id } apiKeys { id } sandboxClock { now } account { id } }`);
+    // The dashboard's endpoint page: its success rate, its deliveries a page at a time (filtered, and after a
+    // cursor), each with its attempts and headers.
+    const lab = `query($id: ID!, $after: String) { webhookEndpoint(id: $id) { recentSuccess { rate }
+      all: deliveriesConnection(first: 2) { nodes { id attemptLog { at } requestHeaders { name } } pageInfo { endCursor } }
+      next: deliveriesConnection(first: 2, after: $after) { nodes { id } }
+      inState: deliveriesConnection(first: 2, state: DELIVERED, after: $after) { nodes { id } }
+      ofType: deliveriesConnection(first: 2, eventType: TEST_PING) { nodes { id } }
+      some: deliveriesConnection(first: 2, state: DELIVERED, eventType: TEST_PING) { nodes { id } } } }`;
+    const firstPage = await graphql(baseUrl, acct.sk, lab, { id: ep.id });
+    const cursor = firstPage?.data?.webhookEndpoint?.all?.pageInfo?.endCursor;
+    if (cursor) await graphql(baseUrl, acct.sk, lab, { id: ep.id, after: cursor });
     await sseSnapshot(`${baseUrl}/v1/payment_intents/${one.id}/events`, { authorization: `Bearer ${acct.sk}` });
     // The dashboard's overview and its search by each key (a reference number, a mobile, an id, a merchant
     // reference), whole and by prefix.

@@ -12,6 +12,7 @@ import { Payments } from './views/Payments';
 import { PaymentDetail } from './views/PaymentDetail';
 import { Clock } from './views/Clock';
 import { Webhooks } from './views/Webhooks';
+import { EndpointPage } from './views/webhooks/EndpointPage';
 import { PaymentLinks } from './views/PaymentLinks';
 import { CheckoutSessions } from './views/CheckoutSessions';
 import { Events } from './views/Events';
@@ -106,7 +107,7 @@ function route(path: string) {
     case 'payments':
       return id ? <PaymentDetail key={id} id={id} /> : <Payments />;
     case 'webhooks':
-      return <Webhooks />;
+      return id ? <EndpointPage key={id} id={id} /> : <Webhooks />;
     case 'payment-links':
       return <PaymentLinks />;
     case 'checkout-sessions':

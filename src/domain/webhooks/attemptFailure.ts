@@ -1,3 +1,4 @@
+import type { AttemptLogEntry } from './webhookDeliveryModel';
 /**
  * Why a webhook attempt failed, in words an integrator recognises (REST `last_error`, GraphQL
  * `lastError`, the dashboard's timeline): the network error's code, not Node's message, which names
@@ -47,4 +48,9 @@ export function attemptError(status: number, error: string | undefined): string 
   if (status >= 200 && status < 300) return null;
   if (status > 0) return `HTTP ${status}`;
   return error ?? 'no response';
+}
+
+/** An attempt as a delivery's `attempt_log` keeps it (webhookDeliveryModel.ts). */
+export function attemptEntry(a: { at: Date; status: number; ms: number; error?: string }): AttemptLogEntry {
+  return { at: a.at, status: a.status, ms: a.ms, error: attemptError(a.status, a.error) };
 }

@@ -5,13 +5,13 @@ import { copyCounters, STALE_TIMESTAMP_AGE_S, wrongSecret, type ChaosCopyKind } 
 import { countChaos } from './chaosService';
 import { activeSecrets } from './webhookEndpointService';
 import type { Signing } from './signature';
-import { attemptError } from './attemptFailure';
+import { attemptEntry, attemptError } from './attemptFailure';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 import type { WebhookEndpointRecord } from './webhookEndpointModel';
 import type { AttemptOutcome } from './webhookHttp';
 
 /** Sends the stored body signed as given (the delivery service's one request); `header` is its Service-Signature. */
-export type SendSigned = (signing: Signing) => Promise<AttemptOutcome & { header: string }>;
+export type SendSigned = (signing: Signing) => Promise<AttemptOutcome & { header: string; headers: Record<string, string> }>;
 
 /** How a copy is signed: forged for bad_signature and stale_timestamp, valid for a duplicate. */
 function copySigning(kind: ChaosCopyKind, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date, seed: number): Signing {
@@ -66,6 +66,8 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
         last_attempt_at: at,
         signature_header: a.header,
         last_error: attemptError(a.status, a.error),
+        request_headers: a.headers,
+        attempt_log: [attemptEntry({ ...a, at })],
         ...(accepted && { delivered_at: at }),
       },
     },

@@ -10,10 +10,10 @@ import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
 import { signatureHeaders, signNow, type Signing } from './signature';
-import { WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { ATTEMPT_LOG_SIZE, WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
-import { attemptError } from './attemptFailure';
+import { attemptEntry, attemptError } from './attemptFailure';
 import { createWebhookAgents, postWebhook, type AttemptOutcome, type WebhookAgents } from './webhookHttp';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
 import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
@@ -392,6 +392,8 @@ async function holdLease(d: WebhookDeliveryRecord): Promise<boolean> {
 
 interface SentAttempt extends AttemptOutcome {
   header: string;
+  /** Every header of the request (the delivery detail shows them). */
+  headers: Record<string, string>;
   at: Date;
 }
 
@@ -408,28 +410,27 @@ async function send(
 ): Promise<SentAttempt> {
   const signatures = signatureHeaders(d.event_id, d.body, signing);
   const header = signatures['Service-Signature'];
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    ...signatures,
+    'Service-Event-Id': d.event_id,
+  };
   // A pull endpoint has no deliveries; one that became one cannot be sent to.
-  if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, at };
-  const outcome = await postWebhook(
-    endpoint.url,
-    d.body,
-    {
-      'Content-Type': 'application/json',
-      'User-Agent': USER_AGENT,
-      ...signatures,
-      'Service-Event-Id': d.event_id,
-    },
-    { policy: e.policy, agents: e.agents, traceParent: d.trace_parent },
-  );
+  if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, headers, at };
+  const outcome = await postWebhook(endpoint.url, d.body, headers, { policy: e.policy, agents: e.agents, traceParent: d.trace_parent });
   if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
   webhookAttempt[succeeded(outcome.status) ? 'delivered' : outcome.status === 0 ? 'no_response' : 'http_error'].inc();
-  return { ...outcome, header, at };
+  return { ...outcome, header, headers, at };
 }
 
 /** What every attempt records, whatever the delivery's state: its outcome and, when it failed, why. */
 function attemptFields(a: SentAttempt) {
-  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error) };
+  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error), request_headers: a.headers };
 }
+
+/** The update operator appending an attempt to the log, keeping its newest ATTEMPT_LOG_SIZE. */
+const pushAttempt = (a: AttemptOutcome & { at: Date }) => ({ attempt_log: { $each: [attemptEntry(a)], $slice: -ATTEMPT_LOG_SIZE } });
 
 const succeeded = (status: number) => status >= 200 && status < 300;
 
@@ -505,6 +506,7 @@ async function recordAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, step: 
       $set: {
         ...Object.fromEntries(Object.entries(attemptFields(a)).map(([k, v]) => [k, { $literal: v }])),
         attempts: { $add: ['$attempts', 1] },
+        attempt_log: { $slice: [{ $concatArrays: [{ $ifNull: ['$attempt_log', []] }, { $literal: [attemptEntry(a)] }] }, -ATTEMPT_LOG_SIZE] },
         state: ifLive(state, 'state'),
         step: ifLive(step, 'step'),
         next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
@@ -527,6 +529,7 @@ async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Da
     {
       $set: { ...attemptFields(a), state, step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
       $inc: { attempts: 1 },
+      $push: pushAttempt(a),
     },
   );
   // Lag in account time, from the event's creation to this attempt's answer (older deliveries lack the event's time).
@@ -534,7 +537,7 @@ async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Da
   else if (moved && !delivered) webhookDeadLetter.inc();
   // PENDING and RETRYING count alike (pending), whichever it was.
   if (moved) void deliveryMoved(d, 'PENDING', state, delivered ? at : null);
-  else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 } });
+  else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 }, $push: pushAttempt(a) });
 }
 
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
@@ -647,7 +650,7 @@ async function manualAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoi
   const set: Record<string, unknown> = attemptFields(a);
   if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
   // The state it replaced, read in the same write: the overview's counts move from it.
-  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 } }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
+  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 }, $push: pushAttempt(a) }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
   if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
 }
 

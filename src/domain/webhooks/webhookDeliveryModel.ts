@@ -14,6 +14,17 @@ import type { ChaosCopyKind, ChaosKind, ChaosPlan } from './chaos';
  */
 export type DeliveryState = 'PENDING' | 'RETRYING' | 'DELIVERED' | 'DEAD_LETTER';
 
+/** One attempt as the dashboard's delivery detail lists it (account time; `error` in words, null after a 2xx). */
+export interface AttemptLogEntry {
+  at: Date;
+  status: number;
+  ms: number;
+  error: string | null;
+}
+
+/** How many attempts a delivery keeps: the 4 scheduled ones and the latest manual retries. */
+export const ATTEMPT_LOG_SIZE = 20;
+
 export interface WebhookDeliveryRecord {
   _id: string;
   account_id: string;
@@ -57,6 +68,13 @@ export interface WebhookDeliveryRecord {
    * stay out of the overview (they have no `event_created_at`).
    */
   copy?: ChaosCopyKind;
+  /**
+   * Every attempt, oldest first, at most ATTEMPT_LOG_SIZE (the newest): the `last_*` fields say only
+   * the last one. Absent on deliveries attempted before it existed. Not part of the REST resource.
+   */
+  attempt_log?: AttemptLogEntry[];
+  /** The request headers of the last attempt (signatures included), as sent; not part of the REST resource. */
+  request_headers?: Record<string, string> | null;
 }
 
 const deliverySchema = new Schema<WebhookDeliveryRecord>(
@@ -88,6 +106,8 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
     chaos_plan: { type: Schema.Types.Mixed, default: undefined },
     held: { type: Boolean, default: undefined },
     copy: { type: String, default: undefined },
+    attempt_log: { type: [Schema.Types.Mixed], default: undefined },
+    request_headers: { type: Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false, minimize: false, collection: 'webhook_deliveries' },
 );
@@ -96,6 +116,15 @@ const deliverySchema = new Schema<WebhookDeliveryRecord>(
 deliverySchema.index({ event_id: 1, endpoint_id: 1, copy: 1 }, { unique: true });
 // An endpoint's deliveries, newest first: the order of the list (event_seq, then _id), so no sort.
 deliverySchema.index({ endpoint_id: 1, event_seq: -1, _id: -1 });
+// The dashboard's endpoint page (endpointDeliveries.ts): an endpoint's deliveries newest first, filtered
+// by state or event type. One index per filter, so that a page reads only the rows it shows (a rare state,
+// dead letters, would otherwise be looked for among all the endpoint's deliveries). With both filters the
+// planner takes the more selective of the two; a third index for the pair would cost every write more.
+deliverySchema.index({ endpoint_id: 1, state: 1, event_seq: -1, _id: -1 });
+deliverySchema.index({ endpoint_id: 1, event_type: 1, event_seq: -1, _id: -1 });
+// The dashboard's endpoint table: an endpoint's recent success rate (endpointDeliveries.ts), two counts
+// bounded by the 24 h window rather than read across all the endpoint's deliveries.
+deliverySchema.index({ endpoint_id: 1, event_created_at: 1, state: 1 });
 // A payment's deliveries across endpoints, in event order (paymentDeliveries.ts).
 deliverySchema.index({ payment_id: 1, event_seq: 1 });
 // Recovery of deliveries whose sender died: partial, so delivered and dead-lettered ones leave it.

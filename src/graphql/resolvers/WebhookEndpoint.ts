@@ -7,7 +7,10 @@ import type {
 import { listDeliveries } from '../../domain/webhooks/deliveryService';
 import { getWebhookChaos } from '../../domain/webhooks/chaosService';
 import { requireOperation } from '../context';
-import { toEnumName } from '../enums';
+import { eventTypeToRest, toEnumName } from '../enums';
+import { pageSize } from '../limits';
+import { toConnection } from '../pagination';
+import { endpointSuccess, listEndpointDeliveriesPage } from '../../domain/webhooks/endpointDeliveries';
 import { run } from '../input';
 import { LIST_BOUNDS } from '../listBounds';
 
@@ -24,6 +27,21 @@ export const WebhookEndpoint: WebhookEndpointResolvers = {
       ? (await listDeliveries(ctx.actor.accountId, e.id, { state })).map((d) => ({ ...d, endpoint_id: e.id }))
       : await ctx.loaders.deliveriesByEndpoint.load(e.id);
     return list.slice(0, LIST_BOUNDS['WebhookEndpoint.deliveries']);
+  },
+  deliveriesConnection: async (e, { first, after, state, eventType }, ctx) => {
+    requireOperation(ctx, 'listWebhookDeliveries');
+    const size = pageSize('WebhookEndpoint.deliveriesConnection', first);
+    const page = await listEndpointDeliveriesPage(ctx.actor.accountId, e.id, {
+      limit: size + 1,
+      startingAfter: after,
+      state: state ?? null,
+      eventType: eventType ? eventTypeToRest(eventType) : null,
+    });
+    return toConnection(page, size, after);
+  },
+  recentSuccess: (e, _a, ctx) => {
+    requireOperation(ctx, 'listWebhookDeliveries');
+    return endpointSuccess(ctx.actor.accountId, e.id);
   },
   // The settings come with the endpoint; the report is read only when chaos is on.
   chaos: (e, _a, ctx) => {

@@ -4,8 +4,9 @@ import { useResendDelivery, type Delivery } from '../hooks/deliveries';
 import { CopyButton } from '../components/CopyButton';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { EmptyState } from '../components/EmptyState';
-import { StatusBadge } from '../components/StatusBadge';
 import { Time } from '../components/Time';
+import { ResendButton } from './webhooks/ResendButton';
+import { chaosLabel, DeliveryOutcome, isChaosCopy, statusText } from './webhooks/deliveryWords';
 
 // Kept for the payment page (views/PaymentDetail.tsx), which lists deliveries with this component.
 export { DELIVERY_FIELDS, type Delivery } from '../hooks/deliveries';
@@ -22,59 +23,59 @@ export function DeliveryList({ deliveries, onResent, empty }: { deliveries: Deli
   );
 }
 
-/** What the endpoint's chaos made of a delivery (null: sent as usual); forged copies say so, as the receiver must refuse them. */
-const CHAOS_WORDS: Record<string, string> = {
-  DUPLICATE: 'chaos: duplicate',
-  REORDERED: 'chaos: reordered',
-  DELAYED: 'chaos: delayed',
-  BAD_SIGNATURE: 'chaos: forged, bad signature',
-  STALE_TIMESTAMP: 'chaos: forged, stale timestamp',
-};
+/** Why a failed genuine delivery failed and what comes next; nothing for chaos copies (sent once, by design). */
+export function DeliveryWhy({ delivery: d }: { delivery: Delivery }) {
+  if (isChaosCopy(d) || (d.state !== 'RETRYING' && d.state !== 'DEAD_LETTER')) return null;
+  return (
+    <p className="why" data-testid="delivery-why">
+      {d.lastError ? `Failed: ${d.lastError}.` : 'The last attempt failed.'}{' '}
+      {d.nextAttemptAt ? (
+        <>
+          Next retry <Time iso={d.nextAttemptAt} clock="sandbox" relative />.
+        </>
+      ) : (
+        'No more retries: use Resend to try again.'
+      )}
+    </p>
+  );
+}
 
-/** The last attempt's HTTP status in words: 0 means no answer came back. */
-function lastStatusText(status: number | null): string {
-  if (status == null) return '—';
-  return status === 0 ? 'no response' : `HTTP ${status}`;
+/** The delivery's and its event's ids, as terms of a list of facts (with copy buttons). */
+export function DeliveryIdFacts({ delivery: d }: { delivery: Pick<Delivery, 'id' | 'eventId'> }) {
+  return (
+    <>
+      <dt>Delivery</dt>
+      <dd>
+        <EllipsizedId id={d.id} what="delivery id" />
+      </dd>
+      <dt>Event</dt>
+      <dd>
+        <EllipsizedId id={d.eventId} what="event id" />
+      </dd>
+    </>
+  );
 }
 
 function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent: () => void }) {
   const [state, resend] = useResendDelivery();
   const titleId = `delivery-${d.id}`;
-  const failed = d.state === 'RETRYING' || d.state === 'DEAD_LETTER';
+  const label = chaosLabel(d);
   return (
     <li className="card delivery" data-delivery-id={d.id}>
       <h3 id={titleId}>
-        <code>{eventTypeName(d.eventType)}</code> <StatusBadge status={d.state} kind="delivery" />
-        {d.chaos && (
+        <code>{eventTypeName(d.eventType)}</code> <DeliveryOutcome delivery={d} />
+        {label && (
           <>
             {' '}
             <span className="badge tone-wait" data-chaos={d.chaos}>
-              {CHAOS_WORDS[d.chaos] ?? `chaos: ${d.chaos}`}
+              {label}
             </span>
           </>
         )}
       </h3>
-      {failed && (
-        <p className="why" data-testid="delivery-why">
-          {d.lastError ? `Failed: ${d.lastError}.` : 'The last attempt failed.'}{' '}
-          {d.nextAttemptAt ? (
-            <>
-              Next retry <Time iso={d.nextAttemptAt} clock="sandbox" relative />.
-            </>
-          ) : (
-            'No more retries: use Resend to try again.'
-          )}
-        </p>
-      )}
+      <DeliveryWhy delivery={d} />
       <dl className="facts">
-        <dt>Delivery</dt>
-        <dd>
-          <EllipsizedId id={d.id} what="delivery id" />
-        </dd>
-        <dt>Event</dt>
-        <dd>
-          <EllipsizedId id={d.eventId} what="event id" />
-        </dd>
+        <DeliveryIdFacts delivery={d} />
         <dt>Endpoint</dt>
         <dd>
           <EllipsizedId id={d.endpointId} what="endpoint id" />
@@ -82,7 +83,7 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
         <dt>Attempts</dt>
         <dd data-testid="delivery-attempts">{d.attempts}</dd>
         <dt>Last status</dt>
-        <dd>{lastStatusText(d.lastStatus)}</dd>
+        <dd>{statusText(d.lastStatus)}</dd>
         <dt>Last attempt</dt>
         <dd>
           <Time iso={d.lastAttemptAt} clock="sandbox" />
@@ -99,9 +100,7 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
         <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
         {d.requestBody && <CopyButton value={d.requestBody} what="request body" />}
       </details>
-      <button type="button" disabled={state.fetching} aria-describedby={titleId} onClick={() => resend({ endpointId: d.endpointId, deliveryId: d.id }).then((r) => !r.error && onResent())}>
-        Resend
-      </button>
+      <ResendButton delivery={d} resend={resend} fetching={state.fetching} describedBy={titleId} onResent={onResent} />
       <ErrorAlert error={state.error} />
     </li>
   );
