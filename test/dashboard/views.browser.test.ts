@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import { createPayment, expressBody, referenceBody } from '../support/payments';
+import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -250,7 +250,8 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
 
       const texts = await items.allTextContents();
       for (const why of ['connection refused', 'HTTP 500']) {
-        const failed = texts.filter((t) => t.includes(why));
+        // Each delivery's latest attempt (an earlier attempt, listed on its own, has no next retry).
+        const failed = texts.filter((t) => t.includes(why) && t.includes('Next retry due'));
         // Both events (payment.created, payment.succeeded) to this endpoint, each with its next retry.
         expect(failed.length, why).toBe(2);
         for (const t of failed) expect(t).toMatch(/Attempt \d+ failed: .*Next retry due \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
@@ -263,6 +264,14 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       expect(texts.every((t) => /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/.test(t))).toBe(true);
       const times = await timeline.locator('.story-when time').evaluateAll((els) => els.filter((_e, i) => i % 2 === 0).map((e) => e.getAttribute('datetime') ?? ''));
       expect(times).toEqual([...times].sort());
+
+      // Every attempt, not only each delivery's last: the first retry is due 10 s later on the sandbox
+      // clock; once it has failed too, the first attempt keeps its own item.
+      await advanceClock(acct.api, 11);
+      await page.reload();
+      const retried = items.filter({ hasText: 'payment.succeeded' }).filter({ hasText: 'HTTP 500' });
+      await retried.filter({ hasText: /Attempt 2 failed: HTTP 500/ }).waitFor({ timeout: LIVE_TIMEOUT });
+      expect(await retried.filter({ hasText: /attempt 1 failed: HTTP 500\./ }).count()).toBe(1);
 
       for (const layout of LAYOUTS) {
         await useLayout(page, layout);

@@ -41,6 +41,19 @@ function ItemText({ item }: { item: TimelineItem }) {
           <EllipsizedId id={item.eventId} what={`event id ${item.eventId}`} />
         </>
       );
+    case 'attempt':
+      return (
+        <p>
+          Webhook <code>{eventTypeName(item.delivery.eventType)}</code>, attempt {item.number}{' '}
+          {item.attempt.error || item.attempt.status < 200 || item.attempt.status > 299 ? (
+            <>
+              failed: <strong className="story-reason">{item.attempt.error ?? (item.attempt.status ? `HTTP ${item.attempt.status}` : 'no answer')}</strong>.
+            </>
+          ) : (
+            `answered HTTP ${item.attempt.status} in ${formatMs(item.attempt.durationMs)}.`
+          )}
+        </p>
+      );
     case 'delivery':
       return <DeliveryText delivery={item.delivery} />;
   }

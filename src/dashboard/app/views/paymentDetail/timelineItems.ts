@@ -1,17 +1,19 @@
 import type { PaymentDelivery, PaymentDetail } from '../../hooks/paymentDetail';
 
 /**
- * The payment's story in one list, oldest first: each status change, each stored event, and each webhook
- * delivery's latest attempt (the server keeps the last attempt of a delivery: its time, answer and why it
- * failed, and when the next one is due). Status changes come from the events (each carries the intent as
- * it became) and from the live status, for the steps that have no event (PENDING → PROCESSING).
+ * The payment's story in one list, oldest first: each status change, each stored event, each earlier
+ * attempt of a webhook delivery (`attemptLog`, the newest 20 the server keeps) and each delivery's state
+ * at its latest attempt (its answer or why it failed, and when the next one is due). Status changes come
+ * from the events (each carries the intent as it became) and from the live status, for the steps that
+ * have no event (PENDING → PROCESSING).
  */
 export type TimelineItem =
   | { kind: 'status'; key: string; at: string; status: string; first: boolean }
   | { kind: 'event'; key: string; at: string; eventId: string; eventType: string }
+  | { kind: 'attempt'; key: string; at: string; delivery: PaymentDelivery; attempt: PaymentDelivery['attemptLog'][number]; number: number }
   | { kind: 'delivery'; key: string; at: string; delivery: PaymentDelivery };
 
-const KIND_ORDER = { status: 0, event: 1, delivery: 2 } as const;
+const KIND_ORDER = { status: 0, event: 1, attempt: 2, delivery: 3 } as const;
 
 export function buildTimeline(intent: PaymentDetail, current: { status: string; updatedAt: string }, deliveries: PaymentDelivery[]): TimelineItem[] {
   const items: TimelineItem[] = [];
@@ -28,6 +30,13 @@ export function buildTimeline(intent: PaymentDetail, current: { status: string; 
   }
   if (current.status !== status) items.push({ kind: 'status', key: 'current', at: current.updatedAt, status: current.status, first: false });
   for (const d of deliveries) {
+    // The latest attempt is the delivery's own item below; the log holds the newest attempts, so the
+    // first one listed is attempt number `attempts - log.length + 1`.
+    const log = d.attemptLog;
+    log.slice(0, -1).forEach((attempt, i) => {
+      const number = d.attempts - log.length + 1 + i;
+      items.push({ kind: 'attempt', key: `${d.id}-${number}`, at: attempt.at, delivery: d, attempt, number });
+    });
     const event = intent.events.nodes.find((e) => e.id === d.eventId);
     // Not attempted yet: placed at its event, the row says when it is due.
     const at = d.lastAttemptAt ?? event?.createdAt ?? d.nextAttemptAt;
