@@ -201,6 +201,10 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     expect(await deliveries.count()).toBe(2);
     for (const request of sent) {
       const card = deliveries.filter({ hasText: String(request.headers['service-event-id']) });
+      // Indented for reading; "Exact bytes, as signed" shows what the signature covers.
+      expect(await card.getByTestId('request-body').textContent()).toBe(JSON.stringify(JSON.parse(request.rawBody), null, 2));
+      await card.locator('summary', { hasText: 'What was sent' }).click();
+      await card.getByLabel('Exact bytes, as signed').check();
       expect(await card.getByTestId('request-body').textContent()).toBe(request.rawBody);
       expect(await card.getByTestId('signature-header').textContent()).toBe(request.headers['service-signature']);
       expect(await card.getByTestId('delivery-attempts').textContent()).toBe('1');

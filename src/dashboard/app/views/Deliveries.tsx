@@ -2,6 +2,7 @@ import { ErrorAlert } from '../graphql';
 import { eventTypeName, formatMs } from '../format';
 import { useResendDelivery, type Delivery } from '../hooks/deliveries';
 import { CopyButton } from '../components/CopyButton';
+import { SignedBody } from '../components/JsonBody';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { EmptyState } from '../components/EmptyState';
 import { Time } from '../components/Time';
@@ -97,8 +98,7 @@ function DeliveryItem({ delivery: d, onResent }: { delivery: Delivery; onResent:
         <pre className="bytes" data-testid="signature-header">{d.signatureHeader ?? ''}</pre>
         {d.signatureHeader && <CopyButton value={d.signatureHeader} what="signature header" />}
         <h4>Request body</h4>
-        <pre className="bytes" data-testid="request-body">{d.requestBody ?? ''}</pre>
-        {d.requestBody && <CopyButton value={d.requestBody} what="request body" />}
+        {d.requestBody ? <SignedBody body={d.requestBody} testId="request-body" /> : <pre className="bytes" data-testid="request-body" />}
       </details>
       <ResendButton delivery={d} resend={resend} fetching={state.fetching} describedBy={titleId} onResent={onResent} />
       <ErrorAlert error={state.error} />

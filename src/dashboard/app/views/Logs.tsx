@@ -7,6 +7,7 @@ import { BASE, Link } from '../router';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { SidePanel } from '../components/SidePanel';
 import { Time } from '../components/Time';
+import { prettyJson } from '../components/JsonBody';
 import { Page } from '../ui';
 import { ListStatus, SelectFilter, TextFilter } from './lists/ListParts';
 
@@ -158,16 +159,8 @@ function Body({ title, body }: { title: string; body: string | null }) {
   return (
     <section aria-label={title}>
       <h3>{title}</h3>
-      {body == null ? <p className="muted">None</p> : <pre className="bytes">{pretty(body)}</pre>}
+      {body == null ? <p className="muted">None</p> : <pre className="bytes">{prettyJson(body)}</pre>}
     </section>
   );
 }
 
-/** JSON indented for reading; a body cut at 4 KiB (ending in "…") is not JSON any more and is shown as it is. */
-function pretty(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-}

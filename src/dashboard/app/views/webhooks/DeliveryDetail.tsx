@@ -4,19 +4,11 @@ import { useDeliveryDetail, useResendDelivery } from '../../hooks/deliveries';
 import { CopyButton } from '../../components/CopyButton';
 import { SidePanel } from '../../components/SidePanel';
 import { Time } from '../../components/Time';
+import { prettyJson } from '../../components/JsonBody';
 import { DeliveryIdFacts, DeliveryWhy } from '../Deliveries';
 import { chaosLabel, DeliveryOutcome, statusText } from './deliveryWords';
 import { LoadFailed } from './LoadFailed';
 import { ResendButton } from './ResendButton';
-
-/** A JSON body indented for reading; a body that is not JSON is shown as it was sent. */
-export function prettyJson(body: string): string {
-  try {
-    return JSON.stringify(JSON.parse(body), null, 2);
-  } catch {
-    return body;
-  }
-}
 
 /** One delivery beside its list: every attempt, the request headers and the body as sent (indented). */
 export function DeliveryDetail({ id, onClose, onResent }: { id: string; onClose: () => void; onResent: () => void }) {
