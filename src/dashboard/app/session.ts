@@ -46,3 +46,24 @@ export async function currentSession(): Promise<DashboardSession | null> {
 export async function signOut(): Promise<void> {
   await fetch(SESSION_URL, { method: 'DELETE', credentials: 'same-origin' });
 }
+
+/** A new sandbox account (POST /sandbox/accounts, the API's public operation): its secret key is shown once. */
+export interface NewSandboxAccount {
+  id: string;
+  name: string;
+  sk: string;
+}
+
+export type CreateAccountResult = { ok: true; account: NewSandboxAccount } | { ok: false; error: ApiErrorBody };
+
+export async function createSandboxAccount(name: string): Promise<CreateAccountResult> {
+  const res = await fetch('/v1/sandbox/accounts', {
+    method: 'POST',
+    credentials: 'omit',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(name ? { name } : {}),
+  });
+  if (!res.ok) return { ok: false, error: await errorOf(res) };
+  const body = (await res.json()) as NewSandboxAccount;
+  return { ok: true, account: { id: body.id, name: body.name, sk: body.sk } };
+}
