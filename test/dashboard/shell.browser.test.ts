@@ -102,6 +102,8 @@ describe.skipIf(!chromiumAvailable)('the shell in Chromium', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'too many requests' });
     await alert.first().waitFor({ timeout: UI_TIMEOUT });
     expect(await alert.first().textContent()).toMatch(/^The dashboard is making too many requests; it will try again in \d+ s\.$/);
+    // Its refused subscriptions are not live: the header does not say "Live".
+    await page.locator('p.live[data-state="none"]').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
     for (const layout of LAYOUTS) {
       await useLayout(page, layout);
       // Never an empty state beside it ("No payments in the last 24 hours"), never the code.

@@ -74,14 +74,31 @@ export function createDashboardClient(hooks: SocketHooks): DashboardClient {
         forwardSubscription: (request) => ({
           subscribe: (sink) => {
             hooks.onSubscriptions(++subscriptions);
-            const unsubscribe = ws.subscribe({ ...request, query: request.query ?? '' }, sink);
             let open = true;
+            // urql may end one subscription more than once; count it once. A subscription the server
+            // refused (its rate limit, a permission) ends with its error: nothing live any more.
+            const ended = () => {
+              if (open) hooks.onSubscriptions(--subscriptions);
+              open = false;
+            };
+            const unsubscribe = ws.subscribe(
+              { ...request, query: request.query ?? '' },
+              {
+                next: (value) => sink.next(value as Parameters<typeof sink.next>[0]),
+                error: (error) => {
+                  ended();
+                  sink.error(error);
+                },
+                complete: () => {
+                  ended();
+                  sink.complete();
+                },
+              },
+            );
             return {
               unsubscribe: () => {
                 unsubscribe();
-                // urql may call it more than once for one subscription; count it once.
-                if (open) hooks.onSubscriptions(--subscriptions);
-                open = false;
+                ended();
               },
             };
           },
