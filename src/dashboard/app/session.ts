@@ -39,7 +39,15 @@ export async function signIn(secretKey: string): Promise<SignInResult> {
 export async function currentSession(): Promise<DashboardSession | null> {
   const res = await fetch(SESSION_URL, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   if (res.status === 401) return null;
-  if (!res.ok) throw new Error(`${(await errorOf(res)).code}: could not read the session`);
+  // Said to a person (App shows it as it is): what happened and what to do, no error code.
+  if (!res.ok) {
+    const { code } = await errorOf(res);
+    throw new Error(
+      code === 'rate_limit_exceeded'
+        ? 'Too many requests from this address just now: wait a minute, then reload the page.'
+        : `The dashboard could not read your session (the gateway answered HTTP ${res.status}). Reload the page to try again.`,
+    );
+  }
   return res.json();
 }
 
