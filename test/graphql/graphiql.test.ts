@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createAccount, idempotencyKey } from '../support/accounts';
-import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import type { TestServer } from '../support/server';
 import { sharedGateway } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -63,6 +63,7 @@ describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
     const prompt = page.getByRole('status').filter({ hasText: 'Headers' });
     expect(await prompt.textContent()).toMatch(/^Put your secret key \(sk_test_…\) or a restricted key in the Headers tab below/);
     expect(await page.locator('body').textContent()).not.toMatch(/Invalid API key|authentication_failed/);
+    await screenshot(page, 'graphiql-without-key');
 
     // The header editor (open from the start: the prompt points at it): a placeholder edit fetches nothing, then the key.
     const headersTab = page.getByRole('button', { name: /headers/i }).first();
