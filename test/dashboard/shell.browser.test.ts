@@ -111,6 +111,9 @@ describe.skipIf(!chromiumAvailable)('the shell in Chromium', () => {
       expect(await page.locator('main').textContent()).not.toMatch(/rate_limit_exceeded|No payments/);
       await checkPage(page, 'Rate limited', layout);
     }
+    // Once the window reopens (Retry-After, under a minute), the load is tried again by itself: the
+    // Overview appears (a new account has no payments) without a reload.
+    await page.getByText('No payments in the last 24 hours').waitFor({ timeout: 75_000 });
     // The key's own API budget was not spent by any of it.
     const api = await acct.api.get('/account');
     expect(api.headers.get('x-ratelimit-remaining')).toBe(String(server.config.rateLimitPerMinute - 1));
