@@ -24,6 +24,8 @@ interface ConfigValues {
   rateLimitPerMinute: number;
   /** Requests per minute of all of an account's keys together (docs/api.md, "Rate limiting"). */
   rateLimitPerAccountPerMinute: number;
+  /** Requests per minute of one dashboard session (DASHBOARD_RATE_LIMIT_PER_MINUTE), apart from its key's. */
+  dashboardRateLimitPerMinute: number;
   accountCreationPerMinute: number;
   publicRateLimitPerMinute: number;
   maintenanceMode: boolean;
@@ -207,6 +209,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute,
     // Five keys' worth unless set: raising the key limit (benchmarks, load tests) raises this with it.
     rateLimitPerAccountPerMinute: int(env, 'RATE_LIMIT_PER_ACCOUNT_PER_MINUTE', Math.min(5 * rateLimitPerMinute, 100_000_000), 1, 100_000_000),
+    // A dashboard page loads several queries at once and keeps live ones open: its own budget, so that a
+    // person looking at the dashboard never spends the key's API requests (contract decisions).
+    dashboardRateLimitPerMinute: int(env, 'DASHBOARD_RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000),
     accountCreationPerMinute: int(env, 'ACCOUNT_CREATION_PER_MINUTE', 30, 1, 100_000_000),
     publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 100_000_000),
     maintenanceMode: bool(env, 'MAINTENANCE_MODE', false),

@@ -82,6 +82,7 @@ function page(): string {
 <link rel="stylesheet" href="${a}/graphiql-page.css">
 </head>
 <body>
+<p id="key-prompt" class="key-prompt" role="status">Put your secret key (<code>sk_test_…</code>) or a restricted key in the <strong>Headers</strong> tab below, as <code>{"Authorization": "Bearer sk_test_…"}</code>. The schema (docs and completion) loads once a key is given.</p>
 <div id="graphiql">Loading GraphiQL…</div>
 <script src="${a}/react.production.min.js"></script>
 <script src="${a}/react-dom.production.min.js"></script>
@@ -93,11 +94,19 @@ function page(): string {
 `;
 }
 
-const PAGE_CSS = 'html,body,#graphiql{height:100%;margin:0}\n';
+const PAGE_CSS = `html,body{height:100%;margin:0}
+body{display:flex;flex-direction:column}
+#graphiql{flex:1;min-height:0}
+.key-prompt{margin:0;padding:8px 16px;font:14px/1.4 system-ui,sans-serif;background:#fff8e1;color:#3d2e00;border-bottom:1px solid #e0c36a}
+.key-prompt[hidden]{display:none}
+`;
 
 /**
  * Starts GraphiQL. Queries and mutations go over HTTP with the header editor's headers; subscriptions
  * over graphql-ws, one client per Authorization value, which it sends as connectionParams.authorization.
+ * Without a key the page does not ask for the schema (which only answered "Invalid API key"): GraphiQL
+ * gets `schema: null` and the page a prompt; the first time the header editor holds a key, GraphiQL
+ * is given `schema: undefined` and introspects once, with that key.
  */
 function bootScript(): string {
   return `(function () {
@@ -127,15 +136,36 @@ function bootScript(): string {
     }
     return wsFetchers[auth](params, opts);
   }
-  ReactDOM.createRoot(document.getElementById('graphiql')).render(
-    React.createElement(GraphiQL, {
-      fetcher: fetcher,
-      defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
-      defaultHeaders: JSON.stringify({ Authorization: 'Bearer sk_test_...' }, null, 2),
-      headerEditorEnabled: true,
-      shouldPersistHeaders: false
-    })
-  );
+  // A key, not the placeholder: "Bearer sk_test_" or "rk_test_" and its secret.
+  function hasKey(text) {
+    try {
+      return /^Bearer\\s+(sk|rk)_test_[A-Za-z0-9_-]{8,}$/.test(authorizationOf(JSON.parse(text || '{}')).trim());
+    } catch (e) {
+      return false;
+    }
+  }
+  var keyed = false;
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  function render() {
+    root.render(
+      React.createElement(GraphiQL, {
+        fetcher: fetcher,
+        schema: keyed ? undefined : null,
+        defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
+        defaultHeaders: JSON.stringify({ Authorization: 'Bearer sk_test_...' }, null, 2),
+        defaultEditorToolsVisibility: 'headers',
+        headerEditorEnabled: true,
+        shouldPersistHeaders: false,
+        onEditHeaders: function (text) {
+          if (keyed || !hasKey(text)) return;
+          keyed = true;
+          document.getElementById('key-prompt').hidden = true;
+          render();
+        }
+      })
+    );
+  }
+  render();
 })();
 `;
 }

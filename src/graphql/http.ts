@@ -210,7 +210,7 @@ async function httpCredentials(req: Request, config: Config): Promise<Credential
     return token === undefined ? { kind: 'key', secret: bearerSecret(authorization) } : { kind: 'clientToken', token };
   }
   const session = sessionCookieOf(req.headers);
-  if (session !== undefined) return { kind: 'counted', auth: await authenticateSessionRequest(session, req.headers, config) };
+  if (session !== undefined) return { kind: 'counted', ...(await authenticateSessionRequest(session, req.headers, config)) };
   return { kind: 'none' };
 }
 

@@ -19,7 +19,7 @@ import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
 import { answerAndClose, guardSocket } from '../http/rawAnswer';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
-import { keyRateLimits, refuseIfOver } from '../operations/rateLimitPolicy';
+import { refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
 import { admitDocument, contextOf, parseQuery, requestParams } from './admission';
 import { resolveTrustedText } from './trustedDocuments';
@@ -159,7 +159,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const credentials: Credentials =
             ctx.extra.session === undefined
               ? ctx.extra.credentials ?? { kind: 'key', secret: undefined }
-              : { kind: 'counted', auth: await authenticateSessionAndCount(ctx.extra.session, keyRateLimits(config)) };
+              : { kind: 'counted', ...(await authenticateSessionAndCount(ctx.extra.session, config.dashboardRateLimitPerMinute)) };
           const admission = await admitCaller(credentials, config);
           if (admission.count) refuseIfOver(admission.count);
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';

@@ -49,9 +49,9 @@ export const webhookDelivered = webhookLag.child({});
 export const webhookDeadLetter = register(new CounterCells('pgw_webhook_dead_letters_total', 'Webhook deliveries that gave up after their last attempt (DEAD_LETTER).', [])).child({});
 
 const rateLimited = register(
-  new CounterCells('pgw_rate_limited_total', 'Requests refused with 429, by scope: key, account, ip (public and unauthenticated buckets), connections (connection caps).', ['scope']),
+  new CounterCells('pgw_rate_limited_total', 'Requests refused with 429, by scope: key, account, ip (public and unauthenticated buckets), session (dashboard sessions), connections (connection caps).', ['scope']),
 );
-export type RateLimitScope = 'key' | 'account' | 'ip' | 'connections';
+export type RateLimitScope = 'key' | 'account' | 'ip' | 'session' | 'connections';
 export const rateLimitedIn = childCache((scope: RateLimitScope) => rateLimited.child({ scope }));
 
 /** Request log entries dropped unwritten (src/domain/logs/requestLogHold.ts): the database did not keep up. */

@@ -1,10 +1,10 @@
 import type { Config } from '../config';
 import type { AccountClock } from '../domain/accounts/accountModel';
 import { authenticationFailed, countsKnownKeyAtOnce, type AuthenticatedKey } from '../domain/accounts/apiKeyService';
-import { countKeyAndAccountRequest } from '../domain/ratelimit/rateLimitService';
-import { authenticateClientToken, authenticateKey, countedKey, PUBLIC_CALLER, type Caller } from './caller';
+import { countKeyAndAccountRequest, hitRateLimit } from '../domain/ratelimit/rateLimitService';
+import { authenticateClientToken, authenticateKey, keyCaller, PUBLIC_CALLER, type Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
-import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolicy';
+import { countPublicCall, keyRateLimits, type RateCount, type SessionBudget } from './rateLimitPolicy';
 
 /**
  * Admission: who may run what, counted, before anything runs. One rule for every transport (REST, the
@@ -18,10 +18,13 @@ import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolic
  * knows its operation from the route and calls `admit`, both at once.
  */
 
-/** What a request presented. `counted`: a key found and counted elsewhere (a dashboard session's). */
+/**
+ * What a request presented. `counted`: a dashboard session's key, the request counted in the session's
+ * own window (`budget`) by src/dashboard/session.
+ */
 export type Credentials =
   | { kind: 'key'; secret: string | undefined }
-  | { kind: 'counted'; auth: AuthenticatedKey }
+  | { kind: 'counted'; auth: AuthenticatedKey; budget: SessionBudget }
   | { kind: 'clientToken'; token: string }
   | { kind: 'none' };
 
@@ -38,6 +41,8 @@ export interface Admission {
   account?: AccountClock;
   /** The key as authenticated, for what the request log names. */
   auth?: AuthenticatedKey;
+  /** A dashboard session's window: what the request runs beyond one request counts there, not in the key's. */
+  budget?: SessionBudget;
 }
 
 /**
@@ -62,8 +67,9 @@ export async function authenticate(credentials: Credentials, config: Config, alo
       return { caller, count, account: auth.account, auth };
     }
     case 'counted': {
-      const { caller, count } = countedKey(credentials.auth, config);
-      return { caller, count, account: credentials.auth.account, auth: credentials.auth };
+      const { auth, budget } = credentials;
+      const count: RateCount = { decision: auth.rate, limit: budget.limit, scope: 'session' };
+      return { caller: keyCaller(auth.key), count, account: auth.account, auth, budget };
     }
     case 'clientToken':
       return authenticateClientToken(credentials.token, config);
@@ -91,7 +97,13 @@ export interface Runs {
 export async function countOperations(admission: Admission, runs: Runs, client: Client, config: Config): Promise<RateCount | null> {
   let count = admission.count;
   const extra = runs.requests - 1;
-  if (extra > 0 && admission.auth) {
+  if (extra > 0 && admission.budget) {
+    const { bucket, limit } = admission.budget;
+    const decisions = await Promise.all(Array.from({ length: extra }, () => hitRateLimit(bucket, limit)));
+    const refused = decisions.find((d) => !d.allowed);
+    count = { decision: refused ?? decisions[decisions.length - 1]!, limit, scope: 'session' };
+    if (refused) return count;
+  } else if (extra > 0 && admission.auth) {
     const limits = keyRateLimits(config);
     const hash = admission.auth.key.key_hash;
     const counted = await Promise.all(Array.from({ length: extra }, () => countKeyAndAccountRequest(hash, limits)));

@@ -47,7 +47,7 @@ export function keyCaller(key: ApiKeyRecord): KeyCaller {
   return { kind: 'key', key, actor: { accountId: key.account_id, apiKeyId: key._id } };
 }
 
-/** A key already authenticated and counted (authenticateAndCount, or a dashboard session's key). */
+/** A key already authenticated and counted (authenticateAndCount). */
 export function countedKey(auth: AuthenticatedKey, config: Pick<Config, 'rateLimitPerMinute'>): Counted<KeyCaller> {
   return { caller: keyCaller(auth.key), count: { decision: auth.rate, limit: config.rateLimitPerMinute } };
 }

@@ -15,7 +15,13 @@ export interface RateCount {
   decision: RateLimitDecision;
   limit: number;
   /** Whose window it is: a key's (the default) or a client IP's bucket (pgw_rate_limited_total's scope). */
-  scope?: 'key' | 'ip';
+  scope?: 'key' | 'ip' | 'session';
+}
+
+/** A dashboard session's own window (src/dashboard/session): its bucket and limit, apart from its key's. */
+export interface SessionBudget {
+  bucket: string;
+  limit: number;
 }
 
 /** X-RateLimit-* of a decision. */
@@ -31,11 +37,13 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
  * The 429 of a decision over its limit, with Retry-After: the key's (or bucket's) window, or, when its
  * account is what is over (refusedBy), the account's, which its message names.
  */
-export function rateLimitRefusal(decision: RateLimitDecision, limit: number): ApiError {
+export function rateLimitRefusal(decision: RateLimitDecision, limit: number, scope?: RateCount['scope']): ApiError {
   const retry = Math.max(1, decision.refusedBy?.resetSeconds ?? decision.resetSeconds);
   const what = decision.refusedBy
     ? `at most ${decision.refusedBy.limit} per minute for all of this account's API keys together`
-    : `at most ${limit} per minute`;
+    : scope === 'session'
+      ? `at most ${limit} per minute for this dashboard session`
+      : `at most ${limit} per minute`;
   return new ApiError('rate_limit_exceeded', `Too many requests: ${what}. Retry in ${retry} s.`, { 'Retry-After': String(retry) });
 }
 
@@ -43,7 +51,7 @@ export function rateLimitRefusal(decision: RateLimitDecision, limit: number): Ap
 export function refuseIfOver(count: RateCount): void {
   if (count.decision.allowed) return;
   rateLimitedIn(count.decision.refusedBy ? 'account' : (count.scope ?? 'key')).inc();
-  throw rateLimitRefusal(count.decision, count.limit);
+  throw rateLimitRefusal(count.decision, count.limit, count.scope);
 }
 
 /** The limits a key's request is counted against: its own window and its account's. */

@@ -71,7 +71,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
 
     await field.fill('sk_test_thisKeyDoesNotExist000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert').textContent({ timeout: UI_TIMEOUT })).resolves.toContain('authentication_failed');
+    await expect(page.getByRole('alert').textContent({ timeout: UI_TIMEOUT })).resolves.toContain('That key was not accepted');
     await expectAxeClean(page, 'the sign-in page with its error');
 
     await field.fill(account.sk);

@@ -112,13 +112,13 @@ describe('sign in', () => {
 });
 
 describe('the session on POST /graphql', () => {
-  it('authenticates as its key, counted in the key’s rate limit', async () => {
+  it('authenticates as its key, counted in the session’s own window (budget.test.ts)', async () => {
     const acct = await createAccount(server.baseUrl);
     const { cookie } = await signIn(server.baseUrl, acct.sk);
     const res = await cookieGql(server.baseUrl, cookie!, ACCOUNT, {}, { headers: { origin } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.account.id).toBe(acct.id);
-    expect(res.headers.get('x-ratelimit-limit')).toBeTruthy();
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
     // The apollo-require-preflight header is the other CSRF-safe form.
     const preflight = await cookieGql(server.baseUrl, cookie!, ACCOUNT, {}, { headers: { 'apollo-require-preflight': 'true' } });
     expect(preflight.body.data.account.id).toBe(acct.id);

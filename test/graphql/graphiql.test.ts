@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createAccount, idempotencyKey } from '../support/accounts';
-import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
+import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import type { TestServer } from '../support/server';
 import { sharedGateway } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /**
  * GraphiQL at GET /graphql in a real headless Chromium: it loads only from the gateway (no CDN, under a
- * strict CSP), runs a query with the key typed in its header editor, and follows a subscription.
+ * strict CSP), opens without asking for the schema (no "Invalid API key") until a key is typed in its
+ * header editor, then introspects once, runs a query with that key, and follows a subscription.
  */
 warnIfNoChromium('test/graphql/graphiql.test.ts (GraphiQL page)');
 
@@ -45,9 +47,11 @@ describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
     const { page, errors } = await browser.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
     const foreign: string[] = [];
+    const introspections: string[] = [];
     page.on('request', (req) => {
       const url = new URL(req.url());
       if (url.host !== new URL(server.baseUrl).host) foreign.push(req.url());
+      if (req.method() === 'POST' && url.pathname === '/graphql' && /IntrospectionQuery/.test(req.postData() ?? '')) introspections.push(String(req.headers().authorization));
     });
 
     const res = await page.goto(`${server.baseUrl}/graphql`);
@@ -55,9 +59,24 @@ describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.locator('.graphiql-container').waitFor({ state: 'visible', timeout: 20_000 });
 
-    // The header editor: open its tab so its CodeMirror exists, then put the key in.
-    await page.getByRole('button', { name: /headers/i }).first().click();
+    // Without a key: a prompt saying where it goes, and no error (the schema is not asked for).
+    const prompt = page.getByRole('status').filter({ hasText: 'Headers' });
+    expect(await prompt.textContent()).toMatch(/^Put your secret key \(sk_test_…\) or a restricted key in the Headers tab below/);
+    expect(await page.locator('body').textContent()).not.toMatch(/Invalid API key|authentication_failed/);
+    await screenshot(page, 'graphiql-without-key');
+
+    // The header editor (open from the start: the prompt points at it): a placeholder edit fetches nothing, then the key.
+    const headersTab = page.getByRole('button', { name: /headers/i }).first();
+    if ((await page.locator(VISIBLE_TOOL_EDITOR).count()) === 0) await headersTab.click();
+    await setEditor(page, VISIBLE_TOOL_EDITOR, JSON.stringify({ Authorization: 'Bearer sk_test_...' }));
     await setEditor(page, VISIBLE_TOOL_EDITOR, JSON.stringify({ Authorization: `Bearer ${acct.sk}` }));
+    // The schema, once: the docs explorer knows the Query type.
+    await waitFor(async () => introspections.length, (n) => n > 0, 20_000);
+    await prompt.waitFor({ state: 'hidden', timeout: 20_000 });
+    await page.getByRole('button', { name: /documentation explorer/i }).first().click();
+    await page.getByText('Query', { exact: true }).first().waitFor({ timeout: 20_000 });
+    // Editing the headers again does not fetch the schema again.
+    await setEditor(page, VISIBLE_TOOL_EDITOR, JSON.stringify({ Authorization: `Bearer ${acct.sk}` }, null, 2));
 
     await setEditor(page, QUERY_EDITOR, 'query Me { account { id livemode } }');
     await page.locator('.graphiql-execute-button').click();
@@ -72,6 +91,7 @@ describe.skipIf(!chromiumAvailable)('GraphiQL in Chromium', () => {
     await result.filter({ hasText: intent.body.id }).waitFor({ timeout: 20_000 });
     expect(await result.textContent()).toContain('PAYMENT_CREATED');
 
+    expect(introspections).toEqual([`Bearer ${acct.sk}`]);
     expect(foreign).toEqual([]);
     expect(errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
     await page.close();

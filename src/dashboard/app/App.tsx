@@ -37,10 +37,13 @@ export function App() {
   const [session, setSession] = useState<DashboardSession | null | undefined>(undefined);
   const [startError, setStartError] = useState<string | null>(null);
   useEffect(() => {
-    currentSession().then(setSession, (err: Error) => setStartError(err.message));
+    currentSession().then(setSession, (err: Error) =>
+      // fetch's own TypeError ("Failed to fetch") says nothing to a person.
+      setStartError(err instanceof TypeError ? 'The gateway could not be reached. Check that it is running, then reload the page.' : err.message),
+    );
   }, []);
 
-  if (startError) return <main><p role="alert">{startError}</p></main>;
+  if (startError) return <main><p role="alert" className="error">{startError}</p></main>;
   if (session === undefined) return <main><p className="muted">Loading…</p></main>;
   if (session === null) {
     return <SignIn onSignedIn={setSession} />;

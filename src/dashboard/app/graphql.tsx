@@ -1,6 +1,7 @@
-import { createContext, useContext, useEffect, useRef, type ReactNode } from 'react';
-import { Client, fetchExchange, subscriptionExchange, useQuery, type AnyVariables, type CombinedError, type UseQueryArgs } from 'urql';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Client, fetchExchange, mapExchange, subscriptionExchange, useQuery, type AnyVariables, type CombinedError, type UseQueryArgs } from 'urql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { failureOf, failureWords, isRateLimited, rateLimitWords } from './errorWords';
 
 /**
  * The dashboard's GraphQL client: urql, with queries and mutations over fetch (POST /graphql, the
@@ -60,26 +61,44 @@ export function createDashboardClient(hooks: SocketHooks): DashboardClient {
       closed: (event) => hooks.onClosed((event as CloseEvent | undefined)?.code),
     },
   });
-  const client = new Client({
+  const client: Client = new Client({
     url: '/graphql',
     // The server takes operations by POST only (GET /graphql serves GraphiQL).
     preferGetMethod: false,
     fetchOptions: { credentials: 'same-origin', headers: { Accept: 'application/json' } },
     requestPolicy: 'network-only',
     exchanges: [
+      retryWhenRateLimited(() => client),
       fetchExchange,
       subscriptionExchange({
         forwardSubscription: (request) => ({
           subscribe: (sink) => {
             hooks.onSubscriptions(++subscriptions);
-            const unsubscribe = ws.subscribe({ ...request, query: request.query ?? '' }, sink);
             let open = true;
+            // urql may end one subscription more than once; count it once. A subscription the server
+            // refused (its rate limit, a permission) ends with its error: nothing live any more.
+            const ended = () => {
+              if (open) hooks.onSubscriptions(--subscriptions);
+              open = false;
+            };
+            const unsubscribe = ws.subscribe(
+              { ...request, query: request.query ?? '' },
+              {
+                next: (value) => sink.next(value as Parameters<typeof sink.next>[0]),
+                error: (error) => {
+                  ended();
+                  sink.error(error);
+                },
+                complete: () => {
+                  ended();
+                  sink.complete();
+                },
+              },
+            );
             return {
               unsubscribe: () => {
                 unsubscribe();
-                // urql may call it more than once for one subscription; count it once.
-                if (open) hooks.onSubscriptions(--subscriptions);
-                open = false;
+                ended();
               },
             };
           },
@@ -106,19 +125,55 @@ export function useLiveQuery<Data, Variables extends AnyVariables = AnyVariables
   return [result, reexecute] as const;
 }
 
-/** The gateway's error code and message (extensions.code is the REST error code). */
-export function describeError(error: CombinedError): string {
-  const gql = error.graphQLErrors[0];
-  if (gql) return `${String(gql.extensions?.code ?? 'error')}: ${gql.message}`;
-  const response = error.response as Response | undefined;
-  return error.networkError ? `network_error: ${error.networkError.message}${response ? ` (HTTP ${response.status})` : ''}` : error.message;
+/**
+ * When the gateway refuses a load for the session's rate limit (429), the load is tried again once its
+ * Retry-After has passed, if a view still shows it; meanwhile ErrorAlert counts down. A mutation is not:
+ * the person decides whether to send it again.
+ */
+const retryAt = new WeakMap<CombinedError, number>();
+
+function retryWhenRateLimited(client: () => Client) {
+  return mapExchange({
+    onResult(result) {
+      if (result.operation.kind !== 'query' || !result.error) return;
+      const failure = failureOf(result.error);
+      if (!isRateLimited(failure)) return;
+      const seconds = failure.retryAfter ?? 5;
+      retryAt.set(result.error, Date.now() + seconds * 1000);
+      // reexecuteOperation does nothing once no view holds the query any more.
+      setTimeout(() => client().reexecuteOperation({ ...result.operation, context: { ...result.operation.context, requestPolicy: 'network-only' } }), seconds * 1000);
+    },
+  });
 }
 
-export function ErrorAlert({ error, children }: { error?: CombinedError | string | null; children?: ReactNode }) {
+/** An error in words for a person (errorWords.ts): never its code; argument names given as their labels. */
+export function describeError(error: CombinedError | string, labels?: Readonly<Record<string, string>>): string {
+  return failureWords(failureOf(error), labels);
+}
+
+/** Seconds left until `at`, ticking each second while shown. */
+function useSecondsUntil(at: number | undefined): number | undefined {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (at === undefined) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [at]);
+  return at === undefined ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/**
+ * A refused or failed load or change, in words (describeError). `labels`: the view's own labels for
+ * argument names its form shows otherwise than FIELD_LABELS does.
+ */
+export function ErrorAlert({ error, children, labels }: { error?: CombinedError | string | null; children?: ReactNode; labels?: Readonly<Record<string, string>> }) {
+  const at = error && typeof error !== 'string' ? retryAt.get(error) : undefined;
+  const seconds = useSecondsUntil(at);
   if (!error && !children) return null;
+  const text = at !== undefined ? rateLimitWords(seconds, true) : error ? describeError(error, labels) : null;
   return (
     <p role="alert" className="error">
-      {typeof error === 'string' ? error : error ? describeError(error) : null}
+      {text}
       {children}
     </p>
   );

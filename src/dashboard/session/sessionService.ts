@@ -5,14 +5,16 @@ import { AccountModel, type AccountRecord } from '../../domain/accounts/accountM
 import { ApiKeyModel, type ApiKeyRecord } from '../../domain/accounts/apiKeyModel';
 import { authenticate, type AuthenticatedKey } from '../../domain/accounts/apiKeyService';
 import { hashSecret } from '../../domain/accounts/secrets';
-import { countKeyAndAccountRequest, type RateLimits } from '../../domain/ratelimit/rateLimitService';
+import { hitRateLimit } from '../../domain/ratelimit/rateLimitService';
+import type { SessionBudget } from '../../operations/rateLimitPolicy';
 import { DashboardSessionModel, type DashboardSessionRecord } from './sessionModel';
 import { closeSessionSockets } from './sessionSockets';
 
 /**
  * Dashboard sessions (contract decisions, "Sandbox dashboard"): a person signs in once with a secret
  * or restricted key; the browser then holds a random session id in an HttpOnly cookie, never the key.
- * The session acts for its key: same account, same permissions, same rate-limit window, and it ends
+ * The session acts for its key: same account, same permissions, but its own rate-limit window (so the
+ * dashboard never spends the key's API budget), and it ends
  * when the key is revoked (deleteSessionsOfKey) or after SESSION_LIFETIME_MS.
  */
 
@@ -78,16 +80,29 @@ export async function describeSession(value: string | undefined): Promise<Dashbo
 }
 
 /**
- * A request made with the session (GraphQL over HTTP, each WebSocket operation): its key, counted in
- * the key's and its account's rate-limit windows like a bearer request (the decision is returned, not
- * enforced). 401 when the session or its key no longer works.
+ * A request made with the session (GraphQL over HTTP, each WebSocket operation): its key, with the
+ * request counted in the session's own window (`perMinute`, DASHBOARD_RATE_LIMIT_PER_MINUTE), never in
+ * the key's or its account's: the dashboard must not spend the merchant's API budget (contract
+ * decisions, "a data product"). The decision is returned, not enforced. The count and the key's read go
+ * out together, after the session's lookup. 401 when the session or its key no longer works.
  */
-export async function authenticateSessionAndCount(value: string | undefined, limits: RateLimits): Promise<AuthenticatedKey> {
-  const key = await sessionKey(value);
-  const counted = await countKeyAndAccountRequest(key.key_hash, limits);
-  if (!counted) throw sessionRefused();
-  return { key: counted.key, rate: counted.decision };
+export async function authenticateSessionAndCount(value: string | undefined, perMinute: number): Promise<SessionRequest> {
+  const record = await findSession(value);
+  if (!record) throw sessionRefused();
+  const budget = { bucket: sessionBucket(record._id), limit: perMinute };
+  const [key, rate] = await Promise.all([keys().findOne({ _id: record.key_id, revoked_at: null }), hitRateLimit(budget.bucket, perMinute)]);
+  if (!key) throw sessionRefused();
+  return { auth: { key, rate }, budget };
 }
+
+/** A session's request: its key (with the session's decision as `rate`) and the window it was counted in. */
+export interface SessionRequest {
+  auth: AuthenticatedKey;
+  budget: SessionBudget;
+}
+
+/** The rate-limit bucket of a session (by its stored hash, never the cookie's value). */
+const sessionBucket = (sessionHash: string) => `session:${sessionHash}`;
 
 /** The (unrevoked) key a session acts for, without counting a request (WebSocket connection_init). */
 export async function sessionKey(value: string | undefined): Promise<ApiKeyRecord> {

@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
 import { EmptyState } from '../components/EmptyState';
 import { ErrorAlert } from '../graphql';
-import { formatAmount, formatNumber, formatPercent } from '../format';
+import { formatAmount, formatNumber } from '../format';
 import { useOverview, type Overview as OverviewData, type OverviewRange } from '../hooks/overview';
 import { BASE, Link, navigate, useLocation } from '../router';
 import { Loading, Page } from '../ui';
 import { ChartCard } from './overview/ChartCard';
-import { lagChart, methodChart, rangeWords, statusChart, summary, volumeChart, webhookChart } from './overview/charts';
+import { formatValue, lagChart, methodChart, rangeWords, statusChart, summary, volumeChart, webhookChart } from './overview/charts';
 import './overview/overview.css';
 
 /** The range lives in the URL (?range=7d), so a reload or a shared link shows the same overview. */
@@ -50,8 +50,8 @@ function OverviewBody({ overview }: { overview: OverviewData }) {
   const tiles: Array<[label: string, value: string]> = [
     ['Payments', formatNumber(totals.payments)],
     ['Paid volume', formatAmount(totals.paidVolume)],
-    ['Success rate', formatPercent(totals.successRate)],
-    ['Webhook success', formatPercent(totals.webhookSuccessRate)],
+    ['Success rate', formatValue(totals.successRate, 'percent')],
+    ['Webhook success', formatValue(totals.webhookSuccessRate, 'percent')],
   ];
   const words = rangeWords(overview.range);
   return (

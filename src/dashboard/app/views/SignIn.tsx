@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { signIn, type ApiErrorBody, type DashboardSession } from '../session';
+import { CreateAccount } from './signIn/CreateAccount';
 
 /**
  * GET /dashboard without a session. The key field is uncontrolled on purpose: React writes a controlled
@@ -54,18 +55,16 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: DashboardSession)
         </button>
         {error && (
           <p role="alert" id="sign-in-error" className="error">
-            {explain(error)} <span className="muted">({error.code})</span>
+            {explain(error)}
           </p>
         )}
       </form>
+      <CreateAccount onSignedIn={onSignedIn} />
     </main>
   );
 }
 
-/**
- * The refusal written for the person at the form rather than for an API client; the gateway's code stays
- * beside it, for a support question and for the contract's check (`authentication_failed`).
- */
+/** The refusal written for the person at the form rather than for an API client: no error code on screen. */
 function explain(error: ApiErrorBody): string {
   switch (error.code) {
     case 'authentication_failed':
@@ -74,7 +73,9 @@ function explain(error: ApiErrorBody): string {
       return 'Too many attempts with this key just now. Wait a minute and try again.';
     case 'network_error':
       return `The gateway could not be reached (${error.message}). Check that it is running and try again.`;
+    case 'permission_denied':
+      return 'A publishable key (pk_test_…) cannot open the dashboard: sign in with a secret (sk_test_…) or restricted key.';
     default:
-      return error.message;
+      return 'The dashboard could not sign you in just now. Try again in a moment.';
   }
 }

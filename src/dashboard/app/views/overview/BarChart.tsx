@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'react';
 import { scaleBand, scaleLinear } from '@visx/scale';
 import { formatAmount } from '../../format';
-import { formatValue, type ChartSpec, type Unit } from './charts';
+import { formatValue, NO_DATA, type ChartSpec, type Unit } from './charts';
 
 const HEIGHT = 200;
 const MARGIN = { top: 10, right: 8, bottom: 26, left: 52 };
 /** Room one axis label needs ("14:00", "Nov 25"): fewer labels on a phone than on a desk. */
 const TICK_ROOM_PX = 46;
+/** Room "no data" needs across a bar's band: on charts with few, wide bars (the methods) it is written there. */
+const NO_DATA_ROOM_PX = 44;
 
 /** Axis labels: short ("1.2M AOA" would not fit), the table has the exact numbers. */
 function axisLabel(value: number, unit: Unit): string {
@@ -80,6 +82,15 @@ export function BarChart({ spec }: { spec: ChartSpec }) {
               );
             });
           })}
+          {/* A category with nothing to measure says so: an empty band would read as 0 %. */}
+          {x.bandwidth() >= NO_DATA_ROOM_PX &&
+            indices
+              .filter((i) => plotted.every((s) => s.values[i] == null))
+              .map((i) => (
+                <text key={`none-${i}`} className="chart-no-data" x={(x(i) ?? 0) + x.bandwidth() / 2} y={innerHeight - 8} textAnchor="middle">
+                  {NO_DATA}
+                </text>
+              ))}
           {/* The axes: drawn here rather than by @visx/axis, whose text layout pulls in a CSS calc() evaluator (~20 kB). */}
           <line className="chart-axis" x1={0} x2={0} y1={0} y2={innerHeight} />
           {y.ticks(4).map((t) => (

@@ -14,6 +14,7 @@ export function ChartCard({ spec }: { spec: ChartSpec }) {
     <section className="card chart" aria-labelledby={`${spec.id}-title`} data-chart={spec.id}>
       <h2 id={`${spec.id}-title`}>{spec.title}</h2>
       <BarChart spec={spec} />
+      {spec.note && <p className="chart-note muted">{spec.note}</p>}
       {plotted.length > 1 && (
         <ul className="legend" aria-label={`${spec.title}: legend`}>
           {plotted.map((s) => (

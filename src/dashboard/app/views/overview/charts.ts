@@ -38,7 +38,12 @@ export interface ChartSpec {
   series: Series[];
   /** Adds a Total column (stacked counts). */
   total: boolean;
+  /** What the chart measures, under it, where the title alone does not say (the lag). */
+  note?: string;
 }
+
+/** What a chart and its table say where there is nothing to measure: never a zero, which would be a value. */
+export const NO_DATA = 'no data';
 
 const RANGE_WORDS: Record<OverviewRange, { per: string; range: string }> = {
   LAST_24_HOURS: { per: 'per hour', range: 'last 24 hours' },
@@ -61,7 +66,7 @@ const STATUS_ORDER: PaymentIntentStatus[] = [
 ];
 
 export function formatValue(value: number | null, unit: Unit): string {
-  if (value == null) return '—';
+  if (value == null) return NO_DATA;
   switch (unit) {
     case 'aoa':
       return formatAmount(value);
@@ -87,7 +92,7 @@ function bucketCategories(starts: string[], bucketSeconds: number) {
 const series = (key: string, label: string, unit: Unit, values: Array<number | null>, plotted = true): Series => ({ key, label, unit, values, plotted });
 
 /** A chart over the range's buckets (the webhook buckets share the payment buckets' starts). */
-function overTime(o: Overview, spec: Pick<ChartSpec, 'id' | 'title' | 'headline' | 'unit' | 'stacked' | 'categoryHeader' | 'series'> & { what: string }): ChartSpec {
+function overTime(o: Overview, spec: Pick<ChartSpec, 'id' | 'title' | 'headline' | 'unit' | 'stacked' | 'categoryHeader' | 'series' | 'note'> & { what: string }): ChartSpec {
   const words = rangeWords(o.range);
   const { what, ...rest } = spec;
   return {
@@ -159,16 +164,21 @@ export function lagChart(o: Overview): ChartSpec {
     id: 'chart-lag',
     title: 'Webhook lag',
     what: 'Median webhook lag',
-    headline: `p50 ${formatMs(w.lagP50Ms)}, p95 ${formatMs(w.lagP95Ms)}`,
+    headline: w.lagP50Ms == null ? 'no delivery yet' : `p50 ${formatMs(w.lagP50Ms)}, p95 ${formatMs(w.lagP95Ms)}`,
     unit: 'ms',
     stacked: false,
     categoryHeader: 'Event created (UTC)',
     series: [series('lag', 'Median lag', 'ms', w.buckets.map((b) => b.lagP50Ms ?? null))],
+    note:
+      'Lag: the time from an event’s creation to the start of the attempt that delivered it, median per bar (sandbox time). ' +
+      'Over the range: ' +
+      (w.lagP50Ms == null ? 'no delivery yet.' : `median ${formatMs(w.lagP50Ms)}, 95 % within ${formatMs(w.lagP95Ms)}.`) +
+      ' No bar: no event of that time was delivered.',
   });
 }
 
 export function methodChart(o: Overview): ChartSpec {
-  const rates = o.methods.map((m) => `${methodName(m.method)} ${formatPercent(m.successRate)}`).join(', ');
+  const rates = o.methods.map((m) => `${methodName(m.method)} ${formatValue(m.successRate ?? null, 'percent')}`).join(', ');
   const column = (key: string, label: string, unit: Unit, value: (m: Overview['methods'][number]) => number | null, plotted = false) =>
     series(key, label, unit, o.methods.map(value), plotted);
   return {
