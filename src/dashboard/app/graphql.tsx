@@ -151,6 +151,11 @@ export function describeError(error: CombinedError | string, labels?: Readonly<R
   return failureWords(failureOf(error), labels);
 }
 
+/** A failed mutation becomes a thrown error in words: a confirm dialog stays open and shows it. */
+export function throwIfError(res: { error?: CombinedError }, labels?: Readonly<Record<string, string>>): void {
+  if (res.error) throw new Error(describeError(res.error, labels));
+}
+
 /** Seconds left until `at`, ticking each second while shown. */
 function useSecondsUntil(at: number | undefined): number | undefined {
   const [now, setNow] = useState(() => Date.now());

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ErrorAlert } from '../graphql';
+import { ErrorAlert, throwIfError } from '../graphql';
 import { formatEnum, formatTime } from '../format';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, type ApiKey, type ApiKeyPermission } from '../hooks/apiKeys';
 import { ConfirmButton } from '../components/ConfirmDialog';
@@ -38,7 +38,7 @@ export function ApiKeys() {
 
   const revokeKey = async (id: string) => {
     const res = await revoke({ id });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     reload();
   };
 

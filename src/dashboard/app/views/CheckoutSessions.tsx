@@ -7,7 +7,7 @@ import { BASE, Link, useLocation } from '../router';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { CreateButton, SidePanel } from '../components/SidePanel';
 import { StatusBadge } from '../components/StatusBadge';
-import { Time } from '../components/Time';
+import { ClockNamed, ClockNote, Time } from '../components/Time';
 import { AmountField, Page } from '../ui';
 import { ListPager, ListStatus, SelectFilter } from './lists/ListParts';
 
@@ -60,44 +60,48 @@ export function CheckoutSessions() {
         )}
       </ListStatus>
       {!result.error && rows.length > 0 && (
-        <table className="data compact sessions-table" aria-label="Checkout sessions">
-          <thead>
-            <tr>
-              <th scope="col">Session</th>
-              <th scope="col" className="col-amount">
-                Amount
-              </th>
-              <th scope="col" className="col-status">
-                Status
-              </th>
-              <th scope="col" className="wide-only">
-                Merchant reference
-              </th>
-              <th scope="col" className="wide-only col-time">
-                Created
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.id}>
-                <th scope="row">
-                  <button type="button" className="row-open mono" title={s.id} onClick={() => setShown(s.id)}>
-                    {s.id}
-                  </button>
+        <ClockNamed>
+          {/* The clock is named once, in the time column's header, not on every row. */}
+          <table className="data compact sessions-table" aria-label="Checkout sessions">
+            <thead>
+              <tr>
+                <th scope="col">Session</th>
+                <th scope="col" className="col-amount">
+                  Amount
                 </th>
-                <td className="num">{formatAmount(s.amount, s.currency)}</td>
-                <td>
-                  <StatusBadge status={s.status} kind="checkout" />
-                </td>
-                <td className="wide-only cell-clip">{s.merchantReference ?? '—'}</td>
-                <td className="wide-only">
-                  <Time iso={s.createdAt} clock="sandbox" />
-                </td>
+                <th scope="col" className="col-status">
+                  Status
+                </th>
+                <th scope="col" className="wide-only">
+                  Merchant reference
+                </th>
+                <th scope="col" className="wide-only col-time">
+                  Created
+                  <ClockNote clock="sandbox" />
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">
+                    <button type="button" className="row-open mono" title={s.id} onClick={() => setShown(s.id)}>
+                      {s.id}
+                    </button>
+                  </th>
+                  <td className="num">{formatAmount(s.amount, s.currency)}</td>
+                  <td>
+                    <StatusBadge status={s.status} kind="checkout" />
+                  </td>
+                  <td className="wide-only cell-clip">{s.merchantReference ?? '—'}</td>
+                  <td className="wide-only">
+                    <Time iso={s.createdAt} clock="sandbox" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ClockNamed>
       )}
       {!result.error && (
         <ListPager

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { describeError, ErrorAlert } from '../graphql';
+import { ErrorAlert, throwIfError } from '../graphql';
 import { formatDuration, formatNumber, formatTime } from '../format';
 import { useAdvanceClock, useResetSandbox, useSandboxClockQuery, type SandboxResetCounts as Deleted } from '../hooks/clock';
 import { ConfirmButton } from '../components/ConfirmDialog';
@@ -55,7 +55,7 @@ export function Clock() {
   const doReset = async () => {
     const res = await reset({});
     // The dialog shows the message: in words, never the error's code.
-    if (res.error) throw new Error(describeError(res.error));
+    throwIfError(res);
     const { clock: _clock, ...counts } = res.data!.resetSandbox;
     setDeleted(counts);
     changed();

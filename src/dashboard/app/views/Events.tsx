@@ -5,7 +5,7 @@ import { useListPage } from '../hooks/urlFilters';
 import { BASE, Link } from '../router';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { SidePanel } from '../components/SidePanel';
-import { Time } from '../components/Time';
+import { ClockNamed, ClockNote, Time } from '../components/Time';
 import { Page } from '../ui';
 import { ListPager, ListStatus, SelectFilter, TextFilter } from './lists/ListParts';
 
@@ -73,48 +73,52 @@ export function Events() {
         )}
       </ListStatus>
       {!result.error && rows.length > 0 && (
-        <table className="data compact events-table" aria-label="Events">
-          <thead>
-            <tr>
-              <th scope="col" className="col-type">
-                Type
-              </th>
-              <th scope="col">Object</th>
-              <th scope="col" className="wide-only col-time">
-                Created
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((e) => {
-              const obj = eventObject(e);
-              return (
-                <tr key={e.id} data-event-id={e.id}>
-                  <th scope="row">
-                    <button type="button" className="row-open" onClick={() => setShown(e)} aria-label={`${eventTypeName(e.type)}, ${e.id}`}>
-                      <code className="event-type">{eventTypeName(e.type)}</code>
-                    </button>
-                    <span className="cell-sub narrow-time">
+        <ClockNamed>
+          {/* The clock is named once, in the time column's header, not on every row. */}
+          <table className="data compact events-table" aria-label="Events">
+            <thead>
+              <tr>
+                <th scope="col" className="col-type">
+                  Type
+                </th>
+                <th scope="col">Object</th>
+                <th scope="col" className="wide-only col-time">
+                  Created
+                  <ClockNote clock="sandbox" />
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((e) => {
+                const obj = eventObject(e);
+                return (
+                  <tr key={e.id} data-event-id={e.id}>
+                    <th scope="row">
+                      <button type="button" className="row-open" onClick={() => setShown(e)} aria-label={`${eventTypeName(e.type)}, ${e.id}`}>
+                        <code className="event-type">{eventTypeName(e.type)}</code>
+                      </button>
+                      <span className="cell-sub narrow-time">
+                        <Time iso={e.createdAt} clock="sandbox" />
+                      </span>
+                    </th>
+                    <td className="cell-clip">
+                      {obj?.href ? (
+                        <Link href={obj.href} className="mono" title={obj.id}>
+                          {obj.id}
+                        </Link>
+                      ) : (
+                        <code title={obj?.id}>{obj?.id ?? '—'}</code>
+                      )}
+                    </td>
+                    <td className="wide-only">
                       <Time iso={e.createdAt} clock="sandbox" />
-                    </span>
-                  </th>
-                  <td className="cell-clip">
-                    {obj?.href ? (
-                      <Link href={obj.href} className="mono" title={obj.id}>
-                        {obj.id}
-                      </Link>
-                    ) : (
-                      <code title={obj?.id}>{obj?.id ?? '—'}</code>
-                    )}
-                  </td>
-                  <td className="wide-only">
-                    <Time iso={e.createdAt} clock="sandbox" />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </ClockNamed>
       )}
       {!result.error && (
         <ListPager what="events" hasPrevious={!firstPage} hasNext={Boolean(page?.pageInfo.hasNextPage)} onPrevious={list.previous} onNext={() => page?.pageInfo.endCursor && list.next(page.pageInfo.endCursor)} />

@@ -6,7 +6,7 @@ import { useListPage } from '../hooks/urlFilters';
 import { BASE, Link } from '../router';
 import { EllipsizedId } from '../components/EllipsizedId';
 import { SidePanel } from '../components/SidePanel';
-import { Time } from '../components/Time';
+import { ClockNamed, ClockNote, Time } from '../components/Time';
 import { prettyJson } from '../components/JsonBody';
 import { Page } from '../ui';
 import { ListStatus, SelectFilter, TextFilter } from './lists/ListParts';
@@ -71,49 +71,53 @@ export function Logs() {
         )}
       </ListStatus>
       {!result.error && logs && logs.length > 0 && (
-        <table className="data compact logs-table" aria-label="Logs">
-          <thead>
-            <tr>
-              <th scope="col" className="col-status">
-                Status
-              </th>
-              <th scope="col">Request</th>
-              <th scope="col" className="wide-only col-source">
-                Source
-              </th>
-              <th scope="col" className="wide-only col-latency">
-                Took
-              </th>
-              <th scope="col" className="wide-only col-time">
-                Time
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {logs.map((l) => (
-              <tr key={l.requestId} data-request-id={l.requestId} data-source={l.source}>
-                <td>
-                  <span className={`badge tone-${statusTone(l.status)}`}>{l.status}</span>
-                </td>
-                <th scope="row">
-                  <button type="button" className="row-open mono" onClick={() => setShown(l)} title={`${l.method} ${l.path}`}>
-                    {l.method} {l.path}
-                  </button>
-                  {/* A second line on phones only, where the time has no column; the source only when it is the dashboard. */}
-                  <span className="cell-sub narrow-time">
-                    <Time iso={l.createdAt} clock="real" />
-                    {l.source === 'DASHBOARD' && ' · from this dashboard'}
-                  </span>
+        <ClockNamed>
+          {/* The clock is named once, in the time column's header, not on every row. */}
+          <table className="data compact logs-table" aria-label="Logs">
+            <thead>
+              <tr>
+                <th scope="col" className="col-status">
+                  Status
                 </th>
-                <td className="wide-only cell-clip">{l.source === 'DASHBOARD' ? 'Dashboard' : 'API'}</td>
-                <td className="wide-only num">{formatMs(l.latencyMs)}</td>
-                <td className="wide-only">
-                  <Time iso={l.createdAt} clock="real" />
-                </td>
+                <th scope="col">Request</th>
+                <th scope="col" className="wide-only col-source">
+                  Source
+                </th>
+                <th scope="col" className="wide-only col-latency">
+                  Took
+                </th>
+                <th scope="col" className="wide-only col-time">
+                  Time
+                  <ClockNote clock="real" />
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {logs.map((l) => (
+                <tr key={l.requestId} data-request-id={l.requestId} data-source={l.source}>
+                  <td>
+                    <span className={`badge tone-${statusTone(l.status)}`}>{l.status}</span>
+                  </td>
+                  <th scope="row">
+                    <button type="button" className="row-open mono" onClick={() => setShown(l)} title={`${l.method} ${l.path}`}>
+                      {l.method} {l.path}
+                    </button>
+                    {/* A second line on phones only, where the time has no column; the source only when it is the dashboard. */}
+                    <span className="cell-sub narrow-time">
+                      <Time iso={l.createdAt} clock="real" />
+                      {l.source === 'DASHBOARD' && ' · from this dashboard'}
+                    </span>
+                  </th>
+                  <td className="wide-only cell-clip">{l.source === 'DASHBOARD' ? 'Dashboard' : 'API'}</td>
+                  <td className="wide-only num">{formatMs(l.latencyMs)}</td>
+                  <td className="wide-only">
+                    <Time iso={l.createdAt} clock="real" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ClockNamed>
       )}
       {shown && (
         <SidePanel title={`${shown.method} ${shown.path}`} onClose={() => setShown(null)}>

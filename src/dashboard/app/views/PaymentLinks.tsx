@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { ErrorAlert } from '../graphql';
+import { ErrorAlert, throwIfError } from '../graphql';
 import { formatAmount } from '../format';
 import { useCreatePaymentLink, useDeactivatePaymentLink, usePaymentLinkQr, usePaymentLinks, type PaymentLink } from '../hooks/paymentLinks';
 import { ConfirmButton } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { CreateButton, SidePanel } from '../components/SidePanel';
-import { Time } from '../components/Time';
+import { ClockNamed, ClockNote, Time } from '../components/Time';
 import { AmountField, Page } from '../ui';
 import { ListStatus } from './lists/ListParts';
 
@@ -19,7 +19,7 @@ export function PaymentLinks() {
 
   const deactivateLink = async (id: string) => {
     const res = await deactivate({ id });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     reload();
   };
 
@@ -43,62 +43,66 @@ export function PaymentLinks() {
         Make one with “New payment link” and share its URL or QR code.
       </ListStatus>
       {!result.error && links && links.length > 0 && (
-        <table className="data compact links-table" aria-label="Payment links">
-          <thead>
-            <tr>
-              <th scope="col">Link</th>
-              <th scope="col" className="col-amount">
-                Amount
-              </th>
-              <th scope="col" className="wide-only">
-                Description
-              </th>
-              <th scope="col" className="wide-only col-time">
-                Created
-              </th>
-              <th scope="col" className="col-state">
-                State
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {links.map((link) => (
-              <tr key={link.id} aria-label={`Payment link ${link.code}`}>
-                <th scope="row">
-                  {/* The code opens the link's URL, copy button and QR code beside the list. */}
-                  <button type="button" className="row-open mono" title={link.url} onClick={() => setQrFor(link)}>
-                    {link.code}
-                  </button>
-                  {link.description && <span className="cell-sub narrow-time">{link.description}</span>}
+        <ClockNamed>
+          {/* The clock is named once, in the time column's header, not on every row. */}
+          <table className="data compact links-table" aria-label="Payment links">
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col" className="col-amount">
+                  Amount
                 </th>
-                <td className="num">{formatAmount(link.amount, link.currency)}</td>
-                <td className="wide-only cell-clip">{link.description ?? '—'}</td>
-                <td className="wide-only">
-                  <Time iso={link.createdAt} clock="sandbox" />
-                </td>
-                {/* The state, and under it what can change it: only an active link can be deactivated. */}
-                <td className="state-cell">
-                  <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
-                  {link.active && (
-                    <ConfirmButton
-                      label={`Deactivate ${link.code}`}
-                      title="Deactivate this payment link?"
-                      description={
-                        <p>
-                          Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
-                        </p>
-                      }
-                      confirmLabel="Deactivate link"
-                      action={() => deactivateLink(link.id)}
-                    >
-                      Deactivate
-                    </ConfirmButton>
-                  )}
-                </td>
+                <th scope="col" className="wide-only">
+                  Description
+                </th>
+                <th scope="col" className="wide-only col-time">
+                  Created
+                  <ClockNote clock="sandbox" />
+                </th>
+                <th scope="col" className="col-state">
+                  State
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {links.map((link) => (
+                <tr key={link.id} aria-label={`Payment link ${link.code}`}>
+                  <th scope="row">
+                    {/* The code opens the link's URL, copy button and QR code beside the list. */}
+                    <button type="button" className="row-open mono" title={link.url} onClick={() => setQrFor(link)}>
+                      {link.code}
+                    </button>
+                    {link.description && <span className="cell-sub narrow-time">{link.description}</span>}
+                  </th>
+                  <td className="num">{formatAmount(link.amount, link.currency)}</td>
+                  <td className="wide-only cell-clip">{link.description ?? '—'}</td>
+                  <td className="wide-only">
+                    <Time iso={link.createdAt} clock="sandbox" />
+                  </td>
+                  {/* The state, and under it what can change it: only an active link can be deactivated. */}
+                  <td className="state-cell">
+                    <span data-testid="link-state">{link.active ? 'Active' : 'Inactive'}</span>
+                    {link.active && (
+                      <ConfirmButton
+                        label={`Deactivate ${link.code}`}
+                        title="Deactivate this payment link?"
+                        description={
+                          <p>
+                            Customers opening <span className="break">{link.url}</span> can no longer pay through it. Payments already made are kept. A link cannot be turned on again.
+                          </p>
+                        }
+                        confirmLabel="Deactivate link"
+                        action={() => deactivateLink(link.id)}
+                      >
+                        Deactivate
+                      </ConfirmButton>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ClockNamed>
       )}
       {qrFor && (
         <SidePanel title={`Payment link ${qrFor.code}`} onClose={() => setQrFor(null)}>

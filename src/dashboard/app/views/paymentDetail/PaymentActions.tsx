@@ -1,7 +1,6 @@
 import { useId, useState } from 'react';
-import type { CombinedError } from 'urql';
 import { ConfirmButton, ConfirmDialog } from '../../components/ConfirmDialog';
-import { describeError, ErrorAlert, newIdempotencyKey } from '../../graphql';
+import { ErrorAlert, newIdempotencyKey, throwIfError } from '../../graphql';
 import { formatAmount } from '../../format';
 import { useCancelPayment, useRefundPayment, useSimulateReferencePaid, type PaymentDetail } from '../../hooks/paymentDetail';
 
@@ -9,11 +8,6 @@ import { useCancelPayment, useRefundPayment, useSimulateReferencePaid, type Paym
 type Intent = Pick<PaymentDetail, 'id' | 'status' | 'paymentMethod' | 'reference' | 'amount' | 'amountRefunded' | 'currency'>;
 
 const kz = (amount: number) => formatAmount(amount, 'AOA', { symbol: true });
-
-/** A failed mutation becomes a thrown error: the confirm dialog stays open and shows it. */
-function throwIfError(res: { error?: CombinedError }): void {
-  if (res.error) throw new Error(describeError(res.error));
-}
 
 /**
  * What can be done to the payment now. Refund and Cancel cannot be undone, so each asks first in a dialog

@@ -1,5 +1,6 @@
 import { Fragment, useState, type FormEvent, type ReactNode } from 'react';
 import { formatNumber } from '../../format';
+import { throwIfError } from '../../graphql';
 import { useClearChaos, useSetChaos, type Chaos } from '../../hooks/webhooks';
 import { ConfirmButton, ConfirmDialog } from '../../components/ConfirmDialog';
 
@@ -157,13 +158,13 @@ export function ChaosPanel({ endpointId, chaos, onChanged }: { endpointId: strin
   const apply = async () => {
     if (!asking) return;
     const res = await setChaos({ id: endpointId, input: asking });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     setEnded(null);
     onChanged();
   };
   const turnOff = async () => {
     const res = await clear({ id: endpointId });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     setEnded(res.data?.clearWebhookChaos ?? null);
     onChanged();
   };

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ErrorAlert } from '../../graphql';
+import { ErrorAlert, throwIfError } from '../../graphql';
 import { BASE, Link, navigate } from '../../router';
 import { useListPage } from '../../hooks/urlFilters';
 import {
@@ -83,12 +83,12 @@ function Endpoint({ endpoint, onChanged }: { endpoint: WebhookEndpoint; onChange
 
   const deleteEndpoint = async () => {
     const res = await remove({ id: endpoint.id });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     navigate(`${BASE}/webhooks`);
   };
   const rotateSecret = async () => {
     const res = await rotate({ id: endpoint.id });
-    if (res.error) throw new Error(res.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+    throwIfError(res);
     setSecret(res.data?.rotateWebhookSecret.secret ?? null);
   };
 

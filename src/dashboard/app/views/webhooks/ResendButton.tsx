@@ -2,6 +2,7 @@ import type { UseMutationExecute } from 'urql';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import type { DashboardResendMutation, DashboardResendMutationVariables } from '../../../../../generated/dashboard/documents';
 import type { Delivery } from '../../hooks/deliveries';
+import { throwIfError } from '../../graphql';
 import { isChaosCopy } from './deliveryWords';
 
 /**
@@ -32,7 +33,7 @@ export function ResendButton({
         confirmLabel="Resend"
         action={async () => {
           const r = await send();
-          if (r.error) throw new Error(r.error.graphQLErrors[0]?.message ?? 'The gateway did not answer; try again.');
+          throwIfError(r);
           onResent();
         }}
       >
