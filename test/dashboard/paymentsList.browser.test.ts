@@ -185,7 +185,7 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
     await page.goto(`${server.baseUrl}/dashboard/payments?search=${'x'.repeat(200)}`);
     await page.getByRole('alert').waitFor({ timeout: UI_TIMEOUT });
     // In words, with the field's label on screen: no error code, no argument name.
-    expect(await page.getByRole('alert').textContent()).toBe('“Search”: at most 128 characters');
+    expect(await page.getByRole('alert').textContent()).toBe('“Search”: at most 128 characters.');
     expect(await page.getByText(/No payments? (yet|matches)/).count()).toBe(0);
     expect(await table(page).count()).toBe(0);
     await page.close();

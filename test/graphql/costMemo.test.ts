@@ -60,10 +60,20 @@ function generator(random: () => number) {
     return out.length ? `(${out.join(', ')})` : '';
   }
 
+  const MAX_SELECTION_CHARS = 200_000;
+
   function selection(type: GraphQLObjectType, depth: number, maxDepth: number): string {
     const known = made.get(type.name);
     if (known && random() < 0.45) return pick(known);
     const parts: string[] = [];
+    // Memoised selections nest copies of copies: each selection is bounded, or a rare draw outgrows what
+    // a string can hold.
+    let chars = 0;
+    const add = (part: string) => {
+      if (chars + part.length > MAX_SELECTION_CHARS) return;
+      chars += part.length + 1;
+      parts.push(part);
+    };
     const count = 1 + Math.floor(random() * 4);
     for (let i = 0; i < count; i++) {
       const field = pick(fieldsOf(type));
@@ -77,15 +87,15 @@ function generator(random: () => number) {
       }
       const roll = random();
       const copies = roll < 0.6 ? 1 : roll < 0.9 ? 2 + Math.floor(random() * 6) : 10 + Math.floor(random() * 30);
-      for (let c = 0; c < copies; c++) parts.push(copies === 1 ? text : `x${c}: ${text}`);
+      for (let c = 0; c < copies; c++) add(copies === 1 ? text : `x${c}: ${text}`);
     }
     if (random() < 0.08) {
       // A fragment on this type, spread here (not memoised: its text holds `...`).
       const name = `F${fragments.length}`;
       fragments.push(`fragment ${name} on ${type.name} { ${selection(type, depth, maxDepth)} }`);
-      parts.push(`...${name}`);
+      add(`...${name}`);
     }
-    if (random() < 0.05) parts.push(`... on ${type.name} { ${selection(type, depth, maxDepth)} }`);
+    if (random() < 0.05) add(`... on ${type.name} { ${selection(type, depth, maxDepth)} }`);
     const text = parts.length ? parts.join(' ') : '__typename';
     if (!known) made.set(type.name, [text]);
     else if (known.length < 6) known.push(text);
