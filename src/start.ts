@@ -6,7 +6,7 @@ import { startDataDir, startEmbeddedEarly } from './db/embeddedEngine';
  * MONGODB_URI it asks for the embedded engine first, so that the engine reads its data directory on the
  * second core while this thread loads the gateway's bundle (parsing and evaluating ~8 MB of JavaScript,
  * about a second), then runs the gateway, which takes that engine (src/db/embeddedEngine.ts). A restart on a
- * large data directory is then about as long as the engine's load, not the sum of both (bench/README.md).
+ * large data directory is then about as long as the engine's load, not the sum of both (bench/HISTORY.md).
  * A configuration the gateway will refuse starts nothing here (no data directory is created for a start
  * that fails): the gateway reports it, as before.
  */

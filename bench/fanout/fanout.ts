@@ -130,7 +130,7 @@ export async function runFanout(gw: Service, s: BenchSettings, kinds: readonly S
 
     // A gateway holding connections has served requests: 5 s of GETs first grow V8's young generation to
     // its maximum (--max-semi-space-size, as any load does), so that this one-time growth is not charged
-    // to the first kind of connection measured (bench/README.md, Round 18).
+    // to the first kind of connection measured (bench/HISTORY.md, Round 18).
     const auth = { authorization: `Bearer ${account.sk}` };
     await runHttpRow({ url: gw.url, connections: 50, durationS: WARM_S, warmupS: 0, requests: [rotatingPaths(payments.map((id) => `/v1/payment_intents/${id}`), auth)] });
     const rssBefore = await settledRss(gw.child.pid);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per request of the gateway's process, counted by valgrind's callgrind: a figure that does
-# not move with what else the machine is doing (bench/README.md, Round 15), for comparing two versions
+# not move with what else the machine is doing (bench/HISTORY.md, Round 15), for comparing two versions
 # of the code where `npm run bench`'s ratios swing by more than the change.
 #
 #   bash bench/profile/instructionsPerRequest.sh get|post|graphql-one|graphql-detail [checkout] [count]

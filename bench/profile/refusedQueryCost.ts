@@ -12,7 +12,7 @@
  *   COMPILED=1 npx tsx bench/profile/refusedQueryCost.ts   # its bundle (runs `npm run build` first)
  *
  * To compare with another commit: `git archive <rev> | tar -x -C /tmp/before`, link node_modules into
- * it, copy this file there and run it from that directory (bench/README.md, "Refusing a costly GraphQL
+ * it, copy this file there and run it from that directory (bench/HISTORY.md, "Refusing a costly GraphQL
  * query").
  *
  * Knobs: DURATION_S (per row, default 8), MIN_REQUESTS (per row, default 20), DOC_BYTES (default 50 000).

@@ -10,7 +10,7 @@ import { threadCpuMs } from '../lib/processes';
  * libuv's pool, which writes the journal), and how much of the machine stayed idle. Sampled from this
  * process every SAMPLE_MS out of /proc, so the gateway runs unchanged.
  *
- * Why: a thread's CPU time alone does not say whether it waited for a core. Round 12 (bench/README.md)
+ * Why: a thread's CPU time alone does not say whether it waited for a core. Round 12 (bench/HISTORY.md)
  * found the HTTP thread busy (event loop utilization) about 90 % of the run but on a core only 55-70 %
  * of it and waiting for one 25-35 % (schedstat's run delay), while V8's platform threads took half a core
  * more in the first 10 s than later: the misses of the target are made in those seconds.

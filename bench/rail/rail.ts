@@ -21,7 +21,7 @@
  * BENCH_RAIL_RUNS=<n> repeats the whole run n times, each in a fresh process of its own with a gateway
  * just started (and a fresh data directory when journaled), then prints each run's p99 and how many were
  * under the target: on a shared 2-core VM one run's p99 swings by 2-3x between identical runs
- * (bench/README.md), so a verdict needs the spread, not one figure.
+ * (bench/HISTORY.md), so a verdict needs the spread, not one figure.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

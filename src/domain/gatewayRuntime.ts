@@ -9,7 +9,7 @@ import type { WebhookTargetPolicy } from './webhooks/targetResolver';
  * thread) and handed down: to each module's factory, which registers its hooks, timer handlers and
  * outboxes here, and through the operations context to the services a request calls. Two gateways in
  * one process then run each only its own, and share the database alone. Passed, not looked up: no
- * per-request context store (bench/README.md, Round 38: one cost 15-45 % of the gateway's CPU).
+ * per-request context store (bench/HISTORY.md, Round 38: one cost 15-45 % of the gateway's CPU).
  */
 export interface GatewayRuntime {
   hooks: EventHooks;

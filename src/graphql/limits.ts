@@ -64,7 +64,7 @@ export type { PageBounds } from './listBounds';
  * variable is remembered by document text (refusedDocuments.ts), so sending it again costs a look-up.
  *
  * Validation comes after, not before: graphql-js's `validate` costs tens of milliseconds for a 50 KB
- * document (more than the bounded walk: bench/README.md, "Refusing a costly GraphQL query"), and a
+ * document (more than the bounded walk: bench/HISTORY.md, "Refusing a costly GraphQL query"), and a
  * refusal should cost less than that. So the walk copes with what validation refuses, and leaves the
  * refusing to it: a field or type the schema lacks costs 1 and is not descended into, a fragment that
  * is unknown or spreads itself is worth nothing, an operation name that matches nothing is not measured,

@@ -17,7 +17,7 @@ import { openSocket } from './rawSocket';
  * process the connections are gone before the revocation is answered (an ordering, read from the
  * gateway `a` that runs in this process); elsewhere they go at the next check, whose period is the
  * setting checked below. The waits for the close and the stream's end are event-driven and bounded only
- * by the test's timeout (a hang); how long the other process takes is not asserted (bench/README.md,
+ * by the test's timeout (a hang); how long the other process takes is not asserted (bench/HISTORY.md,
  * "Timing out of the tests (issue 55), part 2").
  */
 vi.setConfig({ testTimeout: 120_000 });

@@ -8,7 +8,7 @@ import { commandLog } from '../support/commandLog';
 import { sharedGateway } from '../support/server';
 
 /**
- * A POST /payment_intents makes fewer database round trips one after the other (bench/README.md, "Round
+ * A POST /payment_intents makes fewer database round trips one after the other (bench/HISTORY.md, "Round
  * 14"): its number is reserved beside the Idempotency-Key's claim (src/operations/prefetch.ts, beforeClaim), and its
  * outbox is cleared while its answer is stored (IdempotentAttempt.answerAfter). What the client sees
  * must not change: the answer comes once everything is written, a wasted number is only a gap, and

@@ -9,7 +9,7 @@ import { sharedGateway } from '../support/server';
  * outcome due at 5 s. Each poll is recorded with the time its request started and ended, so the
  * checks hold however slow the machine answers: the status was what the poll saw at some moment
  * within that interval. Only "never early" is checked here; how late a step may be under load is a
- * measurement, not a pass/fail bound (bench:rail, bench/README.md "Issue 55").
+ * measurement, not a pass/fail bound (bench:rail, bench/HISTORY.md "Issue 55").
  */
 let server: TestServer;
 beforeAll(async () => {

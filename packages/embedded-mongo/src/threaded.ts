@@ -89,7 +89,7 @@ const ENGINE_YOUNG_GENERATION_MB = 48;
  * scavenges) while holding little live data, so with the gateway's --heap-growing-percent=50 its old
  * generation was fully collected more than once a second, each marked by V8's helper threads on the same
  * cores. The floor spaces those collections out; it costs resident memory only until the engine's live
- * data is larger than it. Only the engine's isolate (figures: bench/README.md, "Round 7").
+ * data is larger than it. Only the engine's isolate (figures: bench/HISTORY.md, "Round 7").
  */
 const ENGINE_INITIAL_OLD_GENERATION_MB = 128;
 

@@ -26,7 +26,7 @@ export interface Authenticated {
 const KEY_SHAPE = /^(sk|pk)_test_[0-9A-Za-z]{32}$/;
 
 // Authentication reads on every request: the driver's collections directly, which skips mongoose's
-// query layer (about 15 % of the CPU of each read; bench/README.md).
+// query layer (about 15 % of the CPU of each read; bench/HISTORY.md).
 const keys = () => driverCollection<ApiKeyRecord>(ApiKeyModel);
 const accounts = () => driverCollection<AccountRecord>(AccountModel);
 

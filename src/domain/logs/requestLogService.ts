@@ -26,7 +26,7 @@ export interface LogEntryResource {
 /**
  * Request log entries are written in batches, one insert per FLUSH_MS (or per BATCH_MAX entries),
  * rather than one insert per request: that took a database round trip off every authenticated request
- * (see bench/README.md). Listing flushes first, so a process always lists its own requests; those
+ * (see bench/HISTORY.md). Listing flushes first, so a process always lists its own requests; those
  * of another gateway process appear within FLUSH_MS. Shutdown flushes too (requestLogService).
  * 100 ms rather than 20: one insert then carries a tenth of a second of requests (30 at 300 requests/s
  * instead of 6), and the insert is a command the main thread pays for like any other (issue 13).
