@@ -3,17 +3,11 @@ import { driverCollection } from './driverCollection';
 import { writeConcernFor, type Acknowledge } from './writeConcern';
 
 /**
- * Coalesces the database operations that concurrent requests issue in the same turn of the event loop
- * into one command: N inserts into a collection become one unordered `insert` of N documents, N reads
- * by `_id` one `find({_id: {$in}})`, N updates one unordered `update` with N statements.
- * Why: a command costs the gateway about the same CPU whatever it carries (driver, socket write, BSON
- * framing), and requests that arrive together stay together, so under load each command serves a whole
- * cohort (figures: bench/README.md, "Figures quoted in source comments").
- *
- * What does not change: each document is still written atomically and acknowledged only after the
- * command that carries it returns; a duplicate key fails that document alone, with code 11000, as
- * `insertOne` would; a read reflects every write acknowledged before it was asked for.
- * Never use these inside a transaction (they run outside any session).
+ * Coalesces the operations concurrent requests issue in one turn of the event loop into one command per kind
+ * (inserts, reads by `_id`, updates): a command costs the gateway about the same CPU whatever it carries
+ * (figures: bench/README.md, "Figures quoted in source comments"). Each document is still written atomically
+ * and acknowledged after its command; never use these inside a transaction. More:
+ * docs/decisions/notes/storage.md, "Batched commands".
  */
 type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
@@ -248,15 +242,10 @@ export function updateOneBatched(
 }
 
 /**
- * A conditional write that must know whether it applied (a version check, say), batched like the
- * others: resolves true when `filter` matched and the update was applied, false when it matched nothing.
- *
- * The `update` command's reply carries totals only, so each statement is an upsert: one whose filter
- * matches nothing tries to insert a document with the filter's `_id`, which exists, and fails alone
- * with a duplicate key on `_id` at its own index, which says it missed. Standard MongoDB: an upsert
- * whose filter is not exactly the unique key's fields is not retried by the server. Hence the rules:
- * `filter` names the `_id`, and only for collections whose documents are never deleted. A document that
- * is not there at all would be inserted: that is undone at once and answered as a miss.
+ * A conditional write that says whether it applied, batched like the others. The `update` reply carries
+ * totals only, so each statement is an upsert whose miss fails alone with a duplicate key on `_id`: hence
+ * `filter` names the `_id`, and only for collections whose documents are never deleted. More:
+ * docs/decisions/notes/storage.md, "updateIfMatchBatched".
  */
 export function updateIfMatchBatched(model: ModelLike, filter: { _id: string } & Record<string, unknown>, update: Record<string, unknown>): Promise<boolean> {
   const name = model.collection.collectionName;

@@ -4,15 +4,10 @@ import { databaseCommand } from '../metrics/database';
 import { tracingInternals } from '../tracing/tracing';
 
 /**
- * Times every database command this thread sends, for pgw_database_command_duration_seconds and, with
- * tracing on, a CLIENT span per command (a child of the span active when it is sent).
- * Not the driver's `monitorCommands`: with it the driver decodes every reply (even the cursor replies it
- * otherwise reads lazily) and copies every command, on every request; wrapping the connection's
- * `command`, as OpenTelemetry's MongoDB instrumentation does, costs two clock reads and a histogram cell
- * (see docs/decisions/0005-command-timing-without-driver-monitoring.md).
- * Installed once per thread (each V8 isolate has its own driver module); it sees every connection of that
- * thread's clients. Handshake, heartbeat and authentication commands are left out, as the driver's events
- * leave them out.
+ * Times every database command this thread sends (the command-duration histogram, and a CLIENT span with
+ * tracing on) by wrapping the connection's `command`: the driver's `monitorCommands` would decode every reply
+ * on every request (docs/decisions/0005-command-timing-without-driver-monitoring.md). Installed once per
+ * thread. More: docs/decisions/notes/storage.md, "Command timing".
  */
 const HANDSHAKE = new Set(['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'authenticate', 'getnonce']);
 

@@ -8,14 +8,10 @@ import type { EmbeddedMongo, EmbeddedMongoOptions } from '@pgw/embedded-mongo';
 export type InProcessStart = (options: EmbeddedMongoOptions) => Promise<EmbeddedMongo>;
 
 /**
- * Starting the in-process embedded engine (when MONGODB_URI is not set), and starting it early:
- * `npm start`'s launcher (src/start.ts) asks for the engine before it loads the gateway's bundle, so the
- * engine reads its data directory in its worker thread, on the other core, while this thread parses the
- * gateway. connectDatabase takes that engine when it was started for the same data directory; any other
- * way in (tests, `npm run dev`, the bench harness) starts it then.
- * The launcher and the gateway are separate bundles with a copy of this module each: the early engine is
- * handed over through a global slot, and every error is already the gateway's final message when it
- * leaves this module (no class is compared across the two copies).
+ * Starts the in-process embedded engine (no MONGODB_URI), early when `npm start`'s launcher asks, so that the
+ * engine reads its data directory on the other core while this thread parses the gateway. The launcher and
+ * the gateway each bundle a copy of this module: the engine is handed over through a global slot, never by
+ * comparing classes. More: docs/decisions/notes/storage.md, "Starting the embedded engine early".
  */
 const EARLY = Symbol.for('pgw.embeddedEngine.early');
 

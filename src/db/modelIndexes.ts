@@ -3,15 +3,10 @@ import { logger } from '../logger';
 import { isNamespaceExists } from './errors';
 
 /**
- * Brings each model's collection and indexes to what its schema declares, before the first request is
- * served: unique indexes carry correctness (idempotency keys, reference numbers, key hashes), so they are
- * built now rather than lazily in the background. On unchanged code this is one listCollections and one
- * listIndexes per collection, sent at once. A collection whose indexes differ from its schema's (as
- * mongoose's diffIndexes compares them) goes through syncIndexes: the collections are the gateway's own,
- * so an index the schema no longer declares is dropped, and one whose options changed is rebuilt.
- * Standard commands only, so the same holds on a real MongoDB. The connection has autoIndex and
- * autoCreate off (connection.ts), so mongoose does not also send its own per-index commands.
- * (see docs/decisions/0006-index-sync-at-start-up.md)
+ * Brings each model's collection and indexes to what its schema declares before the first request: unique
+ * indexes carry correctness. One listIndexes per collection on unchanged code, syncIndexes only where they
+ * differ (docs/decisions/0006-index-sync-at-start-up.md). More: docs/decisions/notes/storage.md, "Index sync
+ * at start-up".
  */
 export async function syncModelIndexes(connection: mongoose.Connection): Promise<void> {
   const db = connection.db;

@@ -1,13 +1,8 @@
 /**
- * Query-shape recorder (diagnostics, off unless PGW_QUERY_SHAPES names a directory): every distinct
- * shape of query the gateway sends (collection, command, filter with its values replaced by their
- * types, sort, projection, limit) is appended once, with one concrete example, to
- * `<dir>/shapes-<pid>.jsonl`. The plan test (`npm run test:plans`) explains each example on a seeded
- * store and fails for any shape whose plan scans. It uses the driver's own command monitoring, so it
- * works the same on a real MongoDB.
- *
- * Everything sent on the gateway's connection is recorded, including what tests running in the same
- * process send through the gateway's models: those queries are held to the same standard.
+ * Query-shape recorder (diagnostics, off unless PGW_QUERY_SHAPES names a directory): each distinct shape the
+ * gateway sends, once, with an example, for `npm run test:plans` to explain and fail any shape whose plan
+ * scans. Uses the driver's command monitoring, so it works on a real MongoDB too. More:
+ * docs/decisions/notes/storage.md, "Query-shape recorder".
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -7,16 +7,10 @@
 export const DATABASE_WAIT_MS = 3_000;
 
 /**
- * The write concern of everything the gateway writes: acknowledged once a majority of the replica
- * set's data-bearing members have it, so a failover cannot roll it back. MongoDB's implicit default is
- * w: "majority" only on some topologies (a set with an arbiter gets w: 1), and an idempotency record,
- * a payment's state change or a queued event acknowledged by the primary alone could vanish with it.
- * Set on the client (covers every driver and mongoose operation; the driver leaves it off statements
- * inside a transaction and puts it on the commit) and on the raw commands src/db/batching.ts sends,
- * which the client's default does not reach. With a `wtimeout`: a replica set that lost its majority
- * answers within DATABASE_WAIT_MS (a 503 the client retries, src/db/unavailable.ts) instead of holding
- * the request for ever. The write may still have been applied on the primary: the idempotency record's
- * reserved object id makes the retry find it rather than create a second one.
+ * Everything the gateway writes is acknowledged by a majority (a write the primary alone has can vanish in a
+ * failover), with a `wtimeout` so that a set that lost its majority answers 503 within DATABASE_WAIT_MS
+ * instead of holding the request. Set on the client and on the raw commands of src/db/batching.ts, which the
+ * client's default does not reach. More: docs/decisions/notes/storage.md, "The write concern".
  */
 export const WRITE_CONCERN = { w: 'majority', wtimeout: DATABASE_WAIT_MS } as const;
 
