@@ -19,16 +19,10 @@ export const CLAIM_STALE_MS = 30_000;
 const ENDED_UNPAID: readonly PaymentStatus[] = ['FAILED', 'CANCELLED', 'EXPIRED'];
 
 /**
- * What the claim's payment is now:
- * - `freed`: it can never be paid (failed, cancelled, expired, or never created by a claimant that
- *   died): the claim has just been given back;
- * - `paid`: it succeeded; the completion hook completes the session (if it has not already);
- * - `pending_reference`: a reference payment still PENDING, which the session follows past its 30
- *   minutes (contract decisions);
- * - `in_flight`: an express payment not final yet;
- * - `unsettled`: not readable yet (its claimant is still inserting it, or the stale-claim repair found
- *   it at the last moment and its claimant will cancel it); its claimant looks at the session after the
- *   insert.
+ * What the claim's payment is now: `freed` (it can never be paid; the claim was just given back), `paid`,
+ * `pending_reference` (followed past the session's 30 minutes), `in_flight` (express, not final) or
+ * `unsettled` (not readable yet: its claimant looks at the session again after the insert). More:
+ * docs/decisions/notes/checkout.md, "ClaimState".
  */
 export type ClaimState = 'freed' | 'paid' | 'pending_reference' | 'in_flight' | 'unsettled';
 

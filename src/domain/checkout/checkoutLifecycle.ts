@@ -9,19 +9,10 @@ import { releaseCheckoutClaim } from './checkoutClaim';
 import { CHECKOUT_EXPIRY_TIMER, completeCheckoutSession, expireCheckoutSession } from './checkoutSessionService';
 
 /**
- * Wires checkout sessions to the rest of one gateway, at its start (on its GatewayRuntime):
- * - completion: the `onEventStored` hook sees every stored `payment.succeeded`; one whose intent was
- *   made on a checkout page (`checkout_session_id`) completes that session (idempotent conditional
- *   update OPEN → COMPLETED, which also emits `checkout.session.completed`). Hooks run at least once, after the event is durable,
- *   so a crash between the payment succeeding and the session completing is repaired by the sweeper.
- * - release: a stored `payment.failed`, `payment.cancelled` or `payment.expired` of a session's payment
- *   gives back the session's claim (checkoutClaim.ts), conditional on the claim still naming that
- *   payment, so the customer can try again; and a session past its 30 minutes, which was following
- *   that payment, expires then (a reference that expires at +72 h ends its session with it). Same
- *   at-least-once hooks, so a crash between the payment ending and the release is repaired the same way.
- * - expiry: the durable timer scheduled at creation moves OPEN → EXPIRED (sandbox clock aware), unless
- *   the session follows a PENDING reference payment (expireCheckoutSession).
- * - the session collection is an event outbox, swept like the payments one.
+ * Wires checkout sessions to one gateway at its start: a stored `payment.succeeded` completes its session, a
+ * payment that ends unpaid gives the claim back, a durable timer expires the session, and the collection is
+ * an outbox. The hooks run at least once after the event is durable, so a crash in between is repaired by the
+ * sweeper. More: docs/decisions/notes/checkout.md, "The session lifecycle".
  */
 function registerCheckoutLifecycle(runtime: GatewayRuntime): void {
   runtime.outboxes.register(CheckoutSessionModel);

@@ -11,21 +11,10 @@ import { expireCheckoutSession, getPublicCheckoutSession } from './checkoutSessi
 import type { EventSink } from '../events/outbox';
 
 /**
- * A payment on a checkout page: one session, at most one charge.
- *
- * The session holds at most one payment in flight. Before creating the intent, this claims the session
- * for the intent's id with one update conditional on the session being OPEN, unexpired and unclaimed
- * (atomic on a single document, on MongoDB as on the embedded engine), so of any number of concurrent
- * attempts exactly one creates a payment and the others get 409 `payment_already_processed`. The claim
- * is given back when its payment fails, is cancelled or expires (the `checkout.release` event hook,
- * checkoutLifecycle.ts); a payment that succeeds completes the session and keeps it. Whoever finds the
- * session claimed by a payment that has already ended gives the claim back itself, so a customer retrying
- * after a failure never waits for the hook. After its 30 minutes a session takes no new payment, also
- * while it stays OPEN following a PENDING reference payment (contract decisions; the claim needs
- * `expires_at` ahead).
- *
- * The intent carries the session's `merchant_reference` (so every payment.* event does) and
- * `metadata.checkout_session` = the session id (set by the payments core from `via`).
+ * A payment on a checkout page: one session, at most one charge. The session is claimed for the intent's id
+ * by one update conditional on it being OPEN, unexpired and unclaimed, before the intent exists, so of
+ * concurrent attempts exactly one creates a payment and the others get 409; the claim is given back when that
+ * payment ends unpaid. More: docs/decisions/notes/checkout.md, "One session, at most one charge".
  */
 export async function payCheckoutSession(sink: EventSink, id: string, input: PublicPaymentInput): Promise<PublicPaymentView> {
   const session = await getPublicCheckoutSession(id);

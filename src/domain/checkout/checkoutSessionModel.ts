@@ -5,16 +5,10 @@ import type { PendingEvent } from '../events/eventModel';
 export type CheckoutSessionStatus = 'OPEN' | 'COMPLETED' | 'EXPIRED';
 
 /**
- * A hosted checkout session. Its only state changes are OPEN → COMPLETED (a payment of it succeeded)
- * and OPEN → EXPIRED (30 minutes passed), each a conditional update on `status: OPEN`, so whichever
- * comes first wins and the other changes nothing. `pending_events` makes the document an outbox: the
- * completion and its `checkout.session.completed` event are one atomic write (see events/outbox.ts).
- *
- * `active_payment_id` is the claim that keeps a session to one payment in flight (one charge): a page
- * payment names its intent here, by an update conditional on there being none, before the intent
- * exists; the claim is given back when that payment fails, is cancelled or expires, and stays on the
- * payment that completed the session (see checkoutPaymentService.ts). Absent on sessions created
- * before it existed, which reads as "no claim" (a `null` filter matches a missing field).
+ * A hosted checkout session: OPEN → COMPLETED or OPEN → EXPIRED, each conditional on OPEN, so the first wins.
+ * `pending_events` makes it an outbox (events/outbox.ts); `active_payment_id` is the claim that keeps it to
+ * one payment in flight (absent reads as no claim). More: docs/decisions/notes/checkout.md, "The session
+ * record".
  */
 export interface CheckoutSessionRecord {
   _id: string;

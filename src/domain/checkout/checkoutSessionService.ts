@@ -109,17 +109,10 @@ async function settleExpiry(session: CheckoutSessionRecord): Promise<CheckoutSes
 }
 
 /**
- * OPEN → EXPIRED once due (30 min after creation, on the account's clock), except while the session
- * follows a payment (contract decisions): a session whose reference payment is still PENDING does not
- * expire at +30 min; it completes when that payment succeeds and expires when it ends unpaid (the
- * `checkout.release` hook calls this again then). No new payment can be started on it meanwhile: the
- * claim needs `expires_at` ahead (checkoutPaymentService.ts). A paid payment whose completion has not
- * run yet holds it too: a paid session never ends EXPIRED. An express payment still in flight does not
- * (the decisions name reference payments only): the session expires on time, as the specification's
- * state table says.
- *
- * Every write is conditional on the session being OPEN and on the claim it looked at, so it never
- * races the completion or a new claim. Idempotent. True when this call expired the session.
+ * OPEN → EXPIRED once due, except while the session follows a PENDING reference payment or a paid one whose
+ * completion has not run (contract decisions). Every write is conditional on OPEN and on the claim it read,
+ * so it never races the completion or a new claim. Idempotent; true when this call expired the session. More:
+ * docs/decisions/notes/checkout.md, "expireCheckoutSession".
  */
 export async function expireCheckoutSession(id: string, now: Date): Promise<boolean> {
   const due = { _id: id, status: 'OPEN' as const, expires_at: { $lte: now } };
