@@ -4,19 +4,10 @@ import type { GatewayRuntime } from './gatewayRuntime';
 import { WebhookDeliveryModel } from './webhooks/webhookDeliveryModel';
 
 /**
- * The last step of a graceful stop before the database closes (docs/operations.md, "Stopping"): the
- * leases this gateway still holds are handed back, so that the next process (or another instance) takes
- * that work at its next sweep, within a second, rather than when the lease lapses (30 s for an event's
- * hooks, 15 s for a delivery's first attempt). Called once the work they cover has drained: the hooks
- * queued here have run and the attempts in flight were recorded; what remains leased is work this gateway
- * will not do any more (a first attempt queued behind others, or one a stop cut short).
- *
- * One `updateMany` per collection, conditional on the owner stamped with each lease (this gateway's, see
- * newLeaseOwner) and on the lease still running: a lease another process has taken since carries its own
- * owner and is left alone. Standard operators only, so it holds on a real MongoDB. Each filter names the
- * field of a partial index (`stored_at` of events whose hooks are not done, `lease_until` of PENDING
- * deliveries), so neither scans the whole collection. Timers need none: a stop waits for every timer
- * this gateway runs, and each ends by clearing its lease (done, or rescheduled).
+ * The last step of a graceful stop before the database closes (docs/operations.md, "Stopping"): the leases
+ * this gateway still holds are handed back, so the next process takes that work within a second rather than
+ * when the lease lapses. Conditional on this gateway's owner stamp, so a lease another process took since is
+ * left alone. More: docs/decisions/notes/events-and-payments.md, "Handing leases back at a stop".
  */
 export async function handBackLeases(runtime: GatewayRuntime): Promise<void> {
   const now = Date.now();

@@ -4,16 +4,10 @@ import { updateByIdBatched } from '../../db/batching';
 import { EventModel, eventDataOf, type EventRecord } from './eventModel';
 
 /**
- * `onEventStored` hooks: how other modules (webhook deliveries, SSE / GraphQL fan-out, checkout
- * completion) react to events. A hook is called at least once after the event is durably stored:
- * the event keeps `hooks_done: false` until every hook has succeeded, and the sweeper retries events
- * whose hooks failed or whose process died. Hooks must therefore be idempotent (key on `event.id`).
- *
- * Within one process, hooks run one event at a time per payment (per account for events without a
- * payment), in the order events were stored, so a subscriber sees `payment.succeeded` before
- * `payment.reconciled`. Hooks should be quick (enqueue a
- * delivery, publish to a bus); they must not wait on remote systems. When a hook schedules a follow-up
- * timer it should take `event.createdAt` as "now", so that sandbox clock advances line up.
+ * `onEventStored` hooks: each is called at least once after the event is durable (`hooks_done` stays false
+ * until all succeed; the sweeper retries), so a hook must be idempotent on `event.id`. Within a process they
+ * run one event at a time per payment, in stored order; a hook must be quick and never wait on a remote
+ * system. More: docs/decisions/notes/events-and-payments.md, "Event hooks".
  */
 export interface StoredEvent {
   id: string;

@@ -13,21 +13,11 @@ import { isDuplicateKey } from '../../db/errors';
 import type { Acknowledge } from '../../db/writeConcern';
 
 /**
- * The single-document outbox. A state change and the events it emits are one atomic update: the
- * document's conditional update also pushes the events into its `pending_events` array. This dispatcher
- * then copies them into `events` (insert with the event's own `_id`, so doing it twice is harmless),
- * pulls them from the document, and hands them to the `onEventStored` hooks. It runs right after the
- * write and on a periodic sweep, so a crash between the write and the dispatch loses nothing.
- *
- * The same goes for timers a state change needs (the next rail step, a refund's completion): they sit in
- * `pending_timers` and the dispatcher schedules them, so a timer never fires before its state exists and
- * a state never lacks its timer.
- *
- * Any collection can be an outbox (checkout sessions, say): give its documents a `pending_events`
- * (and optionally `pending_timers`) array, push what `buildEvents` / `buildTimers` return in the same
- * update as the state change, register it on the gateway's Outboxes (createOutboxes) at start and call
- * `dispatchOutbox` after the write, with the storing gateway's EventSink: its events go to that
- * gateway's hooks, its timers wake that gateway's poller.
+ * The single-document outbox: a state change pushes its events (and timers) into the document's
+ * `pending_events` (`pending_timers`) in the same atomic update; this dispatcher copies them to `events`
+ * under their own `_id` (twice is harmless), pulls them and runs the hooks, after the write and on a sweep,
+ * so a crash loses nothing. How to make a collection an outbox: the notes. More:
+ * docs/decisions/notes/events-and-payments.md, "The single-document outbox".
  */
 export interface EventSink {
   hooks: EventHooks;

@@ -1,15 +1,10 @@
 import mongoose, { Schema } from 'mongoose';
 
 /**
- * One Idempotency-Key use. `_id` is a hash of the scope (account + method + path + key), so "one record
- * per key" rests on the primary key. A record is `in_progress` while its first request runs — owned by
- * `owner` until `lease_until` (renewed while running; a crashed owner's lease expires and another
- * request with the same body takes over) — then `completed` with the response, kept for ever. A 5xx
- * answer is not stored: the record becomes `released` and the next request with the key claims it.
- *
- * `object_suffix` is drawn when the key is first claimed and kept across takeovers and releases (for the
- * same body): the object the request creates takes its id from it, so a retry after a crash or a 5xx that
- * happened after the object was written finds that object instead of creating a second one.
+ * One Idempotency-Key use; `_id` is a hash of its scope, so one record per key rests on the primary key.
+ * `in_progress` under its owner's lease, then `completed` (kept for ever) or `released` after a 5xx.
+ * `object_suffix` gives the created object its id, so a retry after a crash finds that object instead of
+ * creating a second. More: docs/decisions/notes/events-and-payments.md, "The Idempotency-Key record".
  */
 export interface IdempotencyRecord {
   _id: string;

@@ -8,17 +8,10 @@ import { bodyFingerprint, sha256Hex } from './canonicalJson';
 import { IdempotencyModel, type IdempotencyRecord } from './idempotencyModel';
 
 /**
- * Idempotency for POST /payment_intents and POST /refunds (spec + contract decisions):
- * - scope = account + method + path + key, kept for ever;
- * - same body (deep-equal, key order ignored) → the stored status and body, `replayed: true`;
- * - different body → 409 idempotency_conflict;
- * - concurrent requests with the same key and body: one runs, the others wait (up to 10 s) for its
- *   result and replay it;
- * - 5xx results are not stored (the key is released so the client can retry); 4xx are stored.
- *
- * Beyond that, the one object a request creates gets its id from the key's record
- * (`IdempotentAttempt.objectId`), so a retry after a crash or a 5xx that struck after the object was written
- * returns that object instead of creating a second one.
+ * Idempotency for POST /payment_intents and POST /refunds (spec and contract decisions): the same body
+ * replays, another is 409, concurrent ones wait for the first, a 5xx is not stored. The one object a request
+ * creates takes its id from the key's record, so a retry after a crash returns it rather than create a
+ * second. More: docs/decisions/notes/events-and-payments.md, "Idempotency rules".
  */
 export interface IdempotentRequest {
   accountId: string;
@@ -87,15 +80,9 @@ export interface IdempotentAttempt {
    */
   resumed: boolean;
   /**
-   * Work the answer waits for that may run while the answer is being stored: bookkeeping that a crash
-   * leaves to be redone, such as clearing the outbox of the object just created (its events and timers
-   * are stored before the request returns; the outbox sweeper clears what a crash left). The answer is
-   * sent once both are done, so the client sees the same state as when they ran one after the other, and
-   * the request makes one sequential database round trip fewer (src/db/batching.ts: each step of a
-   * request is a command shared with the requests at the same step, so fewer steps, fuller commands).
-   * A failure of this work is logged, not the request's: the stored answer stands. The work is handed
-   * over as a promise (the outbox returns its clearing, storeKnown): the timing is this service's, the
-   * one that stores the answer, and nothing below it takes a callback for it.
+   * Work the answer waits for that may run while the answer is stored (clearing the new object's outbox,
+   * which the sweeper redoes after a crash): one sequential round trip fewer. Its failure is logged, not the
+   * request's. More: docs/decisions/notes/events-and-payments.md, "answerAfter".
    */
   answerAfter(work: Promise<unknown>): void;
 }

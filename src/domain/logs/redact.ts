@@ -4,20 +4,10 @@ import { mayHaveShape, numberHoldsCard, percentDecoded, REDACTED, redactShapes }
 export { REDACTED } from './secretShapes';
 
 /**
- * The request log's redaction: what a stored or logged body, path or query string shows once secrets
- * are replaced by `[REDACTED]` (contract decisions, "Hostile clients at the edge"). One module for
- * every path that keeps request text: the log's batch write (bodies), requestContext (the path, in the
- * stored entry and the JSON log line).
- *
- * A body is read by its JSON structure, leniently, so that broken JSON (a shell-quoting mistake, a body
- * cut at the scan limit) is read as far as it goes:
- * - a value under a key named like a secret (secretNames.ts) is replaced whole: a string, a number, a
- *   bare word, an object or an array with everything in it;
- * - every string (keys too) and bare word is redacted by value shape (secretShapes.ts) and by the
- *   `name: value` / `name=value` pairs it holds (a GraphQL document's inline argument, a message that
- *   quotes a body, a form-encoded string), and by what its `%XX` escapes spell;
- * - a number that is a card number is replaced.
- * A body that is not JSON is also redacted across its raw text the same way.
+ * The request log's redaction (contract decisions, "Hostile clients at the edge"): one module for every path
+ * that keeps request text (bodies, paths, query strings). A body is read by its JSON structure, leniently, so
+ * broken or cut JSON is redacted as far as it goes; a body that is not JSON is redacted across its raw text.
+ * More: docs/decisions/notes/events-and-payments.md, "The request log's redaction".
  */
 
 /** One token: a string (maybe unterminated), a bracket, a `,` or `:`, or any other run (number, word). */

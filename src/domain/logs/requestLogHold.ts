@@ -1,14 +1,10 @@
 import type { RequestLogRecord } from './requestLogModel';
 
 /**
- * The most request log entries a process holds in memory, queued and in inserts under way together
- * (docs/operations.md, "Bounds"). While the database keeps up they hold a tenth of a second of
- * requests (one batch, FLUSH_MS in requestLogService.ts): a few hundred at the bench's fastest rates
- * (4,000 requests/s). 5,000 entries is ten full inserts, some seconds of a database that answers
- * slowly at such a rate, and 32 MiB is what 5,000 entries with bodies of ordinary size (a few KiB)
- * take, or some 250 with both bodies at the 64 KiB of MAX_BODY_BYTES. A slower database than that
- * loses the oldest entries not yet sent: the log is diagnostic, while payments, refunds and events
- * are written by their own requests and never wait here.
+ * The most request-log entries a process holds, queued and being inserted (docs/operations.md, "Bounds"): ten
+ * full inserts, some seconds of a slow database at the bench's fastest rates. Past it the oldest unsent go:
+ * the log is diagnostic, and payments and events never wait here. More:
+ * docs/decisions/notes/events-and-payments.md, "Request log entries held".
  */
 export const HELD_MAX_ENTRIES = 5_000;
 export const HELD_MAX_BYTES = 32 * 1024 * 1024;

@@ -1,14 +1,10 @@
 import mongoose, { Schema } from 'mongoose';
 
 /**
- * The overview's hourly rollups, one document per (account, hour of sandbox time), kept by `$inc`
- * upserts as payments and deliveries are written (rollupWrites.ts) and read by the overview instead of
- * the payments and deliveries themselves (at most 168 documents for 7 days, whatever the volume).
- *
- * `_id` is `${accountId}|${hourStartMs padded to 15 digits}`, so an account's hours sort by time and a
- * range of them is one range of the `_id` index: no other index to keep. Each account also has a marker
- * `${accountId}|built`, written by rollupRebuild.ts once the account's rollups were computed from its
- * data: it sorts after every hour of the account, so the overview's range read finds it too.
+ * The overview's hourly rollups, one document per (account, sandbox hour), kept by `$inc` upserts and read
+ * instead of the payments (at most 168 for 7 days, whatever the volume). `_id` is `${accountId}|${hour,
+ * padded}`, so a range is one range of the `_id` index; the `|built` marker sorts after the hours. More:
+ * docs/decisions/notes/events-and-payments.md, "Overview rollups".
  */
 export const HOUR_MS = 3_600_000;
 

@@ -4,15 +4,10 @@ import type { MethodCode } from './methods';
 import type { PendingEvent, PendingTimer } from '../events/eventModel';
 
 /**
- * A payment intent, with its refunds and its outbox.
- *
- * - `version` is incremented by every write; writes are conditional on the version they read
- *   (optimistic concurrency), so a state change, the refund bookkeeping and the events it emits are
- *   one atomic single-document update.
- * - `refunds` are embedded: creating one reserves its amount in the same write that checks what remains
- *   (`amount_reserved`), so concurrent refunds can never exceed the amount.
- * - `pending_events` / `pending_timers` are the single-document outbox: the events and the timers a
- *   change needs are written with it; the dispatcher moves events to `events` and schedules the timers.
+ * A payment intent with its refunds and its outbox. Every write is conditional on `version`, so a state
+ * change, the refund bookkeeping and its events are one atomic update; refunds are embedded so that a refund
+ * reserves its amount in the write that checks what remains. More:
+ * docs/decisions/notes/events-and-payments.md, "The payment record".
  */
 export interface RefundRecord {
   _id: string;

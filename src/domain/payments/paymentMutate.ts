@@ -11,21 +11,10 @@ import { isFinalStatus } from './paymentStates';
 import { toPaymentIntentResource } from './paymentSerializer';
 
 /**
- * The one way a payment intent changes after creation. `decide` looks at the intent as read and returns
- * the change (or null for "nothing to do", or throws an ApiError). The change is written with one
- * updateOne conditional on the `version` read — the fields, the version bump and the events and timers
- * pushed into the intent's outbox together — so a concurrent change makes the write miss, and `decide`
- * runs again on the fresh document. Then the outbox is dispatched: what it held when read plus what the
- * write pushed, which the version condition makes exactly what it held after the write (dispatchKnown),
- * so it is not read back.
- *
- * Database commands: the read (by id, batched with concurrent reads, or none when the caller hands the
- * payment it has just read, `current`), the conditional write (batched too: updateIfMatchBatched), then
- * the dispatch's inserts and the outbox's clearing (batched).
- *
- * A status change that emits no event (the rail starting: PENDING → PROCESSING) is announced to this
- * process's live subscribers right after the write (eventHooks.ts StatusChange): every status change
- * reaches the event bus, and none adds a public event.
+ * The one way a payment intent changes after creation: `decide` on the intent as read, one update conditional
+ * on its `version` (fields, version bump and outbox together), `decide` again when the write misses. The
+ * outbox is then dispatched with what the version condition says it holds, without reading it back. More:
+ * docs/decisions/notes/events-and-payments.md, "mutatePayment".
  */
 export interface PaymentChange {
   set?: Partial<Omit<PaymentRecord, '_id' | 'account_id' | 'version' | 'pending_events' | 'pending_timers' | 'updated_at' | 'created_at'>>;

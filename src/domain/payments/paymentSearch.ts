@@ -6,14 +6,10 @@ import { isPaymentStatus, type PaymentStatus } from './paymentStates';
 import { searchKeys } from './paymentSearchTerms';
 
 /**
- * The dashboard's payment search and filters (GraphQL `paymentIntents(filter:)`; REST has no
- * equivalent). Newest first (`seq` descending) with the REST list's cursor, an intent id.
- *
- * `search` matches one of four keys (paymentSearchTerms.ts: a prefix of an id or of a reference number, a
- * mobile, a merchant reference ignoring case). The string alone cannot say which it is (a 9-digit number
- * may be a mobile or a reference number, a merchant reference may look like either), so each key it
- * could be is looked up on its own index and the answers are merged by `seq`: an `$or` would leave the
- * choice of plan to the database, and not every engine answers an `$or` from one index per branch.
+ * The dashboard's payment search and filters (GraphQL `paymentIntents(filter:)`), newest first. A term may be
+ * any of four keys, so each is looked up on its own index and the answers merged by `seq`: an `$or` would
+ * leave the plan to the database, and not every engine answers one from one index per branch. More:
+ * docs/decisions/notes/events-and-payments.md, "Payment search".
  */
 export interface PaymentSearch {
   search?: string | null;

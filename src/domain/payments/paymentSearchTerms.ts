@@ -1,14 +1,7 @@
 /**
- * What a dashboard search term can mean, shared by the server's query (paymentSearch.ts) and the
- * dashboard, which decides with the same rules whether a payment that arrives live belongs in a searched
- * list. Pure: no database, no Node.
- *
- * A term is looked up as each key it could be (the contract's "Sandbox dashboard: a data product"): a
- * merchant reference (exact, ignoring case), a prefix of an intent id (`pay_` and at least 3 more
- * characters) or of a reference number (at least 3 digits), and a customer's mobile (9 digits, with or
- * without `+244`). Shorter prefixes would match most of an account's payments and read them all. A
- * mobile is whole: the sandbox's scenario numbers share their first digits, so a prefix of one would read
- * every payment made with them before the newest could be told.
+ * What a dashboard search term can mean, shared by the server's query (paymentSearch.ts) and the dashboard's
+ * live lists; pure. Prefixes have a minimum length and a mobile is whole, so that no term reads most of an
+ * account's payments. More: docs/decisions/notes/events-and-payments.md, "Search terms".
  */
 import { MOBILE_PATTERN } from '../../../generated/requestLimits';
 

@@ -92,15 +92,10 @@ export function transitionChange(p: PaymentRecord, trigger: PaymentTrigger, now:
 }
 
 /**
- * One step of a payment's rail. The payment is read once, whole, by id (batched with the other steps
- * of the claimed batch, which start in the same turn) and handed to mutatePayment, which decides on it
- * rather than reading it again; the clock offset the timer runner read goes with it, for the next
- * step's timer. The numbers of the events the step emits (`emits`, set by railStepTimer; absent from
- * timers scheduled before it was) are reserved during the read: one round trip less between the state
- * change and its webhook. They are used only if the payment is still at the version that scheduled the
- * step: a change written in between (a cancellation) may have reserved its event's number after ours,
- * and ours must come after it. Unused, they are a gap in the events' numbers, which order events and
- * are not promised to be consecutive.
+ * One step of a payment's rail: the payment is read once (batched with its batch's other steps) and handed to
+ * mutatePayment. The step's event numbers are reserved during that read, one round trip less, and used only
+ * if the payment is still at the version that scheduled the step; unused, they are a gap, which event numbers
+ * allow. More: docs/decisions/notes/events-and-payments.md, "runRailStep".
  */
 export async function runRailStep(sink: EventSink, timer: Timer, ctx: TimerContext): Promise<void> {
   const index = Number(timer.payload.step ?? 0);

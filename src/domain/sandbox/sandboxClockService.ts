@@ -23,18 +23,11 @@ export interface SandboxClockResource {
 export const MAX_ADVANCE_SECONDS = 31_536_000;
 
 /**
- * Concurrent advances of one account run one after the other (contract decisions: never 429; the
- * second waits, then runs). Within a process they queue on a promise chain; across processes sharing
- * the database they take a lock document per account (`sandbox_clock_locks`) with a lease:
- * - the holder renews its lease while it works, so an advance that fires a long backlog (webhook
- *   attempts may take 5 s each) keeps the lock however long it runs;
- * - a holder that died (SIGKILL mid-advance) stops renewing, and a waiter takes the lock over once its
- *   lease has lapsed: a crash blocks the account's advances for at most LEASE_MS;
- * - a waiter polls with a growing delay up to POLL_MAX_MS (a live holder is normally done within
- *   milliseconds; a long one is not hammered), and gives up only after MAX_WAIT_MS of monotonic time, a
- *   bound on a hang rather than on a queue: that is a server fault (500 internal_error), not a rate limit.
- * Leases are wall-clock milliseconds, compared by every process: their clocks must agree to well
- * within LEASE_MS (NTP).
+ * Concurrent advances of one account run one after the other (contract decisions: never 429): a promise chain
+ * within a process, and across processes a lock document per account under a lease, renewed while its holder
+ * works and taken over once a dead holder's lease lapses. Leases are wall-clock milliseconds: the processes'
+ * clocks must agree well within LEASE_MS. More: docs/decisions/notes/events-and-payments.md, "Clock advances
+ * one at a time".
  */
 export const clockLockSettings = {
   leaseMs: 30_000,

@@ -19,22 +19,11 @@ import { withAccountClockLock } from './sandboxClockService';
 import type { GatewayRuntime } from '../gatewayRuntime';
 
 /**
- * The sandbox reset (contract decisions, "Sandbox reset"): the account's test data goes, its account,
- * keys, dashboard sessions and webhook endpoints stay, its clock is back at offset 0.
- *
- * Order matters, so that nothing of the old data moves or sends a webhook afterwards:
- * 1. under the account's clock lock (an advance would fire timers of what is being deleted, and move
- *    the clock this sets back);
- * 2. the scheduled timers are cancelled first: no rail step, expiry or retry is claimed after this;
- * 3. the objects are deleted. A timer already running when this starts finds its payment gone: every
- *    handler is a conditional update of its document, which then matches nothing and emits nothing;
- * 4. in-flight work of this process is let settle (event hooks creating deliveries, attempts queued
- *    in memory are forgotten), then what it left behind is deleted in a second pass.
- * Idempotency records go too: a replayed key would otherwise answer with a payment that is gone.
- * Account-level caches need nothing: the endpoint cache holds endpoints (kept), and the GraphQL
- * loaders live for one request.
+ * The sandbox reset (contract decisions, "Sandbox reset"): test data goes; the account, keys, sessions and
+ * endpoints stay; the clock is back at 0. So that nothing old moves or sends a webhook afterwards: under the
+ * clock lock, timers cancelled first, then the objects, then a second pass once this process's in-flight work
+ * has settled. More: docs/decisions/notes/events-and-payments.md, "The sandbox reset".
  */
-/** The contract's answer (openapi.yaml SandboxReset): what was deleted, per kind. */
 export type SandboxResetResource = components['schemas']['SandboxReset'];
 type SandboxResetCounts = SandboxResetResource['deleted'];
 
