@@ -1,14 +1,10 @@
 import { ApiError } from '../errors';
 
 /**
- * What stops an operation that the cost limit let through but that still runs too long or answers too
- * much (JSON values such as `metadata` and `Event.data` count 1 in the cost whatever their size):
- * - a deadline (GRAPHQL_DEADLINE_MS, 5 s): every resolver checks it before it starts, so once it has
- *   passed no field reads anything more and execution winds down; the answer is then one error. A read
- *   already under way finishes, but over HTTP the answer does not wait for it.
- * - a cap on the serialized answer (GRAPHQL_MAX_RESPONSE_BYTES, 1 MiB), per HTTP response and per
- *   WebSocket message: over it, one error instead of the data, never a truncated or huge answer.
- * Both answers are `invalid_request` in GraphQL's error shape: the operation asked for too much.
+ * What stops an operation the cost limit let through but that runs too long or answers too much (JSON values
+ * cost 1 whatever their size): a deadline every resolver checks before it starts, and a cap on the serialized
+ * answer. Either answers one `invalid_request` error, never a truncated answer. More:
+ * docs/decisions/notes/graphql.md, "Execution limits".
  */
 
 const DEADLINE = Symbol('graphql execution deadline');

@@ -31,45 +31,11 @@ import { callerMayIntrospect, rememberRefusal, throwKnownRefusal } from './refus
 export type { PageBounds } from './listBounds';
 
 /**
- * Limits on what one operation may ask, checked before anything runs and before graphql-js validates
- * the document (HTTP and WebSocket alike: checkAdmittedOperation):
- * - depth: at most MAX_DEPTH nested fields (introspection fields are not counted, so GraphiQL works),
- *   and at most MAX_FRAGMENT_NESTING fragments spread inside one another;
- * - `first`: within its bounds (PAGINATED_FIELDS: the REST `limit` of the same list; NESTED_PAGES),
- *   read from the literal, the variable's value or the variable's default;
- * - cost: each field costs 1 (or its FIELD_COSTS), the fields under a list cost once per item it may
- *   hold (`first`, or its LIST_BOUNDS: the most the resolver ever returns), and a field that re-enters a
- *   type already on its path (PaymentIntent → refunds → paymentIntent → ...) costs REENTRY_FACTOR times
- *   what it selects, compounding at each re-entry: a cycle returns the same objects again, so it is
- *   priced as waste. An operation above MAX_COST is refused. 100 intents with their refunds and events
- *   are well under it, and so is a full page of 500 intents with every field REST returns (~12 000);
- *   100 aliased copies of either are not.
- * - introspection (`__schema`, `__type`): costed by what it would return from this schema (one per
- *   field of each type, argument, enum value ... it reaches), at most MAX_SCHEMA_INTROSPECTIONS
- *   `__schema` per operation, and refused to publishable keys (they may read payment methods only).
- * Every refusal is 400 `invalid_request` (403 `permission_denied` for a publishable key's introspection)
- * with a message that says which limit and by how much. What still slips through (large JSON values,
- * slow reads) is stopped while running by the execution deadline and the response size cap
- * (executionLimits.ts).
- *
- * Refusing costs less than what it refuses: the walk carries what is left of MAX_COST down to every
- * selection (divided by the multiplier of the list above it) and stops as soon as the running total
- * passes it, so a refused operation walks at most about MAX_COST fields and introspection steps,
- * whatever its size or aliases (a 50 KB document of aliased `__type` fields, each walking the schema,
- * cost 0.3–0.7 s of CPU when each alias had a budget of its own). A selection set that comes again
- * with the same text (aliases) is measured once per walk and then looked up (measure), so those 50 KB
- * walk some 400 nodes, not 20,001. The message then gives the cost counted so far ("at least"). Depth (stopping at the first field past MAX_DEPTH), the `__schema`
- * fields and a publishable key's introspection are read from the text before the walk, with no schema
- * work (documentShape), so they are refused before anything is walked. A refusal that depends on no
- * variable is remembered by document text (refusedDocuments.ts), so sending it again costs a look-up.
- *
- * Validation comes after, not before: graphql-js's `validate` costs tens of milliseconds for a 50 KB
- * document (more than the bounded walk: bench/HISTORY.md, "Refusing a costly GraphQL query"), and a
- * refusal should cost less than that. So the walk copes with what validation refuses, and leaves the
- * refusing to it: a field or type the schema lacks costs 1 and is not descended into, a fragment that
- * is unknown or spreads itself is worth nothing, an operation name that matches nothing is not measured,
- * a literal argument of the wrong kind reads as left out (argumentValue). Such a document is then
- * validated and answered with validation's error, unless it is over a limit even so.
+ * Limits on what one operation may ask (depth, `first`, cost, introspection), checked before anything runs
+ * and before graphql-js validates the document: validation costs more than this bounded walk, and a refusal
+ * should cost less than what it refuses. The walk stops once past MAX_COST and measures a repeated selection
+ * set once; a refusal says which limit and by how much. More: docs/decisions/notes/graphql.md, "Operation
+ * limits".
  */
 export const MAX_DEPTH = 8;
 export const MAX_COST = 20_000;
@@ -422,21 +388,10 @@ function tooDeep(): ApiError {
 }
 
 /**
- * Depth (levels of fields below and including this set) and cost of a selection set whose fields sit at
- * `level`, under the types of `path`. A fragment's result is computed once per set of types on the path
- * and reused wherever it is spread, so the walk stays linear in the document's size even when fragments
- * spread each other many times over; a field past MAX_DEPTH stops it at once.
- *
- * `budget`: the most this set may cost before the operation is over MAX_COST. The walk stops as soon as
- * its total passes it and returns what it counted (more than `budget`: the caller then passes its own).
- * Under a field that multiplies what it selects `times` over, the budget is divided by `times`: a
- * selection that costs more than ⌊budget / times⌋ costs more than `budget` once multiplied. Every field
- * costs at least 1, so a walk visits at most about 2 × MAX_COST selections, whatever the document.
- *
- * A set that reads no variable and spreads no fragment is measured once per walk for its text, parent
- * type, level and types on the path (all its result depends on: memoId), and looked up wherever the
- * same text comes again (557 aliases of one `__type` selection are walked once, then counted). Only
- * complete measures are kept, and one is reused only where it fits the budget; see measureSet.
+ * Depth and cost of a selection set at `level` under `path`, stopping as soon as it passes `budget` (divided
+ * by the multiplier of a list above it), so a walk visits at most about 2 × MAX_COST selections whatever the
+ * document. Fragments, and sets that read no variable and spread no fragment, are measured once (memoId).
+ * More: docs/decisions/notes/graphql.md, "measure".
  */
 function measure(
   walk: Walk,

@@ -2,17 +2,10 @@ import type { Credentials } from '../operations/admit';
 import type { Caller } from '../operations/caller';
 
 /**
- * Automatic persisted queries (Apollo's `extensions.persistedQuery`), kept in this process's memory per
- * account and credential kind: an account's secret and restricted keys share theirs; its publishable
- * keys, its client tokens and its dashboard sessions each have their own. A hash stored by one is
- * unknown to every other (a client token in a browser cannot run, or probe, what the account's secret
- * key registered), and a keyless caller stores nothing: it sends its text every time.
- *
- * Bounds: a scope holds at most MAX_SCOPE_ENTRIES queries and MAX_SCOPE_BYTES, its own least recently
- * used going first, so that one account busy registering evicts only its own; the whole store holds
- * MAX_ENTRIES and MAX_BYTES, past which the least recently used of all goes (one scope alone fills at
- * most 1/32 of it). An evicted or unknown hash is `PersistedQueryNotFound`, and the client sends the
- * text again, as the protocol expects (so does a client that meets another process).
+ * Automatic persisted queries, kept per account and credential kind, so that a hash one credential stored is
+ * unknown to every other (a client token in a browser cannot probe what a secret key registered). Bounded per
+ * scope and in all, least recently used first; an evicted hash is `PersistedQueryNotFound`, and the client
+ * resends its text. More: docs/decisions/notes/graphql.md, "Automatic persisted queries".
  */
 const MAX_SCOPE_ENTRIES = 256;
 const MAX_SCOPE_BYTES = 2 ** 20;

@@ -3,21 +3,10 @@ import { ApiError } from '../errors';
 import type { Admission } from '../operations/admit';
 
 /**
- * Documents the operation limits refused (limits.ts: cost, depth, `first`, introspection), remembered
- * by the SHA-256 of their text, so that sending one again is refused with the same error before it is
- * parsed, validated or walked: a refusal costs a hash and a look-up. A 50 KB document that graphql-js
- * takes tens of milliseconds to parse and validate is too large for the parsed-document cache
- * (documentCache.ts), so without this every resend would pay that again.
- *
- * Only refusals that read no variable are kept (the limits read `first` and `name` from variables): the
- * text, the operation name and whether the caller may introspect then decide the answer alone, so a
- * kept refusal is exactly what the limits would answer again. A request refused here has passed
- * authentication and its count, as every request that reaches the limits has; what a later admission
- * step would have refused (a client token's scope, say) is answered with this refusal instead.
- *
- * Bounded: at most MAX_ENTRIES refusals and MAX_BYTES of estimated heap (the key, the message, and an
- * entry's overhead), least recently used out first. The key is the text's digest (never the text) with
- * the operation name and whether the caller may introspect.
+ * Documents the operation limits refused, remembered by their text's SHA-256, so that a resend is refused
+ * before it is parsed (a 50 KB document is too large for the parsed-document cache). Only refusals that read
+ * no variable are kept, so a kept one is exactly what the limits would answer again. Bounded, least recently
+ * used first. More: docs/decisions/notes/graphql.md, "Remembered refusals".
  */
 export const MAX_ENTRIES = 1_000;
 export const MAX_BYTES = 512 * 1024;

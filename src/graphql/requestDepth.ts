@@ -1,15 +1,10 @@
 import { ApiError } from '../errors';
 
 /**
- * How deep a GraphQL request's JSON may nest (arrays and objects inside one another), over every
- * transport: the same limit, and the same refusal, as the HTTP body reader's (src/http/body.ts, which
- * checks a POST's text before parsing it). A request whose JSON reached GraphQL some other way — the
- * `variables` and `extensions` of `GET /graphql`, a WebSocket `subscribe` payload that graphql-ws has
- * already parsed — is checked here, before any recursive code (graphql-js's variable coercion, the
- * JSON scalar, the request log) walks it: 10,000 levels of `{"a":…}` fit in a 64 KiB message and
- * overflowed the stack over WebSocket. Their size is bounded before they are parsed: by the body limit
- * (POST), the URL's (GET), and the WebSocket message limit (MAX_BODY_BYTES, a larger message closes
- * the socket with 1009).
+ * How deep a GraphQL request's JSON may nest, on every transport, with the HTTP body reader's limit and
+ * refusal: JSON that reached GraphQL already parsed (GET's `variables`, a WebSocket payload) is checked here
+ * before recursive code walks it (10,000 levels overflowed the stack). More: docs/decisions/notes/graphql.md,
+ * "Request JSON depth".
  */
 export const MAX_REQUEST_JSON_DEPTH = 64;
 

@@ -10,18 +10,10 @@ import { isPersistedQueryNotFound, resolveQueryText, type GraphQLRequestParams }
 import { persistedQueryScope } from './persistedQueries';
 
 /**
- * Trusted documents (contract-decisions, "GraphQL as frontend clients expect it"): the text a request
- * runs, for every transport, once its caller is known. A request names its document by its text
- * (`query`), by a trusted document's id (`documentId: "sha256:<hex>"`, the GraphQL-over-HTTP
- * persisted-documents appendix), or by its hash (Apollo's `extensions.persistedQuery`). What the
- * caller may run then depends on its account's mode for its kind of credential:
- * - `off`: anything; a hash alone is the caller's automatic persisted query first, then a trusted
- *   document of its account;
- * - `audit`: anything, but a text that is not a trusted document is counted
- *   (`pgw_graphql_untrusted_documents_total`) and logged (by hash and operation name, never its text);
- *   hashes are not registered automatically;
- * - `enforce`: trusted documents only; anything else is 400 `invalid_request` "document not registered".
- * A keyless caller (it may only create a sandbox account) has no account and no mode: as `off`, storing nothing.
+ * Trusted documents (contract decisions, "GraphQL as frontend clients expect it"): the text a request runs,
+ * named by text, `documentId` or persisted-query hash, and what its caller may run under its account's mode
+ * for its kind of credential (`off`, `audit`, `enforce`). A keyless caller is as `off` and stores nothing.
+ * More: docs/decisions/notes/graphql.md, "Trusted documents".
  */
 export async function resolveTrustedText(params: GraphQLRequestParams, admission: Admission, presented: Credentials['kind']): Promise<string> {
   const caller = admission.caller;

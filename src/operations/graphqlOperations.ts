@@ -6,16 +6,10 @@ import type { OperationId } from './contract';
 import type { ExecutableOperationId, KeyContext } from './types';
 
 /**
- * Operations only GraphQL runs: reads the dashboard needs that openapi.yaml has no route for (the REST
- * contract follows a fixed external spec, so they cannot become routes). They run on execute's path
- * (executeGraphQLOperation: the same authorize, span and handler context), so that no rule depends on
- * the transport.
- *
- * Each borrows the permission of the REST operations whose data it reads (`permissionOf`): the key
- * needs all of them, and a refusal is that operation's. Never public, so admission counts them as the
- * one request their GraphQL request is, like any key's query. Their input is typed here and by
- * GraphQL's schema (there is no OpenAPI schema to validate against); the domain services check what a
- * type cannot (the search's length, its dates).
+ * Operations only GraphQL runs (dashboard reads openapi.yaml has no route for), on execute's path so that no
+ * rule depends on the transport. Each borrows the permission of the REST operations whose data it reads, and
+ * is counted as the one request its GraphQL request is. More: docs/decisions/notes/graphql.md, "GraphQL-only
+ * operations".
  */
 export const GRAPHQL_OPERATIONS = {
   /** The dashboard's payment search and filters, a page at a time with the REST list's cursor. */

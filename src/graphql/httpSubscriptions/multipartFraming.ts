@@ -2,15 +2,9 @@ import type { GraphQLFormattedError } from '../graphqljs';
 import type { SubscriptionFraming } from './framing';
 
 /**
- * Apollo's multipart HTTP subscriptions (subscriptionSpec 1.0): parts delimited by `\r\n--graphql`,
- * each its JSON content type, a blank line, then `{"payload": <ExecutionResult>}`; `{}` parts as
- * heartbeats every 5 s; an error of the transport (not of the operation) as
- * `{"payload": null, "errors": [...]}`; the close delimiter `\r\n--graphql--\r\n` at the end.
- * What @apollo/client 4 parses (link/http/parseAndCheckHttpResponse.js, readMultipartBody): it hands a
- * part on only once the delimiter after it has come, so each write ends with the next delimiter (as
- * Apollo's router does), not starts with it, or every message would wait for the next heartbeat; it
- * skips `{}`, turns top-level `errors` into protocol errors, and calls a body without the close
- * delimiter a premature end, so every end here writes it.
+ * Apollo's multipart HTTP subscriptions (subscriptionSpec 1.0), framed as @apollo/client 4 parses them: each
+ * write ends with the next delimiter (a part is handed on only once it has come), and every end writes the
+ * close delimiter. More: docs/decisions/notes/graphql.md, "Multipart framing".
  */
 const DELIMITER = '\r\n--graphql';
 const part = (json: string) => `\r\nContent-Type: application/json; charset=utf-8\r\n\r\n${json}${DELIMITER}`;

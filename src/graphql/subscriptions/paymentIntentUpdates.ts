@@ -8,14 +8,10 @@ import type { PaymentIntentUpdateModel } from '../models';
 import { AsyncQueue } from './asyncQueue';
 
 /**
- * `paymentIntentUpdated(id)`: the intent's current state, then one message per change, over the intent
- * feed (realtime/intentFeed.ts: subscribe, buffer, read, replay, live; the SSE stream uses it too). This
- * file is the GraphQL framing: the snapshot, then every event of the payment (events whose data is the
- * intent carry it; `refund.succeeded` carries a Refund, so the intent is read again), and the status
- * changes no event announces (PENDING → PROCESSING) with `eventType` null. `updated_at` never goes
- * backwards, so a message older than the last one sent is dropped: the order is the intent's.
- * A key's subscription stays open (refunds still change a paid intent) until the client ends it;
- * `untilOutcome` completes it once the feed knows the outcome (final per the state table, and announced).
+ * `paymentIntentUpdated(id)`: the GraphQL framing over the intent feed (realtime/intentFeed.ts): the
+ * snapshot, then every change, status changes without an event included. A message older than the last one
+ * sent is dropped, so the order is the intent's. More: docs/decisions/notes/graphql.md,
+ * "paymentIntentUpdated".
  */
 export interface PaymentIntentUpdatesOptions {
   untilOutcome?: boolean;
