@@ -6,15 +6,11 @@ import { setPeerMetrics, type MetricsJson } from '../metrics/registry';
 import type { ToBackground, FromBackground } from './messages';
 
 /**
- * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD=true; off by default).
- * It runs the timers and the webhooks of the events they store, so that an API-saturated HTTP thread
- * does not make the rail's steps late; opt-in because on a 2-core machine the extra busy thread made
- * them later (see docs/decisions/0002-background-thread-opt-in.md). Both threads share the database as
- * two gateway processes do (src/background/services.ts), with this gateway's final Config.
- * Timers this thread schedules for the next minute are announced to it (one message per 50 ms wake-up
- * slot), so it fires them on time rather than at its next poll. The first request does not wait for the
- * thread: timers are durable and its first poll takes whatever is due. A thread that fails is a gateway
- * that fails: the process exits, as on an uncaught error (the timers wait in the database).
+ * The gateway's background thread, seen from the HTTP thread (BACKGROUND_THREAD=true; off by default): it
+ * runs the timers and the webhooks of the events they store, so that a saturated HTTP thread does not make
+ * the rail's steps late; opt-in because on 2 cores it made them later
+ * (docs/decisions/0002-background-thread-opt-in.md). A thread that fails is a gateway that fails. More:
+ * docs/decisions/notes/timers-and-clock.md, "The background thread".
  */
 export interface BackgroundThread {
   /** Stops the thread's services (timers finish, queued webhooks stay pending) and ends it. */

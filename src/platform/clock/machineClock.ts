@@ -2,25 +2,10 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 /**
- * The wall clock and the machine's monotonic clock, and the steps between them.
- *
- * Wall time (`Date.now()`) is what the gateway stores and shows: timestamps, due times, window ends.
- * It can step: NTP corrects a clock that was off by stepping it (chrony's `makestep`, `ntpdate`), an
- * operator sets it, a VM resumes. Waiting and measuring must not follow such a step, or a timer stored
- * 5 s ahead waits an hour after a step back and fires at once after a step forward, and a rate-limit
- * window lasts an hour or no time at all. So:
- *
- * - In-process intervals (deadlines, cache ages, waits) use `monotonicMs()`, which never steps.
- * - Stored wall times are judged against the monotonic clock through the machine's **base**:
- *   `base = wall - monotonic`. The monotonic clock (CLOCK_MONOTONIC, `process.hrtime`) is one clock for
- *   every process of a machine (a kernel), and NTP's slewing moves it with the wall clock, so the base
- *   is the same number in every process of the machine and stays put; a step of the wall clock moves it
- *   by the step, and by nothing else. A wall time written when the base was `b1`, read when it is `b2`,
- *   is `wall + (b2 - b1)` in today's wall time (durable timers: timerPoller.ts; rate-limit windows:
- *   rateLimitService.ts).
- *
- * `MACHINE_CLOCK` names the monotonic clock: the kernel's boot id (Linux; a container shares its
- * host's kernel and clock), else the host name. Values of another machine's base mean nothing here.
+ * The wall clock, the monotonic clock, and the steps between them. Waits and intervals use `monotonicMs()`,
+ * which never steps; stored wall times are judged through the machine's base (wall − monotonic), the same in
+ * every process of a machine, which a step of the wall clock moves by the step and nothing else. More:
+ * docs/decisions/notes/timers-and-clock.md, "The machine clock".
  */
 
 /** The machine's monotonic clock in ms (CLOCK_MONOTONIC: the same in every process of the machine). */

@@ -111,21 +111,10 @@ function retentionHours(raw: string | undefined): number {
   return raw && Number.isInteger(n) && n >= 1 && n <= 24 * 365 ? n : 24;
 }
 
-// Partial indexes: each holds only the timers its queries can want, so its size follows the live work
-// (what is scheduled, what is running) and not the history. Every query of this module names the state
-// by equality (`state: 'scheduled'`), which is how MongoDB (and the embedded planner) know the partial
-// index covers it. Each gives its queries their order, so no claim sorts in memory, however large the
-// backlog:
-// - scheduled, {fire_at, created_at}: the poller's claims (`fire_at <= now`, in fire order; the limit
-//   stops the walk).
-// - running, {lease_until}: recovery of expired leases; only the timers being run right now.
-// - scheduled, {account_id, due_at, created_at}: a sandbox clock advance fires the account's due timers
-//   in due order, and shifts the others.
-// - {ref_id}, whole collection: cancelling a payment's scheduled timers, and looking up what a payment
-//   had scheduled (diagnostics, tests); a payment has a handful, so its size costs a look-up nothing.
-// - {done_at} TTL: done and cancelled timers leave after TIMER_RETENTION_SECONDS (mongod's TTL monitor,
-//   or the embedded engine's, deletes them in batches by this index). Partial on a date, so the live
-//   timers (done_at null) and the failed ones, kept for inspection, are never in it.
+// Partial indexes: each holds only the timers its queries can want (its size follows the live work, not the
+// history) and gives them their order, so no claim sorts in memory; every query names the state by equality,
+// so the partial index covers it. What each index serves: the notes. More:
+// docs/decisions/notes/timers-and-clock.md, "The timers' indexes".
 timerSchema.index({ fire_at: 1, created_at: 1 }, { name: 'scheduled_by_fire_at', partialFilterExpression: { state: 'scheduled' } });
 timerSchema.index({ lease_until: 1 }, { name: 'running_by_lease_until', partialFilterExpression: { state: 'running' } });
 timerSchema.index(

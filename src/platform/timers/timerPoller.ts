@@ -187,19 +187,10 @@ function pollService(s: ServiceState): Promise<void> {
 const RECOVERY_HOLD_AFTER_STEP_MS = 12_000;
 
 /**
- * When the wall clock steps (NTP, an operator, a resumed VM), the scheduled timers of this machine
- * are moved by the step, so that each fires after the real delay it was scheduled with.
- * A timer stores its due time in wall time (`fire_at`, with `due_at` in account time) and the base of
- * the wall clock it was computed on (`clock_base`, machineClock.ts). It is due when `fire_at <=
- * Date.now()` **and** `fire_at` is on today's base: each poll reads the base before claiming, and after a
- * step moves every scheduled timer of this machine still on another base by the difference (one pipeline
- * update, conditional on the old base, so two processes seeing the same step move each timer once).
- * Lateness: the poll after the step (every TIMER_POLL_MS, or the timer's armed wake-up, which waits on
- * the monotonic clock) plus one update. Timestamps keep wall time: a handler's `now` is still the later
- * of its due time and the clock. Not covered: a step between the moment a due time is computed and the
- * timer's insertion (the insertion's own check, timerService.ts, covers a step after it starts);
- * timers of another machine (on its clock, which did not step); a step while no poller runs here.
- * (why not the monotonic delay alone: docs/decisions/0008-timers-follow-clock-steps.md)
+ * When the wall clock steps, this machine's scheduled timers are moved by the step (one pipeline update
+ * conditional on the old base, so two processes move each once), so that each fires after the real delay it
+ * was scheduled with (docs/decisions/0008-timers-follow-clock-steps.md). More:
+ * docs/decisions/notes/timers-and-clock.md, "realignAfterStep".
  */
 async function realignAfterStep(s: ServiceState): Promise<void> {
   const base = machineBase();

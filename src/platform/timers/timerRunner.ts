@@ -129,14 +129,10 @@ export async function claim(filter: Record<string, unknown>, sort: Record<string
 }
 
 /**
- * Claims up to `limit` timers matching `filter`, first in `sort` order, in two commands whatever the
- * batch size: the timers in order (an index provides the order and the limit stops the scan), and one
- * conditional `updateMany` that re-checks the whole filter (so of two processes racing for a timer
- * exactly one claims it) and stamps the lease with a fresh claim token. When it claimed every timer it
- * read, those are returned as read plus what the claim set: a timer that still matched the filter can
- * only have had `fire_at`/`offset_ms` moved meanwhile (a clock shift), which running it does not use.
- * Otherwise another process took some: a third command reads the ones that carry this claim's token.
- * Returned in `sort` order.
+ * Claims up to `limit` timers in `sort` order in two commands whatever the batch size: a read in index order,
+ * then one conditional `updateMany` that re-checks the filter and stamps a fresh claim token, so of two
+ * racing processes exactly one claims a timer. A third read only when another process took some. More:
+ * docs/decisions/notes/timers-and-clock.md, "claimBatch".
  */
 export async function claimBatch(filter: Record<string, unknown>, sort: Record<string, 1 | -1>, limit: number): Promise<TimerRecord[]> {
   // The driver's collection: the poller runs these ten times a second, and the filters are plain.
@@ -155,15 +151,10 @@ export async function claimBatch(filter: Record<string, unknown>, sort: Record<s
 }
 
 /**
- * Runs one claimed timer: calls its handler (renewing the lease while it runs), then marks it done, or
- * reschedules it with backoff when the handler throws.
- *
- * `clock`: where the account's clock offset comes from. 'claimed': the timer's own `offset_ms`, as the
- * claim found it scheduled. Every clock shift moves the scheduled timers' `offset_ms` with `fire_at`
- * (timerSpan.ts, and the settle step of insertTimer), so it is the account's offset unless a shift
- * runs at this very moment; then the handler runs as just before that shift, at its due time. That
- * saves reading the account for each timer. 'read': the account is read (a timer recovered from a
- * dead process may have been claimed long before a shift).
+ * Runs one claimed timer (renewing its lease), then marks it done, or reschedules it with backoff when the
+ * handler throws. `clock`: 'claimed' trusts the timer's own `offset_ms` (every shift moves it, so no account
+ * read), 'read' reads the account (a timer recovered from a dead process). More:
+ * docs/decisions/notes/timers-and-clock.md, "runClaimed".
  */
 export async function runClaimed(
   rec: TimerRecord,

@@ -1,18 +1,8 @@
 /**
- * Durable timers in MongoDB (see README.md in this folder for why not a library).
- *
- * - scheduleTimer() stores a timer; it survives restarts.
- * - Every gateway process polls for due timers and claims them in batches with a conditional update
- *   that sets a lease; only the claimant runs a timer, so it fires once however many processes share
- *   the database.
- *   A process that dies mid-handler loses its lease, and another process runs the timer again.
- * - A handler that throws is retried with backoff. Handlers must therefore be idempotent; in practice
- *   they are conditional state transitions that do nothing when the state has already moved on.
- * - Sandbox clock: timers keep their due time in account time; advancing an account's clock runs its
- *   timers due in the span right away (runDueTimersForAccount) and shifts the others (shiftAccountTimers).
- *
- * Files: timerRunner.ts (handlers, claim, run), timerPoller.ts (polling, fast path),
- * timerSpan.ts (sandbox clock advances); this file schedules and cancels and is the public entry.
+ * Durable timers in MongoDB (README.md here: why not a library): stored, claimed in batches under a lease so
+ * that each fires once across processes, retried with backoff (handlers are idempotent), following each
+ * account's sandbox clock. timerRunner.ts runs, timerPoller.ts polls, timerSpan.ts follows clock advances;
+ * this file schedules and cancels. More: docs/decisions/notes/timers-and-clock.md, "Durable timers".
  */
 
 import { createHash } from 'node:crypto';
