@@ -10,20 +10,9 @@ import { answerAndClose } from './rawAnswer';
 
 /**
  * The gateway's HTTP server, with the limits that keep slow or greedy clients from holding its sockets
- * (contract decisions, "When the database or the disk fails"; docs/operations.md, "Slow and greedy clients"):
- * - request headers must arrive within `headersTimeoutMs` (15 s) and the whole request, body included,
- *   within `requestTimeoutMs` (30 s); Node answers 408 and closes the socket otherwise. Once a request
- *   is in, its answer may last (SSE streams, WebSocket upgrades are exempt by construction);
- * - the deadlines are checked every second, not Node's default 30 s, so a trickling socket is closed
- *   close to its deadline;
- * - a keep-alive socket idle for 65 s is closed (longer than the 60 s idle timeout of common load
- *   balancers, so that they, not we, close first);
- * - at most `maxConnectionsPerIp` open sockets per client address: more are answered 429 and closed
- *   at once, before any request is read. The address is the socket's peer: behind a proxy every client
- *   shares it, so raise the cap there (or set it to 0, no cap) and cap at the proxy;
- * - at most `maxConnections` open sockets in all (every socket holds a file descriptor and some 15 KB
- *   of heap, and everything kept per socket or per address grows with them): more are answered 503
- *   and closed at once, the same way.
+ * (docs/operations.md, "Slow and greedy clients"): header and request deadlines checked every second, idle
+ * keep-alive sockets closed after 65 s, and caps on open sockets per client address and in all, answered and
+ * closed before anything is read. More: docs/decisions/notes/edge.md, "The HTTP server's limits".
  */
 export function createHttpServer(config: Config): http.Server {
   const { headersTimeoutMs, requestTimeoutMs, maxConnections, maxConnectionsPerIp } = config.http;

@@ -36,18 +36,10 @@ export function clientIp(req: Request): string {
 }
 
 /**
- * Every answer carries X-RateLimit-* (the spec), also those that no key and no public route counted:
- * 401 (no valid key to count on), 503 maintenance (refused before authentication), unknown routes
- * without a valid key, and paths the router cannot decode. Such answers are counted per client IP in
- * a bucket of their own, with the public routes' per-IP limit: the headers report that bucket, and a
- * client that keeps sending them (guessing keys, say) is refused with 429 like any other.
- *
- * Maintenance answers are counted in this process's memory: the database may be what is under
- * maintenance, and a refusal must not wait on it. So are the others when the database update fails,
- * so that the headers are there whatever happens. Server faults are not counted (the database may be
- * what failed, and nothing else is counted for them).
- *
- * Returns the error to answer: `err` itself, or the 429 when the IP is over its limit.
+ * Every answer carries X-RateLimit-*, also those no key and no public route counted (401, maintenance,
+ * unknown routes without a valid key): they are counted per client IP in a bucket of their own, so a client
+ * guessing keys meets 429. Counted in memory when the database may be what failed. Returns the error to
+ * answer. More: docs/decisions/notes/edge.md, "countUnidentified".
  */
 export async function countUnidentified(err: ApiError, req: Request, res: Response, limit: number): Promise<ApiError> {
   // 503s are counted in this process: in maintenance nothing may touch the database, and without it

@@ -1,13 +1,9 @@
 
 /**
- * Counters and histograms whose children are plain numbers, formatted by prom-client at scrape time.
- *
- * Why not prom-client's own Counter and Histogram on the request path: even a child from `labels()`
- * builds a labels object and a hash string on every `inc`/`observe`. Here a child is made once per
- * label set (cached by the caller: one per operationId and status, per command name) and an observation
- * is an array index and two additions. prom-client's Registry asks each metric for `get()`, which is
- * all these implement (besides name, help, type, aggregator): the text format, the JSON form and
- * AggregatorRegistry.aggregate (the background thread's values) stay prom-client's.
+ * Counters and histograms whose children are plain numbers: prom-client's own build a labels object and a
+ * hash on every observation, while here a child is made once per label set and an observation is an index and
+ * two additions. prom-client still formats, serves and aggregates them. More: docs/decisions/notes/edge.md,
+ * "Metric cells".
  */
 
 type Labels = Record<string, string>;

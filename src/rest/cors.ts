@@ -6,17 +6,10 @@ import { bearerSecret } from '../operations/bearer';
 import { GRAPHQL_PATH } from '../http/paths';
 
 /**
- * CORS for what a merchant's own frontend calls with a client token, and for nothing else:
- * - `/v1/public/payments/…` (the token's read and stream; they take no key and no cookie), always;
- * - `POST /graphql` only when it is authenticated by a client token (`Authorization: Bearer ct_test_…`).
- *   A request with a key (or, for a dashboard, a cookie) gets no CORS header, so a browser on another
- *   origin cannot read its answer.
- * Preflights (OPTIONS) of both paths are answered: the preflight carries no Authorization value, so it
- * cannot tell a token from a key; granting it is harmless since the answer to a key request has no
- * `Access-Control-Allow-Origin`.
- *
- * Any origin (`*`), never credentials; env CORS_ORIGINS (comma-separated origins) narrows it to those,
- * echoed back with `Vary: Origin`. The `cors` package does the header work (preflight, Vary, lists).
+ * CORS for what a merchant's own frontend calls with a client token, and nothing else: the public payment
+ * routes, and `POST /graphql` only with a client token, so a browser on another origin cannot read a key's
+ * answer. Preflights of both are answered (the grant is harmless). Any origin unless CORS_ORIGINS narrows it;
+ * never credentials. More: docs/decisions/notes/edge.md, "CORS".
  */
 export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): RequestHandler {
   const handler = cors({

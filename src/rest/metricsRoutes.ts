@@ -25,15 +25,10 @@ export function isLoopbackPeer(address: string | undefined): boolean {
 }
 
 /**
- * GET /metrics: the Prometheus text of this process's metrics (src/metrics/). Not under /v1: it is for
- * the operator's scraper, not for tenants (docs/operations.md, "Metrics and alerts").
- * - Without METRICS_TOKEN it answers only to a loopback peer (a scraper on the same machine); any other
- *   gets 403 `permission_denied`. The peer is the TCP socket's, never a forwarded-for header, which a
- *   client writes itself. With METRICS_TOKEN set it needs `Authorization: Bearer <token>` (401 in the
- *   error envelope otherwise), from anywhere.
- * - Every request counts per client address against PUBLIC_RATE_LIMIT_PER_MINUTE (429 over it), in this
- *   process's memory: metrics must answer while the database is away, and they are this process's own.
- * METRICS_ENABLED=false leaves it unmounted, so it is a 404 like any unknown path. Returns null when disabled.
+ * GET /metrics, for the operator's scraper (docs/operations.md, "Metrics and alerts"): loopback peers only
+ * without METRICS_TOKEN, its bearer token with it; counted per address in this process's memory, since
+ * metrics must answer while the database is away. Null when METRICS_ENABLED=false (a 404). More:
+ * docs/decisions/notes/edge.md, "GET /metrics".
  */
 export function metricsRoute(config: Pick<Config, 'metricsEnabled' | 'metricsTokenHash' | 'publicRateLimitPerMinute'>): RequestHandler | null {
   if (!config.metricsEnabled) return null;

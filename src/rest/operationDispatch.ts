@@ -16,17 +16,10 @@ interface CompiledRoute {
 }
 
 /**
- * Finds a /v1 request's operation by its path's segment count, then its method and segments, and calls
- * its handler: one table lookup instead of a chain of Express routers (see
- * docs/decisions/0003-one-layer-per-request-stage.md). It keeps the routing rules the contract and its
- * tests rely on, those of Express's router 2 with `caseSensitive: true, strict: false`:
- * - segments compare as sent (case-sensitive, still percent-encoded); a parameter takes one non-empty
- *   segment, percent-decoded (a URIError, which the error handler answers 404, when it cannot be);
- * - one trailing slash is allowed; an empty segment anywhere else matches nothing (`//` is no path);
- * - routes are tried in the order given, and HEAD runs a GET route;
- * - OPTIONS on a path that has routes answers `Allow` with their methods (HEAD with GET), before any
- *   authentication.
- * Anything else goes to `next()` (the 404 of unknown routes).
+ * Finds a /v1 request's operation by segment count, method and segments, in one table lookup instead of a
+ * chain of Express routers (docs/decisions/0003-one-layer-per-request-stage.md), with Express router 2's
+ * rules: case-sensitive, one trailing slash, HEAD runs a GET route, OPTIONS answers `Allow`; anything else
+ * goes to `next()`. More: docs/decisions/notes/edge.md, "The /v1 dispatch table".
  */
 export function operationDispatcher(routes: readonly OperationRoute[]): RequestHandler {
   const bySegmentCount = new Map<number, CompiledRoute[]>();

@@ -2,16 +2,10 @@ import type { Attributes, Context, Span, SpanKind, Tracer } from '@opentelemetry
 import { setLogMixin } from '../logger';
 
 /**
- * OpenTelemetry traces (contract decisions, "Operating the gateway"; docs/operations.md, "Traces").
- *
- * Off unless the standard variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_TRACES_EXPORTER other than `none`). Off costs nothing: the
- * SDK is not even loaded (its packages stay outside the bundle, build.mjs), no middleware or command
- * listener is installed, and the call sites test `tracingOn()` before building anything.
- *
- * What crosses time and processes carries a W3C `traceparent` string (the timer that fires a rail
- * step, the event a state change emits, the delivery of that event), so that one trace holds the
- * request, the timer firings and the webhook attempts that followed it, whichever process runs them.
+ * OpenTelemetry traces (docs/operations.md, "Traces"), off unless the standard OTEL_* variables ask for them;
+ * off loads no SDK and installs nothing. What crosses time and processes carries a `traceparent`, so one
+ * trace holds a request, the timers it set and the webhooks that followed. More:
+ * docs/decisions/notes/edge.md, "Traces".
  */
 type Api = typeof import('@opentelemetry/api');
 
