@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BODY_LIMIT_BYTES, loggedBodies, loggedBody } from '../../src/domain/logs/logBodies';
 import { redactPath } from '../../src/domain/logs/redact';
 import { mayNameASecret, SECRET_NAME_LISTS } from '../../src/domain/logs/secretNames';
+import { mayHaveShape } from '../../src/domain/logs/secretShapes';
 
 /** The redaction GET /logs applies, on texts the HTTP tests cannot easily produce. */
 describe('loggedBody', () => {
@@ -74,6 +75,32 @@ describe('redaction by structure', () => {
     expect(redactPath('/v1/payment_intents/pay_000000000000000000000000')).toBe('/v1/payment_intents/pay_000000000000000000000000');
     expect(loggedBody('{"at": 1733480000123456789000}')).toBe('{"at": 1733480000123456789000}');
     expect(loggedBody('{"note": "card 4111 1111 1111 1111"}')).toBe('{"note": "card [REDACTED]"}');
+  });
+});
+
+describe('the whole-body tests that let a clean body skip the walk', () => {
+  it('judges a body with JSON escapes of white space and quotes on what they spell', () => {
+    // A GraphQL request as clients send it: a `\n` on every line of the document.
+    const query = 'mutation {\n  a: login(password: "hunter2") { ok }\n  b: x(id: "4242 4242 4242 4242") { id }\n}';
+    expect(JSON.parse(loggedBody(JSON.stringify({ query }))!).query).toBe('mutation {\n  a: login(password: "[REDACTED]") { ok }\n  b: x(id: "[REDACTED]") { id }\n}');
+    // A name split by an escaped newline or tab is the name (isSecretName squeezes white space out).
+    expect(loggedBody('{"pass\\nword": "hunter2", "api\\tkey": "k1", "keep": "a\\nb"}')).toBe('{"pass\\nword": "[REDACTED]", "api\\tkey": "[REDACTED]", "keep": "a\\nb"}');
+    // An escaped backslash before `u0073` is text, not an escape: nothing to redact, body unchanged.
+    const clean = '{"query": "{\\n paymentIntent(id: \\"pay_1\\") { id } }", "note": "C:\\\\u0073k_x"}';
+    expect(loggedBody(clean)).toBe(clean);
+    // Any other escape sends the body through the walk, which decodes it.
+    expect(loggedBody('{"note": "\\u0073k_test_abc\\n"}')).toBe('{"note": "[REDACTED]\\n"}');
+  });
+
+  it('finds every run of 13 digits with single separators, wherever it stands', () => {
+    // The scan reads every 13th character: the same answers as reading each one, on random texts.
+    const reference = (text: string) => /\d(?:[ -]?\d){12}/.test(text);
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 20_000; i++) {
+      const text = Array.from({ length: Math.floor(next() * 60) }, () => '0123456789 -a"'[Math.floor(next() * 14)]).join('');
+      expect(mayHaveShape(text), JSON.stringify(text)).toBe(reference(text));
+    }
   });
 });
 

@@ -26,8 +26,10 @@ export function redactBody(text: string, found?: string[]): string {
   // Whether the body may hold a secret's shape, or name one, tested once on the whole text: a body with
   // neither (most payments, events, lists) is not walked at all; in one that is, strings are tested for
   // shapes only if the body may hold one (those with escapes are tested on what they spell).
-  const shapes = mayHaveShape(text);
-  if (!shapes && !text.includes('\\') && !mayNameASecret(text) && !percentEscapesMayHoldASecret(text)) return text;
+  const plain = withSimpleEscapesDecoded(text);
+  const plainShapes = plain !== undefined && mayHaveShape(plain);
+  if (plain !== undefined && !plainShapes && !mayNameASecret(plain) && !percentEscapesMayHoldASecret(plain)) return text;
+  const shapes = plain === text ? plainShapes : mayHaveShape(text);
   const pieces: string[] = [];
   let copied = 0;
   let secretNext = false;
@@ -109,6 +111,34 @@ export function redactBody(text: string, found?: string[]): string {
     return literal || number;
   }
 }
+
+/**
+ * The text the whole-body tests above judge: the body itself, or with its JSON escapes of white space,
+ * quotes, backslashes and slashes decoded (a GraphQL request has a `\n` on every line of its query,
+ * which sent every such request through the walk); undefined when it holds any other escape
+ * (`\u0073k_test_…` spells a key only once decoded), which only the walk reads, string by string.
+ */
+function withSimpleEscapesDecoded(text: string): string | undefined {
+  if (!text.includes('\\')) return text;
+  let simple = true;
+  const decodedText = text.replace(ESCAPE, (_m, c: string) => {
+    const plainChar = SIMPLE_ESCAPES.get(c);
+    if (plainChar === undefined) simple = false;
+    return plainChar ?? '';
+  });
+  return simple ? decodedText : undefined;
+}
+
+const ESCAPE = /\\([\s\S])/g;
+const SIMPLE_ESCAPES: ReadonlyMap<string, string> = new Map([
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
+  ['f', '\f'],
+  ['"', '"'],
+  ['\\', '\\'],
+  ['/', '/'],
+]);
 
 /**
  * Whether the words with `%` escapes in them (a URL, a form-encoded value), decoded, spell a secret.

@@ -55,7 +55,8 @@ function namesASecret(name: string): boolean {
  * with the lists.
  */
 const ENDING = /(?:secret(?:key)?|token|passw(?:ord|d)|passphrase|authorization|apikey|accesskey|privatekey|signingkey|cookie|credential|cardnumber|securitycode)s?(?![a-z0-9])/;
-const SHORT_NAME_ALONE = /(?<![a-z0-9])(?:sk|pk|rk|pan|pin|otp|cv[vc]2?)(?![a-z0-9])/;
+/** SECRET_NAMES followed by no letter or digit; shortNameAlone checks what stands before (a lookbehind here cost twice as much). */
+const SHORT_NAME = /(?:sk|pk|rk|pan|pin|otp|cv[vc]2?)(?![a-z0-9])/g;
 
 /**
  * Whether a text may name a secret anywhere (a key, a `name: value` pair), however separators split the
@@ -66,7 +67,20 @@ const SHORT_NAME_ALONE = /(?<![a-z0-9])(?:sk|pk|rk|pan|pin|otp|cv[vc]2?)(?![a-z0
 export function mayNameASecret(text: string): boolean {
   const lower = text.toLowerCase();
   const squeezed = lower.replace(/[\s_-]+/g, '');
-  return ENDING.test(squeezed) || SHORT_NAME_ALONE.test(squeezed) || SHORT_NAME_ALONE.test(lower);
+  return ENDING.test(squeezed) || shortNameAlone(squeezed) || shortNameAlone(lower);
+}
+
+/** Whether a short secret name stands in `lower` with no letter or digit on either side. */
+function shortNameAlone(lower: string): boolean {
+  SHORT_NAME.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = SHORT_NAME.exec(lower)) !== null) {
+    const before = m.index === 0 ? 0 : lower.charCodeAt(m.index - 1);
+    if (!((before >= 97 && before <= 122) || (before >= 48 && before <= 57))) return true;
+    // `desk` then `skpin`: the next try starts one character on, as the lookbehind's search did.
+    SHORT_NAME.lastIndex = m.index + 1;
+  }
+  return false;
 }
 
 /** The lists, for the test that holds the patterns above in step with them. */

@@ -13,27 +13,54 @@ export const REDACTED = '[REDACTED]';
  */
 const SHAPE = /(?:sk|pk|rk|ct)_(?:test|live)_[\w-]*|whsec_[\w+/=-]*|bearer(?:\s|\+)+[^\s"'\\,;&]+|\d(?:[ -]?\d){12,}/gi;
 
-const PREFIX_HINT = /_(?:test|live)_|whsec_|bearer/i;
-
 /**
  * The cheap test first, once per body: most texts (ids, amounts, dates, names) hold nothing of these
- * shapes. Digit runs are counted in a loop: a regex trying `\d(?:[ -]?\d){12}` at every digit cost
- * more than the rest of the redaction of a clean body.
+ * shapes. The prefixes are found by `includes` on the lower-cased text (a case-insensitive regex of
+ * them cost three times as much on a 5 KiB answer).
  */
 export function mayHaveShape(text: string): boolean {
-  return PREFIX_HINT.test(text) || hasLongDigitRun(text);
+  const lower = text.toLowerCase();
+  return lower.includes('_test_') || lower.includes('_live_') || lower.includes('whsec_') || lower.includes('bearer') || hasLongDigitRun(text);
 }
 
-/** Whether `text` has 13 digits in a row, single spaces or dashes between them allowed. */
+/**
+ * Whether `text` has 13 digits in a row, single spaces or dashes between them allowed. Such a run lies
+ * in a span of 13 or more characters that are all digits, spaces or dashes, so only every 13th
+ * character is read until one of them is such a character; then the span around it is judged whole.
+ * A loop over every character cost four times as much on a 5 KiB answer full of dates and amounts.
+ */
 function hasLongDigitRun(text: string): boolean {
+  const n = text.length;
+  let at = 12;
+  while (at < n) {
+    if (!isRunChar(text.charCodeAt(at))) {
+      at += 13;
+      continue;
+    }
+    let start = at;
+    while (start > 0 && isRunChar(text.charCodeAt(start - 1))) start--;
+    let end = at + 1;
+    while (end < n && isRunChar(text.charCodeAt(end))) end++;
+    if (end - start >= 13 && spanHasDigitRun(text, start, end)) return true;
+    at = end + 13;
+  }
+  return false;
+}
+
+/** A digit, a space or a dash. */
+function isRunChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 32 || c === 45;
+}
+
+/** Whether text[start, end), all digits, spaces and dashes, has 13 digits with single separators between them. */
+function spanHasDigitRun(text: string, start: number, end: number): boolean {
   let digits = 0;
   let gap = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
+  for (let i = start; i < end; i++) {
+    if (isDigit(text.charCodeAt(i))) {
       if (++digits >= 13) return true;
       gap = false;
-    } else if ((c === 32 || c === 45) && digits > 0 && !gap) gap = true;
+    } else if (digits > 0 && !gap) gap = true;
     else {
       digits = 0;
       gap = false;

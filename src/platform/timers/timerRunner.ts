@@ -7,7 +7,7 @@ import { logger } from '../../logger';
 import { updateOneBatched } from '../../db/batching';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { accountOffsetMs } from './accountClock';
-import { MACHINE_CLOCK, machineBase } from '../clock/machineClock';
+import { MACHINE_CLOCK, machineBase, sameBase } from '../clock/machineClock';
 import { timerFired } from '../../metrics/domain';
 import { TimerModel, type TimerRecord } from './timerModel';
 import { TimerDeferral } from './timerDeferral';
@@ -72,6 +72,8 @@ export function createTimerRegistry(): TimerRegistry {
  * off today's clock by the step, and so is the follow-up's due time. The follow-up's timer records that
  * base (insertTimer reads it here), and its fire time is moved by the step at once (the insertion's
  * settle step), as a realignment would have moved it had it been scheduled before the step.
+ * A handler on today's timeline runs outside the store (see fire, below): a step in the few ms while
+ * it runs gives its follow-ups today's base, off by that step, as a step during a request does.
  */
 const dueTimeline = new AsyncLocalStorage<number>();
 
@@ -184,7 +186,12 @@ export async function runClaimed(
       // handler's timestamps (and its follow-ups' due times) an hour after its payment's.
       now = new Date(Math.max(due.getTime(), Date.now() - (machineBase() - dueBase) + offsetMs));
     }
-    const fire = () => dueTimeline.run(dueBase, () => handler(toTimer(rec), { now, advancing, offsetMs }));
+    // Inside the store only when the timer is due on another timeline than today's (a wall-clock step
+    // since it was written): on Node 20 the first AsyncLocalStorage.run turns promise hooks on for the
+    // whole process, 7 % of a GraphQL detail query's instructions (bench/README.md, issue 56). On today's
+    // timeline dueTimelineBase() answers the same without it.
+    const context = { now, advancing, offsetMs };
+    const fire = () => (sameBase(dueBase, machineBase()) ? handler(toTimer(rec), context) : dueTimeline.run(dueBase, () => handler(toTimer(rec), context)));
     // With tracing on: a span in the trace of what scheduled it (the request that created the payment,
     // the firing before), and linked to it, so one trace shows POST → rail steps → their webhooks.
     if (tracingOn()) {
