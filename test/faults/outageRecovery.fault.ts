@@ -165,6 +165,8 @@ describe.each([
     // A request made with the session: 503, not 401 (a browser that got a 401 would sign its person out).
     const described = await timed(() => fetch(`${b.url}/dashboard/session`, { headers: { cookie } }));
     const describedBody = (await described.value.json()) as any;
+    // What the gateway logged of it (the error behind an answer other than 503), should this fail.
+    if (described.value.status !== 503) console.error(`gateway B's log since the kill:\n${b.output().slice(logFrom)}`);
     expect(described.value.status, JSON.stringify(describedBody)).toBe(503);
     expect(describedBody.error.code).toBe('service_unavailable');
     expect(Number(described.value.headers.get('retry-after'))).toBeGreaterThan(0);
