@@ -205,7 +205,7 @@ describe.skipIf(!chromiumAvailable)('the webhook lab in Chromium', () => {
     expect((await account.api.get(`/webhook_endpoints/${endpoint.id}/chaos`)).body.enabled).toBe(false);
     await chaos.getByRole('button', { name: 'Turn chaos on' }).click();
     await confirmDialog(page, 'Turn chaos on?').getByRole('button', { name: 'Turn chaos on' }).click();
-    await chaos.getByRole('heading', { level: 2, name: 'Chaos On' }).waitFor({ timeout: UI_TIMEOUT });
+    await chaos.getByRole('heading', { level: 2, name: 'Chaos On', exact: true }).waitFor({ timeout: UI_TIMEOUT });
     expect((await account.api.get(`/webhook_endpoints/${endpoint.id}/chaos`)).body).toMatchObject({ enabled: true, bad_signature: 1 });
 
     // Five pings: five forged copies, each refused by this receiver, and five genuine deliveries.

@@ -164,7 +164,7 @@ describe.skipIf(!chromiumAvailable)('webhook endpoints in Chromium', () => {
     );
 
     await page.reload();
-    await c.getByRole('heading', { level: 2, name: 'Chaos On' }).waitFor({ timeout: UI_TIMEOUT });
+    await c.getByRole('heading', { level: 2, name: 'Chaos On', exact: true }).waitFor({ timeout: UI_TIMEOUT });
     // The settings, in the form that changes them.
     expect(await c.getByLabel('Duplicate (%)').inputValue()).toBe('25');
     expect(await c.getByLabel('Bad signature (%)').inputValue()).toBe('100');
@@ -190,7 +190,7 @@ describe.skipIf(!chromiumAvailable)('webhook endpoints in Chromium', () => {
     await c.getByText('Turned off. What the run did:').waitFor({ timeout: UI_TIMEOUT });
     expect((await account.api.get(`/webhook_endpoints/${endpoint.id}/chaos`)).body.enabled).toBe(false);
     expect(((await account.api.get('/webhook_endpoints')).body.data as any[]).find((e) => e.id === endpoint.id).chaos).toBeNull();
-    await c.getByRole('heading', { level: 2, name: 'Chaos Off' }).waitFor({ timeout: UI_TIMEOUT });
+    await c.getByRole('heading', { level: 2, name: 'Chaos Off', exact: true }).waitFor({ timeout: UI_TIMEOUT });
     expect(await c.getByRole('button', { name: 'Turn chaos off' }).count()).toBe(0);
     expect(Number(await fact(c, 'Chaos report of the run that ended', 'Forged copies sent').textContent())).toBeGreaterThanOrEqual(chaos.report.forged_sent);
     expect(unexpectedErrors(errors)).toEqual([]);
