@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { openRawDriverBench } from './baselines/rawDriver';
 import { runFanout } from './fanout/fanout';
-import { SUBSCRIBER_KINDS, type SubscriberKind } from './fanout/protocol';
+import { INSPECT_FLAG } from './lib/inspector';
+import type { SubscriberKind } from './fanout/protocol';
 import { GRAPHQL_DETAIL_QUERY, GRAPHQL_ONE_QUERY } from './lib/graphqlQueries';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
 import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
@@ -200,6 +201,8 @@ async function main(): Promise<void> {
       profile: settings.profile,
       compiled: settings.compiled,
       name,
+      // For the full collection before each RSS reading (bench/lib/inspector.ts).
+      nodeArgs: [INSPECT_FLAG],
       env: {
         SSE_MAX_STREAMS_PER_KEY: connectionCaps,
         SSE_MAX_STREAMS_PER_IP: connectionCaps,
@@ -230,10 +233,10 @@ async function main(): Promise<void> {
   if (want('fanout10k')) {
     // Each connection is a descriptor in the gateway and one in a client process; both inherit this limit.
     const limit = Number(/Max open files\s+(\d+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? Infinity);
-    const needed = SUBSCRIBER_KINDS.length * settings.largeSubscribers + 1_000;
+    const needed = settings.largeKinds.length * settings.largeSubscribers + 1_000;
     if (limit < needed) results.notes.push(`open files limit ${limit} is below the ${needed} the 10,000 row needs in the gateway: raise it (ulimit -n) before npm run bench`);
   }
-  if (want('fanout10k')) results.fanoutLarge = await fanoutPhase('gateway-fanout-10k', settings.largeSubscribers, settings.largeFanoutWorkers, SUBSCRIBER_KINDS);
+  if (want('fanout10k')) results.fanoutLarge = await fanoutPhase('gateway-fanout-10k', settings.largeSubscribers, settings.largeFanoutWorkers, settings.largeKinds);
 
   if (want('webhooks')) {
     const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-webhooks' });

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createAccount, createReferenceIntent } from '../lib/api';
 import { runHttpRow, rotatingPaths } from '../lib/load';
+import { collectGarbage } from '../lib/inspector';
 import { forkTs, rssBytes } from '../lib/processes';
 import type { Service } from '../lib/services';
 import type { BenchSettings } from '../lib/settings';
@@ -91,10 +92,16 @@ function summarizeLatencies(samples: number[], missed: number): LatencySummary {
 /** Seconds of GET load before the first RSS reading. */
 const WARM_S = 5;
 
-/** Reads RSS after the gateway has been idle for a moment (settled buffers, timers). */
-async function settledRss(pid: number): Promise<number> {
+/**
+ * Reads RSS after the gateway has been idle for a moment (settled buffers, timers) and has run a full
+ * collection: without it, a kind was charged the garbage of the kinds before it, and the same kind
+ * measured 10.8 MiB per 1,000 first and 19.4 MiB last (bench/HISTORY.md, "Issue 56: RSS after a GC").
+ */
+async function settledRss(gw: Service): Promise<number> {
   await sleep(2_000);
-  return rssBytes(pid);
+  await collectGarbage(gw.child);
+  await sleep(500);
+  return rssBytes(gw.child.pid);
 }
 
 /**
@@ -133,11 +140,11 @@ export async function runFanout(gw: Service, s: BenchSettings, kinds: readonly S
     // to the first kind of connection measured (bench/HISTORY.md, Round 18).
     const auth = { authorization: `Bearer ${account.sk}` };
     await runHttpRow({ url: gw.url, connections: 50, durationS: WARM_S, warmupS: 0, requests: [rotatingPaths(payments.map((id) => `/v1/payment_intents/${id}`), auth)] });
-    const rssBefore = await settledRss(gw.child.pid);
+    const rssBefore = await settledRss(gw);
     const connected: Array<{ kind: SubscriberKind; open: number; rssAfter: number }> = [];
     for (const kind of kinds) {
       const open = await connectAll(kind);
-      connected.push({ kind, open, rssAfter: await settledRss(gw.child.pid) });
+      connected.push({ kind, open, rssAfter: await settledRss(gw) });
     }
 
     const globalInterval = 1000 / s.fanoutRate;

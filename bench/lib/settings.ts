@@ -1,7 +1,17 @@
+import { SUBSCRIBER_KINDS, type SubscriberKind } from '../fanout/protocol';
+
 /**
  * Bench knobs, all from the environment. BENCH_SCALE shrinks or grows every count and duration at once
  * (0.1 for a smoke test); the specific variables override it.
  */
+/** BENCH_FANOUT_KINDS, e.g. `multipart,graphqlSse`: which kinds, in which order; all four by default. */
+function subscriberKinds(raw: string | undefined): SubscriberKind[] {
+  const names = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) return [...SUBSCRIBER_KINDS];
+  for (const n of names) if (!SUBSCRIBER_KINDS.includes(n as SubscriberKind)) throw new Error(`BENCH_FANOUT_KINDS: '${n}' is not one of ${SUBSCRIBER_KINDS.join(', ')}`);
+  return names as SubscriberKind[];
+}
+
 function num(name: string, def: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw.trim() === '') return def;
@@ -33,6 +43,8 @@ export interface BenchSettings {
   fanoutWorkers: number;
   /** The large fan-out row: live subscribers of each of its four kinds (2,500 each, 10,000 at scale 1). */
   largeSubscribers: number;
+  /** The 10,000 row's kinds, in the order they connect (each kind's RSS is read after it connects). */
+  largeKinds: SubscriberKind[];
   /** Client processes holding the large row's subscribers. */
   largeFanoutWorkers: number;
   /** Events delivered to the local webhook receiver. */
@@ -64,6 +76,7 @@ export function loadSettings(): BenchSettings {
     fanoutRate: num('BENCH_FANOUT_RATE', 20),
     fanoutWorkers: Math.max(1, Math.round(num('BENCH_FANOUT_WORKERS', 2))),
     largeSubscribers: scaled('BENCH_LARGE_SUBSCRIBERS', 2500, 10),
+    largeKinds: subscriberKinds(process.env.BENCH_FANOUT_KINDS),
     largeFanoutWorkers: Math.max(1, Math.round(num('BENCH_LARGE_FANOUT_WORKERS', 4))),
     webhookEvents: scaled('BENCH_WEBHOOKS', 2000, 10),
     webhookRate: num('BENCH_WEBHOOK_RATE', 50),
