@@ -75,10 +75,8 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
     if (followUpTimer) clearTimeout(followUpTimer);
   };
 
-  // Released once the feed starts: a stream lives for minutes or hours, and these are a copy of the
-  // intent and of each of its stored events that nothing reads after the snapshot.
-  let history: EventResource[] | null;
-  let intent: PaymentIntentResource | null;
+  let history: EventResource[];
+  let intent: PaymentIntentResource;
   try {
     // Other processes' status changes reach the bus once its stream on payments watches (opened for
     // the first status subscriber): only then is the state read, so no change falls in between.
@@ -90,60 +88,86 @@ export async function openIntentFeed(src: IntentFeedSource): Promise<IntentFeed>
     throw err;
   }
 
-  return {
-    get history() {
-      return history ?? [];
-    },
-    get intent() {
-      if (!intent) throw new Error('the intent feed has started: its starting state is gone');
-      return intent;
-    },
-    close,
-    start(deliver, onOutcome) {
-      const known = new Set(history!.map((e) => e.id));
-      let status: string = intent!.status;
-      const seen = new Set<string>(history!.map((e) => e.type));
-      history = null;
-      intent = null;
-      if (status === 'UNKNOWN') seen.add('payment.unknown');
-      // Events that always follow another one in the same transition.
-      const awaitingFollowUp = () =>
-        (seen.has('reference.paid') && !seen.has('payment.succeeded')) || (seen.has('payment.unknown') && !seen.has('payment.reconciled'));
-      let outcomeSent = false;
-      const outcome = () => {
-        if (outcomeSent || closed || !onOutcome) return;
-        outcomeSent = true;
-        onOutcome();
-      };
-      const checkOutcome = () => {
-        if (!isFinalStatus(status)) return;
-        if (awaitingFollowUp()) {
-          followUpTimer ??= setTimeout(outcome, FOLLOW_UP_WAIT_MS);
-          return;
-        }
-        outcome();
-      };
+  const begin: StartFeed = (history, intent, deliver, onOutcome) => {
+    const known = new Set(history.map((e) => e.id));
+    let status: string = intent.status;
+    const seen = new Set<string>(history.map((e) => e.type));
+    if (status === 'UNKNOWN') seen.add('payment.unknown');
+    // Events that always follow another one in the same transition.
+    const awaitingFollowUp = () =>
+      (seen.has('reference.paid') && !seen.has('payment.succeeded')) || (seen.has('payment.unknown') && !seen.has('payment.reconciled'));
+    let outcomeSent = false;
+    const outcome = () => {
+      if (outcomeSent || closed || !onOutcome) return;
+      outcomeSent = true;
+      onOutcome();
+    };
+    const checkOutcome = () => {
+      if (!isFinalStatus(status)) return;
+      if (awaitingFollowUp()) {
+        followUpTimer ??= setTimeout(outcome, FOLLOW_UP_WAIT_MS);
+        return;
+      }
+      outcome();
+    };
 
-      const live = (item: FeedItem) => {
-        if (closed) return;
-        if (item.kind === 'status') {
-          // Such a status is never final; one that comes late (the payments' change stream and the
-          // events' are separate cursors) must not reopen a final intent.
-          if (!isFinalStatus(status)) status = item.change.status;
-        } else {
-          const e = item.event;
-          if (known.has(e.id)) return;
-          known.add(e.id);
-          seen.add(e.type);
-          const s = isIntentEvent(e.type) ? (e.data as { status?: unknown }).status : undefined;
-          if (typeof s === 'string') status = s;
-        }
-        deliver(item);
-        checkOutcome();
-      };
-      for (const item of buffered.splice(0)) live(item);
-      onLive = live;
+    const live = (item: FeedItem) => {
+      if (closed) return;
+      if (item.kind === 'status') {
+        // Such a status is never final; one that comes late (the payments' change stream and the
+        // events' are separate cursors) must not reopen a final intent.
+        if (!isFinalStatus(status)) status = item.change.status;
+      } else {
+        const e = item.event;
+        if (known.has(e.id)) return;
+        known.add(e.id);
+        seen.add(e.type);
+        const s = isIntentEvent(e.type) ? (e.data as { status?: unknown }).status : undefined;
+        if (typeof s === 'string') status = s;
+      }
+      deliver(item);
       checkOutcome();
-    },
+    };
+    for (const item of buffered.splice(0)) live(item);
+    onLive = live;
+    checkOutcome();
   };
+  return new OpenedFeed(history, intent, close, begin);
+}
+
+type StartFeed = (history: EventResource[], intent: PaymentIntentResource, deliver: (item: FeedItem) => void, onOutcome?: () => void) => void;
+
+/**
+ * A feed between its reads and its start. A class, so that the getters sit on the prototype: an object
+ * literal's own getters made each open feed a dictionary of its own (bench/HISTORY.md, "Issue 56: RSS
+ * after a GC").
+ */
+class OpenedFeed implements IntentFeed {
+  // Released once the feed starts: a stream lives for minutes or hours, and these are a copy of the
+  // intent and of each of its stored events that nothing reads after the snapshot.
+  #history: EventResource[] | null;
+  #intent: PaymentIntentResource | null;
+  constructor(
+    history: EventResource[],
+    intent: PaymentIntentResource,
+    readonly close: () => void,
+    private readonly begin: StartFeed,
+  ) {
+    this.#history = history;
+    this.#intent = intent;
+  }
+  get history(): EventResource[] {
+    return this.#history ?? [];
+  }
+  get intent(): PaymentIntentResource {
+    if (!this.#intent) throw new Error('the intent feed has started: its starting state is gone');
+    return this.#intent;
+  }
+  start(deliver: (item: FeedItem) => void, onOutcome?: () => void): void {
+    const history = this.#history ?? [];
+    const intent = this.intent;
+    this.#history = null;
+    this.#intent = null;
+    this.begin(history, intent, deliver, onOutcome);
+  }
 }

@@ -36,14 +36,18 @@ export async function paymentIntentUpdates(
     releaseToken?.();
   });
   if (opts.clientToken) releaseToken = holdClientTokenStream(opts.clientToken, () => queue.fail(clientTokenRefused()));
-  let last = feed.intent;
+  const snapshot = feed.intent;
+  // What ordering needs of the last intent sent, not the intent: a subscription lives for hours.
+  let lastStatus = snapshot.status;
+  let lastUpdatedAt = snapshot.updated_at;
 
   // Messages are emitted in order even when one needs a read (refund.succeeded, another process's
   // status change).
   let chain = Promise.resolve();
   const emit = (eventType: string | null, eventId: string | null, intent: PaymentIntentResource) => {
-    if (queue.isClosed || intent.updated_at < last.updated_at) return;
-    last = intent;
+    if (queue.isClosed || intent.updated_at < lastUpdatedAt) return;
+    lastStatus = intent.status;
+    lastUpdatedAt = intent.updated_at;
     queue.push({ snapshot: false, eventType, eventId, paymentIntent: intent });
   };
   const onItem = async (item: FeedItem) => {
@@ -57,10 +61,10 @@ export async function paymentIntentUpdates(
     const intent = (change.intent as unknown as PaymentIntentResource | null) ?? (await read());
     // Sent while the intent is still in that status and newer than what was sent (an event may have
     // announced a later state already).
-    if (intent.status === change.status && intent.status !== last.status && intent.updated_at > last.updated_at) emit(null, null, intent);
+    if (intent.status === change.status && intent.status !== lastStatus && intent.updated_at > lastUpdatedAt) emit(null, null, intent);
   };
 
-  queue.push({ snapshot: true, eventType: null, eventId: null, paymentIntent: last });
+  queue.push({ snapshot: true, eventType: null, eventId: null, paymentIntent: snapshot });
   const ending = opts.untilOutcome
     ? () => {
         chain = chain.then(() => queue.end());
