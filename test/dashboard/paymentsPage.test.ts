@@ -1,7 +1,16 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // The list's URL helpers share a module with the router, which listens to the window's history on load.
-vi.hoisted(() => Object.assign(globalThis, { window: globalThis.window ?? { addEventListener: () => undefined } }));
+// Removed after the file: the worker's next files share its globals (isolate: false), and a `window`
+// without `navigator` made Apollo Client's constructor throw in test/graphql/apolloClient.test.ts.
+const fakeWindow = vi.hoisted(() => {
+  if (globalThis.window) return false;
+  Object.assign(globalThis, { window: { addEventListener: () => undefined } });
+  return true;
+});
+afterAll(() => {
+  if (fakeWindow) delete (globalThis as { window?: unknown }).window;
+});
 import { matchesFilters, pageFromQuery, pageToQuery, toGraphqlFilter, type PaymentFilters } from '../../src/dashboard/app/hooks/payments';
 import type { PaymentRow } from '../../src/dashboard/app/payments';
 import { createAccount } from '../support/accounts';
