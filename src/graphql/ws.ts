@@ -168,6 +168,10 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           const query = await resolveTrustedText(params, admission, credentials.kind);
           throwKnownRefusalFor(query, params.operationName, admission);
           const document = parseQuery(query, true);
+          // In HTTP's order (http.ts): the document is admitted (each mutation field counted) before the
+          // limits and validation refuse it, so that a refused document costs the key the same on both.
+          const count = await admitDocument(admission, document, params, { ip }, config);
+          if (count) refuseIfOver(count);
           // The limits before validation: a refusal costs their bounded walk, not graphql-js's validate.
           checkAdmittedOperation(schema, document, params, admission);
           const errors = validateDocument(schema, document);
@@ -175,8 +179,6 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             graphqlOperation('unknown').error.inc();
             return errors;
           }
-          const count = await admitDocument(admission, document, params, { ip }, config);
-          if (count) refuseIfOver(count);
           const lease = leases.get(ctx.extra.request);
           if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') addSubscription(lease, id);
           const contextValue = contextOf(admission, requestId, { config, runtime }, ip, 'ws');
