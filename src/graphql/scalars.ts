@@ -21,7 +21,7 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
 });
 
 const CANONICAL_ISO = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const DAYS_IN_MONTH: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * True when `new Date(value).toISOString() === value`: the format of toISOString for years 0000 to 9999,
