@@ -11,6 +11,7 @@ import { tracingInternals } from '../tracing/tracing';
  */
 const HANDSHAKE: ReadonlySet<string> = new Set(['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'authenticate', 'getnonce']);
 
+// eslint-disable-next-line no-restricted-syntax -- wraps mongoose's one connection, once per thread
 let installed = false;
 
 export function timeDatabaseCommands(): void {
