@@ -1,6 +1,7 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from './graphqljs';
 
 /** ISO 8601 UTC with milliseconds, like every timestamp of the REST API. */
+// eslint-disable-next-line no-restricted-syntax -- a scalar's definition, never changed: the same in every schema built
 export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
   serialize(value) {
@@ -46,6 +47,7 @@ function parseDate(value: unknown): string {
  * Any JSON value, passed through untouched: `metadata` inputs go to the same validator as the REST body,
  * which gives the REST error for a bad value, and event `data` is the REST object as stored.
  */
+// eslint-disable-next-line no-restricted-syntax -- a scalar's definition, never changed (above)
 export const JsonScalar = new GraphQLScalarType<unknown, unknown>({
   name: 'JSON',
   serialize: (value) => value,
@@ -87,6 +89,7 @@ function literalToJson(ast: ValueNode, variables: Record<string, unknown> | unde
  * An integer within JavaScript's safe range (±(2^53 − 1)), sent as a JSON number: what REST sends for an
  * integer field with no 32-bit bound (`offset_seconds`), where GraphQL's `Int` stops at 2^31 − 1.
  */
+// eslint-disable-next-line no-restricted-syntax -- a scalar's definition, never changed (above)
 export const SafeIntScalar = new GraphQLScalarType<number, number>({
   name: 'SafeInt',
   serialize(value) {

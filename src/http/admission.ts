@@ -46,6 +46,7 @@ export interface Saturation {
   onChange(listener: () => void): () => unknown;
 }
 
+// eslint-disable-next-line no-restricted-syntax -- keyed by the response: each entry is one request's place in its own gateway's gate
 const leaving = new WeakMap<Response, () => void>();
 
 /**
@@ -134,6 +135,7 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
  * first gate is made (an unref'd interval, twenty cheap calls a second). Under load the interval fires
  * late, and the sample then spans the whole busy stretch.
  */
+// eslint-disable-next-line no-restricted-syntax -- the event loop's utilization is the thread's, whichever gateway's gate reads it
 let sampler: Saturation | null = null;
 
 function threadSaturation(): Saturation {

@@ -36,6 +36,7 @@ export type IntentView = (intent: PaymentIntentResource) => unknown;
 
 // One bus event reaches every stream of its payment with the same `data` object: serialize it once
 // per view rather than once per connection.
+// eslint-disable-next-line no-restricted-syntax -- keyed by a bus event's data: its serializations, whichever stream asks
 const serialized = new WeakMap<object, Map<IntentView, string>>();
 function render(view: IntentView, data: Record<string, unknown>): string {
   let byView = serialized.get(data);
