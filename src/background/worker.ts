@@ -34,6 +34,7 @@ const services = backgroundThreadServices(runtime);
 await startServices(services, { config });
 send({ type: 'ready' });
 
+// eslint-disable-next-line no-restricted-syntax -- the background thread's entry module: one runtime per thread, stopped once
 let stopping: Promise<void> | null = null;
 port.on('message', (message: ToBackground) => {
   if (message.type === 'wake') armFastPath(runtime.timers, message.fireAt);

@@ -114,6 +114,7 @@ function database(model: ModelLike): mongo.Db {
 }
 
 /** One batcher per collection (and projection); the collection is looked up at flush time, so a reconnect is fine. */
+// eslint-disable-next-line no-restricted-syntax -- one batcher per collection of mongoose's one connection: its gateways share a batch
 const batchers = new Map<string, Batcher<any, any>>();
 
 function batcherFor<I, O>(key: string, make: () => Batcher<I, O>): Batcher<I, O> {

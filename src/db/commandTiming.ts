@@ -9,8 +9,9 @@ import { tracingInternals } from '../tracing/tracing';
  * on every request (docs/decisions/0005-command-timing-without-driver-monitoring.md). Installed once per
  * thread. More: docs/decisions/notes/storage.md, "Command timing".
  */
-const HANDSHAKE = new Set(['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'authenticate', 'getnonce']);
+const HANDSHAKE: ReadonlySet<string> = new Set(['hello', 'ismaster', 'isMaster', 'saslStart', 'saslContinue', 'authenticate', 'getnonce']);
 
+// eslint-disable-next-line no-restricted-syntax -- wraps mongoose's one connection, once per thread
 let installed = false;
 
 export function timeDatabaseCommands(): void {

@@ -63,6 +63,7 @@ interface SharedConnection {
   opened: Promise<void>;
   close(): Promise<void>;
 }
+// eslint-disable-next-line no-restricted-syntax -- mongoose's one connection, shared by the process's gateways on one MONGODB_URI
 let shared: SharedConnection | null = null;
 
 function sharedHandle(s: SharedConnection): DatabaseHandle {
@@ -171,6 +172,7 @@ export async function databaseReady(): Promise<boolean> {
 /** At most one "not ready" line per this long, however often /readyz is probed. */
 const NOT_READY_LOG_MS = 10_000;
 // When this process last said why it is not ready (a log's rate, nothing more).
+// eslint-disable-next-line no-restricted-syntax -- a log line's rate, for mongoose's one connection
 let notReadyLoggedAt = -Infinity;
 
 /**

@@ -24,7 +24,7 @@ export interface QueryShape {
  */
 const EXPLAIN_UPDATE = { $set: { _explained: true } };
 
-const QUERY_COMMANDS = new Set(['find', 'aggregate', 'count', 'distinct', 'findAndModify', 'update', 'delete']);
+const QUERY_COMMANDS: ReadonlySet<string> = new Set(['find', 'aggregate', 'count', 'distinct', 'findAndModify', 'update', 'delete']);
 
 function typeOf(v: unknown): string {
   if (v === null) return 'null';

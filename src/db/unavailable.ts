@@ -7,7 +7,7 @@ import { ApiError } from '../errors';
  * stepping down, a write concern that timed out, a disk too full to journal a write). They are the client's cue to retry, not a fault of
  * the request: answered 503 `service_unavailable` with Retry-After, never 500.
  */
-const UNAVAILABLE_NAMES = new Set([
+const UNAVAILABLE_NAMES: ReadonlySet<string> = new Set([
   'MongoServerSelectionError',
   'MongooseServerSelectionError',
   'MongoNetworkError',
@@ -20,7 +20,7 @@ const UNAVAILABLE_NAMES = new Set([
 ]);
 
 /** Server error codes with the same meaning (MongoDB's error_codes.yml). */
-const UNAVAILABLE_CODES = new Set([
+const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
   6, // HostUnreachable
   7, // HostNotFound
   64, // WriteConcernFailed: `wtimeout` passed before a majority had the write

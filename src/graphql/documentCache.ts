@@ -30,10 +30,12 @@ interface Entry {
   hash?: string;
 }
 /** By query text, in order of last use (a Map iterates in insertion order: the first is the oldest). */
+/* eslint-disable no-restricted-syntax -- parsed documents by text, one copy for every client of the process, bounded in its memory: a text parses the same on every gateway */
 const documents = new Map<string, Entry>();
 const textOfHash = new Map<string, string>();
 let totalBytes = 0;
 const valid = new WeakMap<GraphQLSchema, WeakSet<DocumentNode>>();
+/* eslint-enable no-restricted-syntax */
 
 /** The document already parsed from this text, if any (a look-up: it stores nothing). */
 export function parsedDocument(query: string): DocumentNode | undefined {

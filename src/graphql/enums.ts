@@ -19,7 +19,7 @@ export function methodToRest(code: PaymentMethodCode): string {
 
 /** The contract's event types by their GraphQL name (codegen checks schema.graphql's enum is exactly these). */
 const EVENT_TYPES = Object.fromEntries(REST_EVENT_TYPES.map((rest) => [GRAPHQL_EVENT_TYPES[rest], rest])) as Record<EventType, string>;
-const EVENT_NAMES = new Map(Object.entries(EVENT_TYPES).map(([name, rest]) => [rest, name as EventType]));
+const EVENT_NAMES: ReadonlyMap<string, EventType> = new Map(Object.entries(EVENT_TYPES).map(([name, rest]) => [rest, name as EventType]));
 
 export function eventTypeToRest(type: EventType): string {
   return EVENT_TYPES[type];

@@ -15,7 +15,7 @@ import { unavailableError } from '../db/unavailable';
  */
 
 /** Codes Apollo and graphql-js give to requests that are malformed (the client's fault). */
-const CLIENT_ERROR_CODES = new Set([
+const CLIENT_ERROR_CODES: ReadonlySet<string> = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',

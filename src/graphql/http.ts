@@ -192,11 +192,11 @@ function countedIfRefused(type: string | undefined, check: () => void): void {
 function sendJsonError(res: Response, error: ApiError, requestId: string): void {
   const text = JSON.stringify(errorResponseBody(error, requestId));
   keepResponseBody(res, text);
-  res.status(error.status).type(res.req.accepts(ERROR_TYPES) === GRAPHQL_RESPONSE_TYPE ? GRAPHQL_RESPONSE_TYPE : 'application/json').send(text);
+  res.status(error.status).type(res.req.accepts(...ERROR_TYPES) === GRAPHQL_RESPONSE_TYPE ? GRAPHQL_RESPONSE_TYPE : 'application/json').send(text);
 }
 
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
-const ERROR_TYPES = ['application/json', GRAPHQL_RESPONSE_TYPE];
+const ERROR_TYPES: readonly string[] = ['application/json', GRAPHQL_RESPONSE_TYPE];
 
 /**
  * What an HTTP request presents: `Authorization: Bearer` with a client token or a key; without that

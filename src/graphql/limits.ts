@@ -74,6 +74,7 @@ const FIELD_COSTS: Record<string, number> = {
   'PaymentLink.qrSvg': 100,
 };
 
+// eslint-disable-next-line no-restricted-syntax -- a memo of openapi.yaml's list bounds, the same for every gateway
 const pageBoundsCache = new Map<string, PageBounds>();
 
 /**
@@ -169,6 +170,7 @@ const COST_CEILING = 1e12;
  * `first` or `name`). Refusals are kept apart, by text (refusedDocuments.ts), and only those that read
  * no variable.
  */
+// eslint-disable-next-line no-restricted-syntax -- a memo per schema and document under constant limits: the same answer on every gateway
 const measuredOperations = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, DocumentLimits>>();
 interface DocumentLimits {
   /** Variables given directly as a `first` or `name` argument somewhere in the document. */

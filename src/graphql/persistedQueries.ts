@@ -27,9 +27,11 @@ interface Scope {
 }
 
 /** Every entry by `scope + hash`, in order of last use (the first is the oldest). */
+/* eslint-disable no-restricted-syntax -- persisted texts by scope and hash, bounded in the process's memory: a hash names the same text on every gateway */
 const all = new Map<string, Entry>();
 const scopes = new Map<string, Scope>();
 let totalBytes = 0;
+/* eslint-enable no-restricted-syntax */
 
 /**
  * Whose persisted queries a caller sees: its account's, for the kind of credential it came with; null

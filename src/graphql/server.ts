@@ -39,6 +39,7 @@ interface Endpoint {
   rejectApollo: (err: unknown) => void;
 }
 
+// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): each gateway's endpoint found by its Config, not held by the gateway
 const endpoints = new WeakMap<Config, Endpoint>();
 
 function endpointFor(config: Config, runtime: GatewayRuntime): Endpoint {

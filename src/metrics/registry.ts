@@ -9,6 +9,7 @@ import { AggregatorRegistry, collectDefaultMetrics, Registry, type Metric } from
  * The process and Node.js metrics (CPU, memory, event loop lag, GC) are collected in the HTTP thread
  * only: the background thread's CPU and memory are the same process's, and summed they would count twice.
  */
+// eslint-disable-next-line no-restricted-syntax -- one prom-client registry per process: /metrics scrapes the process
 export const registry = new Registry();
 if (isMainThread) {
   collectDefaultMetrics({ register: registry });
@@ -34,6 +35,7 @@ export const COMMAND_BUCKETS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 type PeerMetrics = () => Promise<MetricsJson>;
+// eslint-disable-next-line no-restricted-syntax -- the background thread's metrics, merged into the process's /metrics
 let peer: PeerMetrics | null = null;
 
 /**

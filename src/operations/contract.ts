@@ -45,6 +45,7 @@ interface ContractDocument {
   components: { parameters?: Record<string, ParameterObject> };
 }
 
+// eslint-disable-next-line no-restricted-syntax -- generated/openapi.json read once: the same for every gateway
 let contractDocument: ContractDocument | undefined;
 
 /**

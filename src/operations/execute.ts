@@ -179,6 +179,7 @@ export function successStatus(operationId: OperationId): number {
   return successResponse(operationId).status;
 }
 
+// eslint-disable-next-line no-restricted-syntax -- a memo of openapi.yaml's 2xx responses, the same for every gateway
 const successResponses = new Map<OperationId, { status: number; contentType: string | undefined }>();
 
 /** The operation's 2xx status and its first content type, read from the contract once per operation. */

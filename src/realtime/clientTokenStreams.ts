@@ -19,12 +19,14 @@ interface Held {
   ends: Set<() => void>;
 }
 
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): every gateway's token streams, checked at the last started gateway's interval */
 const held = new Map<string, Held>();
 let checkMs = 500;
 let timer: NodeJS.Timeout | null = null;
 let checking = false;
 /** Since when the check fails (the database away; the streams stay open meanwhile), 0 while it works. */
 let failingSince = 0;
+/* eslint-enable no-restricted-syntax */
 
 const tokens = () => driverCollection<ClientTokenRecord>(ClientTokenModel);
 

@@ -39,6 +39,7 @@ export class Lease {
   ) {}
 }
 
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): the caps are the last started gateway's, and count every gateway's connections */
 let limits: ConnectionLimits = loadConfig({}).connections;
 const leases = new Set<Lease>();
 const openByIp = new Map<string, number>();
@@ -47,6 +48,7 @@ const subscriptionsByKey = new Map<string, number>();
 const leasesOfKey = new Map<string, Set<Lease>>();
 let revocationTimer: NodeJS.Timeout | null = null;
 let checking = false;
+/* eslint-enable no-restricted-syntax */
 
 /** The gateway's caps (realtimeService at start); until then, the defaults. */
 export function configureConnectionLimits(next: ConnectionLimits): void {

@@ -63,9 +63,11 @@ interface Subscriber {
   seen: RecentIds;
 }
 
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): every gateway's subscribers in one index */
 const byPayment = new Map<string, Set<Subscriber>>();
 const byAccount = new Map<string, Set<Subscriber>>();
 let subscriberCount = 0;
+/* eslint-enable no-restricted-syntax */
 
 function addTo(index: Map<string, Set<Subscriber>>, key: string, sub: Subscriber): void {
   let set = index.get(key);
@@ -111,10 +113,12 @@ export function busStats(): { mode: BusMode | null; subscribers: number; publish
   return { mode: source?.mode ?? null, subscribers: subscriberCount, published, statusStreamOpen: source?.statusStreamOpen?.() ?? false };
 }
 
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): what the process published, for all its gateways */
 const recentlyPublished = new RecentIds(20_000);
 let published = 0;
 /** The highest `seq` published, whatever the source: where a replay after a lost history starts. */
 let highestSeq = 0;
+/* eslint-enable no-restricted-syntax */
 
 function deliver(sub: Subscriber, event: BusEvent): void {
   if (sub.filter.accountId !== event.accountId && sub.filter.accountId !== '*') return;
@@ -148,8 +152,10 @@ export function publish(event: BusEvent): boolean {
 // Status changes without an event
 
 export type StatusChangeListener = (change: StatusChange) => void;
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): every gateway's status subscribers on one channel */
 const statusSubscribers = new Map<string, Set<StatusChangeListener>>();
 const recentStatusChanges = new RecentIds(20_000);
+/* eslint-enable no-restricted-syntax */
 
 /**
  * Registers `listener` for the status changes of one payment that no event announces. Same contract as
@@ -237,6 +243,7 @@ interface Source {
   statusStreamOpen?(): boolean;
 }
 
+// eslint-disable-next-line no-restricted-syntax -- one change stream or poller a process, shared by its gateways like the database (docs/decisions/0004)
 let source: Source | null = null;
 
 function isChangeStreamUnsupported(err: unknown): boolean {
@@ -665,6 +672,7 @@ export interface EventBusOptions {
  * shared like the database: each gateway started in the process adds its feed, and the source stops
  * when the last gateway using it stops.
  */
+// eslint-disable-next-line no-restricted-syntax -- the gateways' feeds into the process's one source, which stops with the last
 const feeds = new Map<EventHooks, () => void>();
 
 /** `hooks`: the starting gateway's, whose own events the bus hands its subscribers at once. */

@@ -19,8 +19,10 @@ import type { SseConnection } from './sse';
  *    keepAlive.ts);
  * 3. the stream ends with the feed's outcome (final, and the events that announce it sent).
  */
+/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): the keep-alive period is the last started gateway's */
 let keepAlivePeriodMs = loadConfig({}).connections.sseKeepAliveMs;
 let keepAlive = keepAliveWheel(keepAlivePeriodMs);
+/* eslint-enable no-restricted-syntax */
 
 /**
  * The gateway's keep-alive period (realtimeService at start); until then, the default. Streams already
@@ -36,6 +38,7 @@ export type IntentView = (intent: PaymentIntentResource) => unknown;
 
 // One bus event reaches every stream of its payment with the same `data` object: serialize it once
 // per view rather than once per connection.
+// eslint-disable-next-line no-restricted-syntax -- keyed by a bus event's data: its serializations, whichever stream asks
 const serialized = new WeakMap<object, Map<IntentView, string>>();
 function render(view: IntentView, data: Record<string, unknown>): string {
   let byView = serialized.get(data);

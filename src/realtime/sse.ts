@@ -82,6 +82,7 @@ export async function openSseStream(
   }
 }
 
+// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): one gateway's close ends every gateway's SSE streams
 const open = new Set<SseConnection>();
 
 export function openSseConnectionCount(): number {

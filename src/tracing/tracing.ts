@@ -15,6 +15,7 @@ interface Running {
   provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> };
 }
 
+// eslint-disable-next-line no-restricted-syntax -- OpenTelemetry's provider is registered globally: one per thread
 let running: Running | null = null;
 
 type Env = Record<string, string | undefined>;

@@ -6,6 +6,7 @@
  */
 export type KeyRevokedHook = (keyId: string) => Promise<void> | void;
 
+// eslint-disable-next-line no-restricted-syntax -- a revocation here ends the key's sockets and sessions on every gateway of the process
 const hooks: KeyRevokedHook[] = [];
 
 /** Runs `hook` after every revocation in this process, after those registered before it. */

@@ -5,6 +5,7 @@
  */
 export type ClientTokenRevokedHook = (tokenId: string) => void;
 
+// eslint-disable-next-line no-restricted-syntax -- a revocation here ends the token's streams on every gateway of the process
 const hooks: ClientTokenRevokedHook[] = [];
 
 /** Runs `hook` after every revocation in this process; registering one twice keeps one. */

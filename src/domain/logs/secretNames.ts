@@ -6,7 +6,7 @@
  */
 
 /** A name that is one of these, or ends in one of them (or its plural), is a secret's. */
-const SECRET_NAME_ENDINGS = [
+const SECRET_NAME_ENDINGS: readonly string[] = [
   'secret',
   'secretkey',
   'token',

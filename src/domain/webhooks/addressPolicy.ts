@@ -19,7 +19,7 @@ export type AddressClass =
 
 type Range4 = [base: number, bits: number, cls: AddressClass];
 
-const V4_RANGES: Range4[] = [
+const V4_RANGES: readonly Range4[] = [
   [ip4(0, 0, 0, 0), 8, 'unspecified'],
   [ip4(10, 0, 0, 0), 8, 'private'],
   [ip4(100, 64, 0, 0), 10, 'shared'],

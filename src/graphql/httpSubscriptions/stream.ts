@@ -33,8 +33,10 @@ export class HttpSubscriptionStream extends ResponseStream implements KeptAlive 
   }
 }
 
+// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): one gateway's close ends every gateway's HTTP subscriptions
 const open = new Set<HttpSubscriptionStream>();
 // One wheel per period (the SSE period is configured, multipart's is Apollo's 5 s): one timer each.
+// eslint-disable-next-line no-restricted-syntax -- one keep-alive timer per period for every stream of the process
 const wheels = new Map<number, ReturnType<typeof keepAliveWheel>>();
 const wheelOf = (periodMs: number) => {
   let wheel = wheels.get(periodMs);

@@ -33,8 +33,10 @@ function readBase(): number {
   return Date.now() - monotonicMs();
 }
 
+/* eslint-disable no-restricted-syntax -- the machine's wall clock: one base and step count for the process */
 let base = readBase();
 let steps = 0;
+/* eslint-enable no-restricted-syntax */
 
 /**
  * The machine's base (`wall - monotonic`, ms) as this process knows it: read again at each call,

@@ -6,6 +6,7 @@
  */
 export type AccountOffsetLookup = (accountId: string) => Promise<number>;
 
+// eslint-disable-next-line no-restricted-syntax -- the domain's one lookup of the database's account clocks: every gateway gives the same
 let lookup: AccountOffsetLookup | null = null;
 
 export function useAccountClock(accountOffsetMs: AccountOffsetLookup): void {

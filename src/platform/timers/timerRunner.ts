@@ -75,6 +75,7 @@ export function createTimerRegistry(): TimerRegistry {
  * A handler on today's timeline runs outside the store (see fire, below): a step in the few ms while
  * it runs gives its follow-ups today's base, off by that step, as a step during a request does.
  */
+// eslint-disable-next-line no-restricted-syntax -- an AsyncLocalStorage: each running handler sees its own base, nothing is shared
 const dueTimeline = new AsyncLocalStorage<number>();
 
 /** The base due times being scheduled now are on: the running handler's, else today's. */
