@@ -3,7 +3,7 @@ import type { Config } from '../../config';
 import { sessionSocketKey } from '../../dashboard/session/sessionService';
 import { trackSessionSocket } from '../../dashboard/session/sessionSockets';
 import { ApiError, isApiError } from '../../errors';
-import { leaveWriteAdmission } from '../../http/admission';
+import { leaveWriteGate } from '../../http/writeGate';
 import { logger } from '../../logger';
 import { GRAPHQL_PATH } from '../../http/paths';
 import { graphqlOperation } from '../../metrics/domain';
@@ -84,7 +84,7 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
   // Counted once, when admitted, as over graphql-ws.
   graphqlOperation('subscription').ok.inc();
   // The write gate's place (POST) is for starting work, not for the stream's whole life.
-  leaveWriteAdmission(res);
+  leaveWriteGate(res);
   const stream = new HttpSubscriptionStream(res, framing, framing.heartbeatMs(op.config.connections.sseKeepAliveMs));
   stream.onClose(() => release(lease));
   attach(lease, (reason) => endFor(stream, reason, op.requestId));
