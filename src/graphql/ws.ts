@@ -13,7 +13,7 @@ import { authenticateSessionAndCount, sessionKey, sessionSocketKey } from '../da
 import { trackSessionSocket } from '../dashboard/session/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
+import { addSubscription, attach, identify, release, removeSubscription, takeSlot, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
 import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
@@ -90,7 +90,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       }
       let lease: Lease;
       try {
-        lease = admit('ws', req.socket.remoteAddress ?? 'unknown');
+        lease = takeSlot('ws', req.socket.remoteAddress ?? 'unknown');
       } catch (err) {
         if (!isApiError(err)) throw err;
         refuseUpgrade(socket, err);
