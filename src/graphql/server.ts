@@ -124,7 +124,7 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
   return new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
-    // Automatic persisted queries are resolved before Apollo, in the caller's account (admission.ts), so
+    // Automatic persisted queries are resolved before Apollo, in the caller's account (requestParams.ts), so
     // that every rule sees the document that runs; Apollo's own cache would be shared by every account.
     persistedQueries: false,
     // Apollo's documents are the admission's (documentCache.ts): one cache, bounded in bytes.
