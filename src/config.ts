@@ -51,7 +51,7 @@ interface ConfigValues {
   shutdownGraceMs: number;
   /**
    * WRITE_CONCURRENCY: API writes (non-GET /v1 requests, GraphQL over HTTP) handled at once per process
-   * while its event loop is saturated; more wait in arrival order (src/http/admission.ts).
+   * while its event loop is saturated; more wait in arrival order (src/http/writeGate.ts).
    */
   writeConcurrency: number;
   /** Deadlines and caps of plain HTTP connections (src/http/httpServer.ts). */

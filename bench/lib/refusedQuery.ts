@@ -16,7 +16,7 @@ import { percentile } from './stats';
 const ALIAS_BODY = '__type(name:"Query"){fields{name type{fields{name type{name kind ofType{name}}}}}}';
 
 /**
- * ~150 aliases, ~4,700 tokens: just under admission's MAX_TOKENS (5,000), so the whole document is parsed
+ * ~150 aliases, ~4,700 tokens: just under MAX_TOKENS (5,000, src/graphql/parseQuery.ts), so the whole document is parsed
  * and the cost walk refuses it (~60,000 of cost), the dearest refusal a new text can get.
  */
 const UNDER_TOKENS_BYTES = 14_000;
@@ -44,7 +44,7 @@ export interface RefusalRow {
 
 export interface RefusalResult {
   docBytes: number;
-  /** A new refused document every time: refused where parsing passes admission's MAX_TOKENS. */
+  /** A new refused document every time: refused where parsing passes MAX_TOKENS (parseQuery.ts). */
   distinct: RefusalRow;
   /** Bytes of the costly documents under the token limit (`underTokens`). */
   underTokensBytes: number;

@@ -3,7 +3,7 @@ import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSche
 
 /**
  * Parsed and validated documents, shared by every operation that sends the same text (HTTP and
- * WebSocket; admission.ts parses through here, and Apollo reads the same entries: apolloDocumentStore).
+ * WebSocket; parseQuery.ts parses through here, and Apollo reads the same entries: apolloDocumentStore).
  * A live subscription keeps its document for as long as it runs, and a parsed document holds its whole
  * token list and source locations: thousands of clients subscribing with the same text then hold one
  * copy, and it is validated once. graphql-js never mutates a document.
@@ -12,7 +12,7 @@ import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSche
  * without a valid key leaves nothing behind. Bounded in entries and in bytes, least recently used out
  * first. A parsed document costs about 250–520 bytes of heap per token (measured with graphql 16: a
  * token, its AST node, name node and location), whatever the text's length: a document may hold
- * 5,000 tokens (admission's MAX_TOKENS), some 2.5 MB. So a document's size is estimated from its token
+ * 5,000 tokens (parseQuery.ts's MAX_TOKENS), some 2.5 MB. So a document's size is estimated from its token
  * count, at the high end, plus its text; one over MAX_DOCUMENT_BYTES is parsed for its request and
  * dropped. A syntax error is not kept either (parse throws it again).
  */

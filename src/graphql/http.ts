@@ -13,22 +13,11 @@ import { applyAdmission } from '../http/authenticate';
 import { readJsonBody } from '../http/body';
 import { keepResponseBody, markDashboardRequest } from '../http/loggedBodies';
 import { clientIp, countUnidentified } from '../http/rateLimit';
-import {
-  admitDocument,
-  contextOf,
-  countKeylessText,
-  documentOfCounted,
-  isPersistedQueryNotFound,
-  KEYLESS_MAX_BODY_BYTES,
-  KEYLESS_MAX_TOKENS,
-  parseQuery,
-  primeReadAhead,
-  readAheadOfRequest,
-  requestParams,
-  requestParamsOfSearch,
-  type GraphQLRequestParams,
-  type ParsedAhead,
-} from './admission';
+import { contextOf } from './callerContext';
+import { admitDocument, countKeylessText } from './documentRules';
+import { KEYLESS_MAX_BODY_BYTES, KEYLESS_MAX_TOKENS, parseQuery } from './parseQuery';
+import { documentOfCounted, primeReadAhead, readAheadOfRequest, type ParsedAhead } from './readAhead';
+import { isPersistedQueryNotFound, requestParams, requestParamsOfSearch, type GraphQLRequestParams } from './requestParams';
 import { resolveTrustedText } from './trustedDocuments';
 import { clientTokenOfHeader } from './clientTokenScope';
 import { throwKnownRefusalFor } from './refusedDocuments';
@@ -44,7 +33,7 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
  * `POST /graphql` and `GET /graphql?query=…` (no mutations). Before GraphQL runs, the same admission as
- * every transport (src/operations/admit.ts, ./admission.ts): the caller authenticated and counted (a
+ * every transport (src/operations/admit.ts, ./documentRules.ts): the caller authenticated and counted (a
  * bearer key, a client token, a dashboard session's cookie, or none), the body read with the REST body
  * reader (size limit, invalid_json), the document resolved (its text, or an automatic persisted query's
  * hash in the caller's account), and the document's rules applied: a token's scope, one count per

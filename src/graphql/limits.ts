@@ -42,7 +42,7 @@ export const MAX_COST = 20_000;
 /**
  * Fragments spread inside one another (`...A` in A spreads B, which spreads C ...), with or without
  * fields between: the walk follows them recursively, so their nesting is bounded like the brackets of
- * the text (admission.ts, MAX_NESTING). No client nests a hundred; a text of 20,000 tokens could nest
+ * the text (parseQuery.ts, MAX_NESTING). No client nests a hundred; a text of 20,000 tokens could nest
  * 2,500, past what the stack holds (graphql-js's own validation overflows at some 5,000).
  */
 export const MAX_FRAGMENT_NESTING = 100;

@@ -35,7 +35,7 @@ const keyOf = (digest: string, variant: RefusalVariant) => `${digest}|${variant.
 
 /**
  * Whether this text and operation were refused for any caller: the HTTP handler then does not parse it
- * ahead of authentication (admission's readAheadOfRequest, which only saves a round trip for reads).
+ * ahead of authentication (readAhead.ts's readAheadOfRequest, which only saves a round trip for reads).
  */
 export function isKnownRefusal(query: string, operationName: string | null | undefined): boolean {
   if (refusals.size === 0) return false;

@@ -16,7 +16,7 @@ import { closeAllHttpSubscriptions } from './httpSubscriptions/stream';
 import { checkOperationLimits, limitsCheckedAhead } from './limits';
 import { buildExecutableSchema } from './schema';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
-import { writeAdmission } from '../http/admission';
+import { writeGateOf } from '../http/writeGate';
 import { UNAVAILABLE_RETRY_AFTER_S } from '../db/unavailable';
 import { httpOperation } from '../metrics/http';
 import { graphqlOperation } from '../metrics/domain';
@@ -59,14 +59,14 @@ function endpointFor(config: Config, runtime: GatewayRuntime): Endpoint {
 }
 
 /**
- * `POST /graphql` (after the write gate: its mutations create payments, admission.ts) and `GET
+ * `POST /graphql` (after the write gate: its mutations create payments, src/http/writeGate.ts) and `GET
  * /graphql` for queries, as one layer matched on the exact path; a browser asking for HTML goes on to
  * GraphiQL (graphiqlRouter, mounted with the root routers).
  */
 export function graphqlEndpoint(config: Config, runtime: GatewayRuntime): RequestHandler {
   const endpoint = endpointFor(config, runtime);
   const handler = graphqlHttpHandler(config, runtime, endpoint.schema, () => endpoint.apollo);
-  const gate = writeAdmission(config);
+  const gate = writeGateOf(config);
   // Express's own matching, kept: any case, one trailing slash.
   const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
   return (req, res, next) => {
@@ -124,7 +124,7 @@ export function createApollo(schema: GraphQLSchema, plugins: ApolloServerPlugin<
   return new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
-    // Automatic persisted queries are resolved before Apollo, in the caller's account (admission.ts), so
+    // Automatic persisted queries are resolved before Apollo, in the caller's account (requestParams.ts), so
     // that every rule sees the document that runs; Apollo's own cache would be shared by every account.
     persistedQueries: false,
     // Apollo's documents are the admission's (documentCache.ts): one cache, bounded in bytes.

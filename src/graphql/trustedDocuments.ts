@@ -6,7 +6,7 @@ import { trustedDocumentsModes, withDefaults, type CredentialKind, type TrustedD
 import { hashOfId, sha256Hex } from '../domain/graphqlDocuments/manifest';
 import { trustedDocumentText } from '../domain/graphqlDocuments/trustedDocumentService';
 import { untrustedDocument } from '../metrics/domain';
-import { isPersistedQueryNotFound, resolveQueryText, type GraphQLRequestParams } from './admission';
+import { isPersistedQueryNotFound, resolveQueryText, type GraphQLRequestParams } from './requestParams';
 import { persistedQueryScope } from './persistedQueries';
 
 /**

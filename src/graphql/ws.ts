@@ -13,7 +13,7 @@ import { authenticateSessionAndCount, sessionKey, sessionSocketKey } from '../da
 import { trackSessionSocket } from '../dashboard/session/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import { addSubscription, admit, attach, identify, release, removeSubscription, type CloseReason, type Lease } from '../realtime/connections';
+import { addSubscription, attach, identify, release, removeSubscription, takeSlot, type CloseReason, type Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
 import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
@@ -21,7 +21,10 @@ import { answerAndClose, guardSocket } from '../http/rawAnswer';
 import { authenticate as admitCaller, type Credentials } from '../operations/admit';
 import { refuseIfOver } from '../operations/rateLimitPolicy';
 import { graphqlOperation } from '../metrics/domain';
-import { admitDocument, contextOf, parseQuery, requestParams } from './admission';
+import { contextOf } from './callerContext';
+import { admitDocument } from './documentRules';
+import { parseQuery } from './parseQuery';
+import { requestParams } from './requestParams';
 import { resolveTrustedText } from './trustedDocuments';
 import { connectionClientToken } from './clientTokenScope';
 import { apiGraphQLError, formatErrors } from './errors';
@@ -90,7 +93,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       }
       let lease: Lease;
       try {
-        lease = admit('ws', req.socket.remoteAddress ?? 'unknown');
+        lease = takeSlot('ws', req.socket.remoteAddress ?? 'unknown');
       } catch (err) {
         if (!isApiError(err)) throw err;
         refuseUpgrade(socket, err);
@@ -154,7 +157,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
         ctx.extra.requestIds?.set(id, requestId);
         try {
           if (config.maintenanceMode) throw maintenanceError();
-          // The admission of every transport (./admission.ts): the caller counted again per operation
+          // The admission of every transport (./documentRules.ts): the caller counted again per operation
           // (a revoked key or token stops working), then the rules of the document that runs.
           const credentials: Credentials =
             ctx.extra.session === undefined

@@ -13,7 +13,7 @@ const METRIC_KIND: Record<ConnectionKind, RealtimeKind> = { ws: 'graphql_ws', ss
  * The long-lived connections this process holds (graphql-ws sockets, SSE streams), so that none of
  * them grows without bound:
  * - caps per client IP and per API key on how many are open at once, and on GraphQL subscriptions per
- *   socket and per key (`admit`, `identify`, `addSubscription` throw 429 `rate_limit_exceeded`);
+ *   socket and per key (`takeSlot`, `identify`, `addSubscription` throw 429 `rate_limit_exceeded`);
  * - a maximum lifetime, after which the connection is closed and the client reconnects and resumes
  *   (SSE with Last-Event-ID, graphql-ws by subscribing again);
  * - a key's connections close as soon as the key is revoked: at once when this process revoked it
@@ -74,7 +74,7 @@ function tooMany(what: string, max: number): ApiError {
 const NOUN: Record<ConnectionKind, string> = { ws: 'WebSocket connections', sse: 'event streams' };
 
 /** Takes a place for a new connection of `ip` (and of `keyId` when known), or throws the 429. */
-export function admit(kind: ConnectionKind, ip: string, keyId: string | null = null): Lease {
+export function takeSlot(kind: ConnectionKind, ip: string, keyId: string | null = null): Lease {
   const max = kind === 'ws' ? limits.wsPerIp : limits.ssePerIp;
   if ((openByIp.get(`${kind}:${ip}`) ?? 0) >= max) throw tooMany(`${NOUN[kind]} from this IP address`, max);
   const lease = new Lease(kind, ip);

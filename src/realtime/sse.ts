@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { admit, attach, release, type CloseReason, type Lease } from './connections';
+import { attach, release, takeSlot, type CloseReason, type Lease } from './connections';
 import { ResponseStream, track } from './responseStream';
 
 /**
@@ -72,7 +72,7 @@ export async function openSseStream(
   owner: { ip: string; keyId: string | null },
   prepare: () => Promise<{ attach(conn: SseConnection): void }>,
 ): Promise<void> {
-  const lease = admit('sse', owner.ip, owner.keyId);
+  const lease = takeSlot('sse', owner.ip, owner.keyId);
   try {
     const stream = await prepare();
     stream.attach(new SseConnection(res, lease));

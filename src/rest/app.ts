@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';
-import { writeAdmission } from '../http/admission';
+import { writeGateOf } from '../http/writeGate';
 import { maintenanceError } from '../http/maintenance';
 import { requestContext } from './requestContext';
 import { requestSpan } from './requestSpan';
@@ -45,8 +45,8 @@ function apiHandler(config: Config, runtime: GatewayRuntime): RequestHandler {
       throw maintenanceError();
     });
   }
-  // While this thread is saturated, writes past the cap wait here, before they cost anything (admission.ts).
-  handlers.push(writeAdmission(config));
+  // While this thread is saturated, writes past the cap wait here, before they cost anything (src/http/writeGate.ts).
+  handlers.push(writeGateOf(config));
   // Every operation of openapi.yaml, found by one table lookup (operationDispatch.ts says which of
   // Express's routing rules it keeps); what it does not find goes on to the 404 below.
   handlers.push(

@@ -10,7 +10,7 @@ import { startGraphqlTestServer } from './support';
 
 /**
  * One admission rule per operation, whatever the transport (src/operations/admit.ts,
- * src/graphql/admission.ts): each rule is run through HTTP POST, HTTP GET, an automatic persisted
+ * src/graphql/documentRules.ts): each rule is run through HTTP POST, HTTP GET, an automatic persisted
  * query's hash (registered by the caller under test, then sent alone: persisted queries are kept per
  * account and credential kind, src/graphql/persistedQueries.ts), and
  * WebSocket. Then the probes that found the gaps: a client token through APQ, 400 aliased creations,

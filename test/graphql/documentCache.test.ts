@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeWithout } from '../../bench/lib/keylessFlood';
-import { KEYLESS_MAX_BODY_BYTES, KEYLESS_MAX_TOKENS } from '../../src/graphql/admission';
+import { KEYLESS_MAX_BODY_BYTES, KEYLESS_MAX_TOKENS } from '../../src/graphql/parseQuery';
 import { documentCacheStats } from '../../src/graphql/documentCache';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';

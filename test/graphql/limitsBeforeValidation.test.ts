@@ -152,7 +152,7 @@ describe('over the real gateway', () => {
     const cycle = await gql(server.baseUrl, acct.sk, fragmentChain(MAX_FRAGMENT_NESTING - 1, { last: '...F0' }));
     expectEnvelope(cycle, 400, 'invalid_request');
     expect(cycle.body.errors?.[0]?.message).toMatch(/^Cannot spread fragment "F0" within itself via/);
-    // Eight tokens a fragment: 600 of them are just under admission's MAX_TOKENS (5,000).
+    // Eight tokens a fragment: 600 of them are just under parseQuery.ts's MAX_TOKENS (5,000).
     for (const query of [fragmentChain(600, { last: '...F0' }), fragmentChain(600)]) {
       const refused = await gql(server.baseUrl, acct.sk, query);
       expectEnvelope(refused, 400, 'invalid_request');

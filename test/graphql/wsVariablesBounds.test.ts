@@ -8,7 +8,7 @@ import { sharedGateway } from '../support/server';
 
 /**
  * Issue 54, "refuse early": a WebSocket `subscribe` payload passes the same depth check as an HTTP body
- * (src/graphql/requestDepth.ts, through admission's requestParams), answered with the same error, over a
+ * (src/graphql/requestDepth.ts, through requestParams.ts), answered with the same error, over a
  * real socket. Before it, variables nested 10,000 deep reached recursive code: a mutation with them as
  * `metadata` answered `internal_error` with a stack in the log. The size of a message is bounded before
  * it is parsed: over MAX_BODY_BYTES, the socket is closed with 1009 (RFC 6455 "message too big").

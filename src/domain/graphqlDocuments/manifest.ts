@@ -4,7 +4,7 @@ import { ApiError } from '../../errors';
 import type { components } from '../../../generated/openapi';
 
 /**
- * Tokens one document may hold, as src/graphql/admission.ts lets a counted caller's text hold (it reads
+ * Tokens one document may hold, as src/graphql/parseQuery.ts lets a counted caller's text hold (it reads
  * this constant): a document registered here must also be one the gateway would parse when it runs.
  */
 export const MAX_DOCUMENT_TOKENS = 5_000;

@@ -3,12 +3,12 @@ import type { Config } from '../../config';
 import { sessionSocketKey } from '../../dashboard/session/sessionService';
 import { trackSessionSocket } from '../../dashboard/session/sessionSockets';
 import { ApiError, isApiError } from '../../errors';
-import { leaveWriteAdmission } from '../../http/admission';
+import { leaveWriteGate } from '../../http/writeGate';
 import { logger } from '../../logger';
 import { GRAPHQL_PATH } from '../../http/paths';
 import { graphqlOperation } from '../../metrics/domain';
 import type { Caller } from '../../operations/caller';
-import { addSubscription, admit, attach, release, type CloseReason } from '../../realtime/connections';
+import { addSubscription, attach, release, takeSlot, type CloseReason } from '../../realtime/connections';
 import type { GraphQLContext } from '../context';
 import { validateDocument } from '../documentCache';
 import { apiGraphQLError, formatErrors } from '../errors';
@@ -69,7 +69,7 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
   const framing = req.method === 'HEAD' ? null : framingOf(req.headers.accept);
   if (!framing) throw ApiError.invalid(STREAMING_ACCEPT_NEEDED);
   const keyId = op.caller.kind === 'key' ? op.caller.actor.apiKeyId : null;
-  const lease = admit('sse', op.ip, keyId);
+  const lease = takeSlot('sse', op.ip, keyId);
   let source: AsyncIterableIterator<ExecutionResult> | ExecutionResult;
   try {
     addSubscription(lease, 'http');
@@ -84,7 +84,7 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
   // Counted once, when admitted, as over graphql-ws.
   graphqlOperation('subscription').ok.inc();
   // The write gate's place (POST) is for starting work, not for the stream's whole life.
-  leaveWriteAdmission(res);
+  leaveWriteGate(res);
   const stream = new HttpSubscriptionStream(res, framing, framing.heartbeatMs(op.config.connections.sseKeepAliveMs));
   stream.onClose(() => release(lease));
   attach(lease, (reason) => endFor(stream, reason, op.requestId));

@@ -13,7 +13,7 @@ import type { Config } from '../config';
  * contract has no "busy" status); a client that disconnects while waiting leaves the queue, unrun.
  * (see docs/decisions/0001-write-admission-while-saturated.md)
  */
-export interface WriteAdmission {
+export interface WriteGate {
   /** Express middleware: holds a write until it may run (reads pass at once). */
   (req: Request, res: Response, next: NextFunction): void;
   /** Writes being handled, and waiting (for tests and diagnostics). */
@@ -31,12 +31,12 @@ const SATURATED = 0.6;
 const SAMPLE_MS = 50;
 
 // eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): each gateway's write gate found by its Config, not held by the gateway
-const gates = new WeakMap<Config, WriteAdmission>();
+const gates = new WeakMap<Config, WriteGate>();
 
 /** The gate of one gateway (its Config): REST's /v1 and POST /graphql share it. */
-export function writeAdmission(config: Config): WriteAdmission {
+export function writeGateOf(config: Config): WriteGate {
   let gate = gates.get(config);
-  if (!gate) gates.set(config, (gate = createWriteAdmission(config.writeConcurrency, threadSaturation())));
+  if (!gate) gates.set(config, (gate = createWriteGate(config.writeConcurrency, threadSaturation())));
   return gate;
 }
 
@@ -55,11 +55,11 @@ const leaving = new WeakMap<Response, () => void>();
  * POST /graphql would otherwise hold one of the saturated cap's places for its whole life, and enough
  * open streams would hold every write back for good. Safe to call for a request that never held one.
  */
-export function leaveWriteAdmission(res: Response): void {
+export function leaveWriteGate(res: Response): void {
   leaving.get(res)?.();
 }
 
-export function createWriteAdmission(limitWhenSaturated: number, saturation: Saturation): WriteAdmission {
+export function createWriteGate(limitWhenSaturated: number, saturation: Saturation): WriteGate {
   let inFlight = 0;
   // First in, first out; entries of clients that left are set to null.
   let queue: Array<(() => void) | null> = [];
@@ -69,7 +69,7 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
 
   const mayRun = () => inFlight < limitWhenSaturated || !saturation.saturated();
 
-  const admitWaiting = () => {
+  const runWaiting = () => {
     while (waiting > 0 && mayRun()) {
       const next = queue[head];
       queue[head++] = null;
@@ -94,12 +94,12 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
       if (released) return;
       released = true;
       inFlight--;
-      if (waiting > 0) admitWaiting();
+      if (waiting > 0) runWaiting();
     };
     const run = () => {
       // 'close' comes after 'finish', and alone when the connection ends first: one release either way.
       // A client that leaves mid-request frees its place while its handler may still be finishing: the
-      // cap bounds what is admitted, not what is left running.
+      // cap bounds what is let in, not what is left running.
       res.once('finish', release);
       res.once('close', release);
       leaving.set(res, release);
@@ -114,21 +114,21 @@ export function createWriteAdmission(limitWhenSaturated: number, saturation: Sat
     const index = queue.length;
     queue.push(run);
     waiting++;
-    unsubscribe ??= saturation.onChange(admitWaiting);
+    unsubscribe ??= saturation.onChange(runWaiting);
     res.once('close', () => {
       // The client left before its turn: its place is given up. (Once its turn came, the entry was
       // cleared and this finds another entry, or none.)
       if (queue[index] === run) {
         queue[index] = null;
         waiting--;
-        if (waiting === 0) admitWaiting();
+        if (waiting === 0) runWaiting();
       }
     });
   };
   return Object.defineProperties(middleware, {
     inFlight: { get: () => inFlight },
     waiting: { get: () => waiting },
-  }) as WriteAdmission;
+  }) as WriteGate;
 }
 
 /**

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAdmission } from '../../src/http/admission';
+import { writeGateOf } from '../../src/http/writeGate';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
 /**
- * The write admission (src/http/admission.ts) on the real gateway: with WRITE_CONCURRENCY=1
+ * The write gate (src/http/writeGate.ts) on the real gateway: with WRITE_CONCURRENCY=1
  * and the event loop kept busy (the gateway runs in this process), one write is handled at a time, the
  * next waits before anything is done for it, reads still pass, and a write whose client leaves while it
  * waits is never run.
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const gate = () => writeAdmission(server.config);
+const gate = () => writeGateOf(server.config);
 const until = (what: string, cond: () => boolean) =>
   waitFor(async () => cond(), (v) => v, 10_000, 10).catch((err: unknown) => {
     throw new Error(`${what}: ${String(err)} [inFlight ${gate().inFlight}, waiting ${gate().waiting}]`);
@@ -68,30 +68,30 @@ function rawPost(key: string, body: string) {
   return { req, answer };
 }
 
-describe('write admission', () => {
+describe('write gate', () => {
   it('while the thread is saturated, holds writes past the cap in arrival order, passes reads, and never runs a write whose client left', async () => {
-    const gate = writeAdmission(server.config);
+    const gate = writeGateOf(server.config);
     const stop = saturate();
     try {
-      // A: admitted (the cap is free), then held in flight by its unfinished body.
+      // A: let in (the cap is free), then held in flight by its unfinished body.
       const bodyA = paymentBody(1_000);
       const a = rawPost(idempotencyKey(), bodyA);
       a.req.write(bodyA.slice(0, 10));
       await until('A in flight', () => gate.inFlight === 1);
 
       // B waits behind it once the gate counts the thread saturated (from its next sample on); the sign
-      // is B waiting, not a sleep. Until then B is admitted: its body is held back, so it does nothing,
+      // is B waiting, not a sleep. Until then B is let in: its body is held back, so it does nothing,
       // and it leaves (its place freed) for a new B.
       const bodyB = paymentBody(2_000);
       let b = rawPost(idempotencyKey(), bodyB);
       b.req.write(bodyB.slice(0, 10));
-      await until('B admitted or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
+      await until('B let in or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
       while (gate.waiting === 0) {
         b.req.destroy();
         await until('the early B gone', () => gate.inFlight === 1);
         b = rawPost(idempotencyKey(), bodyB);
         b.req.write(bodyB.slice(0, 10));
-        await until('B admitted or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
+        await until('B let in or waiting', () => gate.waiting === 1 || gate.inFlight === 2);
       }
       // Complete as it now is, B still waits; C too, until its client gives up.
       b.req.end(bodyB.slice(10));

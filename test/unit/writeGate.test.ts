@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
-import { createWriteAdmission, leaveWriteAdmission, type Saturation } from '../../src/http/admission';
+import { createWriteGate, leaveWriteGate, type Saturation } from '../../src/http/writeGate';
 
 /** A saturation the test sets, telling the gate of each change as the real sampler does. */
 function fakeSaturation(initially: boolean) {
@@ -25,7 +25,7 @@ function fakeSaturation(initially: boolean) {
 }
 
 /** A request through the gate: `ran` once the gate let it go on; `finish()` / `close()` as Node's response would. */
-function send(gate: ReturnType<typeof createWriteAdmission>, method = 'POST') {
+function send(gate: ReturnType<typeof createWriteGate>, method = 'POST') {
   const res = new EventEmitter();
   const r = {
     res: res as unknown as Response,
@@ -42,9 +42,9 @@ function send(gate: ReturnType<typeof createWriteAdmission>, method = 'POST') {
   return r;
 }
 
-describe('write admission', () => {
+describe('write gate', () => {
   it('lets every write through while the thread is not saturated', () => {
-    const gate = createWriteAdmission(2, fakeSaturation(false));
+    const gate = createWriteGate(2, fakeSaturation(false));
     const sent = Array.from({ length: 10 }, () => send(gate));
     expect(sent.every((r) => r.ran)).toBe(true);
     expect(gate.inFlight).toBe(10);
@@ -53,7 +53,7 @@ describe('write admission', () => {
   });
 
   it('holds writes past the cap while saturated and lets them go in arrival order as places free up', () => {
-    const gate = createWriteAdmission(2, fakeSaturation(true));
+    const gate = createWriteGate(2, fakeSaturation(true));
     const [a, b, c, d] = [send(gate), send(gate), send(gate), send(gate)];
     expect([a.ran, b.ran, c.ran, d.ran]).toEqual([true, true, false, false]);
     expect(gate.waiting).toBe(2);
@@ -68,11 +68,11 @@ describe('write admission', () => {
   });
 
   it('lets a long-lived response give its place back (a subscription stream), once', () => {
-    const gate = createWriteAdmission(1, fakeSaturation(true));
+    const gate = createWriteGate(1, fakeSaturation(true));
     const stream = send(gate);
     const next = send(gate);
     expect(next.ran).toBe(false);
-    leaveWriteAdmission(stream.res);
+    leaveWriteGate(stream.res);
     expect(next.ran).toBe(true);
     // The stream's own end later frees nothing more: the next write still holds the one place.
     stream.finish();
@@ -81,7 +81,7 @@ describe('write admission', () => {
   });
 
   it('never holds a read', () => {
-    const gate = createWriteAdmission(1, fakeSaturation(true));
+    const gate = createWriteGate(1, fakeSaturation(true));
     send(gate);
     send(gate);
     expect([send(gate, 'GET').ran, send(gate, 'HEAD').ran, send(gate, 'OPTIONS').ran]).toEqual([true, true, true]);
@@ -90,7 +90,7 @@ describe('write admission', () => {
 
   it('lets all that wait go once the saturation ends, and a new write does not pass those waiting', () => {
     const saturation = fakeSaturation(true);
-    const gate = createWriteAdmission(1, saturation);
+    const gate = createWriteGate(1, saturation);
     const first = send(gate);
     const held = [send(gate), send(gate), send(gate)];
     expect(held.some((r) => r.ran)).toBe(false);
@@ -108,7 +108,7 @@ describe('write admission', () => {
 
   it('drops a write whose client left while it waited: it never runs and takes no place', () => {
     const saturation = fakeSaturation(true);
-    const gate = createWriteAdmission(1, saturation);
+    const gate = createWriteGate(1, saturation);
     const first = send(gate);
     const gone = send(gate);
     const next = send(gate);
