@@ -36,6 +36,14 @@ const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
   14031, // OutOfDiskSpace: the embedded engine could not journal the write (a full disk) and did not apply it
 ]);
 
+/**
+ * The embedded engine refused a write because its disk is full (OutOfDiskSpace, 14031): reads are still
+ * served meanwhile, so what a read path writes on the side (a request's count) goes on without it.
+ */
+export function isDiskFull(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 14031;
+}
+
 /** How long a client is told to wait: about what the driver takes to find a server that came back. */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
 

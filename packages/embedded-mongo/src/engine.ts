@@ -360,6 +360,12 @@ export class Engine {
     if (op.refused) throw op.refused; // its changes were taken back: nothing to append
     const appended = op.ops.length ? this.journal.append(op.ops) : undefined;
     const landed = appended && op.undo.length ? appended.then(() => this.journaled(op)) : appended;
+    // Refused at once (the pause after a full disk, or a failed journal): its changes were just taken
+    // back, so even a write acknowledged when applied is answered with the refusal, never with success.
+    if (op.refused) {
+      landed?.catch(() => undefined);
+      throw op.refused;
+    }
     if (acknowledge === 'applied' && landed) {
       const events = op.events;
       // A refused append took this write back and said so in the log; it was answered already.

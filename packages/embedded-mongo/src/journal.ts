@@ -64,7 +64,8 @@ const LOAD_CHUNK = 4 * 1024 * 1024;
  * tries again. A `{ w: 1 }` write is answered before it is journaled, and taken back if its record is
  * refused; a client that heard "applied" (an idempotency claim, a counter reservation) goes on with
  * writes that assume it. Without a pause, space freed a moment later would journal those follow-ups
- * without the write they rest on; with it, a follow-up sent within the pause is refused as well.
+ * without the write they rest on; with it, a follow-up sent within the pause is refused as well, and a
+ * `{ w: 1 }` write within the pause is refused at once (Engine.finish), not acknowledged.
  */
 const QUARANTINE_MS = 1_000;
 /** After a failed snapshot (a full disk), the next is tried this much later. */
@@ -437,7 +438,11 @@ export class FileJournal implements Journal {
   }
 
   append(ops: JournalOp[]): Promise<void> {
-    if (this.failed) return Promise.reject(this.failed);
+    if (this.failed) {
+      // Taken back like the write that failed: memory never holds what the journal refused.
+      this.opts.refused(this.failed, false);
+      return Promise.reject(this.failed);
+    }
     if (this.closed) return Promise.reject(new Error('journal closed'));
     if (this.quarantine && performance.now() < this.quarantine.until) {
       this.opts.refused(this.quarantine.error, true);

@@ -58,6 +58,10 @@ describe.skipIf(whyNot !== undefined)('a full disk', () => {
       expect(errorCode(err), String(err)).toBe(OUT_OF_DISK_SPACE);
     };
     await refused(() => docs().insertOne({ _id: 100, k: 'new', pad: PAD } as never));
+    // Within the pause that follows a refusal, a write acknowledged once applied ({ w: 1 }) is refused
+    // as well: answered as applied, it would have been taken back behind its client's back, and the
+    // client's next write (journaled once space is back) would rest on nothing.
+    await refused(() => docs().insertOne({ _id: 104, k: 'w1' } as never, { writeConcern: { w: 1 } }));
     await refused(() => docs().updateOne({ _id: 1 }, { $set: { n: 1, pad: PAD } }));
     // Small records may still fit in what is left of the journal's last page: use it up with tiny
     // writes (acknowledged, in another collection), then one delete of three documents is refused.
@@ -93,6 +97,7 @@ describe.skipIf(whyNot !== undefined)('a full disk', () => {
     expect(await docs().findOne({ k: 'k4' })).toEqual({ _id: 4, n: 0, k: 'k4' });
     expect(await docs().findOne({ k: 'moved' })).toBeNull();
     expect(await docs().findOne({ _id: 100 })).toBeNull();
+    expect(await docs().findOne({ _id: 104 })).toBeNull();
   });
 
   it('accepts writes again as soon as space is freed, without a restart', async () => {

@@ -2,6 +2,7 @@ import { driverCollection } from '../../db/driverCollection';
 import type { mongo } from 'mongoose';
 import { Batcher, findByFieldBatched } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
+import { isDiskFull } from '../../db/unavailable';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { AccountModel, type AccountClock, type AccountRecord } from '../accounts/accountModel';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKeyModel';
@@ -96,8 +97,27 @@ export async function hitRateLimit(bucket: string, limit: number, nowMs: number 
   return decide(counted.count, counted.windowEndMs, limit, nowMs);
 }
 
+/**
+ * While the embedded engine's disk is full it refuses every write, counts included, and still serves
+ * reads (contract decisions, "When the database or the disk fails"): meanwhile a request is counted in
+ * this process's memory (countLocally), with the same window rule, so that a read is not refused for
+ * its count's sake.
+ */
+async function orInMemory<T>(stored: () => Promise<T>, inMemory: () => T | Promise<T>): Promise<T> {
+  try {
+    return await stored();
+  } catch (err) {
+    if (!isDiskFull(err)) throw err;
+    return inMemory();
+  }
+}
+
 /** Adds `n` requests to `bucket`'s window (opening a new one when needed); the count after them. */
-async function countInBucket(bucket: string, n: number, nowMs: number): Promise<{ count: number; windowEndMs: number }> {
+function countInBucket(bucket: string, n: number, nowMs: number): Promise<{ count: number; windowEndMs: number }> {
+  return orInMemory(() => countInStoredBucket(bucket, n, nowMs), () => countLocally(bucket, n, nowMs));
+}
+
+async function countInStoredBucket(bucket: string, n: number, nowMs: number): Promise<{ count: number; windowEndMs: number }> {
   const t = windowClock(nowMs);
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await bucketCollection().findOneAndUpdate(
@@ -309,12 +329,55 @@ const requestCounts = groupedCounter(
  * either when it has ended (or was never opened); the counts after them, the account's clock and whether
  * the key is revoked. Null when the account does not exist.
  */
-async function countOnAccount(
-  accountId: string,
-  keyId: string,
-  n: number,
-  nowMs: number,
-): Promise<{ account: AccountClock; revoked: boolean; keyCount: number; keyWindowEndMs: number; accountCount: number; accountWindowEndMs: number } | null> {
+function countOnAccount(accountId: string, keyId: string, n: number, nowMs: number): Promise<AccountCount | null> {
+  return orInMemory(
+    () => countOnStoredAccount(accountId, keyId, n, nowMs),
+    async () => {
+      const doc = await accountCollection().findOne({ _id: accountId }, { projection: accountCountProjection(keyId) });
+      if (!doc) return null;
+      const key = countLocally(`key:${accountId}:${keyId}`, n, nowMs);
+      const account = countLocally(`account:${accountId}`, n, nowMs);
+      return {
+        account: accountClockOf(doc),
+        revoked: accountRevokedKey(doc, keyId),
+        keyCount: key.count,
+        keyWindowEndMs: key.windowEndMs,
+        accountCount: account.count,
+        accountWindowEndMs: account.windowEndMs,
+      };
+    },
+  );
+}
+
+interface AccountCount {
+  account: AccountClock;
+  revoked: boolean;
+  keyCount: number;
+  keyWindowEndMs: number;
+  accountCount: number;
+  accountWindowEndMs: number;
+}
+
+/** What a key's count reads of its account: the account's clock and settings, both windows, the key's revocation mark. */
+function accountCountProjection(keyId: string): Record<string, 1> {
+  return {
+    clock_offset_ms: 1,
+    reference_entity: 1,
+    graphql_trusted_documents: 1,
+    rate_count: 1,
+    rate_window_end: 1,
+    rate_window_clock: 1,
+    rate_window_mono_end: 1,
+    [`key_rates.${keyId}`]: 1,
+    [`revoked_keys.${keyId}`]: 1,
+  };
+}
+
+function accountClockOf(doc: Pick<AccountRecord, '_id' | 'clock_offset_ms' | 'reference_entity' | 'graphql_trusted_documents'>): AccountClock {
+  return { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity, graphql_trusted_documents: doc.graphql_trusted_documents };
+}
+
+async function countOnStoredAccount(accountId: string, keyId: string, n: number, nowMs: number): Promise<AccountCount | null> {
   const accounts = accountCollection();
   const t = windowClock(nowMs);
   const keyField = `key_rates.${keyId}`;
@@ -325,17 +388,7 @@ async function countOnAccount(
       { $inc: { rate_count: n, [`${keyField}.count`]: n } },
       {
         returnDocument: 'after',
-        projection: {
-          clock_offset_ms: 1,
-          reference_entity: 1,
-          graphql_trusted_documents: 1,
-          rate_count: 1,
-          rate_window_end: 1,
-          rate_window_clock: 1,
-          rate_window_mono_end: 1,
-          [keyField]: 1,
-          [`revoked_keys.${keyId}`]: 1,
-        },
+        projection: accountCountProjection(keyId),
         // Every request's first write: it does not wait for a journal commit. A count lost with a crash
         // or a failover lets a few requests more through; what it reads (the revocation mark) is durable.
         writeConcern: APPLIED_WRITE_CONCERN,
@@ -344,7 +397,7 @@ async function countOnAccount(
     const keyWindow = doc?.key_rates?.[keyId];
     if (doc && keyWindow) {
       return {
-        account: { _id: doc._id, clock_offset_ms: doc.clock_offset_ms, reference_entity: doc.reference_entity, graphql_trusted_documents: doc.graphql_trusted_documents },
+        account: accountClockOf(doc),
         revoked: accountRevokedKey(doc, keyId),
         keyCount: keyWindow.count,
         keyWindowEndMs: realEndMs(keyWindow, t),
@@ -433,6 +486,12 @@ export async function pruneRevokedMarks(accountId: string, nowMs: number = Date.
  * time passes, and at most LOCAL_WINDOWS_MAX are held.
  */
 export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): RateLimitDecision {
+  const counted = countLocally(bucket, 1, nowMs);
+  return decide(counted.count, counted.windowEndMs, limit, nowMs);
+}
+
+/** Adds `n` requests to `bucket`'s window in this process's memory; the count after them. */
+function countLocally(bucket: string, n: number, nowMs: number): { count: number; windowEndMs: number } {
   // In this process's memory: the window's end on the monotonic clock, which a wall-clock step does not move.
   const base = machineBase();
   const mono = nowMs - base;
@@ -449,8 +508,8 @@ export function hitLocalRateLimit(bucket: string, limit: number, nowMs: number =
     if (localWindows.size >= LOCAL_WINDOWS_MAX) localWindows.delete(localWindows.keys().next().value!);
     localWindows.set(bucket, (w = { count: 0, monoEnd: mono + WINDOW_MS }));
   }
-  w.count += 1;
-  return decide(w.count, w.monoEnd + base, limit, nowMs);
+  w.count += n;
+  return { count: w.count, windowEndMs: w.monoEnd + base };
 }
 
 /**
