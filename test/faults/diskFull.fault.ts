@@ -119,7 +119,7 @@ describe.skipIf(whyNot !== undefined)('the embedded engine’s disk fills up and
     );
     console.log(`disk full: writes accepted again ${Math.round(performance.now() - freedAt)} ms after space was freed`);
     const again = await account.api.post('/payment_intents', CREATE_BODY, { idempotencyKey: key });
-    expect(again.body.id).toBe(retried.body.id);
+    expect([again.body.id, again.headers.get('idempotency-replayed')]).toEqual([retried.body.id, 'true']);
     await waitFor(async () => (await fetch(`${gateway.url}/readyz`)).status, (status) => status === 200, ANSWER_WITHIN_MS);
 
     loading = false;

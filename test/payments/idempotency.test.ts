@@ -99,6 +99,40 @@ describe('Idempotency-Key on POST /payment_intents', () => {
     expect(replay.body.id).toBe(written.id);
   });
 
+  it('a claim the database lost after acknowledging it is stored whole with the answer: the key makes one intent', async () => {
+    // The claim is acknowledged once applied; an engine whose journal refused it afterwards (a full disk)
+    // takes it back while the request goes on (test/faults/diskFull.fault.ts). Deleting it mid-request
+    // is the same loss.
+    const { api, id: accountId } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = expressBody('923000000', 3400);
+    const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });
+    const first = await runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async (attempt) => {
+      expect((await IdempotencyModel.deleteOne({ _id: scope })).deletedCount).toBe(1);
+      return { status: 201, body: await createPaymentIntent(server.gateway.runtime, { accountId, apiKeyId: null }, body, { idempotency: attempt }) };
+    });
+    expect(first.status).toBe(201);
+    const stored = await IdempotencyModel.findById(scope).lean();
+    expect([stored?.state, stored?.account_id, stored?.key, stored?.path]).toEqual(['completed', accountId, key, '/payment_intents']);
+    const replay = await api.post('/payment_intents', body, { idempotencyKey: key });
+    expect([replay.status, replay.headers.get('idempotency-replayed'), replay.body.id]).toEqual([201, 'true', (first.body as { id: string }).id]);
+    expect((await api.get('/payment_intents')).body.data).toHaveLength(1);
+  });
+
+  it("a request that lost its key to a takeover leaves the new owner's record as it is", async () => {
+    const { id: accountId } = await createAccount(server.baseUrl);
+    const key = idempotencyKey();
+    const body = referenceBody(4500);
+    const scope = idempotencyScopeId({ accountId, method: 'POST', path: '/payment_intents', key });
+    const answer = await runIdempotent({ accountId, method: 'POST', path: '/payment_intents', key, body, requestId: 'req_test' }, async () => {
+      await IdempotencyModel.updateOne({ _id: scope }, { $set: { owner: 'another-process' } });
+      return { status: 201, body: { id: 'pay_lost' } };
+    });
+    expect(answer.status).toBe(201);
+    const stored = await IdempotencyModel.findById(scope).lean();
+    expect([stored?.state, stored?.owner, stored?.response_json]).toEqual(['in_progress', 'another-process', null]);
+  });
+
   it('a request whose process died mid-way is taken over when its lease expires, with the same intent', async () => {
     const { api, id: accountId } = await createAccount(server.baseUrl);
     const key = idempotencyKey();

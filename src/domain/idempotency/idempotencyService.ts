@@ -61,6 +61,25 @@ function waitForChange(id: string, ms: number): Promise<void> {
   });
 }
 
+/**
+ * Keys whose owner in this process answered 5xx but could not store the key's release, because the
+ * database refused that write too (a full disk, an outage): the record still says `in_progress` under a
+ * live lease. A retry in this process takes such a key over at once, as if released, rather than wait out
+ * the lease (LEASE_MS, longer than "writes again within 5 s of space coming back"); another process
+ * still waits for the lease. Entries go when the lease would have ended: insertion order is expiry order.
+ */
+// eslint-disable-next-line no-restricted-syntax -- what this process answered 5xx for: only its own retries may act on it
+const unreleasedHere = new Map<string, { owner: string; until: number }>();
+
+function releasedHere(id: string, rec: IdempotencyRecord): boolean {
+  const now = Date.now();
+  for (const [key, entry] of unreleasedHere) {
+    if (entry.until > now) break;
+    unreleasedHere.delete(key);
+  }
+  return rec.state === 'in_progress' && unreleasedHere.get(id)?.owner === rec.owner;
+}
+
 function wakeWaiters(id: string): void {
   for (const wake of [...(localWaiters.get(id) ?? [])]) wake();
 }
@@ -124,16 +143,16 @@ export async function runIdempotent(
 
   for (;;) {
     const owner = randomUUID();
-    const suffix = await claimNew(id, req, bodyHash, owner);
-    if (suffix) return execute(id, owner, attemptOf(suffix, false), req.requestId, fn);
+    const claim = await claimNew(id, req, bodyHash, owner);
+    if (claim) return execute(claim, attemptOf(claim.object_suffix, false), req.requestId, fn);
 
     const rec = await IdempotencyModel.findById(id).lean<IdempotencyRecord>();
     if (!rec) continue;
-    if (rec.state === 'released') {
+    if (rec.state === 'released' || releasedHere(id, rec)) {
       // The last answer was a 5xx: the key is free again. Same body: keep the reserved object id.
       const objectSuffix = rec.body_hash === bodyHash ? rec.object_suffix : randomBase62(24);
       const taken = await takeOver(id, rec, { owner, body_hash: bodyHash, object_suffix: objectSuffix, state: 'in_progress' });
-      if (taken) return execute(id, owner, attemptOf(objectSuffix, true), req.requestId, fn);
+      if (taken) return execute({ ...rec, owner, body_hash: bodyHash, object_suffix: objectSuffix }, attemptOf(objectSuffix, true), req.requestId, fn);
       continue;
     }
     if (rec.body_hash !== bodyHash) throw conflict();
@@ -144,7 +163,7 @@ export async function runIdempotent(
     if (rec.lease_until <= Date.now()) {
       // The first request's process died: take the key over, with the same reserved object id.
       const taken = await takeOver(id, rec, { owner });
-      if (taken) return execute(id, owner, attemptOf(rec.object_suffix, true), req.requestId, fn);
+      if (taken) return execute({ ...rec, owner }, attemptOf(rec.object_suffix, true), req.requestId, fn);
       continue;
     }
     if (performance.now() >= deadline) {
@@ -155,34 +174,32 @@ export async function runIdempotent(
   }
 }
 
-/** Inserts the record; returns the reserved object suffix when this request owns the key. */
-async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<string | null> {
-  const objectSuffix = randomBase62(24);
+/** Inserts the record; returns it when this request owns the key. */
+async function claimNew(id: string, req: IdempotentRequest, bodyHash: string, owner: string): Promise<IdempotencyRecord | null> {
+  const claim: IdempotencyRecord = {
+    _id: id,
+    account_id: req.accountId,
+    method: req.method.toUpperCase(),
+    path: req.path,
+    key: req.key,
+    body_hash: bodyHash,
+    object_suffix: randomBase62(24),
+    state: 'in_progress',
+    owner,
+    lease_until: Date.now() + LEASE_MS,
+    status: null,
+    response_json: null,
+    created_at: new Date(),
+    completed_at: null,
+  };
   try {
-    await insertBatched(
-      IdempotencyModel,
-      {
-        _id: id,
-        account_id: req.accountId,
-        method: req.method.toUpperCase(),
-        path: req.path,
-        key: req.key,
-        body_hash: bodyHash,
-        object_suffix: objectSuffix,
-        state: 'in_progress',
-        owner,
-        lease_until: Date.now() + LEASE_MS,
-        status: null,
-        response_json: null,
-        created_at: new Date(),
-        completed_at: null,
-      },
-      // Acknowledged once applied: the request is answered only after a durable write that follows this
-      // one (its object's, or the stored answer's), whose durability implies this one's; a claim lost
-      // with a crash belonged to a request that was never answered, and its retry claims the key again.
-      'applied',
-    );
-    return objectSuffix;
+    // Acknowledged once applied: the request is answered only after a durable write that follows this
+    // one (its object's, or the stored answer's), whose durability implies this one's; a claim lost
+    // with a crash belonged to a request that was never answered, and its retry claims the key again.
+    // Should the claim alone be lost while the process lives (the journal refused it after answering),
+    // the completion below stores the whole record again.
+    await insertBatched(IdempotencyModel, claim, 'applied');
+    return claim;
   } catch (err) {
     if (isDuplicateKey(err)) return null;
     throw err;
@@ -200,12 +217,12 @@ async function takeOver(id: string, rec: IdempotencyRecord, set: Partial<Idempot
 }
 
 async function execute(
-  id: string,
-  owner: string,
+  claim: IdempotencyRecord,
   attempt: Attempt,
   requestId: string,
   fn: (attempt: IdempotentAttempt) => Promise<{ status: number; body: unknown }>,
 ): Promise<IdempotentResult> {
+  const { _id: id, owner } = claim;
   const mine = { _id: id, owner, state: 'in_progress' as const };
   const renew = setInterval(() => {
     IdempotencyModel.updateOne(mine, { $set: { lease_until: Date.now() + LEASE_MS } }).catch((err: unknown) =>
@@ -234,16 +251,32 @@ async function execute(
     await release(id, owner);
     return { ...result, json, replayed: false };
   }
-  // Conditional on still owning the key (a takeover after a lost lease keeps the new owner's answer).
   // Stored while the work handed to answerAfter finishes; answered once both are done.
-  await Promise.all([
-    updateOneBatched(IdempotencyModel, mine, {
-      $set: { state: 'completed', status: result.status, response_json: json, completed_at: new Date() },
-    }),
-    ...attempt.awaited,
-  ]);
+  await Promise.all([storeAnswer(claim, result.status, json), ...attempt.awaited]);
   wakeWaiters(id);
   return { ...result, json, replayed: false };
+}
+
+/**
+ * Completes the key's record, conditional on still owning it: a takeover after a lost lease keeps the
+ * new owner's answer (the upsert then collides on `_id`, and that is the answer). An upsert rather than
+ * an update, so that a claim the database lost after acknowledging it (its journal refused the write
+ * once full, docs/decisions/notes/events-and-payments.md "Idempotency rules") is stored whole with its
+ * answer: otherwise the key would look unused and its next request would create a second object.
+ */
+async function storeAnswer(claim: IdempotencyRecord, status: number, json: string): Promise<void> {
+  const { _id, owner, state: _state, status: _status, response_json: _json, completed_at: _completed, ...rest } = claim;
+  try {
+    await updateOneBatched(
+      IdempotencyModel,
+      { _id, owner, state: 'in_progress' },
+      { $set: { state: 'completed', status, response_json: json, completed_at: new Date() }, $setOnInsert: rest },
+      'durable',
+      true,
+    );
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+  }
 }
 
 /** A 5xx: the answer is not stored and the key is free for a retry. */
@@ -251,6 +284,8 @@ async function release(id: string, owner: string): Promise<void> {
   try {
     await IdempotencyModel.updateOne({ _id: id, owner, state: 'in_progress' as const }, { $set: { state: 'released' as const, lease_until: 0 } });
   } catch (err) {
+    unreleasedHere.delete(id);
+    unreleasedHere.set(id, { owner, until: Date.now() + LEASE_MS });
     logger.error({ err, id }, 'could not release idempotency key');
   }
   wakeWaiters(id);

@@ -63,7 +63,7 @@ export async function createPaymentIntent(
   const isReference = valid.payment_method === 'multicaixa_reference';
   // Independent reads and reservations side by side: a request's latency is its number of sequential
   // database round trips (each shared with concurrent requests, src/db/batching.ts).
-  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), opts.paymentNumber ?? reservePaymentNumber()]);
+  const [account, firstEventSeq] = await Promise.all([opts.account ?? readAccountClock(actor.accountId), reservedOrNew(opts.paymentNumber)]);
   if (!account) throw ApiError.notFound('account', actor.accountId);
   // The payment's place in its account's list is the number of its `payment.created` event: unique and
   // increasing like the events' counter it comes from, and one reservation (findAndModify) instead of two.
@@ -259,4 +259,13 @@ export async function cancelPaymentIntent(sink: EventSink, actor: ActorOrAccount
   // Pending rail steps or expiry would find the payment cancelled and do nothing; drop them anyway.
   await cancelTimers({ accountId, refId: id });
   return toPaymentIntentResource(payment);
+}
+
+/**
+ * The number reserved beside the key's claim, or a new one when that reservation failed: it may have
+ * been refused well before this request's turn came (a full disk while the request waited for its key),
+ * and a refusal then is no reason to refuse now. A failed reservation used no number.
+ */
+function reservedOrNew(reserved: Promise<number> | undefined): Promise<number> {
+  return reserved ? reserved.catch(() => reservePaymentNumber()) : reservePaymentNumber();
 }
