@@ -19,8 +19,6 @@ import type { GraphQLRequestParams } from './requestParams';
 /** Mutation fields one operation may hold (aliases included): each is a request of its own. */
 export const MAX_MUTATION_FIELDS = 10;
 
-const invalid = (message: string) => ApiError.invalid(message);
-
 /**
  * The rules of the document that runs, for the caller `authenticate` found: at most MAX_MUTATION_FIELDS
  * mutation fields, each counted as one request; a client token runs only its payment's public view
@@ -41,7 +39,7 @@ export async function admitDocument(
   const calls = operation ? publicCalls(document, params.operationName) : null;
   const mutationFields = operation?.operation === 'mutation' ? (calls?.fields ?? 0) : 0;
   if (mutationFields > MAX_MUTATION_FIELDS) {
-    throw invalid(`Too many mutations: ${mutationFields} mutation fields in one operation, at most ${MAX_MUTATION_FIELDS} (each counts as a request)`);
+    throw ApiError.invalid(`Too many mutations: ${mutationFields} mutation fields in one operation, at most ${MAX_MUTATION_FIELDS} (each counts as a request)`);
   }
   const caller = admission.caller;
   if (caller.kind === 'clientToken' && operation) checkClientTokenOperation(document, params.operationName, params.variables, caller.grant);

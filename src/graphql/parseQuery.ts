@@ -29,8 +29,6 @@ export const KEYLESS_MAX_TOKENS = 1_000;
  */
 export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
 
-const invalid = (message: string) => ApiError.invalid(message);
-
 /**
  * Parses a query text, refused as `invalid_request` when it is not GraphQL or nests deeper than
  * MAX_NESTING (before graphql-js's recursive descent could overflow the stack). Parsed documents are
@@ -41,13 +39,13 @@ export function parseQuery(query: string, keep: boolean, maxTokens = MAX_TOKENS)
   const parsed = parsedDocument(query);
   if (parsed) return parsed;
   const nesting = bracketNesting(query);
-  if (nesting > MAX_NESTING) throw invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
+  if (nesting > MAX_NESTING) throw ApiError.invalid(`Query nested too deeply: ${nesting} levels of brackets, at most ${MAX_NESTING}`);
   try {
     return parseDocument(query, { maxTokens }, keep);
   } catch (err) {
     // graphql-js's GraphQLError names the position; anything else is the engine's and stays here.
     const message = err instanceof Error && err.name === 'GraphQLError' ? err.message : 'Query could not be parsed';
-    throw invalid(message);
+    throw ApiError.invalid(message);
   }
 }
 
