@@ -1,12 +1,12 @@
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

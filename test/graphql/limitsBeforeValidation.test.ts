@@ -5,7 +5,7 @@ import { parse, validate } from '../../src/graphql/graphqljs';
 import { checkOperationLimits, limitWalkStats, MAX_FRAGMENT_NESTING } from '../../src/graphql/limits';
 import { buildExecutableSchema } from '../../src/graphql/schema';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 import { errorCodes, gql, type GraphQLResponse } from './support';
 import { openSocket, type RawSocket } from './rawSocket';
 
@@ -108,7 +108,7 @@ describe('over the real gateway', () => {
   let socket: RawSocket;
   let nextId = 0;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await sharedGateway();
     acct = await createAccount(server.baseUrl);
     const opened = await openSocket(server.baseUrl, acct.sk);
     if (!opened.ok) throw new Error(`socket refused: ${JSON.stringify(opened)}`);

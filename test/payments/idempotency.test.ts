@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentIntent } from '../../src/domain/payments/paymentService';
 import { IdempotencyModel } from '../../src/domain/idempotency/idempotencyModel';
 import { idempotencyScopeId, runIdempotent } from '../../src/domain/idempotency/idempotencyService';
-import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
+import { createAccount, expectError, expressBody, idempotencyKey, referenceBody, waitFor } from './support/payments';
 import { declaredResponseHeaders } from '../support/client';
-import type { TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

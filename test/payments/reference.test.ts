@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accountEvents, advance, createAccount, createPayment, expectError, getPayment, paymentEvents, referenceBody,
-  startPaymentsServer,
 } from './support/payments';
-import type { TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

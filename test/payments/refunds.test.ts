@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  advance, createAccount, createPayment, expectError, getPayment, idempotencyKey, paymentEvents, referenceBody,
-  startPaymentsServer, waitFor,
+  advance, createAccount, createPayment, expectError, getPayment, idempotencyKey, paymentEvents, referenceBody, waitFor,
 } from './support/payments';
 import { TimerModel } from '../../src/platform/timers/timerModel';
 import type { ApiClient } from '../support/client';
-import type { TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startPaymentsServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busStats } from '../../src/realtime/eventBus';
 import { openSseConnectionCount } from '../../src/realtime/sse';
 import { createAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 import { createPayment, referenceBody, waitFor } from '../webhooks/support/webhooks';
 import { openSse } from './support/sseClient';
 
 /** In-process: what an SSE connection holds is released when the client goes away. */
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await sharedGateway();
 });
 afterAll(async () => server?.stop());
 
