@@ -22,11 +22,19 @@ const MAX_IN_FLIGHT = 2;
 export async function flushAllBatches(withinMs = 3_000): Promise<void> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    for (const b of batchers.values()) b.sendNow();
-    if ([...batchers.values()].every((b) => b.idle) || Date.now() > deadline) return;
+    for (const b of everyBatcher) b.sendNow();
+    if ([...everyBatcher].every((b) => b.idle) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Every batcher of the process, whoever made it (the per-collection ones below, the rate limiter's
+ * counts, the event sequences' allocations), so that flushAllBatches reaches them all. Batchers are made
+ * once per kind and live as long as the process: the set does not grow with traffic.
+ */
+// eslint-disable-next-line no-restricted-syntax -- the batchers of mongoose's one connection, flushed before it closes
+const everyBatcher = new Set<Batcher<any, any>>();
 
 export class Batcher<I, O> {
   private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
@@ -55,7 +63,9 @@ export class Batcher<I, O> {
      * for more items, for bookkeeping that nobody waits on (see updateByIdBatched).
      */
     private readonly windowMs = 0,
-  ) {}
+  ) {
+    everyBatcher.add(this);
+  }
 
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Batcher } from '../../../src/db/batching';
+import { Batcher, flushAllBatches } from '../../../src/db/batching';
 
 /** A flush that records each batch and answers after `release()` (or at once with `immediate`). */
 function recordingFlush(opts: { failIndex?: (item: number) => boolean; immediate?: boolean } = {}) {
@@ -25,6 +25,18 @@ describe('Batcher', () => {
     const answers = await Promise.all([1, 2, 3].map((i) => b.run(i)));
     expect(answers).toEqual([10, 20, 30]);
     expect(f.batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('flushAllBatches sends what waits in any batcher, one made outside the per-collection ones too', async () => {
+    const f = recordingFlush({ immediate: true });
+    const b = new Batcher(f.flush, 500, 2, 5_000);
+    const answer = b.run(7);
+    await turn();
+    expect(f.batches).toEqual([]); // its window is 5 s
+    await flushAllBatches();
+    expect(f.batches).toEqual([[7]]);
+    expect(await answer).toBe(70);
+    expect(b.idle).toBe(true);
   });
 
   it('with a window, gathers the items of several turns into one batch', async () => {
