@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { advanceClock, createPayment, expressBody } from '../support/payments';
-import { startTestServer, type TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 import { ensureDashboardBundle, expectAxeClean, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
 import { checkPage, confirmDialog, LAYOUTS, openPage, useLayout, type Layout } from './support/product';
@@ -34,13 +34,13 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
   beforeAll(async () => {
     await ensureDashboardBundle();
-    server = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000' });
+    // Dozens of rows and the dashboard's own calls on one key: room for them.
+    server = await sharedGateway({ RATE_LIMIT_PER_MINUTE: '100000' });
     browser = await launchPhoneBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
   });
 
   const signedIn = async (account: TestAccount) => {
@@ -51,16 +51,22 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
   it('each list opens on its rows (10 at 1280×800, 4 at 390×844), light and dark, axe-clean, with its detail beside it', async () => {
     const account = await createAccount(server.baseUrl, 'Loja Listas');
-    for (let i = 0; i < 6; i++) await createPayment(account.api, expressBody('923000000', 1000 + i));
-    for (let i = 0; i < 12; i++) {
-      expect((await account.api.post('/checkout/sessions', { amount: 2000 + i, merchant_reference: `order-${i}` })).status).toBe(201);
-      expect((await account.api.post('/payment_links', { amount: 3000 + i, description: `Camisola ${i}` })).status).toBe(201);
-    }
-    for (let i = 0; i < 9; i++) expect((await account.api.post('/api_keys', { name: `reader ${i}`, permissions: ['payment_intents:read'] })).status).toBe(201);
-    // Every payment has reached its end (its events are stored) before the lists are looked at.
-    await waitFor(async () => (await account.api.get('/events?limit=100')).body.data.length, (n) => n >= 12, LIVE_TIMEOUT);
-
-    const { page, errors } = await signedIn(account);
+    // The rows, made at once: no list's order is read. The payments first, for their rail runs meanwhile.
+    const times = (n: number, make: (i: number) => Promise<unknown>) => Promise.all(Array.from({ length: n }, (_, i) => make(i)));
+    const created = async (path: string, body: Record<string, unknown>) => expect((await account.api.post(path, body)).status).toBe(201);
+    await times(6, (i) => createPayment(account.api, expressBody('923000000', 1000 + i)));
+    await Promise.all([
+      times(12, (i) => created('/checkout/sessions', { amount: 2000 + i, merchant_reference: `order-${i}` })),
+      times(12, (i) => created('/payment_links', { amount: 3000 + i, description: `Camisola ${i}` })),
+      times(9, (i) => created('/api_keys', { name: `reader ${i}`, permissions: ['payment_intents:read'] })),
+    ]);
+    // Every payment has reached its end (its events are stored) before the lists are looked at, in real
+    // time (an advanced clock would put its banner above the lists, whose first screen is measured);
+    // signing in meanwhile opens no list yet.
+    const [{ page, errors }] = await Promise.all([
+      signedIn(account),
+      waitFor(async () => (await account.api.get('/events?limit=100')).body.data.length, (n) => n >= 12, LIVE_TIMEOUT),
+    ]);
     // Events last: its detail is opened next, and the next layout starts on another page.
     const views: Array<[view: string, table: string]> = [
       ['Logs', 'Logs'],
@@ -93,9 +99,10 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
   it('Events filter by type and object in the URL, survive a reload, and link to their payment', async () => {
     const account = await createAccount(server.baseUrl);
-    const one = await createPayment(account.api, expressBody('923000000', 5000));
-    const two = await createPayment(account.api, expressBody('923000000', 6000));
-    await waitFor(async () => (await account.api.get('/events?type=payment.succeeded')).body.data.length, (n) => n === 2, LIVE_TIMEOUT);
+    const [one, two] = await Promise.all([createPayment(account.api, expressBody('923000000', 5000)), createPayment(account.api, expressBody('923000000', 6000))]);
+    // Both succeed on the sandbox clock (the rail's +5 s): the filters are what is proven, not the rail's timing.
+    await advanceClock(account.api, 5);
+    expect((await account.api.get('/events?type=payment.succeeded')).body.data).toHaveLength(2);
     const { page, errors } = await signedIn(account);
     await openPage(page, 'Events');
     const table = page.getByRole('table', { name: 'Events' });
@@ -129,9 +136,11 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
   it('Logs filter by method, status, path and source in the URL, and new requests appear without a reload', async () => {
     const account = await createAccount(server.baseUrl);
-    await createPayment(account.api, expressBody('923000000', 5000));
-    expect((await account.api.get('/payment_intents/pi_doesNotExist')).status).toBe(404);
-    expect((await account.api.get('/payment_links')).status).toBe(200);
+    await Promise.all([
+      createPayment(account.api, expressBody('923000000', 5000)),
+      account.api.get('/payment_intents/pi_doesNotExist').then((res) => expect(res.status).toBe(404)),
+      account.api.get('/payment_links').then((res) => expect(res.status).toBe(200)),
+    ]);
     const { page, errors } = await signedIn(account);
     await openPage(page, 'Logs');
     const table = page.getByRole('table', { name: 'Logs' });
@@ -223,6 +232,8 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
     // Live: a customer pays the new session, and it joins the completed ones without a reload.
     const paid = await account.api.post(`/public/checkout/sessions/${madeId}/payments`, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { key: null });
     expect(paid.status, paid.text).toBeLessThan(300);
+    // Its payment succeeds on the sandbox clock (the rail's +5 s); the open list shows it by itself.
+    await advanceClock(account.api, 5);
     await table.getByRole('button', { name: madeId }).waitFor({ timeout: LIVE_TIMEOUT });
     expect(await table.locator('tbody tr').count()).toBe(1);
     expect(unexpectedErrors(errors)).toEqual([]);
@@ -231,9 +242,13 @@ describe.skipIf(!chromiumAvailable)('the dashboard’s lists, in Chromium', () =
 
   it('API keys say when each was last used and what each permission allows; revoke and deactivate ask first', async () => {
     const account = await createAccount(server.baseUrl);
-    const used = (await account.api.post('/api_keys', { name: 'used', permissions: ['payment_intents:read'] })).body;
-    const unused = (await account.api.post('/api_keys', { name: 'unused', permissions: ['payment_intents:read'] })).body;
-    const link = (await account.api.post('/payment_links', { amount: 4000 })).body;
+    const [used, unused, link] = (
+      await Promise.all([
+        account.api.post('/api_keys', { name: 'used', permissions: ['payment_intents:read'] }),
+        account.api.post('/api_keys', { name: 'unused', permissions: ['payment_intents:read'] }),
+        account.api.post('/payment_links', { amount: 4000 }),
+      ])
+    ).map((res) => res.body);
     const res = await fetch(`${server.baseUrl}/v1/payment_intents`, { headers: { authorization: `Bearer ${used.secret}` } });
     expect(res.status).toBe(200);
     const { page, errors } = await signedIn(account);

@@ -2,11 +2,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
-import { advanceClock, createPayment, createPayments, expressBody, referenceBody } from '../support/payments';
+import { advanceClock, createPayment, createPaymentsAtOnce, expressBody, referenceBody } from '../support/payments';
 import { sharedGateway, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
-import { ensureDashboardBundle, LIVE_TIMEOUT, paymentRow, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
-import { checkPage, confirmDialog, LAYOUTS, useLayout } from './support/product';
+import { ensureDashboardBundle, LIVE_TIMEOUT, paymentRow, signInThroughFormAt, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
+import { checkPage, confirmDialog, LAYOUTS, useLayout, type Layout } from './support/product';
 
 /**
  * Issue 58 on the Payments list and the payment page (contract decisions, "Sandbox dashboard: a data
@@ -36,9 +36,11 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
     await browser?.close();
   });
 
-  const signedIn = async (account: TestAccount) => {
+  /** A new page signed in at `path` (of the dashboard), in `layout`: the form there, then that page. */
+  const signedIn = async (account: TestAccount, path: string, layout?: Layout) => {
     const { page, errors } = await browser.newPage();
-    await signInThroughForm(page, server.baseUrl, account.sk);
+    if (layout) await useLayout(page, layout);
+    await signInThroughFormAt(page, `${server.baseUrl}/dashboard${path}`, account.sk);
     return { page, errors };
   };
   const table = (page: Page) => page.getByRole('table', { name: 'Payments' });
@@ -56,11 +58,14 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
 
   it('the first screen shows at least 10 rows at 1280 × 800 and 4 at 390 × 844, light and dark; one page has no pager', async () => {
     const account = await createAccount(server.baseUrl);
-    await createPayments(account.api, 24);
-    const { page, errors } = await signedIn(account);
+    await createPaymentsAtOnce(account.api, 24);
+    // Each layout opens the page afresh; the first signs in there.
+    const { page, errors } = await signedIn(account, '/payments', LAYOUTS[0]);
     for (const layout of LAYOUTS) {
-      await useLayout(page, layout);
-      await page.goto(`${server.baseUrl}/dashboard/payments`);
+      if (layout !== LAYOUTS[0]) {
+        await useLayout(page, layout);
+        await page.goto(`${server.baseUrl}/dashboard/payments`);
+      }
       await rows(page).nth(23).waitFor({ timeout: UI_TIMEOUT });
       await page.evaluate(() => window.scrollTo(0, 0));
       const least = layout.viewport.width >= 1280 ? 10 : 4;
@@ -79,11 +84,8 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
 
   it('a row opens a pane beside the list with Enter; filters and the open payment survive a reload, Back closes it, the scroll stays', async () => {
     const account = await createAccount(server.baseUrl);
-    const reference = await createPayment(account.api, referenceBody(3_000));
-    await createPayments(account.api, 30);
-    const { page, errors } = await signedIn(account);
-    await useLayout(page, DESKTOP);
-    await page.goto(`${server.baseUrl}/dashboard/payments`);
+    const [reference] = await Promise.all([createPayment(account.api, referenceBody(3_000)), createPaymentsAtOnce(account.api, 30)]);
+    const { page, errors } = await signedIn(account, '/payments', DESKTOP);
     await rows(page).nth(30).waitFor({ timeout: UI_TIMEOUT });
 
     // A filter is in the URL.
@@ -145,12 +147,12 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
 
   it('search finds a prefix of an id and of a reference number, and a merchant reference in any case', async () => {
     const account = await createAccount(server.baseUrl);
-    const express = await createPayment(account.api, expressBody('923000000', 4_000, { merchant_reference: 'Loja-ABC-17' }));
-    const reference = await createPayment(account.api, referenceBody(6_000));
-    const other = await createPayment(account.api, expressBody('923000000', 8_000));
-    const { page, errors } = await signedIn(account);
-    await useLayout(page, DESKTOP);
-    await page.goto(`${server.baseUrl}/dashboard/payments`);
+    const [express, reference, other] = await Promise.all([
+      createPayment(account.api, expressBody('923000000', 4_000, { merchant_reference: 'Loja-ABC-17' })),
+      createPayment(account.api, referenceBody(6_000)),
+      createPayment(account.api, expressBody('923000000', 8_000)),
+    ]);
+    const { page, errors } = await signedIn(account, '/payments', DESKTOP);
     await rows(page).nth(2).waitFor({ timeout: UI_TIMEOUT });
     expect(await page.locator('#payment-search-hint').textContent()).toContain('3 characters');
 
@@ -179,10 +181,8 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
   it('a refused read shows its error and no empty state', async () => {
     const account = await createAccount(server.baseUrl);
     await createPayment(account.api, expressBody('923000000', 4_000));
-    const { page } = await signedIn(account);
-    await useLayout(page, DESKTOP);
     // A search longer than the server takes is refused (invalid_request).
-    await page.goto(`${server.baseUrl}/dashboard/payments?search=${'x'.repeat(200)}`);
+    const { page } = await signedIn(account, `/payments?search=${'x'.repeat(200)}`, DESKTOP);
     await page.getByRole('alert').waitFor({ timeout: UI_TIMEOUT });
     // In words, with the field's label on screen: no error code, no argument name.
     expect(await page.getByRole('alert').textContent()).toBe('“Search”: at most 128 characters.');
@@ -194,10 +194,10 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
   it('Refund asks with the amount in kwanza: Cancel and Escape change nothing, confirming refunds', async () => {
     const account = await createAccount(server.baseUrl);
     const paid = await createPayment(account.api, expressBody('923000000', 2_000));
-    await waitFor(() => account.api.get(`/payment_intents/${paid.id}`), (r) => r.body.status === 'SUCCEEDED', LIVE_TIMEOUT);
-    const { page, errors } = await signedIn(account);
-    await useLayout(page, DESKTOP);
-    await page.goto(`${server.baseUrl}/dashboard/payments/${paid.id}`);
+    // The rail's +5 s on the sandbox clock: what is proven is the refund, not the rail's timing.
+    await advanceClock(account.api, 5);
+    expect((await account.api.get(`/payment_intents/${paid.id}`)).body.status).toBe('SUCCEEDED');
+    const { page, errors } = await signedIn(account, `/payments/${paid.id}`, DESKTOP);
     const refund = page.getByRole('button', { name: 'Refund…' });
     await refund.click({ timeout: UI_TIMEOUT });
     const dialog = confirmDialog(page, 'Refund 2 000 Kz of 2 000 Kz?');
@@ -223,7 +223,10 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
     expect(refused?.replace(/\s/g, ' ')).toBe('Enter an amount to refund between 1 and 2 000 Kz, in whole kwanza.');
     await page.getByRole('alertdialog').getByLabel('Amount to refund (Kz)').fill('1500');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Refund', exact: true }).click();
+    // The dialog closes once the refund is made; it completes ~3 s later, moved on by the sandbox clock,
+    // and the open page shows that by itself (live, no reload).
     await page.getByRole('alertdialog').waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    await advanceClock(account.api, 3);
     await page.getByTestId('payment-status').locator('[data-status="PARTIALLY_REFUNDED"]').waitFor({ timeout: LIVE_TIMEOUT });
     expect((await account.api.get(`/payment_intents/${paid.id}`)).body.amount_refunded).toBe(1500);
     expect(unexpectedErrors(errors)).toEqual([]);
@@ -235,10 +238,13 @@ describe.skipIf(!chromiumAvailable)('the Payments list and the payment page in C
     const made = await createPayment(account.api, referenceBody(5_000));
     // Days ahead: a PENDING reference would say "expires in …", which a cancelled one must not.
     await advanceClock(account.api, 60);
-    const { page, errors } = await signedIn(account);
+    // Each layout opens the page afresh; the first signs in there.
+    const { page, errors } = await signedIn(account, `/payments/${made.id}`, DESKTOP);
     for (const layout of [DESKTOP, PHONE]) {
-      await useLayout(page, layout);
-      await page.goto(`${server.baseUrl}/dashboard/payments/${made.id}`);
+      if (layout !== DESKTOP) {
+        await useLayout(page, layout);
+        await page.goto(`${server.baseUrl}/dashboard/payments/${made.id}`);
+      }
       const cancel = page.getByRole('button', { name: 'Cancel payment' });
       await cancel.waitFor({ timeout: UI_TIMEOUT });
       expect(await cancel.getAttribute('class')).toBe('danger');

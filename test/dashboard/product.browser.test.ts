@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAccount, type TestAccount } from '../support/accounts';
-import { startTestServer, type TestServer } from '../support/server';
+import { sharedGateway, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createPayment, expressBody } from '../support/payments';
+import { advanceClock, createPayment, expressBody } from '../support/payments';
 import { createEndpoint } from '../support/webhooks';
 import { ensureDashboardBundle, expectAxeClean, LIVE_TIMEOUT, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
 import { checkPage, confirmDialog, LAYOUTS, navLink, openPage, useLayout } from './support/product';
@@ -25,7 +25,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
 
   beforeAll(async () => {
     await ensureDashboardBundle();
-    server = await startTestServer();
+    server = await sharedGateway();
     receiver = await startReceiver();
     // Endpoints under /fail/ answer 500: their deliveries retry and say why.
     receiver.reply = (r) => ({ status: r.path.startsWith('/fail/') ? 500 : 200 });
@@ -35,7 +35,6 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
   afterAll(async () => {
     await browser?.close();
     await receiver?.close();
-    await server?.stop();
   });
 
   const signedIn = async (account: TestAccount) => {
@@ -46,11 +45,13 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
 
   it('every page of the shell at 390 and 1280 px, light and dark: no sideways scroll, axe-clean, screenshotted', async () => {
     const account = await createAccount(server.baseUrl, 'Loja Produto');
-    const ok = await createEndpoint(account.api, `${receiver.url}/ok/${account.id}`);
-    const failing = await createEndpoint(account.api, `${receiver.url}/fail/${account.id}`);
-    await createPayment(account.api, expressBody('923000000', 1_234_500));
-    expect((await account.api.post('/payment_links', { amount: 2500, description: 'Camisola' })).status).toBe(201);
-    expect((await account.api.post('/api_keys', { name: 'reporting', permissions: ['payment_intents:read'] })).status).toBe(201);
+    // The endpoints first, so that the payment's event is delivered to both; the rest in any order.
+    const [ok, failing] = await Promise.all([createEndpoint(account.api, `${receiver.url}/ok/${account.id}`), createEndpoint(account.api, `${receiver.url}/fail/${account.id}`)]);
+    await Promise.all([
+      createPayment(account.api, expressBody('923000000', 1_234_500)),
+      account.api.post('/payment_links', { amount: 2500, description: 'Camisola' }).then((res) => expect(res.status).toBe(201)),
+      account.api.post('/api_keys', { name: 'reporting', permissions: ['payment_intents:read'] }).then((res) => expect(res.status).toBe(201)),
+    ]);
     await receiver.waitFor((r) => r.path === `/fail/${account.id}`, 1, LIVE_TIMEOUT);
 
     const { page, errors } = await browser.newPage();
@@ -102,7 +103,8 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     const why = page.getByRole('dialog', { name: 'Delivery' }).getByTestId('delivery-why');
     expect(await why.textContent({ timeout: UI_TIMEOUT })).toMatch(/^Failed: HTTP 500\. Next retry (in \d+ (s|min)|just now)/);
     await page.getByRole('dialog', { name: 'Delivery' }).getByRole('button', { name: 'Close' }).click();
-    await page.goto(`${server.baseUrl}/dashboard/webhooks/${ok.id}`);
+    await openPage(page, 'Webhooks');
+    await page.getByRole('table', { name: 'Webhook endpoints' }).locator(`tr[data-endpoint-id="${ok.id}"]`).getByRole('link').click();
     await page.getByRole('table', { name: 'Deliveries' }).waitFor({ timeout: UI_TIMEOUT });
     expect(await page.getByRole('table', { name: 'Deliveries' }).locator('[data-status="RETRYING"], [data-status="DEAD_LETTER"]').count()).toBe(0);
     expect(unexpectedErrors(errors)).toEqual([]);
@@ -147,9 +149,11 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
 
   it('revoking a key, deleting an endpoint and deactivating a link ask first: Cancel and Escape keep the thing, confirming does it', async () => {
     const account = await createAccount(server.baseUrl);
-    const endpoint = await createEndpoint(account.api, `${receiver.url}/ok/${account.id}`);
-    const link = (await account.api.post('/payment_links', { amount: 4000 })).body;
-    const key = (await account.api.post('/api_keys', { name: 'reporting', permissions: ['payment_intents:read'] })).body;
+    const [endpoint, link, key] = await Promise.all([
+      createEndpoint(account.api, `${receiver.url}/ok/${account.id}`),
+      account.api.post('/payment_links', { amount: 4000 }).then((res) => res.body),
+      account.api.post('/api_keys', { name: 'reporting', permissions: ['payment_intents:read'] }).then((res) => res.body),
+    ]);
     const { page, errors } = await signedIn(account);
     const endpointIds = async () => (await account.api.get('/webhook_endpoints')).body.data.map((e: any) => e.id);
     const keyState = async () => (await account.api.get('/api_keys')).body.data.find((k: any) => k.id === key.id).revoked_at;
@@ -252,6 +256,9 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
     const session = (await account.api.post('/checkout/sessions', { amount: 6000 })).body;
     const paid = await account.api.post(`/public/checkout/sessions/${session.id}/payments`, { payment_method: 'multicaixa_express', customer: { mobile: '923000000' } }, { key: null });
     expect(paid.status, paid.text).toBeLessThan(300);
+    // Its payment succeeds, and the session completes, on the sandbox clock (the rail's +5 s): what is
+    // proven is how the types are written, not the rail's timing.
+    await advanceClock(account.api, 5);
     const { page } = await signedIn(account);
     await openPage(page, 'Events');
     const types = page.getByRole('table', { name: 'Events' }).locator('code.event-type');
@@ -291,7 +298,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard as a product, in Chromium', (
   // Needs Mutation.resetSandbox on the server (branch dash-backend).
   it('a clock ahead of real time shows a banner; Reset sandbox asks, then empties the payments and brings the clock back', async () => {
     const account = await createAccount(server.baseUrl);
-    const payments = [await createPayment(account.api, expressBody('923000000', 5000)), await createPayment(account.api, expressBody('923000001', 7000))];
+    const payments = await Promise.all([createPayment(account.api, expressBody('923000000', 5000)), createPayment(account.api, expressBody('923000001', 7000))]);
     const { page, errors } = await signedIn(account);
     await openPage(page, 'Payments');
     for (const p of payments) await page.getByRole('link', { name: p.id }).first().waitFor({ timeout: LIVE_TIMEOUT });

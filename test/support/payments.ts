@@ -37,6 +37,14 @@ export async function createPayments(api: ApiClient, count: number): Promise<str
   return ids;
 }
 
+/**
+ * `count` express payments of 1000, 2000, … AOA, created concurrently: for a list whose order the test
+ * does not read. Their ids, by amount.
+ */
+export async function createPaymentsAtOnce(api: ApiClient, count: number): Promise<string[]> {
+  return Promise.all(Array.from({ length: count }, async (_, i) => (await createPayment(api, expressBody('923000000', 1000 * (i + 1)))).id));
+}
+
 export async function getPayment(api: ApiClient, id: string): Promise<any> {
   const res = await api.get(`/payment_intents/${id}`);
   expect(res.status, res.text).toBe(200);

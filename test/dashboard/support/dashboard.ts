@@ -20,8 +20,17 @@ export const LIVE_TIMEOUT = 30_000;
 
 /** Signs in through the form; the browser's profile is shared by the tests, so another test's session cookie goes first. */
 export async function signInThroughForm(page: Page, baseUrl: string, key: string): Promise<void> {
+  await signInThroughFormAt(page, `${baseUrl}/dashboard`, key);
+}
+
+/**
+ * Signs in through the form at `url`, any address of the dashboard: signed out, every address shows the
+ * form, and once signed in the same address shows its page. One page load where signing in and then
+ * opening the address takes two.
+ */
+export async function signInThroughFormAt(page: Page, url: string, key: string): Promise<void> {
   await page.context().clearCookies();
-  await page.goto(`${baseUrl}/dashboard`);
+  await page.goto(url);
   await page.getByLabel('Secret key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation').waitFor({ timeout: UI_TIMEOUT });
