@@ -4,7 +4,7 @@ import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { chromiumAvailable, launchPhoneBrowser, screenshot, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createPayment, expressBody, referenceBody } from '../support/payments';
+import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';
 import { createEndpoint } from '../support/webhooks';
 import { waitFor } from '../support/wait';
 import {
@@ -16,12 +16,11 @@ import {
   recordedTexts,
   recordTexts,
   signInThroughForm,
-  signInToPayments,
   UI_TIMEOUT,
   unexpectedErrors,
   waitForRowStatus,
 } from './support/dashboard';
-import { confirmDialog, navLink, openPage } from './support/product';
+import { confirmDialog, navLink, openPage, signInThroughNavToPayments } from './support/product';
 
 /**
  * The dashboard app in a real headless Chromium at phone size, against the real gateway: signed in with
@@ -110,7 +109,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   it('the Payments table shows payments made by the API and their status changes live, newest first', async () => {
     const account = await createAccount(server.baseUrl);
     const { page, errors } = await browser.newPage();
-    await signInToPayments(page, server.baseUrl, account.sk);
+    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const first = await createPayment(account.api, expressBody('923000000', 5000));
@@ -118,6 +117,9 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     await recordTexts(page, `tr[data-id="${first.id}"] .badge`);
     await paymentRow(page, first.id).waitFor({ timeout: LIVE_TIMEOUT });
     const failing = await createPayment(account.api, expressBody('923000001', 1200));
+    // The rail's +2 s and +5 s steps on the sandbox clock rather than waited for: the table still has
+    // to follow them live, over its subscription.
+    await advanceClock(account.api, 5);
     await waitForRowStatus(page, first.id, 'SUCCEEDED');
     await waitForRowStatus(page, failing.id, 'FAILED');
 
@@ -164,7 +166,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   it('a dropped WebSocket reconnects and the table catches up on what happened meanwhile', async () => {
     const account = await createAccount(server.baseUrl);
     const { page } = await browser.newPage();
-    await signInToPayments(page, server.baseUrl, account.sk);
+    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
     await recordTexts(page, '.live');
     expect(upgraded.size).toBeGreaterThan(0);
@@ -172,6 +174,8 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     // Made while the page's socket is down: the page learns of it when it is back (the first retry
     // waits at least 500 ms; the events subscription does not replay, the refetch on reconnect does).
     const made = await createPayment(account.api, expressBody('923000000', 5000));
+    // Its rail moved on by the sandbox clock, not waited for: the page has to catch up on that too.
+    await advanceClock(account.api, 5);
     await waitForRowStatus(page, made.id, 'SUCCEEDED');
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
     expect(await recordedTexts(page)).toEqual(['Live', 'Reconnecting…', 'Live']);
@@ -182,11 +186,13 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     const hookPath = `/hooks/${account.id}`;
     await createEndpoint(account.api, `${receiver.url}${hookPath}`);
     const { page, errors } = await browser.newPage();
-    await signInToPayments(page, server.baseUrl, account.sk);
+    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
     const made = await createPayment(account.api, expressBody('923000000', 7500));
     await page.getByRole('link', { name: made.id }).click({ timeout: LIVE_TIMEOUT });
     await page.getByRole('heading', { level: 1, name: new RegExp(made.id) }).waitFor({ timeout: UI_TIMEOUT });
     expect(page.url()).toBe(`${server.baseUrl}/dashboard/payments/${made.id}`);
+    // The rail's +5 s on the sandbox clock; the open page still follows it live.
+    await advanceClock(account.api, 5);
     await page.getByTestId('payment-status').filter({ hasText: 'SUCCEEDED' }).waitFor({ timeout: LIVE_TIMEOUT });
 
     const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
@@ -226,6 +232,9 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     // Refund asks first, with the whole amount left as its default.
     await page.getByRole('button', { name: 'Refund…' }).click();
     await confirmDialog(page, /^Refund 7.500 Kz of 7.500 Kz\?$/).getByRole('button', { name: 'Refund', exact: true }).click();
+    // Once the refund is made, its completion (+3 s) comes by the sandbox clock, and still shows live.
+    await page.getByRole('list', { name: 'Refunds' }).getByRole('listitem').waitFor({ timeout: UI_TIMEOUT });
+    await advanceClock(account.api, 3);
     await page.getByTestId('payment-status').filter({ hasText: 'REFUNDED' }).waitFor({ timeout: LIVE_TIMEOUT });
     await page.getByRole('list', { name: 'Refunds' }).getByText('SUCCEEDED').waitFor({ timeout: LIVE_TIMEOUT });
     await events.nth(2).waitFor({ timeout: LIVE_TIMEOUT });

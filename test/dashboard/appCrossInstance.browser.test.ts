@@ -5,8 +5,9 @@ import { ApiClient } from '../support/client';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
-import { createPayment, expressBody, referenceBody } from '../support/payments';
-import { ensureDashboardBundle, paymentRow, recordedTexts, recordTexts, signInToPayments, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
+import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';
+import { ensureDashboardBundle, LIVE_TIMEOUT, paymentRow, recordedTexts, recordTexts, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
+import { signInThroughNavToPayments } from './support/product';
 
 /**
  * The dashboard follows payments made through ANOTHER gateway process on the same database: the page is
@@ -43,11 +44,15 @@ describe.skipIf(!chromiumAvailable)('dashboard app across gateway processes', ()
     const account = await createAccount(a.baseUrl);
     const viaB = new ApiClient(b.url, account.sk);
     const { page } = await browser.newPage();
-    await signInToPayments(page, a.baseUrl, account.sk);
+    await signInThroughNavToPayments(page, a.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const express = await createPayment(viaB, expressBody('923000000', 4200));
     await recordTexts(page, `tr[data-id="${express.id}"] .badge`);
+    // Once the row is shown, its rail (+2 s, +5 s) moves on by the sandbox clock, advanced through B too:
+    // the changes still have to cross to A and reach the page live.
+    await paymentRow(page, express.id).waitFor({ timeout: LIVE_TIMEOUT });
+    await advanceClock(viaB, 5);
     await waitForRowStatus(page, express.id, 'SUCCEEDED');
     const seen = await recordedTexts(page);
     expect(seen.at(-1)).toBe('Succeeded');

@@ -63,12 +63,17 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
     await page.keyboard.press('Escape'); // folds the phone's menu again, if navLink opened it
     await page.getByText('No payments in the last 24 hours').waitFor({ timeout: UI_TIMEOUT });
 
-    await createPayment(acct.api, expressBody('923000000', 5000));
-    await createPayment(acct.api, expressBody('923000000', 7250));
-    await createPayment(acct.api, expressBody('923000001', 1200));
-    await createPayment(acct.api, referenceBody(9000));
+    // At once: no number below depends on the order they were made in.
+    await Promise.all([
+      createPayment(acct.api, expressBody('923000000', 5000)),
+      createPayment(acct.api, expressBody('923000000', 7250)),
+      createPayment(acct.api, expressBody('923000001', 1200)),
+      createPayment(acct.api, referenceBody(9000)),
+    ]);
     // The page follows the account's events: the charts replace the empty state without a reload.
     await page.getByRole('img', { name: /^Payments by status per hour, last 24 hours: \d+ payments$/ }).waitFor({ timeout: LIVE_TIMEOUT });
+    // The express payments' rail (+2 s, +5 s) moved on by the sandbox clock instead of waited for.
+    await advanceClock(acct.api, 5);
     // Settled: the express payments final and every event delivered (2 + 2 + 2 + 1 deliveries).
     const o = await waitFor(
       () => overviewOf(acct),
@@ -174,6 +179,8 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       expect(new URL(page.url()).searchParams.get('search')).toBe(key);
     }
 
+    // Its rail's +5 s on the sandbox clock rather than waited for (the search above needed none of it).
+    await advanceClock(acct.api, 5);
     await waitFor(
       async () => (await acct.api.get(`/payment_intents/${failing.id}`)).body.status,
       (s) => s === 'FAILED',
@@ -251,6 +258,8 @@ describe.skipIf(!chromiumAvailable)('dashboard views in Chromium', () => {
       await createEndpoint(acct.api, `http://127.0.0.1:${closedPort}/hooks`);
       await createEndpoint(acct.api, `${failingReceiver.url}/hooks`);
       const made = await createPayment(acct.api, expressBody('923000000', 7500));
+      // Its rail (+5 s) by the sandbox clock, not waited for: the Timeline is read after it.
+      await advanceClock(acct.api, 5);
       const { page, errors } = await browser.newPage();
       await signInThroughForm(page, server.baseUrl, acct.sk);
       await page.goto(`${server.baseUrl}/dashboard/payments/${made.id}`);
