@@ -16,11 +16,14 @@ import {
 } from '../support/browser';
 import { createLink, createSession, waitFor } from '../links/support/gateway';
 import { sharedGateway } from '../support/server';
+import { advanceClock } from '../support/payments';
 
 /**
  * The public pages in a real headless Chromium on a phone-sized screen, driven the way a person
- * would: by labels and roles. Payments progress on their own (real-time sandbox rail) and the page
- * follows them through the public event stream, without reloads.
+ * would: by labels and roles. Payments progress on the sandbox rail (moved on with the account's
+ * sandbox clock rather than waited for in real time: the rail in real time is
+ * test/payments/rail-realtime.test.ts's) and the page follows them through the public event stream,
+ * without reloads.
  */
 warnIfNoChromium('test/browser/pages.test.ts (payment-link and checkout pages)');
 
@@ -56,6 +59,15 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
   const waitForStatus = (page: Page, word: string) =>
     status(page).filter({ hasText: word }).waitFor({ state: 'visible', timeout: LIVE_TIMEOUT });
 
+  /**
+   * Once the page shows the express payment it just made (its status region carries a status), moves
+   * the merchant's sandbox clock past the rail's outcome (+5 s): the page must then follow it live.
+   */
+  async function moveRailOn(page: Page): Promise<void> {
+    await status(page).and(page.locator('[data-status]')).waitFor({ timeout: LIVE_TIMEOUT });
+    await advanceClock(merchant.api, 10);
+  }
+
   async function openLinkPage(link: any) {
     const { page, errors } = await browser.newPage();
     const res = await page.goto(`${server.baseUrl}/pay/${link.code}`);
@@ -80,6 +92,7 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
     await mobile.fill('923000000');
     await recordStatusTexts(page);
     await page.getByRole('button', { name: 'Pay' }).click();
+    await moveRailOn(page);
     await waitForStatus(page, 'SUCCEEDED');
 
     const seen = await statusHistory(page);
@@ -101,6 +114,7 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
     const { page, errors } = await openLinkPage(link);
     await page.getByLabel('Mobile number').fill('923000001');
     await page.getByRole('button', { name: 'Pay' }).click();
+    await moveRailOn(page);
     await waitForStatus(page, 'FAILED');
     expect(await status(page).textContent()).toContain('declined');
     // The form comes back for another attempt.
@@ -188,6 +202,9 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
       cancel_url: `${shopUrl}/cart`,
     });
     const { page, errors } = await browser.newPage();
+    // The page's own clock, so that its 1.5 s before the way back to the shop is moved on below rather
+    // than waited for (it ticks as usual meanwhile).
+    await page.clock.install();
     const res = await page.goto(`${server.baseUrl}/checkout/${session.id}`);
     expect(res?.status()).toBe(200);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('32 000 AOA');
@@ -197,9 +214,11 @@ describe.skipIf(!chromiumAvailable)('payment pages in Chromium', () => {
 
     await page.getByLabel('Mobile number').fill('923000000');
     await page.getByRole('button', { name: 'Pay' }).click();
+    await moveRailOn(page);
     await waitForStatus(page, 'SUCCEEDED');
     await screenshot(page, 'checkout-page-succeeded');
     expect(await page.getByRole('link', { name: /Cancel/ }).count()).toBe(0);
+    await page.clock.fastForward(1_500);
     await page.waitForURL(`${shopUrl}/paid?order=2001`, { timeout: LIVE_TIMEOUT });
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Thank you for your order');
 

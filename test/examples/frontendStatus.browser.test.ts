@@ -18,6 +18,8 @@ warnIfNoChromium('test/examples/frontendStatus.browser.test.ts (examples/fronten
 
 const NOT_FINAL = ['PENDING', 'PROCESSING', 'UNKNOWN'];
 const WAITING_TEXT = 'Confirm the payment in your Multicaixa Express app';
+/** How long the page waits for a WebSocket that opened to be acknowledged (page.ts, CONNECT_TIMEOUT_MS). */
+const SILENT_SOCKET_TIMEOUT_MS = 10_000;
 
 /**
  * How a network blocks WebSockets, as the page sees it: `refused`, the socket closes before it is
@@ -80,13 +82,19 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
     });
     page.on('websocket', (ws) => sockets.push(ws.url()));
     const result = { page, errors, requests, posts, sockets, blockedSockets: 0 };
+    let socketBlocked!: () => void;
+    const blocked = new Promise<void>((resolve) => (socketBlocked = resolve));
     if (blockWebSocket) {
       // Never connected to the gateway: the route answers in its place (silent: not at all).
       await page.routeWebSocket(/\/graphql$/, (ws) => {
         result.blockedSockets++;
+        socketBlocked();
         if (blockWebSocket === 'refused') void ws.close();
       });
     }
+    // A silent socket is given up by the page's own timer (CONNECT_TIMEOUT_MS in page.ts): the page's
+    // clock is moved past it below rather than waited for (it ticks as usual meanwhile).
+    if (blockWebSocket === 'silent') await page.clock.install();
     if (blockGraphqlSse) {
       await page.route(`${server.baseUrl}/graphql`, (route) => (route.request().method() === 'POST' ? route.abort('connectionrefused') : route.fallback()));
     }
@@ -97,6 +105,11 @@ describe.skipIf(!chromiumAvailable)('examples/frontend-status: a checkout page s
       page.getByRole('button', { name: 'Pay with Multicaixa Express' }).click(),
     ]);
     const html = await response.text();
+    if (blockWebSocket === 'silent') {
+      // The page set its timer before it opened the socket: once the socket is open, 10 s are up.
+      await blocked;
+      await page.clock.fastForward(SILENT_SOCKET_TIMEOUT_MS);
+    }
     await page.locator('#checkout[data-status]').waitFor({ timeout: LIVE_TIMEOUT });
     const firstStatus = (await page.locator('#checkout').getAttribute('data-status'))!;
     const config = JSON.parse((await page.locator('#checkout-config').textContent())!) as CheckoutConfig;

@@ -3,6 +3,8 @@ import { createAccount, idempotencyKey } from '../support/accounts';
 import { type TestServer } from '../support/server';
 import { busSubscribersAre, collect, gqlData, wsClient, until } from './support';
 import { sharedGateway } from '../support/server';
+import { advanceClock } from '../support/payments';
+import type { ApiClient } from '../support/client';
 
 /** Subscriptions over graphql-ws on one gateway (the cross-instance case is in crossInstance.test.ts). */
 let server: TestServer;
@@ -24,6 +26,23 @@ type Update = { paymentIntentUpdated: { snapshot: boolean; eventType: string | n
 
 const statusOf = (m: { data?: Update }) => m.data?.paymentIntentUpdated.paymentIntent.status;
 
+/**
+ * collect() on an express payment: once the subscription's first message (its snapshot) has arrived, the
+ * account's sandbox clock moves past the rail's outcome (+5 s) rather than waiting for it in real time
+ * (test/payments/rail-realtime.test.ts has the rail in real time); the steps still arrive live.
+ */
+async function collectAcrossRail(client: ReturnType<typeof wsClient>, api: ApiClient, id: string, done: (ms: Array<{ data?: Update }>) => boolean) {
+  let snapshotArrived!: () => void;
+  const snapshot = new Promise<void>((resolve) => (snapshotArrived = resolve));
+  const messages = collect<Update>(client, UPDATES, { id }, (ms) => {
+    snapshotArrived();
+    return done(ms);
+  });
+  await Promise.race([snapshot, messages]);
+  await advanceClock(api, 10);
+  return messages;
+}
+
 describe('paymentIntentUpdated', () => {
   it('sends the current state, then PROCESSING and SUCCEEDED of a 923000000 payment, in order', async () => {
     const acct = await createAccount(baseUrl);
@@ -40,7 +59,7 @@ describe('paymentIntentUpdated', () => {
       expect(created.createPaymentIntent.status).toBe('PENDING');
       const client = wsClient(baseUrl, acct.sk);
       try {
-        const messages = await collect<Update>(client, UPDATES, { id: created.createPaymentIntent.id }, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'));
+        const messages = await collectAcrossRail(client, acct.api, created.createPaymentIntent.id, (ms) => ms.some((m) => statusOf(m) === 'SUCCEEDED'));
         expect(messages.every((m) => !m.errors)).toBe(true);
         if (statusOf(messages[0]!) !== 'PENDING' && attempt < 3) {
           console.warn(`[subscriptions.test] subscribed after PROCESSING (attempt ${attempt}); retrying with a new payment`);
@@ -70,7 +89,7 @@ describe('paymentIntentUpdated', () => {
     );
     const client = wsClient(baseUrl, acct.sk);
     try {
-      const messages = await collect<Update>(client, UPDATES, { id: create.body.id }, (ms) => ms.some((m) => statusOf(m) === 'FAILED'));
+      const messages = await collectAcrossRail(client, acct.api, create.body.id, (ms) => ms.some((m) => statusOf(m) === 'FAILED'));
       const last = messages.at(-1)!.data!.paymentIntentUpdated;
       expect(last).toMatchObject({ eventType: 'PAYMENT_FAILED', paymentIntent: { status: 'FAILED', failureCode: 'REJECTED_BY_CUSTOMER' } });
 
@@ -81,6 +100,8 @@ describe('paymentIntentUpdated', () => {
       await busSubscribersAre(1);
       await acct.api.post('/sandbox/simulate/reference_paid', { reference: ref.body.reference.number });
       await acct.api.post('/refunds', { payment_intent: ref.body.id, amount: 500 }, { idempotencyKey: idempotencyKey() });
+      // The refund completes 3 s after it is made, on the account's clock: moved on, not waited for.
+      await advanceClock(acct.api, 5);
       const updates = (await refundFlow).map((m) => m.data!.paymentIntentUpdated);
       expect(updates[0]!.snapshot).toBe(true);
       const types = updates.slice(1).map((u) => u.eventType);

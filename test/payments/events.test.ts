@@ -5,7 +5,7 @@ import { buildTimers } from '../../src/domain/events/outbox';
 import { PaymentModel } from '../../src/domain/payments/paymentModel';
 import { railStepTimer } from '../../src/domain/payments/rail';
 import { TimerModel } from '../../src/platform/timers/timerModel';
-import { createAccount, createPayment, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
+import { advance, createAccount, createPayment, expectError, expressBody, idempotencyKey, referenceBody, startPaymentsServer, waitFor } from './support/payments';
 import type { TestServer } from '../support/server';
 import { gqlData } from '../graphql/support';
 
@@ -152,6 +152,10 @@ describe('outbox timers', () => {
     const removed = await TimerModel.deleteOne({ _id: timer!._id, state: 'scheduled' });
     expect(removed.deletedCount).toBe(1);
     await PaymentModel.collection.updateOne({ _id: pi.id as never }, { $push: { pending_timers: { ...timer!, queued_at: Date.now() - 10_000 } } as never });
+    // Once the sweeper has scheduled it, the account's sandbox clock moves past the rail's outcome (+5 s)
+    // rather than waiting for it in real time: the timer fires, and the rail's next step after it.
+    await waitFor(() => TimerModel.exists({ _id: timer!._id }), (found) => found !== null, 20_000, 200);
+    await advance(api, 10);
     const done = await waitFor(async () => (await api.get(`/payment_intents/${pi.id}`)).body, (p: any) => p.status === 'SUCCEEDED', 20_000, 200);
     expect(done.status).toBe('SUCCEEDED');
     const doc = await PaymentModel.findById(pi.id).lean();

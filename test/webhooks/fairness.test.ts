@@ -7,7 +7,7 @@ import { createAccount, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { startHangingReceiver, type HangingReceiver } from './support/hangingReceiver';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { createEndpoint, createPayment, deliveries, expressBody, waitFor } from './support/webhooks';
+import { createEndpoint, createPayment, deliveries, expressBody, referenceBody, waitFor } from './support/webhooks';
 
 /**
  * Issue 16, item 3: one account whose receivers hang must not hold the sockets, nor the turn, of every
@@ -35,12 +35,16 @@ async function hangingReceiver(kind: 'silent' | 'stalling' | 'gated'): Promise<H
   return h;
 }
 
-/** An account with the most endpoints it may have, all pointing at `url`. */
+/** An account with the most endpoints it may have, all pointing at `url` (made at once: their order does not matter). */
 async function hogWithEndpoints(url: string): Promise<TestAccount & { endpointIds: string[] }> {
   const hog = await createAccount(server.baseUrl);
-  const endpointIds: string[] = [];
-  for (let i = 0; i < ACCOUNT_CAPS.webhookEndpoints; i++) endpointIds.push((await createEndpoint(hog.api, `${url}?n=${i}`)).id);
-  return { ...hog, endpointIds };
+  const endpoints = await Promise.all(Array.from({ length: ACCOUNT_CAPS.webhookEndpoints }, (_, i) => createEndpoint(hog.api, `${url}?n=${i}`)));
+  return { ...hog, endpointIds: endpoints.map((e) => e.id) };
+}
+
+/** `count` payments of `account` with this body, created at once: each one's events go to every endpoint. */
+async function createPaymentsAtOnce(account: TestAccount, count: number, body: Record<string, unknown>): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => createPayment(account.api, body)));
 }
 
 /** Sends a test ping to a fresh endpoint of `account` on the good receiver; resolves with the arrival. */
@@ -61,7 +65,7 @@ describe('fair webhook delivery', () => {
     // them: 14 payments give 224 first attempts, 3.5 times the 64 sockets in all.
     const silent = await hangingReceiver('silent');
     const hog = await hogWithEndpoints(silent.url);
-    for (let i = 0; i < 14; i++) await createPayment(hog.api, expressBody());
+    await createPaymentsAtOnce(hog, 14, expressBody());
     await silent.waitOpened(ATTEMPT_LIMITS.perAccount);
 
     const other = await createAccount(server.baseUrl);
@@ -76,37 +80,59 @@ describe('fair webhook delivery', () => {
     expect(silent.opened - silent.closed).toBeLessThanOrEqual(ATTEMPT_LIMITS.perAccount);
   }, 90_000);
 
-  /** One test ping to a receiver of `kind`; resolves once the receiver saw the gateway close the socket. */
-  async function pingUntilClosed(kind: 'silent' | 'stalling'): Promise<{ h: HangingReceiver; delivery: any }> {
-    const h = await hangingReceiver(kind);
-    const { api } = await createAccount(server.baseUrl);
-    const endpoint = await createEndpoint(api, h.url);
-    expect((await api.post(`/webhook_endpoints/${endpoint.id}/test`, {})).status).toBe(202);
-    await h.waitOpened(1);
-    // Seen from the receiver: the gateway closes the connection (it is not kept in the keep-alive pool).
-    await h.waitClosed(1, 3 * ATTEMPT_TIMEOUT_MS);
-    const [delivery] = await waitFor(() => deliveries(api, endpoint.id), (list) => list[0]?.attempts === 1);
-    return { h, delivery };
-  }
+  describe('a receiver that never finishes', () => {
+    /** One test ping to a receiver of `kind`; resolves once the receiver saw the gateway close the socket. */
+    async function pingUntilClosed(kind: 'silent' | 'stalling'): Promise<{ h: HangingReceiver; delivery: any }> {
+      const h = await startHangingReceiver(kind);
+      receivers.push(h);
+      const { api } = await createAccount(server.baseUrl);
+      const endpoint = await createEndpoint(api, h.url);
+      expect((await api.post(`/webhook_endpoints/${endpoint.id}/test`, {})).status).toBe(202);
+      await h.waitOpened(1);
+      // Seen from the receiver: the gateway closes the connection (it is not kept in the keep-alive pool).
+      await h.waitClosed(1, 3 * ATTEMPT_TIMEOUT_MS);
+      const [delivery] = await waitFor(() => deliveries(api, endpoint.id), (list) => list[0]?.attempts === 1);
+      return { h, delivery };
+    }
 
-  it('a receiver that sends a 200 and never ends the body loses its socket at the deadline; the attempt counts as delivered', async () => {
-    const { h, delivery } = await pingUntilClosed('stalling');
-    // The status line came within the deadline: "2xx within 5 s" holds.
-    expect(delivery).toMatchObject({ state: 'DELIVERED', last_status: 200, attempts: 1 });
-    expect(h.opened - h.closed).toBe(0);
-  }, 60_000);
+    // Both pings start at once, so that their deadlines (ATTEMPT_TIMEOUT_MS of real time each, which is
+    // what these tests prove) run together rather than one after the other. Their receivers are kept
+    // out of `hanging` (closed after each test) and closed once both tests are done.
+    const receivers: HangingReceiver[] = [];
+    let stalling: ReturnType<typeof pingUntilClosed>;
+    let silent: ReturnType<typeof pingUntilClosed>;
+    beforeAll(() => {
+      stalling = pingUntilClosed('stalling');
+      silent = pingUntilClosed('silent');
+      // Each test awaits its own: a failure of the other one's must not surface before then, unhandled.
+      for (const ping of [stalling, silent]) ping.catch(() => undefined);
+    });
+    afterAll(async () => {
+      await Promise.all([stalling, silent].map((ping) => ping.catch(() => undefined)));
+      for (const h of receivers.splice(0)) await h.close();
+    });
 
-  it('a receiver that accepts and never answers loses its socket at the deadline; the attempt failed', async () => {
-    const { delivery } = await pingUntilClosed('silent');
-    expect(delivery).toMatchObject({ state: 'RETRYING', last_status: 0, attempts: 1 });
-  }, 60_000);
+    it('a receiver that sends a 200 and never ends the body loses its socket at the deadline; the attempt counts as delivered', async () => {
+      const { h, delivery } = await stalling;
+      // The status line came within the deadline: "2xx within 5 s" holds.
+      expect(delivery).toMatchObject({ state: 'DELIVERED', last_status: 200, attempts: 1 });
+      expect(h.opened - h.closed).toBe(0);
+    }, 60_000);
+
+    it('a receiver that accepts and never answers loses its socket at the deadline; the attempt failed', async () => {
+      const { delivery } = await silent;
+      expect(delivery).toMatchObject({ state: 'RETRYING', last_status: 0, attempts: 1 });
+    }, 60_000);
+  });
 
   it('deliveries beyond the in-memory backlog wait in the database and are each sent once', async () => {
     const gated = await hangingReceiver('gated');
     const hog = await hogWithEndpoints(gated.url);
-    // 20 payments x 16 endpoints: 320 first attempts of payment.created alone, more than the 256 an
-    // account may have waiting in memory (8 more are in flight at the gate).
-    for (let i = 0; i < 20; i++) await createPayment(hog.api, expressBody());
+    // 20 payments x 16 endpoints: 320 first attempts of payment.created, more than the 256 an account
+    // may have waiting in memory (8 more are in flight at the gate). Reference payments stay PENDING, so
+    // that is all there is to drain: express ones would bring 320 more with payment.succeeded at +5 s,
+    // which the drain below could count or not depending on when it finished.
+    await createPaymentsAtOnce(hog, 20, referenceBody());
     await gated.waitOpened(ATTEMPT_LIMITS.perAccount);
     const ofHog = { endpoint_id: { $in: hog.endpointIds } }; // by endpoint: indexed (the plan test checks tests' queries too)
     const created = await WebhookDeliveryModel.countDocuments(ofHog);
