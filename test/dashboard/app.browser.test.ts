@@ -16,11 +16,12 @@ import {
   recordedTexts,
   recordTexts,
   signInThroughForm,
+  signInToPayments,
   UI_TIMEOUT,
   unexpectedErrors,
   waitForRowStatus,
 } from './support/dashboard';
-import { confirmDialog, navLink, openPage, signInThroughNavToPayments } from './support/product';
+import { confirmDialog, navLink, openPage } from './support/product';
 
 /**
  * The dashboard app in a real headless Chromium at phone size, against the real gateway: signed in with
@@ -109,7 +110,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   it('the Payments table shows payments made by the API and their status changes live, newest first', async () => {
     const account = await createAccount(server.baseUrl);
     const { page, errors } = await browser.newPage();
-    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
+    await signInToPayments(page, server.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const first = await createPayment(account.api, expressBody('923000000', 5000));
@@ -166,7 +167,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
   it('a dropped WebSocket reconnects and the table catches up on what happened meanwhile', async () => {
     const account = await createAccount(server.baseUrl);
     const { page } = await browser.newPage();
-    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
+    await signInToPayments(page, server.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
     await recordTexts(page, '.live');
     expect(upgraded.size).toBeGreaterThan(0);
@@ -186,7 +187,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app in Chromium', () => {
     const hookPath = `/hooks/${account.id}`;
     await createEndpoint(account.api, `${receiver.url}${hookPath}`);
     const { page, errors } = await browser.newPage();
-    await signInThroughNavToPayments(page, server.baseUrl, account.sk);
+    await signInToPayments(page, server.baseUrl, account.sk);
     const made = await createPayment(account.api, expressBody('923000000', 7500));
     await page.getByRole('link', { name: made.id }).click({ timeout: LIVE_TIMEOUT });
     await page.getByRole('heading', { level: 1, name: new RegExp(made.id) }).waitFor({ timeout: UI_TIMEOUT });

@@ -6,8 +6,7 @@ import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrow
 import { spawnGateway, type GatewayProcess } from '../support/processes';
 import { startTestServer, type TestServer } from '../support/server';
 import { advanceClock, createPayment, expressBody, referenceBody } from '../support/payments';
-import { ensureDashboardBundle, LIVE_TIMEOUT, paymentRow, recordedTexts, recordTexts, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
-import { signInThroughNavToPayments } from './support/product';
+import { ensureDashboardBundle, LIVE_TIMEOUT, paymentRow, recordedTexts, recordTexts, signInToPayments, UI_TIMEOUT, waitForRowStatus } from './support/dashboard';
 
 /**
  * The dashboard follows payments made through ANOTHER gateway process on the same database: the page is
@@ -44,7 +43,7 @@ describe.skipIf(!chromiumAvailable)('dashboard app across gateway processes', ()
     const account = await createAccount(a.baseUrl);
     const viaB = new ApiClient(b.url, account.sk);
     const { page } = await browser.newPage();
-    await signInThroughNavToPayments(page, a.baseUrl, account.sk);
+    await signInToPayments(page, a.baseUrl, account.sk);
     await page.getByText('Live', { exact: true }).waitFor({ timeout: UI_TIMEOUT });
 
     const express = await createPayment(viaB, expressBody('923000000', 4200));

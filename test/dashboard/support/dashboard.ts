@@ -96,10 +96,9 @@ export const paymentRow = (page: Page, id: string) => page.getByRole('table', { 
 export const waitForRowStatus = (page: Page, id: string, status: string) =>
   paymentRow(page, id).locator(`.badge[data-status="${status}"]`).first().waitFor({ timeout: LIVE_TIMEOUT });
 
-/** Signs in (which lands on the Overview) and opens the Payments page, its table shown. */
+/** Signs in on the Payments page (one load: signed out, it shows the form), its table shown. */
 export async function signInToPayments(page: Page, baseUrl: string, key: string): Promise<void> {
-  await signInThroughForm(page, baseUrl, key);
-  await page.goto(`${baseUrl}/dashboard/payments`);
+  await signInThroughFormAt(page, `${baseUrl}/dashboard/payments`, key);
   await paymentsTable(page).waitFor({ timeout: UI_TIMEOUT });
 }
 

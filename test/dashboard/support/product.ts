@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { screenshot } from '../../support/browser';
-import { expectAxeClean, signInThroughForm, UI_TIMEOUT } from './dashboard';
+import { expectAxeClean, UI_TIMEOUT } from './dashboard';
 
 /**
  * Helpers of the dashboard's product tests (test/dashboard/product.browser.test.ts): the four ways a page
@@ -38,16 +38,6 @@ export async function navLink(page: Page, name: string) {
 export async function openPage(page: Page, name: string): Promise<void> {
   await (await navLink(page, name)).click();
   await page.getByRole('heading', { level: 1, name }).waitFor({ timeout: UI_TIMEOUT });
-}
-
-/**
- * As signInToPayments, but the Payments page is opened through the navigation rather than loaded again:
- * one page load instead of two, for the tests that do not look at a loaded URL.
- */
-export async function signInThroughNavToPayments(page: Page, baseUrl: string, key: string): Promise<void> {
-  await signInThroughForm(page, baseUrl, key);
-  await openPage(page, 'Payments');
-  await page.getByRole('table', { name: 'Payments' }).waitFor({ timeout: UI_TIMEOUT });
 }
 
 /** Nothing scrolls sideways: the layout is no wider than the window (whatever the window is). */
