@@ -30,10 +30,23 @@ export async function tokenPaymentIntentUpdates(ctx: GraphQLContext, grant: Clie
   return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true, clientToken: grant }));
 }
 
-async function* asPublicViews(source: AsyncIterableIterator<PaymentIntentUpdateModel>): AsyncGenerator<PaymentIntentUpdateModel> {
-  try {
-    for await (const update of source) yield { ...update, paymentIntent: asModel(toPublicPaymentView(update.paymentIntent)) };
-  } finally {
-    await source.return?.();
-  }
+/**
+ * The source's updates as public views. Not an async generator: a generator's return() waits until it
+ * next reaches a `yield`, and one suspended in `await source.next()` on a payment with nothing new
+ * reaches none, so a client that left kept the source (its bus subscriber and intent feed) until the
+ * payment next moved. Here return() reaches the source at once.
+ */
+function asPublicViews(source: AsyncIterableIterator<PaymentIntentUpdateModel>): AsyncIterableIterator<PaymentIntentUpdateModel> {
+  const done = (): Promise<IteratorResult<PaymentIntentUpdateModel>> => Promise.resolve({ value: undefined, done: true });
+  return {
+    async next() {
+      const result = await source.next();
+      return result.done ? result : { done: false, value: { ...result.value, paymentIntent: asModel(toPublicPaymentView(result.value.paymentIntent)) } };
+    },
+    return: () => source.return?.() ?? done(),
+    throw: (err?: unknown) => source.throw?.(err) ?? Promise.reject(err),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
