@@ -1,4 +1,4 @@
-import { insertBatched, updateIfMatchBatched, updateOneBatched } from '../../db/batching';
+import { insertBatched, updateOneBatched } from '../../db/batching';
 import { deliveryCreated, deliveryMoved } from '../overview/rollupWrites';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
@@ -10,7 +10,9 @@ import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
 import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
 import { signatureHeaders, signNow, type Signing } from './signature';
-import { ATTEMPT_LOG_SIZE, WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { ATTEMPT_LOG_SIZE, WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { INITIAL_STATE, takesScheduledAttempts, type DeliveryState } from './deliveryStates';
+import { applyDeliveryTransition } from './deliveryTransition';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
 import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
 import { attemptEntry, attemptError } from './attemptFailure';
@@ -204,7 +206,7 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
         event_seq: event.seq,
         payment_id: event.paymentId,
         body,
-        state: 'PENDING',
+        state: INITIAL_STATE.genuine,
         step: 0,
         attempts: 0,
         last_status: null,
@@ -279,10 +281,10 @@ export async function runHoldTimer(e: DeliveryEngine, payload: Record<string, un
  * unless the budget would make it wait: then it goes later, as any first attempt.
  */
 async function releaseHeld(e: DeliveryEngine, deliveryId: string, advancing: boolean): Promise<void> {
-  const d = await WebhookDeliveryModel.findOneAndUpdate(
-    { _id: deliveryId, state: 'PENDING', held: true },
-    { $set: { held: false, lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
-    { returnDocument: 'after', lean: true },
+  const d = await applyDeliveryTransition(
+    'hold_release',
+    { id: deliveryId, where: { held: true }, set: { held: false, lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
+    'claim',
   );
   if (!d) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
@@ -371,7 +373,7 @@ async function spill(e: DeliveryEngine, d: WebhookDeliveryRecord): Promise<void>
   if (!releases) spilling.set(d.account_id, (releases = { started: 0, finished: 0 }));
   releases.started++;
   try {
-    await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: Date.now() } });
+    await applyDeliveryTransition('lease_release', { id: d._id, where: { lease_until: d.lease_until }, set: { lease_until: Date.now() } }, 'update');
   } catch (err) {
     // The lease then lapses by itself (15 s): later, not lost.
     logger.warn({ err, deliveryId: d._id }, 'could not release a spilled webhook delivery');
@@ -384,8 +386,7 @@ async function spill(e: DeliveryEngine, d: WebhookDeliveryRecord): Promise<void>
 async function holdLease(d: WebhookDeliveryRecord): Promise<boolean> {
   if (d.lease_until - Date.now() > PENDING_LEASE_MS / 2) return true;
   const next = Date.now() + PENDING_LEASE_MS;
-  const res = await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: next } });
-  if (res.modifiedCount !== 1) return false;
+  if (!(await applyDeliveryTransition('lease_extend', { id: d._id, where: { lease_until: d.lease_until }, set: { lease_until: next } }, 'update'))) return false;
   d.lease_until = next;
   return true;
 }
@@ -498,22 +499,21 @@ async function recordAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, step: 
   // One atomic write whose outcome nobody waits on, so it is batched with the other attempts of this
   // turn: the attempt is always recorded; the state moves only if the delivery has not moved on
   // meanwhile (delivered by a manual retry, or this step already recorded). A pipeline update decides
-  // that on the stored document; values are $literal so that no string is read as a field path.
-  const live = { $and: [{ $in: ['$state', ['PENDING', 'RETRYING']] }, { $lt: ['$step', step] }] };
-  const ifLive = (value: unknown, field: string) => ({ $cond: [live, { $literal: value }, `$${field}`] });
-  await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, [
+  // that on the stored document (deliveryTransition.ts).
+  await applyDeliveryTransition(
+    'retry_scheduled',
     {
-      $set: {
+      id: d._id,
+      where: { step: { $lt: step } },
+      record: {
         ...Object.fromEntries(Object.entries(attemptFields(a)).map(([k, v]) => [k, { $literal: v }])),
         attempts: { $add: ['$attempts', 1] },
         attempt_log: { $slice: [{ $concatArrays: [{ $ifNull: ['$attempt_log', []] }, { $literal: [attemptEntry(a)] }] }, -ATTEMPT_LOG_SIZE] },
-        state: ifLive(state, 'state'),
-        step: ifLive(step, 'step'),
-        next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
-        lease_until: ifLive(0, 'lease_until'),
       },
+      set: { step, next_attempt_at: nextAt, lease_until: 0 },
     },
-  ]);
+    'recorded',
+  );
 }
 
 /**
@@ -523,14 +523,17 @@ async function recordAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, step: 
  */
 async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt, state: 'DELIVERED' | 'DEAD_LETTER'): Promise<void> {
   const delivered = state === 'DELIVERED';
-  const moved = await updateIfMatchBatched(
-    WebhookDeliveryModel,
-    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
+  const moved = await applyDeliveryTransition(
+    delivered ? 'attempt_delivered' : 'attempts_exhausted',
     {
-      $set: { ...attemptFields(a), state, step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
-      $inc: { attempts: 1 },
-      $push: pushAttempt(a),
+      id: d._id,
+      where: { step: { $lt: step } },
+      record: attemptFields(a),
+      set: { step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
+      inc: { attempts: 1 },
+      push: pushAttempt(a),
     },
+    'ifMatch',
   );
   // Lag in account time, from the event's creation to this attempt's answer (older deliveries lack the event's time).
   if (moved && delivered && d.event_created_at) webhookDelivered.observe(Math.max(0, at.getTime() + a.ms - new Date(d.event_created_at).getTime()) / 1000);
@@ -545,7 +548,7 @@ export async function runRetryTimer(e: DeliveryEngine, payload: Record<string, u
   const deliveryId = String(payload.delivery_id ?? '');
   const step = Number(payload.step);
   const d = await WebhookDeliveryModel.findById(deliveryId).lean();
-  if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
+  if (!d || !takesScheduledAttempts(d.state) || d.step >= step) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
   if (!endpoint) return;
   const job = attemptJob(e, d, endpoint, () => attemptStep(e, d, endpoint, step, now));
@@ -583,11 +586,11 @@ export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Pr
   let started = 0;
   for (const { _id, account_id } of stale) {
     if (e.scheduler.holds(_id) || !e.scheduler.hasRoom(account_id)) continue;
-    const claimed = await WebhookDeliveryModel.findOneAndUpdate(
-      { _id, state: 'PENDING', lease_until: { $lte: now } },
+    const claimed = await applyDeliveryTransition(
+      'lease_take',
       // A held delivery whose lease lapsed (its hold's timer late): sent now, and its timer finds it taken.
-      { $set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner, held: false } },
-      { returnDocument: 'after', lean: true },
+      { id: _id, where: { lease_until: { $lte: now } }, set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner, held: false } },
+      'claim',
     );
     if (!claimed) continue;
     const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
@@ -647,11 +650,24 @@ export async function retryDeliveryNow(e: DeliveryEngine, accountId: string, end
 /** An attempt outside the schedule (a manual retry, a recovery): a success delivers, a failure changes nothing else. */
 async function manualAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<void> {
   const a = await send(e, d, endpoint, at);
-  const set: Record<string, unknown> = attemptFields(a);
-  if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
+  if (!succeeded(a.status)) {
+    // The attempt alone: no transition, the same write as a success's otherwise.
+    await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 }, $push: pushAttempt(a) }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
+    return;
+  }
   // The state it replaced, read in the same write: the overview's counts move from it.
-  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 }, $push: pushAttempt(a) }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
-  if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
+  const before = await applyDeliveryTransition(
+    'resend_delivered',
+    {
+      id: d._id,
+      record: attemptFields(a),
+      set: { next_attempt_at: null, lease_until: 0, ...(d.state !== 'DELIVERED' && { delivered_at: at }) },
+      inc: { attempts: 1 },
+      push: pushAttempt(a),
+    },
+    'previous',
+  );
+  if (before) void deliveryMoved(d, before, 'DELIVERED', before !== 'DELIVERED' ? at : null);
 }
 
 /** How many deliveries one recovery queues at the most (an account's backlog in memory). */
