@@ -1,7 +1,7 @@
 import { createGatewayTimers, type GatewayTimers } from '../platform/timers/timerService';
 import { createEventHooks, type EventHooks } from './events/eventHooks';
 import { createOutboxes, type Outboxes } from './events/outbox';
-import { createDeliveryEngine, type DeliveryEngine } from './webhooks/deliveryService';
+import { createDeliveryEngine, type DeliveryEngine } from './webhooks/deliveryEngine';
 import type { WebhookTargetPolicy } from './webhooks/targetResolver';
 
 /**

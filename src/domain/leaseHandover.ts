@@ -1,7 +1,7 @@
 import { logger } from '../logger';
 import { EventModel } from './events/eventModel';
 import type { GatewayRuntime } from './gatewayRuntime';
-import { WebhookDeliveryModel } from './webhooks/webhookDeliveryModel';
+import { applyDeliveryTransition } from './webhooks/deliveryTransition';
 
 /**
  * The last step of a graceful stop before the database closes (docs/operations.md, "Stopping"): the leases
@@ -18,18 +18,19 @@ export async function handBackLeases(runtime: GatewayRuntime): Promise<void> {
         { $set: { hooks_lease_until: 0, hooks_lease_owner: null } },
       ),
       // Released as a spill does (lease_until now): the sweeper takes them back oldest release first.
-      WebhookDeliveryModel.updateMany(deliveriesLeasedBy(runtime.deliveries.leaseOwner, now), { $set: { lease_until: now, lease_owner: null } }),
+      // Only PENDING deliveries whose lease this gateway holds, but for those chaos holds: a hold is part
+      // of the first attempt (the trigger's guard, deliveryStates.ts).
+      applyDeliveryTransition(
+        'lease_hand_back',
+        { where: { lease_until: { $gt: now }, lease_owner: runtime.deliveries.leaseOwner, held: { $ne: true } }, set: { lease_until: now, lease_owner: null } },
+        'many',
+      ),
     ]);
-    if (hooks.modifiedCount + deliveries.modifiedCount > 0) {
-      logger.info({ hookEvents: hooks.modifiedCount, deliveries: deliveries.modifiedCount }, 'leases handed back for the next process');
+    if (hooks.modifiedCount + deliveries > 0) {
+      logger.info({ hookEvents: hooks.modifiedCount, deliveries }, 'leases handed back for the next process');
     }
   } catch (err) {
     // Not lost: the leases lapse by themselves, and the work is taken then.
     logger.warn({ err }, 'could not hand back leases at stop; they lapse by themselves');
   }
-}
-
-/** PENDING deliveries whose lease `owner` holds, but for those chaos holds: a hold is part of the first attempt. */
-function deliveriesLeasedBy(owner: string, now: number): Record<string, unknown> {
-  return { state: 'PENDING', lease_until: { $gt: now }, lease_owner: owner, held: { $ne: true } };
 }

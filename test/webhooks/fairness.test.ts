@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_CAPS } from '../../src/domain/accountCaps';
-import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/deliveryService';
+import { ATTEMPT_LIMITS, attemptStats } from '../../src/domain/webhooks/deliveryEngine';
 import { WebhookDeliveryModel } from '../../src/domain/webhooks/webhookDeliveryModel';
 import { ATTEMPT_TIMEOUT_MS } from '../../src/domain/webhooks/webhookHttp';
 import { createAccount, type TestAccount } from '../support/accounts';

@@ -1,6 +1,6 @@
 import type { PipelineStage } from 'mongoose';
 import type { PaymentStatus } from '../payments/paymentStates';
-import type { DeliveryState } from '../webhooks/webhookDeliveryModel';
+import type { DeliveryState } from '../webhooks/deliveryStates';
 import { lagBinExpression } from './lagHistogram';
 
 /**

@@ -1,4 +1,4 @@
-import type { DeliveryState } from '../webhooks/webhookDeliveryModel';
+import type { DeliveryState } from '../webhooks/deliveryStates';
 import type { PaymentStatus } from '../payments/paymentStates';
 import type { DeliveryRow, OverviewWindow, PaymentRow } from './overviewPipelines';
 import { hourOf, hoursFrom, markerId, PaymentRollupModel, WebhookRollupModel, type PaymentRollup, type WebhookRollup } from './overviewRollupModel';

@@ -1,7 +1,7 @@
 import { updateOneBatched } from '../../db/batching';
 import { logger } from '../../logger';
 import type { PaymentStatus } from '../payments/paymentStates';
-import type { DeliveryState } from '../webhooks/webhookDeliveryModel';
+import type { DeliveryState } from '../webhooks/deliveryStates';
 import { lagBin } from './lagHistogram';
 import { hourStart, markerId, PaymentRollupModel, rollupId, WebhookRollupModel } from './overviewRollupModel';
 

@@ -11,7 +11,7 @@ import { rollupWritesSettled } from '../overview/rollupWrites';
 import { flushRequestLogs } from '../logs/requestLogService';
 import { RequestLogModel } from '../logs/requestLogModel';
 import { PaymentModel } from '../payments/paymentModel';
-import { forgetAccountAttempts } from '../webhooks/deliveryService';
+import { forgetAccountAttempts } from '../webhooks/deliveryEngine';
 import { WebhookDeliveryModel } from '../webhooks/webhookDeliveryModel';
 import { PendingEventModel } from '../webhooks/pendingEventModel';
 import { WebhookEndpointModel } from '../webhooks/webhookEndpointModel';

@@ -7,6 +7,8 @@ import { activeSecrets } from './webhookEndpointService';
 import type { Signing } from './signature';
 import { attemptEntry, attemptError } from './attemptFailure';
 import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { INITIAL_STATE } from './deliveryStates';
+import { applyDeliveryTransition } from './deliveryTransition';
 import type { WebhookEndpointRecord } from './webhookEndpointModel';
 import type { AttemptOutcome } from './webhookHttp';
 
@@ -34,7 +36,7 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
   const copy: WebhookDeliveryRecord = {
     ...d,
     _id: newId('whd'),
-    state: 'DEAD_LETTER',
+    state: INITIAL_STATE.copy,
     step: 0,
     attempts: 0,
     lease_until: 0,
@@ -54,11 +56,11 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
   }
   const a = await send(copySigning(kind, d, endpoint, at, seed));
   const accepted = a.status >= 200 && a.status < 300;
-  await WebhookDeliveryModel.updateOne(
-    { _id: copy._id },
+  await applyDeliveryTransition(
+    accepted ? 'copy_accepted' : 'copy_refused',
     {
-      $set: {
-        state: accepted ? 'DELIVERED' : 'DEAD_LETTER',
+      id: copy._id,
+      set: {
         step: 1,
         attempts: 1,
         last_status: a.status,
@@ -71,6 +73,7 @@ export async function sendChaosCopy(kind: ChaosCopyKind, d: WebhookDeliveryRecor
         ...(accepted && { delivered_at: at }),
       },
     },
+    'update',
   );
   await countChaos(d.endpoint_id, copyCounters(kind, accepted));
 }

@@ -1,33 +1,30 @@
-import { insertBatched, updateIfMatchBatched, updateOneBatched } from '../../db/batching';
-import { deliveryCreated, deliveryMoved } from '../overview/rollupWrites';
+import { insertBatched } from '../../db/batching';
+import { deliveryCreated } from '../overview/rollupWrites';
 import { ApiError } from '../../errors';
 import { newId } from '../../ids';
 import { logger } from '../../logger';
-import { scheduleTimer, type GatewayTimers } from '../../platform/timers/timerService';
+import { scheduleTimer } from '../../platform/timers/timerService';
 import { accountOffsetMs, nowForAccount, readAccountClock } from '../clock/accountTime';
 import { accountEndpoints } from './endpointCache';
 import { toEventResource, type StoredEvent } from '../events';
 import { isDuplicateKey } from '../../db/errors';
-import { FairScheduler, type AttemptJob, type Then } from './fairScheduler';
-import { signatureHeaders, signNow, type Signing } from './signature';
-import { ATTEMPT_LOG_SIZE, WebhookDeliveryModel, type DeliveryState, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import type { AttemptJob, Then } from './fairScheduler';
+import { WebhookDeliveryModel, type WebhookDeliveryRecord } from './webhookDeliveryModel';
+import { INITIAL_STATE, takesScheduledAttempts, type DeliveryState } from './deliveryStates';
+import { applyDeliveryTransition } from './deliveryTransition';
+import { ATTEMPT_LIMITS, type DeliveryEngine } from './deliveryEngine';
+import { recordAttempt, recordManualAttempt, send } from './deliveryAttempts';
 import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpointModel';
-import { activeSecrets, getWebhookEndpointRecord, RETRY_TIMER_KIND, testPingTarget } from './webhookEndpointService';
-import { attemptEntry, attemptError } from './attemptFailure';
-import { createWebhookAgents, postWebhook, type AttemptOutcome, type WebhookAgents } from './webhookHttp';
+import { getWebhookEndpointRecord, testPingTarget } from './webhookEndpointService';
 import { toWebhookDeliveryResource, type WebhookDeliveryResource } from './webhookSerializer';
-import { webhookAttempt, webhookDeadLetter, webhookDelivered } from '../../metrics/domain';
-import type { WebhookTargetPolicy } from './targetResolver';
 import { chaosPlan, genuineKind, planCounters, type ChaosPlan } from './chaos';
 import { countChaos } from './chaosService';
 import { trySendChaosCopy } from './chaosCopies';
 import { endpointSent, HOLD_TIMER_KIND, holdMs, releaseOnNextSend } from './chaosHold';
-import { OutgoingBudget } from './outgoingBudget';
 import { TimerDeferral } from '../../platform/timers/timerDeferral';
 import { DEFAULT_OUTGOING, targetHost } from './targetResolver';
 import { finishRecovery, startRecovery } from './recoveryLock';
 import { holdForPull, isPullEndpoint } from './pullEndpointService';
-import { newLeaseOwner } from '../../processId';
 
 /**
  * The delivery engine.
@@ -54,104 +51,16 @@ import { newLeaseOwner } from '../../processId';
  *    Retry-After. A wait is a delay, never a failed attempt: nothing is recorded until it is sent.
  * 6. A delivery chaos holds (delay, reorder) waits in the database with a durable timer
  *    (chaosHold.ts), not in memory; whoever releases it claims it first (`releaseHeld`).
+ *
+ * Here: when attempts are made (creation, queues, leases, holds, timers, the sweeper, the API). What a
+ * gateway holds in memory for them is deliveryEngine.ts; an attempt's request and its recording,
+ * deliveryAttempts.ts; every change of a delivery's state or lease, the table of deliveryStates.ts,
+ * written by deliveryTransition.ts.
  */
-export const RETRY_DELAYS_MS = [10_000, 60_000, 5 * 60_000] as const;
-export const MAX_SCHEDULED_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 const PENDING_LEASE_MS = 15_000;
 /** A retry whose account's attempts are backed up fires again this much later (no attempt counted). */
 const BACKED_UP_RETRY_MS = 1_000;
-const USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
 
-/**
- * 64 sockets in all; 8 per account (16 endpoints that hang use 8 sockets for 5 s, not 64); 256
- * deliveries waiting in memory per account, 8 192 in all (a delivery's body is a few kB). Retries
- * are admitted only while fewer than `perAccount` of the account's attempts wait, because a retry
- * waits inside a timer handler, whose slots (128) the rail and expiry timers share.
- */
-export const ATTEMPT_LIMITS = { total: 64, perAccount: 8, backlogPerAccount: 256, backlogTotal: 8_192 } as const;
-
-/**
- * One gateway's delivery engine: what it has in memory of the deliveries it creates and attempts. Built
- * with its runtime (src/domain/gatewayRuntime.ts) and handed to each call, so that a gateway stopping
- * stops only its own attempts, and two gateways in one process each hold their own queues, as two
- * processes would.
- */
-export interface DeliveryEngine {
-  /** Where this gateway's webhooks may go (built from its Config). */
-  policy: WebhookTargetPolicy;
-  /** Its timers: a retry is scheduled there. */
-  timers: GatewayTimers;
-  /** Its keep-alive agents: its stop destroys its sockets, not another gateway's. */
-  agents: WebhookAgents;
-  scheduler: FairScheduler;
-  /**
-   * 'idle' until the webhook service starts (the hook is registered earlier, so that no event's hooks
-   * can complete without it: attempts asked for meanwhile wait in `deferred`); 'stopped' at shutdown
-   * (deliveries not yet attempted stay PENDING for another process or the next start).
-   */
-  state: 'idle' | 'running' | 'stopped';
-  deferred: Array<() => void>;
-  /** Per account, how many times its attempts waiting here were forgotten (a sandbox reset). */
-  forgotten: Map<string, number>;
-  /**
-   * Accounts whose first attempts are spilling to the database: release writes started and finished.
-   * Cleared by the sweeper once it finds none of the account's spilled deliveries left.
-   */
-  spilling: Map<string, { started: number; finished: number }>;
-  /** What this gateway may still send, per account and per host (the scheduler's admission). */
-  budget: OutgoingBudget;
-  /** Stored with every lease this engine takes (`lease_owner`): what its stop hands back (src/domain/leaseHandover.ts). */
-  leaseOwner: string;
-}
-
-/** Builds a gateway's engine (src/domain/gatewayRuntime.ts), idle until startDeliveryEngine. */
-export function createDeliveryEngine(deps: { policy: WebhookTargetPolicy; timers: GatewayTimers }): DeliveryEngine {
-  const budget = new OutgoingBudget(deps.policy.outgoing ?? DEFAULT_OUTGOING);
-  const e: DeliveryEngine = {
-    policy: deps.policy,
-    timers: deps.timers,
-    agents: createWebhookAgents(),
-    // Stopping, a job sends nothing (it leaves its delivery PENDING): it goes at once, budget or not.
-    scheduler: new FairScheduler(ATTEMPT_LIMITS, (job) => (e.state !== 'running' ? 0 : budget.tryTake(job.accountId, job.host, job.cost))),
-    state: 'idle',
-    deferred: [],
-    forgotten: new Map(),
-    spilling: new Map(),
-    budget,
-    leaseOwner: newLeaseOwner(),
-  };
-  return e;
-}
-
-export function startDeliveryEngine(e: DeliveryEngine): void {
-  e.state = 'running';
-  for (const run of e.deferred.splice(0)) run();
-}
-
-export function stopDeliveryEngine(e: DeliveryEngine): void {
-  e.state = 'stopped';
-  e.deferred.length = 0;
-  // Jobs waiting for their budget may go now: they only hand their deliveries back.
-  e.scheduler.wake();
-}
-
-export function deliveryQueueIdle(e: DeliveryEngine): Promise<void> {
-  return e.scheduler.idle();
-}
-
-/**
- * Diagnostics (and tests): attempts running and waiting in this process, accounts spilling to the
- * database, and (given an account) how many of that account's attempts wait in memory.
- */
-export function attemptStats(e: DeliveryEngine, accountId?: string): { inFlight: number; queued: number; queuedForAccount: number; spillingAccounts: string[] } {
-  const { scheduler, spilling } = e;
-  return {
-    inFlight: scheduler.inFlight,
-    queued: scheduler.queued,
-    queuedForAccount: accountId ? scheduler.queuedFor(accountId) : 0,
-    spillingAccounts: [...spilling.keys()],
-  };
-}
 
 /** `endpointsVersion`: the account's `endpoints_version` as just read (endpointCache.ts). */
 async function matchingEndpoints(event: StoredEvent, endpointsVersion: number): Promise<WebhookEndpointRecord[]> {
@@ -204,7 +113,7 @@ export async function createDeliveriesForEvent(e: DeliveryEngine, event: StoredE
         event_seq: event.seq,
         payment_id: event.paymentId,
         body,
-        state: 'PENDING',
+        state: INITIAL_STATE.genuine,
         step: 0,
         attempts: 0,
         last_status: null,
@@ -279,10 +188,10 @@ export async function runHoldTimer(e: DeliveryEngine, payload: Record<string, un
  * unless the budget would make it wait: then it goes later, as any first attempt.
  */
 async function releaseHeld(e: DeliveryEngine, deliveryId: string, advancing: boolean): Promise<void> {
-  const d = await WebhookDeliveryModel.findOneAndUpdate(
-    { _id: deliveryId, state: 'PENDING', held: true },
-    { $set: { held: false, lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
-    { returnDocument: 'after', lean: true },
+  const d = await applyDeliveryTransition(
+    'hold_release',
+    { id: deliveryId, where: { held: true }, set: { held: false, lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner } },
+    'claim',
   );
   if (!d) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
@@ -302,15 +211,6 @@ function orderingKey(d: WebhookDeliveryRecord): string {
   return `${d.endpoint_id}:${d.payment_id ?? d.event_id}`;
 }
 
-
-/**
- * The sandbox reset deleted the account's deliveries: the attempts already waiting in the scheduler
- * would still send their (deleted) events, so each checks on its turn that it was not forgotten since.
- */
-export function forgetAccountAttempts(e: DeliveryEngine, accountId: string): void {
-  const { forgotten } = e;
-  forgotten.set(accountId, (forgotten.get(accountId) ?? 0) + 1);
-}
 
 /** `cost`: the requests it sends (the outgoing budget's unit, and the backlog's). */
 function attemptJob(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, run: AttemptJob['run'], cost = 1): AttemptJob {
@@ -371,7 +271,7 @@ async function spill(e: DeliveryEngine, d: WebhookDeliveryRecord): Promise<void>
   if (!releases) spilling.set(d.account_id, (releases = { started: 0, finished: 0 }));
   releases.started++;
   try {
-    await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: Date.now() } });
+    await applyDeliveryTransition('lease_release', { id: d._id, where: { lease_until: d.lease_until }, set: { lease_until: Date.now() } }, 'update');
   } catch (err) {
     // The lease then lapses by itself (15 s): later, not lost.
     logger.warn({ err, deliveryId: d._id }, 'could not release a spilled webhook delivery');
@@ -384,55 +284,10 @@ async function spill(e: DeliveryEngine, d: WebhookDeliveryRecord): Promise<void>
 async function holdLease(d: WebhookDeliveryRecord): Promise<boolean> {
   if (d.lease_until - Date.now() > PENDING_LEASE_MS / 2) return true;
   const next = Date.now() + PENDING_LEASE_MS;
-  const res = await WebhookDeliveryModel.updateOne({ _id: d._id, state: 'PENDING', lease_until: d.lease_until }, { $set: { lease_until: next } });
-  if (res.modifiedCount !== 1) return false;
+  if (!(await applyDeliveryTransition('lease_extend', { id: d._id, where: { lease_until: d.lease_until }, set: { lease_until: next } }, 'update'))) return false;
   d.lease_until = next;
   return true;
 }
-
-interface SentAttempt extends AttemptOutcome {
-  header: string;
-  /** Every header of the request (the delivery detail shows them). */
-  headers: Record<string, string>;
-  at: Date;
-}
-
-/**
- * Signs with the endpoint's current secrets now (or as `signing` says, a chaos copy's) and POSTs the
- * stored body. `at` is the account time.
- */
-async function send(
-  e: DeliveryEngine,
-  d: WebhookDeliveryRecord,
-  endpoint: WebhookEndpointRecord,
-  at: Date,
-  signing: Signing = signNow(activeSecrets(endpoint, at)),
-): Promise<SentAttempt> {
-  const signatures = signatureHeaders(d.event_id, d.body, signing);
-  const header = signatures['Service-Signature'];
-  const headers = {
-    'Content-Type': 'application/json',
-    'User-Agent': USER_AGENT,
-    ...signatures,
-    'Service-Event-Id': d.event_id,
-  };
-  // A pull endpoint has no deliveries; one that became one cannot be sent to.
-  if (endpoint.url === null) return { status: 0, ms: 0, error: 'pull endpoint: nothing is sent', header, headers, at };
-  const outcome = await postWebhook(endpoint.url, d.body, headers, { policy: e.policy, agents: e.agents, traceParent: d.trace_parent });
-  if (outcome.error) logger.debug({ deliveryId: d._id, endpointId: d.endpoint_id, reason: outcome.error }, 'webhook attempt got no response');
-  webhookAttempt[succeeded(outcome.status) ? 'delivered' : outcome.status === 0 ? 'no_response' : 'http_error'].inc();
-  return { ...outcome, header, headers, at };
-}
-
-/** What every attempt records, whatever the delivery's state: its outcome and, when it failed, why. */
-function attemptFields(a: SentAttempt) {
-  return { last_status: a.status, last_ms: a.ms, last_attempt_at: a.at, signature_header: a.header, last_error: attemptError(a.status, a.error), request_headers: a.headers };
-}
-
-/** The update operator appending an attempt to the log, keeping its newest ATTEMPT_LOG_SIZE. */
-const pushAttempt = (a: AttemptOutcome & { at: Date }) => ({ attempt_log: { $each: [attemptEntry(a)], $slice: -ATTEMPT_LOG_SIZE } });
-
-const succeeded = (status: number) => status >= 200 && status < 300;
 
 /**
  * Scheduled attempt number `step` (1..4). The result is recorded only if the delivery has not moved on
@@ -478,74 +333,12 @@ function scheduleDuplicate(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint
   }, plan.duplicate_after_ms).unref();
 }
 
-async function recordAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt): Promise<void> {
-  const ok = succeeded(a.status);
-  const retryDelay = RETRY_DELAYS_MS[step - 1];
-  const nextAt = !ok && retryDelay !== undefined ? new Date(at.getTime() + retryDelay) : null;
-  if (nextAt) {
-    await scheduleTimer({
-      accountId: d.account_id,
-      kind: RETRY_TIMER_KIND,
-      refId: d.endpoint_id,
-      dueAt: nextAt,
-      payload: { delivery_id: d._id, step: step + 1 },
-      dedupeKey: `${d._id}:${step + 1}`,
-      timers: e.timers,
-    });
-  }
-  const state = ok ? 'DELIVERED' : nextAt ? 'RETRYING' : 'DEAD_LETTER';
-  if (state !== 'RETRYING') return recordFinalAttempt(d, step, at, a, state);
-  // One atomic write whose outcome nobody waits on, so it is batched with the other attempts of this
-  // turn: the attempt is always recorded; the state moves only if the delivery has not moved on
-  // meanwhile (delivered by a manual retry, or this step already recorded). A pipeline update decides
-  // that on the stored document; values are $literal so that no string is read as a field path.
-  const live = { $and: [{ $in: ['$state', ['PENDING', 'RETRYING']] }, { $lt: ['$step', step] }] };
-  const ifLive = (value: unknown, field: string) => ({ $cond: [live, { $literal: value }, `$${field}`] });
-  await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, [
-    {
-      $set: {
-        ...Object.fromEntries(Object.entries(attemptFields(a)).map(([k, v]) => [k, { $literal: v }])),
-        attempts: { $add: ['$attempts', 1] },
-        attempt_log: { $slice: [{ $concatArrays: [{ $ifNull: ['$attempt_log', []] }, { $literal: [attemptEntry(a)] }] }, -ATTEMPT_LOG_SIZE] },
-        state: ifLive(state, 'state'),
-        step: ifLive(step, 'step'),
-        next_attempt_at: ifLive(nextAt, 'next_attempt_at'),
-        lease_until: ifLive(0, 'lease_until'),
-      },
-    },
-  ]);
-}
-
-/**
- * The attempt that delivers or dead-letters: the same decision as for a retry, but the overview's counts
- * move only if the state did, so the write must say whether it applied (batched all the same). A miss
- * (the delivery moved on meanwhile) records the attempt alone.
- */
-async function recordFinalAttempt(d: WebhookDeliveryRecord, step: number, at: Date, a: SentAttempt, state: 'DELIVERED' | 'DEAD_LETTER'): Promise<void> {
-  const delivered = state === 'DELIVERED';
-  const moved = await updateIfMatchBatched(
-    WebhookDeliveryModel,
-    { _id: d._id, state: { $in: ['PENDING', 'RETRYING'] }, step: { $lt: step } },
-    {
-      $set: { ...attemptFields(a), state, step, next_attempt_at: null, lease_until: 0, ...(delivered && { delivered_at: at }) },
-      $inc: { attempts: 1 },
-      $push: pushAttempt(a),
-    },
-  );
-  // Lag in account time, from the event's creation to this attempt's answer (older deliveries lack the event's time).
-  if (moved && delivered && d.event_created_at) webhookDelivered.observe(Math.max(0, at.getTime() + a.ms - new Date(d.event_created_at).getTime()) / 1000);
-  else if (moved && !delivered) webhookDeadLetter.inc();
-  // PENDING and RETRYING count alike (pending), whichever it was.
-  if (moved) void deliveryMoved(d, 'PENDING', state, delivered ? at : null);
-  else await updateOneBatched(WebhookDeliveryModel, { _id: d._id }, { $set: attemptFields(a), $inc: { attempts: 1 }, $push: pushAttempt(a) });
-}
-
 /** Timer handler for `webhook.retry`: does nothing when the delivery has moved past this step. */
 export async function runRetryTimer(e: DeliveryEngine, payload: Record<string, unknown>, now: Date, advancing: boolean): Promise<void> {
   const deliveryId = String(payload.delivery_id ?? '');
   const step = Number(payload.step);
   const d = await WebhookDeliveryModel.findById(deliveryId).lean();
-  if (!d || (d.state !== 'PENDING' && d.state !== 'RETRYING') || d.step >= step) return;
+  if (!d || !takesScheduledAttempts(d.state) || d.step >= step) return;
   const endpoint = await WebhookEndpointModel.findById(d.endpoint_id).lean();
   if (!endpoint) return;
   const job = attemptJob(e, d, endpoint, () => attemptStep(e, d, endpoint, step, now));
@@ -583,11 +376,11 @@ export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Pr
   let started = 0;
   for (const { _id, account_id } of stale) {
     if (e.scheduler.holds(_id) || !e.scheduler.hasRoom(account_id)) continue;
-    const claimed = await WebhookDeliveryModel.findOneAndUpdate(
-      { _id, state: 'PENDING', lease_until: { $lte: now } },
+    const claimed = await applyDeliveryTransition(
+      'lease_take',
       // A held delivery whose lease lapsed (its hold's timer late): sent now, and its timer finds it taken.
-      { $set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner, held: false } },
-      { returnDocument: 'after', lean: true },
+      { id: _id, where: { lease_until: { $lte: now } }, set: { lease_until: Date.now() + PENDING_LEASE_MS, lease_owner: e.leaseOwner, held: false } },
+      'claim',
     );
     if (!claimed) continue;
     const endpoint = await WebhookEndpointModel.findById(claimed.endpoint_id).lean();
@@ -606,10 +399,10 @@ export async function sweepPendingDeliveries(e: DeliveryEngine, limit = 100): Pr
   return started;
 }
 
-/** An endpoint's last 50 deliveries, newest first; with `state`, the last 50 in that state (GraphQL's filter). */
 /** How many deliveries an endpoint's list holds: the newest. */
 export const DELIVERY_LIST_SIZE = 50;
 
+/** An endpoint's last 50 deliveries, newest first; with `state`, the last 50 in that state (GraphQL's filter). */
 export async function listDeliveries(
   accountId: string,
   endpointId: string,
@@ -646,12 +439,7 @@ export async function retryDeliveryNow(e: DeliveryEngine, accountId: string, end
 
 /** An attempt outside the schedule (a manual retry, a recovery): a success delivers, a failure changes nothing else. */
 async function manualAttempt(e: DeliveryEngine, d: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, at: Date): Promise<void> {
-  const a = await send(e, d, endpoint, at);
-  const set: Record<string, unknown> = attemptFields(a);
-  if (succeeded(a.status)) Object.assign(set, { state: 'DELIVERED', next_attempt_at: null, lease_until: 0 }, d.state !== 'DELIVERED' && { delivered_at: at });
-  // The state it replaced, read in the same write: the overview's counts move from it.
-  const before = await WebhookDeliveryModel.findOneAndUpdate({ _id: d._id }, { $set: set, $inc: { attempts: 1 }, $push: pushAttempt(a) }, { returnDocument: 'before', projection: { state: 1 }, lean: true });
-  if (before && succeeded(a.status)) void deliveryMoved(d, before.state, 'DELIVERED', before.state !== 'DELIVERED' ? at : null);
+  await recordManualAttempt(d, at, await send(e, d, endpoint, at));
 }
 
 /** How many deliveries one recovery queues at the most (an account's backlog in memory). */

@@ -1,7 +1,8 @@
 import { ApiError } from '../../errors';
 import { nowForAccount } from '../clock/accountTime';
 import { toEndpointDelivery, type EndpointDelivery } from './paymentDeliveries';
-import { WebhookDeliveryModel, type AttemptLogEntry, type DeliveryState } from './webhookDeliveryModel';
+import { WebhookDeliveryModel, type AttemptLogEntry } from './webhookDeliveryModel';
+import type { DeliveryState } from './deliveryStates';
 import { getWebhookEndpointRecord } from './webhookEndpointService';
 
 /**

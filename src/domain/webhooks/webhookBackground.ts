@@ -2,15 +2,8 @@ import type { BackgroundService } from '../../platform/lifecycle';
 import { logger } from '../../logger';
 import type { GatewayRuntime } from '../gatewayRuntime';
 import { handBackLeases } from '../leaseHandover';
-import {
-  createDeliveriesForEvent,
-  deliveryQueueIdle,
-  runHoldTimer,
-  runRetryTimer,
-  startDeliveryEngine,
-  stopDeliveryEngine,
-  sweepPendingDeliveries,
-} from './deliveryService';
+import { createDeliveriesForEvent, runHoldTimer, runRetryTimer, sweepPendingDeliveries } from './deliveryService';
+import { deliveryQueueIdle, startDeliveryEngine, stopDeliveryEngine } from './deliveryEngine';
 import { loadSecretsKey } from './secretsKey';
 import { RETRY_TIMER_KIND } from './webhookEndpointService';
 import { HOLD_TIMER_KIND } from './chaosHold';

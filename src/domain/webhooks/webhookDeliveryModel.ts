@@ -1,5 +1,6 @@
 import mongoose, { Schema } from 'mongoose';
 import type { ChaosCopyKind, ChaosKind, ChaosPlan } from './chaos';
+import type { DeliveryState } from './deliveryStates';
 
 /**
  * One event to one endpoint. Created durably by the `onEventStored` hook; the unique index on
@@ -11,8 +12,8 @@ import type { ChaosCopyKind, ChaosKind, ChaosPlan } from './chaos';
  *   delivery has moved on, so timers are idempotent.
  * - `lease_until` (real ms) marks an attempt in flight: a PENDING delivery whose lease has lapsed was
  *   never attempted (its process died) and the sweeper attempts it.
+ * - `state` and the lease change only as the table of deliveryStates.ts says (deliveryTransition.ts).
  */
-export type DeliveryState = 'PENDING' | 'RETRYING' | 'DELIVERED' | 'DEAD_LETTER';
 
 /** One attempt as the dashboard's delivery detail lists it (account time; `error` in words, null after a 2xx). */
 export interface AttemptLogEntry {

@@ -1,7 +1,7 @@
 import { computeWebhookSignature, standardWebhookHeaders } from '@pgw/client';
 import type { GatewayEvent } from '../eventSocket';
 
-/** The gateway's own webhook User-Agent (src/domain/webhooks/deliveryService.ts): receivers see no difference. */
+/** The gateway's own webhook User-Agent (src/domain/webhooks/deliveryAttempts.ts): receivers see no difference. */
 export const WEBHOOK_USER_AGENT = 'PaymentGatewaySandbox-Webhooks/1.0';
 /** A delivery attempt's deadline at the gateway; the same here, so a slow receiver shows the same way. */
 export const FORWARD_TIMEOUT_MS = 5_000;
