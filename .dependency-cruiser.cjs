@@ -104,6 +104,17 @@ module.exports = {
     protocolsApart('graphql', 'rest', 'error'),
     protocolsApart('rest', 'graphql', 'error'),
     {
+      name: 'no-protocol-imports-dashboard',
+      severity: 'error',
+      comment:
+        'The dashboard is a client of the API like any other (its app, its sign-in routes): REST, GraphQL, ' +
+        'operations and what they share import nothing from it. A session is a credential of the domain ' +
+        '(src/domain/sessions) admitted like a key, its cookie src/http/sessionCookie.ts, the pages\' ' +
+        'policy src/http/contentSecurityPolicy.ts; src/server.ts mounts the dashboard\'s routers.',
+      from: { path: '^src/(operations|http|rest|graphql|realtime|pages)/' },
+      to: { path: '^src/dashboard/' },
+    },
+    {
       name: 'engine-imports-no-gateway',
       severity: 'error',
       comment:

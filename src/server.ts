@@ -11,13 +11,14 @@ import { secretsKey } from './domain/webhooks/secretsKey';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pagesRouter';
 import { closeConnectionsOfKey } from './realtime/connections';
-import { deleteSessionsOfKey } from './dashboard/session/sessionService';
+import { deleteSessionsOfKey } from './domain/sessions/sessionService';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
 import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
 import { graphqlEndpoint } from './graphql/server';
 import { graphiqlRouter } from './graphql/graphiql';
-import { dashboardSessionRouter } from './dashboard/session/sessionRouter';
+import { dashboardSessionRouter } from './dashboard/sessionRouter';
+import { dashboardAssetsRouter } from './dashboard/assetsRouter';
 import { readAtScrape } from './metrics/gauges';
 import { countDueTimers } from './platform/timers/timerService';
 import { countWebhookBacklog } from './domain/webhooks/webhookBacklog';
@@ -85,7 +86,8 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     served = config.publicBaseUrlFromEnv ? config : Object.freeze({ ...config, publicBaseUrl: `http://localhost:${port}` });
     app = createApp(served, runtime, {
       endpoints: [graphqlEndpoint(served, runtime)],
-      rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served)],
+      // The dashboard's app after its session routes (it leaves /dashboard/session to them).
+      rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served), dashboardAssetsRouter()],
     });
     db = await connecting;
   } catch (err) {

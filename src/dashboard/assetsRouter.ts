@@ -3,15 +3,15 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Response, type Router } from 'express';
 import { ROOT } from '../paths';
-import { PAGE_CSP } from '../pages/pagesRouter';
+import { PAGE_CSP } from '../http/contentSecurityPolicy';
 
 /** Where build.mjs writes the dashboard app (its "dashboard" target). */
 export const DASHBOARD_DIST = path.join(ROOT, 'dist/dashboard');
 
 /**
- * The dashboard's policy is the payment pages' own: its bundle only (no inline script or style, no CDN),
- * GraphQL over fetch and WebSocket to this origin (connect-src 'self' covers ws:/wss: on the same host
- * and port), QR codes as data: images, no framing.
+ * The dashboard's policy is the payment pages' own (src/http/contentSecurityPolicy.ts): its bundle only
+ * (no inline script or style, no CDN), GraphQL over fetch and WebSocket to this origin (connect-src
+ * 'self' covers ws:/wss: on the same host and port), QR codes as data: images, no framing.
  */
 export const DASHBOARD_CSP = PAGE_CSP;
 
@@ -68,7 +68,8 @@ function pageHeaders(res: Response): void {
 /**
  * GET /dashboard and every /dashboard/<view> path: the app's HTML shell (the app routes in the browser,
  * so a reload or a shared link of any view works), and its bundle under /dashboard/assets/. The session
- * routes (/dashboard/session) belong to the session router, whichever is mounted first.
+ * routes (/dashboard/session) belong to the session router, whichever is mounted first. src/server.ts
+ * mounts it among the app's root routers, so that REST's app knows no dashboard.
  */
 export function dashboardAssetsRouter(): Router {
   const router = express.Router({ caseSensitive: true });

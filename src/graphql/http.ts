@@ -1,8 +1,6 @@
 import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Config } from '../config';
-import { authenticateSessionRequest } from '../dashboard/session/sessionGraphql';
-import { sessionCookieOf } from '../dashboard/session/sessionHttp';
 import { authenticationFailed, countsKnownKeyAtOnce } from '../domain/accounts/apiKeyService';
 import { ApiError, isApiError } from '../errors';
 import { logger } from '../logger';
@@ -11,6 +9,7 @@ import { authenticate, type Admission, type Credentials } from '../operations/ad
 import { bearerSecret } from '../operations/bearer';
 import { applyAdmission } from '../http/authenticate';
 import { readJsonBody } from '../http/body';
+import { requireCsrfSafe, requireSameOriginIfSent, sessionCookieOf } from '../http/sessionCookie';
 import { keepResponseBody, markDashboardRequest } from '../http/loggedBodies';
 import { clientIp, countUnidentified } from '../http/rateLimit';
 import { contextOf } from './callerContext';
@@ -45,7 +44,7 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
  * multipart protocol, as the Accept header asks).
  *
  * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
- * request as its key, once the request is CSRF-safe and same-origin (src/dashboard/session). Without
+ * request as its key, once the request is CSRF-safe and same-origin (src/http/sessionCookie.ts). Without
  * either, the request runs only when its operation calls public fields alone (`createSandboxAccount`);
  * anything else, or a body that cannot be read, is the 401 of a request without a key.
  */
@@ -60,8 +59,7 @@ export function graphqlHttpHandler(
     try {
       if (config.maintenanceMode) throw maintenanceError();
       const client = { ip: clientIp(req) };
-      const credentials = await httpCredentials(req, config);
-      if (credentials.kind === 'counted') markDashboardRequest(res);
+      const credentials = httpCredentials(req, config);
       // The POST of a key this process knows is read first: the intent it asks for goes out beside the
       // key's count (one round trip, as REST's GET), and its text is kept only once the key is counted.
       // Any other key is authenticated before its body is read, so an unknown or malformed one costs no
@@ -70,6 +68,8 @@ export function graphqlHttpHandler(
       const sent = readAhead ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
       const parsed = sent?.ok ? readAheadOfRequest(sent.value) : undefined;
       let admission = await authenticate(credentials, config, parsed?.read?.ahead.start);
+      // Only a session that works makes the request the dashboard's in the log (a refused one is not).
+      if (credentials.kind === 'session') markDashboardRequest(res);
       applyAdmission(res, admission);
       const { params: sentParams, query } = await readQueryText(req, admission, credentials, config, sent);
       const params = { ...sentParams, query };
@@ -93,7 +93,7 @@ export function graphqlHttpHandler(
         // a context made for a long-lived operation (loaders without a cache across its messages).
         const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'ws');
         const { operationName, variables } = params;
-        const session = credentials.kind === 'counted' ? sessionCookieOf(req.headers) : undefined;
+        const session = credentials.kind === 'session' ? credentials.value : undefined;
         return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config });
       }
       const context = contextOf(admission, requestId, { config, runtime }, client.ip);
@@ -189,18 +189,21 @@ const ERROR_TYPES: readonly string[] = ['application/json', GRAPHQL_RESPONSE_TYP
 
 /**
  * What an HTTP request presents: `Authorization: Bearer` with a client token or a key; without that
- * header, a dashboard session's cookie (its key, found and counted after the CSRF and origin checks);
- * else nothing.
+ * header, a dashboard session's cookie; else nothing. A cookie request is refused here, before anything
+ * runs, unless CSRF-safe (400 `invalid_request`) and, when an `Origin` is sent, same-origin (403
+ * `permission_denied`); admission then finds the session's key and counts it in the session's window.
  */
-async function httpCredentials(req: Request, config: Config): Promise<Credentials> {
+function httpCredentials(req: Request, config: Config): Credentials {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
     const token = clientTokenOfHeader(authorization);
     return token === undefined ? { kind: 'key', secret: bearerSecret(authorization) } : { kind: 'clientToken', token };
   }
   const session = sessionCookieOf(req.headers);
-  if (session !== undefined) return { kind: 'counted', ...(await authenticateSessionRequest(session, req.headers, config)) };
-  return { kind: 'none' };
+  if (session === undefined) return { kind: 'none' };
+  requireCsrfSafe(req.headers);
+  requireSameOriginIfSent(req.headers, config);
+  return { kind: 'session', value: session };
 }
 
 /**

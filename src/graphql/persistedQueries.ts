@@ -44,7 +44,7 @@ export function persistedQueryScope(caller: Caller, presented: Credentials['kind
     case 'clientToken':
       return `${caller.actor.accountId}:client_token`;
     case 'key':
-      if (presented === 'counted') return `${caller.actor.accountId}:dashboard_session`;
+      if (presented === 'session') return `${caller.actor.accountId}:dashboard_session`;
       return `${caller.actor.accountId}:${caller.key.type === 'publishable' ? 'publishable' : 'key'}`;
   }
 }

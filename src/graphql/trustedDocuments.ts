@@ -63,7 +63,7 @@ export async function resolveTrustedText(params: GraphQLRequestParams, admission
 /** The kind of credential whose mode applies: a publishable key lives in browsers, as client tokens do. */
 export function credentialKindOf(caller: Exclude<Caller, { kind: 'public' }>, presented: Credentials['kind']): CredentialKind {
   if (caller.kind === 'clientToken') return 'client_token';
-  if (presented === 'counted') return 'dashboard';
+  if (presented === 'session') return 'dashboard';
   switch (caller.key.type) {
     case 'secret':
       return 'secret_key';

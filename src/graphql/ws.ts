@@ -8,9 +8,9 @@ import { WebSocketServer } from 'ws';
 import type { Config } from '../config';
 import { authenticate } from '../domain/accounts/apiKeyService';
 import { ApiError, isApiError } from '../errors';
-import { isSameOriginUpgrade, sessionCookieOf } from '../dashboard/session/sessionHttp';
-import { authenticateSessionAndCount, sessionKey, sessionSocketKey } from '../dashboard/session/sessionService';
-import { trackSessionSocket } from '../dashboard/session/sessionSockets';
+import { isSameOriginUpgrade, sessionCookieOf } from '../http/sessionCookie';
+import { sessionKey, sessionSocketKey } from '../domain/sessions/sessionService';
+import { trackSessionSocket } from '../domain/sessions/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
 import { addSubscription, attach, identify, release, removeSubscription, takeSlot, type CloseReason, type Lease } from '../realtime/connections';
@@ -39,12 +39,11 @@ export { GRAPHQL_PATH };
 type ConnectionParams = { authorization?: unknown; Authorization?: unknown; clientToken?: unknown } | undefined;
 type WsState = {
   /**
-   * The key or client token given at connection, authenticated and counted again for each operation
-   * (a revoked key or token stops working).
+   * The key or client token given at connection, or the dashboard session of the upgrade's cookie,
+   * authenticated and counted again for each operation (a revoked key or token, or an ended session,
+   * stops working).
    */
   credentials?: Credentials;
-  /** Or the dashboard session of the upgrade's cookie, checked again for each operation likewise. */
-  session?: string;
   requestIds?: Map<string, string>;
 };
 type WsContext = Context<ConnectionParams, Extra & WsState>;
@@ -132,8 +131,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             const lease = leases.get(ctx.extra.request);
             // Identified by its key, a session's socket closes when the key is revoked, like the key's own.
             if (lease) identify(lease, key._id);
-            if (session === undefined) ctx.extra.credentials = { kind: 'key', secret };
-            ctx.extra.session = session;
+            ctx.extra.credentials = session === undefined ? { kind: 'key', secret } : { kind: 'session', value: session };
             if (session !== undefined) {
               // Signing out closes the session's sockets at once, as revoking a key closes the key's.
               const socket = ctx.extra.socket;
@@ -159,10 +157,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
           if (config.maintenanceMode) throw maintenanceError();
           // The admission of every transport (./documentRules.ts): the caller counted again per operation
           // (a revoked key or token stops working), then the rules of the document that runs.
-          const credentials: Credentials =
-            ctx.extra.session === undefined
-              ? ctx.extra.credentials ?? { kind: 'key', secret: undefined }
-              : { kind: 'counted', ...(await authenticateSessionAndCount(ctx.extra.session, config.dashboardRateLimitPerMinute)) };
+          const credentials: Credentials = ctx.extra.credentials ?? { kind: 'key', secret: undefined };
           const admission = await admitCaller(credentials, config);
           if (admission.count) refuseIfOver(admission.count);
           const ip = ctx.extra.request.socket.remoteAddress ?? 'unknown';

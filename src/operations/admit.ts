@@ -2,9 +2,10 @@ import type { Config } from '../config';
 import type { AccountClock } from '../domain/accounts/accountModel';
 import { authenticationFailed, countsKnownKeyAtOnce, type AuthenticatedKey } from '../domain/accounts/apiKeyService';
 import { countKeyAndAccountRequest, hitRateLimit } from '../domain/ratelimit/rateLimitService';
+import { authenticateSessionAndCount, type SessionBudget } from '../domain/sessions/sessionService';
 import { authenticateClientToken, authenticateKey, keyCaller, PUBLIC_CALLER, type Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
-import { countPublicCall, keyRateLimits, type RateCount, type SessionBudget } from './rateLimitPolicy';
+import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolicy';
 
 /**
  * Admission: who may run what, counted, before anything runs. One rule for every transport (REST, the
@@ -19,12 +20,13 @@ import { countPublicCall, keyRateLimits, type RateCount, type SessionBudget } fr
  */
 
 /**
- * What a request presented. `counted`: a dashboard session's key, the request counted in the session's
- * own window (`budget`) by src/dashboard/session.
+ * What a request presented. `session`: a dashboard session's cookie value (src/domain/sessions), which
+ * stands for its key but counts in the session's own window. The shell checks first what only it can
+ * see (a cookie request's origin and CSRF rule, src/http/sessionCookie.ts).
  */
 export type Credentials =
   | { kind: 'key'; secret: string | undefined }
-  | { kind: 'counted'; auth: AuthenticatedKey; budget: SessionBudget }
+  | { kind: 'session'; value: string }
   | { kind: 'clientToken'; token: string }
   | { kind: 'none' };
 
@@ -47,7 +49,7 @@ export interface Admission {
 
 /**
  * Finds the caller and counts one request in its window: a key in its window and its account's, a
- * client token in its own. Nothing is counted for a request without credentials: what it runs is
+ * dashboard session (as its key) and a client token each in its own. Nothing is counted for a request without credentials: what it runs is
  * (countOperations, per public call).
  *
  * `alongside` starts the request's next read (src/operations/prefetch.ts, beforeCount). It is called in
@@ -66,8 +68,8 @@ export async function authenticate(credentials: Credentials, config: Config, alo
       const { caller, count, auth } = await authenticateKey(credentials.secret, config);
       return { caller, count, account: auth.account, auth };
     }
-    case 'counted': {
-      const { auth, budget } = credentials;
+    case 'session': {
+      const { auth, budget } = await authenticateSessionAndCount(credentials.value, config.dashboardRateLimitPerMinute);
       const count: RateCount = { decision: auth.rate, limit: budget.limit, scope: 'session' };
       return { caller: keyCaller(auth.key), count, account: auth.account, auth, budget };
     }

@@ -18,12 +18,6 @@ export interface RateCount {
   scope?: 'key' | 'ip' | 'session';
 }
 
-/** A dashboard session's own window (src/dashboard/session): its bucket and limit, apart from its key's. */
-export interface SessionBudget {
-  bucket: string;
-  limit: number;
-}
-
 /** X-RateLimit-* of a decision. */
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   return {

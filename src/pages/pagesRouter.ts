@@ -11,25 +11,11 @@ import { nowForAccount } from '../domain/clock/accountTime';
 import { getPublicPaymentLink } from '../domain/links/paymentLinkService';
 import { ROOT } from '../paths';
 import { enforceRateLimit } from '../http/rateLimit';
+import { PAGE_CSP } from '../http/contentSecurityPolicy';
 import { ipBucket } from '../operations/rateLimitPolicy';
 import { renderMessagePage, renderPaymentPage } from './paymentPage';
 
 const ASSETS_DIR = path.join(ROOT, 'src/pages/assets');
-
-/**
- * Pages may load and contact only their own origin: the script and stylesheet under /pay-assets, the
- * JSON routes and the event stream under /v1/public. No inline code, no third party, no framing.
- */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 function securityHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', PAGE_CSP);

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { layout } from './html';
-import { PAGE_CSP } from './pagesRouter';
+import { PAGE_CSP } from '../http/contentSecurityPolicy';
 
 /**
  * `GET /` for a person (contract decisions, "a data product"): a browser that asks for HTML before

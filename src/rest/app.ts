@@ -15,7 +15,6 @@ import { apiOperationIds } from './routes';
 import { operationDispatcher } from './operationDispatch';
 import { getOperation } from '../operations/contract';
 import { systemRoutes } from './systemRoutes';
-import { dashboardAssetsRouter } from '../dashboard/assetsRouter';
 import { series } from './series';
 import { metricsRoute } from './metricsRoutes';
 import { httpOperation } from '../metrics/http';
@@ -27,7 +26,10 @@ export interface AppExtensions {
    * requests need not walk past the probes, the docs and the page routers.
    */
   endpoints?: RequestHandler[];
-  /** Mounted at the root before the 404 handler (public pages, GraphiQL, the dashboard session). */
+  /**
+   * Mounted at the root, in order, before the 404 handler (public pages, GraphiQL, the dashboard's
+   * session routes and its app): src/server.ts composes them, so the API imports none of them.
+   */
   rootRouters?: Router[];
 }
 
@@ -104,8 +106,6 @@ export function createApp(config: Config, runtime: GatewayRuntime, ext: AppExten
   app.use(systemRoutes());
 
   for (const router of ext.rootRouters ?? []) app.use(router);
-  // The dashboard app's shell and bundle (its session routes come with the root routers).
-  app.use(dashboardAssetsRouter());
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -89,15 +89,21 @@ describe('import rules (npm run lint:deps)', () => {
     expect(run.output).toMatch(/error engine-imports-no-gateway: packages\/embedded-mongo\/src\/index\.ts → src\/domain\/payments\/paymentStates\.ts/);
   }, 120_000);
 
-  it('fails GraphQL importing REST, and REST importing GraphQL: both are shells over src/operations', async () => {
+  it('fails GraphQL importing REST, REST importing GraphQL (both are shells over src/operations), and either importing the dashboard', async () => {
     const dir = await plantedTree({
       'src/rest/routes.ts': "import { schema } from '../graphql/schema';\nexport const routes = [schema];\n",
       'src/graphql/schema.ts': 'export const schema = {};\n',
       'src/graphql/__planted.ts': "import { routes } from '../rest/routes';\nexport const planted = routes;\n",
+      // The dashboard is mounted by src/server.ts; its session is the domain's: neither shell imports it.
+      'src/dashboard/sessionRouter.ts': "export const SESSION_PATH = '/dashboard/session';\n",
+      'src/graphql/__plantedSession.ts': "import { SESSION_PATH } from '../dashboard/sessionRouter';\nexport const planted = SESSION_PATH;\n",
+      'src/rest/__plantedSession.ts': "import { SESSION_PATH } from '../dashboard/sessionRouter';\nexport const planted = SESSION_PATH;\n",
     });
     const run = await depcruise(dir, ['src']);
     expect(run.output).toMatch(/error graphql-imports-no-rest: src\/graphql\/__planted\.ts → src\/rest\/routes\.ts/);
     expect(run.output).toMatch(/error rest-imports-no-graphql: src\/rest\/routes\.ts → src\/graphql\/schema\.ts/);
+    expect(run.output).toMatch(/error no-protocol-imports-dashboard: src\/graphql\/__plantedSession\.ts → src\/dashboard\/sessionRouter\.ts/);
+    expect(run.output).toMatch(/error no-protocol-imports-dashboard: src\/rest\/__plantedSession\.ts → src\/dashboard\/sessionRouter\.ts/);
     expect(run.code, run.output).not.toBe(0);
   }, 120_000);
 

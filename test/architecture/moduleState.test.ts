@@ -37,7 +37,7 @@ describe('no module-level state in src (npm run lint)', () => {
     expect(await violations('src/realtime/planted.ts', 'export const cache = new Map<string, number>();\n')).toHaveLength(1);
     expect(await violations('src/graphql/httpSubscriptions/planted.ts', 'let open = 0;\n')).toHaveLength(1);
     expect(await violations('src/planted.ts', 'export const seen = new Set<string>();\n')).toHaveLength(1);
-    expect(await violations('src/dashboard/session/planted.tsx', 'export const sockets = new Set<string>();\n')).toHaveLength(1);
+    expect(await violations('src/dashboard/planted.tsx', 'export const sockets = new Set<string>();\n')).toHaveLength(1);
   });
 
   it('refuses a module-level array that is not read-only, exported or not', async () => {

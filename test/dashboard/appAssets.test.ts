@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_CSP } from '../../src/pages/pagesRouter';
+import { PAGE_CSP } from '../../src/http/contentSecurityPolicy';
 import { type TestServer } from '../support/server';
 import { ensureDashboardBundle } from './support/dashboard';
 import { sharedGateway } from '../support/server';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { DashboardSessionModel } from '../../src/dashboard/session/sessionModel';
+import { DashboardSessionModel } from '../../src/domain/sessions/sessionModel';
 import { hashSecret } from '../../src/domain/accounts/secrets';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { type TestServer } from '../support/server';

@@ -4,7 +4,7 @@ import { ApiClient } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';
 import { RateLimitModel } from '../../src/domain/ratelimit/rateLimitModel';
 import { hashSecret } from '../../src/domain/accounts/secrets';
-import { SESSION_COOKIE } from '../../src/dashboard/session/sessionHttp';
+import { SESSION_COOKIE } from '../../src/http/sessionCookie';
 import { chromiumAvailable, launchPhoneBrowser, warnIfNoChromium, type PhoneBrowser } from '../support/browser';
 import { ensureDashboardBundle, signInThroughForm, UI_TIMEOUT, unexpectedErrors } from './support/dashboard';
 import { checkPage, LAYOUTS, useLayout } from './support/product';

@@ -1,8 +1,9 @@
 /**
  * What else ends when an API key is revoked: its open WebSocket and SSE connections (src/realtime) and
- * the dashboard sessions signed in with it (src/dashboard). Those floors sit above the domain, so the
- * domain does not call them: src/server.ts registers them here when a gateway starts (docs/architecture.md).
- * They are process-wide, like what they clear, so registering one twice keeps one.
+ * the dashboard sessions signed in with it (src/domain/sessions). src/realtime sits above the domain,
+ * and the sessions import this area (a session acts for a key), so this area calls neither:
+ * src/server.ts registers them here when a gateway starts (docs/architecture.md). They are
+ * process-wide, like what they clear, so registering one twice keeps one.
  */
 export type KeyRevokedHook = (keyId: string) => Promise<void> | void;
 

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Config } from '../../config';
-import { sessionSocketKey } from '../../dashboard/session/sessionService';
-import { trackSessionSocket } from '../../dashboard/session/sessionSockets';
+import { sessionSocketKey } from '../../domain/sessions/sessionService';
+import { trackSessionSocket } from '../../domain/sessions/sessionSockets';
 import { ApiError, isApiError } from '../../errors';
 import { leaveWriteGate } from '../../http/writeGate';
 import { logger } from '../../logger';

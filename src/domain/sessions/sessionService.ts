@@ -1,12 +1,11 @@
 import { driverCollection } from '../../db/driverCollection';
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../errors';
-import { AccountModel, type AccountRecord } from '../../domain/accounts/accountModel';
-import { ApiKeyModel, type ApiKeyRecord } from '../../domain/accounts/apiKeyModel';
-import { authenticate, type AuthenticatedKey } from '../../domain/accounts/apiKeyService';
-import { hashSecret } from '../../domain/accounts/secrets';
-import { hitRateLimit } from '../../domain/ratelimit/rateLimitService';
-import type { SessionBudget } from '../../operations/rateLimitPolicy';
+import { AccountModel, type AccountRecord } from '../accounts/accountModel';
+import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKeyModel';
+import { authenticate, type AuthenticatedKey } from '../accounts/apiKeyService';
+import { hashSecret } from '../accounts/secrets';
+import { hitRateLimit } from '../ratelimit/rateLimitService';
 import { DashboardSessionModel, type DashboardSessionRecord } from './sessionModel';
 import { closeSessionSockets } from './sessionSockets';
 
@@ -16,6 +15,10 @@ import { closeSessionSockets } from './sessionSockets';
  * The session acts for its key: same account, same permissions, but its own rate-limit window (so the
  * dashboard never spends the key's API budget), and it ends
  * when the key is revoked (deleteSessionsOfKey) or after SESSION_LIFETIME_MS.
+ *
+ * A credential like a key, so it lives in the domain: admission (src/operations/admit.ts, credentials of
+ * kind `session`) authenticates and counts with it for every protocol. The cookie that carries it is
+ * src/http/sessionCookie.ts; signing in and out, src/dashboard/sessionRouter.ts.
  */
 
 /** 12 h, fixed by the contract decisions. */
@@ -80,9 +83,9 @@ export async function describeSession(value: string | undefined): Promise<Dashbo
 }
 
 /**
- * A request made with the session (GraphQL over HTTP, each WebSocket operation): its key, with the
- * request counted in the session's own window (`perMinute`, DASHBOARD_RATE_LIMIT_PER_MINUTE), never in
- * the key's or its account's: the dashboard must not spend the merchant's API budget (contract
+ * A request made with the session (admission's `session` credentials: GraphQL over HTTP, each
+ * WebSocket operation): its key, with the request counted in the session's own window (`perMinute`,
+ * DASHBOARD_RATE_LIMIT_PER_MINUTE), never in the key's or its account's: the dashboard must not spend the merchant's API budget (contract
  * decisions, "a data product"). The decision is returned, not enforced. The count and the key's read go
  * out together, after the session's lookup. 401 when the session or its key no longer works.
  */
@@ -99,6 +102,12 @@ export async function authenticateSessionAndCount(value: string | undefined, per
 export interface SessionRequest {
   auth: AuthenticatedKey;
   budget: SessionBudget;
+}
+
+/** A session's own window: its bucket and limit, apart from its key's (what admission counts a request's further operations in). */
+export interface SessionBudget {
+  bucket: string;
+  limit: number;
 }
 
 /** The rate-limit bucket of a session (by its stored hash, never the cookie's value). */

@@ -1,10 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config } from '../../config';
-import { ApiError } from '../../errors';
+import type { Config } from '../config';
+import { ApiError } from '../errors';
 
 /**
- * The HTTP side of dashboard sessions: the `pgw_session` cookie and the same-origin rules that keep a
- * page on another site from using it (contract decisions, "Sandbox dashboard").
+ * The HTTP side of dashboard sessions (src/domain/sessions): the `pgw_session` cookie and the
+ * same-origin rules that keep a page on another site from using it (contract decisions, "Sandbox
+ * dashboard"). Here, under the protocols, because the dashboard's sign-in routes set it and GraphQL
+ * over HTTP and WebSocket read it.
  */
 export const SESSION_COOKIE = 'pgw_session';
 

@@ -1,18 +1,19 @@
 import { Router, type Request, type Response } from 'express';
-import type { Config } from '../../config';
-import { ApiError } from '../../errors';
-import { readJsonBody } from '../../http/body';
-import { clientIp, enforceRateLimit } from '../../http/rateLimit';
-import { ipBucket } from '../../operations/rateLimitPolicy';
-import { clearedSessionCookie, requireSameOriginIfSent, sessionCookieOf, sessionSetCookie } from './sessionHttp';
-import { createSession, deleteSession, describeSession } from './sessionService';
+import type { Config } from '../config';
+import { ApiError } from '../errors';
+import { readJsonBody } from '../http/body';
+import { clientIp, enforceRateLimit } from '../http/rateLimit';
+import { clearedSessionCookie, requireSameOriginIfSent, sessionCookieOf, sessionSetCookie } from '../http/sessionCookie';
+import { createSession, deleteSession, describeSession } from '../domain/sessions/sessionService';
+import { ipBucket } from '../operations/rateLimitPolicy';
 
 export const SESSION_PATH = '/dashboard/session';
 
 /**
  * `POST /dashboard/session` (sign in with `{"key": "sk_test_…"}`), `GET` (who is signed in, or 401) and
  * `DELETE` (sign out). These are the dashboard's routes, not the API's: errors use the API's envelope,
- * and each request counts in the per-IP bucket of the public routes (429 over it).
+ * and each request counts in the per-IP bucket of the public routes (429 over it). The session itself
+ * is the domain's (src/domain/sessions), its cookie src/http/sessionCookie.ts.
  */
 export function dashboardSessionRouter(config: Config): Router {
   const router = Router();
