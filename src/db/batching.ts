@@ -9,7 +9,7 @@ import { writeConcernFor, type Acknowledge } from './writeConcern';
  * and acknowledged after its command; never use these inside a transaction. More:
  * docs/decisions/notes/storage.md, "Batched commands".
  */
-type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+export type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /** Commands in flight per batcher (per collection and kind of operation). */
 const MAX_IN_FLIGHT = 2;
@@ -30,8 +30,9 @@ export async function flushAllBatches(withinMs = 3_000): Promise<void> {
 
 /**
  * Every batcher of the process, whoever made it (the per-collection ones below, the rate limiter's
- * counts, the event sequences' allocations), so that flushAllBatches reaches them all. Batchers are made
- * once per kind and live as long as the process: the set does not grow with traffic.
+ * counts in domain/ratelimit/countBatch.ts, the event sequences' allocations), so that flushAllBatches
+ * reaches them all. Batchers are made once per kind and live as long as the process: the set does not
+ * grow with traffic.
  */
 // eslint-disable-next-line no-restricted-syntax -- the batchers of mongoose's one connection, flushed before it closes
 const everyBatcher = new Set<Batcher<any, any>>();

@@ -1,12 +1,13 @@
 import { driverCollection } from '../../db/driverCollection';
 import type { mongo } from 'mongoose';
-import { Batcher, findByFieldBatched } from '../../db/batching';
+import { findByFieldBatched } from '../../db/batching';
 import { isDuplicateKey } from '../../db/errors';
 import { isDiskFull } from '../../db/unavailable';
 import { APPLIED_WRITE_CONCERN } from '../../db/writeConcern';
 import { AccountModel, type AccountClock, type AccountRecord } from '../accounts/accountModel';
 import { ApiKeyModel, type ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RateLimitModel, type RateLimitRecord } from './rateLimitModel';
+import { groupedCounter } from './countBatch';
 import { MACHINE_CLOCK, machineBase } from '../../platform/clock/machineClock';
 
 export interface RateLimitDecision {
@@ -277,40 +278,12 @@ function rememberKey(keyHash: string, ids: KnownKey): void {
   keyOfHash.set(keyHash, ids);
 }
 
-type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
-
-/**
- * Requests of the same group (key, account) that arrive in the same turn of the event loop are counted
- * together, with one `$inc` of their number (src/db/batching.ts): each still counts, in the database,
- * and gets its own position in the window (`after`: how many of its group were counted after it), so
- * the decisions are exactly those of counting them one by one.
- */
-function groupedCounter<R extends { group: string }, C, O>(
-  countN: (first: R, n: number) => Promise<C>,
-  answer: (counted: C, request: R, after: number) => O,
-): Batcher<R, O> {
-  return new Batcher<R, O>(async (requests) => {
-    const groups = new Map<string, number[]>();
-    requests.forEach((r, i) => groups.set(r.group, [...(groups.get(r.group) ?? []), i]));
-    const out: Array<Outcome<O>> = [];
-    await Promise.all(
-      [...groups.values()].map(async (indexes) => {
-        try {
-          const counted = await countN(requests[indexes[0]!]!, indexes.length);
-          indexes.forEach((requestIndex, j) => {
-            out[requestIndex] = { ok: true, value: answer(counted, requests[requestIndex]!, indexes.length - 1 - j) };
-          });
-        } catch (error) {
-          for (const requestIndex of indexes) out[requestIndex] = { ok: false, error };
-        }
-      }),
-    );
-    return out;
-  });
-}
-
 type KeyRequest = Omit<KnownKey, 'key' | 'readAtMs' | 'refused'> & { group: string; limits: RateLimits; nowMs: number };
 
+/**
+ * A key's requests, counted in groups per turn (countBatch.ts); each is decided by the rules here
+ * (decide, combine) on its group's count less the `after` of its group counted after it.
+ */
 const requestCounts = groupedCounter(
   (r: KeyRequest, n) => countOnAccount(r.accountId, r.keyId, n, r.nowMs),
   (counted, r, after): (Omit<CountedKeyRequest, 'key'> & { revoked: boolean }) | null =>
