@@ -77,7 +77,7 @@ export async function resend(eventId: string, opts: ResendOptions): Promise<void
 
 /** The event, from the account's events (GraphQL pages, newest first), or null. */
 async function findEvent(conn: Connection, id: string): Promise<GatewayEvent | null> {
-  const socket = new EventSocket(conn);
+  const socket = await EventSocket.open(conn);
   try {
     let after: string | null = null;
     for (let scanned = 0; scanned < MAX_EVENT_SCAN; scanned += PAGE_SIZE) {

@@ -44,7 +44,7 @@ export async function follow(opts: FollowOptions): Promise<never> {
   let failures = 0;
   let dropped = false;
   for (;;) {
-    const socket = new EventSocket(conn);
+    const socket = await EventSocket.open(conn);
     const queue = new SerialQueue((err) => socket.fail(err));
     const handOn = async (e: GatewayEvent) => {
       if (ledger.has(e.id) || !matches(e)) return;
