@@ -85,3 +85,28 @@ it('updateIfMatchBatched: conditional writes of one turn in one command, each to
   // A conflict on another unique index is an error of its own statement, not a miss.
   await expect(updateIfMatchBatched(Things, { _id: 'v', n: 1 }, { $set: { tag: 'x' } })).rejects.toMatchObject({ code: 11000, keyValue: { tag: 'x' } });
 });
+
+it('updateIfMatchBatched on a deleted document inserts nothing, not even for a moment: one command, no clean-up', async () => {
+  // A webhook delivery deleted with its endpoint (or a payment by a sandbox reset) while its last write is under way.
+  await insertBatched(Things, { _id: 'deleted', n: 0 });
+  await Things.deleteOne({ _id: 'deleted' });
+  const upserted: unknown[] = [];
+  const onReply = (e: { commandName: string; reply: unknown }) => {
+    if (e.commandName === 'update') upserted.push(...((e.reply as { upserted?: unknown[] }).upserted ?? []));
+  };
+  conn.getClient().on('commandSucceeded', onReply);
+  commands.length = 0;
+  try {
+    const results = await Promise.all([
+      updateIfMatchBatched(Things, { _id: 'deleted', n: 0 }, { $inc: { n: 1 }, $set: { tag: 'phantom' } }),
+      updateIfMatchBatched(Things, { _id: 'a', n: 11 }, { $set: { done: true } }),
+    ]);
+    expect(results).toEqual([false, true]);
+  } finally {
+    conn.getClient().off('commandSucceeded', onReply);
+  }
+  // No document was inserted (which a crash, or a failed delete, would have left behind), so no second step.
+  expect(upserted).toEqual([]);
+  expect(commands).toEqual(['update batchedthings']);
+  expect(await Things.findById('deleted').lean()).toBeNull();
+});

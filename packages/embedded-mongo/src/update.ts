@@ -416,7 +416,11 @@ export function buildUpsertDoc(filter: Doc | undefined, update: unknown): Doc {
   if (isReplacement(update)) {
     doc = deepClone(update as Doc);
     if (doc._id === undefined && base._id !== undefined) doc._id = base._id;
-  } else doc = applyUpdate(base, update, { filter, isInsert: true });
+  } else {
+    doc = applyUpdate(base, update, { filter, isInsert: true });
+    // As MongoDB: the `_id` the filter names is the inserted document's; `$setOnInsert` may not change it.
+    if (base._id !== undefined && compareValues(doc._id, base._id) !== 0) throw immutableIdError();
+  }
   return withIdFirst(doc, doc._id ?? new ObjectId());
 }
 

@@ -166,6 +166,14 @@ describe('updates', () => {
     expect(back).toMatchObject({ sku: 'up', qty: 2, note: 'first' });
   });
 
+  it('refuses an upsert whose $setOnInsert changes the _id its filter names, as MongoDB does, inserting nothing', async () => {
+    // Without an _id in the filter, $setOnInsert may choose it.
+    const r = await Item.collection.updateOne({ sku: 'chosen' }, { $setOnInsert: { _id: 'chosen-id' as never } }, { upsert: true });
+    expect(r.upsertedId).toBe('chosen-id');
+    await expect(Item.collection.updateOne({ _id: 'named' as never }, { $set: { qty: 1 }, $setOnInsert: { _id: 'other' as never } }, { upsert: true })).rejects.toMatchObject({ code: 66 });
+    expect(await Item.collection.countDocuments({ _id: { $in: ['named', 'other'] } as never })).toBe(0);
+  });
+
   it('updates many with multi and reports matched/modified counts', async () => {
     await seed(10);
     const r = await Item.updateMany({ tags: 'odd' }, { $set: { note: 'odd one' } });

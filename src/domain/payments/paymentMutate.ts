@@ -109,7 +109,8 @@ export async function mutatePayment(sink: EventSink, paymentId: string, decide: 
     if (timers.length > 0) push.pending_timers = { $each: timers };
     if (Object.keys(push).length > 0) update.$push = push;
     // Batched with the other payments' writes of this turn (the rail steps of a claimed timer batch):
-    // still conditional on the version, and it says whether it applied. Payments are never deleted.
+    // still conditional on the version, and it says whether it applied (false, never a new payment, if
+    // a sandbox reset deleted this one meanwhile).
     const applied = await updateIfMatchBatched(PaymentModel, { _id: paymentId, version: current.version }, update);
     if (!applied) {
       // Lost a race: back off a little (more under heavy contention) and decide again.
