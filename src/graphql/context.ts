@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { AccountClock } from '../domain/accounts/accountModel';
+import type { AdmittedRequest } from '../operations/admit';
 import type { ApiKeyRecord } from '../domain/accounts/apiKeyModel';
 import type { ClientTokenGrant } from '../domain/clientTokens/clientTokenService';
 import { authenticationFailed } from '../domain/accounts/apiKeyService';
@@ -10,8 +10,12 @@ import type { OperationId } from '../operations/contract';
 import { createLoaders, type Loaders } from './loaders';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
-/** What every resolver gets: who is calling (one request over HTTP, one operation over WebSocket). */
-export interface GraphQLContext {
+/**
+ * What every resolver gets: who is calling (one request over HTTP, one operation over WebSocket). It is
+ * the request as admitted (AdmittedRequest: the caller, the account's clock as the count read it, the
+ * read started beside the count), which the resolvers hand whole to `execute`.
+ */
+export interface GraphQLContext extends AdmittedRequest {
   requestId: string;
   /** Who calls, as the operations layer knows it (authorize, execute). */
   caller: Caller;
@@ -30,48 +34,37 @@ export interface GraphQLContext {
   errorCodes: string[];
   /** Set when a client token authenticated the request (clientTokenScope.ts); `key` is then refused. */
   clientToken?: ClientTokenGrant;
-  /**
-   * The account's sandbox clock as this request's admission count read it (a key's request over HTTP),
-   * for the first operation the request runs, as REST hands it to `execute` (createPaymentIntent then
-   * reads no account). Taken once (takeAdmissionAccount): a later mutation field of the same request
-   * may have moved the clock (advanceSandboxClock), so it reads the account again. A box, so that a
-   * shallow copy of the context (Apollo makes some) shares it.
-   */
-  admissionAccount?: { clock?: AccountClock };
 }
 
-/** The admission's read of the account, for the first operation that asks; undefined after that. */
-export function takeAdmissionAccount(ctx: GraphQLContext): AccountClock | undefined {
-  const box = ctx.admissionAccount;
-  if (!box) return undefined;
-  const clock = box.clock;
-  box.clock = undefined;
-  return clock;
-}
-
-/** `transport` 'ws': one context serves every message of a subscription, so loaders do not cache. */
+/**
+ * `transport` 'ws': one context serves every message of a subscription, so loaders do not cache, and
+ * what admission read (`admitted`) is not kept: it would be stale by the next message.
+ */
 export function createContext(
-  auth: { key: ApiKeyRecord; account?: AccountClock },
+  key: ApiKeyRecord,
   requestId: string,
   config: Config,
   runtime: GatewayRuntime,
   clientIp: string,
   transport: 'http' | 'ws' = 'http',
+  admitted: Pick<AdmittedRequest, 'account' | 'ahead'> = {},
 ): GraphQLContext {
-  const caller = keyCaller(auth.key);
-  if (transport === 'ws') return new LongLivedContext(caller, auth.key, requestId, config, runtime, clientIp);
+  const caller = keyCaller(key);
+  if (transport === 'ws') return new LongLivedContext(caller, key, requestId, config, runtime, clientIp);
   return {
     requestId,
     caller,
     actor: caller.actor,
-    key: auth.key,
+    key,
     authenticated: true,
     clientIp,
     config,
     runtime,
     errorCodes: [],
     loaders: createLoaders(caller.actor.accountId, { cache: true }),
-    admissionAccount: auth.account && { clock: auth.account },
+    // Always both fields, undefined or not: one object shape for every request's context.
+    account: admitted.account,
+    ahead: admitted.ahead,
   };
 }
 

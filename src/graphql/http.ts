@@ -31,22 +31,10 @@ import { streamSubscription } from './httpSubscriptions/run';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
- * `POST /graphql` and `GET /graphql?query=…` (no mutations). Before GraphQL runs, the same admission as
- * every transport (src/operations/admit.ts, ./documentRules.ts): the caller authenticated and counted (a
- * bearer key, a client token, a dashboard session's cookie, or none), the body read with the REST body
- * reader (size limit, invalid_json), the document resolved (its text, or an automatic persisted query's
- * hash in the caller's account), and the document's rules applied: a token's scope, one count per
- * mutation field, a keyless request's public calls in their per-IP buckets. A refusal at this stage
- * answers with the REST status (401, 403, 429 + Retry-After, 413, 400) and a GraphQL-shaped body
- * `{errors: [{message, extensions: {code, request_id}}]}`. So do the operation limits (limits.ts), run
- * here before Apollo validates the document. Then Apollo validates and executes it; a subscription,
- * which Apollo does not run, is streamed by httpSubscriptions/run.ts (GraphQL over SSE or Apollo's
- * multipart protocol, as the Accept header asks).
- *
- * Without an `Authorization` header, a dashboard session cookie (`pgw_session`) authenticates the
- * request as its key, once the request is CSRF-safe and same-origin (src/http/sessionCookie.ts). Without
- * either, the request runs only when its operation calls public fields alone (`createSandboxAccount`);
- * anything else, or a body that cannot be read, is the 401 of a request without a key.
+ * `POST /graphql` and `GET /graphql?query=…` (no mutations): the same admission as every transport, then
+ * the document's rules and limits, each refusal with the REST status and a GraphQL-shaped body; then
+ * Apollo runs it, or httpSubscriptions/run.ts streams a subscription. More: docs/decisions/notes/graphql.md,
+ * "GraphQL over HTTP".
  */
 export function graphqlHttpHandler(
   config: Config,
@@ -67,7 +55,7 @@ export function graphqlHttpHandler(
       const readAhead = credentials.kind === 'key' && req.method === 'POST' && countsKnownKeyAtOnce(credentials.secret);
       const sent = readAhead ? await settle(readJsonBody(req, config.maxBodyBytes)) : undefined;
       const parsed = sent?.ok ? readAheadOfRequest(sent.value) : undefined;
-      let admission = await authenticate(credentials, config, parsed?.read?.ahead.start);
+      let admission = await authenticate(credentials, config, parsed?.read);
       // Only a session that works makes the request the dashboard's in the log (a refused one is not).
       if (credentials.kind === 'session') markDashboardRequest(res);
       applyAdmission(res, admission);
@@ -86,7 +74,8 @@ export function graphqlHttpHandler(
       if (count) applyAdmission(res, { caller: admission.caller, count });
       // The limits here, before Apollo validates the document: a refusal costs their bounded walk, not
       // graphql-js's validate (Apollo's hook in server.ts then leaves this request alone).
-      const type = getOperationAST(document, params.operationName)?.operation;
+      const operation = getOperationAST(document, params.operationName);
+      const type = operation?.operation;
       countedIfRefused(type, () => checkAdmittedOperation(schema, document, params, admission));
       if (type === 'subscription') {
         // Apollo does not run subscriptions: streamed here (GraphQL over SSE, or Apollo's multipart), with
@@ -96,9 +85,9 @@ export function graphqlHttpHandler(
         const session = credentials.kind === 'session' ? credentials.value : undefined;
         return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config });
       }
-      const context = contextOf(admission, requestId, { config, runtime }, client.ip);
+      const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'http', operation);
       markLimitsChecked(context);
-      if (admission.caller.kind === 'key') primeReadAhead(context, admission.caller.actor.accountId, parsed?.read);
+      if (admission.caller.kind === 'key') primeReadAhead(context);
       const server = await apollo();
       // The operation is resolved: Apollo runs it as a JSON POST, whichever way it came. Of the request's
       // headers it reads only these two (nothing else reads Apollo's copy): copying all of them cost every request.

@@ -3,7 +3,7 @@ import { execute, executeGraphQLOperation, type ExecuteOptions, type GraphQLResu
 import type { GraphQLOperationId, GraphQLOperationInputs } from '../operations/graphqlOperations';
 import { gatewaySettings } from '../operations/settings';
 import type { ExecutableOperationId } from '../operations/types';
-import { takeAdmissionAccount, type GraphQLContext } from './context';
+import type { GraphQLContext } from './context';
 
 /**
  * Mutation inputs become the JSON body of the REST operation they mirror (snake_case, REST enum
@@ -22,9 +22,9 @@ export function restBody(fields: Record<string, unknown>): Record<string, unknow
  * handler) for the context's caller and answers its body. Ids come from arguments, never path segments:
  * they are looked up as given. `idempotencyKey` goes where REST's Idempotency-Key header goes, so a key
  * used over REST replays over GraphQL (and back) with the same object, a different input is
- * `idempotency_conflict`, and a stored 4xx is replayed as the same error. `prefetched`: the operation's read,
- * already started (as REST's, src/operations/prefetch.ts), for its handler; the admission's read of the account goes
- * to the first operation the request runs (takeAdmissionAccount).
+ * `idempotency_conflict`, and a stored 4xx is replayed as the same error. The context is the request as
+ * admitted (the account's clock the count read); `prefetched`, the operation's read the resolver started
+ * (its loader's), for the handler.
  */
 export async function run<K extends ExecutableOperationId>(
   ctx: GraphQLContext,
@@ -34,8 +34,7 @@ export async function run<K extends ExecutableOperationId>(
 ): Promise<ResultBody<K>> {
   let result;
   try {
-    const account = takeAdmissionAccount(ctx);
-    result = await execute(operationId, ctx.caller, input, { ...options, account, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime, validateParams: false });
+    result = await execute(operationId, ctx, input, { ...options, requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime, validateParams: false });
   } catch (err) {
     // Same rule and code as REST's header; the message names the argument rather than the header.
     if (err instanceof ApiError && err.message.includes("header 'Idempotency-Key'")) {
@@ -57,7 +56,7 @@ export async function run<K extends ExecutableOperationId>(
  * field's arguments as that operation types them.
  */
 export function runGraphQLOperation<K extends GraphQLOperationId>(ctx: GraphQLContext, operationId: K, input: GraphQLOperationInputs[K]): Promise<GraphQLResultBody<K>> {
-  return executeGraphQLOperation(operationId, ctx.caller, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime });
+  return executeGraphQLOperation(operationId, ctx, input, { requestId: ctx.requestId, settings: gatewaySettings(ctx.config), runtime: ctx.runtime });
 }
 
 /** The input of an operation that takes an Idempotency-Key: the body, and the key as REST's header. */

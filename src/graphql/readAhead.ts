@@ -1,4 +1,4 @@
-import { beforeCountOf, type BeforeCount } from '../operations/prefetch';
+import { startedFor, type ReadAhead } from '../operations/prefetch';
 import type { GraphQLContext } from './context';
 import { keepDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
@@ -10,17 +10,16 @@ import { requestParams, type GraphQLRequestParams } from './requestParams';
 export interface ParsedAhead {
   query: string;
   document: DocumentNode;
-  /** The intent a `paymentIntent(id)` query reads, started beside the key's count. */
-  read?: { id: string; ahead: BeforeCount<'getPaymentIntent'> };
+  /** The read of a `paymentIntent(id)` query, for admission to start beside the key's count. */
+  read?: ReadAhead;
 }
 
 /**
- * The intent a `paymentIntent(id)` query reads, started beside the key's count as REST's GET starts it
- * (operations/prefetch.ts): found in the request's own text before anything is counted, so only for a
- * query sent as text (a hash alone is looked up in the account, once it is known), and only for a key
- * this process knows (the shell asks countsKnownKeyAtOnce): an unknown secret has nothing parsed before
- * its 401. The document is handed on (keepParsedAhead) rather than kept here. Undefined for a request
- * that cannot be read (admission answers it as it would).
+ * The read of a `paymentIntent(id)` query, the operation its field mirrors (getPaymentIntent) keyed by
+ * the id, for admission to start beside the key's count as it does REST's GET (operations/prefetch.ts).
+ * Found in the request's own text before anything is counted: only for a query sent as text, and only
+ * for a key this process knows (the shell asks countsKnownKeyAtOnce). The document is handed on
+ * (documentOfCounted), not kept here. Undefined for a request that cannot be read.
  */
 export function readAheadOfRequest(body: unknown): ParsedAhead | undefined {
   let params: GraphQLRequestParams;
@@ -40,8 +39,7 @@ export function readAheadOfRequest(body: unknown): ParsedAhead | undefined {
   const value = field.arguments?.find((a) => a.name.value === 'id')?.value;
   const id = value?.kind === Kind.STRING ? value.value : value?.kind === Kind.VARIABLE ? params.variables?.[value.name.value] : undefined;
   if (typeof id !== 'string') return parsed;
-  const ahead = beforeCountOf('getPaymentIntent', { id });
-  return ahead ? { ...parsed, read: { id, ahead } } : parsed;
+  return { ...parsed, read: { operationId: 'getPaymentIntent', params: { id } } };
 }
 
 /** The document of `query` for an authenticated, counted caller: the one parsed ahead, now kept, or parsed here. */
@@ -52,13 +50,15 @@ export function documentOfCounted(query: string, parsed: ParsedAhead | undefined
 }
 
 /**
- * Hands a read started ahead to the request's loader, as the account's: another account's intent is a
- * missing one, as the loader's own read (readPaymentsOfAccount) would answer.
+ * Hands the read admission started (context.ahead) to the request's loader, as the account's: another
+ * account's intent is a missing one, as the loader's own read (readPaymentsOfAccount) would answer.
  */
-export function primeReadAhead(context: GraphQLContext, accountId: string, started: ParsedAhead['read']): void {
-  const read = started?.ahead.read;
-  if (!started || !read) return;
+export function primeReadAhead(context: GraphQLContext): void {
+  const id = context.ahead?.params.id;
+  const read = typeof id === 'string' ? startedFor(context.ahead, 'getPaymentIntent', { id }) : undefined;
+  if (!read) return;
+  const accountId = context.actor.accountId;
   const own = read.then((p) => (p && p.account_id === accountId ? p : null));
   own.catch(() => undefined); // read only if a resolver asks for it
-  context.loaders.paymentRecord.prime(started.id, own);
+  context.loaders.paymentRecord.prime(id as string, own);
 }

@@ -5,18 +5,13 @@ import { countKeyAndAccountRequest, hitRateLimit } from '../domain/ratelimit/rat
 import { authenticateSessionAndCount, type SessionBudget } from '../domain/sessions/sessionService';
 import { authenticateClientToken, authenticateKey, keyCaller, PUBLIC_CALLER, type Caller } from './caller';
 import { getOperation, type OperationId } from './contract';
+import { startBeforeCount, type ReadAhead, type StartedRead } from './prefetch';
 import { countPublicCall, keyRateLimits, type RateCount } from './rateLimitPolicy';
 
 /**
- * Admission: who may run what, counted, before anything runs. One rule for every transport (REST, the
- * SSE streams, GraphQL over HTTP POST and GET, GraphQL over WebSocket): the shell says which credentials
- * came and which operations the request runs, and admission answers with the caller and its count. The
- * shell writes the count as it can (X-RateLimit-* on HTTP) and refuses with its 429.
- *
- * It comes in two steps because GraphQL needs the caller before it knows what runs (a persisted query
- * is looked up in the caller's account): `authenticate` finds and counts the caller (one request, one
- * database round trip), `countOperations` counts what the request runs beyond that one request. REST
- * knows its operation from the route and calls `admit`, both at once.
+ * Admission: who may run what, counted, before anything runs, one rule for every transport. Two steps,
+ * because GraphQL knows what runs only once it knows the caller (`authenticate`, then `countOperations`);
+ * REST calls `admit`, both at once. More: docs/decisions/notes/edge.md, "Admission".
  */
 
 /**
@@ -45,28 +40,34 @@ export interface Admission {
   auth?: AuthenticatedKey;
   /** A dashboard session's window: what the request runs beyond one request counts there, not in the key's. */
   budget?: SessionBudget;
+  /** The read admission started beside the key's count (prefetch.ts), for the handler of its operation. */
+  ahead?: StartedRead;
 }
 
 /**
- * Finds the caller and counts one request in its window: a key in its window and its account's, a
- * dashboard session (as its key) and a client token each in its own. Nothing is counted for a request without credentials: what it runs is
- * (countOperations, per public call).
- *
- * `alongside` starts the request's next read (src/operations/prefetch.ts, beforeCount). It is called in
- * the same synchronous turn as the key's count is sent, so that both leave in one batch and the read
- * costs no sequential round trip (src/db/batching.ts sends at the end of a turn what the turn queued);
- * only for a key this process knows and let through last time (countsKnownKeyAtOnce): an unknown
- * secret, or a key refused with 429, reads nothing more. Admission decides this, not the services it
- * calls: the read is its own, they only say when their count goes out.
+ * The request as admission answered it, passed whole through `execute` to the handler: who calls, and
+ * what admission read for it (the account's clock, the operation's read). Nothing per-request goes back
+ * up to the shell and down again.
  */
-export async function authenticate(credentials: Credentials, config: Config, alongside?: () => void): Promise<Admission> {
+export type AdmittedRequest = Pick<Admission, 'caller' | 'account' | 'ahead'>;
+
+/**
+ * Finds the caller and counts one request in its window: a key in its window and its account's, a
+ * dashboard session (as its key) and a client token each in its own. Nothing is counted for a request
+ * without credentials: what it runs is (countOperations, per public call).
+ *
+ * `ahead` names the read to start beside the key's count (prefetch.ts), sent in the same turn so both
+ * leave in one batch (src/db/batching.ts); only for a key this process knows and let through last time
+ * (countsKnownKeyAtOnce): an unknown secret, or a key refused with 429, reads nothing more.
+ */
+export async function authenticate(credentials: Credentials, config: Config, ahead?: ReadAhead): Promise<Admission> {
   switch (credentials.kind) {
     case 'key': {
       // Asked before the count starts, which may forget a key due for a re-read (KEY_RECHECK_MS); both run
       // in this turn, so the read is queued with the count.
-      if (alongside && countsKnownKeyAtOnce(credentials.secret)) alongside();
+      const started = ahead && countsKnownKeyAtOnce(credentials.secret) ? startBeforeCount(ahead) : undefined;
       const { caller, count, auth } = await authenticateKey(credentials.secret, config);
-      return { caller, count, account: auth.account, auth };
+      return started ? { caller, count, account: auth.account, auth, ahead: started } : { caller, count, account: auth.account, auth };
     }
     case 'session': {
       const { auth, budget } = await authenticateSessionAndCount(credentials.value, config.dashboardRateLimitPerMinute);
@@ -125,19 +126,20 @@ export async function countOperations(admission: Admission, runs: Runs, client: 
 }
 
 /**
- * REST: the route names its one operation. A public operation without a client token runs without
- * credentials and counts in its per-IP bucket; every other operation needs a key (401 otherwise).
+ * REST: the route names its one operation, and `params` its path's parameters (what a read beside the
+ * count is keyed by). A public operation without a client token runs without credentials and counts in
+ * its per-IP bucket; every other operation needs a key (401 otherwise).
  */
 export async function admit(
   credentials: Credentials,
   client: Client,
   operationId: OperationId,
   config: Config,
-  alongside?: () => void,
+  params: Record<string, unknown> = {},
 ): Promise<Admission> {
   const isPublic = getOperation(operationId).public;
   if (credentials.kind === 'none' && !isPublic) throw authenticationFailed();
-  const admission = await authenticate(credentials, config, alongside);
+  const admission = await authenticate(credentials, config, isPublic ? undefined : { operationId, params });
   const publicCalls = credentials.kind === 'none' ? [operationId] : [];
   const count = await countOperations(admission, { requests: 1, publicCalls }, client, config);
   return { ...admission, count };

@@ -1,9 +1,9 @@
 import { inSpan, tracingOn } from '../tracing/tracing';
-import type { AccountClock } from '../domain/accounts/accountModel';
 import { runIdempotent, type IdempotentAttempt } from '../domain/idempotency/idempotencyService';
 import { authorizedKey, authorize } from './authorize';
-import { startBeforeClaim, type PrefetchedOf } from './prefetch';
-import type { Caller, KeyCaller } from './caller';
+import type { AdmittedRequest } from './admit';
+import { startBeforeClaim, startedFor, type PrefetchedOf } from './prefetch';
+import type { KeyCaller } from './caller';
 import { getOperation, type OperationId } from './contract';
 import type { GraphQLOperationId, GraphQLOperationInputs } from './graphqlOperations';
 import { graphqlHandlers, handlers, type GraphQLHandlers, type Handlers } from './handlers';
@@ -28,11 +28,6 @@ export interface ExecuteOptions<K extends ExecutableOperationId = ExecutableOper
   /** The gateway's own services (its hooks, timers, delivery engine), for the handler: passed, never looked up. */
   runtime: GatewayRuntime;
   /**
-   * The key caller's account as this request's authentication read it (its sandbox clock), which the
-   * handler uses instead of reading it again. This request's only: never one kept from an earlier one.
-   */
-  account?: AccountClock;
-  /**
    * Reads the body once params, query and headers are valid (REST reads the request stream then, so a
    * bad path id is answered before a bad body). Takes the place of `input.body`.
    */
@@ -42,7 +37,10 @@ export interface ExecuteOptions<K extends ExecutableOperationId = ExecutableOper
    * looked up as given, and an id outside the contract's pattern gets the service's own not-found.
    */
   validateParams?: boolean;
-  /** The operation's read started beside the key's count (prefetch.ts), for its handler's ctx.prefetched. */
+  /**
+   * A read of the operation's object the protocol started itself (GraphQL's loader), for the handler's
+   * ctx.prefetched; else the one admission started for this operation and these parameters.
+   */
   prefetched?: PrefetchedOf<K>;
 }
 
@@ -74,7 +72,7 @@ export function validateInput<K extends OperationId>(
 }
 
 /**
- * Runs one operation of the contract for a caller, whatever the protocol: checks permission (authorize),
+ * Runs one operation of the contract for an admitted request, whatever the protocol: checks permission (authorize),
  * validates each part with the generated validators, and runs the operation's handler, inside the
  * idempotency service when openapi.yaml says the operation takes an Idempotency-Key. The status is the
  * contract's success status; a failure is an ApiError thrown (or, on an idempotent operation, the stored
@@ -82,11 +80,11 @@ export function validateInput<K extends OperationId>(
  */
 export function execute<K extends ExecutableOperationId>(
   operationId: K,
-  caller: Caller,
+  request: AdmittedRequest,
   input: RawInput,
   options: ExecuteOptions<K>,
 ): Promise<OperationResult<ResultBody<K>>> {
-  return inOperationSpan(operationId, () => executeOperation(operationId, caller, input, options));
+  return inOperationSpan(operationId, () => executeOperation(operationId, request, input, options));
 }
 
 export type GraphQLResultBody<K extends GraphQLOperationId> = Awaited<ReturnType<GraphQLHandlers[K]>>;
@@ -98,14 +96,14 @@ export type GraphQLResultBody<K extends GraphQLOperationId> = Awaited<ReturnType
  */
 export function executeGraphQLOperation<K extends GraphQLOperationId>(
   operationId: K,
-  caller: Caller,
+  request: AdmittedRequest,
   input: GraphQLOperationInputs[K],
-  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime' | 'account'>,
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime'>,
 ): Promise<GraphQLResultBody<K>> {
   return inOperationSpan(operationId, async (): Promise<GraphQLResultBody<K>> => {
-    const key = authorizedKey(caller, operationId);
+    const key = authorizedKey(request.caller, operationId);
     const handler = graphqlHandlers[operationId] as unknown as (ctx: KeyContext<never>, input: GraphQLOperationInputs[K]) => Promise<GraphQLResultBody<K>>;
-    return handler(keyContext<never>(key, options), input);
+    return handler(keyContext<never>(key, request, options), input);
   });
 }
 
@@ -118,7 +116,8 @@ function inOperationSpan<T>(operationId: ExecutableOperationId | GraphQLOperatio
 /** What a handler of a key's operation gets; `account` only when it is the caller's own. */
 function keyContext<K extends OperationId>(
   caller: KeyCaller,
-  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime' | 'account'>,
+  request: AdmittedRequest,
+  options: Pick<ExecuteOptions, 'requestId' | 'settings' | 'runtime'>,
   idempotency?: IdempotentAttempt,
   prefetched?: PrefetchedOf<K>,
 ): KeyContext<K> {
@@ -131,16 +130,17 @@ function keyContext<K extends OperationId>(
     runtime: options.runtime,
     ...(idempotency && { idempotency }),
     ...(prefetched && { prefetched }),
-    ...(options.account?._id === caller.actor.accountId && { account: options.account }),
+    ...(request.account?._id === caller.actor.accountId && { account: request.account }),
   };
 }
 
 async function executeOperation<K extends ExecutableOperationId>(
   operationId: K,
-  caller: Caller,
+  request: AdmittedRequest,
   input: RawInput,
   options: ExecuteOptions<K>,
 ): Promise<OperationResult<ResultBody<K>>> {
+  const { caller } = request;
   authorize(caller, operationId);
   const op = getOperation(operationId);
   const { params, query, headers } = validateInput(operationId, input, options);
@@ -150,7 +150,7 @@ async function executeOperation<K extends ExecutableOperationId>(
   const run = async (idempotency?: IdempotentAttempt, prefetched?: PrefetchedOf<K>): Promise<ResultBody<K>> => {
     const body = validateRequestPart(operationId, 'body', rawBody === undefined && !op.bodyRequired ? {} : rawBody);
     const ctx: KeyContext<K> | PublicContext =
-      caller.kind === 'key' ? keyContext<K>(caller, options, idempotency, prefetched) : { caller, requestId: options.requestId, settings: options.settings, runtime: options.runtime };
+      caller.kind === 'key' ? keyContext<K>(caller, request, options, idempotency, prefetched) : { caller, requestId: options.requestId, settings: options.settings, runtime: options.runtime };
     return handler(ctx, { params, query, headers, body } as OperationInput<K>);
   };
 
@@ -170,7 +170,7 @@ async function executeOperation<K extends ExecutableOperationId>(
     );
     return { status: out.status, body: out.body as ResultBody<K>, json: out.json, replayed: out.replayed };
   }
-  const body = await run(undefined, options.prefetched);
+  const body = await run(undefined, options.prefetched ?? startedFor(request.ahead, operationId, params));
   return contentType && contentType !== 'application/json' ? { status, body, contentType } : { status, body };
 }
 

@@ -3,17 +3,9 @@ import { readPaymentById, reservePaymentNumber } from '../domain/payments/paymen
 import type { OperationId } from './contract';
 
 /**
- * What an operation's handler finds already started when it runs (`ctx.prefetched`), declared here
- * per operation, typed, and nowhere else. Why: each sequential database round trip of a request is a
- * step, shared with the requests at the same step (src/db/batching.ts); work started beside another
- * step is one step fewer. Two moments, one per operation:
- * - `beforeClaim`, on idempotent operations: beside the Idempotency-Key's claim, once the caller has
- *   authenticated. Only reads and reservations harmless when wasted (the claim finds an answer to
- *   replay, or the body is invalid).
- * - `beforeCount`: beside the key's rate-limit count (admission starts it, in admit.ts `authenticate`,
- *   for a key this process knows and did not refuse last time). Only reads keyed by the
- *   request's own path, whose result the handler checks as it would its own read (the payment's
- *   account against the caller's) and uses only once the count has let the request through.
+ * What an operation's handler finds already started when it runs (`ctx.prefetched`), declared here and
+ * nowhere else: work started beside another round trip (the key's count, the Idempotency-Key's claim)
+ * is one sequential step fewer. More: docs/decisions/notes/edge.md, "Reads started ahead".
  */
 export interface Prefetched {
   /** The new payment's number: one not used is a gap in the numbers, which they may have. */
@@ -40,24 +32,31 @@ export function startBeforeClaim<K extends OperationId>(operationId: K): Prefetc
   return started as PrefetchedOf<K> | undefined;
 }
 
-/** One request's read beside its count: `start` for admission to call (its `alongside`), then `read`. */
-export interface BeforeCount<K extends OperationId> {
-  start: () => void;
-  read: PrefetchedOf<K> | undefined;
+/** A read admission may start beside the key's count: the operation it is for, and the parameters that key it. */
+export interface ReadAhead {
+  operationId: OperationId;
+  params: Record<string, unknown>;
 }
 
-/** The operation's read beside the count for this request's path parameters; undefined when it has none. */
-export function beforeCountOf<K extends OperationId>(operationId: K, params: Record<string, unknown>): BeforeCount<K> | undefined {
-  const read = (beforeCount as Partial<Record<OperationId, (params: Record<string, unknown>) => Promise<unknown> | undefined>>)[operationId];
-  if (!read) return undefined;
-  const ahead: BeforeCount<K> = {
-    read: undefined,
-    start: () => {
-      const started = read(params);
-      // Not read when the request is refused or invalid: its failure must not go unhandled.
-      started?.catch(() => undefined);
-      ahead.read = started as PrefetchedOf<K> | undefined;
-    },
-  };
-  return ahead;
+/** The read admission started (it rides on the request's Admission to the handler). */
+export type StartedRead = { [K in keyof Prefetched]: { operationId: K; params: Record<string, unknown>; read: Prefetched[K] } }[keyof Prefetched];
+
+/** Starts the operation's read beside the count, for these parameters; undefined when it has none. */
+export function startBeforeCount(ahead: ReadAhead): StartedRead | undefined {
+  const read = (beforeCount as Partial<Record<OperationId, (params: Record<string, unknown>) => Promise<unknown> | undefined>>)[ahead.operationId];
+  const started = read?.(ahead.params);
+  if (!started) return undefined;
+  // Not read when the request is refused or invalid: its failure must not go unhandled.
+  started.catch(() => undefined);
+  return { operationId: ahead.operationId, params: ahead.params, read: started } as StartedRead;
+}
+
+/**
+ * The read admission started, for the operation that runs with these parameters; undefined for any
+ * other (a GraphQL request may run several operations, or the same one for another id).
+ */
+export function startedFor<K extends OperationId>(started: StartedRead | undefined, operationId: K, params: Record<string, unknown> | undefined): PrefetchedOf<K> | undefined {
+  if (started?.operationId !== operationId) return undefined;
+  for (const [name, value] of Object.entries(started.params)) if (params?.[name] !== value) return undefined;
+  return started.read as PrefetchedOf<K>;
 }

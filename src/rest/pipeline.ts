@@ -11,8 +11,7 @@ import { readJsonBody } from '../http/body';
 import { keepResponseBody } from '../http/loggedBodies';
 import { clientIp } from '../http/rateLimit';
 import { gatewaySettings } from '../operations/settings';
-import { beforeCountOf } from '../operations/prefetch';
-import type { ApiOperationId, ExecutableOperationId } from '../operations/types';
+import type { ApiOperationId } from '../operations/types';
 import { restCredentials } from './credentials';
 import { deprecationHeaders } from './deprecation';
 import { streamRoutes } from './streams';
@@ -46,12 +45,11 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config, ru
     if (tracingOn()) nameRequestSpan(req.method, route, operationId);
     try {
       const requestId = res.locals.requestId as string;
-      // The one admission of every transport (operations/admit.ts): the caller found and counted.
-      const ahead = op.public ? undefined : beforeCountOf(operationId as ExecutableOperationId, req.params);
-      const admission = await admit(restCredentials(req, op.public, takesClientToken), { ip: clientIp(req) }, operationId, config, ahead?.start);
+      // The one admission of every transport (operations/admit.ts): the caller found and counted, and
+      // the request as admitted, which goes whole to execute.
+      const admission = await admit(restCredentials(req, op.public, takesClientToken), { ip: clientIp(req) }, operationId, config, req.params);
       applyAdmission(res, admission);
-      const { caller, account } = admission;
-      const prefetched = ahead?.read;
+      const { caller } = admission;
       // validateInput copies each part before its validator coerces it: nothing here writes to req.
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
@@ -59,12 +57,10 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config, ru
         await stream({ caller, ip: clientIp(req), req, res }, validateInput(operationId, input));
         return;
       }
-      const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, caller, input, {
+      const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, admission, input, {
         requestId,
         settings,
         runtime,
-        account,
-        prefetched,
         readBody: () => readBodyFor(req, op, config.maxBodyBytes),
       });
       send(req, res, result);

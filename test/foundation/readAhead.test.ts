@@ -129,3 +129,22 @@ describe('GET /payment_intents/{id} with the read ahead', () => {
     expect(((await res.json()) as { merchant_reference: string }).merchant_reference).toBe('changed-before-get');
   });
 });
+
+describe('GraphQL paymentIntent(id) with the read ahead', () => {
+  it('two fields of one query, two ids: each answers its own payment, not the one read ahead', async () => {
+    const created = await acct.api.post('/payment_intents', { amount: 4200, currency: 'AOA', payment_method: 'multicaixa_reference' }, { idempotencyKey: idempotencyKey() });
+    expect(created.status, created.text).toBe(201);
+    const secondId = (created.body as { id: string }).id;
+    const ask = () =>
+      fetch(`${server.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${acct.sk}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ a: paymentIntent(id: "${paymentId}") { id amount } b: paymentIntent(id: "${secondId}") { id amount } }` }),
+      });
+    await ask(); // the key known to this process: the next request reads ahead
+    const res = await ask();
+    const body = (await res.json()) as { data: { a: { id: string; amount: number }; b: { id: string; amount: number } } };
+    expect(body.data.a).toEqual({ id: paymentId, amount: 3100 });
+    expect(body.data.b).toEqual({ id: secondId, amount: 4200 });
+  });
+});

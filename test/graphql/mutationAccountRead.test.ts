@@ -7,9 +7,9 @@ import { sharedGateway } from '../support/server';
 
 /**
  * The createPaymentIntent mutation reads the account no more often than POST /v1/payment_intents: the
- * admission's count already read the account's sandbox clock, and GraphQL hands that read to the first
- * operation of the request as REST does (issue 44: no extra round trip for GraphQL). A later mutation of
- * the same request reads it again, since an earlier one may have moved the clock.
+ * admission's count already read the account's sandbox clock, and the request as admitted carries that
+ * read to execute as REST's does (issue 44: no extra round trip for GraphQL). Of several mutation fields,
+ * each reads it again, since an earlier one may have moved the clock.
  */
 let server: TestServer;
 beforeAll(async () => {
