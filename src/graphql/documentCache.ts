@@ -2,19 +2,9 @@ import type { DocumentStore } from '@apollo/server';
 import { parse, validate, type DocumentNode, type GraphQLError, type GraphQLSchema, type ParseOptions } from './graphqljs';
 
 /**
- * Parsed and validated documents, shared by every operation that sends the same text (HTTP and
- * WebSocket; parseQuery.ts parses through here, and Apollo reads the same entries: apolloDocumentStore).
- * A live subscription keeps its document for as long as it runs, and a parsed document holds its whole
- * token list and source locations: thousands of clients subscribing with the same text then hold one
- * copy, and it is validated once. graphql-js never mutates a document.
- *
- * Only documents of authenticated callers are kept (admission decides: `keep`), so that a request
- * without a valid key leaves nothing behind. Bounded in entries and in bytes, least recently used out
- * first. A parsed document costs about 250–520 bytes of heap per token (measured with graphql 16: a
- * token, its AST node, name node and location), whatever the text's length: a document may hold
- * 5,000 tokens (parseQuery.ts's MAX_TOKENS), some 2.5 MB. So a document's size is estimated from its token
- * count, at the high end, plus its text; one over MAX_DOCUMENT_BYTES is parsed for its request and
- * dropped. A syntax error is not kept either (parse throws it again).
+ * Parsed and validated documents, shared by every operation that sends the same text (HTTP, WebSocket,
+ * Apollo): thousands of subscribers with one text hold one copy, validated once. Only an authenticated
+ * caller's are kept, bounded in entries and estimated bytes. More: docs/decisions/notes/graphql.md, "The document cache".
  */
 const MAX_ENTRIES = 1_000;
 /** 32 MiB: some 6,000 short operations (~5 KiB each), far more than any client sends. */

@@ -49,24 +49,10 @@ type WsState = {
 type WsContext = Context<ConnectionParams, Extra & WsState>;
 
 /**
- * GraphQL over WebSocket (`graphql-transport-ws`) on the gateway's HTTP server, path /graphql.
- * - Connection: `connectionParams.authorization` is checked like the HTTP `Authorization` header; an
- *   invalid key closes the socket with 4401 before any operation. The key is checked again for each
- *   operation, so a key revoked meanwhile gets `authentication_failed`. Without a key there, a dashboard
- *   session cookie sent with the upgrade stands for its key; the upgrade is refused (HTTP 403) when it
- *   carries that cookie from an Origin other than the gateway's.
- * - Each operation counts as one request against the key's and its account's rate limits, is parsed,
- *   validated and held to the same depth / cost / `first` limits as over HTTP, and errors are formatted
- *   the same way, with a request id per operation.
- * - Caps (src/realtime/connections.ts): sockets per client IP, refused at the upgrade with HTTP 429 (the
- *   key is not known yet); sockets per key, closed with 4429 after connection_init; subscriptions per
- *   socket and per key, refused with the GraphQL error `rate_limit_exceeded`. A socket is closed with
- *   1000 at its maximum lifetime (graphql-ws clients reconnect and subscribe again at once), and with
- *   4401 "api key revoked" as soon as its key is revoked (graphql-ws clients do not retry a 4401).
- * - The database away (src/db/unavailable.ts): a connection_init that needs it closes the socket with
- *   1013 "try again later" (graphql-ws clients retry it; 4500, what an error thrown here would close
- *   with, they never retry), and an operation gets the GraphQL error `service_unavailable` while the
- *   socket and its other subscriptions stay open.
+ * GraphQL over WebSocket (`graphql-transport-ws`) on the gateway's HTTP server, path /graphql: the same
+ * admission, limits and errors as over HTTP, per operation; caps per IP, key and socket; close codes a
+ * graphql-ws client acts on rightly (4401 not retried, 1013 retried). More: docs/decisions/notes/graphql.md,
+ * "GraphQL over WebSocket".
  */
 /** WebSocket close code 1013 (RFC 6455 registry): the server is overloaded or unavailable; retry later. */
 const TRY_AGAIN_LATER = 1013;

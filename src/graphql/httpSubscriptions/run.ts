@@ -48,22 +48,10 @@ export interface AdmittedSubscription {
 }
 
 /**
- * Runs a subscription that http.ts has admitted (caller counted once, document admitted, limits
- * checked) and streams it in the framing the Accept header asks for. Before the first byte, the caps
- * of graphql-ws (src/realtime/connections.ts): a stream takes a place of the client IP's and the key's
- * streams (the REST event streams' caps: it is one HTTP stream like them) and one of the key's
- * subscriptions; a refusal is thrown as an ApiError, which http.ts answers as today (JSON, REST status).
- * Then, as the graphql-sse protocol asks, validation errors and the subscribe resolver's refusals
- * (permission, not found) go through the opened stream as a result, followed by the end.
- * The places are given back when the stream ends, however it ends (see stream.ts); the key's
- * revocation ends it with `authentication_failed`, its lifetime and the gateway's shutdown end it so
- * that clients subscribe again; a client token's expiry or revocation fails the resolver's source
- * (realtime/clientTokenStreams.ts), and its error ends the stream.
- *
- * Why not graphql-sse's own `createHandler`: it reads and parses the request itself and runs its own
- * admission (ours must stay the one path), matches `Accept` exactly, queues events without bound for a
- * client that stopped reading, and knows nothing of the caps or the gateway's shutdown. Its `print`
- * frames the events (sseFraming.ts), and its client is what the tests subscribe with.
+ * Runs a subscription that http.ts has admitted and streams it in the framing Accept asks for, within
+ * graphql-ws's caps (src/realtime/connections.ts), its places given back however it ends. Not
+ * graphql-sse's `createHandler`: it would run its own admission and queue without bound.
+ * More: docs/decisions/notes/graphql.md, "Subscriptions over HTTP".
  */
 export async function streamSubscription(req: Request, res: Response, op: AdmittedSubscription): Promise<void> {
   const framing = req.method === 'HEAD' ? null : framingOf(req.headers.accept);
