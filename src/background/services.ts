@@ -8,20 +8,10 @@ import { realtimeService } from '../realtime/realtimeBackground';
 import { graphqlService } from '../graphql/server';
 
 /**
- * The background services of each thread, in start order (stopped in reverse). Each is given the
- * settings of its gateway (no process-wide setting) from `config` at its start, and its
- * gateway's runtime (src/domain/gatewayRuntime.ts), on which it registers its hooks, timer handlers and
- * outboxes.
- *
- * One thread (tests, BACKGROUND_THREAD=false): the HTTP thread runs everything.
- * With a background thread (`npm start`'s default, src/background/thread.ts), the work that is not an
- * answer to a request moves there: the timer poller (the rail's +2 s / +5 s, refunds, expiries, webhook
- * retries) and the outbox sweeper, with the webhooks of the events those timers store. The HTTP thread
- * keeps every timer handler registered (a sandbox clock advance runs an account's due timers in the
- * thread that serves it) and delivers the webhooks of the events it stores itself. The two threads share
- * the database as two gateway processes do: a claim decides who runs a timer, the unique index on
- * (event, endpoint) who creates a delivery. The background thread's own list is in workerServices.ts
- * (its bundle carries none of the HTTP side).
+ * The background services of each thread, in start order (stopped in reverse), each given its gateway's
+ * settings and runtime at its start (no process-wide setting). With a background thread, the work that
+ * answers no request (the timer poller, the outbox sweeper) moves there; the two threads share the database
+ * as two gateway processes do. More: docs/decisions/notes/timers-and-clock.md, "The background services".
  */
 export function httpThreadServices(runtime: GatewayRuntime, opts: { backgroundThread: boolean }): BackgroundService[] {
   return [

@@ -26,16 +26,10 @@ export interface RateLimitDecision {
 const WINDOW_MS = 60_000;
 
 /**
- * Window ends and steps of the wall clock. A window's end is stored in wall time (`end`, what the
- * TTL index and other machines read) and, beside it, on the monotonic clock of the machine that opened
- * it (`mono_end`, with `clock` naming that machine: src/platform/clock/machineClock.ts). On that machine
- * a window is open while the monotonic clock is before `mono_end`, so that a step of the wall clock
- * neither keeps it open for an hour after a step back (the key locked out, or counting into a window
- * that never ends) nor ends it at once after a step forward (a second allowance within the minute).
- * Another machine, whose monotonic clock is another, judges it by `end` against its wall clock, and so
- * is a window stored without `clock` (older data). `nowMs` stays the callers' wall time (tests pass
- * later times); its monotonic counterpart is `nowMs - machineBase()`, the same instant on the monotonic
- * clock while the base is today's.
+ * Window ends and steps of the wall clock: a window's end is stored in wall time (`end`, for the TTL index
+ * and other machines) and on the monotonic clock of the machine that opened it (`mono_end`, `clock`). That
+ * machine judges it by the monotonic end, so that a step neither keeps the window open for an hour nor ends
+ * it at once. More: docs/decisions/notes/rate-limits-and-sessions.md, "Window ends and clock steps".
  */
 interface WindowClock {
   now: Date;
@@ -84,14 +78,9 @@ function realEndMs(w: { end: Date; clock?: string | null; mono_end?: number | nu
 }
 
 /**
- * Counts one request in `bucket`. The counter lives in the database so every gateway process shares
- * it. A window opens with the first request and lasts a minute; the count is one atomic $inc, and
- * opening a new window is guarded by a condition on the old window's end, so two processes can never
- * both start a fresh window.
- *
- * Buckets (client IPs, client tokens) have a document each in `rate_limits`, which its TTL index
- * deletes a little after the window ends (rateLimitModel.ts). A key's window and its account's live in
- * the account's document instead (countKeyAndAccountRequest), so that both are one command.
+ * Counts one request in `bucket`, in the database so that every gateway process shares the count: one
+ * atomic $inc, and a new window is opened only on a condition on the old one's end, so two processes never
+ * both open one. More: docs/decisions/notes/rate-limits-and-sessions.md, "hitRateLimit".
  */
 export async function hitRateLimit(bucket: string, limit: number, nowMs: number = Date.now()): Promise<RateLimitDecision> {
   const counted = await countInBucket(bucket, 1, nowMs);
@@ -167,24 +156,12 @@ export interface CountedKeyRequest {
 }
 
 /**
- * Counts one request of the key whose secret hashes to `keyHash` in the key's window AND in its
- * account's window (so that creating keys buys no extra requests), and returns the key with the key's
- * decision, refused as well when the account is over its limit; null when no such unrevoked key exists.
- *
- * Both windows live in the account's document (`rate_count`/`rate_window_end` and `key_rates.<key id>`),
- * so one findAndModify counts both and returns the account's clock, which the request's handler then
- * need not read again. The same command reads the key's entry in the account's `revoked_keys`.
- *
- * Round trips: a key's record never changes except for its revocation, and a revocation is written to
- * the account's `revoked_keys` before anything else (markKeyRevoked). So once this process has read a
- * key it keeps the record and sends only the count: one command per request, and a revoked key is
- * refused by the first count after its revocation, in every process. The first request of a key in a
- * process reads the key by its hash (one `find` for all the keys of a turn, src/db/batching.ts), then
- * counts; so does its first request after KEY_RECHECK_MS. A revoked key adds one request to its
- * account's count before the count says it is gone; unknown secrets never reach an account's count.
- *
- * The count is sent in the turn of the call for a known key (nothing awaited before it): countsAtOnce
- * says so beforehand, for a caller that has a read to send beside it.
+ * Counts one request of the key whose secret hashes to `keyHash` in the key's window and in its account's
+ * (so that creating keys buys no extra requests); the key with its decision, refused as well when the
+ * account is over its limit, or null when no such unrevoked key exists. Both windows and the revocation
+ * mark are in the account's document: a key this process has read costs one command per request, and a
+ * revoked key is refused by its first count. More: docs/decisions/notes/rate-limits-and-sessions.md,
+ * "countKeyAndAccountRequest".
  */
 export async function countKeyAndAccountRequest(
   keyHash: string,

@@ -10,15 +10,11 @@ import { DashboardSessionModel, type DashboardSessionRecord } from './sessionMod
 import { closeSessionSockets } from './sessionSockets';
 
 /**
- * Dashboard sessions (contract decisions, "Sandbox dashboard"): a person signs in once with a secret
- * or restricted key; the browser then holds a random session id in an HttpOnly cookie, never the key.
- * The session acts for its key: same account, same permissions, but its own rate-limit window (so the
- * dashboard never spends the key's API budget), and it ends
- * when the key is revoked (deleteSessionsOfKey) or after SESSION_LIFETIME_MS.
- *
- * A credential like a key, so it lives in the domain: admission (src/operations/admit.ts, credentials of
- * kind `session`) authenticates and counts with it for every protocol. The cookie that carries it is
- * src/http/sessionCookie.ts; signing in and out, src/dashboard/sessionRouter.ts.
+ * Dashboard sessions (contract decisions, "Sandbox dashboard"): the browser holds a random session id in
+ * an HttpOnly cookie, never the key. A session acts for its key, with its own rate-limit window (the
+ * dashboard never spends the key's API budget), until its key is revoked or
+ * SESSION_LIFETIME_MS has passed. A credential like a key, so it lives in the domain. More:
+ * docs/decisions/notes/rate-limits-and-sessions.md, "Dashboard sessions".
  */
 
 /** 12 h, fixed by the contract decisions. */

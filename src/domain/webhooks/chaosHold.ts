@@ -1,20 +1,11 @@
 import { REORDER_HOLD_MAX_MS, type ChaosPlan } from './chaos';
 
 /**
- * The waits chaos puts before a genuine delivery's first attempt: `delay_ms`, and for a reordered one
- * until another delivery of the same endpoint has been sent (at most REORDER_HOLD_MAX_MS).
- *
- * A held delivery waits in the database, not in memory: PENDING with `held` set, and a durable timer
- * (HOLD_TIMER_KIND, deliveryService.ts) due on the account's clock when the longest wait ends. So held
- * deliveries cost no memory however many there are, survive a restart, are released early by a clock
- * advance, and go with their endpoint's deletion or a sandbox reset (which delete the deliveries and
- * cancel the timers). Whoever releases one (the timer, an early release below, the sweeper after a lapsed
- * lease) claims it first with a conditional update, so it is sent once.
- *
- * The early release of a reordered delivery when its endpoint's next delivery is sent is heard in this
- * process only (another process's send is not), and only while few are registered: at most
- * EARLY_RELEASES.perAccount per account and EARLY_RELEASES.total in all (the delivery backlog's bounds). Beyond, its timer releases it
- * after REORDER_HOLD_MAX_MS, which the contract allows ("at most 10 s").
+ * The waits chaos puts before a genuine delivery's first attempt: `delay_ms`, and for a reordered one until
+ * another delivery of its endpoint is sent (at most REORDER_HOLD_MAX_MS). A held delivery waits in the
+ * database with a durable timer, so it costs no memory and survives a restart; whoever releases it claims it
+ * first, so it is sent once. Early releases are heard in this process only and bounded (EARLY_RELEASES);
+ * beyond, the timer releases it. More: docs/decisions/notes/webhooks.md, "Chaos holds".
  */
 export const HOLD_TIMER_KIND = 'webhook.hold';
 export const EARLY_RELEASES = { perAccount: 256, total: 8_192 } as const;

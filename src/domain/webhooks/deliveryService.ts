@@ -27,35 +27,12 @@ import { finishRecovery, startRecovery } from './recoveryLock';
 import { holdForPull, isPullEndpoint } from './pullEndpointService';
 
 /**
- * The delivery engine.
- *
- * 1. `createDeliveriesForEvent`, the event's durable `onEventStored` hook, writes one delivery per
- *    matching endpoint (unique on event + endpoint, so running it twice is harmless), then starts
- *    the first attempt at once in this process, without waiting for any poll.
- * 2. A new delivery is PENDING with a short lease. If this process dies before the first attempt is
- *    recorded, the lease lapses and `sweepPendingDeliveries` (every process, every second) attempts it.
- * 3. A failed attempt schedules the next one on the durable timers (+10 s, +60 s, +5 min, account
- *    clock, so a sandbox clock advance fires them); after the 4th failure the delivery is DEAD_LETTER.
- * 4. Every scheduled attempt (first or retry) waits its turn in the fair scheduler (fairScheduler.ts):
- *    accounts in turn, at most ATTEMPT_LIMITS.perAccount in flight each. A first attempt that does not
- *    fit in its account's backlog is "spilled": its lease is released so it stays PENDING in the
- *    database, and the sweeper takes it back (oldest release first) when the account has room. While
- *    an account has spilled deliveries not yet taken back, its new ones spill too, so that a later
- *    delivery of a payment never overtakes an earlier one. A retry timer that finds its account backed
- *    up throws, and the timer service fires it again with backoff (1 s, 2 s, 4 s, … up to 5 min).
- * 5. Every request takes from the outgoing budget of its account and its target host
- *    (outgoingBudget.ts), where it is let go: a queued job when the scheduler starts it (its cost: the
- *    genuine request and its forged chaos copies), a manual retry before it is sent. Over budget, a
- *    queued job waits in the queue (a first attempt that does not fit there spills, as above), a retry
- *    timer throws before queueing and fires again later, a manual retry is refused with 429 and
- *    Retry-After. A wait is a delay, never a failed attempt: nothing is recorded until it is sent.
- * 6. A delivery chaos holds (delay, reorder) waits in the database with a durable timer
- *    (chaosHold.ts), not in memory; whoever releases it claims it first (`releaseHeld`).
- *
- * Here: when attempts are made (creation, queues, leases, holds, timers, the sweeper, the API). What a
- * gateway holds in memory for them is deliveryEngine.ts; an attempt's request and its recording,
- * deliveryAttempts.ts; every change of a delivery's state or lease, the table of deliveryStates.ts,
- * written by deliveryTransition.ts.
+ * The delivery engine: when attempts are made (creation, queues, leases, holds, timers, the sweeper, the
+ * API). A delivery is written before its first attempt and leased, so a dead process's work is taken up by
+ * the sweeper; attempts take turns per account and wait for the outgoing budget, and what does not fit
+ * waits in the database rather than in memory: later, never lost. What a gateway holds for them:
+ * deliveryEngine.ts; an attempt, deliveryAttempts.ts. The steps:
+ * docs/decisions/notes/webhooks.md, "The delivery engine".
  */
 const PENDING_LEASE_MS = 15_000;
 /** A retry whose account's attempts are backed up fires again this much later (no attempt counted). */

@@ -4,17 +4,10 @@ import { WebhookEndpointModel, type WebhookEndpointRecord } from './webhookEndpo
 import { machineBase } from '../../platform/clock/machineClock';
 
 /**
- * The webhook endpoints of the accounts this process delivers for, so that an event costs no read of
- * them. Every change to an account's endpoints (create, delete, secret rotation) is followed by a bump of
- * the account's `endpoints_version` (bumpEndpointsVersion). The delivery path reads the account anyway
- * (its sandbox clock, for the delivery's time), with the version beside the offset, and reads the
- * endpoints again only when the version it finds is not the one it cached them under.
- *
- * Why that is enough: a version is bumped only after its change is written, so a reader that finds the
- * new version reads the endpoints after the change; a reader that still finds the old one uses the
- * endpoints as they were, as if its event came just before the change. A process that dies between a
- * change and its bump leaves the version behind it; entries older than FRESH_MS are read again anyway, so
- * that such a change is seen within seconds rather than at the account's next endpoint change.
+ * The webhook endpoints of the accounts this process delivers for, so that an event costs no read of them.
+ * Every change to an account's endpoints bumps its `endpoints_version` once written; the delivery path reads
+ * the version with the account anyway, and reads the endpoints again when it differs or the entry is older
+ * than FRESH_MS. Why that is enough: docs/decisions/notes/webhooks.md, "The endpoint cache".
  */
 const FRESH_MS = 5_000;
 const MAX_ACCOUNTS = 10_000;

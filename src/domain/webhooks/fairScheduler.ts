@@ -1,26 +1,9 @@
 /**
- * Who gets the next webhook socket. One account whose receivers hang must not delay the deliveries of
- * every other account, so attempts are not taken first come, first served:
- *
- * - accounts take turns (round robin over the accounts with work waiting), and within an account its
- *   endpoints take turns, so one slow endpoint does not hold up the account's other endpoints either;
- * - an account has at most `perAccount` attempts in flight, so a few accounts with hanging receivers
- *   cannot take all `total` sockets (each attempt ends by its 5 s deadline);
- * - the work waiting in memory is bounded per account (`backlogPerAccount`) and in all
- *   (`backlogTotal`), counted in requests: a job counts its `cost` (a genuine attempt and its forged
- *   chaos copies), and what the caller holds for later (`reserve`: a chaos duplicate waiting to go)
- *   counts too. `submit` refuses what does not fit; the caller leaves that delivery in the database,
- *   where it stays durable and is picked up later (see deliveryService.ts);
- * - a job starts only when `admit` lets it (the outgoing budget per account and host,
- *   outgoingBudget.ts): one that must wait stays queued, its endpoint is passed over, and the
- *   scheduler wakes itself when the wait is over. Waiting this way holds no socket and no slot;
- * - attempts that share a key (endpoint + payment) run one at a time, in the order submitted, so a
- *   receiver gets `reference.paid` before `payment.succeeded`.
- * - what a job does after its request (recording the outcome in the database) runs outside its slot:
- *   `run` may hand it back (`then`), so the socket limits bound requests, not database writes. A job
- *   settles, and `idle` waits, until that part has finished too.
- *
- * Maps keep insertion order; an account or endpoint that just got a turn is moved to the back.
+ * Who gets the next webhook socket. One account whose receivers hang must not delay every other account's
+ * deliveries, so accounts take turns, and within an account its endpoints; an account has at most
+ * `perAccount` attempts in flight and a bounded backlog. Attempts sharing a key (endpoint + payment) run in
+ * order, and a job waiting for the outgoing budget holds no socket. The rules one by one:
+ * docs/decisions/notes/webhooks.md, "Fair scheduling".
  */
 export interface SchedulerLimits {
   total: number;

@@ -1,19 +1,11 @@
 import { monotonicMs } from '../../platform/clock/machineClock';
 
 /**
- * How many webhook requests one gateway process may still send, per account and per target host
- * (contract decisions, "Hostile clients at the edge"): whatever caused them, events, test pings,
- * manual retries, recoveries, chaos copies or retries a clock advance released, every request takes
- * one token from its account's bucket and one from its host's.
- *
- * A token bucket per key, holding at most half the per-minute cap and refilled at half the cap per
- * minute, on the monotonic clock: whatever the timing, one key sends at most `capacity` at once and at
- * most the cap in any 60 s (a full bucket plus one minute's refill). A request over budget is not
- * refused: it waits (deliveryService.ts says where), as a delay, never as a failed attempt.
- *
- * The maps are bounded in entries (MAX_KEYS each): a bucket that has refilled to full says nothing a
- * new one would not, so it is dropped when room is needed; when every entry still holds a spent
- * bucket, a new key waits until one has refilled (at most a minute) rather than start full.
+ * How many webhook requests one gateway process may still send, per account and per target host (contract
+ * decisions, "Hostile clients at the edge"), whatever caused them: a token bucket per key on the monotonic
+ * clock, so that one key sends at most half its cap at once and the cap in any 60 s. A request over budget
+ * waits, never fails; the maps are bounded (MAX_KEYS). More:
+ * docs/decisions/notes/webhooks.md, "The outgoing budget".
  */
 export const MAX_KEYS = 10_000;
 const MINUTE_MS = 60_000;

@@ -1,14 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Webhook signing secrets at rest. They must be usable for HMAC, so they cannot be hashed like API
- * keys; they are encrypted with AES-256-GCM under a key that never goes to the database
- * (WEBHOOK_SECRETS_KEY, or the key file beside the embedded engine's data: see secretsKey.ts), with the
- * endpoint's id as associated data, so a sealed secret copied onto another endpoint does not open.
- *
- * Stored form: `enc:v1:<iv>:<tag>:<ciphertext>`, each part base64url (12-byte IV, 16-byte tag). The
- * version names the scheme, so another can follow without guessing. A value without the `enc:` prefix
- * is a secret stored before encryption (`whsec_…` as is): it still opens, and is sealed at start-up.
+ * Webhook signing secrets at rest: HMAC needs them, so they cannot be hashed like API keys. Sealed with
+ * AES-256-GCM under a key that never goes to the database (secretsKey.ts), the endpoint's id as associated
+ * data, so a sealed secret copied onto another endpoint does not open. The stored form and older plaintext
+ * secrets: docs/decisions/notes/webhooks.md, "Secrets at rest".
  */
 const PREFIX = 'enc:v1:';
 

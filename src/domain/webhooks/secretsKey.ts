@@ -8,15 +8,10 @@ import { WebhookEndpointModel, type EndpointSecret } from './webhookEndpointMode
 
 /**
  * The key that seals webhook secrets (secretBox.ts), chosen when the webhook service starts:
- * 1. WEBHOOK_SECRETS_KEY when set (config.ts checks its form);
- * 2. otherwise, with the embedded engine and a DATA_DIR, `<DATA_DIR>/webhook-secrets.key`, made on the
- *    first start (32 random bytes, base64, mode 0600 in a 0700 directory) and read on every later one;
- * 3. otherwise (memory only) a random key for the life of the process, as the data is.
- * With MONGODB_URI there is no place of ours to keep a key, and several gateways must share one:
- * config.ts refuses to start without WEBHOOK_SECRETS_KEY.
- *
- * Then the key is checked against one stored sealed secret (a wrong key stops the start rather than
- * failing every delivery), and secrets stored before encryption are sealed.
+ * WEBHOOK_SECRETS_KEY, else a key file in the embedded engine's DATA_DIR, else a random key for the life of
+ * the process (its data is in memory too). It is checked against a stored secret, so that a wrong key
+ * stops the start rather than failing every delivery. More:
+ * docs/decisions/notes/webhooks.md, "The secrets key".
  */
 export const KEY_FILE = 'webhook-secrets.key';
 // The key that opens the secrets sealed in the database: every gateway on it must have the same one (the

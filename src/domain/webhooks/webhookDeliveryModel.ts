@@ -3,16 +3,10 @@ import type { ChaosCopyKind, ChaosKind, ChaosPlan } from './chaos';
 import type { DeliveryState } from './deliveryStates';
 
 /**
- * One event to one endpoint. Created durably by the `onEventStored` hook; the unique index on
- * (event_id, endpoint_id, copy) makes that hook idempotent (`copy` is absent on all but chaos copies).
- *
- * - `body` is the exact Event JSON, fixed at creation, so every attempt sends the same bytes.
- * - `step` counts the scheduled attempts made (0 before the first, 4 after the last); `attempts`
- *   also counts manual retries. A retry timer carries the step it performs and does nothing when the
- *   delivery has moved on, so timers are idempotent.
- * - `lease_until` (real ms) marks an attempt in flight: a PENDING delivery whose lease has lapsed was
- *   never attempted (its process died) and the sweeper attempts it.
- * - `state` and the lease change only as the table of deliveryStates.ts says (deliveryTransition.ts).
+ * One event to one endpoint, created durably by the `onEventStored` hook; the unique index on (event_id,
+ * endpoint_id, copy) makes that hook idempotent. `body` is fixed at creation, so every attempt sends the
+ * same bytes; a retry timer does nothing when the delivery has moved past its `step`; `lease_until` marks an
+ * attempt in flight. The fields: docs/decisions/notes/webhooks.md, "The delivery record".
  */
 
 /** One attempt as the dashboard's delivery detail lists it (account time; `error` in words, null after a 2xx). */

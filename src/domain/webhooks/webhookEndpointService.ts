@@ -118,14 +118,10 @@ export async function deleteWebhookEndpoint(accountId: string, id: string): Prom
 }
 
 /**
- * New secret first; the secret that was current until now keeps signing for 24 h (account clock), so
- * the header carries two `v1=` values: the new and the one before it, never more (the contract's
- * header pattern allows two, and receivers following it reject a third). Older secrets are dropped,
- * even when a second rotation comes within the 24 h.
- *
- * One pipeline update computes the new list from the stored one, so two concurrent rotations cannot
- * both start from the same list and lose a secret that was already returned to a caller: the later
- * one keeps the earlier one's secret as its previous.
+ * New secret first; the one before it keeps signing for 24 h (account clock), and the header never carries
+ * more than two `v1=` values (receivers following the contract's pattern reject a third). One pipeline
+ * update computes the list from the stored one, so two concurrent rotations cannot lose a secret already
+ * returned to a caller. More: docs/decisions/notes/webhooks.md, "Secret rotation".
  */
 export async function rotateWebhookSecret(accountId: string, id: string): Promise<WebhookEndpointWithSecretResource> {
   const now = await nowForAccount(accountId);

@@ -6,17 +6,10 @@ import { networkFailure, timedOut } from './attemptFailure';
 import { resolveWebhookTarget, TargetRefusedError, type WebhookTargetPolicy } from './targetResolver';
 
 /**
- * One HTTP POST of a webhook. Keep-alive agents reuse connections to busy receivers; the connection
- * goes to the address that passed the private-network check (pinned through `lookup`, while the Host
- * header and TLS name stay the URL's); redirects are not followed.
- *
- * One deadline covers the whole attempt: DNS, connect, TLS, sending, the status line and the answer's
- * body. No status line by then is status 0. The status decides the outcome as soon as it arrives (the
- * contract asks for "a 2xx within 5 s"); the body is read (at most 64 KiB, not kept) only so that the
- * connection can go back to the keep-alive pool, and a body still unfinished at the deadline gets its
- * socket destroyed, never pooled. The promise settles once the socket is released, so whoever limits
- * attempts in flight also limits open sockets: a receiver that never finishes holds nothing after
- * the deadline.
+ * One HTTP POST of a webhook: keep-alive agents, the connection pinned to the address that passed the
+ * private-network check, no redirects. One deadline covers the whole attempt (no status line by then is
+ * status 0), and the promise settles only once the socket is released, so limiting attempts in flight
+ * limits open sockets too. More: docs/decisions/notes/webhooks.md, "One attempt's request".
  */
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -66,14 +66,10 @@ export function createTimerRegistry(): TimerRegistry {
 }
 
 /**
- * The base of the wall clock (machineClock.ts) the running handler's times are on: its timer's
- * `due_base`. A handler computes follow-ups from the payment's stored timestamps (the rail's +5 s is
- * `created_at + 5 s`), which are on the clock as it was when they were written; after a step those are
- * off today's clock by the step, and so is the follow-up's due time. The follow-up's timer records that
- * base (insertTimer reads it here), and its fire time is moved by the step at once (the insertion's
- * settle step), as a realignment would have moved it had it been scheduled before the step.
- * A handler on today's timeline runs outside the store (see fire, below): a step in the few ms while
- * it runs gives its follow-ups today's base, off by that step, as a step during a request does.
+ * The base of the wall clock (machineClock.ts) the running handler's times are on: its timer's `due_base`.
+ * A handler computes follow-ups from stored timestamps, which after a step are off today's clock by the
+ * step; a follow-up's timer records this base, so that it is moved by the step at once, as a realignment
+ * would have moved it. More: docs/decisions/notes/timers-and-clock.md, "The due timeline".
  */
 // eslint-disable-next-line no-restricted-syntax -- an AsyncLocalStorage: each running handler sees its own base, nothing is shared
 const dueTimeline = new AsyncLocalStorage<number>();
