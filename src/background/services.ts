@@ -5,13 +5,14 @@ import { checkoutLifecycleService } from '../domain/checkout/checkoutLifecycle';
 import { webhookDeliveryService } from '../domain/webhooks/webhookBackground';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 import { realtimeService } from '../realtime/realtimeBackground';
-import { graphqlService } from '../graphql/server';
+import type { Realtime } from '../realtime/createRealtime';
+import type { Graphql } from '../graphql/createGraphql';
 
 /**
  * The background services of each thread, in start order (stopped in reverse). Each is given the
  * settings of its gateway (no process-wide setting) from `config` at its start, and its
  * gateway's runtime (src/domain/gatewayRuntime.ts), on which it registers its hooks, timer handlers and
- * outboxes.
+ * outboxes; the HTTP thread's, its realtime layer and GraphQL endpoint too (src/server.ts builds them).
  *
  * One thread (tests, BACKGROUND_THREAD=false): the HTTP thread runs everything.
  * With a background thread (`npm start`'s default, src/background/thread.ts), the work that is not an
@@ -23,7 +24,10 @@ import { graphqlService } from '../graphql/server';
  * (event, endpoint) who creates a delivery. The background thread's own list is in workerServices.ts
  * (its bundle carries none of the HTTP side).
  */
-export function httpThreadServices(runtime: GatewayRuntime, opts: { backgroundThread: boolean }): BackgroundService[] {
+export function httpThreadServices(
+  runtime: GatewayRuntime,
+  opts: { backgroundThread: boolean; realtime: Realtime; graphql: Graphql },
+): BackgroundService[] {
   return [
     // First, so it stops last: the request log entries of the final requests are written.
     requestLogService,
@@ -34,8 +38,8 @@ export function httpThreadServices(runtime: GatewayRuntime, opts: { backgroundTh
     // without any), and their attempts finish or are left to the next process before the database closes.
     webhookDeliveryService(runtime),
     opts.backgroundThread ? paymentsCoreHandlersService(runtime) : paymentsCoreService(runtime),
-    realtimeService(runtime.hooks),
-    graphqlService(),
+    realtimeService(runtime.hooks, opts.realtime),
+    opts.graphql.service,
   ];
 }
 
