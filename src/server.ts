@@ -10,12 +10,13 @@ import { startBackgroundThread, type BackgroundThread } from './background/threa
 import { secretsKey } from './domain/webhooks/secretsKey';
 import { createApp } from './rest/app';
 import { createPagesRouter } from './pages/pagesRouter';
-import { closeConnectionsOfKey } from './realtime/connections';
+import { createRealtime, type Realtime } from './realtime/createRealtime';
 import { deleteSessionsOfKey } from './domain/sessions/sessionService';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
 import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
-import { graphqlEndpoint } from './graphql/server';
+import { createGraphql, type Graphql } from './graphql/createGraphql';
+import { createGatewayWriteGate, type WriteGate } from './http/writeGate';
 import { graphiqlRouter } from './graphql/graphiql';
 import { dashboardSessionRouter } from './dashboard/sessionRouter';
 import { dashboardAssetsRouter } from './dashboard/assetsRouter';
@@ -34,6 +35,12 @@ export interface Gateway {
   db: DatabaseHandle;
   /** What this gateway holds of its own: its hooks, timer handlers and outboxes (src/domain/gatewayRuntime.ts). */
   runtime: GatewayRuntime;
+  /** Its realtime layer: its connection places and open event streams (src/realtime/createRealtime.ts). */
+  realtime: Realtime;
+  /** Its GraphQL endpoint: Apollo, graphql-ws, its subscriptions over HTTP (src/graphql/createGraphql.ts). */
+  graphql: Graphql;
+  /** The write gate its REST API and POST /graphql share (src/http/writeGate.ts). */
+  writeGate: WriteGate;
   /** The Config it serves with: the one it was started with, its public URL naming the served port when derived from PORT. */
   config: Config;
   /** Graceful: stop accepting, finish in-flight requests, stop background work, close the database. */
@@ -51,11 +58,13 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   // Built here, for this gateway alone: each module's factory registers on it, none on module state, so
   // a second gateway in this process runs its own hooks and timers, not a second copy in each.
   const runtime = createGatewayRuntime({ webhookTargets: webhookTargetPolicy(config) });
-  const services = httpThreadServices(runtime, { backgroundThread: config.backgroundThread });
-  opts.register?.(runtime);
-  // A revoked key's live connections close, then its dashboard sessions end (the domain calls no floor above it).
-  // Process-wide, like the connections and sessions they end (registering one twice keeps one).
-  onKeyRevoked(closeConnectionsOfKey);
+  // Its own too, handed to the protocols: its connection places and streams (REST's and GraphQL's), and
+  // one write gate for REST and GraphQL. Its close ends its streams alone.
+  const realtime = createRealtime({ limits: config.connections });
+  const writeGate = createGatewayWriteGate(config);
+  // A revoked key's live connections close (this gateway's, until it stops), then its dashboard sessions
+  // end (the domain calls no floor above it; the sessions are the process's: registering twice keeps one).
+  const forgetKeyRevocations = onKeyRevoked(realtime.connections.closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);
   // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
   onClientTokenRevoked(endStreamsOfClientToken);
@@ -72,6 +81,8 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   let app: ReturnType<typeof createApp>;
   let port: number;
   let served: Config;
+  let graphql: Graphql;
+  let services: ReturnType<typeof httpThreadServices>;
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -84,8 +95,12 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     // With PORT=0 the default PUBLIC_BASE_URL can only be known once the port is: links and checkout
     // URLs must point at the port actually served. A new Config, not a changed one.
     served = config.publicBaseUrlFromEnv ? config : Object.freeze({ ...config, publicBaseUrl: `http://localhost:${port}` });
-    app = createApp(served, runtime, {
-      endpoints: [graphqlEndpoint(served, runtime)],
+    // Built once the Config it serves with is known: its contexts carry that Config's public URL.
+    graphql = createGraphql(served, { runtime, realtime, writeGate });
+    services = httpThreadServices(runtime, { backgroundThread: config.backgroundThread, realtime, graphql });
+    opts.register?.(runtime);
+    app = createApp(served, runtime, { writeGate, sse: realtime.sse }, {
+      endpoints: [graphql.endpoint],
       // The dashboard's app after its session routes (it leaves /dashboard/session to them).
       rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served), dashboardAssetsRouter()],
     });
@@ -93,6 +108,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   } catch (err) {
     // Whichever failed, nothing stays open: the port, and the database once it has connected.
     if (httpServer.listening) await new Promise((resolve) => httpServer.close(resolve));
+    forgetKeyRevocations();
     await connecting.then((opened) => opened.close(), () => undefined);
     throw err;
   }
@@ -122,6 +138,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
       // The background thread's timers and webhooks finish while this thread's hooks still can.
       await background?.stop();
       await stopServices(services);
+      forgetKeyRevocations();
       await db.close();
       logger.info({ drainedMs, cutConnections: cut, stoppedMs: Date.now() - t0 }, 'gateway stopped');
     })();
@@ -130,5 +147,5 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
 
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port, database: db.kind }, `gateway listening on http://${host}:${port}`);
-  return { url: `http://${host}:${port}`, port, httpServer, db, runtime, config: served, close };
+  return { url: `http://${host}:${port}`, port, httpServer, db, runtime, realtime, graphql, writeGate, config: served, close };
 }

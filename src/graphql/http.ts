@@ -28,6 +28,7 @@ import { getOperationAST, type DocumentNode, type GraphQLSchema } from './graphq
 import { checkAdmittedOperation, markLimitsChecked } from './limits';
 import { graphqlOperation } from '../metrics/domain';
 import { streamSubscription } from './httpSubscriptions/run';
+import type { HttpSubscriptions } from './httpSubscriptions/stream';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
 
 /**
@@ -41,6 +42,7 @@ export function graphqlHttpHandler(
   runtime: GatewayRuntime,
   schema: GraphQLSchema,
   apollo: () => Promise<ApolloServer<GraphQLContext>>,
+  subscriptions: HttpSubscriptions,
 ): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
@@ -83,7 +85,7 @@ export function graphqlHttpHandler(
         const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'ws');
         const { operationName, variables } = params;
         const session = credentials.kind === 'session' ? credentials.value : undefined;
-        return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config });
+        return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config, subscriptions });
       }
       const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'http', operation);
       markLimitsChecked(context);

@@ -13,7 +13,7 @@ import { sessionKey, sessionSocketKey } from '../domain/sessions/sessionService'
 import { trackSessionSocket } from '../domain/sessions/sessionSockets';
 import { newId } from '../ids';
 import { logger } from '../logger';
-import { addSubscription, attach, identify, release, removeSubscription, takeSlot, type CloseReason, type Lease } from '../realtime/connections';
+import type { CloseReason, ConnectionSlots, Lease } from '../realtime/connections';
 import { bearerSecret } from '../operations/bearer';
 import { unavailableError } from '../db/unavailable';
 import { GRAPHQL_PATH } from '../http/paths';
@@ -64,7 +64,14 @@ const CLOSE: Record<CloseReason, [number, string]> = {
 /** WebSocket close code 1012 (RFC 6455 registry): the server restarts; graphql-ws clients retry it. */
 const SERVICE_RESTART = 1012;
 
-export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, config: Config, runtime: GatewayRuntime): { dispose(): Promise<void> } {
+/** `slots`: the gateway's connection places (its realtime's), which its sockets take and give back. */
+export function startGraphqlWs(
+  httpServer: http.Server,
+  schema: GraphQLSchema,
+  config: Config,
+  runtime: GatewayRuntime,
+  slots: ConnectionSlots,
+): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node took its own 'error' listener off before 'upgrade': a client reset would end the process.
@@ -78,17 +85,17 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       }
       let lease: Lease;
       try {
-        lease = takeSlot('ws', req.socket.remoteAddress ?? 'unknown');
+        lease = slots.takeSlot('ws', req.socket.remoteAddress ?? 'unknown');
       } catch (err) {
         if (!isApiError(err)) throw err;
         refuseUpgrade(socket, err);
         return;
       }
       // The TCP socket's end frees the place, whether or not the handshake completed.
-      socket.once('close', () => release(lease));
+      socket.once('close', () => slots.release(lease));
       wss.handleUpgrade(req, socket, head, (ws) => {
         leases.set(req, lease);
-        attach(lease, (reason) => ws.close(...CLOSE[reason]));
+        slots.attach(lease, (reason) => ws.close(...CLOSE[reason]));
         wss.emit('connection', ws, req);
       });
     } else if (httpServer.listenerCount('upgrade') === 1) {
@@ -116,7 +123,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             const key = session === undefined ? (await authenticate(secret)).key : await sessionKey(session);
             const lease = leases.get(ctx.extra.request);
             // Identified by its key, a session's socket closes when the key is revoked, like the key's own.
-            if (lease) identify(lease, key._id);
+            if (lease) slots.identify(lease, key._id);
             ctx.extra.credentials = session === undefined ? { kind: 'key', secret } : { kind: 'session', value: session };
             if (session !== undefined) {
               // Signing out closes the session's sockets at once, as revoking a key closes the key's.
@@ -164,7 +171,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
             return errors;
           }
           const lease = leases.get(ctx.extra.request);
-          if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') addSubscription(lease, id);
+          if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') slots.addSubscription(lease, id);
           const contextValue = contextOf(admission, requestId, { config, runtime }, ip, 'ws');
           // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
           const type = getOperationAST(document, params.operationName)?.operation;
@@ -200,7 +207,7 @@ export function startGraphqlWs(httpServer: http.Server, schema: GraphQLSchema, c
       onComplete: (ctx: WsContext, id) => {
         ctx.extra.requestIds?.delete(id);
         const lease = leases.get(ctx.extra.request);
-        if (lease) removeSubscription(lease, id);
+        if (lease) slots.removeSubscription(lease, id);
       },
     },
     wss,

@@ -3,15 +3,10 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Config } from '../config';
 
 /**
- * Holds API writes (every /v1 request but GET, HEAD and OPTIONS; GraphQL over HTTP, whose mutations
- * create payments) while this thread is saturated: busy more than SATURATED of the last SAMPLE_MS. Then
- * at most WRITE_CONCURRENCY run at once and the rest wait, in arrival order, before anything is done for
- * them (no rate-limit count, no body read, no database command). Reads are never held.
- * Why: a write burst beyond the CPU would otherwise queue in front of the timers (the rail's steps) and
- * the webhook deliveries. Only while saturated: a permanent cap bounds throughput to cap / latency, and
- * with writes waiting on the disk rather than the CPU its queue never drains. Nothing is refused (the
- * contract has no "busy" status); a client that disconnects while waiting leaves the queue, unrun.
- * (see docs/decisions/0001-write-admission-while-saturated.md)
+ * Holds API writes (every /v1 request but GET, HEAD and OPTIONS; POST /graphql) while this thread is
+ * saturated, so that a write burst beyond the CPU does not queue in front of the timers and webhook
+ * deliveries: then at most WRITE_CONCURRENCY run, the rest wait in arrival order before any work is
+ * done for them. Reads pass; nothing is refused (docs/decisions/0001-write-admission-while-saturated.md).
  */
 export interface WriteGate {
   /** Express middleware: holds a write until it may run (reads pass at once). */
@@ -30,14 +25,12 @@ export interface WriteGate {
 const SATURATED = 0.6;
 const SAMPLE_MS = 50;
 
-// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): each gateway's write gate found by its Config, not held by the gateway
-const gates = new WeakMap<Config, WriteGate>();
-
-/** The gate of one gateway (its Config): REST's /v1 and POST /graphql share it. */
-export function writeGateOf(config: Config): WriteGate {
-  let gate = gates.get(config);
-  if (!gate) gates.set(config, (gate = createWriteGate(config.writeConcurrency, threadSaturation())));
-  return gate;
+/**
+ * The gate of one gateway, built by src/server.ts and handed to REST's /v1 and POST /graphql: one gate
+ * for both, at its Config's WRITE_CONCURRENCY, on this thread's saturation.
+ */
+export function createGatewayWriteGate(config: Pick<Config, 'writeConcurrency'>): WriteGate {
+  return createWriteGate(config.writeConcurrency, threadSaturation());
 }
 
 /** Whether the thread is saturated now, and a way to hear when that changes. */

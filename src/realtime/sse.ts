@@ -1,10 +1,10 @@
 import type { Response } from 'express';
-import { attach, release, takeSlot, type CloseReason, type Lease } from './connections';
+import type { CloseReason, ConnectionSlots } from './connections';
 import { ResponseStream, track } from './responseStream';
 
 /**
- * A server-sent-events connection over an Express response, and the registry of open ones so that a
- * gateway shutdown can end them cleanly (`closeAllSseConnections`, called from `beforeClose`).
+ * A server-sent-events connection over an Express response, and a gateway's open ones (SseStreams,
+ * made by createRealtime) so that its shutdown ends them cleanly, and only them.
  */
 export interface SseMessage {
   id?: string;
@@ -13,16 +13,8 @@ export interface SseMessage {
 }
 
 export class SseConnection extends ResponseStream {
-  constructor(res: Response, lease?: Lease) {
+  constructor(res: Response) {
     super(res, { 'Content-Type': 'text/event-stream', Connection: 'keep-alive' });
-    track(open, this);
-    if (lease) {
-      // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and gets
-      // 401 when the key was revoked). Attached first, so that a client already gone releases the
-      // place and its lifetime timer together.
-      attach(lease, (reason) => this.endWith(CLOSE_COMMENT[reason]));
-      this.onClose(() => release(lease));
-    }
   }
 
   send(message: SseMessage): void {
@@ -61,32 +53,23 @@ const CLOSE_COMMENT: Record<CloseReason, string> = {
   lifetime: 'stream lifetime reached; reconnect with Last-Event-ID',
 };
 
-/**
- * Opens a stream within the caps (src/realtime/connections.ts): a place for the client IP (and the key,
- * on authenticated streams) is taken first, so a client over a cap gets 429 `rate_limit_exceeded` in
- * the JSON error envelope before anything is prepared; `prepare` may still fail with a normal JSON
- * answer (404...), which frees the place.
- */
-export async function openSseStream(
-  res: Response,
-  owner: { ip: string; keyId: string | null },
-  prepare: () => Promise<{ attach(conn: SseConnection): void }>,
-): Promise<void> {
-  const lease = takeSlot('sse', owner.ip, owner.keyId);
-  try {
-    const stream = await prepare();
-    stream.attach(new SseConnection(res, lease));
-  } catch (err) {
-    release(lease);
-    throw err;
-  }
-}
-
-// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): one gateway's close ends every gateway's SSE streams
-const open = new Set<SseConnection>();
-
-export function openSseConnectionCount(): number {
-  return open.size;
+/** One gateway's event streams: opened within its caps, ended by its shutdown. */
+export interface SseStreams {
+  /**
+   * Opens a stream within the caps (src/realtime/connections.ts): a place for the client IP (and the
+   * key, on authenticated streams) is taken first, so a client over a cap gets 429
+   * `rate_limit_exceeded` in the JSON error envelope before anything is prepared; `prepare` may still
+   * fail with a normal JSON answer (404...), which frees the place.
+   */
+  open(res: Response, owner: { ip: string; keyId: string | null }, prepare: () => Promise<{ attach(conn: SseConnection): void }>): Promise<void>;
+  /** Open streams (for tests and diagnostics). */
+  count(): number;
+  /**
+   * Ends every open stream (gateway shutdown) with a reconnect hint: a `retry:` field and a comment
+   * saying why, then a clean end. EventSource reconnects after that delay with `Last-Event-ID` and
+   * misses nothing (the stream replays from it); other clients read the comment.
+   */
+  closeAll(): void;
 }
 
 /**
@@ -96,11 +79,30 @@ export function openSseConnectionCount(): number {
  */
 export const RESTART_RETRY_MS = 1_000;
 
-/**
- * Ends every open stream (gateway shutdown) with a reconnect hint: a `retry:` field and a comment saying
- * why, then a clean end. EventSource reconnects after that delay with `Last-Event-ID` and misses
- * nothing (the stream replays from it); other clients read the comment.
- */
-export function closeAllSseConnections(): void {
-  for (const c of [...open]) c.endForRestart();
+/** `slots`: the gateway's connection places, which its streams take and give back. */
+export function createSseStreams(slots: ConnectionSlots): SseStreams {
+  const open = new Set<SseConnection>();
+  return {
+    async open(res, owner, prepare) {
+      const lease = slots.takeSlot('sse', owner.ip, owner.keyId);
+      try {
+        const stream = await prepare();
+        const conn = new SseConnection(res);
+        track(open, conn);
+        // A comment says why before the clean end; EventSource reconnects with Last-Event-ID (and gets
+        // 401 when the key was revoked). Attached first, so that a client already gone releases the
+        // place and its lifetime timer together.
+        slots.attach(lease, (reason) => conn.endWith(CLOSE_COMMENT[reason]));
+        conn.onClose(() => slots.release(lease));
+        stream.attach(conn);
+      } catch (err) {
+        slots.release(lease);
+        throw err;
+      }
+    },
+    count: () => open.size,
+    closeAll() {
+      for (const c of [...open]) c.endForRestart();
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';
-import { writeGateOf } from '../http/writeGate';
+import type { WriteGate } from '../http/writeGate';
 import { maintenanceError } from '../http/maintenance';
 import { requestContext } from './requestContext';
 import { requestSpan } from './requestSpan';
@@ -19,6 +19,15 @@ import { series } from './series';
 import { metricsRoute } from './metricsRoutes';
 import { httpOperation } from '../metrics/http';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { SseStreams } from '../realtime/sse';
+
+/** What src/server.ts builds for the gateway and hands to its API: GraphQL is handed the same write gate. */
+export interface AppParts {
+  /** Its write gate (src/http/writeGate.ts), shared with POST /graphql. */
+  writeGate: WriteGate;
+  /** Its event streams (its realtime's), which the stream operations open. */
+  sse: SseStreams;
+}
 
 export interface AppExtensions {
   /**
@@ -40,7 +49,7 @@ const unmatchedRequests = httpOperation('unmatched');
  * Every /v1 request: maintenance, the write gate, the operation, else the 404 of an unknown route; and
  * their errors counted per client IP where nothing counted them yet, before the app's error handler.
  */
-function apiHandler(config: Config, runtime: GatewayRuntime): RequestHandler {
+function apiHandler(config: Config, runtime: GatewayRuntime, parts: AppParts): RequestHandler {
   const handlers: RequestHandler[] = [];
   if (config.maintenanceMode) {
     handlers.push(() => {
@@ -48,14 +57,14 @@ function apiHandler(config: Config, runtime: GatewayRuntime): RequestHandler {
     });
   }
   // While this thread is saturated, writes past the cap wait here, before they cost anything (src/http/writeGate.ts).
-  handlers.push(writeGateOf(config));
+  handlers.push(parts.writeGate);
   // Every operation of openapi.yaml, found by one table lookup (operationDispatch.ts says which of
   // Express's routing rules it keeps); what it does not find goes on to the 404 below.
   handlers.push(
     operationDispatcher(
       apiOperationIds.map((operationId) => {
         const op = getOperation(operationId);
-        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config, runtime) };
+        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config, runtime, parts.sse) };
       }),
     ),
   );
@@ -78,8 +87,8 @@ function apiHandler(config: Config, runtime: GatewayRuntime): RequestHandler {
   });
 }
 
-/** `runtime`: the gateway's own services, handed to every operation it serves. */
-export function createApp(config: Config, runtime: GatewayRuntime, ext: AppExtensions = {}): Express {
+/** `runtime`: the gateway's own services, handed to every operation it serves; `parts`: the rest of its own. */
+export function createApp(config: Config, runtime: GatewayRuntime, parts: AppParts, ext: AppExtensions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -98,7 +107,7 @@ export function createApp(config: Config, runtime: GatewayRuntime, ext: AppExten
   );
   // The API: Express matches the /v1 mount (any case, as it always has) and strips it from req.url;
   // every /v1 request is answered in there.
-  app.use('/v1', apiHandler(config, runtime));
+  app.use('/v1', apiHandler(config, runtime, parts));
   for (const endpoint of ext.endpoints ?? []) app.use(endpoint);
   const metrics = metricsRoute(config);
   if (metrics) app.use(metrics);

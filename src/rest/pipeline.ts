@@ -18,6 +18,7 @@ import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
 import { httpOperation } from '../metrics/http';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { SseStreams } from '../realtime/sse';
 
 /**
  * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
@@ -26,7 +27,8 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
  * with the generated validators and runs the handler (in the idempotency service where the contract says
  * so). The event streams (./streams.ts) write the response themselves after the same checks.
  */
-export function toExpressHandler(operationId: ApiOperationId, config: Config, runtime: GatewayRuntime): RequestHandler {
+/** `sse`: the gateway's event streams, which its stream operations open. */
+export function toExpressHandler(operationId: ApiOperationId, config: Config, runtime: GatewayRuntime, sse: SseStreams): RequestHandler {
   const op = getOperation(operationId);
   // A public operation takes a client token where openapi.yaml declares its `client_token` parameter.
   const takesClientToken = op.public && declaresClientToken(operationId);
@@ -54,7 +56,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config, ru
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
         authorize(caller, operationId);
-        await stream({ caller, ip: clientIp(req), req, res }, validateInput(operationId, input));
+        await stream({ caller, ip: clientIp(req), req, res, sse }, validateInput(operationId, input));
         return;
       }
       const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, admission, input, {

@@ -5,13 +5,15 @@ import { grantFor, type Caller } from '../operations/caller';
 import type { OperationInput, StreamOperationId } from '../operations/types';
 import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../realtime/paymentStream';
 import { holdClientTokenStream } from '../realtime/clientTokenStreams';
-import { openSseStream, type SseConnection } from '../realtime/sse';
+import type { SseConnection, SseStreams } from '../realtime/sse';
 
 export interface StreamContext {
   caller: Caller;
   ip: string;
   req: Request;
   res: Response;
+  /** The gateway's event streams (its realtime's): opened within its caps, ended by its shutdown. */
+  sse: SseStreams;
 }
 
 /** A stream operation's REST side: it writes `ctx.res` itself (server-sent events). */
@@ -26,7 +28,7 @@ export const streamRoutes: StreamRoutes = {
   streamPaymentIntentEvents: async (ctx, { params, headers }) => {
     const { actor } = authorizedKey(ctx.caller, 'streamPaymentIntentEvents');
     const accountId = actor.accountId;
-    await openSseStream(ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
+    await ctx.sse.open(ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
       preparePaymentStream(
         { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
         headers['last-event-id'],
@@ -39,7 +41,7 @@ export const streamRoutes: StreamRoutes = {
     const grant = ctx.caller.kind === 'clientToken' ? grantFor(ctx.caller, id) : undefined;
     const { accountId } = grant ?? (await loadPublicStreamPayment(id));
     const loadIntent = grant ? () => getPaymentIntentForAccount(accountId, id) : async () => (await loadPublicStreamPayment(id)).intent;
-    await openSseStream(ctx.res, { ip: ctx.ip, keyId: null }, async () => {
+    await ctx.sse.open(ctx.res, { ip: ctx.ip, keyId: null }, async () => {
       const stream = await preparePaymentStream({ accountId, paymentId: id, loadIntent, view: publicView }, headers['last-event-id']);
       if (!grant) return stream;
       return {

@@ -1,6 +1,5 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeGateOf } from '../../src/http/writeGate';
 import { createAccount, idempotencyKey, type TestAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -19,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.stop());
 
-const gate = () => writeGateOf(server.config);
+const gate = () => server.gateway.writeGate;
 const until = (what: string, cond: () => boolean) =>
   waitFor(async () => cond(), (v) => v, 10_000, 10).catch((err: unknown) => {
     throw new Error(`${what}: ${String(err)} [inFlight ${gate().inFlight}, waiting ${gate().waiting}]`);
@@ -70,7 +69,7 @@ function rawPost(key: string, body: string) {
 
 describe('write gate', () => {
   it('while the thread is saturated, holds writes past the cap in arrival order, passes reads, and never runs a write whose client left', async () => {
-    const gate = writeGateOf(server.config);
+    const gate = server.gateway.writeGate;
     const stop = saturate();
     try {
       // A: let in (the cap is free), then held in flight by its unfinished body.

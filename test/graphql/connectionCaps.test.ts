@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { openConnectionCounts } from '../../src/realtime/connections';
 import { createAccount } from '../support/accounts';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -25,7 +24,7 @@ const open: RawSocket[] = [];
 afterEach(async () => {
   for (const s of open.splice(0)) s.ws.close();
   // The server frees the places when it sees the sockets end.
-  await waitFor(async () => openConnectionCounts().ws, (n) => n === 0);
+  await waitFor(async () => server.gateway.realtime.connections.openCounts().ws, (n) => n === 0);
 });
 
 async function connect(key: string): Promise<RawSocket> {
@@ -78,7 +77,7 @@ it('subscriptions per socket and per key: the one over is refused with the Graph
 
   // A socket's end frees its subscriptions' places: the key may subscribe again.
   a.ws.close();
-  await waitFor(async () => openConnectionCounts().ws, (n) => n === 1);
+  await waitFor(async () => server.gateway.realtime.connections.openCounts().ws, (n) => n === 1);
   const pi = await createPayment(acct.api, referenceBody());
   b.subscribe('3', 'subscription($id: ID!) { paymentIntentUpdated(id: $id) { snapshot } }', { id: pi.id });
   expect((await b.firstMessage('3')).type).toBe('next');

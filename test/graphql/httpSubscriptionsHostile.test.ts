@@ -5,8 +5,6 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient as wsCreateClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { openHttpSubscriptionCount } from '../../src/graphql/httpSubscriptions/stream';
-import { openConnectionCounts } from '../../src/realtime/connections';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { createPayment, referenceBody } from '../support/payments';
 import { sharedGateway, type TestServer } from '../support/server';
@@ -36,6 +34,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+/** This gateway's open subscription streams, and the places its streams hold. */
+const openHttpSubscriptionCount = () => server.gateway.graphql.httpSubscriptions.count();
+const openConnectionCounts = () => server.gateway.realtime.connections.openCounts();
 afterEach(async () => {
   // Whatever a test opened is closed by then: no place is left taken.
   await waitFor(async () => [openHttpSubscriptionCount(), openConnectionCounts().sse], ([streams, places]) => streams === 0 && places === 0);

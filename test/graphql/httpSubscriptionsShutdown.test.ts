@@ -2,7 +2,6 @@
 // (a graphql-sse stream without `complete`, a multipart one with a transport error and the close
 // delimiter) instead of holding the server until the grace period ends.
 import { expect, it } from 'vitest';
-import { openHttpSubscriptionCount } from '../../src/graphql/httpSubscriptions/stream';
 import { createAccount } from '../support/accounts';
 import { startTestServer } from '../support/server';
 import { referencePayment, UPDATES, within } from './httpSubscriptionSupport';
@@ -22,7 +21,7 @@ it('ends open SSE and multipart subscriptions and stops, well inside a grace it 
   const multipart = await open('multipart/mixed;subscriptionSpec=1.0');
   expect([sse.status, multipart.status]).toEqual([200, 200]);
   const [sseText, multipartText] = [sse.text(), multipart.text()];
-  expect(openHttpSubscriptionCount()).toBe(2);
+  expect(server.gateway.graphql.httpSubscriptions.count()).toBe(2);
 
   await within('the gateway stop', server.stop(), 60_000);
 
@@ -36,5 +35,5 @@ it('ends open SSE and multipart subscriptions and stops, well inside a grace it 
   const parts = multipartBody.split('\r\n--graphql').slice(1, -1);
   const last = JSON.parse(parts.at(-1)!.slice(parts.at(-1)!.indexOf('\r\n\r\n') + 4));
   expect(last).toEqual({ payload: null, errors: [{ message: 'server restarting; subscribe again', extensions: { code: 'service_unavailable' } }] });
-  expect(openHttpSubscriptionCount()).toBe(0);
+  expect(server.gateway.graphql.httpSubscriptions.count()).toBe(0);
 });

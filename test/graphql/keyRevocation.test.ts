@@ -1,6 +1,5 @@
 import { expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { openConnectionCounts } from '../../src/realtime/connections';
 import { createAccount } from '../support/accounts';
 import { twoGatewaysOnOneDatabase } from '../support/twoGateways';
 import { openSse } from '../streams/support/sseClient';
@@ -23,6 +22,9 @@ import { openSocket } from './rawSocket';
 vi.setConfig({ testTimeout: 120_000 });
 
 const gateways = twoGatewaysOnOneDatabase();
+
+/** What the gateway `a`, in this process, holds. */
+const openConnectionCounts = () => gateways.a.gateway.realtime.connections.openCounts();
 
 const UPDATES = 'subscription($id: ID!) { paymentIntentUpdated(id: $id) { snapshot paymentIntent { status } } }';
 

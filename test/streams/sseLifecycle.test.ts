@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busStats } from '../../src/realtime/eventBus';
-import { openSseConnectionCount } from '../../src/realtime/sse';
 import { createAccount } from '../support/accounts';
 import { sharedGateway, type TestServer } from '../support/server';
 import { createPayment, referenceBody, waitFor } from '../webhooks/support/webhooks';
@@ -29,10 +28,10 @@ describe('SSE connection lifecycle', () => {
       streams.push(s);
     }
     expect(busStats().subscribers).toBe(before + 5);
-    expect(openSseConnectionCount()).toBeGreaterThanOrEqual(5);
+    expect(server.gateway.realtime.sse.count()).toBeGreaterThanOrEqual(5);
     for (const s of streams) s.close();
     await until(() => busStats().subscribers === before);
-    expect(openSseConnectionCount()).toBe(0);
+    expect(server.gateway.realtime.sse.count()).toBe(0);
   });
 
   it('ignores a Last-Event-ID that is not one of the payment\'s events', async () => {

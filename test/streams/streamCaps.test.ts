@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openConnectionCounts } from '../../src/realtime/connections';
 import { createAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
 import { startTestServer, type TestServer } from '../support/server';
@@ -36,7 +35,7 @@ it('the third public stream of an IP gets 429 rate_limit_exceeded with Retry-Aft
   expect(body.error.request_id).toMatch(/^req_/);
 
   first.close();
-  await waitFor(async () => openConnectionCounts().sse, (n) => n === 1);
+  await waitFor(async () => server.gateway.realtime.connections.openCounts().sse, (n) => n === 1);
   const again = await openSse(url);
   expect(again.status).toBe(200);
   again.close();

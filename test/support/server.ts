@@ -6,7 +6,7 @@ import { TEST_WEBHOOK_SECRETS_KEY } from './processes';
 export interface TestServer {
   baseUrl: string;
   gateway: Gateway;
-  /** The Config the gateway was started with (per-gateway state, such as its write gate, is keyed on it). */
+  /** The Config the gateway serves with (gateway.config). */
   config: Config;
   stop(): Promise<void>;
 }

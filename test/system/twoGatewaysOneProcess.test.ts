@@ -1,6 +1,6 @@
 // Two gateways started in one process (startGateway twice) on one database share nothing but the
 // database: each runs its own hooks once per event it stores, its own timer handlers through its own
-// poller, and closing one leaves the other's timers, hooks and webhooks working (issue 44).
+// poller, and closing one leaves the other's timers, hooks, webhooks and streams working (issues 44, 59).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { scheduleTimer } from '../../src/platform/timers/timerService';
@@ -8,11 +8,13 @@ import { TimerModel } from '../../src/platform/timers/timerModel';
 import type { GatewayRuntime } from '../../src/domain/gatewayRuntime';
 import { createAccount, type TestAccount } from '../support/accounts';
 import { ApiClient } from '../support/client';
-import { createPayment, expressBody, getPayment } from '../support/payments';
+import { createPayment, expressBody, getPayment, referenceBody } from '../support/payments';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 import { createEndpoint, deliveries } from '../support/webhooks';
 import { waitFor } from '../support/wait';
+import { openSse, type SseClient } from '../streams/support/sseClient';
+import { follow, sseClient, statusOf, UPDATES, within, type Followed } from '../graphql/httpSubscriptionSupport';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -93,9 +95,40 @@ describe('two gateways in one process', () => {
     expect([...seenA.timers, ...seenB.timers].filter((t) => t === id)).toHaveLength(1);
   });
 
-  it('leave the other gateway working when one closes: its timers, hooks and webhooks', async () => {
+  it('leave the other gateway working when one closes: its streams, timers, hooks and webhooks', async () => {
+    // On each gateway, a REST event stream and a GraphQL subscription over HTTP (graphql-sse) of one
+    // pending payment, each at its snapshot.
+    const pending = await createPayment(acct.api, referenceBody());
+    const streamsOn = async (server: TestServer): Promise<{ sse: SseClient; graphql: Followed }> => {
+      const sse = await openSse(`${server.baseUrl}/v1/payment_intents/${pending.id}/events`, { authorization: `Bearer ${acct.sk}` });
+      const client = sseClient(server.baseUrl, acct.sk);
+      const graphql = follow((sink) => client.subscribe({ query: UPDATES, variables: { id: pending.id } }, sink));
+      await sse.waitFor((m) => m.some((x) => x.event === 'snapshot'));
+      await graphql.until((m) => m.data?.paymentIntentUpdated.snapshot === true);
+      return { sse, graphql };
+    };
+    const onA = await streamsOn(a);
+    const onB = await streamsOn(b);
+    const held = (server: TestServer) => [server.gateway.realtime.sse.count(), server.gateway.graphql.httpSubscriptions.count(), server.gateway.realtime.connections.openCounts().sse];
+    // Each gateway counts its own: one event stream, one HTTP subscription, two stream places.
+    expect([held(a), held(b)]).toEqual([[1, 1, 2], [1, 1, 2]]);
+
     await a.stop();
+    // A's close ended A's streams (with their reconnect hints)...
+    await within('the end of A\'s event stream', onA.sse.ended);
+    expect(onA.sse.comments.at(-1)).toBe('server restarting; reconnect with Last-Event-ID');
+    expect(await within('the end of A\'s subscription', onA.graphql.ended)).toHaveProperty('error');
+    // ...and left B's open, still counted against B's caps, still delivering.
+    expect(onB.sse.isEnded()).toBe(false);
+    expect(held(b)).toEqual([1, 1, 2]);
     const apiB = new ApiClient(b.baseUrl, acct.sk);
+    expect((await apiB.post(`/payment_intents/${pending.id}/cancel`)).status).toBe(200);
+    await onB.sse.waitFor((m) => m.some((x) => x.event === 'payment.cancelled'));
+    await onB.graphql.until((m) => statusOf(m) === 'CANCELLED');
+    onB.sse.close();
+    onB.graphql.stop();
+    await waitFor(async () => held(b), (n) => n.every((x) => x === 0));
+
     expect((await fetch(`${b.baseUrl}/readyz`)).status).toBe(200);
     const payment = await createPayment(apiB, expressBody());
     // The rail's +2 s / +5 s timers run on B's poller, A's having stopped.

@@ -2,17 +2,21 @@
  * What else ends when an API key is revoked: its open WebSocket and SSE connections (src/realtime) and
  * the dashboard sessions signed in with it (src/domain/sessions). src/realtime sits above the domain,
  * and the sessions import this area (a session acts for a key), so this area calls neither:
- * src/server.ts registers them here when a gateway starts (docs/architecture.md). They are
- * process-wide, like what they clear, so registering one twice keeps one.
+ * src/server.ts registers them here when a gateway starts (docs/architecture.md): each gateway its own
+ * connections' closer, removed when it stops; the sessions' once (registering one twice keeps one).
  */
 export type KeyRevokedHook = (keyId: string) => Promise<void> | void;
 
 // eslint-disable-next-line no-restricted-syntax -- a revocation here ends the key's sockets and sessions on every gateway of the process
 const hooks: KeyRevokedHook[] = [];
 
-/** Runs `hook` after every revocation in this process, after those registered before it. */
-export function onKeyRevoked(hook: KeyRevokedHook): void {
+/** Runs `hook` after every revocation in this process, after those registered before it; returns its removal. */
+export function onKeyRevoked(hook: KeyRevokedHook): () => void {
   if (!hooks.includes(hook)) hooks.push(hook);
+  return () => {
+    const at = hooks.indexOf(hook);
+    if (at >= 0) hooks.splice(at, 1);
+  };
 }
 
 /** Called by revokeApiKey once the key is marked revoked: each hook in turn, in registration order. */

@@ -8,7 +8,7 @@ import { logger } from '../../logger';
 import { GRAPHQL_PATH } from '../../http/paths';
 import { graphqlOperation } from '../../metrics/domain';
 import type { Caller } from '../../operations/caller';
-import { addSubscription, attach, release, takeSlot, type CloseReason } from '../../realtime/connections';
+import type { CloseReason } from '../../realtime/connections';
 import type { GraphQLContext } from '../context';
 import { validateDocument } from '../documentCache';
 import { apiGraphQLError, formatErrors } from '../errors';
@@ -17,7 +17,7 @@ import { GraphQLError, subscribe, type DocumentNode, type ExecutionResult, type 
 import type { SentResult, SubscriptionFraming } from './framing';
 import { acceptsMultipartSubscription, multipartFraming } from './multipartFraming';
 import { sseFraming } from './sseFraming';
-import { HttpSubscriptionStream } from './stream';
+import { HttpSubscriptionStream, type HttpSubscriptions } from './stream';
 
 /** The 400 of a subscription sent over HTTP without a streaming Accept: what to send instead. */
 export const STREAMING_ACCEPT_NEEDED =
@@ -45,6 +45,8 @@ export interface AdmittedSubscription {
   ip: string;
   requestId: string;
   config: Config;
+  /** The gateway's open streams and connection places (createGraphql's). */
+  subscriptions: HttpSubscriptions;
 }
 
 /**
@@ -57,25 +59,26 @@ export async function streamSubscription(req: Request, res: Response, op: Admitt
   const framing = req.method === 'HEAD' ? null : framingOf(req.headers.accept);
   if (!framing) throw ApiError.invalid(STREAMING_ACCEPT_NEEDED);
   const keyId = op.caller.kind === 'key' ? op.caller.actor.apiKeyId : null;
-  const lease = takeSlot('sse', op.ip, keyId);
+  const { slots } = op.subscriptions;
+  const lease = slots.takeSlot('sse', op.ip, keyId);
   let source: AsyncIterableIterator<ExecutionResult> | ExecutionResult;
   try {
-    addSubscription(lease, 'http');
+    slots.addSubscription(lease, 'http');
     const errors = validateDocument(op.schema, op.document);
     source = errors.length > 0 ? { errors } : await subscribe({ schema: op.schema, document: op.document, operationName: op.operationName, variableValues: op.variables, contextValue: op.context });
   } catch (err) {
     // Refused by a subscription cap (or subscribe itself failed): counted so, as graphql-ws counts its refusals.
     graphqlOperation('subscription').error.inc();
-    release(lease);
+    slots.release(lease);
     throw err;
   }
   // Counted once, when admitted, as over graphql-ws.
   graphqlOperation('subscription').ok.inc();
   // The write gate's place (POST) is for starting work, not for the stream's whole life.
   leaveWriteGate(res);
-  const stream = new HttpSubscriptionStream(res, framing, framing.heartbeatMs(op.config.connections.sseKeepAliveMs));
-  stream.onClose(() => release(lease));
-  attach(lease, (reason) => endFor(stream, reason, op.requestId));
+  const stream = new HttpSubscriptionStream(res, framing, framing.heartbeatMs(op.config.connections.sseKeepAliveMs), op.subscriptions);
+  stream.onClose(() => slots.release(lease));
+  slots.attach(lease, (reason) => endFor(stream, reason, op.requestId));
   // Signing out ends the session's streams at once, as it closes its WebSockets (ws.ts).
   if (op.session !== undefined) stream.onClose(trackSessionSocket(sessionSocketKey(op.session), () => endFor(stream, 'signedOut', op.requestId)));
   if (!(Symbol.asyncIterator in source)) {

@@ -1,23 +1,25 @@
 import type { Response } from 'express';
 import { keepAliveWheel, type KeptAlive } from '../../realtime/keepAlive';
 import { ResponseStream, track } from '../../realtime/responseStream';
+import type { ConnectionSlots } from '../../realtime/connections';
 import type { SubscriptionFraming } from './framing';
 
 /**
- * One GraphQL subscription streamed over an HTTP response, in a transport's framing, and the registry
- * of open ones so that a gateway shutdown ends them (`closeAllHttpSubscriptions`, from the GraphQL
- * service's beforeClose). A ResponseStream, as the REST event streams are (realtime/sse.ts): a client
- * that stops reading is dropped rather than buffered without bound; one that goes away ends the stream,
- * and whatever waits on it (onClose) runs once.
+ * One GraphQL subscription streamed over an HTTP response, in a transport's framing, and a gateway's
+ * open ones (HttpSubscriptions, made by createGraphql) so that its shutdown ends them, and only them. A
+ * ResponseStream, as the REST event streams are (realtime/sse.ts): a client that stops reading is
+ * dropped rather than buffered without bound; one that goes away ends the stream, and whatever waits on
+ * it (onClose) runs once.
  */
 export class HttpSubscriptionStream extends ResponseStream implements KeptAlive {
   constructor(
     res: Response,
     readonly framing: SubscriptionFraming,
     heartbeatMs: number,
+    subscriptions: HttpSubscriptions,
   ) {
     super(res, { 'Content-Type': framing.contentType });
-    track(open, this);
+    subscriptions.track(this);
     this.onClose(wheelOf(heartbeatMs).add(this));
     if (framing.opening) this.write(framing.opening);
   }
@@ -33,8 +35,6 @@ export class HttpSubscriptionStream extends ResponseStream implements KeptAlive 
   }
 }
 
-// eslint-disable-next-line no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): one gateway's close ends every gateway's HTTP subscriptions
-const open = new Set<HttpSubscriptionStream>();
 // One wheel per period (the SSE period is configured, multipart's is Apollo's 5 s): one timer each.
 // eslint-disable-next-line no-restricted-syntax -- one keep-alive timer per period for every stream of the process
 const wheels = new Map<number, ReturnType<typeof keepAliveWheel>>();
@@ -44,16 +44,31 @@ const wheelOf = (periodMs: number) => {
   return wheel;
 };
 
-export function openHttpSubscriptionCount(): number {
-  return open.size;
+/** One gateway's open HTTP subscription streams, and the connection places they take. */
+export interface HttpSubscriptions {
+  /** The gateway's connection places (its realtime's): a stream counts as one of the IP's and key's streams. */
+  readonly slots: ConnectionSlots;
+  /** Counts `stream` open until it ends (HttpSubscriptionStream's constructor). */
+  track(stream: HttpSubscriptionStream): void;
+  /** Open streams (for tests and diagnostics). */
+  count(): number;
+  /**
+   * Ends every open stream (gateway shutdown) the way its client retries: a graphql-sse stream without
+   * `complete` (its client reconnects), a multipart one with a transport error saying so.
+   */
+  closeAll(): void;
 }
 
-/**
- * Ends every open stream (gateway shutdown) the way its client retries: a graphql-sse stream without
- * `complete` (its client reconnects), a multipart one with a transport error saying so.
- */
-export function closeAllHttpSubscriptions(): void {
-  for (const stream of [...open]) {
-    stream.end(stream.framing.interrupted({ message: 'server restarting; subscribe again', extensions: { code: 'service_unavailable' } }));
-  }
+export function createHttpSubscriptions(slots: ConnectionSlots): HttpSubscriptions {
+  const open = new Set<HttpSubscriptionStream>();
+  return {
+    slots,
+    track: (stream) => track(open, stream),
+    count: () => open.size,
+    closeAll() {
+      for (const stream of [...open]) {
+        stream.end(stream.framing.interrupted({ message: 'server restarting; subscribe again', extensions: { code: 'service_unavailable' } }));
+      }
+    },
+  };
 }
