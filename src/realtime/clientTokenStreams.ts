@@ -5,14 +5,9 @@ import type { ClientTokenGrant } from '../domain/clientTokens/clientTokenService
 import { logger } from '../logger';
 
 /**
- * The open streams of client tokens (the public SSE stream, GraphQL `paymentIntentUpdated` over a
- * token's WebSocket), so that they end once their token stops working:
- * - revoked in this process: at once (`endStreamsOfClientToken`, the revocation's hook, src/server.ts);
- * - revoked in another process, or expired: within one check interval (KEY_REVOCATION_CHECK_MS, the
- *   interval of the keys' own check), by one query for the held tokens still stored and their
- *   accounts' clock offsets. Expiry follows the account's sandbox clock, which any process may advance,
- *   so a wall-clock timer at `expires_at` could not see an advance; the shared check does, and
- *   there is no per-stream timer. The check runs only while this process holds token streams.
+ * The open streams of client tokens, ended once their token stops working: at once when revoked here
+ * (`endStreamsOfClientToken`, the revocation's hook), otherwise by one shared check per
+ * KEY_REVOCATION_CHECK_MS while there are such streams (docs/decisions/0004, "Key revocations").
  */
 interface Held {
   grant: ClientTokenGrant;

@@ -4,21 +4,9 @@ import { isFinalStatus } from '../domain/payments/paymentStates';
 import { statusChangesReady, subscribe, subscribeStatusChanges, type BusEvent, type StatusChange } from './eventBus';
 
 /**
- * The live feed of one payment intent, under both protocols that follow one (SSE streams,
- * realtime/paymentStream.ts; GraphQL `paymentIntentUpdated`, graphql/subscriptions): each keeps only
- * its framing. The algorithm:
- *
- * 1. subscribe to the bus first (buffering; for status changes, wait until the bus watches them), then
- *    read the payment's stored events (`history`), then the intent (`intent`, which throws a 404 for
- *    another account's payment): nothing that happens during set-up can fall between the reads and the
- *    live feed;
- * 2. `start`: what arrived since the subscription, then the live changes, each once and never one of
- *    `history`;
- * 3. the outcome: once the intent is final (the state table's FINAL_STATUSES) and the events that
- *    announce it have been delivered (`payment.succeeded` after `reference.paid`, both carrying the
- *    SUCCEEDED intent; `payment.reconciled` after the late success of an UNKNOWN payment), `onOutcome`
- *    is called once; a follow-up that does not come is given up after FOLLOW_UP_WAIT_MS. Refunds never
- *    keep a feed waiting.
+ * The live feed of one payment intent, which SSE (paymentStream.ts) and GraphQL `paymentIntentUpdated`
+ * only frame: subscribe first, then read the stored events and the intent, so nothing falls between;
+ * then each change once, and the outcome once final (docs/streams.md, "One feed, no polling").
  */
 export type FeedItem = { kind: 'event'; event: BusEvent } | { kind: 'status'; change: StatusChange };
 
@@ -46,7 +34,7 @@ export interface IntentFeed {
   readonly history: EventResource[];
   /** The intent when the feed opened (until `start`). */
   readonly intent: PaymentIntentResource;
-  /** Starts delivering (at once, synchronously, what was buffered); see the algorithm above. */
+  /** Starts delivering (at once, synchronously, what was buffered), then each live change once. */
   start(deliver: (item: FeedItem) => void, onOutcome?: () => void): void;
   /** Stops delivering and releases the subscriptions (idempotent). */
   close(): void;

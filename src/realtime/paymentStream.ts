@@ -7,17 +7,9 @@ import { keepAliveWheel } from './keepAlive';
 import type { SseConnection } from './sse';
 
 /**
- * The life of one payment intent as server-sent events (GET /payment_intents/{id}/events and its
- * public twin), over the intent feed (realtime/intentFeed.ts: subscribe, buffer, read, replay, live,
- * and when the outcome is known), which keeps the events whose data is the intent. This file is the
- * SSE framing:
- *
- * 1. `snapshot` (id = the payment's latest event), then, with `Last-Event-ID`, the stored events after
- *    that id, then the live events (`event:` = the type, `id:` = the event id); every id is sent at most
- *    once;
- * 2. a `: keep-alive` comment every SSE_KEEPALIVE_MS (15 s unless set; one timer for all streams,
- *    keepAlive.ts);
- * 3. the stream ends with the feed's outcome (final, and the events that announce it sent).
+ * One payment intent as server-sent events (GET /payment_intents/{id}/events and its public twin): the
+ * SSE framing of the intent feed (intentFeed.ts), as docs/streams.md describes it, with its keep-alives
+ * on one wheel for all streams (keepAlive.ts).
  */
 /* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): the keep-alive period is the last started gateway's */
 let keepAlivePeriodMs = loadConfig({}).connections.sseKeepAliveMs;

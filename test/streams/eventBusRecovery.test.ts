@@ -130,7 +130,7 @@ async function processElsewhere(paymentId: string): Promise<Date> {
 /**
  * Cuts the gateway's connection until the driver has given its change streams up: the bus says so itself,
  * for each stream (`events`, and `payments` for the status changes followed), when it starts reopening
- * one (eventBus.ts, watchCollection). That report is the signal waited for; the outage goes on until
+ * one (realtime/bus/changeStream.ts, watchCollection). That report is the signal waited for; the outage goes on until
  * `proxy.up()`.
  */
 async function cut(): Promise<void> {
