@@ -14,7 +14,6 @@ import { createRealtime, type Realtime } from './realtime/createRealtime';
 import { deleteSessionsOfKey } from './domain/sessions/sessionService';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
-import { endStreamsOfClientToken } from './realtime/clientTokenStreams';
 import { createGraphql, type Graphql } from './graphql/createGraphql';
 import { createGatewayWriteGate, type WriteGate } from './http/writeGate';
 import { graphiqlRouter } from './graphql/graphiql';
@@ -64,10 +63,14 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   const writeGate = createGatewayWriteGate(config);
   // A revoked key's live connections close (this gateway's, until it stops), then its dashboard sessions
   // end (the domain calls no floor above it; the sessions are the process's: registering twice keeps one).
-  const forgetKeyRevocations = onKeyRevoked(realtime.connections.closeConnectionsOfKey);
+  const forgetKeyRevocation = onKeyRevoked(realtime.connections.closeConnectionsOfKey);
   onKeyRevoked(deleteSessionsOfKey);
-  // A revoked client token's open streams end at once in this process (others: clientTokenStreams.ts).
-  onClientTokenRevoked(endStreamsOfClientToken);
+  // A revoked client token's open streams on this gateway end at once (other processes: clientTokenStreams.ts).
+  const forgetTokenRevocation = onClientTokenRevoked(realtime.clientTokens.endStreamsOf);
+  const forgetRevocations = () => {
+    forgetKeyRevocation();
+    forgetTokenRevocation();
+  };
   // The gauges GET /metrics reads at scrape time: each floor's own count, handed to the metrics floor.
   readAtScrape({ timersDue: countDueTimers, webhookBacklog: countWebhookBacklog, databaseUp: databaseAnswers });
   const httpServer = createHttpServer(config);
@@ -99,7 +102,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     graphql = createGraphql(served, { runtime, realtime, writeGate });
     services = httpThreadServices(runtime, { backgroundThread: config.backgroundThread, realtime, graphql });
     opts.register?.(runtime);
-    app = createApp(served, runtime, { writeGate, sse: realtime.sse }, {
+    app = createApp(served, runtime, { writeGate, realtime }, {
       endpoints: [graphql.endpoint],
       // The dashboard's app after its session routes (it leaves /dashboard/session to them).
       rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served), dashboardAssetsRouter()],
@@ -108,7 +111,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   } catch (err) {
     // Whichever failed, nothing stays open: the port, and the database once it has connected.
     if (httpServer.listening) await new Promise((resolve) => httpServer.close(resolve));
-    forgetKeyRevocations();
+    forgetRevocations();
     await connecting.then((opened) => opened.close(), () => undefined);
     throw err;
   }
@@ -138,7 +141,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
       // The background thread's timers and webhooks finish while this thread's hooks still can.
       await background?.stop();
       await stopServices(services);
-      forgetKeyRevocations();
+      forgetRevocations();
       await db.close();
       logger.info({ drainedMs, cutConnections: cut, stoppedMs: Date.now() - t0 }, 'gateway stopped');
     })();

@@ -4,6 +4,7 @@ import { createClientTokenContext } from './clientTokenScope';
 import { createContext, createKeylessContext, type GraphQLContext } from './context';
 import { Kind, type OperationDefinitionNode } from './graphqljs';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { ClientTokenStreams } from '../realtime/clientTokenStreams';
 
 /**
  * The resolvers' context for the admitted caller (`ws`: one context serves every message of a
@@ -13,14 +14,14 @@ import type { GatewayRuntime } from '../domain/gatewayRuntime';
 export function contextOf(
   admission: Admission,
   requestId: string,
-  gateway: { config: Config; runtime: GatewayRuntime },
+  gateway: { config: Config; runtime: GatewayRuntime; clientTokenStreams: ClientTokenStreams },
   ip: string,
   transport: 'http' | 'ws' = 'http',
   operation?: OperationDefinitionNode | null,
 ): GraphQLContext {
   const caller = admission.caller;
   const { config, runtime } = gateway;
-  if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, config, runtime, ip);
+  if (caller.kind === 'clientToken') return createClientTokenContext(caller, requestId, gateway, ip);
   if (caller.kind === 'public' || !admission.auth) return createKeylessContext(requestId, config, runtime, ip);
   const account = clockReadStands(operation) ? admission.account : undefined;
   return createContext(admission.auth.key, requestId, config, runtime, ip, transport, { account, ahead: admission.ahead });

@@ -27,7 +27,9 @@ export async function tokenPaymentIntent(grant: ClientTokenGrant, id: string): P
  */
 export async function tokenPaymentIntentUpdates(ctx: GraphQLContext, grant: ClientTokenGrant, id: string): Promise<AsyncIterableIterator<PaymentIntentUpdateModel>> {
   requireGrantFor(grant, id);
-  return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true, clientToken: grant }));
+  const streams = ctx.clientTokenStreams;
+  if (!streams) throw new Error("a client token's context carries its gateway's token streams");
+  return asPublicViews(await paymentIntentUpdates(ctx, id, { untilOutcome: true, clientToken: { grant, streams } }));
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from './graphqljs';
 import type { Loaders } from './loaders';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { ClientTokenStreams } from '../realtime/clientTokenStreams';
 
 /**
  * Client tokens on GraphQL (`Authorization: Bearer ct_test_…` over HTTP, `connection_init` payload
@@ -128,8 +129,13 @@ export async function connectionClientToken(params: unknown): Promise<string | u
   return token as string;
 }
 
-export function createClientTokenContext(caller: ClientTokenCaller, requestId: string, config: Config, runtime: GatewayRuntime, clientIp: string): GraphQLContext {
-  return new ClientTokenContext(caller, requestId, config, runtime, clientIp);
+export function createClientTokenContext(
+  caller: ClientTokenCaller,
+  requestId: string,
+  gateway: { config: Config; runtime: GatewayRuntime; clientTokenStreams: ClientTokenStreams },
+  clientIp: string,
+): GraphQLContext {
+  return new ClientTokenContext(caller, requestId, gateway.config, gateway.runtime, gateway.clientTokenStreams, clientIp);
 }
 
 /**
@@ -148,6 +154,7 @@ class ClientTokenContext implements GraphQLContext {
     readonly requestId: string,
     readonly config: Config,
     readonly runtime: GatewayRuntime,
+    readonly clientTokenStreams: ClientTokenStreams,
     readonly clientIp: string,
   ) {
     this.actor = caller.actor;

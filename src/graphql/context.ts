@@ -9,6 +9,7 @@ import { keyCaller, PUBLIC_CALLER, type Caller, type KeyCaller } from '../operat
 import type { OperationId } from '../operations/contract';
 import { createLoaders, type Loaders } from './loaders';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { ClientTokenStreams } from '../realtime/clientTokenStreams';
 
 /**
  * What every resolver gets: who is calling (one request over HTTP, one operation over WebSocket). It is
@@ -34,6 +35,8 @@ export interface GraphQLContext extends AdmittedRequest {
   errorCodes: string[];
   /** Set when a client token authenticated the request (clientTokenScope.ts); `key` is then refused. */
   clientToken?: ClientTokenGrant;
+  /** With `clientToken`: the gateway's streams of client tokens, which its subscriptions join. */
+  clientTokenStreams?: ClientTokenStreams;
 }
 
 /**

@@ -54,7 +54,7 @@ export function createGraphql(config: Config, deps: { runtime: GatewayRuntime; r
   });
   apolloStarted.catch(() => undefined);
 
-  const handler = graphqlHttpHandler(config, runtime, schema, () => apolloStarted, httpSubscriptions);
+  const handler = graphqlHttpHandler(config, runtime, schema, () => apolloStarted, httpSubscriptions, realtime.clientTokens);
   // Express's own matching, kept: any case, one trailing slash.
   const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
   const endpoint: RequestHandler = (req, res, next) => {
@@ -78,7 +78,7 @@ export function createGraphql(config: Config, deps: { runtime: GatewayRuntime; r
           { serverWillStart: async () => ({ drainServer: async () => ws?.dispose() }) },
         ]);
         await server.start();
-        ws = startGraphqlWs(httpServer, schema, config, runtime, realtime.connections);
+        ws = startGraphqlWs(httpServer, schema, config, runtime, realtime.connections, realtime.clientTokens);
         apollo = server;
         resolveApollo(server);
       } catch (err) {

@@ -30,6 +30,7 @@ import { graphqlOperation } from '../metrics/domain';
 import { streamSubscription } from './httpSubscriptions/run';
 import type { HttpSubscriptions } from './httpSubscriptions/stream';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { ClientTokenStreams } from '../realtime/clientTokenStreams';
 
 /**
  * `POST /graphql` and `GET /graphql?query=…` (no mutations): the same admission as every transport, then
@@ -43,6 +44,7 @@ export function graphqlHttpHandler(
   schema: GraphQLSchema,
   apollo: () => Promise<ApolloServer<GraphQLContext>>,
   subscriptions: HttpSubscriptions,
+  clientTokenStreams: ClientTokenStreams,
 ): RequestHandler {
   return async (req, res) => {
     const requestId = String(res.locals.requestId ?? '');
@@ -82,12 +84,12 @@ export function graphqlHttpHandler(
       if (type === 'subscription') {
         // Apollo does not run subscriptions: streamed here (GraphQL over SSE, or Apollo's multipart), with
         // a context made for a long-lived operation (loaders without a cache across its messages).
-        const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'ws');
+        const context = contextOf(admission, requestId, { config, runtime, clientTokenStreams }, client.ip, 'ws');
         const { operationName, variables } = params;
         const session = credentials.kind === 'session' ? credentials.value : undefined;
         return await streamSubscription(req, res, { schema, document, operationName, variables, context, caller: admission.caller, session, ip: client.ip, requestId, config, subscriptions });
       }
-      const context = contextOf(admission, requestId, { config, runtime }, client.ip, 'http', operation);
+      const context = contextOf(admission, requestId, { config, runtime, clientTokenStreams }, client.ip, 'http', operation);
       markLimitsChecked(context);
       if (admission.caller.kind === 'key') primeReadAhead(context);
       const server = await apollo();

@@ -33,6 +33,7 @@ import { deadlineError, deadlinePassed, oversize, responseTooLarge, startDeadlin
 import { checkAdmittedOperation } from './limits';
 import { throwKnownRefusalFor } from './refusedDocuments';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
+import type { ClientTokenStreams } from '../realtime/clientTokenStreams';
 
 export { GRAPHQL_PATH };
 
@@ -71,6 +72,7 @@ export function startGraphqlWs(
   config: Config,
   runtime: GatewayRuntime,
   slots: ConnectionSlots,
+  clientTokenStreams: ClientTokenStreams,
 ): { dispose(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxBodyBytes });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -172,7 +174,7 @@ export function startGraphqlWs(
           }
           const lease = leases.get(ctx.extra.request);
           if (lease && getOperationAST(document, params.operationName)?.operation === 'subscription') slots.addSubscription(lease, id);
-          const contextValue = contextOf(admission, requestId, { config, runtime }, ip, 'ws');
+          const contextValue = contextOf(admission, requestId, { config, runtime, clientTokenStreams }, ip, 'ws');
           // A query or mutation has the HTTP deadline; a subscription lives on, each message small.
           const type = getOperationAST(document, params.operationName)?.operation;
           if (type !== 'subscription') startDeadline(contextValue, config.graphqlDeadlineMs);

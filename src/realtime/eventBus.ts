@@ -10,8 +10,9 @@ export type { StatusChange, StatusChangeListener } from './bus/statusChannel';
 export type { BusMode } from './bus/source';
 export type { EventBusOptions } from './bus/createEventBus';
 
-// The process's one bus. Its source is the process's on purpose (docs/decisions/0004); its channels are
-// per process until createRealtime/createGraphql (issue 59): every gateway's subscribers in one index.
+// The process's one bus, shared by its gateways like the database connection: one source a process
+// (docs/decisions/0004), fanning out into one index; a gateway's subscribers are its connections', which
+// its own close ends, and the bus holds none of its settings.
 const bus = createEventBus();
 
 export const {

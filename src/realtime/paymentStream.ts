@@ -1,30 +1,14 @@
-import { loadConfig } from '../config';
 import { ApiError } from '../errors';
 import { findPaymentRecord } from '../domain/payments/paymentService';
 import { toPaymentIntentResource, toPublicPaymentView, type PaymentIntentResource } from '../domain/payments/paymentSerializer';
 import { isIntentEvent, openIntentFeed } from './intentFeed';
-import { keepAliveWheel } from './keepAlive';
 import type { SseConnection } from './sse';
 
 /**
  * One payment intent as server-sent events (GET /payment_intents/{id}/events and its public twin): the
- * SSE framing of the intent feed (intentFeed.ts), as docs/streams.md describes it, with its keep-alives
- * on one wheel for all streams (keepAlive.ts).
+ * SSE framing of the intent feed (intentFeed.ts), as docs/streams.md describes it; the gateway's streams
+ * (sse.ts) keep it alive.
  */
-/* eslint-disable no-restricted-syntax -- per process until createRealtime/createGraphql (issue 59): the keep-alive period is the last started gateway's */
-let keepAlivePeriodMs = loadConfig({}).connections.sseKeepAliveMs;
-let keepAlive = keepAliveWheel(keepAlivePeriodMs);
-/* eslint-enable no-restricted-syntax */
-
-/**
- * The gateway's keep-alive period (realtimeService at start); until then, the default. Streams already
- * open keep the period they started with; the next ones take this one.
- */
-export function configureKeepAlive(periodMs: number): void {
-  if (periodMs === keepAlivePeriodMs) return;
-  keepAlivePeriodMs = periodMs;
-  keepAlive = keepAliveWheel(periodMs);
-}
 
 export type IntentView = (intent: PaymentIntentResource) => unknown;
 
@@ -65,12 +49,8 @@ export async function preparePaymentStream(src: PaymentStreamSource, lastEventId
 
   return {
     attach(conn) {
-      const stopKeepAlive = keepAlive.add(conn);
       const { close, history, intent } = feed;
-      conn.onClose(() => {
-        close();
-        stopKeepAlive();
-      });
+      conn.onClose(close);
       const sendEvent = (e: { id: string; type: string; data: Record<string, unknown> }) => {
         conn.send({ id: e.id, event: e.type, data: render(view, e.data) });
       };

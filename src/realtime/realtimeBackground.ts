@@ -1,7 +1,5 @@
 import type { BackgroundService } from '../platform/lifecycle';
-import { configureClientTokenChecks, stopClientTokenChecks } from './clientTokenStreams';
 import { startEventBus, stopEventBus } from './eventBus';
-import { configureKeepAlive } from './paymentStream';
 import type { EventHooks } from '../domain/events/eventHooks';
 import type { Realtime } from './createRealtime';
 
@@ -13,9 +11,7 @@ import type { Realtime } from './createRealtime';
 export function realtimeService(hooks: EventHooks, realtime: Realtime): BackgroundService {
   return {
     name: 'realtime',
-    async start({ config }) {
-      configureClientTokenChecks(config.connections.revocationCheckMs);
-      configureKeepAlive(config.connections.sseKeepAliveMs);
+    async start() {
       await startEventBus({ hooks });
     },
     beforeClose() {
@@ -24,7 +20,7 @@ export function realtimeService(hooks: EventHooks, realtime: Realtime): Backgrou
     },
     async stop() {
       realtime.connections.stopRevocationChecks();
-      stopClientTokenChecks();
+      realtime.clientTokens.stop();
       await stopEventBus({ hooks });
     },
   };

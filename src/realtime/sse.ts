@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { CloseReason, ConnectionSlots } from './connections';
 import { ResponseStream, track } from './responseStream';
+import { keepAliveWheel } from './keepAlive';
 
 /**
  * A server-sent-events connection over an Express response, and a gateway's open ones (SseStreams,
@@ -79,9 +80,13 @@ export interface SseStreams {
  */
 export const RESTART_RETRY_MS = 1_000;
 
-/** `slots`: the gateway's connection places, which its streams take and give back. */
-export function createSseStreams(slots: ConnectionSlots): SseStreams {
+/**
+ * `slots`: the gateway's connection places, which its streams take and give back; `keepAliveMs`: its
+ * SSE_KEEPALIVE_MS, the period of every stream's `: keep-alive` comment (one wheel for all, keepAlive.ts).
+ */
+export function createSseStreams(slots: ConnectionSlots, keepAliveMs: number): SseStreams {
   const open = new Set<SseConnection>();
+  const keepAlive = keepAliveWheel(keepAliveMs);
   return {
     async open(res, owner, prepare) {
       const lease = slots.takeSlot('sse', owner.ip, owner.keyId);
@@ -94,6 +99,7 @@ export function createSseStreams(slots: ConnectionSlots): SseStreams {
         // place and its lifetime timer together.
         slots.attach(lease, (reason) => conn.endWith(CLOSE_COMMENT[reason]));
         conn.onClose(() => slots.release(lease));
+        conn.onClose(keepAlive.add(conn));
         stream.attach(conn);
       } catch (err) {
         slots.release(lease);

@@ -19,14 +19,14 @@ import { series } from './series';
 import { metricsRoute } from './metricsRoutes';
 import { httpOperation } from '../metrics/http';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
-import type { SseStreams } from '../realtime/sse';
+import type { Realtime } from '../realtime/createRealtime';
 
 /** What src/server.ts builds for the gateway and hands to its API: GraphQL is handed the same write gate. */
 export interface AppParts {
   /** Its write gate (src/http/writeGate.ts), shared with POST /graphql. */
   writeGate: WriteGate;
-  /** Its event streams (its realtime's), which the stream operations open. */
-  sse: SseStreams;
+  /** Its realtime layer, in which the stream operations open their streams. */
+  realtime: Realtime;
 }
 
 export interface AppExtensions {
@@ -64,7 +64,7 @@ function apiHandler(config: Config, runtime: GatewayRuntime, parts: AppParts): R
     operationDispatcher(
       apiOperationIds.map((operationId) => {
         const op = getOperation(operationId);
-        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config, runtime, parts.sse) };
+        return { method: op.method, path: op.expressPath, handler: toExpressHandler(operationId, config, runtime, parts.realtime) };
       }),
     ),
   );

@@ -18,7 +18,7 @@ import { streamRoutes } from './streams';
 import { nameRequestSpan, tracingOn } from '../tracing/tracing';
 import { httpOperation } from '../metrics/http';
 import type { GatewayRuntime } from '../domain/gatewayRuntime';
-import type { SseStreams } from '../realtime/sse';
+import type { Realtime } from '../realtime/createRealtime';
 
 /**
  * The REST shell of an operation: Express request -> caller + input -> operations/execute -> response.
@@ -27,8 +27,8 @@ import type { SseStreams } from '../realtime/sse';
  * with the generated validators and runs the handler (in the idempotency service where the contract says
  * so). The event streams (./streams.ts) write the response themselves after the same checks.
  */
-/** `sse`: the gateway's event streams, which its stream operations open. */
-export function toExpressHandler(operationId: ApiOperationId, config: Config, runtime: GatewayRuntime, sse: SseStreams): RequestHandler {
+/** `realtime`: the gateway's realtime layer, in which its stream operations open their streams. */
+export function toExpressHandler(operationId: ApiOperationId, config: Config, runtime: GatewayRuntime, realtime: Realtime): RequestHandler {
   const op = getOperation(operationId);
   // A public operation takes a client token where openapi.yaml declares its `client_token` parameter.
   const takesClientToken = op.public && declaresClientToken(operationId);
@@ -56,7 +56,7 @@ export function toExpressHandler(operationId: ApiOperationId, config: Config, ru
       const input: RawInput = { params: req.params, query: req.query as Record<string, unknown>, headers: req.headers };
       if (stream) {
         authorize(caller, operationId);
-        await stream({ caller, ip: clientIp(req), req, res, sse }, validateInput(operationId, input));
+        await stream({ caller, ip: clientIp(req), req, res, realtime }, validateInput(operationId, input));
         return;
       }
       const result = await execute(operationId as Exclude<typeof operationId, keyof typeof streamRoutes>, admission, input, {

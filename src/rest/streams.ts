@@ -4,16 +4,16 @@ import { authorizedKey } from '../operations/authorize';
 import { grantFor, type Caller } from '../operations/caller';
 import type { OperationInput, StreamOperationId } from '../operations/types';
 import { fullView, loadPublicStreamPayment, preparePaymentStream, publicView } from '../realtime/paymentStream';
-import { holdClientTokenStream } from '../realtime/clientTokenStreams';
-import type { SseConnection, SseStreams } from '../realtime/sse';
+import type { SseConnection } from '../realtime/sse';
+import type { Realtime } from '../realtime/createRealtime';
 
 export interface StreamContext {
   caller: Caller;
   ip: string;
   req: Request;
   res: Response;
-  /** The gateway's event streams (its realtime's): opened within its caps, ended by its shutdown. */
-  sse: SseStreams;
+  /** The gateway's realtime layer: its event streams open within its caps, end with its shutdown. */
+  realtime: Pick<Realtime, 'sse' | 'clientTokens'>;
 }
 
 /** A stream operation's REST side: it writes `ctx.res` itself (server-sent events). */
@@ -28,7 +28,7 @@ export const streamRoutes: StreamRoutes = {
   streamPaymentIntentEvents: async (ctx, { params, headers }) => {
     const { actor } = authorizedKey(ctx.caller, 'streamPaymentIntentEvents');
     const accountId = actor.accountId;
-    await ctx.sse.open(ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
+    await ctx.realtime.sse.open(ctx.res, { ip: ctx.ip, keyId: actor.apiKeyId }, () =>
       preparePaymentStream(
         { accountId, paymentId: params.id, loadIntent: () => getPaymentIntentForAccount(accountId, params.id), view: fullView },
         headers['last-event-id'],
@@ -41,14 +41,14 @@ export const streamRoutes: StreamRoutes = {
     const grant = ctx.caller.kind === 'clientToken' ? grantFor(ctx.caller, id) : undefined;
     const { accountId } = grant ?? (await loadPublicStreamPayment(id));
     const loadIntent = grant ? () => getPaymentIntentForAccount(accountId, id) : async () => (await loadPublicStreamPayment(id)).intent;
-    await ctx.sse.open(ctx.res, { ip: ctx.ip, keyId: null }, async () => {
+    await ctx.realtime.sse.open(ctx.res, { ip: ctx.ip, keyId: null }, async () => {
       const stream = await preparePaymentStream({ accountId, paymentId: id, loadIntent, view: publicView }, headers['last-event-id']);
       if (!grant) return stream;
       return {
         attach(conn: SseConnection) {
           stream.attach(conn);
           // The token's expiry or revocation ends the stream; EventSource's reconnection then gets 401.
-          conn.onClose(holdClientTokenStream(grant, () => conn.endWith('client token expired or revoked')));
+          conn.onClose(ctx.realtime.clientTokens.hold(grant, () => conn.endWith('client token expired or revoked')));
         },
       };
     });

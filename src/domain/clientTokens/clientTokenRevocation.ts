@@ -8,9 +8,13 @@ export type ClientTokenRevokedHook = (tokenId: string) => void;
 // eslint-disable-next-line no-restricted-syntax -- a revocation here ends the token's streams on every gateway of the process
 const hooks: ClientTokenRevokedHook[] = [];
 
-/** Runs `hook` after every revocation in this process; registering one twice keeps one. */
-export function onClientTokenRevoked(hook: ClientTokenRevokedHook): void {
+/** Runs `hook` after every revocation in this process (each gateway its own streams'); returns its removal. */
+export function onClientTokenRevoked(hook: ClientTokenRevokedHook): () => void {
   if (!hooks.includes(hook)) hooks.push(hook);
+  return () => {
+    const at = hooks.indexOf(hook);
+    if (at >= 0) hooks.splice(at, 1);
+  };
 }
 
 /** Called by deleteClientToken once the token is gone. A hook's failure never fails the DELETE. */

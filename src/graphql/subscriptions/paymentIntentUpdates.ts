@@ -1,7 +1,7 @@
 import { clientTokenRefused, type ClientTokenGrant } from '../../domain/clientTokens/clientTokenService';
 import { getPaymentIntentForAccount } from '../../domain/payments/paymentService';
 import type { PaymentIntentResource } from '../../domain/payments/paymentSerializer';
-import { holdClientTokenStream } from '../../realtime/clientTokenStreams';
+import type { ClientTokenStreams } from '../../realtime/clientTokenStreams';
 import { openIntentFeed, type FeedItem } from '../../realtime/intentFeed';
 import type { GraphQLContext } from '../context';
 import type { PaymentIntentUpdateModel } from '../models';
@@ -17,9 +17,9 @@ export interface PaymentIntentUpdatesOptions {
   untilOutcome?: boolean;
   /**
    * The client token the subscription was opened with: its revocation or expiry ends the subscription
-   * with `authentication_failed` (realtime/clientTokenStreams.ts).
+   * with `authentication_failed`, through the gateway's streams of client tokens (realtime/clientTokenStreams.ts).
    */
-  clientToken?: ClientTokenGrant;
+  clientToken?: { grant: ClientTokenGrant; streams: ClientTokenStreams };
 }
 
 export async function paymentIntentUpdates(
@@ -35,7 +35,7 @@ export async function paymentIntentUpdates(
     feed.close();
     releaseToken?.();
   });
-  if (opts.clientToken) releaseToken = holdClientTokenStream(opts.clientToken, () => queue.fail(clientTokenRefused()));
+  if (opts.clientToken) releaseToken = opts.clientToken.streams.hold(opts.clientToken.grant, () => queue.fail(clientTokenRefused()));
   const snapshot = feed.intent;
   // What ordering needs of the last intent sent, not the intent: a subscription lives for hours.
   let lastStatus = snapshot.status;
