@@ -170,6 +170,31 @@ describe('forged copies', () => {
   });
 });
 
+describe('a chaos copy', () => {
+  it('is not sent again by a manual retry: 400 invalid_request, the copy unchanged; the genuine one is', async () => {
+    const { api } = account;
+    const endpoint = await createEndpoint(api, hookUrl('copy-retry'));
+    await setChaos(api, endpoint.id, { bad_signature: 1, seed: 7 });
+    const eventId = await ping(api, endpoint.id);
+    const log = await attemptedFor(endpoint.id, eventId, 2);
+    const copy = log.find((d) => d.chaos === 'bad_signature');
+    const genuine = log.find((d) => d.chaos === null);
+    const retried = await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/${copy.id}/retry`);
+    expect(retried.status, retried.text).toBe(400);
+    expect(retried.body.error.code).toBe('invalid_request');
+    expect(retried.body.error.message).toContain(eventId);
+    const after = (await deliveries(api, endpoint.id)).find((d) => d.id === copy.id);
+    expect(after.attempts).toBe(copy.attempts);
+    expect(after.state).toBe(copy.state);
+    // GraphQL runs the same operation: the same refusal.
+    const gqlRetry = await gql(gw.server.baseUrl, account.sk, 'mutation($e: ID!, $d: ID!) { retryWebhookDelivery(endpointId: $e, deliveryId: $d) { id } }', { e: endpoint.id, d: copy.id });
+    expect(gqlRetry.body.errors?.[0]?.extensions?.code, JSON.stringify(gqlRetry.body)).toBe('invalid_request');
+    const genuineRetry = await api.post(`/webhook_endpoints/${endpoint.id}/deliveries/${genuine.id}/retry`);
+    expect(genuineRetry.status, genuineRetry.text).toBe(200);
+    expect(genuineRetry.body.attempts).toBe(genuine.attempts + 1);
+  });
+});
+
 describe('duplicates, reordering and delays', () => {
   it('sends a duplicate with the same id and a valid signature, logged as a duplicate', async () => {
     const { api } = account;

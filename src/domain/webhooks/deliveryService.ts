@@ -395,11 +395,13 @@ export async function listDeliveries(
  * POST .../deliveries/{id}/retry: one more attempt now, whatever the state. Success makes it
  * DELIVERED (a scheduled retry then finds nothing to do). A failure of a never-attempted delivery
  * counts as its first scheduled attempt; otherwise the state and schedule are left as they were.
+ * A chaos copy is refused: it is sent once, and its own result would overwrite a retry's.
  */
 export async function retryDeliveryNow(e: DeliveryEngine, accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryResource> {
   const endpoint = await getWebhookEndpointRecord(accountId, endpointId);
   const d = await WebhookDeliveryModel.findOne({ _id: deliveryId, endpoint_id: endpointId, account_id: accountId }).lean();
   if (!d) throw ApiError.notFound('webhook delivery', deliveryId);
+  if (d.copy) throw ApiError.invalid(`This delivery is a chaos copy (${d.copy}), sent once and never again; retry its genuine delivery of ${d.event_id} instead`);
   const at = await nowForAccount(accountId);
   // Not queued: the caller waits for this one attempt, so over budget it is told when to come back.
   const waitMs = e.budget.tryTake(accountId, targetHost(endpoint.url ?? ''), d.state === 'PENDING' ? firstAttemptCost(d) : 1);

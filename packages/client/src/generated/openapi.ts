@@ -1100,7 +1100,8 @@ export interface paths {
          *     `RETRYING`). Each call makes another attempt.
          *
          *     Errors: 404 `resource_not_found` for an endpoint that is not the account's, or a delivery that is
-         *     not the endpoint's.
+         *     not the endpoint's; 400 `invalid_request` for a chaos copy (a duplicate or forged copy is sent
+         *     once and never again: retry the event's genuine delivery).
          *
          *     Permission: `webhook_endpoints:write`.
          */
