@@ -8,13 +8,6 @@ import { PAGE_CSP } from '../http/contentSecurityPolicy';
 /** Where build.mjs writes the dashboard app (its "dashboard" target). */
 export const DASHBOARD_DIST = path.join(ROOT, 'dist/dashboard');
 
-/**
- * The dashboard's policy is the payment pages' own (src/http/contentSecurityPolicy.ts): its bundle only
- * (no inline script or style, no CDN), GraphQL over fetch and WebSocket to this origin (connect-src
- * 'self' covers ws:/wss: on the same host and port), QR codes as data: images, no framing.
- */
-export const DASHBOARD_CSP = PAGE_CSP;
-
 interface Asset {
   body: Buffer;
   type: string;
@@ -62,7 +55,9 @@ function shell(js: Asset, css: Asset): string {
 }
 
 function pageHeaders(res: Response): void {
-  res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
+  // The payment pages' own policy (src/http/contentSecurityPolicy.ts): its bundle only, GraphQL over fetch
+  // and WebSocket to this origin (connect-src 'self' covers ws:/wss:), QR codes as data: images, no framing.
+  res.setHeader('Content-Security-Policy', PAGE_CSP);
 }
 
 /**

@@ -13,7 +13,7 @@ import { wantsHtml } from './graphiql';
 import { graphqlHttpHandler } from './http';
 import { createHttpSubscriptions, type HttpSubscriptions } from './httpSubscriptions/stream';
 import { buildExecutableSchema } from './schema';
-import { createApollo } from './server';
+import { createApollo } from './apollo';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
 
 const graphqlRequests = httpOperation('graphql');

@@ -14,6 +14,7 @@ import { enforceRateLimit } from '../http/rateLimit';
 import { PAGE_CSP } from '../http/contentSecurityPolicy';
 import { ipBucket } from '../operations/rateLimitPolicy';
 import { renderMessagePage, renderPaymentPage } from './paymentPage';
+import { rootPage } from './rootPage';
 
 const ASSETS_DIR = path.join(ROOT, 'src/pages/assets');
 
@@ -41,6 +42,9 @@ export function createPagesRouter(config: Config): Router {
     'pay.css': { body: readFileSync(path.join(ASSETS_DIR, 'pay.css'), 'utf8'), type: 'text/css; charset=utf-8' },
   };
   const router = express.Router({ caseSensitive: true });
+
+  // A person's pointer to the dashboard and docs; API clients fall through to the JSON 404.
+  router.get('/', rootPage);
 
   router.get('/pay-assets/:file', (req, res, next) => {
     const asset = assets[req.params.file as keyof typeof assets];

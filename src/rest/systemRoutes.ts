@@ -4,11 +4,9 @@ import path from 'node:path';
 import express, { type Router } from 'express';
 import { databaseReady } from '../db/connection';
 import { packageDir, ROOT } from '../paths';
-import { rootPage } from '../pages/rootPage';
 
 /**
- * Routes outside /v1 that are neither authenticated nor rate limited: health probes, the root page for
- * people, the contract itself, and a docs page rendered from it by swagger-ui-dist served from node_modules (no CDN: the
+ * Routes outside /v1 that are neither authenticated nor rate limited: health probes, the contract itself, and a docs page rendered from it by swagger-ui-dist served from node_modules (no CDN: the
  * service must work offline).
  */
 export function systemRoutes(): Router {
@@ -19,8 +17,6 @@ export function systemRoutes(): Router {
   const jsonText = JSON.stringify(JSON.parse(readFileSync(path.join(ROOT, 'generated/openapi.json'), 'utf8')));
   const swaggerDir = packageDir('swagger-ui-dist');
 
-  // A person's pointer to the dashboard and docs; API clients fall through to the JSON 404.
-  router.get('/', rootPage);
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

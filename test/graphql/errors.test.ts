@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../src/graphql/context';
 import { GraphQLError } from '../../src/graphql/graphqljs';
 import { formatGraphQLError } from '../../src/graphql/errors';
 import { buildExecutableSchema } from '../../src/graphql/schema';
-import { createApollo } from '../../src/graphql/server';
+import { createApollo } from '../../src/graphql/apollo';
 import { ApiError } from '../../src/errors';
 
 /** Error formatting without a server: what leaves it, and what never does. */
