@@ -108,15 +108,21 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
       rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served), dashboardAssetsRouter()],
     });
     db = await connecting;
+    // Background services (timer handlers above all) are running before the first request is served.
+    // One that fails to start stops those that did (startServices).
+    await startServices(services, { config: served, httpServer });
   } catch (err) {
-    // Whichever failed, nothing stays open: the port, and the database once it has connected.
-    if (httpServer.listening) await new Promise((resolve) => httpServer.close(resolve));
+    // Whichever failed, nothing stays open: the port (requests held meanwhile cut, never answered by an
+    // app that did not start), and the database once it has connected.
+    if (httpServer.listening) {
+      const closed = new Promise((resolve) => httpServer.close(resolve));
+      httpServer.closeAllConnections();
+      await closed;
+    }
     forgetRevocations();
     await connecting.then((opened) => opened.close(), () => undefined);
     throw err;
   }
-  // Background services (timer handlers above all) are running before the first request is served.
-  await startServices(services, { config: served, httpServer });
   // After this thread's services: the final PUBLIC_BASE_URL and the webhook secrets key it loaded (a
   // memory-only gateway makes one up) are the background thread's too.
   const background: BackgroundThread | undefined = served.backgroundThread

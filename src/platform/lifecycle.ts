@@ -21,12 +21,23 @@ export interface ServiceContext {
   httpServer?: http.Server;
 }
 
-/** Starts the services in order, each after the previous one has started. */
+/**
+ * Starts the services in order, each after the previous one has started. When one fails, those that
+ * started are stopped again (in reverse) before its error is thrown: a failed start leaves nothing running.
+ */
 export async function startServices(services: readonly BackgroundService[], ctx: ServiceContext): Promise<void> {
   const startMs: Record<string, number> = {};
+  const started: BackgroundService[] = [];
   for (const service of services) {
     const t0 = performance.now();
-    await service.start(ctx);
+    try {
+      await service.start(ctx);
+    } catch (err) {
+      logger.error({ err, service: service.name, started: started.map((s) => s.name) }, 'a service failed to start: stopping those that started');
+      await stopServices(started).catch((stopErr: unknown) => logger.error({ err: stopErr }, 'a service did not stop after a failed start'));
+      throw err;
+    }
+    started.push(service);
     startMs[service.name] = Math.round(performance.now() - t0);
   }
   // How long each took: a start's time is watched (bench/profile/restartPhases.ts).
