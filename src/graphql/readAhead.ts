@@ -1,4 +1,4 @@
-import { startedFor, type ReadAhead } from '../operations/prefetch';
+import type { ReadAhead } from '../operations/prefetch';
 import type { GraphQLContext } from './context';
 import { keepDocument } from './documentCache';
 import { getOperationAST, Kind, type DocumentNode } from './graphqljs';
@@ -54,11 +54,10 @@ export function documentOfCounted(query: string, parsed: ParsedAhead | undefined
  * account's intent is a missing one, as the loader's own read (readPaymentsOfAccount) would answer.
  */
 export function primeReadAhead(context: GraphQLContext): void {
-  const id = context.ahead?.params.id;
-  const read = typeof id === 'string' ? startedFor(context.ahead, 'getPaymentIntent', { id }) : undefined;
-  if (!read) return;
+  const ahead = context.ahead;
+  if (ahead?.operationId !== 'getPaymentIntent' || typeof ahead.params.id !== 'string') return;
   const accountId = context.actor.accountId;
-  const own = read.then((p) => (p && p.account_id === accountId ? p : null));
+  const own = ahead.read.then((p) => (p && p.account_id === accountId ? p : null));
   own.catch(() => undefined); // read only if a resolver asks for it
-  context.loaders.paymentRecord.prime(id as string, own);
+  context.loaders.paymentRecord.prime(ahead.params.id, own);
 }

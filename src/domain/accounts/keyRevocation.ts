@@ -1,3 +1,5 @@
+import { addHook } from '../../platform/hookList';
+
 /**
  * What else ends when an API key is revoked: its open WebSocket and SSE connections (src/realtime) and
  * the dashboard sessions signed in with it (src/domain/sessions). src/realtime sits above the domain,
@@ -12,11 +14,7 @@ const hooks: KeyRevokedHook[] = [];
 
 /** Runs `hook` after every revocation in this process, after those registered before it; returns its removal. */
 export function onKeyRevoked(hook: KeyRevokedHook): () => void {
-  if (!hooks.includes(hook)) hooks.push(hook);
-  return () => {
-    const at = hooks.indexOf(hook);
-    if (at >= 0) hooks.splice(at, 1);
-  };
+  return addHook(hooks, hook);
 }
 
 /** Called by revokeApiKey once the key is marked revoked: each hook in turn, in registration order. */

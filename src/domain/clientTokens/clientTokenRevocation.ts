@@ -1,3 +1,5 @@
+import { addHook } from '../../platform/hookList';
+
 /**
  * What else ends when a client token is revoked in this process: its open streams (src/realtime). That
  * floor sits above the domain, so src/server.ts registers the hook here when a gateway starts, as with
@@ -10,11 +12,7 @@ const hooks: ClientTokenRevokedHook[] = [];
 
 /** Runs `hook` after every revocation in this process (each gateway its own streams'); returns its removal. */
 export function onClientTokenRevoked(hook: ClientTokenRevokedHook): () => void {
-  if (!hooks.includes(hook)) hooks.push(hook);
-  return () => {
-    const at = hooks.indexOf(hook);
-    if (at >= 0) hooks.splice(at, 1);
-  };
+  return addHook(hooks, hook);
 }
 
 /** Called by deleteClientToken once the token is gone. A hook's failure never fails the DELETE. */
