@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedMongo, type EmbeddedMongo } from '@pgw/embedded-mongo';
 import { HELD_MAX_BYTES, HELD_MAX_ENTRIES, entryBytes } from '../../src/domain/logs/requestLogHold';
 import type { RequestLogRecord } from '../../src/domain/logs/requestLogModel';
-import { RequestLogModel } from '../../src/domain/logs/requestLogModel';
+import { RequestLogBatchModel } from '../../src/domain/logs/requestLogBatchModel';
 import { flushRequestLogs, recordRequest, requestLogHeld } from '../../src/domain/logs/requestLogService';
 import { metricsText } from '../../src/metrics/registry';
 import { HoldingProxy } from '../support/holdingProxy';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   proxy = new HoldingProxy(engine.port!);
   await proxy.start();
   await mongoose.connect(`mongodb://127.0.0.1:${proxy.port}/pgw?directConnection=true`);
-  await RequestLogModel.init();
+  await RequestLogBatchModel.init();
 });
 
 afterAll(async () => {
@@ -56,7 +56,12 @@ async function droppedTotal(): Promise<number> {
   return Number(/^pgw_request_log_dropped_total (\d+)$/m.exec(text)?.[1] ?? NaN);
 }
 
-const storedIds = async (tag: string) => (await RequestLogModel.find({ _id: new RegExp(`^req_${tag}_`) }, { _id: 1 }).sort({ _id: 1 }).lean()).map((d) => d._id);
+// Stored in documents of entries (requestLogBatchModel.ts): the ids of those this tag made.
+const storedIds = async (tag: string) =>
+  (await RequestLogBatchModel.find({ account_id: 'acct_bound' }, { 'entries._id': 1 }).lean())
+    .flatMap((d) => d.entries.map((e) => e._id))
+    .filter((id) => id.startsWith(`req_${tag}_`))
+    .sort();
 
 it(`holds at most ${HELD_MAX_ENTRIES} entries while the database does not answer, dropping the oldest not yet sent`, async () => {
   const before = await droppedTotal();

@@ -19,6 +19,8 @@ async function ttlIndexes(collection: string): Promise<Array<{ key: Record<strin
 }
 
 it.each([
+  ['request_log_batches', { last_at: 1 }, 30 * 86_400],
+  // Entries stored one per document before the batches, until they expire.
   ['request_logs', { created_at: 1 }, 30 * 86_400],
   ['rate_limits', { window_end: 1 }, 60],
   ['refused_requests', { hour: 1 }, 30 * 86_400],

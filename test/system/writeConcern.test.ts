@@ -93,7 +93,7 @@ describe('write concern of what the gateway writes', () => {
     expect(hook.status).toBe(201);
     await account.api.get('/payment_intents');
     // The request log is written in the background: wait until it has been.
-    await waitFor(async () => sent.filter((w) => w.collection === 'request_logs').length, (n) => n > 0);
+    await waitFor(async () => sent.filter((w) => w.collection === 'request_log_batches').length, (n) => n > 0);
 
     // Raw commands of src/db/batching.ts (events, timers: several documents each) and driver/mongoose
     // operations (accounts, keys, rate limits: findAndModify) alike.

@@ -54,3 +54,29 @@ export function logFilterQuery(f: LogFilter): Record<string, unknown> | null {
   q.facets = facets.length === 1 ? facets[0] : { $all: facets };
   return q;
 }
+
+/**
+ * `logFilterQuery`'s conditions tested on one entry, and the default of listings, a key's own requests
+ * without the dashboard's (`excludeDashboard`): the stored documents hold many entries each, and a
+ * listing picks those that match from the documents that hold one (requestLogStore.ts).
+ */
+export function logEntryMatcher(query: Record<string, unknown> | null, excludeDashboard: boolean): (entry: RequestLogRecord) => boolean {
+  const wanted = queryFacets(query);
+  const path = query?.path as { $regex: string } | undefined;
+  const pathPattern = path ? new RegExp(path.$regex) : null;
+  return (entry) => {
+    if (excludeDashboard && entry.source === 'dashboard') return false;
+    if (wanted.length > 0) {
+      const facets = entry.facets ?? [];
+      for (const facet of wanted) if (!facets.includes(facet)) return false;
+    }
+    return pathPattern === null || pathPattern.test(entry.path);
+  };
+}
+
+/** The facets a `logFilterQuery` asks for: one, all of several, or none. */
+export function queryFacets(query: Record<string, unknown> | null): string[] {
+  const facets = query?.facets as string | { $all: string[] } | undefined;
+  if (facets === undefined) return [];
+  return typeof facets === 'string' ? [facets] : facets.$all;
+}

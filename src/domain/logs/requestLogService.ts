@@ -6,9 +6,11 @@ import { countedWarning } from '../../platform/countedWarning';
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
 import { RefusedRequestsModel, type RefusedRequestsRecord } from './refusedRequestsModel';
 import { loggedBodies } from './logBodies';
-import { logFacets, logFilterQuery, type LogFilter } from './logFacets';
-import { RequestLogHold, type TakenBatch } from './requestLogHold';
-import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
+import { logFacets, type LogFilter } from './logFacets';
+import { batchDocuments, RequestLogBatchModel, type RequestLogBatchRecord } from './requestLogBatchModel';
+import { entryBytes, RequestLogHold, type TakenBatch } from './requestLogHold';
+import type { RequestLogRecord } from './requestLogModel';
+import { readRequestLogs } from './requestLogStore';
 
 export interface LogEntryResource {
   request_id: string;
@@ -116,12 +118,12 @@ function sendQueued(all: boolean): void {
 
 function insert(batch: TakenBatch): void {
   insertsInFlight++;
-  // The entries are complete plain documents: the driver's insert skips mongoose's per-document
-  // casting and validation.
-  const collection = driverCollection<RequestLogRecord>(RequestLogModel);
+  // The entries of a key go in one document (requestLogBatchModel.ts), complete and plain: the
+  // driver's insert skips mongoose's per-document casting and validation.
+  const collection = driverCollection<RequestLogBatchRecord>(RequestLogBatchModel);
   track(
     collection
-      .insertMany(batch.entries, { ordered: false })
+      .insertMany(batchDocuments(batch.entries, entryBytes), { ordered: false })
       .then(
         () => undefined,
         (err: unknown) => logger.warn({ err, entries: batch.entries.length }, 'could not record request log entries'),
@@ -182,8 +184,8 @@ export async function refusedRequestCounts(accountId: string | null): Promise<Re
 
 /**
  * The requests made with the caller's own key, newest first: the spec lists "log entries for requests
- * made with the caller's key", so a restricted key never sees what the account's other keys did. The
- * account stays in the filter as well (a key belongs to one account; this keeps the guard explicit).
+ * made with the caller's key", so a restricted key never sees what the account's other keys did. What
+ * this process holds is written first, so a process always lists its own requests.
  */
 export async function listRequestLogs(
   callerKey: Pick<ApiKeyRecord, '_id' | 'account_id'>,
@@ -191,16 +193,7 @@ export async function listRequestLogs(
   opts: { includeDashboard?: boolean } & LogFilter = {},
 ): Promise<RequestLogRecord[]> {
   await flushRequestLogs();
-  const narrowed = logFilterQuery(opts);
-  const filter: Record<string, unknown> = { account_id: callerKey.account_id, api_key_id: callerKey._id, ...narrowed };
-  // $ne rather than `source: 'api'`: entries from before `source` existed (none stored) are the key's
-  // own. The key's index still gives the order; the dashboard's entries are skipped as it walks. A
-  // filter without a source says nothing of it: the dashboard's entries stay out unless asked for.
-  if (!opts.source && !opts.includeDashboard) filter.source = { $ne: 'dashboard' };
-  return RequestLogModel.find(filter)
-    .sort({ created_at: -1 })
-    .limit(limit)
-    .lean<RequestLogRecord[]>();
+  return readRequestLogs(callerKey, limit, opts);
 }
 
 export function toLogEntryResource(r: RequestLogRecord): LogEntryResource {

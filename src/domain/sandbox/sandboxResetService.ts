@@ -9,7 +9,7 @@ import { PaymentLinkModel } from '../links/paymentLinkModel';
 import { rebuildRollups } from '../overview/rollupRebuild';
 import { rollupWritesSettled } from '../overview/rollupWrites';
 import { flushRequestLogs } from '../logs/requestLogService';
-import { RequestLogModel } from '../logs/requestLogModel';
+import { deleteRequestLogs } from '../logs/requestLogStore';
 import { PaymentModel } from '../payments/paymentModel';
 import { forgetAccountAttempts } from '../webhooks/deliveryEngine';
 import { WebhookDeliveryModel } from '../webhooks/webhookDeliveryModel';
@@ -67,7 +67,7 @@ async function deleteTestData(accountId: string): Promise<SandboxResetCounts> {
     WebhookDeliveryModel.deleteMany({ endpoint_id: { $in: endpointIds }, ...account }),
     PaymentLinkModel.deleteMany(account),
     CheckoutSessionModel.deleteMany(account),
-    RequestLogModel.deleteMany(account),
+    deleteRequestLogs(accountId),
     ClientTokenModel.deleteMany(account),
     IdempotencyModel.deleteMany(account),
     // A pull endpoint's waiting events are data too (not counted: the answer's shape is fixed).
@@ -80,6 +80,6 @@ async function deleteTestData(accountId: string): Promise<SandboxResetCounts> {
     webhook_deliveries: deliveries.deletedCount,
     payment_links: links.deletedCount,
     checkout_sessions: sessions.deletedCount,
-    logs: logs.deletedCount,
+    logs,
   };
 }
