@@ -58,7 +58,7 @@ async function droppedTotal(): Promise<number> {
 
 // Stored in documents of entries (requestLogBatchModel.ts): the ids of those this tag made.
 const storedIds = async (tag: string) =>
-  (await RequestLogBatchModel.find({ account_id: 'acct_bound' }, { 'entries._id': 1 }).lean())
+  (await RequestLogBatchModel.find({ account_id: 'acct_bound' }, { 'entries._id': 1 }).lean<Array<{ entries: Array<{ _id: string }> }>>())
     .flatMap((d) => d.entries.map((e) => e._id))
     .filter((id) => id.startsWith(`req_${tag}_`))
     .sort();

@@ -106,7 +106,7 @@ export class Collection {
     // `bytes` is encoded before anything changes: a document BSON cannot hold throws there.
     const changes: Array<{ idx: Index; oldKeys: unknown[][]; newKeys: unknown[][] }> = [];
     for (const idx of this.indexes.values()) {
-      if (idx.isId) continue;
+      if (idx.isId || sameFields(idx.reads, oldDoc, newDoc)) continue;
       const oldKeys = idx.keysFor(oldDoc);
       const newKeys = idx.keysFor(newDoc);
       if (sameKeys(oldKeys, newKeys)) continue;
@@ -292,6 +292,16 @@ export class Collection {
     this.docs.clear();
     for (const idx of this.indexes.values()) idx.clear();
   }
+}
+
+/**
+ * Whether two versions hold the very same values in `fields`. An update copies only the containers it
+ * writes into and shares the rest with the version before (update.ts, Draft), which is never changed
+ * in place: an index whose fields are all shared keeps its keys, and is not read twice to learn it.
+ */
+function sameFields(fields: readonly string[], a: Doc, b: Doc): boolean {
+  for (const f of fields) if (!Object.is(a[f], b[f])) return false;
+  return true;
 }
 
 function sameKeys(a: unknown[][], b: unknown[][]): boolean {

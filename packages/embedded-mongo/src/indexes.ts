@@ -181,6 +181,13 @@ export class Index {
     return encodeEntryFromBson(buf, at, this.dirs, this.sparse, id);
   }
 
+  private readsCache: string[] | undefined;
+
+  /** topLevelFields, each once, computed once (a replace asks on every write). */
+  get reads(): readonly string[] {
+    return (this.readsCache ??= [...new Set(this.topLevelFields())]);
+  }
+
   /** The top-level fields this index reads (its keys' and its partial filter's): all keysFor needs. */
   topLevelFields(): string[] {
     const out = this.fields.map((f) => f.split('.')[0]!);

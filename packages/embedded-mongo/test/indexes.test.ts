@@ -171,6 +171,35 @@ describe('index use', () => {
     expect(range.map((d) => d.k)).toEqual(['k1998', 'k1999']);
   });
 
+  it('follows every update: nested paths, arrays, partial filters, and fields the update does not touch', async () => {
+    const coll = t.conn.collection('followed');
+    await coll.createIndex({ 'customer.mobile': 1 });
+    await coll.createIndex({ tags: 1 });
+    await coll.createIndex({ ref: 1 }, { partialFilterExpression: { status: 'active' } });
+    await coll.createIndex({ status: 1, n: -1 });
+    await coll.insertMany([
+      { _id: 'a' as never, customer: { mobile: '1' }, tags: ['x'], ref: 'r1', status: 'active', n: 1, note: 'a' },
+      { _id: 'b' as never, customer: { mobile: '2' }, tags: ['y'], ref: 'r2', status: 'new', n: 2, note: 'b' },
+    ]);
+    await coll.updateOne({ _id: 'a' as never }, { $set: { 'customer.mobile': '3' } });
+    await coll.updateOne({ _id: 'a' as never }, { $push: { tags: 'z' } as never });
+    await coll.updateOne({ _id: 'b' as never }, { $set: { status: 'active' } });
+    await coll.updateOne({ _id: 'a' as never }, { $inc: { n: 10 }, $set: { note: 'only this' } });
+    await coll.updateOne({ _id: 'b' as never }, { $unset: { customer: '' } });
+    const ids = async (filter: object, hint: object) => (await coll.find(filter, { hint }).toArray()).map((d) => d._id).sort();
+    expect(await ids({ 'customer.mobile': '1' }, { 'customer.mobile': 1 })).toEqual([]);
+    expect(await ids({ 'customer.mobile': '3' }, { 'customer.mobile': 1 })).toEqual(['a']);
+    expect(await ids({ 'customer.mobile': '2' }, { 'customer.mobile': 1 })).toEqual([]);
+    expect(await ids({ tags: 'z' }, { tags: 1 })).toEqual(['a']);
+    expect(await ids({ tags: 'x' }, { tags: 1 })).toEqual(['a']);
+    // Partial: b entered the index when its status did.
+    expect(await ids({ ref: 'r2', status: 'active' }, { ref: 1 })).toEqual(['b']);
+    expect((await coll.find({ status: 'active' }, { hint: { status: 1, n: -1 } }).sort({ n: -1 }).toArray()).map((d) => [d._id, d.n])).toEqual([
+      ['a', 11],
+      ['b', 2],
+    ]);
+  });
+
   it('uses an index (not a collection scan) for indexed equality, per explain', async () => {
     const coll = t.conn.collection('big');
     const ex = await coll.find({ k: 'k5' }).explain();
