@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 
   const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'graphqlOne', 'insert', 'post', 'prism', 'find'];
   if (restKeys.some(want)) {
-    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-rest' });
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled || settings.gatewayTree !== undefined, tree: settings.gatewayTree, name: 'gateway-rest' });
     log(`gateway process ${gw.child.pid} at ${gw.url}`);
     const account = await createAccount(gw.url, 'bench rest');
     const auth = { authorization: `Bearer ${account.sk}` };
