@@ -179,8 +179,8 @@ export function renderResults(r: BenchResults): string {
 
   L.push('## Request/response rows', '');
   L.push(
-    '| Row | Throughput (/s) | p50 (ms) | p99 (ms) | Ratio to baseline | CPU ms per request: server / database | Errors |',
-    '|---|---:|---:|---:|---|---|---:|',
+    '| Row | Throughput (/s) | p50 (ms) | p99 (ms) | Ratio to baseline | CPU ms per request: server / database | Database commands / documents written per request | Errors |',
+    '|---|---:|---:|---:|---|---|---|---:|',
   );
   for (const spec of ROWS) {
     const m = r.rows[spec.key];
@@ -195,7 +195,8 @@ export function renderResults(r: BenchResults): string {
     const c = m.cpuPerOp ?? {};
     const server = c.gateway ?? c.server;
     const cpu = `${server === undefined ? '—' : server.toFixed(2)} / ${c.db === undefined ? '—' : c.db.toFixed(2)}`;
-    L.push(`| ${spec.label} | ${f0(m.rps)} | ${f1(m.p50)} | ${f1(m.p99)} | ${ratio} | ${cpu} | ${m.errors ? `**${m.errors}** (${m.note})` : '0'} |`);
+    const dbOps = m.dbPerOp ? `${m.dbPerOp.commands.toFixed(2)} / ${m.dbPerOp.writes.toFixed(2)}` : '—';
+    L.push(`| ${spec.label} | ${f0(m.rps)} | ${f1(m.p50)} | ${f1(m.p99)} | ${ratio} | ${cpu} | ${dbOps} | ${m.errors ? `**${m.errors}** (${m.note})` : '0'} |`);
   }
   if (!r.graphqlAvailable) L.push('', 'GraphQL was not served by this build (POST /graphql answered 404): its rows were skipped.');
   L.push('');
