@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import { BUDGETS, type Budget, type BudgetedRow } from './budgets';
 import { KIND_LABEL, type FanoutResult } from './fanout/fanout';
 import { SUBSCRIBER_KINDS } from './fanout/protocol';
 import type { RefusalResult } from './lib/refusedQuery';
@@ -94,6 +95,7 @@ export function evaluateTargets(r: BenchResults): TargetOutcome[] {
       pass: Number.isFinite(r) ? r >= min && clean(rows[key], rows.get) : null,
     });
   }
+  out.push(...budgetTargets(r));
   if (fanout) {
     const live = fanout.all.open;
     const full = live >= 4000;
@@ -138,6 +140,37 @@ export function evaluateTargets(r: BenchResults): TargetOutcome[] {
     });
   } else {
     out.push({ target: 'Webhook lag p99 < 500 ms', measured: 'not run', pass: null });
+  }
+  return out;
+}
+
+const BUDGET_ROW_LABEL: Record<BudgetedRow, string> = {
+  post: '`POST /v1/payment_intents`',
+  get: '`GET /v1/payment_intents/{id}`',
+  graphqlOne: "GraphQL one intent with REST's fields",
+  graphql: 'GraphQL detail page',
+};
+
+/** Each measure of a budget: what it is called, its unit, and where a row's measure holds it. */
+const BUDGET_MEASURES: Array<{ key: keyof Budget; what: string; unit: string; of: (m: Measure) => number | undefined }> = [
+  { key: 'gatewayMs', what: 'gateway CPU', unit: ' ms', of: (m) => m.cpuPerOp?.gateway },
+  { key: 'dbMs', what: 'database CPU', unit: ' ms', of: (m) => m.cpuPerOp?.db },
+  { key: 'commands', what: 'database commands', unit: '', of: (m) => m.dbPerOp?.commands },
+  { key: 'writes', what: 'documents written', unit: '', of: (m) => m.dbPerOp?.writes },
+];
+
+/** One line per budgeted row and measure (bench/budgets.ts); a row with errors fails: its figures are not the request's. */
+function budgetTargets(r: BenchResults): TargetOutcome[] {
+  const out: TargetOutcome[] = [];
+  for (const [row, budget] of Object.entries(BUDGETS) as Array<[BudgetedRow, Budget]>) {
+    const m = r.rows[row];
+    for (const { key, what, unit, of } of BUDGET_MEASURES) {
+      const target = `${BUDGET_ROW_LABEL[row]} ${what} ≤ ${budget[key]}${unit} per request`;
+      const value = m ? of(m) : undefined;
+      if (!m) out.push({ target, measured: 'not run', pass: null });
+      else if (value === undefined || !Number.isFinite(value)) out.push({ target, measured: 'not measured', pass: null });
+      else out.push({ target, measured: `${value.toFixed(2)}${unit}${m.errors ? ` (${m.errors} errors)` : ''}`, pass: value <= budget[key] && m.errors === 0 });
+    }
   }
   return out;
 }
