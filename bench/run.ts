@@ -6,6 +6,7 @@ import { runFanout } from './fanout/fanout';
 import { INSPECT_FLAG } from './lib/inspector';
 import type { SubscriberKind } from './fanout/protocol';
 import { GRAPHQL_DETAIL_QUERY, GRAPHQL_ONE_QUERY } from './lib/graphqlQueries';
+import { openDbCounters, type DbCounterReader } from './lib/dbCounters';
 import { Api, CREATE_INTENT_BODY, createAccount, createReferenceIntent, idempotencyKey, type BenchAccount } from './lib/api';
 import { rotatingBodies, rotatingPaths, runHttpRow, uniqueKeyRequest } from './lib/load';
 import { killAllChildren, PROFILE_DIR, ROOT, TMP } from './lib/processes';
@@ -85,11 +86,13 @@ async function main(): Promise<void> {
 
   const restKeys: RowKey[] = ['express', 'get', 'list', 'graphql', 'graphqlOne', 'insert', 'post', 'prism', 'find'];
   if (restKeys.some(want)) {
-    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled, name: 'gateway-rest' });
+    const gw = await startGatewayProcess({ mongodbUri: db.url, profile: settings.profile, compiled: settings.compiled || settings.gatewayTree !== undefined, tree: settings.gatewayTree, name: 'gateway-rest' });
     log(`gateway process ${gw.child.pid} at ${gw.url}`);
     const account = await createAccount(gw.url, 'bench rest');
     const auth = { authorization: `Bearer ${account.sk}` };
     const watch = { gateway: gw.child.pid, db: db.child.pid };
+    // The gateway rows' commands and writes per request, read from the database's serverStatus.
+    const dbCounters = await openDbCounters(db.url);
     results.graphqlAvailable = await graphqlServed(gw, account.sk);
     const seeded = await pool(Array.from({ length: 200 }, (_, i) => i), 20, async () => (await createReferenceIntent(account.api)).id);
     const graphqlIntent = results.graphqlAvailable && want('graphql') ? await intentWithRefunds(account) : null;
@@ -114,11 +117,14 @@ async function main(): Promise<void> {
         const m = mergeSlices(slices.get(r.key)!);
         results.rows[r.key] = m;
         const cpu = Object.entries(m.cpuPerOp ?? {}).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-        log(`  ${r.label}: ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}; CPU ms/op: ${cpu}`);
+        const dbOps = m.dbPerOp ? `; db commands/op ${m.dbPerOp.commands.toFixed(2)}, writes/op ${m.dbPerOp.writes.toFixed(2)}` : '';
+        log(`  ${r.label}: ${m.rps.toFixed(0)}/s  p50 ${m.p50.toFixed(1)} ms  p99 ${m.p99.toFixed(1)} ms  errors ${m.errors}${m.errors ? ` (${m.note})` : ''}; CPU ms/op: ${cpu}${dbOps}`);
       }
     };
-    const http = (url: string, requests: RequestSpec[], watchPids: Record<string, number> = watch) => (d: number, w: number) =>
-      runHttpRow({ url, connections, durationS: d, warmupS: w, requests, watch: watchPids });
+    const http = (url: string, requests: RequestSpec[], watchPids: Record<string, number>, counters?: DbCounterReader) => (d: number, w: number) =>
+      runHttpRow({ url, connections, durationS: d, warmupS: w, requests, watch: watchPids, dbCounters: counters });
+    /** A gateway row: its CPU and the database's, and the database's commands and writes per request. */
+    const gatewayRow = (requests: RequestSpec[]) => http(gw.url, requests, watch, dbCounters);
 
     const express = want('express') ? await startExpressBaseline() : null;
     let graphqlBody: string | null = null;
@@ -139,13 +145,13 @@ async function main(): Promise<void> {
     try {
       await interleaved([
         ...(express ? [{ key: 'express' as const, label: 'baseline: bare Express 5', run: http(express.url, [{ method: 'GET', path: '/v1/ping' }], { server: express.child.pid }) }] : []),
-        { key: 'get', label: 'GET /v1/payment_intents/{id}', run: http(gw.url, [rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)]) },
-        { key: 'list', label: 'GET /v1/payment_intents?limit=25', run: http(gw.url, [{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }]) },
+        { key: 'get', label: 'GET /v1/payment_intents/{id}', run: gatewayRow([rotatingPaths(seeded.map((id) => `/v1/payment_intents/${id}`), auth)]) },
+        { key: 'list', label: 'GET /v1/payment_intents?limit=25', run: gatewayRow([{ method: 'GET', path: '/v1/payment_intents?limit=25', headers: auth }]) },
         ...(graphqlBody
-          ? [{ key: 'graphql' as const, label: 'POST /graphql (detail page: intent + refunds + events, every field)', run: http(gw.url, [{ method: 'POST', path: '/graphql', headers: graphqlHeaders, body: graphqlBody }]) }]
+          ? [{ key: 'graphql' as const, label: 'POST /graphql (detail page: intent + refunds + events, every field)', run: gatewayRow([{ method: 'POST', path: '/graphql', headers: graphqlHeaders, body: graphqlBody }]) }]
           : []),
         ...(graphqlOneBodies
-          ? [{ key: 'graphqlOne' as const, label: "POST /graphql (one intent, REST's fields)", run: http(gw.url, [rotatingBodies('/graphql', graphqlOneBodies, graphqlHeaders)]) }]
+          ? [{ key: 'graphqlOne' as const, label: "POST /graphql (one intent, REST's fields)", run: gatewayRow([rotatingBodies('/graphql', graphqlOneBodies, graphqlHeaders)]) }]
           : []),
       ]);
     } finally {
@@ -159,7 +165,7 @@ async function main(): Promise<void> {
     try {
       await interleaved([
         { key: 'insert', label: 'baseline: driver insertOne', run: (d, w) => raw!.insertOne({ concurrency: connections, durationS: d, warmupS: w, watch: { db: db.child.pid } }) },
-        { key: 'post', label: 'POST /v1/payment_intents', run: http(gw.url, [uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })]) },
+        { key: 'post', label: 'POST /v1/payment_intents', run: gatewayRow([uniqueKeyRequest({ method: 'POST', path: '/v1/payment_intents', headers: postHeaders, body: postBody })]) },
         ...(prism
           ? [{ key: 'prism' as const, label: 'baseline: Prism mock of POST /payment_intents', run: http(prism.url, [uniqueKeyRequest({ method: 'POST', path: '/payment_intents', headers: postHeaders, body: postBody })], { server: prism.child.pid }) }]
           : []),
@@ -169,6 +175,7 @@ async function main(): Promise<void> {
       await prism?.stop();
     }
     await raw?.close();
+    await dbCounters.close();
     await gw.stop();
   }
   // Prism is stopped by the REST phase; when that phase did not run, here.

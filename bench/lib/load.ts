@@ -1,5 +1,6 @@
 import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import type { DbCounterReader } from './dbCounters';
 import { withCpu } from './processes';
 import type { Measure } from './stats';
 
@@ -11,6 +12,8 @@ export interface HttpRow {
   requests: RequestSpec[];
   /** Processes whose CPU time per request is reported (label -> pid). */
   watch?: Record<string, number>;
+  /** The database's serverStatus, read before and after the measured run: commands and writes per request. */
+  dbCounters?: DbCounterReader;
 }
 
 /**
@@ -20,9 +23,11 @@ export interface HttpRow {
  */
 export async function runHttpRow(row: HttpRow): Promise<Measure> {
   if (row.warmupS > 0) await autocannon({ url: row.url, connections: row.connections, duration: row.warmupS, requests: row.requests });
-  const { result, cpu } = await withCpu(row.watch ?? {}, async (): Promise<Result> =>
-    autocannon({ url: row.url, connections: row.connections, duration: row.durationS, requests: row.requests }),
-  );
+  const measured = () =>
+    withCpu(row.watch ?? {}, async (): Promise<Result> => autocannon({ url: row.url, connections: row.connections, duration: row.durationS, requests: row.requests }));
+  // The readings are outside the CPU window: they cost the database a little, the row nothing.
+  const { result: { result, cpu }, counts } = row.dbCounters ? await row.dbCounters.around(measured) : { result: await measured(), counts: undefined };
+  const total = Math.max(1, result.requests.total);
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, s]) => `${code}×${s.count}`)
     .join(' ');
@@ -33,7 +38,8 @@ export async function runHttpRow(row: HttpRow): Promise<Measure> {
     count: result.requests.total,
     errors: result.errors + result.non2xx,
     note: codes,
-    cpuPerOp: Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, ms / Math.max(1, result.requests.total)])),
+    cpuPerOp: Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, ms / total])),
+    dbPerOp: counts && { commands: counts.commands / total, writes: counts.writes / total },
   };
 }
 

@@ -62,6 +62,11 @@ export interface BenchSettings {
   compiled: boolean;
   /** Embedded engine data directory; empty = memory only. */
   dataDir: string;
+  /**
+   * BENCH_GATEWAY_TREE: the request rows' gateway is that checkout's dist/main.js (built there
+   * beforehand), so that an older tree is measured by this harness, beside this tree's baselines.
+   */
+  gatewayTree: string | undefined;
 }
 
 export function loadSettings(): BenchSettings {
@@ -89,5 +94,6 @@ export function loadSettings(): BenchSettings {
     profile: process.env.BENCH_PROFILE === '1' || process.env.BENCH_PROFILE === 'true',
     compiled: process.env.BENCH_FROM_SOURCE !== '1' && process.env.BENCH_FROM_SOURCE !== 'true',
     dataDir: process.env.BENCH_DATA_DIR ?? '',
+    gatewayTree: process.env.BENCH_GATEWAY_TREE || undefined,
   };
 }

@@ -1,3 +1,5 @@
+import type { DbCounts } from './dbCounters';
+
 /** A measured row: throughput and latency percentiles (ms). */
 export interface Measure {
   /** Operations per second over the measured period. */
@@ -12,6 +14,8 @@ export interface Measure {
   note?: string;
   /** CPU ms per operation used by each watched process (gateway, db, baseline server). */
   cpuPerOp?: Record<string, number>;
+  /** Database commands and documents written per operation, from its serverStatus (gateway rows). */
+  dbPerOp?: DbCounts;
 }
 
 /** Percentile by nearest rank over unsorted samples (sorts a copy). */
@@ -34,17 +38,24 @@ export function summarize(samples: number[], seconds: number, errors = 0): Measu
 
 /**
  * One row measured in several slices (bench/run.ts runs compared rows in turns): throughput over the
- * slices' total time, CPU per operation over all their operations, the median of the slices' p50
- * and the highest of their p99 (a conservative tail: the percentile of merged samples is not known).
+ * slices' total time, CPU, commands and writes per operation over all their operations, the median of
+ * the slices' p50 and the highest of their p99 (a conservative tail: the percentile of merged samples
+ * is not known).
  */
 export function mergeSlices(slices: Measure[]): Measure {
   const count = slices.reduce((n, m) => n + m.count, 0);
   const seconds = slices.reduce((t, m) => t + (m.rps > 0 ? m.count / m.rps : 0), 0);
   const p50s = slices.map((m) => m.p50).sort((a, b) => a - b);
-  const cpuPerOp: Record<string, number> = {};
-  for (const m of slices) {
-    for (const [k, v] of Object.entries(m.cpuPerOp ?? {})) cpuPerOp[k] = (cpuPerOp[k] ?? 0) + (v * m.count) / Math.max(1, count);
-  }
+  const perOp = (pick: (m: Measure) => object | undefined): Record<string, number> => {
+    const merged: Record<string, number> = {};
+    for (const m of slices) {
+      for (const [k, v] of Object.entries(pick(m) ?? {}) as Array<[string, number]>) merged[k] = (merged[k] ?? 0) + (v * m.count) / Math.max(1, count);
+    }
+    return merged;
+  };
+  const cpuPerOp = perOp((m) => m.cpuPerOp);
+  // Only where every slice read them: a slice without would weigh as zero.
+  const dbPerOp = slices.every((m) => m.dbPerOp) ? (perOp((m) => m.dbPerOp) as unknown as DbCounts) : undefined;
   const notes = [...new Set(slices.map((m) => m.note).filter((n): n is string => Boolean(n)))];
   return {
     rps: seconds > 0 ? count / seconds : 0,
@@ -54,6 +65,7 @@ export function mergeSlices(slices: Measure[]): Measure {
     errors: slices.reduce((n, m) => n + m.errors, 0),
     note: notes.join('; ') || undefined,
     cpuPerOp,
+    dbPerOp,
   };
 }
 

@@ -14,6 +14,7 @@ import { Binary } from 'bson';
 import { ChangeLog, type ChangeDraft } from './changeStreams';
 import { Clock } from './clock';
 import { Collection } from './collection';
+import { CommandCounters } from './commandCounters';
 import { CursorRegistry } from './cursors';
 import { DocFiles } from './docFiles';
 import { decodeDoc } from './docStore';
@@ -66,6 +67,8 @@ export class Engine {
   readonly clock = new Clock();
   readonly changes = new ChangeLog(() => this.clock.next());
   readonly cursors = new CursorRegistry();
+  /** serverStatus's opcounters and metrics.commands (commandCounters.ts). */
+  readonly counters = new CommandCounters();
   readonly txns: TransactionManager;
   readonly logger: Logger;
   private journal: Journal = new MemoryJournal();

@@ -111,6 +111,7 @@ function serverStatus(c: CommandContext): Doc {
     uptime: Math.floor(process.uptime()),
     localTime: new Date(),
     connections: {},
+    ...c.engine.counters.report(),
     ok: 1,
   };
 }

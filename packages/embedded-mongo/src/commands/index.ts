@@ -49,8 +49,10 @@ export async function runCommand(engine: Engine, db: string, cmd: Doc, server: S
   const handler = handlers.get(name);
   let reply: Doc;
   if (!handler) {
+    engine.counters.unrecognized();
     reply = new MongoCommandError(ErrorCodes.CommandNotFound, `no such command: '${name}'`).toReply();
   } else {
+    const count = engine.counters.started(name);
     let txn: Transaction | undefined;
     try {
       txn = engine.txns.resolve(cmd, name);
@@ -68,6 +70,7 @@ export async function runCommand(engine: Engine, db: string, cmd: Doc, server: S
       }
     } catch (e) {
       if (txn && txn.state === 'active' && TXN_WRITES.has(name)) engine.abortTransaction(txn);
+      count.failed++;
       if (!(e instanceof MongoCommandError)) engine.logger('embedded db: command failed', { command: name, error: String(e) });
       reply = errorReply(e);
     }

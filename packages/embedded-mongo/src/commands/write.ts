@@ -16,15 +16,21 @@ function statements(c: CommandContext, field: string): Doc[] {
   return v as Doc[];
 }
 
-/** Runs statements in order, collecting write errors; non-MongoDB errors become BadValue. */
+/**
+ * Runs statements in order, collecting write errors; non-MongoDB errors become BadValue. Each statement
+ * attempted counts in serverStatus's `opcounters.<kind>`, failed or not, as on MongoDB.
+ */
 async function runStatements(
   c: CommandContext,
+  kind: 'insert' | 'update' | 'delete',
   items: Doc[],
   fn: (item: Doc, index: number) => Promise<void>,
 ): Promise<Doc[]> {
   const ordered = c.cmd.ordered !== false;
   const writeErrors: Doc[] = [];
+  const opcounters = c.engine.counters.opcounters;
   for (let i = 0; i < items.length; i++) {
+    opcounters[kind]++;
     try {
       await fn(items[i]!, i);
     } catch (e) {
@@ -50,7 +56,7 @@ async function insert(c: CommandContext): Promise<Doc> {
   const docs = statements(c, 'documents');
   const coll = c.engine.ensureCollection(c.op, c.db, name);
   let n = 0;
-  const writeErrors = await runStatements(c, docs, async (raw) => {
+  const writeErrors = await runStatements(c, 'insert', docs, async (raw) => {
     if (!isPlainObject(raw)) throw badValue('document to insert must be an object');
     const doc = withId(raw);
     await c.engine.retryLocked(() => c.engine.insertDoc(c.op, coll, doc));
@@ -66,7 +72,7 @@ async function update(c: CommandContext): Promise<Doc> {
   let n = 0;
   let nModified = 0;
   const upserted: Doc[] = [];
-  const writeErrors = await runStatements(c, specs, async (spec, index) => {
+  const writeErrors = await runStatements(c, 'update', specs, async (spec, index) => {
     const filter = isPlainObject(spec.q) ? spec.q : {};
     const u = spec.u;
     if (!isPlainObject(u) && !Array.isArray(u)) throw badValue('update must be an object or pipeline');
@@ -108,7 +114,7 @@ async function remove(c: CommandContext): Promise<Doc> {
   const specs = statements(c, 'deletes');
   const coll = c.engine.getCollection(c.db, name);
   let n = 0;
-  const writeErrors = await runStatements(c, specs, async (spec) => {
+  const writeErrors = await runStatements(c, 'delete', specs, async (spec) => {
     if (!coll) return;
     const filter = isPlainObject(spec.q) ? spec.q : {};
     const limit = Number(spec.limit ?? 0) === 1 ? 1 : 0;
