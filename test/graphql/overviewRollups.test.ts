@@ -137,6 +137,26 @@ describe('overview rollups', () => {
     expect((await bothOverviews(acct, 'LAST_7_DAYS')).rolled).toEqual(week);
   });
 
+  it('count payments created and moved at once, whose counts share one update per hour', async () => {
+    const acct = await createAccount(server.baseUrl);
+    // Created together, they land in one turn and one hour: their $incs are summed into one update.
+    const created = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => createPayment(acct.api, i % 3 === 0 ? expressBody('923000000', 1_000 + i) : referenceBody(2_000 + i))),
+    );
+    const references = created.filter((p) => p.payment_method === 'multicaixa_reference');
+    // Half the references cancelled at once: each moves from PENDING to CANCELLED in the same document.
+    await Promise.all(references.slice(0, 8).map((p) => acct.api.post(`/payment_intents/${p.id}/cancel`)));
+    await advanceClock(acct.api, 10); // the express payments succeed
+    const settled = await agreed(acct, 'LAST_24_HOURS', () => true);
+    expect(settled.rolled).toEqual(settled.aggregated);
+    const statuses: Record<string, number> = {};
+    for (const s of settled.aggregated.buckets.flatMap((b) => b.byStatus)) statuses[s.status] = (statuses[s.status] ?? 0) + s.count;
+    expect(statuses).toEqual({ SUCCEEDED: 8, CANCELLED: 8, PENDING: 8 });
+    const incremental = await rollupDocs(acct);
+    await rebuildRollups(acct.id);
+    expect(await rollupDocs(acct)).toEqual(incremental);
+  });
+
   it('rebuilds once, on the first read, an account whose data predates its rollups', async () => {
     const acct = await createAccount(server.baseUrl);
     await createPayment(acct.api, expressBody('923000000', 9_000));

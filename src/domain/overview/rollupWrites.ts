@@ -22,7 +22,7 @@ type DeliveryFields = { account_id: string; event_created_at?: Date | null };
 // eslint-disable-next-line no-restricted-syntax -- the database's writes in flight, not one gateway's
 const inFlight = new Set<Promise<void>>();
 
-function send(model: typeof PaymentRollupModel | typeof WebhookRollupModel, id: string, update: Record<string, unknown>): Promise<void> {
+function send(model: RollupModel, id: string, update: Record<string, unknown>): Promise<void> {
   const write = updateOneBatched(model, { _id: id }, update, 'applied', true)
     .catch((err: unknown) => logger.warn({ err, rollup: id }, 'overview rollup update failed (rebuildRollups corrects it)'))
     .finally(() => inFlight.delete(write));
@@ -30,9 +30,55 @@ function send(model: typeof PaymentRollupModel | typeof WebhookRollupModel, id: 
   return write;
 }
 
+type RollupModel = typeof PaymentRollupModel | typeof WebhookRollupModel;
+
+/** A turn's counts for one rollup document: its `$inc`s summed and its `$max`es kept, sent as one update. */
+interface Merged {
+  model: RollupModel;
+  id: string;
+  inc: Record<string, number>;
+  max: Record<string, number>;
+  sent: Promise<void>;
+  release: () => void;
+}
+
+// The counts of this turn, by document: payments created or moved together land in one hour's document,
+// and one update carries all of them instead of one statement each.
+// eslint-disable-next-line no-restricted-syntax -- the database's writes of this turn, like src/db/batching.ts
+let turn = new Map<string, Merged>();
+
+/** Adds `inc` (and `max`) to this turn's update of the document; resolves when that update is applied. */
+function count(model: RollupModel, id: string, inc: Record<string, number>, max?: Record<string, number>): Promise<void> {
+  const key = `${model.collection.name}\u0000${id}`;
+  let merged = turn.get(key);
+  if (!merged) {
+    if (turn.size === 0) setImmediate(sendTurn);
+    let release!: () => void;
+    const sent = new Promise<void>((resolve) => (release = resolve));
+    merged = { model, id, inc: {}, max: {}, sent, release };
+    turn.set(key, merged);
+  }
+  for (const [field, n] of Object.entries(inc)) merged.inc[field] = (merged.inc[field] ?? 0) + n;
+  for (const [field, m] of Object.entries(max ?? {})) merged.max[field] = Math.max(merged.max[field] ?? m, m);
+  return merged.sent;
+}
+
+function sendTurn(): void {
+  const sending = turn;
+  turn = new Map();
+  for (const merged of sending.values()) {
+    const update: Record<string, unknown> = { $inc: merged.inc };
+    if (Object.keys(merged.max).length > 0) update.$max = merged.max;
+    void send(merged.model, merged.id, update).then(merged.release);
+  }
+}
+
 /** Resolves once every rollup update started so far has been applied (or has failed). */
 export async function rollupWritesSettled(): Promise<void> {
-  while (inFlight.size > 0) await Promise.all([...inFlight]);
+  while (inFlight.size > 0 || turn.size > 0) {
+    if (turn.size > 0) sendTurn();
+    await Promise.all([...inFlight]);
+  }
 }
 
 /**
@@ -50,7 +96,7 @@ function paymentHour(p: PaymentFields): string {
 
 export function paymentCreated(p: PaymentFields & { status: PaymentStatus }): Promise<void> {
   const at = `m.${p.payment_method}.${p.status}`;
-  return send(PaymentRollupModel, paymentHour(p), { $inc: { [`${at}.n`]: 1, [`${at}.a`]: p.amount } });
+  return count(PaymentRollupModel, paymentHour(p), { [`${at}.n`]: 1, [`${at}.a`]: p.amount });
 }
 
 /** The payment moves from one status's counters to the other's, in the hour it was created. */
@@ -58,7 +104,7 @@ export function paymentStatusChanged(p: PaymentFields, from: PaymentStatus, to: 
   if (from === to) return Promise.resolve();
   const was = `m.${p.payment_method}.${from}`;
   const is = `m.${p.payment_method}.${to}`;
-  return send(PaymentRollupModel, paymentHour(p), { $inc: { [`${was}.n`]: -1, [`${was}.a`]: -p.amount, [`${is}.n`]: 1, [`${is}.a`]: p.amount } });
+  return count(PaymentRollupModel, paymentHour(p), { [`${was}.n`]: -1, [`${was}.a`]: -p.amount, [`${is}.n`]: 1, [`${is}.a`]: p.amount });
 }
 
 /** Deliveries recorded without their event's time are outside the overview (as in its aggregation). */
@@ -68,7 +114,7 @@ function deliveryHour(d: DeliveryFields): string | null {
 
 export function deliveryCreated(d: DeliveryFields): Promise<void> {
   const id = deliveryHour(d);
-  return id ? send(WebhookRollupModel, id, { $inc: { c: 1 } }) : Promise.resolve();
+  return id ? count(WebhookRollupModel, id, { c: 1 }) : Promise.resolve();
 }
 
 const FINAL_COUNTER: Partial<Record<DeliveryState, 'd' | 'f'>> = { DELIVERED: 'd', DEAD_LETTER: 'f' };
@@ -86,12 +132,11 @@ export function deliveryMoved(d: DeliveryFields, from: DeliveryState, to: Delive
   const inc: Record<string, number> = {};
   if (was) inc[was] = -1;
   if (is) inc[is] = 1;
-  const update: Record<string, unknown> = { $inc: inc };
   if (to === 'DELIVERED' && deliveredAt && d.event_created_at) {
     const lag = Math.max(0, deliveredAt.getTime() - new Date(d.event_created_at).getTime());
     const bin = lagBin(lag);
     inc[`l.${bin}.n`] = 1;
-    update.$max = { [`l.${bin}.m`]: lag };
+    return count(WebhookRollupModel, id, inc, { [`l.${bin}.m`]: lag });
   }
-  return send(WebhookRollupModel, id, update);
+  return count(WebhookRollupModel, id, inc);
 }
