@@ -12,8 +12,9 @@ import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 const newestFirst = (a: RequestLogRecord, b: RequestLogRecord) =>
   b.created_at.getTime() - a.created_at.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 
-/** Documents a listing reads per round trip: most listings end in the first few. */
-const DOCUMENTS_PER_READ = 8;
+/** Documents a listing reads in its first round trip (most end there), doubling up to LAST_PAGE after. */
+const FIRST_PAGE = 4;
+const LAST_PAGE = 64;
 
 /** The newest `limit` entries of a key matching `opts`, newest first. */
 export async function readRequestLogs(
@@ -30,24 +31,36 @@ export async function readRequestLogs(
   const facets = [...queryFacets(narrowed), ...(excludeDashboard ? ['src:api'] : [])];
   const filter = { ...key, ...(facets.length > 0 ? { facets: facets.length === 1 ? facets[0] : { $all: facets } } : {}) };
   const found: RequestLogRecord[] = [];
-  const cursor = RequestLogBatchModel.find(filter).sort({ last_at: -1 }).batchSize(DOCUMENTS_PER_READ).lean<RequestLogBatchRecord>().cursor();
-  try {
-    for await (const doc of cursor as AsyncIterable<RequestLogBatchRecord>) {
-      // Newest `last_at` first: once `limit` are found, a document whose newest entry is older than
-      // the last of them holds none that would be listed.
-      if (found.length >= limit && doc.last_at.getTime() < found[limit - 1]!.created_at.getTime()) break;
+  // Pages of documents, newest `last_at` first, each with a limit so that the database stops its walk
+  // of the index there (an open cursor let the embedded engine read every document of the key first).
+  // A document written between two pages shifts the next one back: it is seen again, and skipped here.
+  const seen = new Set<string>();
+  let skip = 0;
+  let page = FIRST_PAGE;
+  for (;;) {
+    const docs = await RequestLogBatchModel.find(filter).sort({ last_at: -1 }).skip(skip).limit(page).lean<RequestLogBatchRecord[]>();
+    for (const doc of docs) {
+      // Once `limit` are found, a document whose newest entry is older than the last of them holds
+      // none that would be listed, nor do those after it.
+      if (found.length >= limit && doc.last_at.getTime() < found[limit - 1]!.created_at.getTime()) return withBefore(found);
+      if (seen.has(doc._id)) continue;
+      seen.add(doc._id);
       for (const entry of doc.entries) if (matches(entry)) found.push(entry);
       found.sort(newestFirst);
       if (found.length > limit) found.length = limit;
     }
-  } finally {
-    await cursor.close();
+    if (docs.length < page) return withBefore(found);
+    skip += docs.length;
+    page = Math.min(page * 2, LAST_PAGE);
   }
-  const before = await RequestLogModel.find({ ...key, ...narrowed, ...(excludeDashboard ? { source: { $ne: 'dashboard' } } : {}) })
-    .sort({ created_at: -1 })
-    .limit(limit)
-    .lean<RequestLogRecord[]>();
-  return before.length === 0 ? found : [...found, ...before].sort(newestFirst).slice(0, limit);
+
+  async function withBefore(batched: RequestLogRecord[]): Promise<RequestLogRecord[]> {
+    const before = await RequestLogModel.find({ ...key, ...narrowed, ...(excludeDashboard ? { source: { $ne: 'dashboard' } } : {}) })
+      .sort({ created_at: -1 })
+      .limit(limit)
+      .lean<RequestLogRecord[]>();
+    return before.length === 0 ? batched : [...batched, ...before].sort(newestFirst).slice(0, limit);
+  }
 }
 
 /** Deletes an account's stored entries; resolves with how many there were. */
