@@ -1,4 +1,4 @@
-import { updateOneBatched } from '../../db/batching';
+import { Batcher, updateOneBatched, type Outcome } from '../../db/batching';
 import { logger } from '../../logger';
 import type { PaymentStatus } from '../payments/paymentStates';
 import type { DeliveryState } from '../webhooks/deliveryStates';
@@ -22,63 +22,69 @@ type DeliveryFields = { account_id: string; event_created_at?: Date | null };
 // eslint-disable-next-line no-restricted-syntax -- the database's writes in flight, not one gateway's
 const inFlight = new Set<Promise<void>>();
 
-function send(model: RollupModel, id: string, update: Record<string, unknown>): Promise<void> {
-  const write = updateOneBatched(model, { _id: id }, update, 'applied', true)
-    .catch((err: unknown) => logger.warn({ err, rollup: id }, 'overview rollup update failed (rebuildRollups corrects it)'))
-    .finally(() => inFlight.delete(write));
-  inFlight.add(write);
-  return write;
-}
-
 type RollupModel = typeof PaymentRollupModel | typeof WebhookRollupModel;
 
-/** A turn's counts for one rollup document: its `$inc`s summed and its `$max`es kept, sent as one update. */
-interface Merged {
+/** Whatever happens to `write`, it is tracked until it ends, and its failure logged, never the caller's. */
+function tracked(write: Promise<unknown>, id: string): Promise<void> {
+  const done: Promise<void> = write
+    .then(
+      () => undefined,
+      (err: unknown) => void logger.warn({ err, rollup: id }, 'overview rollup update failed (rebuildRollups corrects it)'),
+    )
+    .finally(() => inFlight.delete(done));
+  inFlight.add(done);
+  return done;
+}
+
+function send(model: RollupModel, id: string, update: Record<string, unknown>): Promise<void> {
+  return tracked(updateOneBatched(model, { _id: id }, update, 'applied', true), id);
+}
+
+/** Counts for one rollup document: `$inc`s summed, `$max`es kept. */
+interface RollupCount {
   model: RollupModel;
   id: string;
   inc: Record<string, number>;
-  max: Record<string, number>;
-  sent: Promise<void>;
-  release: () => void;
+  max?: Record<string, number>;
 }
 
-// The counts of this turn, by document: payments created or moved together land in one hour's document,
-// and one update carries all of them instead of one statement each.
-// eslint-disable-next-line no-restricted-syntax -- the database's writes of this turn, like src/db/batching.ts
-let turn = new Map<string, Merged>();
+// Counts asked for together (one turn, or while earlier updates are in flight), summed per document:
+// payments created or moved together land in one hour's document, and one update carries them all.
+// The shared Batcher (src/db/batching.ts), so that flushAllBatches sends what waits at a graceful stop.
+// eslint-disable-next-line no-restricted-syntax -- a batch of the database's counters, like src/db/batching.ts
+const counts = new Batcher<RollupCount, void>(async (asks) => {
+  const byDocument = new Map<string, { first: RollupCount; inc: Record<string, number>; max: Record<string, number>; asks: number[] }>();
+  asks.forEach((ask, i) => {
+    const key = `${ask.model.collection.name}\u0000${ask.id}`;
+    let merged = byDocument.get(key);
+    if (!merged) byDocument.set(key, (merged = { first: ask, inc: {}, max: {}, asks: [] }));
+    merged.asks.push(i);
+    for (const [field, n] of Object.entries(ask.inc)) merged.inc[field] = (merged.inc[field] ?? 0) + n;
+    for (const [field, m] of Object.entries(ask.max ?? {})) merged.max[field] = Math.max(merged.max[field] ?? m, m);
+  });
+  const out: Array<Outcome<void>> = [];
+  await Promise.all(
+    [...byDocument.values()].map(async ({ first, inc, max, asks: indexes }) => {
+      const update: Record<string, unknown> = { $inc: inc };
+      if (Object.keys(max).length > 0) update.$max = max;
+      const outcome: Outcome<void> = await updateOneBatched(first.model, { _id: first.id }, update, 'applied', true).then(
+        () => ({ ok: true, value: undefined }),
+        (error: unknown) => ({ ok: false, error }),
+      );
+      for (const i of indexes) out[i] = outcome;
+    }),
+  );
+  return out;
+});
 
-/** Adds `inc` (and `max`) to this turn's update of the document; resolves when that update is applied. */
+/** Adds `inc` (and `max`) to the document's next update; resolves when that update is applied (or has failed). */
 function count(model: RollupModel, id: string, inc: Record<string, number>, max?: Record<string, number>): Promise<void> {
-  const key = `${model.collection.name}\u0000${id}`;
-  let merged = turn.get(key);
-  if (!merged) {
-    if (turn.size === 0) setImmediate(sendTurn);
-    let release!: () => void;
-    const sent = new Promise<void>((resolve) => (release = resolve));
-    merged = { model, id, inc: {}, max: {}, sent, release };
-    turn.set(key, merged);
-  }
-  for (const [field, n] of Object.entries(inc)) merged.inc[field] = (merged.inc[field] ?? 0) + n;
-  for (const [field, m] of Object.entries(max ?? {})) merged.max[field] = Math.max(merged.max[field] ?? m, m);
-  return merged.sent;
-}
-
-function sendTurn(): void {
-  const sending = turn;
-  turn = new Map();
-  for (const merged of sending.values()) {
-    const update: Record<string, unknown> = { $inc: merged.inc };
-    if (Object.keys(merged.max).length > 0) update.$max = merged.max;
-    void send(merged.model, merged.id, update).then(merged.release);
-  }
+  return tracked(counts.run({ model, id, inc, max }), id);
 }
 
 /** Resolves once every rollup update started so far has been applied (or has failed). */
 export async function rollupWritesSettled(): Promise<void> {
-  while (inFlight.size > 0 || turn.size > 0) {
-    if (turn.size > 0) sendTurn();
-    await Promise.all([...inFlight]);
-  }
+  while (inFlight.size > 0) await Promise.all([...inFlight]);
 }
 
 /**
