@@ -27,15 +27,21 @@ export function logFacets(entry: Pick<RequestLogRecord, 'method' | 'status' | 'p
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A filter's conditions: every facet listed, and the path's rest past PATH_DEPTH as an anchored pattern. */
+export interface LogFilterTerms {
+  facets: string[];
+  pathPattern: string | null;
+}
+
 /**
- * The conditions of a filter, checked first (errors name the fields as the dashboard labels them), or
- * null when it filters nothing. The facets carry the index. A path matches by whole segments: the path
- * and what is under it (`/v1/payment_intents` finds `/v1/payment_intents/pi_…`, not `/v1/payment_intents_x`).
- * Entries written before facets existed are not found by a filter.
+ * The conditions of a filter, checked first (errors name the fields as the dashboard labels them). The
+ * facets carry the index. A path matches by whole segments: the path and what is under it
+ * (`/v1/payment_intents` finds `/v1/payment_intents/pi_…`, not `/v1/payment_intents_x`). Entries written
+ * before facets existed are not found by a filter.
  */
-export function logFilterQuery(f: LogFilter): Record<string, unknown> | null {
+export function logFilterTerms(f: LogFilter): LogFilterTerms {
   const facets: string[] = [];
-  const q: Record<string, unknown> = {};
+  let pathPattern: string | null = null;
   if (f.method) {
     if (!METHOD.test(f.method)) throw ApiError.invalid(`Method: '${f.method.slice(0, 20)}' is not an HTTP method (GET, POST, ...)`);
     facets.push(`m:${f.method.toUpperCase()}`);
@@ -48,35 +54,33 @@ export function logFilterQuery(f: LogFilter): Record<string, unknown> | null {
     if (!f.pathPrefix.startsWith('/') || segments.length === 0) throw ApiError.invalid('Path: a path starting with "/", such as /v1/payment_intents');
     facets.push(`p:/${segments.slice(0, PATH_DEPTH).join('/')}`);
     // Deeper than the facets go: the rest by an anchored expression of the escaped path.
-    if (segments.length > PATH_DEPTH) q.path = { $regex: `^${escapeRegex(`/${segments.join('/')}`)}(/|$)` };
+    if (segments.length > PATH_DEPTH) pathPattern = `^${escapeRegex(`/${segments.join('/')}`)}(/|$)`;
   }
+  return { facets, pathPattern };
+}
+
+/** The terms as a query on stored documents holding `facets` and `path` (null: nothing to narrow). */
+export function logFilterQuery(terms: LogFilterTerms): Record<string, unknown> | null {
+  const { facets, pathPattern } = terms;
   if (facets.length === 0) return null;
-  q.facets = facets.length === 1 ? facets[0] : { $all: facets };
+  const q: Record<string, unknown> = { facets: facets.length === 1 ? facets[0] : { $all: facets } };
+  if (pathPattern !== null) q.path = { $regex: pathPattern };
   return q;
 }
 
 /**
- * `logFilterQuery`'s conditions tested on one entry, and the default of listings, a key's own requests
- * without the dashboard's (`excludeDashboard`): the stored documents hold many entries each, and a
- * listing picks those that match from the documents that hold one (requestLogStore.ts).
+ * The terms tested on one entry, and the default of listings, a key's own requests without the
+ * dashboard's (`excludeDashboard`): the stored documents hold many entries each, and a listing picks
+ * those that match from the documents that hold one (requestLogStore.ts).
  */
-export function logEntryMatcher(query: Record<string, unknown> | null, excludeDashboard: boolean): (entry: RequestLogRecord) => boolean {
-  const wanted = queryFacets(query);
-  const path = query?.path as { $regex: string } | undefined;
-  const pathPattern = path ? new RegExp(path.$regex) : null;
+export function logEntryMatcher(terms: LogFilterTerms, excludeDashboard: boolean): (entry: RequestLogRecord) => boolean {
+  const pathPattern = terms.pathPattern === null ? null : new RegExp(terms.pathPattern);
   return (entry) => {
     if (excludeDashboard && entry.source === 'dashboard') return false;
-    if (wanted.length > 0) {
+    if (terms.facets.length > 0) {
       const facets = entry.facets ?? [];
-      for (const facet of wanted) if (!facets.includes(facet)) return false;
+      for (const facet of terms.facets) if (!facets.includes(facet)) return false;
     }
     return pathPattern === null || pathPattern.test(entry.path);
   };
-}
-
-/** The facets a `logFilterQuery` asks for: one, all of several, or none. */
-export function queryFacets(query: Record<string, unknown> | null): string[] {
-  const facets = query?.facets as string | { $all: string[] } | undefined;
-  if (facets === undefined) return [];
-  return typeof facets === 'string' ? [facets] : facets.$all;
 }

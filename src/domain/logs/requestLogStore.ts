@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from '../accounts/apiKeyModel';
-import { logEntryMatcher, logFilterQuery, queryFacets, type LogFilter } from './logFacets';
+import { logEntryMatcher, logFilterQuery, logFilterTerms, type LogFilter } from './logFacets';
 import { RequestLogBatchModel, type RequestLogBatchRecord } from './requestLogBatchModel';
 import { RequestLogModel, type RequestLogRecord } from './requestLogModel';
 
@@ -22,13 +22,13 @@ export async function readRequestLogs(
   limit: number,
   opts: { includeDashboard?: boolean } & LogFilter,
 ): Promise<RequestLogRecord[]> {
-  const narrowed = logFilterQuery(opts);
+  const terms = logFilterTerms(opts);
   // A filter without a source says nothing of it: the dashboard's entries stay out unless asked for.
   const excludeDashboard = !opts.source && !opts.includeDashboard;
-  const matches = logEntryMatcher(narrowed, excludeDashboard);
+  const matches = logEntryMatcher(terms, excludeDashboard);
   const key = { account_id: callerKey.account_id, api_key_id: callerKey._id };
   // Every entry of a document has its `src:` facet, so the default finds the documents holding one of the key's own.
-  const facets = [...queryFacets(narrowed), ...(excludeDashboard ? ['src:api'] : [])];
+  const facets = [...terms.facets, ...(excludeDashboard ? ['src:api'] : [])];
   const filter = { ...key, ...(facets.length > 0 ? { facets: facets.length === 1 ? facets[0] : { $all: facets } } : {}) };
   const found: RequestLogRecord[] = [];
   // Pages of documents, newest `last_at` first, each with a limit so that the database stops its walk
@@ -55,7 +55,7 @@ export async function readRequestLogs(
   }
 
   async function withBefore(batched: RequestLogRecord[]): Promise<RequestLogRecord[]> {
-    const before = await RequestLogModel.find({ ...key, ...narrowed, ...(excludeDashboard ? { source: { $ne: 'dashboard' } } : {}) })
+    const before = await RequestLogModel.find({ ...key, ...logFilterQuery(terms), ...(excludeDashboard ? { source: { $ne: 'dashboard' } } : {}) })
       .sort({ created_at: -1 })
       .limit(limit)
       .lean<RequestLogRecord[]>();
