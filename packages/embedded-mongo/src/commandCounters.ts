@@ -27,15 +27,11 @@ export class CommandCounters {
   private readonly commands = new Map<string, CommandCount>();
   private unknown = 0;
 
-  /** A recognized command about to run: counted before it runs, as MongoDB does. */
+  /** A recognized command about to run: counted before it runs, as MongoDB does, under MongoDB's name for it. */
   started(name: string): CommandCount {
-    let count = this.commands.get(name);
-    if (!count) {
-      const canonical = CANONICAL[name] ?? name;
-      count = this.commands.get(canonical) ?? { total: 0, failed: 0 };
-      this.commands.set(name, count);
-      this.commands.set(canonical, count);
-    }
+    const canonical = CANONICAL[name] ?? name;
+    let count = this.commands.get(canonical);
+    if (!count) this.commands.set(canonical, (count = { total: 0, failed: 0 }));
     count.total++;
     const own = OWN_COUNTER[name];
     if (own === undefined) this.opcounters.command++;
@@ -50,9 +46,7 @@ export class CommandCounters {
   /** serverStatus's `opcounters` and `metrics.commands`, copied (the reply is encoded later). */
   report(): { opcounters: Record<OpCounter, number>; metrics: { commands: Record<string, CommandCount | number> } } {
     const commands: Record<string, CommandCount | number> = { '<UNKNOWN>': this.unknown };
-    for (const [name, count] of this.commands) {
-      if (CANONICAL[name] === undefined) commands[name] = { total: count.total, failed: count.failed };
-    }
+    for (const [name, count] of this.commands) commands[name] = { total: count.total, failed: count.failed };
     return { opcounters: { ...this.opcounters }, metrics: { commands } };
   }
 }
