@@ -8,13 +8,14 @@ import { httpThreadServices } from './background/services';
 import { createHttpServer } from './http/httpServer';
 import { startBackgroundThread, type BackgroundThread } from './background/thread';
 import { secretsKey } from './domain/webhooks/secretsKey';
-import { createApp } from './rest/app';
+import { createApp, type GatewayApp } from './rest/app';
 import { createPagesRouter } from './pages/pagesRouter';
 import { createRealtime, type Realtime } from './realtime/createRealtime';
 import { deleteSessionsOfKey } from './domain/sessions/sessionService';
 import { onKeyRevoked } from './domain/accounts/keyRevocation';
 import { onClientTokenRevoked } from './domain/clientTokens/clientTokenRevocation';
 import { createGraphql, type Graphql } from './graphql/createGraphql';
+import { GRAPHQL_PATH } from './http/paths';
 import { createGatewayWriteGate, type WriteGate } from './http/writeGate';
 import { graphiqlRouter } from './graphql/graphiql';
 import { dashboardSessionRouter } from './dashboard/sessionRouter';
@@ -81,7 +82,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
   httpServer.on('request', holdEarly);
 
   let db: DatabaseHandle;
-  let app: ReturnType<typeof createApp>;
+  let app: GatewayApp;
   let port: number;
   let served: Config;
   let graphql: Graphql;
@@ -103,7 +104,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     services = httpThreadServices(runtime, { backgroundThread: config.backgroundThread, realtime, graphql });
     opts.register?.(runtime);
     app = createApp(served, runtime, { writeGate, realtime }, {
-      endpoints: [graphql.endpoint],
+      endpoints: [{ path: GRAPHQL_PATH, handler: graphql.endpoint, direct: ['POST'] }],
       // The dashboard's app after its session routes (it leaves /dashboard/session to them).
       rootRouters: [createPagesRouter(served), graphiqlRouter(served), dashboardSessionRouter(served), dashboardAssetsRouter()],
     });
@@ -129,8 +130,8 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     ? startBackgroundThread({ ...served, webhookSecretsKey: secretsKey() }, db.uri, runtime.timers)
     : undefined;
   httpServer.off('request', holdEarly);
-  httpServer.on('request', app);
-  for (const [req, res] of early.splice(0)) app(req, res);
+  httpServer.on('request', app.listener);
+  for (const [req, res] of early.splice(0)) app.listener(req, res);
 
   let closing: Promise<void> | undefined;
   // The stop sequence (docs/operations.md, "Stopping"): 1. the port closes (new connections refused);

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
 import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
+import { apiEntry, isPath, v1Mount, type DirectRoute, type RequestListener } from './apiEntry';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';
@@ -32,9 +33,11 @@ export interface AppParts {
 export interface AppExtensions {
   /**
    * Endpoints of one exact path, each one layer, tried right after the API (GraphQL's /graphql): their
-   * requests need not walk past the probes, the docs and the page routers.
+   * requests need not walk past the probes, the docs and the page routers. The server's listener takes
+   * the `direct` methods of `path` straight to the handler (./apiEntry.ts): only methods no later layer
+   * of the app serves on that path.
    */
-  endpoints?: RequestHandler[];
+  endpoints?: Array<{ path: string; handler: RequestHandler; direct: readonly string[] }>;
   /**
    * Mounted at the root, in order, before the 404 handler (public pages, GraphiQL, the dashboard's
    * session routes and its app): src/server.ts composes them, so the API imports none of them.
@@ -87,28 +90,34 @@ function apiHandler(config: Config, runtime: GatewayRuntime, parts: AppParts): R
   });
 }
 
+/** The gateway's Express app, and the listener its HTTP server takes requests with (./apiEntry.ts). */
+export interface GatewayApp {
+  app: Express;
+  listener: RequestListener;
+}
+
 /** `runtime`: the gateway's own services, handed to every operation it serves; `parts`: the rest of its own. */
-export function createApp(config: Config, runtime: GatewayRuntime, parts: AppParts, ext: AppExtensions = {}): Express {
+export function createApp(config: Config, runtime: GatewayRuntime, parts: AppParts, ext: AppExtensions = {}): GatewayApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
   // The prologue of every request, one layer (series.ts says why).
-  app.use(
-    series([
-      // First, so that everything the request does (its log line included) runs in its span.
-      ...[requestSpan()].filter((h) => h !== null),
-      securityHeaders,
-      requestContext,
-      // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.
-      clientTokenCors(config),
-    ]),
-  );
+  const prologue = series([
+    // First, so that everything the request does (its log line included) runs in its span.
+    ...[requestSpan()].filter((h) => h !== null),
+    securityHeaders,
+    requestContext,
+    // Before every route, so that refusals (401, 429) of client-token requests are readable cross-origin too.
+    clientTokenCors(config),
+  ]);
+  app.use(prologue);
   // The API: Express matches the /v1 mount (any case, as it always has) and strips it from req.url;
-  // every /v1 request is answered in there.
-  app.use('/v1', apiHandler(config, runtime, parts));
-  for (const endpoint of ext.endpoints ?? []) app.use(endpoint);
+  // every /v1 request is answered in there. The server's listener takes /v1 requests there directly.
+  const api = apiHandler(config, runtime, parts);
+  app.use('/v1', api);
+  for (const endpoint of ext.endpoints ?? []) app.use(endpoint.handler);
   const metrics = metricsRoute(config);
   if (metrics) app.use(metrics);
   // After the API: its requests need not walk past the probes and docs.
@@ -118,5 +127,9 @@ export function createApp(config: Config, runtime: GatewayRuntime, parts: AppPar
 
   app.use(notFoundHandler);
   app.use(errorHandler);
-  return app;
+  const routes: DirectRoute[] = [
+    { take: v1Mount, handler: api },
+    ...(ext.endpoints ?? []).map((e) => ({ take: (url: string, method: string) => e.direct.includes(method) && isPath(url, e.path), handler: e.handler })),
+  ];
+  return { app, listener: apiEntry(app, { prologue, routes, notFound: notFoundHandler, errorHandler }) };
 }
