@@ -130,6 +130,7 @@ export async function startGateway(config: Config, opts: { register?: (runtime: 
     ? startBackgroundThread({ ...served, webhookSecretsKey: secretsKey() }, db.uri, runtime.timers)
     : undefined;
   httpServer.off('request', holdEarly);
+  httpServer.usePrototypes(app.app.request, app.app.response);
   httpServer.on('request', app.listener);
   for (const [req, res] of early.splice(0)) app.listener(req, res);
 

@@ -48,9 +48,10 @@ export function apiEntry(
       app(rawReq, rawRes);
       return;
     }
-    // As app.handle does (express/lib/application.js).
-    Object.setPrototypeOf(rawReq, app.request);
-    Object.setPrototypeOf(rawRes, app.response);
+    // As app.handle does (express/lib/application.js), where the server did not make them so already
+    // (src/http/httpServer.ts, usePrototypes): a prototype changed costs V8 a new map for the object.
+    if (!app.request.isPrototypeOf(rawReq)) Object.setPrototypeOf(rawReq, app.request);
+    if (!app.response.isPrototypeOf(rawRes)) Object.setPrototypeOf(rawRes, app.response);
     const req = rawReq as Request;
     const res = rawRes as unknown as Response;
     req.res = res;
