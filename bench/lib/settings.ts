@@ -31,6 +31,8 @@ export interface BenchSettings {
   warmupS: number;
   /** Slices each compared row's duration is cut into; compared rows run in turns, slice by slice. */
   slices: number;
+  /** Seconds of a row's own load, unmeasured, before each of its slices after the first. */
+  sliceWarmupS: number;
   /** Concurrent connections (HTTP rows) or operations in flight (driver rows). */
   connections: number;
   /** Live subscribers of each kind (SSE and graphql-ws) on one gateway. */
@@ -75,6 +77,7 @@ export function loadSettings(): BenchSettings {
     durationS: scaled('BENCH_DURATION', 10, 2),
     warmupS: scaled('BENCH_WARMUP', 2, 1),
     slices: Math.max(1, Math.round(num('BENCH_SLICES', 4))),
+    sliceWarmupS: num('BENCH_SLICE_WARMUP', 0.5),
     connections: Math.max(1, Math.round(num('BENCH_CONNECTIONS', 50))),
     subscribers: scaled('BENCH_SUBSCRIBERS', 2000, 10),
     fanoutPayments: scaled('BENCH_FANOUT_PAYMENTS', 200, 2),
