@@ -50,8 +50,8 @@ export function apiEntry(
     }
     // As app.handle does (express/lib/application.js), where the server did not make them so already
     // (src/http/httpServer.ts, usePrototypes): a prototype changed costs V8 a new map for the object.
-    if (!app.request.isPrototypeOf(rawReq)) Object.setPrototypeOf(rawReq, app.request);
-    if (!app.response.isPrototypeOf(rawRes)) Object.setPrototypeOf(rawRes, app.response);
+    if (!inherits(rawReq, app.request)) Object.setPrototypeOf(rawReq, app.request);
+    if (!inherits(rawRes, app.response)) Object.setPrototypeOf(rawRes, app.response);
     const req = rawReq as Request;
     const res = rawRes as unknown as Response;
     req.res = res;
@@ -127,6 +127,12 @@ function lastResort(res: Response): NextFunction {
       res.destroy();
     }
   };
+}
+
+const isPrototypeOf = Object.prototype.isPrototypeOf;
+/** Whether `proto` is on `value`'s prototype chain (not read from the objects: either may shadow it). */
+function inherits(value: object, proto: object): boolean {
+  return isPrototypeOf.call(proto, value);
 }
 
 function isPromise(value: unknown): value is Promise<unknown> {
