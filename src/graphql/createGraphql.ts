@@ -15,6 +15,7 @@ import { createHttpSubscriptions, type HttpSubscriptions } from './httpSubscript
 import { buildExecutableSchema } from './schema';
 import { createApollo } from './apollo';
 import { GRAPHQL_PATH, startGraphqlWs } from './ws';
+import { isPath } from '../http/paths';
 
 const graphqlRequests = httpOperation('graphql');
 
@@ -55,8 +56,8 @@ export function createGraphql(config: Config, deps: { runtime: GatewayRuntime; r
   apolloStarted.catch(() => undefined);
 
   const handler = graphqlHttpHandler(config, runtime, schema, () => apolloStarted, httpSubscriptions, realtime.clientTokens);
-  // Express's own matching, kept: any case, one trailing slash.
-  const matches = (path: string) => path.length <= GRAPHQL_PATH.length + 1 && path.toLowerCase().replace(/\/$/, '') === GRAPHQL_PATH;
+  // Express's own matching, kept: any case, one trailing slash (the server's listener matches the same way).
+  const matches = (path: string) => isPath(path, GRAPHQL_PATH);
   const endpoint: RequestHandler = (req, res, next) => {
     if (!matches(req.path)) return next();
     res.locals.httpMetric = graphqlRequests;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { isPromise } from './series';
 
 /** The gateway's request listener: what src/server.ts hands its HTTP server. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -109,14 +110,6 @@ export function v1Mount(url: string): number {
   return next === 47 /* / */ || next === 63 /* ? */ ? 3 : 0;
 }
 
-/** Whether `url`'s path is `path` as Express's path matching compares it: any case, one trailing slash. */
-export function isPath(url: string, path: string): boolean {
-  const query = url.indexOf('?');
-  let p = query < 0 ? url : url.slice(0, query);
-  if (p.length > path.length && p.endsWith('/')) p = p.slice(0, -1);
-  return p.length === path.length && p.toLowerCase() === path;
-}
-
 /** When even the error handler fails: the connection is cut rather than left hanging. */
 function lastResort(res: Response): NextFunction {
   return () => {
@@ -133,8 +126,4 @@ const isPrototypeOf = Object.prototype.isPrototypeOf;
 /** Whether `proto` is on `value`'s prototype chain (not read from the objects: either may shadow it). */
 function inherits(value: object, proto: object): boolean {
   return isPrototypeOf.call(proto, value);
-}
-
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

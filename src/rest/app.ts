@@ -2,7 +2,8 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { Config } from '../config';
 import { ApiError, isApiError } from '../errors';
 import { errorHandler, notFoundHandler, toApiError } from './errorHandler';
-import { apiEntry, isPath, v1Mount, type DirectRoute, type RequestListener } from './apiEntry';
+import { apiEntry, v1Mount, type DirectRoute, type RequestListener } from './apiEntry';
+import { isPath } from '../http/paths';
 import { bearerToken, toExpressHandler } from './pipeline';
 import { authenticateKeyRequest } from '../http/authenticate';
 import { countUnidentified } from '../http/rateLimit';

@@ -42,6 +42,7 @@ export function series(handlers: readonly RequestHandler[], onError?: ErrorReque
   };
 }
 
-function isPromise(value: unknown): value is Promise<unknown> {
+/** Whether a handler's return is a promise (Express 5 awaits those and passes on their rejection). */
+export function isPromise(value: unknown): value is Promise<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

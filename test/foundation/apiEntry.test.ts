@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPath, v1Mount } from '../../src/rest/apiEntry';
+import { v1Mount } from '../../src/rest/apiEntry';
+import { isPath } from '../../src/http/paths';
 import { createAccount, idempotencyKey } from '../support/accounts';
 import { sharedGateway, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
