@@ -1,6 +1,7 @@
 import type { mongo } from 'mongoose';
 import { driverCollection } from './driverCollection';
-import { writeConcernFor, type Acknowledge } from './writeConcern';
+import { CommandDeadlineError } from './unavailable';
+import { DATABASE_WAIT_MS, writeConcernFor, type Acknowledge } from './writeConcern';
 
 /**
  * Coalesces the operations concurrent requests issue in one turn of the event loop into one command per kind
@@ -13,6 +14,20 @@ export type Outcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
 
 /** Commands in flight per batcher (per collection and kind of operation). */
 const MAX_IN_FLIGHT = 2;
+
+/**
+ * How long a batch's command may go unanswered before its callers are told the database is unavailable
+ * (503) and its place in flight is given to the next batch: the server selection's wait, and half a second
+ * for the command itself (given up DEADLINE_SWEEP_MS later at most: within the 5 s in which a client must
+ * hear that the service is unavailable). The driver bounds server selection, not a command written on a
+ * connection whose peer is gone unnoticed (a network partition; or, seen in
+ * test/faults/databaseOutage.fault.ts about once in five runs on a loaded machine, a rate-limit count sent
+ * on a pooled connection in the instant its engine was SIGKILLed, neither answered nor failed): its
+ * request waited for ever, and two such commands would have held every later one of their batcher. A
+ * late answer is dropped; what the command wrote stands, as after any lost reply (a retry with the same
+ * Idempotency-Key finds it).
+ */
+export const COMMAND_DEADLINE_MS = DATABASE_WAIT_MS + 500;
 
 /**
  * Sends every batch still waiting (those with a window go out now) and waits until no command is in
@@ -37,13 +52,28 @@ export async function flushAllBatches(withinMs = 3_000): Promise<void> {
 // eslint-disable-next-line no-restricted-syntax -- the batchers of mongoose's one connection, flushed before it closes
 const everyBatcher = new Set<Batcher<any, any>>();
 
+type Waiter<I, O> = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+
+/** A batch's command in flight: settled once, by its outcome or by its deadline, whichever comes first. */
+interface Flight<I, O> {
+  batch: Array<Waiter<I, O>>;
+  /** performance.now() past which it is given up. */
+  deadline: number;
+  settled: boolean;
+}
+
 export class Batcher<I, O> {
-  private pending: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
+  private pending: Array<Waiter<I, O>> = [];
   private scheduled = false;
-  private inFlight = 0;
+  private readonly flights = new Set<Flight<I, O>>();
 
   get idle(): boolean {
-    return this.pending.length === 0 && this.inFlight === 0;
+    return this.pending.length === 0 && this.flights.size === 0;
+  }
+
+  /** Gives up the commands in flight past their deadline (CommandDeadlineError to their callers). */
+  expire(now: number): void {
+    for (const flight of this.flights) if (flight.deadline <= now) this.settle(flight, undefined, new CommandDeadlineError(this.deadlineMs));
   }
 
   /** What waits goes out now (as far as the commands in flight allow), its window or turn not awaited. */
@@ -64,6 +94,8 @@ export class Batcher<I, O> {
      * for more items, for bookkeeping that nobody waits on (see updateByIdBatched).
      */
     private readonly windowMs = 0,
+    /** COMMAND_DEADLINE_MS; shorter in tests. */
+    private readonly deadlineMs = COMMAND_DEADLINE_MS,
   ) {
     everyBatcher.add(this);
   }
@@ -88,28 +120,55 @@ export class Batcher<I, O> {
 
   private drain(): void {
     if (this.pending.length === 0) return;
-    if (this.inFlight >= this.maxInFlight && this.pending.length < this.maxBatch) return; // sent when one returns
-    const batch = this.pending.splice(0, this.maxBatch);
-    this.inFlight++;
-    this.flush(batch.map((b) => b.item))
-      .then(
-        (outcomes) => {
-          batch.forEach((b, i) => {
-            const o = outcomes[i];
-            if (!o) b.reject(new Error('batched operation lost its result'));
-            else if (o.ok) b.resolve(o.value);
-            else b.reject(o.error);
-          });
-        },
-        (err: unknown) => {
-          for (const b of batch) b.reject(err);
-        },
-      )
-      .finally(() => {
-        this.inFlight--;
-        this.drain();
-      });
+    if (this.flights.size >= this.maxInFlight && this.pending.length < this.maxBatch) return; // sent when one returns
+    const flight: Flight<I, O> = { batch: this.pending.splice(0, this.maxBatch), deadline: performance.now() + this.deadlineMs, settled: false };
+    this.flights.add(flight);
+    watchDeadlines();
+    this.flush(flight.batch.map((b) => b.item)).then(
+      (outcomes) => this.settle(flight, outcomes),
+      (err: unknown) => this.settle(flight, undefined, err),
+    );
   }
+
+  private settle(flight: Flight<I, O>, outcomes: Array<Outcome<O>> | undefined, err?: unknown): void {
+    if (flight.settled) return;
+    flight.settled = true;
+    this.flights.delete(flight);
+    flight.batch.forEach((b, i) => {
+      const o = outcomes?.[i];
+      if (!outcomes) b.reject(err);
+      else if (!o) b.reject(new Error('batched operation lost its result'));
+      else if (o.ok) b.resolve(o.value);
+      else b.reject(o.error);
+    });
+    this.drain();
+  }
+}
+
+/**
+ * One timer for every batcher's deadlines, not one per command (a command costs a request a few µs; a
+ * timer and a race per command would add to it): while anything is in flight, each batcher gives up what
+ * is past its deadline, DEADLINE_SWEEP_MS late at most.
+ */
+const DEADLINE_SWEEP_MS = 200;
+// eslint-disable-next-line no-restricted-syntax -- the one sweep of every batcher's deadlines, running while a command is in flight
+let deadlineSweep: NodeJS.Timeout | null = null;
+
+function watchDeadlines(): void {
+  if (deadlineSweep) return;
+  deadlineSweep = setInterval(() => {
+    const now = performance.now();
+    let busy = false;
+    for (const b of everyBatcher) {
+      b.expire(now);
+      if (!b.idle) busy = true;
+    }
+    if (!busy && deadlineSweep) {
+      clearInterval(deadlineSweep);
+      deadlineSweep = null;
+    }
+  }, DEADLINE_SWEEP_MS);
+  deadlineSweep.unref();
 }
 
 /** A mongoose model (its driver collection is used directly, below mongoose's document layer). */

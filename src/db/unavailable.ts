@@ -17,6 +17,7 @@ const UNAVAILABLE_NAMES: ReadonlySet<string> = new Set([
   'MongoTopologyClosedError',
   'MongoServerClosedError',
   'MongoOperationTimeoutError',
+  'CommandDeadlineError',
 ]);
 
 /** Server error codes with the same meaning (MongoDB's error_codes.yml). */
@@ -42,6 +43,14 @@ const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
  */
 export function isDiskFull(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 14031;
+}
+
+/** A command the database did not answer within its deadline (src/db/batching.ts, COMMAND_DEADLINE_MS). */
+export class CommandDeadlineError extends Error {
+  override readonly name = 'CommandDeadlineError';
+  constructor(ms: number) {
+    super(`the database did not answer a command within ${ms} ms`);
+  }
 }
 
 /** How long a client is told to wait: about what the driver takes to find a server that came back. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Batcher, flushAllBatches } from '../../../src/db/batching';
+import { isDatabaseUnavailable } from '../../../src/db/unavailable';
 
 /** A flush that records each batch and answers after `release()` (or at once with `immediate`). */
 function recordingFlush(opts: { failIndex?: (item: number) => boolean; immediate?: boolean } = {}) {
@@ -92,5 +93,38 @@ describe('Batcher', () => {
     expect(answers).toEqual([10, 20, 30, 40, 50, 60, 70]);
     expect(f.batches.every((batch) => batch.length <= 3)).toBe(true);
     expect(f.batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('gives up a command never answered at its deadline, as the database unavailable, and frees its place for the next batch', async () => {
+    // A flush whose first command never settles (a command written on a connection whose peer is gone
+    // unnoticed: test/faults/databaseOutage.fault.ts); later ones answer at once.
+    const batches: number[][] = [];
+    const flush = (items: number[]) => {
+      batches.push([...items]);
+      return batches.length === 1 ? new Promise<never>(() => undefined) : Promise.resolve(items.map((i) => ({ ok: true as const, value: i * 10 })));
+    };
+    const b = new Batcher(flush, 500, 1, 0, 100);
+    const hung = b.run(1);
+    await turn();
+    const next = b.run(2);
+    await turn();
+    expect(batches).toEqual([[1]]); // 2 waits for the only place in flight
+    const err = await hung.then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ name: 'CommandDeadlineError' });
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    expect(await next).toBe(20);
+    expect(batches).toEqual([[1], [2]]);
+    expect(b.idle).toBe(true);
+  });
+
+  it('drops the outcome of a command that settles after its deadline', async () => {
+    let answer: (v: Array<{ ok: true; value: number }>) => void = () => undefined;
+    const b = new Batcher((items: number[]) => new Promise<Array<{ ok: true; value: number }>>((r) => (answer = r)).then((v) => v.slice(0, items.length)), 500, 2, 0, 50);
+    const late = b.run(1).then(() => 'resolved', (e: { name?: string }) => e.name);
+    expect(await late).toBe('CommandDeadlineError');
+    answer([{ ok: true, value: 10 }]);
+    await turn();
+    expect(await late).toBe('CommandDeadlineError');
+    expect(b.idle).toBe(true);
   });
 });
