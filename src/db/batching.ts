@@ -54,14 +54,12 @@ const everyBatcher = new Set<Batcher<any, any>>();
 
 type Waiter<I, O> = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
 
-/**
- * A batch's command in flight, in its batcher's `flights` until settled: once, by its outcome or by its
- * deadline, whichever comes first.
- */
+/** A batch's command in flight: settled once, by its outcome or by its deadline, whichever comes first. */
 interface Flight<I, O> {
   batch: Array<Waiter<I, O>>;
   /** performance.now() past which it is given up. */
   deadline: number;
+  settled: boolean;
 }
 
 export class Batcher<I, O> {
@@ -123,7 +121,7 @@ export class Batcher<I, O> {
   private drain(): void {
     if (this.pending.length === 0) return;
     if (this.flights.size >= this.maxInFlight && this.pending.length < this.maxBatch) return; // sent when one returns
-    const flight: Flight<I, O> = { batch: this.pending.splice(0, this.maxBatch), deadline: performance.now() + this.deadlineMs };
+    const flight: Flight<I, O> = { batch: this.pending.splice(0, this.maxBatch), deadline: performance.now() + this.deadlineMs, settled: false };
     this.flights.add(flight);
     watchDeadlines();
     this.flush(flight.batch.map((b) => b.item)).then(
@@ -133,8 +131,9 @@ export class Batcher<I, O> {
   }
 
   private settle(flight: Flight<I, O>, outcomes: Array<Outcome<O>> | undefined, err?: unknown): void {
-    // Gone from the set: settled already (its deadline passed, or its outcome came first).
-    if (!this.flights.delete(flight)) return;
+    if (flight.settled) return;
+    flight.settled = true;
+    this.flights.delete(flight);
     flight.batch.forEach((b, i) => {
       const o = outcomes?.[i];
       if (!outcomes) b.reject(err);

@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isClientTokenLike } from '../domain/clientTokens/clientTokenService';
 import { bearerSecret } from '../operations/bearer';
-import { GRAPHQL_PATH, isPath } from '../http/paths';
+import { GRAPHQL_PATH } from '../http/paths';
 
 /**
  * CORS for what a merchant's own frontend calls with a client token, and nothing else: the public payment
@@ -29,7 +29,7 @@ export function clientTokenCors(config: Pick<Config, 'corsOrigins'>): RequestHan
   return (req, res, next) => {
     const path = req.path.toLowerCase();
     const tokenPaths = path === PUBLIC_PAYMENTS || path.startsWith(`${PUBLIC_PAYMENTS}/`);
-    const graphql = isPath(path, GRAPHQL_PATH);
+    const graphql = path === GRAPHQL_PATH || path === `${GRAPHQL_PATH}/`;
     if (tokenPaths || (graphql && (req.method === 'OPTIONS' || (req.method === 'POST' && isClientTokenRequest(req))))) {
       handler(req, res, next);
       return;
